@@ -1,0 +1,69 @@
+//! Writes the CUDA sources of a matrix of IRs to a folder, for offline NVRTC checks:
+//! `cargo run -p gemm-core --example dump_cuda -- /tmp/cu` then
+//! `scripts/nvrtc_check.py /tmp/cu/*.cu -D ...` (see scripts/nvrtc_check.py).
+//!
+//! Files are named `<instr>_<dtype>_<A layout><B layout>_<out>.cu` (r = row-major,
+//! c = column-major), e.g. `mma_f16_rc_f16.cu`.
+
+use gemm_core::codegen::cuda;
+use gemm_core::ir::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param, ParamKind};
+use gemm_core::target::Instr;
+
+fn ir(dt: DType, acc: AccMode, la: Layout, lb: Layout, out: DType, out_layout: Layout) -> GemmIr {
+    let m = |name: &str, dtype, layout| Param { name: name.into(), kind: ParamKind::Matrix { dtype, layout } };
+    GemmIr {
+        name: "dump".into(),
+        params: vec![
+            m("a", dt, la),
+            m("b", dt, lb),
+            Param { name: "bias".into(), kind: ParamKind::Row { dtype: DType::F32 } },
+            m("res", out, Layout::ColMajor),
+            Param { name: "alpha".into(), kind: ParamKind::Scalar },
+        ],
+        a: 0,
+        a_t: false,
+        b: 1,
+        b_t: false,
+        ab_dtype: dt,
+        acc,
+        out_dtype: out,
+        out_layout,
+        // gelu(alpha * (a * b) + bias) + res
+        epilogue: vec![
+            EpOp::Param(4),
+            EpOp::Acc,
+            EpOp::Mul,
+            EpOp::Param(2),
+            EpOp::Add,
+            EpOp::Call(Func::Gelu),
+            EpOp::Param(3),
+            EpOp::Add,
+        ],
+    }
+}
+
+fn main() {
+    let dir = std::env::args().nth(1).unwrap_or_else(|| "/tmp/cu".into());
+    std::fs::create_dir_all(&dir).expect("create output folder");
+    let l = |x: Layout| if x == Layout::RowMajor { "r" } else { "c" };
+    let mut n = 0;
+    for (tag, dt, acc, instr, out, out_layout) in [
+        ("mma", DType::F16, AccMode::F32, Instr::MmaSync, DType::F16, Layout::RowMajor),
+        ("mma", DType::Bf16, AccMode::F32, Instr::MmaSync, DType::Bf16, Layout::ColMajor),
+        ("mma", DType::F32, AccMode::Tf32, Instr::MmaSync, DType::F32, Layout::RowMajor),
+        ("fma", DType::F32, AccMode::F32, Instr::Fma, DType::F32, Layout::RowMajor),
+        ("fma", DType::F16, AccMode::F32, Instr::Fma, DType::F16, Layout::ColMajor),
+    ] {
+        for la in [Layout::RowMajor, Layout::ColMajor] {
+            for lb in [Layout::RowMajor, Layout::ColMajor] {
+                let g = ir(dt, acc, la, lb, out, out_layout);
+                let src = cuda::emit(&g, instr);
+                let acc_tag = if acc == AccMode::Tf32 { "tf32" } else { dt.name() };
+                let path = format!("{dir}/{tag}_{acc_tag}_{}{}_{}.cu", l(la), l(lb), out.name());
+                std::fs::write(&path, src).expect("write source");
+                n += 1;
+            }
+        }
+    }
+    println!("wrote {n} sources to {dir}");
+}

@@ -1,0 +1,237 @@
+//! Chip limits, read from `targets.toml`: what the planner prunes against.
+
+use crate::ir::{AccMode, DType};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Which code generator and runtime backend a target uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// CUDA C compiled by NVRTC.
+    Cuda,
+    /// OpenCL C 1.2 compiled by the OpenCL driver.
+    Opencl,
+}
+
+impl Backend {
+    /// Lowercase name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Backend::Cuda => "cuda",
+            Backend::Opencl => "opencl",
+        }
+    }
+}
+
+/// Kind of OpenCL/CUDA device a target describes (used to match devices to targets).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceType {
+    /// A GPU.
+    Gpu,
+    /// A CPU (e.g. PoCL).
+    Cpu,
+    /// Any other accelerator.
+    Accelerator,
+}
+
+/// An instruction family that computes the product, in the planner's order of preference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum Instr {
+    /// Hopper warpgroup MMA (sm_90a). Listed for the H200; not generated yet.
+    Wgmma,
+    /// Warp-level tensor-core MMA (`mma.sync`, sm_80+).
+    MmaSync,
+    /// Scalar fused multiply-add: every target has it; the slowest path.
+    Fma,
+}
+
+impl Instr {
+    /// Whether crossgemm's code generators can emit this family for `backend` today.
+    pub const fn generated(self, backend: Backend) -> bool {
+        matches!(
+            (self, backend),
+            (Instr::MmaSync, Backend::Cuda) | (Instr::Fma, _)
+        )
+    }
+    /// Name as written in targets.toml.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Instr::Wgmma => "wgmma",
+            Instr::MmaSync => "mma_sync",
+            Instr::Fma => "fma",
+        }
+    }
+}
+
+/// Operand types a matrix instruction accepts (`tf32` = f32 operands under `acc = tf32`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InstrType {
+    /// f16 operands.
+    F16,
+    /// bf16 operands.
+    Bf16,
+    /// f32 operands rounded to tf32.
+    Tf32,
+    /// f32 operands at full precision.
+    F32,
+}
+
+impl InstrType {
+    /// The instruction operand type a kernel needs.
+    pub fn of(dtype: DType, acc: AccMode) -> InstrType {
+        match (dtype, acc) {
+            (DType::F16, _) => InstrType::F16,
+            (DType::Bf16, _) => InstrType::Bf16,
+            (DType::F32, AccMode::Tf32) => InstrType::Tf32,
+            (DType::F32, AccMode::F32) => InstrType::F32,
+        }
+    }
+}
+
+/// One matrix-instruction family a chip offers and the operand types it takes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstrSupport {
+    /// The family.
+    pub name: Instr,
+    /// Operand types it takes.
+    pub dtypes: Vec<InstrType>,
+}
+
+/// Hardware limits of one chip (one `[name]` table of targets.toml).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetSpec {
+    /// The table's key, e.g. `h200`; filled in after parsing.
+    #[serde(default)]
+    pub name: String,
+    /// Human-readable chip name.
+    pub description: String,
+    /// Code generator / runtime backend.
+    pub backend: Backend,
+    /// The cargo feature of `crossgemm` that enables this target.
+    pub feature: String,
+    /// Device kind, used to match a runtime device to this table.
+    pub device_type: DeviceType,
+    /// CUDA compute capability (major*10 + minor), for CUDA targets.
+    #[serde(default)]
+    pub compute_capability: Option<u32>,
+    /// Shared (local) memory a block may use without opting in, bytes.
+    pub smem_per_block: u32,
+    /// Shared memory a block may use after opting in, bytes.
+    pub smem_per_block_optin: u32,
+    /// 32-bit registers per thread at most.
+    pub regs_per_thread: u32,
+    /// 32-bit registers per multiprocessor.
+    pub regs_per_sm: u32,
+    /// Multiprocessors / compute units.
+    pub sm_count: u32,
+    /// Warp / wavefront / SIMD width in threads.
+    pub warp_size: u32,
+    /// Shared-memory banks.
+    pub smem_banks: u32,
+    /// Bytes per bank.
+    pub bank_width: u32,
+    /// Widest vector load, bytes.
+    pub max_vector_bytes: u32,
+    /// Threads per block at most.
+    pub max_threads_per_block: u32,
+    /// Last-level cache, bytes.
+    pub l2_bytes: u64,
+    /// Matrix instructions, best first; `fma` should close the list.
+    pub instructions: Vec<InstrSupport>,
+    /// Planned but never run by us (no such device to test on).
+    #[serde(default)]
+    pub untested: bool,
+}
+
+impl TargetSpec {
+    /// The best instruction family this chip offers for `(dtype, acc)` that crossgemm
+    /// also generates, and the better families skipped on the way (for the report).
+    pub fn select_instr(&self, dtype: DType, acc: AccMode) -> (Instr, Vec<Instr>) {
+        let ty = InstrType::of(dtype, acc);
+        let mut skipped = Vec::new();
+        for s in &self.instructions {
+            if !s.dtypes.contains(&ty) && s.name != Instr::Fma {
+                continue;
+            }
+            if s.name.generated(self.backend) {
+                return (s.name, skipped);
+            }
+            skipped.push(s.name);
+        }
+        (Instr::Fma, skipped)
+    }
+}
+
+/// Every target of a targets.toml, by name (sorted, so iteration is deterministic).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Targets(pub BTreeMap<String, TargetSpec>);
+
+/// A targets.toml that could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid targets.toml: {0}")]
+pub struct TargetsError(String);
+
+impl Targets {
+    /// Parses a targets.toml text.
+    pub fn parse(text: &str) -> Result<Targets, TargetsError> {
+        let raw: BTreeMap<String, TargetSpec> =
+            toml::from_str(text).map_err(|e| TargetsError(e.to_string()))?;
+        let mut map = BTreeMap::new();
+        for (name, mut spec) in raw {
+            spec.name = name.clone();
+            if spec.backend == Backend::Cuda && spec.compute_capability.is_none() {
+                return Err(TargetsError(format!(
+                    "target `{name}` is a cuda target without `compute_capability`"
+                )));
+            }
+            map.insert(name, spec);
+        }
+        Ok(Targets(map))
+    }
+    /// Adds or replaces the targets of `other` (a user crate's own targets.toml).
+    pub fn merge(&mut self, other: Targets) {
+        self.0.extend(other.0);
+    }
+    /// Looks a target up by name.
+    pub fn get(&self, name: &str) -> Option<&TargetSpec> {
+        self.0.get(name)
+    }
+    /// All targets in name order.
+    pub fn iter(&self) -> impl Iterator<Item = &TargetSpec> {
+        self.0.values()
+    }
+}
+
+/// The targets.toml shipped with crossgemm (the workspace root's).
+pub const BUILTIN_TARGETS: &str = include_str!("../../targets.toml");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_targets_parse() {
+        let t = Targets::parse(BUILTIN_TARGETS).unwrap();
+        for name in ["h200", "a100", "nvidia_opencl", "opencl_cpu"] {
+            assert!(t.get(name).is_some(), "missing {name}");
+        }
+        let h200 = t.get("h200").unwrap();
+        assert_eq!(h200.select_instr(DType::F16, AccMode::F32).0, Instr::MmaSync);
+        assert_eq!(h200.select_instr(DType::F16, AccMode::F32).1, vec![Instr::Wgmma]);
+        assert_eq!(h200.select_instr(DType::F32, AccMode::F32).0, Instr::Fma);
+        assert_eq!(h200.select_instr(DType::F32, AccMode::Tf32).0, Instr::MmaSync);
+        let cpu = t.get("opencl_cpu").unwrap();
+        assert_eq!(cpu.select_instr(DType::F16, AccMode::F32).0, Instr::Fma);
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected() {
+        let err = Targets::parse("[x]\nbogus = 1\n").unwrap_err();
+        assert!(err.to_string().contains("bogus"), "{err}");
+    }
+}

@@ -1,0 +1,184 @@
+//! The arguments of `#[gemm_kernel(..)]`:
+//! `acc = f32 | tf32`, `targets(name, ..)`, `tune(key = values, ..)`, `crate = path`.
+
+use crate::ctxt::Ctxt;
+use gemm_core::plan::{TuneSpace, TUNE_KEYS};
+use gemm_core::AccMode;
+use proc_macro2::Span;
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::{Expr, Ident, Lit, Token};
+
+/// Parsed attribute arguments.
+pub struct Attr {
+    pub acc: AccMode,
+    pub acc_span: Option<Span>,
+    /// Requested targets with their spans; `None` = every enabled target.
+    pub targets: Option<Vec<(String, Span)>>,
+    pub tune: TuneSpace,
+    pub tune_span: Option<Span>,
+    /// Path to the `crossgemm` facade (or any crate re-exporting its `__private`).
+    pub krate: syn::Path,
+}
+
+/// One `key = value` or `key(..)` item.
+enum Item {
+    KeyValue(Ident, Expr),
+    List(Ident, proc_macro2::TokenStream),
+    Crate(Expr),
+}
+
+impl Parse for Item {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        if input.peek(Token![crate]) {
+            input.parse::<Token![crate]>()?;
+            input.parse::<Token![=]>()?;
+            return Ok(Item::Crate(input.parse()?));
+        }
+        let key: Ident = input.parse()?;
+        if input.peek(syn::token::Paren) {
+            let content;
+            syn::parenthesized!(content in input);
+            return Ok(Item::List(key, content.parse()?));
+        }
+        input.parse::<Token![=]>()?;
+        Ok(Item::KeyValue(key, input.parse()?))
+    }
+}
+
+const ATTR_HELP: &str = "expected `acc = f32 | tf32`, `targets(..)`, `tune(..)` or `crate = path`";
+
+pub fn parse(cx: &Ctxt, args: proc_macro2::TokenStream) -> Attr {
+    let mut attr = Attr {
+        acc: AccMode::F32,
+        acc_span: None,
+        targets: None,
+        tune: TuneSpace::default(),
+        tune_span: None,
+        krate: syn::parse_quote!(::crossgemm),
+    };
+    let items = match syn::parse::Parser::parse2(Punctuated::<Item, Token![,]>::parse_terminated, args) {
+        Ok(items) => items,
+        Err(e) => {
+            cx.push(syn::Error::new(e.span(), format!("malformed #[gemm_kernel] arguments: {ATTR_HELP}")));
+            return attr;
+        }
+    };
+    for item in items {
+        match item {
+            Item::Crate(e) => match e {
+                Expr::Path(p) => attr.krate = p.path,
+                other => cx.error_spanned_by(other, "`crate = ..` takes a path, e.g. `crate = ::crossgemm`"),
+            },
+            Item::KeyValue(key, value) if key == "acc" => {
+                attr.acc_span = Some(key.span());
+                match &value {
+                    Expr::Path(p) if p.path.is_ident("f32") => attr.acc = AccMode::F32,
+                    Expr::Path(p) if p.path.is_ident("tf32") => attr.acc = AccMode::Tf32,
+                    _ => cx.error_spanned_by(&value, "`acc` must be `f32` or `tf32` (f32 accumulation; tf32 rounds f32 operands for tensor cores)"),
+                }
+            }
+            Item::List(key, body) if key == "targets" => {
+                match syn::parse::Parser::parse2(Punctuated::<Ident, Token![,]>::parse_terminated, body) {
+                    Ok(names) if !names.is_empty() => {
+                        attr.targets = Some(names.iter().map(|n| (n.to_string(), n.span())).collect())
+                    }
+                    Ok(_) => cx.error_spanned_by(&key, "`targets(..)` needs at least one target name"),
+                    Err(e) => cx.push(syn::Error::new(e.span(), "`targets(..)` takes target names from targets.toml, e.g. `targets(h200, opencl_cpu)`")),
+                }
+            }
+            Item::List(key, body) if key == "tune" => {
+                attr.tune_span = Some(key.span());
+                parse_tune(cx, body, &mut attr.tune);
+            }
+            Item::KeyValue(key, _) | Item::List(key, _) => {
+                cx.error_spanned_by(&key, format!("unknown #[gemm_kernel] argument `{key}`: {ATTR_HELP}"))
+            }
+        }
+    }
+    attr
+}
+
+struct TuneItem {
+    key: Ident,
+    value: Expr,
+}
+
+impl Parse for TuneItem {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let key = input.parse()?;
+        input.parse::<Token![=]>()?;
+        Ok(TuneItem { key, value: input.parse()? })
+    }
+}
+
+fn parse_tune(cx: &Ctxt, body: proc_macro2::TokenStream, space: &mut TuneSpace) {
+    let items = match syn::parse::Parser::parse2(Punctuated::<TuneItem, Token![,]>::parse_terminated, body) {
+        Ok(items) => items,
+        Err(e) => {
+            cx.push(syn::Error::new(e.span(), "`tune(..)` takes `key = value` items, e.g. `tune(block_m = [64, 128], stages = 2..=4)`"));
+            return;
+        }
+    };
+    for TuneItem { key, value } in items {
+        let name = key.to_string();
+        if !TUNE_KEYS.contains(&name.as_str()) {
+            cx.error_spanned_by(&key, format!("unknown tune parameter `{name}`: expected one of {}", TUNE_KEYS.join(", ")));
+            continue;
+        }
+        if let Some(values) = tune_values(cx, &value) {
+            if values.is_empty() {
+                cx.error_spanned_by(&value, format!("`{name}` lists no values"));
+            } else {
+                space.0.insert(name, values);
+            }
+        }
+    }
+}
+
+/// `8`, `[64, 128]` or `2..=4`.
+fn tune_values(cx: &Ctxt, e: &Expr) -> Option<Vec<u32>> {
+    let int = |e: &Expr| -> Option<u32> {
+        match e {
+            Expr::Lit(l) => match &l.lit {
+                Lit::Int(i) => i.base10_parse::<u32>().ok().filter(|v| *v > 0),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    let bad = |e: &Expr| cx.error_spanned_by(e, "tune values are positive integers: `8`, `[64, 128]` or `2..=4`");
+    match e {
+        Expr::Array(a) => {
+            let mut v = Vec::new();
+            for el in &a.elems {
+                match int(el) {
+                    Some(x) => v.push(x),
+                    None => {
+                        bad(el);
+                        return None;
+                    }
+                }
+            }
+            Some(v)
+        }
+        Expr::Range(r) => {
+            let (Some(lo), Some(hi)) = (r.start.as_deref().and_then(int), r.end.as_deref().and_then(int)) else {
+                bad(e);
+                return None;
+            };
+            let hi = match r.limits {
+                syn::RangeLimits::Closed(_) => hi,
+                syn::RangeLimits::HalfOpen(_) => hi.saturating_sub(1),
+            };
+            Some((lo..=hi).collect())
+        }
+        other => match int(other) {
+            Some(x) => Some(vec![x]),
+            None => {
+                bad(other);
+                None
+            }
+        },
+    }
+}

@@ -1,0 +1,161 @@
+//! The pipeline and the generated items: parse → check/lower → plan → codegen → expand.
+//!
+//! For `fn k(a: Matrix<f16>, b: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16>`:
+//! - `fn k(a: &Matrix<f16>, ..) -> Result<Matrix<f16>, GemmError>`: allocates the result
+//!   on the operands' device and runs the kernel;
+//! - `fn k_into(a: &Matrix<f16>, .., out: &mut Matrix<f16>) -> Result<(), GemmError>`;
+//! - `mod k { SPEC, spec(), reference(..), run_with(config, ..) }`.
+
+use crate::ctxt::Ctxt;
+use crate::plan::{plan_all, Planned, Warning};
+use crate::{attr, lower, parse};
+use gemm_core::{DType, GemmIr, Layout, ParamKind};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+
+pub fn gemm_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
+    let f: syn::ItemFn = match syn::parse2(item) {
+        Ok(f) => f,
+        Err(e) => return syn::Error::new(e.span(), "#[gemm_kernel] applies to a fn").to_compile_error(),
+    };
+    let cx = Ctxt::new();
+    let attr = attr::parse(&cx, args);
+    let sig = parse::signature(&cx, &f);
+    let ir = lower::lower(&cx, &f, &sig, &attr);
+    let (targets, user_toml) = crate::plan::load_targets(&cx);
+    let mut warnings = Vec::new();
+    let planned = match &ir {
+        Some(ir) if !cx.has_errors() => plan_all(&cx, ir, &attr, &targets, &mut warnings),
+        _ => Vec::new(),
+    };
+    if let Err(e) = cx.check() {
+        return e.to_compile_error();
+    }
+    let ir = ir.expect("no errors means the IR was lowered");
+    generate(&f, &attr.krate, &ir, &planned, &warnings, user_toml.as_deref())
+}
+
+fn elem_ty(krate: &syn::Path, d: DType) -> TokenStream {
+    match d {
+        DType::F16 => quote!(#krate::f16),
+        DType::Bf16 => quote!(#krate::bf16),
+        DType::F32 => quote!(f32),
+    }
+}
+
+fn layout_ty(krate: &syn::Path, l: Layout) -> TokenStream {
+    match l {
+        Layout::RowMajor => quote!(#krate::RowMajor),
+        Layout::ColMajor => quote!(#krate::ColMajor),
+    }
+}
+
+fn backend_tokens(krate: &syn::Path, b: gemm_core::Backend) -> TokenStream {
+    match b {
+        gemm_core::Backend::Cuda => quote!(#krate::__private::Backend::Cuda),
+        gemm_core::Backend::Opencl => quote!(#krate::__private::Backend::Opencl),
+    }
+}
+
+fn generate(f: &syn::ItemFn, krate: &syn::Path, ir: &GemmIr, planned: &[Planned], warnings: &[Warning], user_toml: Option<&std::path::Path>) -> TokenStream {
+    let vis = &f.vis;
+    let name = &f.sig.ident;
+    let name_into = format_ident!("{}_into", name);
+    let docs: Vec<_> = f.attrs.iter().filter(|a| a.path().is_ident("doc")).collect();
+    let pnames: Vec<syn::Ident> = ir.params.iter().map(|p| syn::Ident::new(&p.name, Span::call_site())).collect();
+    let ptypes: Vec<TokenStream> = ir
+        .params
+        .iter()
+        .map(|p| match p.kind {
+            ParamKind::Matrix { dtype, layout } => {
+                let (t, l) = (elem_ty(krate, dtype), layout_ty(krate, layout));
+                quote!(&#krate::Matrix<#t, #l>)
+            }
+            ParamKind::Row { dtype } => {
+                let t = elem_ty(krate, dtype);
+                quote!(&#krate::Row<#t>)
+            }
+            ParamKind::Col { dtype } => {
+                let t = elem_ty(krate, dtype);
+                quote!(&#krate::Col<#t>)
+            }
+            ParamKind::Scalar => quote!(f32),
+        })
+        .collect();
+    let args: Vec<TokenStream> = ir
+        .params
+        .iter()
+        .zip(&pnames)
+        .map(|(p, n)| match p.kind {
+            ParamKind::Scalar => quote!(#krate::__private::Arg::Scalar(#n)),
+            _ => quote!(#n.__arg()),
+        })
+        .collect();
+    let out_t = elem_ty(krate, ir.out_dtype);
+    let out_l = layout_ty(krate, ir.out_layout);
+    let out_ty = quote!(#krate::Matrix<#out_t, #out_l>);
+    let a_name = &pnames[ir.a as usize];
+
+    let ir_json = serde_json::to_string(ir).expect("IR serialises");
+    let ir_hash = ir.hash();
+    let kname = ir.name.as_str();
+    let targets = planned.iter().map(|p| {
+        let t = p.spec.name.as_str();
+        let backend = backend_tokens(krate, p.spec.backend);
+        let source = p.source.as_str();
+        let spec_json = serde_json::to_string(&p.spec).expect("spec serialises");
+        let plan_json = serde_json::to_string(&p.plan).expect("plan serialises");
+        quote!(#krate::__private::TargetKernel::__new(#t, #backend, #source, #spec_json, #plan_json))
+    });
+    let ntargets = planned.len();
+    let warn_items = warnings.iter().enumerate().map(|(i, w)| {
+        let wname = format!("{}_warning_{i}", ir.name);
+        let warning = proc_macro_warning::FormattedWarning::new_deprecated(wname, w.text.clone(), w.span);
+        quote_spanned!(w.span=> const _: () = { #warning };)
+    });
+    let track = user_toml.map(|p| {
+        let p = p.to_string_lossy().into_owned();
+        quote!(const _: &[u8] = include_bytes!(#p);)
+    });
+    let ref_doc = format!("The host reference of `{kname}`: downloads the operands and computes the result on the CPU (f64 accumulation), in the output's layout.");
+    let spec_doc = format!("What `#[gemm_kernel]` generated for `{kname}`: IR, sources, plans and pruning reports per target.");
+    let into_doc = format!("Runs `{kname}` into a caller's `out` (M×N). Operands must all live on `out`'s device.");
+
+    quote! {
+        #(#docs)*
+        #vis fn #name(#(#pnames: #ptypes),*) -> ::core::result::Result<#out_ty, #krate::GemmError> {
+            let (m, n, _k) = #krate::__private::dims(&#name::SPEC, &[#(#args),*])?;
+            let mut out = <#out_ty>::zeros(#a_name.device(), m, n)?;
+            #name_into(#(#pnames,)* &mut out)?;
+            ::core::result::Result::Ok(out)
+        }
+
+        #[doc = #into_doc]
+        #vis fn #name_into(#(#pnames: #ptypes,)* out: &mut #out_ty) -> ::core::result::Result<(), #krate::GemmError> {
+            #krate::__private::launch(&#name::SPEC, &[#(#args),*], out.__out())
+        }
+
+        #[doc = #spec_doc]
+        #[allow(non_snake_case, dead_code)]
+        #vis mod #name {
+            /// The generated kernel description.
+            static TARGETS: [#krate::__private::TargetKernel; #ntargets] = [#(#targets),*];
+            pub static SPEC: #krate::KernelSpec = #krate::KernelSpec::__new(#kname, #ir_hash, #ir_json, &TARGETS);
+            /// The generated kernel description.
+            pub fn spec() -> &'static #krate::KernelSpec {
+                &SPEC
+            }
+            #[doc = #ref_doc]
+            pub fn reference(#(#pnames: #ptypes),*) -> ::core::result::Result<::std::vec::Vec<#out_t>, #krate::GemmError> {
+                #krate::__private::reference::<#out_t>(&SPEC, &[#(#args),*])
+            }
+            /// Runs the kernel with an explicit tile configuration (one of a target's
+            /// `plan().configs`, or any other that fits the device).
+            pub fn run_with(config: &#krate::__private::TileConfig, #(#pnames: #ptypes,)* out: &mut #out_ty) -> ::core::result::Result<(), #krate::GemmError> {
+                #krate::__private::launch_with(&SPEC, config, &[#(#args),*], out.__out())
+            }
+            #(#warn_items)*
+            #track
+        }
+    }
+}

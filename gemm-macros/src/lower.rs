@@ -1,0 +1,262 @@
+//! Checks the fn body and lowers it to [`GemmIr`]: the one place that sees both syn and
+//! the IR. Every violation is reported at its token; lowering continues past errors so
+//! that one build shows them all.
+
+use crate::attr::Attr;
+use crate::ctxt::Ctxt;
+use crate::parse::{DslParam, Signature};
+use gemm_core::{AccMode, DType, EpOp, Func, GemmIr, Param, ParamKind};
+use quote::ToTokens;
+use syn::{BinOp, Expr, Lit, Stmt, UnOp};
+
+/// What an expression evaluates to.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Shape {
+    /// One f32 for the whole kernel (scalar parameter, literal).
+    Scalar,
+    /// One value per output element.
+    Elementwise,
+}
+
+/// The matrix product found in the body.
+struct Product {
+    a: u32,
+    a_t: bool,
+    b: u32,
+    b_t: bool,
+}
+
+struct Lowerer<'a> {
+    cx: &'a Ctxt,
+    params: &'a [DslParam],
+    used: Vec<bool>,
+    product: Option<Product>,
+    ops: Vec<EpOp>,
+    /// A `*` that was not a product but had a Matrix operand: a hint for "no product".
+    near_miss: Option<proc_macro2::TokenStream>,
+}
+
+const FUNC_HELP: &str = "relu, gelu, gelu_erf, silu, sigmoid, tanh, exp, abs, min, max, clamp, leaky_relu";
+
+pub fn lower(cx: &Ctxt, f: &syn::ItemFn, sig: &Signature, attr: &Attr) -> Option<GemmIr> {
+    let body = match f.block.stmts.as_slice() {
+        [Stmt::Expr(e, None)] => e,
+        _ => {
+            cx.error_spanned_by(&f.block, "the body of a #[gemm_kernel] fn must be a single expression, e.g. `relu(x * w + bias)`");
+            return None;
+        }
+    };
+    let mut l = Lowerer { cx, params: &sig.params, used: vec![false; sig.params.len()], product: None, ops: Vec::new(), near_miss: None };
+    let shape = l.expr(body);
+    let Some(p) = l.product.take() else {
+        let mut msg = "no matrix product: the body must contain exactly one `a * b` of two `Matrix` parameters (either may be `.t()`)".to_string();
+        if l.near_miss.is_some() {
+            msg.push_str("; `*` is the matrix product only between two bare Matrix parameters, so write e.g. `alpha * (x * w)` rather than `alpha * x * w`");
+        }
+        cx.error_spanned_by(body, msg);
+        return None;
+    };
+    if shape == Some(Shape::Scalar) {
+        cx.error_spanned_by(body, "the result must depend on the matrix product");
+    }
+    for (i, used) in l.used.iter().enumerate() {
+        if !used {
+            cx.error_spanned_by(&sig.params[i].ident, format!("parameter `{}` is not used by the body", sig.params[i].ident));
+        }
+    }
+    let dtype_of = |i: u32| match sig.params[i as usize].kind {
+        ParamKind::Matrix { dtype, .. } => dtype,
+        _ => unreachable!("product operands are matrices"),
+    };
+    let (da, db) = (dtype_of(p.a), dtype_of(p.b));
+    if da != db {
+        cx.error_spanned_by(
+            &sig.params[p.b as usize].ty,
+            format!(
+                "mismatched element types in the matrix product: `{}` is {} but `{}` is {}; both factors must have the same type",
+                sig.params[p.a as usize].ident, da.name(), sig.params[p.b as usize].ident, db.name()
+            ),
+        );
+    }
+    if attr.acc == AccMode::Tf32 && da != DType::F32 {
+        cx.error_at(attr.acc_span.expect("acc was given"), format!("`acc = tf32` applies to f32 operands; this product is {}", da.name()));
+    }
+    let (out_dtype, out_layout) = sig.out?;
+    Some(GemmIr {
+        name: f.sig.ident.to_string(),
+        params: sig.params.iter().map(|p| Param { name: p.ident.to_string(), kind: p.kind }).collect(),
+        a: p.a,
+        a_t: p.a_t,
+        b: p.b,
+        b_t: p.b_t,
+        ab_dtype: da,
+        acc: attr.acc,
+        out_dtype,
+        out_layout,
+        epilogue: l.ops,
+    })
+}
+
+impl Lowerer<'_> {
+    fn param(&self, e: &Expr) -> Option<u32> {
+        match e {
+            Expr::Path(p) if p.qself.is_none() => {
+                let id = p.path.get_ident()?;
+                self.params.iter().position(|q| q.ident == *id).map(|i| i as u32)
+            }
+            Expr::Paren(p) => self.param(&p.expr),
+            _ => None,
+        }
+    }
+
+    /// A product operand: a Matrix parameter, optionally `.t()`.
+    fn matrix_operand(&self, e: &Expr) -> Option<(u32, bool)> {
+        let is_matrix = |i: u32| matches!(self.params[i as usize].kind, ParamKind::Matrix { .. });
+        match e {
+            Expr::MethodCall(m) if m.method == "t" && m.args.is_empty() => {
+                self.param(&m.receiver).filter(|&i| is_matrix(i)).map(|i| (i, true))
+            }
+            Expr::Paren(p) => self.matrix_operand(&p.expr),
+            _ => self.param(e).filter(|&i| is_matrix(i)).map(|i| (i, false)),
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> Option<Shape> {
+        match e {
+            Expr::Paren(p) => self.expr(&p.expr),
+            Expr::Group(g) => self.expr(&g.expr),
+            Expr::Binary(b) => {
+                let op = match b.op {
+                    BinOp::Add(_) => EpOp::Add,
+                    BinOp::Sub(_) => EpOp::Sub,
+                    BinOp::Mul(_) => EpOp::Mul,
+                    BinOp::Div(_) => EpOp::Div,
+                    _ => {
+                        self.cx.error_spanned_by(b.op, format!(
+                            "operator `{}` is not allowed here: the epilogue takes `+ - * /` and the functions {FUNC_HELP}",
+                            b.op.to_token_stream()
+                        ));
+                        return None;
+                    }
+                };
+                if op == EpOp::Mul {
+                    if let (Some((a, a_t)), Some((bb, b_t))) = (self.matrix_operand(&b.left), self.matrix_operand(&b.right)) {
+                        return self.product(e, a, a_t, bb, b_t);
+                    }
+                    if self.matrix_operand(&b.left).is_some() || self.matrix_operand(&b.right).is_some() {
+                        self.near_miss = Some(e.to_token_stream());
+                    }
+                }
+                let l = self.expr(&b.left);
+                let r = self.expr(&b.right);
+                self.ops.push(op);
+                Some(if l? == Shape::Scalar && r? == Shape::Scalar { Shape::Scalar } else { Shape::Elementwise })
+            }
+            Expr::Unary(u) => match u.op {
+                UnOp::Neg(_) => {
+                    let s = self.expr(&u.expr);
+                    self.ops.push(EpOp::Neg);
+                    s
+                }
+                _ => {
+                    self.cx.error_spanned_by(u.op, "only unary `-` is allowed in the epilogue");
+                    None
+                }
+            },
+            Expr::Lit(l) => {
+                let v = match &l.lit {
+                    Lit::Float(f) => f.base10_parse::<f32>().ok(),
+                    Lit::Int(i) => i.base10_parse::<f32>().ok(),
+                    _ => None,
+                };
+                match v {
+                    Some(v) => {
+                        self.ops.push(EpOp::Lit(v));
+                        Some(Shape::Scalar)
+                    }
+                    None => {
+                        self.cx.error_spanned_by(l, "only numeric literals are allowed in the epilogue");
+                        None
+                    }
+                }
+            }
+            Expr::Path(p) => {
+                let Some(i) = self.param(e) else {
+                    self.cx.error_spanned_by(p, format!("unknown name `{}`: not a parameter of this kernel", p.to_token_stream()));
+                    return None;
+                };
+                self.used[i as usize] = true;
+                self.ops.push(EpOp::Param(i));
+                Some(match self.params[i as usize].kind {
+                    ParamKind::Scalar => Shape::Scalar,
+                    _ => Shape::Elementwise,
+                })
+            }
+            Expr::Call(c) => self.call(c),
+            Expr::MethodCall(m) if m.method == "t" => {
+                let msg = match self.param(&m.receiver).map(|i| self.params[i as usize].kind) {
+                    Some(ParamKind::Row { .. }) => "a `Row<T>` (one value per output column) cannot be transposed; to broadcast one value per output row, declare the parameter as `Col<T>`".to_string(),
+                    Some(ParamKind::Col { .. }) => "a `Col<T>` (one value per output row) cannot be transposed; to broadcast one value per output column, declare the parameter as `Row<T>`".to_string(),
+                    _ => "`.t()` is only allowed on a Matrix operand of the matrix product".to_string(),
+                };
+                self.cx.error_spanned_by(e, msg);
+                None
+            }
+            Expr::MethodCall(m) => {
+                self.cx.error_spanned_by(&m.method, format!("unsupported method `.{}()`: only `.t()` (transpose a product operand) is allowed; functions are called as `relu(x)`", m.method));
+                None
+            }
+            other => {
+                self.cx.error_spanned_by(other, format!("unsupported expression in a #[gemm_kernel] body: it takes one matrix product, parameters, numeric literals, `+ - * /`, and the functions {FUNC_HELP}"));
+                None
+            }
+        }
+    }
+
+    fn product(&mut self, e: &Expr, a: u32, a_t: bool, b: u32, b_t: bool) -> Option<Shape> {
+        self.used[a as usize] = true;
+        self.used[b as usize] = true;
+        if self.product.is_some() {
+            self.cx.error_spanned_by(e, "a second matrix product: a #[gemm_kernel] fn computes exactly one `a * b`");
+            return None;
+        }
+        self.product = Some(Product { a, a_t, b, b_t });
+        self.ops.push(EpOp::Acc);
+        Some(Shape::Elementwise)
+    }
+
+    fn call(&mut self, c: &syn::ExprCall) -> Option<Shape> {
+        let name = match &*c.func {
+            Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+            _ => None,
+        };
+        let Some(f) = name.as_deref().and_then(Func::from_name) else {
+            self.cx.error_spanned_by(&c.func, format!(
+                "unknown function `{}`: the epilogue may call {FUNC_HELP}",
+                c.func.to_token_stream()
+            ));
+            return None;
+        };
+        if c.args.len() != f.arity() {
+            let sig = match f {
+                Func::Min | Func::Max => "(a, b)",
+                Func::Clamp => "(x, lo, hi)",
+                Func::LeakyRelu => "(x, slope)",
+                _ => "(x)",
+            };
+            self.cx.error_spanned_by(c, format!("`{}` takes {} argument{} {}{sig}, got {}", f.name(), f.arity(), if f.arity() == 1 { "" } else { "s" }, f.name(), c.args.len()));
+            return None;
+        }
+        let mut shape = Shape::Scalar;
+        let mut ok = true;
+        for a in &c.args {
+            match self.expr(a) {
+                Some(Shape::Elementwise) => shape = Shape::Elementwise,
+                Some(Shape::Scalar) => {}
+                None => ok = false,
+            }
+        }
+        self.ops.push(EpOp::Call(f));
+        ok.then_some(shape)
+    }
+}

@@ -1,0 +1,99 @@
+//! Which targets a kernel is built for, and their plans and sources.
+
+use crate::attr::Attr;
+use crate::ctxt::Ctxt;
+use gemm_core::codegen;
+use gemm_core::plan::{plan_target, Plan};
+use gemm_core::target::{Instr, Targets, BUILTIN_TARGETS};
+use gemm_core::{GemmIr, TargetSpec};
+use proc_macro2::Span;
+use std::path::PathBuf;
+
+/// One planned target.
+pub struct Planned {
+    pub spec: TargetSpec,
+    pub plan: Plan,
+    pub source: String,
+}
+
+/// A build-time warning (emitted as a deprecation note at `span`).
+pub struct Warning {
+    pub span: Span,
+    pub text: String,
+}
+
+/// Whether the cargo feature that enables a target is on in this build of the macro.
+fn feature_enabled(feature: &str) -> bool {
+    match feature {
+        "opencl" => cfg!(feature = "opencl"),
+        "sm80" => cfg!(feature = "sm80"),
+        "sm90" => cfg!(feature = "sm90"),
+        _ => false,
+    }
+}
+
+/// The built-in targets plus the user crate's own targets.toml (beside its Cargo.toml),
+/// and that file's path so the expansion can track it for rebuilds.
+pub fn load_targets(cx: &Ctxt) -> (Targets, Option<PathBuf>) {
+    let mut targets = Targets::parse(BUILTIN_TARGETS).expect("crossgemm's own targets.toml parses (tested)");
+    let user = std::env::var_os("CARGO_MANIFEST_DIR").map(|d| PathBuf::from(d).join("targets.toml")).filter(|p| p.is_file());
+    if let Some(path) = &user {
+        match std::fs::read_to_string(path).map_err(|e| e.to_string()).and_then(|t| Targets::parse(&t).map_err(|e| e.to_string())) {
+            Ok(t) => targets.merge(t),
+            Err(e) => cx.error_at(Span::call_site(), format!("cannot use {}: {e}", path.display())),
+        }
+    }
+    (targets, user)
+}
+
+pub fn plan_all(cx: &Ctxt, ir: &GemmIr, attr: &Attr, targets: &Targets, warnings: &mut Vec<Warning>) -> Vec<Planned> {
+    let chosen: Vec<(&TargetSpec, Span)> = match &attr.targets {
+        Some(names) => names
+            .iter()
+            .filter_map(|(name, span)| match targets.get(name) {
+                None => {
+                    cx.error_at(*span, format!(
+                        "unknown target `{name}`: targets.toml defines {}",
+                        targets.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")
+                    ));
+                    None
+                }
+                Some(t) if !feature_enabled(&t.feature) => {
+                    cx.error_at(*span, format!("target `{name}` is not enabled: turn on the `{}` feature of crossgemm", t.feature));
+                    None
+                }
+                Some(t) => Some((t, *span)),
+            })
+            .collect(),
+        None => targets.iter().filter(|t| feature_enabled(&t.feature)).map(|t| (t, Span::call_site())).collect(),
+    };
+    if attr.targets.is_none() && chosen.is_empty() {
+        cx.error_at(Span::call_site(), "no target is enabled: turn on at least one of the features `opencl`, `sm80`, `sm90` of crossgemm");
+    }
+    let mut out = Vec::new();
+    for (spec, span) in chosen {
+        let plan = plan_target(ir, spec, &attr.tune);
+        if plan.configs.is_empty() {
+            let why = plan.main_killer().map(|k| format!("{} ({} of {} candidates; e.g. {})", k.rule, k.count, plan.considered, k.example)).unwrap_or_default();
+            cx.error_at(attr.tune_span.unwrap_or(span), format!("the tune() space leaves no config for target `{}`: pruned by {why}", spec.name));
+            continue;
+        }
+        let better: Vec<_> = spec.instructions.iter().map(|i| i.name).filter(|n| *n != Instr::Fma).collect();
+        if plan.instr == Instr::Fma && !better.is_empty() {
+            warnings.push(Warning {
+                span,
+                text: format!(
+                    "kernel `{}` on target `{}` falls back to scalar FMA: the chip's matrix instructions ({}) do not take {} operands{}",
+                    ir.name,
+                    spec.name,
+                    better.iter().map(|i| i.name()).collect::<Vec<_>>().join(", "),
+                    ir.ab_dtype.name(),
+                    if ir.ab_dtype == gemm_core::DType::F32 { "; `acc = tf32` lets f32 use tensor cores" } else { "" }
+                ),
+            });
+        }
+        let (source, _) = codegen::emit(ir, spec);
+        out.push(Planned { spec: spec.clone(), plan, source });
+    }
+    out
+}

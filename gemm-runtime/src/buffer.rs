@@ -1,0 +1,133 @@
+//! Typed device buffers: the operand and result types of generated kernels.
+
+use crate::device::{Device, RawBuffer};
+use crate::element::{Element, LayoutType, RowMajor};
+use crate::error::{GemmError, Result};
+use crate::launch::{Arg, OutArg};
+use std::marker::PhantomData;
+
+/// A `rows × cols` matrix of `T` in device memory, stored in layout `L`.
+///
+/// The DSL's `Matrix<T, L>` parameter types are this type, taken by reference.
+pub struct Matrix<T: Element, L: LayoutType = RowMajor> {
+    pub(crate) buf: RawBuffer,
+    rows: usize,
+    cols: usize,
+    _p: PhantomData<(T, L)>,
+}
+
+impl<T: Element, L: LayoutType> std::fmt::Debug for Matrix<T, L> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Matrix<{}, {}>({}x{} on {})", T::DTYPE.name(), L::LAYOUT.name(), self.rows, self.cols, self.buf.device.info().id)
+    }
+}
+
+impl<T: Element, L: LayoutType> Matrix<T, L> {
+    /// Uploads `data`, which holds `rows * cols` elements in layout `L`.
+    pub fn from_host(device: &Device, rows: usize, cols: usize, data: &[T]) -> Result<Self> {
+        if data.len() != rows * cols {
+            return Err(GemmError::DataLength { len: data.len(), rows, cols });
+        }
+        let m = Self::zeros(device, rows, cols)?;
+        m.buf.upload(bytemuck::cast_slice(data))?;
+        Ok(m)
+    }
+
+    /// A zero-filled matrix.
+    pub fn zeros(device: &Device, rows: usize, cols: usize) -> Result<Self> {
+        let bytes = rows
+            .checked_mul(cols)
+            .and_then(|n| n.checked_mul(std::mem::size_of::<T>()))
+            .ok_or(GemmError::DataLength { len: usize::MAX, rows, cols })?;
+        Ok(Matrix { buf: RawBuffer::new(device, bytes)?, rows, cols, _p: PhantomData })
+    }
+
+    /// Downloads the elements, in layout `L`.
+    pub fn to_host(&self) -> Result<Vec<T>> {
+        let mut v = vec![T::zeroed(); self.rows * self.cols];
+        self.buf.download(bytemuck::cast_slice_mut(&mut v))?;
+        Ok(v)
+    }
+
+    /// Overwrites the elements from `data` (same length and layout).
+    pub fn upload(&mut self, data: &[T]) -> Result<()> {
+        if data.len() != self.rows * self.cols {
+            return Err(GemmError::DataLength { len: data.len(), rows: self.rows, cols: self.cols });
+        }
+        self.buf.upload(bytemuck::cast_slice(data))
+    }
+
+    #[doc(hidden)]
+    pub fn __arg(&self) -> Arg<'_> {
+        Arg::Matrix { buf: &self.buf, rows: self.rows, cols: self.cols }
+    }
+
+    #[doc(hidden)]
+    pub fn __out(&mut self) -> OutArg<'_> {
+        OutArg { buf: &self.buf, rows: self.rows, cols: self.cols }
+    }
+
+    /// Rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+    /// Columns.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+    /// The device the matrix lives on.
+    pub fn device(&self) -> &Device {
+        &self.buf.device
+    }
+}
+
+macro_rules! vector_type {
+    ($name:ident, $doc:literal, $len_doc:literal) => {
+        #[doc = $doc]
+        pub struct $name<T: Element> {
+            pub(crate) buf: RawBuffer,
+            len: usize,
+            _p: PhantomData<T>,
+        }
+
+        impl<T: Element> std::fmt::Debug for $name<T> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}<{}>({} on {})", stringify!($name), T::DTYPE.name(), self.len, self.buf.device.info().id)
+            }
+        }
+
+        impl<T: Element> $name<T> {
+            #[doc = concat!("Uploads a vector ", $len_doc, ".")]
+            pub fn from_host(device: &Device, data: &[T]) -> Result<Self> {
+                let buf = RawBuffer::new(device, std::mem::size_of_val(data))?;
+                buf.upload(bytemuck::cast_slice(data))?;
+                Ok($name { buf, len: data.len(), _p: PhantomData })
+            }
+            /// Downloads the elements.
+            pub fn to_host(&self) -> Result<Vec<T>> {
+                let mut v = vec![T::zeroed(); self.len];
+                self.buf.download(bytemuck::cast_slice_mut(&mut v))?;
+                Ok(v)
+            }
+            #[doc(hidden)]
+            pub fn __arg(&self) -> Arg<'_> {
+                Arg::Vector { buf: &self.buf, len: self.len }
+            }
+            /// Number of elements.
+            pub fn len(&self) -> usize {
+                self.len
+            }
+            /// Whether it has no elements.
+            pub fn is_empty(&self) -> bool {
+                self.len == 0
+            }
+            /// The device it lives on.
+            pub fn device(&self) -> &Device {
+                &self.buf.device
+            }
+        }
+    };
+}
+
+vector_type!(Row, "A vector broadcast along M: one value per output column (length N), e.g. a bias.", "of length N");
+vector_type!(Col, "A vector broadcast along N: one value per output row (length M), e.g. a per-row scale.", "of length M");

@@ -1,0 +1,67 @@
+//! The host "device": buffers in host memory; launches never happen, because the
+//! launcher runs the host reference for it directly.
+
+use super::{Backend, DeviceInfo, DeviceKind, KernelArg, RawBuffer};
+use crate::error::{GemmError, Result};
+use gemm_core::target::DeviceType;
+use gemm_core::LaunchDims;
+use std::any::Any;
+use std::sync::{Arc, RwLock};
+
+pub(crate) struct HostBackend {
+    info: DeviceInfo,
+}
+
+/// Host memory of a buffer on the host device.
+pub(crate) type HostMem = RwLock<Vec<u8>>;
+
+impl HostBackend {
+    pub(crate) fn new() -> HostBackend {
+        HostBackend {
+            info: DeviceInfo {
+                kind: DeviceKind::Host,
+                id: "host".into(),
+                name: "host reference (CPU, f64 accumulation)".into(),
+                platform: "crossgemm".into(),
+                driver: env!("CARGO_PKG_VERSION").into(),
+                device_type: DeviceType::Cpu,
+                compute_capability: None,
+                compute_units: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+                smem_per_block: 0,
+                max_threads_per_block: 1,
+                global_mem_bytes: 0,
+            },
+        }
+    }
+}
+
+fn mem(buf: &RawBuffer) -> &HostMem {
+    buf.inner.downcast_ref::<HostMem>().expect("host buffer on the host device")
+}
+
+impl Backend for HostBackend {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+    fn alloc(&self, bytes: usize) -> Result<Box<dyn Any + Send + Sync>> {
+        Ok(Box::new(HostMem::new(vec![0u8; bytes])))
+    }
+    fn upload(&self, dst: &RawBuffer, src: &[u8]) -> Result<()> {
+        mem(dst).write().expect("host buffer poisoned")[..src.len()].copy_from_slice(src);
+        Ok(())
+    }
+    fn download(&self, src: &RawBuffer, dst: &mut [u8]) -> Result<()> {
+        let n = dst.len();
+        dst.copy_from_slice(&mem(src).read().expect("host buffer poisoned")[..n]);
+        Ok(())
+    }
+    fn compile(&self, _: &str, symbol: &str, _: &[(String, u32)]) -> Result<Arc<dyn Any + Send + Sync>> {
+        Err(GemmError::Unsupported(format!("the host device does not compile kernels (`{symbol}`)")))
+    }
+    fn launch(&self, _: &(dyn Any + Send + Sync), _: LaunchDims, _: &[KernelArg<'_>]) -> Result<()> {
+        Err(GemmError::Unsupported("the host device does not launch kernels".into()))
+    }
+    fn synchronize(&self) -> Result<()> {
+        Ok(())
+    }
+}

@@ -1,0 +1,261 @@
+//! Devices: discovery, selection and the backend interface.
+//!
+//! 1. [`Device::best`] picks CUDA, then an OpenCL GPU, then an OpenCL CPU, then the
+//!    host reference, unless `CROSSGEMM_DEVICE` names one (`cuda:0`, `opencl:P:D`,
+//!    `host`). Both driver libraries are loaded at run time, so the same binary runs
+//!    where either, both or neither is installed.
+//! 2. [`Device::list`] shows everything that was found.
+//! 3. Buffers ([`Matrix`](crate::Matrix), [`Row`](crate::Row), [`Col`](crate::Col)) are
+//!    created on a device; kernels run on the device their operands live on.
+//!
+//! ```
+//! let dev = crossgemm_device_doc();
+//! # fn crossgemm_device_doc() -> gemm_runtime::Device { gemm_runtime::Device::host() }
+//! assert!(!dev.info().name.is_empty());
+//! ```
+
+#[cfg(feature = "cuda")]
+pub(crate) mod cuda;
+pub(crate) mod host;
+#[cfg(feature = "opencl")]
+pub(crate) mod opencl;
+
+use crate::error::{GemmError, Result};
+use gemm_core::target::DeviceType;
+use gemm_core::{Backend as CodeBackend, LaunchDims};
+use std::any::Any;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Which API drives a device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DeviceKind {
+    /// CUDA driver API, kernels compiled by NVRTC.
+    Cuda,
+    /// OpenCL.
+    Opencl,
+    /// No accelerator: the host reference computes the result.
+    Host,
+}
+
+/// What a device is and what it can do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceInfo {
+    /// Backend.
+    pub kind: DeviceKind,
+    /// The name `CROSSGEMM_DEVICE` accepts: `cuda:0`, `opencl:0:1`, `host`.
+    pub id: String,
+    /// Device name as the driver reports it.
+    pub name: String,
+    /// Platform (OpenCL) or API name.
+    pub platform: String,
+    /// Driver version string.
+    pub driver: String,
+    /// GPU, CPU or other.
+    pub device_type: DeviceType,
+    /// CUDA compute capability as major*10+minor.
+    pub compute_capability: Option<u32>,
+    /// Multiprocessors / compute units.
+    pub compute_units: u32,
+    /// Shared (local) memory a block may use, bytes (after opting in, for CUDA).
+    pub smem_per_block: u32,
+    /// Threads per block at most.
+    pub max_threads_per_block: u32,
+    /// Device memory, bytes.
+    pub global_mem_bytes: u64,
+}
+
+impl fmt::Display for DeviceInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({}, {})", self.name, self.id, self.platform)
+    }
+}
+
+/// A value passed to a kernel.
+#[derive(Clone, Copy)]
+pub(crate) enum KernelArg<'a> {
+    Int(i32),
+    Float(f32),
+    Buffer(&'a RawBuffer),
+}
+
+/// What a backend implements. Raw driver calls live only in the implementations.
+pub(crate) trait Backend: Send + Sync {
+    fn info(&self) -> &DeviceInfo;
+    /// Allocates `bytes` (at least 1) of device memory, aligned to 256 bytes.
+    fn alloc(&self, bytes: usize) -> Result<Box<dyn Any + Send + Sync>>;
+    fn upload(&self, dst: &RawBuffer, src: &[u8]) -> Result<()>;
+    fn download(&self, src: &RawBuffer, dst: &mut [u8]) -> Result<()>;
+    /// Compiles `source` with `defines` and returns the kernel `symbol` of it.
+    fn compile(&self, source: &str, symbol: &str, defines: &[(String, u32)]) -> Result<Arc<dyn Any + Send + Sync>>;
+    /// Launches a kernel returned by `compile` (asynchronously where the API allows).
+    fn launch(&self, kernel: &(dyn Any + Send + Sync), dims: LaunchDims, args: &[KernelArg<'_>]) -> Result<()>;
+    /// Waits for all launched work.
+    fn synchronize(&self) -> Result<()>;
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+struct DeviceInner {
+    serial: u64,
+    backend: Box<dyn Backend>,
+    kernels: Mutex<HashMap<(usize, String), Arc<dyn Any + Send + Sync>>>,
+}
+
+/// A handle to one device. Cheap to clone; clones share compiled kernels.
+#[derive(Clone)]
+pub struct Device {
+    inner: Arc<DeviceInner>,
+}
+
+impl fmt::Debug for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Device").field(&self.info().id).finish()
+    }
+}
+
+impl PartialEq for Device {
+    fn eq(&self, other: &Self) -> bool {
+        self.inner.serial == other.inner.serial
+    }
+}
+
+impl Device {
+    pub(crate) fn from_backend(backend: Box<dyn Backend>) -> Device {
+        Device {
+            inner: Arc::new(DeviceInner {
+                serial: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+                backend,
+                kernels: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// The host "device": the host reference computes every kernel. Always available.
+    pub fn host() -> Device {
+        Device::from_backend(Box::new(host::HostBackend::new()))
+    }
+
+    /// What the device is.
+    pub fn info(&self) -> &DeviceInfo {
+        self.inner.backend.info()
+    }
+
+    /// Which backend family generated code must come from (`None` for the host).
+    pub fn code_backend(&self) -> Option<CodeBackend> {
+        match self.info().kind {
+            DeviceKind::Cuda => Some(CodeBackend::Cuda),
+            DeviceKind::Opencl => Some(CodeBackend::Opencl),
+            DeviceKind::Host => None,
+        }
+    }
+
+    pub(crate) fn backend(&self) -> &dyn Backend {
+        &*self.inner.backend
+    }
+
+    /// Waits until all work launched on this device has finished.
+    pub fn synchronize(&self) -> Result<()> {
+        self.inner.backend.synchronize()
+    }
+
+    /// Compiles (once per source, symbol and defines; cached in this process) and
+    /// returns the kernel.
+    pub(crate) fn kernel(&self, source: &'static str, symbol: &str, defines: &[(String, u32)]) -> Result<Arc<dyn Any + Send + Sync>> {
+        let key = (source.as_ptr() as usize, format!("{symbol}{defines:?}"));
+        if let Some(k) = self.inner.kernels.lock().expect("kernel cache poisoned").get(&key) {
+            return Ok(k.clone());
+        }
+        // Compile outside the lock: NVRTC and OpenCL builds take tens of milliseconds.
+        let k = self.inner.backend.compile(source, symbol, defines)?;
+        self.inner.kernels.lock().expect("kernel cache poisoned").insert(key, k.clone());
+        Ok(k)
+    }
+
+    /// Every device found, in the order [`Device::best`] prefers them; the host last.
+    pub fn list() -> Vec<Device> {
+        let mut v = Vec::new();
+        #[cfg(feature = "cuda")]
+        v.extend(cuda::discover());
+        #[cfg(feature = "opencl")]
+        {
+            let mut cl = opencl::discover();
+            // GPUs before CPUs, stable otherwise.
+            cl.sort_by_key(|d| match d.info().device_type {
+                DeviceType::Gpu => 0,
+                DeviceType::Accelerator => 1,
+                DeviceType::Cpu => 2,
+            });
+            v.extend(cl);
+        }
+        v.push(Device::host());
+        v
+    }
+
+    /// The best device: `CROSSGEMM_DEVICE` if set, else the first of [`Device::list`].
+    pub fn best() -> Result<Device> {
+        match std::env::var("CROSSGEMM_DEVICE") {
+            Ok(req) if !req.trim().is_empty() => Device::open(req.trim()),
+            _ => Ok(Device::list().into_iter().next().expect("the host device is always listed")),
+        }
+    }
+
+    /// Opens a device by its id (`cuda:0`, `opencl:0:1`, `host`), or the first of a
+    /// kind (`cuda`, `opencl`, `opencl-gpu`, `opencl-cpu`).
+    pub fn open(request: &str) -> Result<Device> {
+        if request == "host" {
+            return Ok(Device::host());
+        }
+        let all = Device::list();
+        let found = all.iter().find(|d| {
+            let i = d.info();
+            i.id == request
+                || (request == "cuda" && i.kind == DeviceKind::Cuda)
+                || (request == "opencl" && i.kind == DeviceKind::Opencl)
+                || (request == "opencl-gpu" && i.kind == DeviceKind::Opencl && i.device_type == DeviceType::Gpu)
+                || (request == "opencl-cpu" && i.kind == DeviceKind::Opencl && i.device_type == DeviceType::Cpu)
+        });
+        match found {
+            Some(d) => Ok(d.clone()),
+            None => Err(GemmError::NoDevice {
+                request: request.to_string(),
+                reason: format!(
+                    "found only: {} (features: cuda={}, opencl={})",
+                    all.iter().map(|d| d.info().id.clone()).collect::<Vec<_>>().join(", "),
+                    cfg!(feature = "cuda"),
+                    cfg!(feature = "opencl"),
+                ),
+            }),
+        }
+    }
+}
+
+/// Untyped device memory, tagged with its device.
+pub struct RawBuffer {
+    pub(crate) device: Device,
+    pub(crate) bytes: usize,
+    pub(crate) inner: Box<dyn Any + Send + Sync>,
+}
+
+impl RawBuffer {
+    pub(crate) fn new(device: &Device, bytes: usize) -> Result<RawBuffer> {
+        let inner = device.backend().alloc(bytes.max(1))?;
+        Ok(RawBuffer { device: device.clone(), bytes, inner })
+    }
+    pub(crate) fn upload(&self, src: &[u8]) -> Result<()> {
+        debug_assert_eq!(src.len(), self.bytes);
+        self.device.backend().upload(self, src)
+    }
+    pub(crate) fn download(&self, dst: &mut [u8]) -> Result<()> {
+        debug_assert_eq!(dst.len(), self.bytes);
+        self.device.backend().download(self, dst)
+    }
+}
+
+impl fmt::Debug for RawBuffer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RawBuffer({} bytes on {})", self.bytes, self.device.info().id)
+    }
+}

@@ -1,0 +1,534 @@
+//! OpenCL devices through opencl3, with libOpenCL loaded at run time (feature `dynamic`):
+//! a machine without the library or without an ICD simply has no OpenCL devices.
+//!
+//! One context and one in-order, profiling-enabled queue per device. Every command goes
+//! to that queue, so uploads, launches and downloads on a device are ordered without
+//! events, and a blocking download also waits for the launches before it.
+
+use super::{Backend, Device, DeviceInfo, DeviceKind, KernelArg, RawBuffer};
+use crate::error::{GemmError, Result};
+use gemm_core::target::DeviceType;
+use gemm_core::LaunchDims;
+use opencl3::command_queue::{enqueue_fill_buffer, enqueue_read_buffer, enqueue_write_buffer, CommandQueue, CL_QUEUE_PROFILING_ENABLE};
+use opencl3::context::Context;
+use opencl3::device::{Device as ClDevice, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU};
+use opencl3::error_codes::{ClError, CL_BUILD_PROGRAM_FAILURE};
+use opencl3::event::Event;
+use opencl3::kernel::Kernel;
+use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
+use opencl3::platform::get_platforms;
+use opencl3::program::Program;
+use opencl3::types::{cl_float, cl_int, cl_mem, CL_BLOCKING};
+use std::any::Any;
+use std::ffi::c_void;
+use std::path::PathBuf;
+use std::ptr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+const BACKEND: &str = "OpenCL";
+
+/// Every OpenCL device of this process, found once.
+///
+/// Cached because `Device::list` (and so `Device::open`/`best`) runs discovery on every
+/// call: fresh contexts each time would make a buffer allocated through one `Device::best()`
+/// unusable with the next (cl_mem objects belong to one context), would recompile every
+/// kernel per handle, and creating a context costs tens of milliseconds on GPU drivers.
+pub(crate) fn discover() -> Vec<Device> {
+    static ALL: OnceLock<Vec<Device>> = OnceLock::new();
+    ALL.get_or_init(discover_uncached).clone()
+}
+
+fn discover_uncached() -> Vec<Device> {
+    // Without libOpenCL.so.1 or an ICD this is an error code, not a panic: nothing to report.
+    let Ok(platforms) = get_platforms() else { return Vec::new() };
+    let mut out = Vec::new();
+    for (p, platform) in platforms.iter().enumerate() {
+        let Ok(ids) = platform.get_devices(CL_DEVICE_TYPE_ALL) else { continue };
+        let platform_name = platform.name().unwrap_or_default().trim().to_string();
+        for (d, &id) in ids.iter().enumerate() {
+            // A device that cannot be opened is skipped without renumbering the others, so
+            // `opencl:P:D` keeps meaning the same device as in `clinfo -l`.
+            match OpenclBackend::new(ClDevice::new(id), format!("opencl:{p}:{d}"), &platform_name) {
+                Ok(b) => out.push(Device::from_backend(Box::new(b))),
+                Err(e) => {
+                    if std::env::var_os("CROSSGEMM_LOG").is_some() {
+                        eprintln!("crossgemm: skipping OpenCL device opencl:{p}:{d}: {e}");
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+pub(crate) struct OpenclBackend {
+    info: DeviceInfo,
+    // Declared before `context` so that it is released first.
+    queue: CommandQueue,
+    context: Context,
+    device: ClDevice,
+}
+
+/// Device memory of a buffer on an OpenCL device.
+pub(crate) struct ClBuffer {
+    mem: Buffer<u8>,
+    /// The owning context, to refuse a buffer of another context (undefined behaviour on
+    /// some drivers rather than a clean error).
+    context: usize,
+}
+
+/// A compiled kernel. clSetKernelArg is not thread-safe and the arguments are captured
+/// only at enqueue time, so the lock is held from the first argument to the enqueue.
+pub(crate) struct ClKernel {
+    kernel: Mutex<Kernel>,
+    // Kept so the program outlives the kernel, whatever the driver's reference counting.
+    _program: Program,
+    symbol: String,
+    context: usize,
+}
+
+fn driver_err(op: impl Into<String>, message: impl Into<String>) -> GemmError {
+    GemmError::Driver { backend: BACKEND, op: op.into(), message: message.into() }
+}
+
+fn saturate_u32(v: u64) -> u32 {
+    u32::try_from(v).unwrap_or(u32::MAX)
+}
+
+impl OpenclBackend {
+    fn new(device: ClDevice, id: String, platform: &str) -> std::result::Result<OpenclBackend, ClError> {
+        let ty = device.dev_type()?;
+        let device_type = if ty & CL_DEVICE_TYPE_GPU != 0 {
+            DeviceType::Gpu
+        } else if ty & CL_DEVICE_TYPE_CPU != 0 {
+            DeviceType::Cpu
+        } else {
+            DeviceType::Accelerator
+        };
+        let info = DeviceInfo {
+            kind: DeviceKind::Opencl,
+            id,
+            name: device.name()?.trim().to_string(),
+            platform: platform.to_string(),
+            driver: device.driver_version().unwrap_or_default().trim().to_string(),
+            device_type,
+            compute_capability: None,
+            compute_units: device.max_compute_units()?,
+            smem_per_block: saturate_u32(device.local_mem_size()?),
+            max_threads_per_block: saturate_u32(device.max_work_group_size()? as u64),
+            global_mem_bytes: device.global_mem_size()?,
+        };
+        let context = Context::from_device(&device)?;
+        // clCreateCommandQueue is deprecated since 2.0 but every 1.2–3.0 driver exports
+        // it; the 2.0 entry point is only the fallback for a driver that dropped it.
+        let queue = match unsafe { CommandQueue::create(&context, device.id(), CL_QUEUE_PROFILING_ENABLE) } {
+            Ok(q) => q,
+            Err(_) => unsafe { CommandQueue::create_with_properties(&context, device.id(), CL_QUEUE_PROFILING_ENABLE, 0)? },
+        };
+        Ok(OpenclBackend { info, queue, context, device })
+    }
+
+    fn context_key(&self) -> usize {
+        self.context.get() as usize
+    }
+
+    fn buffer<'a>(&self, buf: &'a RawBuffer, op: &str) -> Result<&'a ClBuffer> {
+        let b = buf
+            .inner
+            .downcast_ref::<ClBuffer>()
+            .ok_or_else(|| driver_err(op, format!("{buf:?} is not an OpenCL buffer of {}", self.info.id)))?;
+        if b.context != self.context_key() {
+            return Err(driver_err(op, format!("{buf:?} belongs to another OpenCL context than {}", self.info.id)));
+        }
+        Ok(b)
+    }
+
+    /// Launches and returns the launch's event (its profiling counters are enabled).
+    pub(crate) fn launch_event(&self, kernel: &(dyn Any + Send + Sync), dims: LaunchDims, args: &[KernelArg<'_>]) -> Result<Option<Event>> {
+        let k = kernel
+            .downcast_ref::<ClKernel>()
+            .ok_or_else(|| driver_err("launch", format!("not a kernel compiled for {}", self.info.id)))?;
+        let op = format!("launch of `{}` on {}", k.symbol, self.info.id);
+        if k.context != self.context_key() {
+            return Err(driver_err(op, "the kernel was compiled for another OpenCL context"));
+        }
+        let global: [usize; 3] = std::array::from_fn(|i| dims.grid[i] as usize * dims.block[i] as usize);
+        let local: [usize; 3] = dims.block.map(|b| b as usize);
+        let sizes = || format!("global {global:?}, local {local:?}, {} args", args.len());
+        // An empty problem has nothing to run, and OpenCL 1.2 rejects a zero global size.
+        if global.contains(&0) {
+            return Ok(None);
+        }
+        let kernel = k.kernel.lock().unwrap_or_else(|e| e.into_inner());
+        for (i, arg) in args.iter().enumerate() {
+            let idx = i as u32;
+            let r = unsafe {
+                match arg {
+                    KernelArg::Int(v) => kernel.set_arg(idx, &(*v as cl_int)),
+                    KernelArg::Float(v) => kernel.set_arg(idx, &(*v as cl_float)),
+                    KernelArg::Buffer(b) => {
+                        let mem: cl_mem = self.buffer(b, &op)?.mem.get();
+                        kernel.set_arg(idx, &mem)
+                    }
+                }
+            };
+            r.map_err(|e| driver_err(&op, format!("{e} setting argument {i} ({})", sizes())))?;
+        }
+        let ev = unsafe { self.queue.enqueue_nd_range_kernel(kernel.get(), 3, ptr::null(), global.as_ptr(), local.as_ptr(), &[]) }
+            .map_err(|e| driver_err(&op, format!("{e} ({})", sizes())))?;
+        Ok(Some(ev))
+    }
+}
+
+impl Backend for OpenclBackend {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn alloc(&self, bytes: usize) -> Result<Box<dyn Any + Send + Sync>> {
+        let bytes = bytes.max(1);
+        let op = || format!("allocation of {bytes} bytes on {}", self.info.id);
+        let mem = unsafe { Buffer::<u8>::create(&self.context, CL_MEM_READ_WRITE, bytes, ptr::null_mut()) }
+            .map_err(|e| driver_err(op(), e.to_string()))?;
+        // Zero-filled on the queue, so the fill is ordered before any use of the buffer.
+        let zero = 0u8;
+        let ev = unsafe {
+            enqueue_fill_buffer(self.queue.get(), mem.get(), &zero as *const u8 as *const c_void, 1, 0, bytes, 0, ptr::null())
+        }
+        .map_err(|e| driver_err(op(), format!("{} while zero-filling", ClError(e))))?;
+        drop(Event::new(ev));
+        Ok(Box::new(ClBuffer { mem, context: self.context_key() }))
+    }
+
+    fn upload(&self, dst: &RawBuffer, src: &[u8]) -> Result<()> {
+        let op = format!("upload of {} bytes to {}", src.len(), self.info.id);
+        let b = self.buffer(dst, &op)?;
+        if src.is_empty() {
+            return Ok(());
+        }
+        let ev = unsafe {
+            enqueue_write_buffer(self.queue.get(), b.mem.get(), CL_BLOCKING, 0, src.len(), src.as_ptr() as *const c_void, 0, ptr::null())
+        }
+        .map_err(|e| driver_err(&op, ClError(e).to_string()))?;
+        drop(Event::new(ev));
+        Ok(())
+    }
+
+    fn download(&self, src: &RawBuffer, dst: &mut [u8]) -> Result<()> {
+        let op = format!("download of {} bytes from {}", dst.len(), self.info.id);
+        let b = self.buffer(src, &op)?;
+        if dst.is_empty() {
+            return Ok(());
+        }
+        let ev = unsafe {
+            enqueue_read_buffer(self.queue.get(), b.mem.get(), CL_BLOCKING, 0, dst.len(), dst.as_mut_ptr() as *mut c_void, 0, ptr::null())
+        }
+        .map_err(|e| driver_err(&op, ClError(e).to_string()))?;
+        drop(Event::new(ev));
+        Ok(())
+    }
+
+    fn compile(&self, source: &str, symbol: &str, defines: &[(String, u32)]) -> Result<Arc<dyn Any + Send + Sync>> {
+        let mut options = vec!["-cl-std=CL1.2".to_string()];
+        options.extend(defines.iter().map(|(k, v)| format!("-D {k}={v}")));
+        let joined = options.join(" ");
+        let fail = |log: String| GemmError::Compile { backend: BACKEND, kernel: symbol.to_string(), options: options.clone(), log };
+        // opencl3 panics on interior NULs (CString::new(..).expect); refuse them instead.
+        if symbol.contains('\0') || joined.contains('\0') {
+            return Err(fail("symbol or options contain a NUL byte".into()));
+        }
+
+        let start = Instant::now();
+        let mut program =
+            Program::create_from_source(&self.context, source).map_err(|e| driver_err(format!("creating program `{symbol}`"), e.to_string()))?;
+        let built = program.build(&[self.device.id()], &joined);
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        let log = program.get_build_log(self.device.id()).unwrap_or_default().trim().to_string();
+        log_and_dump(&self.info.id, source, symbol, &joined, ms, &log, built.as_ref().err());
+
+        if let Err(e) = built {
+            let log = if e.0 == CL_BUILD_PROGRAM_FAILURE { log } else { format!("{e}\n{log}") };
+            return Err(fail(log));
+        }
+        let kernel = Kernel::create(&program, symbol).map_err(|e| {
+            fail(format!("{e}: no kernel `{symbol}` in the program (it has: {})", program.kernel_names()))
+        })?;
+        Ok(Arc::new(ClKernel { kernel: Mutex::new(kernel), _program: program, symbol: symbol.to_string(), context: self.context_key() }))
+    }
+
+    fn launch(&self, kernel: &(dyn Any + Send + Sync), dims: LaunchDims, args: &[KernelArg<'_>]) -> Result<()> {
+        self.launch_event(kernel, dims, args).map(drop)
+    }
+
+    fn synchronize(&self) -> Result<()> {
+        self.queue.finish().map_err(|e| driver_err(format!("clFinish on {}", self.info.id), e.to_string()))
+    }
+}
+
+/// `CROSSGEMM_LOG`: one stderr line per build. `CROSSGEMM_DUMP=<dir>`: the source and the
+/// build log of every build, named by symbol and a hash of the options. Diagnostics only:
+/// an I/O error is reported once and never fails the build.
+fn log_and_dump(device: &str, source: &str, symbol: &str, options: &str, ms: f64, log: &str, err: Option<&ClError>) {
+    if std::env::var_os("CROSSGEMM_LOG").is_some() {
+        let status = err.map_or_else(|| "ok".to_string(), |e| e.to_string());
+        eprintln!("crossgemm: OpenCL build `{symbol}` on {device} [{options}] {ms:.1} ms: {status}");
+    }
+    let Some(dir) = std::env::var_os("CROSSGEMM_DUMP").filter(|d| !d.is_empty()) else { return };
+    let dir = PathBuf::from(dir);
+    let stem = format!("{symbol}-{:016x}", fnv1a(options.as_bytes()));
+    let log_text = format!("device: {device}\noptions: {options}\nbuild: {ms:.1} ms, {}\n\n{log}\n", err.map_or("ok".into(), |e| e.to_string()));
+    let written = std::fs::create_dir_all(&dir)
+        .and_then(|_| std::fs::write(dir.join(format!("{stem}.cl")), source))
+        .and_then(|_| std::fs::write(dir.join(format!("{stem}.log")), log_text));
+    if let Err(e) = written {
+        static WARNED: AtomicBool = AtomicBool::new(false);
+        if !WARNED.swap(true, Ordering::Relaxed) {
+            eprintln!("crossgemm: warning: cannot dump OpenCL kernels to {}: {e} (not reported again)", dir.display());
+        }
+    }
+}
+
+/// A hash that is stable across runs and Rust versions, so dump names can be compared.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every OpenCL device, or `None` (skip) when there is none, unless
+    /// `CROSSGEMM_REQUIRE_OPENCL=1` makes that a failure.
+    fn devices_or_skip(test: &str) -> Option<Vec<Device>> {
+        let devs = discover();
+        if devs.is_empty() {
+            if std::env::var("CROSSGEMM_REQUIRE_OPENCL").as_deref() == Ok("1") {
+                panic!("CROSSGEMM_REQUIRE_OPENCL=1 but no OpenCL device was found");
+            }
+            eprintln!("{test}: skipped, no OpenCL device");
+            return None;
+        }
+        Some(devs)
+    }
+
+    const ADD_SRC: &str = r#"
+__kernel void add_scaled(int n, float s, __global float* x, __global const float* y)
+{
+    const int i = get_global_id(0);
+    if (i < n) x[i] = x[i] * SCALE + s + y[i];
+}
+"#;
+
+    fn floats(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|f| f.to_le_bytes()).collect()
+    }
+    fn unfloats(b: &[u8]) -> Vec<f32> {
+        b.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+    }
+    fn dims(grid: u32, block: u32) -> LaunchDims {
+        LaunchDims { grid: [grid, 1, 1], block: [block, 1, 1], smem_bytes: 0 }
+    }
+
+    #[test]
+    fn opencl_discover() {
+        let Some(devs) = devices_or_skip("opencl_discover") else { return };
+        for d in &devs {
+            let i = d.info();
+            eprintln!("{i}: {:?}, driver {}, {} CUs, local {} B, wg {}, mem {} B", i.device_type, i.driver, i.compute_units, i.smem_per_block, i.max_threads_per_block, i.global_mem_bytes);
+            assert_eq!(i.kind, DeviceKind::Opencl);
+            let parts: Vec<_> = i.id.split(':').collect();
+            assert!(parts.len() == 3 && parts[0] == "opencl" && parts[1].parse::<u32>().is_ok() && parts[2].parse::<u32>().is_ok(), "{}", i.id);
+            assert!(!i.name.is_empty() && !i.platform.is_empty());
+            assert!(i.compute_units > 0 && i.max_threads_per_block > 0 && i.smem_per_block > 0 && i.global_mem_bytes > 0);
+            if i.platform.contains("Portable Computing Language") {
+                assert_eq!(i.device_type, DeviceType::Cpu);
+            }
+        }
+        let ids: Vec<_> = devs.iter().map(|d| d.info().id.clone()).collect();
+        let mut uniq = ids.clone();
+        uniq.dedup();
+        assert_eq!(ids, uniq);
+        // Discovery is cached: the same devices (and contexts) come back.
+        assert_eq!(discover(), devs);
+        if std::env::var("CROSSGEMM_REQUIRE_OPENCL").as_deref() == Ok("1") {
+            assert!(devs.iter().any(|d| d.info().platform.contains("Portable Computing Language")), "PoCL not found: {ids:?}");
+        }
+    }
+
+    #[test]
+    fn opencl_alloc_roundtrip() {
+        let Some(devs) = devices_or_skip("opencl_alloc_roundtrip") else { return };
+        for dev in &devs {
+            // Fresh buffers read back as zeros.
+            let buf = RawBuffer::new(dev, 1000).unwrap();
+            let mut out = vec![0xAAu8; 1000];
+            buf.download(&mut out).unwrap();
+            assert!(out.iter().all(|&b| b == 0), "{}", dev.info().id);
+
+            let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 % 251) as u8).collect();
+            buf.upload(&data).unwrap();
+            buf.download(&mut out).unwrap();
+            assert_eq!(out, data, "{}", dev.info().id);
+
+            let empty = RawBuffer::new(dev, 0).unwrap();
+            empty.upload(&[]).unwrap();
+            empty.download(&mut []).unwrap();
+        }
+    }
+
+    #[test]
+    fn opencl_kernel_runs() {
+        let Some(devs) = devices_or_skip("opencl_kernel_runs") else { return };
+        for dev in &devs {
+            let n = 10usize;
+            let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+            let y: Vec<f32> = (0..n).map(|i| 100.0 * i as f32).collect();
+            // One element past n, which the kernel must leave alone.
+            let bx = RawBuffer::new(dev, (n + 1) * 4).unwrap();
+            let by = RawBuffer::new(dev, n * 4).unwrap();
+            let mut xs = x.clone();
+            xs.push(-1.0);
+            bx.upload(&floats(&xs)).unwrap();
+            by.upload(&floats(&y)).unwrap();
+
+            let k = dev.backend().compile(ADD_SRC, "add_scaled", &[("SCALE".into(), 2)]).unwrap();
+            // 3 groups of 4 work-items: two past the end exercise the bounds check.
+            let args = [KernelArg::Int(n as i32), KernelArg::Float(0.5), KernelArg::Buffer(&bx), KernelArg::Buffer(&by)];
+            dev.backend().launch(&*k, dims(3, 4), &args).unwrap();
+            dev.synchronize().unwrap();
+            let mut out = vec![0u8; (n + 1) * 4];
+            bx.download(&mut out).unwrap();
+            let got = unfloats(&out);
+            let want: Vec<f32> = (0..n).map(|i| x[i] * 2.0 + 0.5 + y[i]).chain([-1.0]).collect();
+            assert_eq!(got, want, "{}", dev.info().id);
+
+            // An empty launch is a no-op, not an error.
+            dev.backend().launch(&*k, dims(0, 4), &args).unwrap();
+
+            // A work-group size beyond the device limit is a driver error naming the sizes.
+            let too_big = dev.info().max_threads_per_block.saturating_mul(2);
+            match dev.backend().launch(&*k, dims(1, too_big), &args) {
+                Err(GemmError::Driver { backend: "OpenCL", message, .. }) => assert!(message.contains("local"), "{message}"),
+                other => panic!("expected a driver error, got {:?}", other.map(|_| ())),
+            }
+        }
+    }
+
+    #[test]
+    fn opencl_concurrent_launches() {
+        let Some(devs) = devices_or_skip("opencl_concurrent_launches") else { return };
+        for dev in &devs {
+            let k = dev.backend().compile(ADD_SRC, "add_scaled", &[("SCALE".into(), 1)]).unwrap();
+            let n = 256usize;
+            std::thread::scope(|s| {
+                for t in 0..4 {
+                    let (dev, k) = (dev.clone(), k.clone());
+                    s.spawn(move || {
+                        let bx = RawBuffer::new(&dev, n * 4).unwrap();
+                        let by = RawBuffer::new(&dev, n * 4).unwrap();
+                        for _ in 0..20 {
+                            let args = [KernelArg::Int(n as i32), KernelArg::Float(t as f32), KernelArg::Buffer(&bx), KernelArg::Buffer(&by)];
+                            dev.backend().launch(&*k, dims(n as u32 / 64, 64), &args).unwrap();
+                        }
+                        let mut out = vec![0u8; n * 4];
+                        bx.download(&mut out).unwrap();
+                        assert!(unfloats(&out).iter().all(|&v| v == 20.0 * t as f32), "thread {t}");
+                    });
+                }
+            });
+        }
+    }
+
+    #[test]
+    fn opencl_compile_errors() {
+        let Some(devs) = devices_or_skip("opencl_compile_errors") else { return };
+        for dev in &devs {
+            let bad = "__kernel void broken(__global float* x) { x[0] = undeclared_name + ; }";
+            match dev.backend().compile(bad, "broken", &[("FOO".into(), 3)]) {
+                Err(GemmError::Compile { backend, kernel, options, log }) => {
+                    assert_eq!((backend, kernel.as_str()), ("OpenCL", "broken"));
+                    assert_eq!(options, ["-cl-std=CL1.2", "-D FOO=3"]);
+                    assert!(log.contains("error") && log.contains("undeclared_name"), "log: {log}");
+                }
+                other => panic!("expected a compile error, got {:?}", other.map(|_| ())),
+            }
+            // A good source without the requested symbol names what it does have.
+            match dev.backend().compile(ADD_SRC, "missing", &[("SCALE".into(), 1)]) {
+                Err(GemmError::Compile { log, .. }) => assert!(log.contains("add_scaled"), "log: {log}"),
+                other => panic!("expected a compile error, got {:?}", other.map(|_| ())),
+            }
+        }
+    }
+
+    /// The generator's real kernel (ragged shape, f32 and f16 + bias + ReLU) against a
+    /// plain loop: the ABI, the `-D` tile parameters and the launch geometry agree.
+    #[test]
+    fn opencl_generated_gemm() {
+        use gemm_core::config::{SimtTile, TileConfig};
+        use gemm_core::ir::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param, ParamKind};
+        let Some(devs) = devices_or_skip("opencl_generated_gemm") else { return };
+        let (m, n, k) = (37usize, 29usize, 45usize);
+        let tile = TileConfig::Simt(SimtTile { mwg: 32, nwg: 16, kwg: 8, mdimc: 8, ndimc: 8, vw: 4, group_m: 2 });
+        let defines: Vec<(String, u32)> = tile.defines().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let a: Vec<f32> = (0..m * k).map(|i| ((i * 13 % 17) as f32 - 8.0) / 8.0).collect(); // row-major M×K
+        let b: Vec<f32> = (0..k * n).map(|i| ((i * 7 % 11) as f32 - 5.0) / 4.0).collect(); // column-major K×N
+        let bias: Vec<f32> = (0..n).map(|j| j as f32 / 8.0 - 1.0).collect();
+        let want = |i: usize, j: usize, relu: bool| {
+            let acc: f32 = (0..k).map(|p| a[i * k + p] * b[j * k + p]).sum();
+            if relu { (acc + bias[j]).max(0.0) } else { acc }
+        };
+        for dtype in [DType::F32, DType::F16] {
+            let half = dtype == DType::F16;
+            let mat = |layout| ParamKind::Matrix { dtype, layout };
+            let mut params = vec![Param { name: "a".into(), kind: mat(Layout::RowMajor) }, Param { name: "b".into(), kind: mat(Layout::ColMajor) }];
+            let mut epilogue = vec![EpOp::Acc];
+            if half {
+                params.push(Param { name: "bias".into(), kind: ParamKind::Row { dtype } });
+                epilogue = vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Relu)];
+            }
+            let ir = GemmIr { name: "t".into(), params, a: 0, a_t: false, b: 1, b_t: false, ab_dtype: dtype, acc: AccMode::F32, out_dtype: dtype, out_layout: Layout::RowMajor, epilogue };
+            let src = gemm_core::codegen::opencl::emit(&ir);
+            let enc = |v: &[f32]| -> Vec<u8> {
+                if half { v.iter().flat_map(|x| half::f16::from_f32(*x).to_le_bytes()).collect() } else { floats(v) }
+            };
+            for dev in &devs {
+                let up = |v: &[f32]| {
+                    let bytes = enc(v);
+                    let buf = RawBuffer::new(dev, bytes.len()).unwrap();
+                    buf.upload(&bytes).unwrap();
+                    buf
+                };
+                let (ba, bb, bbias) = (up(&a), up(&b), up(&bias));
+                let out = RawBuffer::new(dev, m * n * dtype.size() as usize).unwrap();
+                let kern = dev.backend().compile(&src, &ir.symbol(), &defines).unwrap();
+                let mut args = vec![KernelArg::Int(m as i32), KernelArg::Int(n as i32), KernelArg::Int(k as i32), KernelArg::Buffer(&out), KernelArg::Buffer(&ba), KernelArg::Buffer(&bb)];
+                if half {
+                    args.push(KernelArg::Buffer(&bbias));
+                }
+                dev.backend().launch(&*kern, tile.launch(m, n, dtype), &args).unwrap();
+                let mut bytes = vec![0u8; out.bytes];
+                out.download(&mut bytes).unwrap();
+                let got: Vec<f32> = if half {
+                    bytes.chunks_exact(2).map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32()).collect()
+                } else {
+                    unfloats(&bytes)
+                };
+                for i in 0..m {
+                    for j in 0..n {
+                        let (g, w) = (got[i * n + j], want(i, j, half));
+                        let tol = if half { 1e-2 * w.abs().max(1.0) } else { 1e-4 * w.abs().max(1.0) };
+                        assert!((g - w).abs() <= tol, "{} {dtype:?} ({i},{j}): got {g}, want {w}", dev.info().id);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn opencl_dump_names_are_stable() {
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+}

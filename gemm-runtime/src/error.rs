@@ -1,0 +1,85 @@
+//! The one error type at the runtime boundary.
+
+use thiserror::Error;
+
+/// Everything that can go wrong when running a crossgemm kernel.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum GemmError {
+    /// Operand shapes do not form a valid product (the message names every shape).
+    #[error("shape mismatch in `{kernel}`: {detail}")]
+    Shape {
+        /// Kernel name.
+        kernel: String,
+        /// What disagrees, with the shapes.
+        detail: String,
+    },
+    /// Operands live on different devices.
+    #[error("device mismatch in `{kernel}`: `{param}` is on {found}, but the kernel runs on {expected}")]
+    DeviceMismatch {
+        /// Kernel name.
+        kernel: String,
+        /// Offending parameter.
+        param: String,
+        /// Its device.
+        found: String,
+        /// The device of the first operand.
+        expected: String,
+    },
+    /// A host slice has the wrong length for the shape it is uploaded as.
+    #[error("data length {len} does not match a {rows}x{cols} matrix ({} elements)", rows * cols)]
+    DataLength {
+        /// Elements given.
+        len: usize,
+        /// Rows asked for.
+        rows: usize,
+        /// Columns asked for.
+        cols: usize,
+    },
+    /// No device could be opened for the request (`CROSSGEMM_DEVICE` or an explicit name).
+    #[error("no such device `{request}`: {reason}")]
+    NoDevice {
+        /// What was asked for.
+        request: String,
+        /// Why it is not available, and what is.
+        reason: String,
+    },
+    /// The kernel has no code for this device: its target was not enabled or planned.
+    #[error("kernel `{kernel}` has no code for {device}: {hint}")]
+    NoTarget {
+        /// Kernel name.
+        kernel: String,
+        /// Device description.
+        device: String,
+        /// Targets compiled in, and the cargo feature to enable.
+        hint: String,
+    },
+    /// The driver's compiler rejected a generated source.
+    #[error("{backend} compilation of `{kernel}` failed with options {options:?}:\n{log}")]
+    Compile {
+        /// `NVRTC` or `OpenCL`.
+        backend: &'static str,
+        /// Kernel symbol.
+        kernel: String,
+        /// Compiler options, defines included.
+        options: Vec<String>,
+        /// The compiler's build log.
+        log: String,
+    },
+    /// A launch, copy or allocation failed in the driver.
+    #[error("{backend} error during {op}: {message}")]
+    Driver {
+        /// `CUDA` or `OpenCL`.
+        backend: &'static str,
+        /// What was being done.
+        op: String,
+        /// The driver's message.
+        message: String,
+    },
+    /// The request is valid but not supported on this device (e.g. too little shared memory).
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+}
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = GemmError> = std::result::Result<T, E>;

@@ -1,0 +1,186 @@
+//! The host reference: what every generated kernel must compute, evaluated on the CPU
+//! with f64 accumulation. Tests and the tuner check kernels against it.
+
+use gemm_core::{AccMode, EpOp, GemmIr, Layout};
+
+/// One operand of the host reference, widened to f32.
+#[derive(Clone, Copy, Debug)]
+pub enum HostOperand<'a> {
+    /// A matrix as stored (`rows × cols` in `layout`).
+    Matrix {
+        /// Elements in storage order.
+        data: &'a [f32],
+        /// Rows.
+        rows: usize,
+        /// Columns.
+        cols: usize,
+        /// Storage order.
+        layout: Layout,
+    },
+    /// A `Row` (length N) or `Col` (length M) vector.
+    Vector(&'a [f32]),
+    /// A scalar.
+    Scalar(f32),
+}
+
+/// Rounds to tf32 the way `cvt.rna.tf32.f32` does: nearest, ties away from zero.
+pub fn round_tf32(x: f32) -> f32 {
+    if !x.is_finite() {
+        return x;
+    }
+    f32::from_bits((x.to_bits().wrapping_add(0x1000)) & 0xffff_e000)
+}
+
+fn at(op: &HostOperand<'_>, r: usize, c: usize) -> f32 {
+    match *op {
+        HostOperand::Matrix { data, rows, cols, layout } => match layout {
+            Layout::RowMajor => data[r * cols + c],
+            Layout::ColMajor => data[c * rows + r],
+        },
+        HostOperand::Vector(v) => v[0],
+        HostOperand::Scalar(s) => s,
+    }
+}
+
+/// Evaluates the epilogue for one element. `args` are the kernel's parameters in
+/// signature order; `stack` is scratch space reused across elements.
+pub fn epilogue(ir: &GemmIr, args: &[HostOperand<'_>], acc: f32, i: usize, j: usize, stack: &mut Vec<f32>) -> f32 {
+    stack.clear();
+    for op in &ir.epilogue {
+        match *op {
+            EpOp::Acc => stack.push(acc),
+            EpOp::Param(p) => {
+                let v = match (&ir.params[p as usize].kind, args[p as usize]) {
+                    (gemm_core::ParamKind::Row { .. }, HostOperand::Vector(v)) => v[j],
+                    (gemm_core::ParamKind::Col { .. }, HostOperand::Vector(v)) => v[i],
+                    (_, op) => at(&op, i, j),
+                };
+                stack.push(v);
+            }
+            EpOp::Lit(v) => stack.push(v),
+            EpOp::Neg => {
+                let a = stack.pop().expect("checked IR");
+                stack.push(-a);
+            }
+            EpOp::Add | EpOp::Sub | EpOp::Mul | EpOp::Div => {
+                let b = stack.pop().expect("checked IR");
+                let a = stack.pop().expect("checked IR");
+                stack.push(match op {
+                    EpOp::Add => a + b,
+                    EpOp::Sub => a - b,
+                    EpOp::Mul => a * b,
+                    _ => a / b,
+                });
+            }
+            EpOp::Call(f) => {
+                let at = stack.len() - f.arity();
+                let v = f.eval(&stack[at..]);
+                stack.truncate(at);
+                stack.push(v);
+            }
+        }
+    }
+    stack.pop().unwrap_or(acc)
+}
+
+/// The reference result, `m × n` in the IR's output layout, before rounding to the
+/// output dtype. Products are summed in f64 (tf32 operands rounded first, as the tensor
+/// cores do); the epilogue runs in f32, as in the kernels.
+pub fn gemm(ir: &GemmIr, args: &[HostOperand<'_>], m: usize, n: usize, k: usize) -> Vec<f32> {
+    let tf32 = ir.acc == AccMode::Tf32;
+    let conv = |x: f32| if tf32 { round_tf32(x) } else { x } as f64;
+    // Gather A row-major and B column-major so that each dot product is contiguous.
+    let a_op = args[ir.a as usize];
+    let b_op = args[ir.b as usize];
+    let a_at = |i: usize, kk: usize| if ir.a_t { at(&a_op, kk, i) } else { at(&a_op, i, kk) };
+    let b_at = |kk: usize, j: usize| if ir.b_t { at(&b_op, j, kk) } else { at(&b_op, kk, j) };
+    let mut a = vec![0f64; m * k];
+    for i in 0..m {
+        for kk in 0..k {
+            a[i * k + kk] = conv(a_at(i, kk));
+        }
+    }
+    let mut b = vec![0f64; n * k];
+    for j in 0..n {
+        for kk in 0..k {
+            b[j * k + kk] = conv(b_at(kk, j));
+        }
+    }
+    let mut out = vec![0f32; m * n];
+    let mut stack = Vec::with_capacity(16);
+    for i in 0..m {
+        let ar = &a[i * k..(i + 1) * k];
+        for j in 0..n {
+            let br = &b[j * k..(j + 1) * k];
+            let acc: f64 = ar.iter().zip(br).map(|(x, y)| x * y).sum();
+            let v = epilogue(ir, args, acc as f32, i, j, &mut stack);
+            let idx = match ir.out_layout {
+                Layout::RowMajor => i * n + j,
+                Layout::ColMajor => j * m + i,
+            };
+            out[idx] = v;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gemm_core::{DType, Func, Param, ParamKind};
+
+    /// The reference against the textbook triple loop on a small bias+relu kernel with
+    /// a transposed, column-major B.
+    #[test]
+    fn matches_a_naive_triple_loop() {
+        let (m, n, k) = (5, 7, 3);
+        let ir = GemmIr {
+            name: "t".into(),
+            params: vec![
+                Param { name: "a".into(), kind: ParamKind::Matrix { dtype: DType::F32, layout: Layout::RowMajor } },
+                Param { name: "b".into(), kind: ParamKind::Matrix { dtype: DType::F32, layout: Layout::ColMajor } },
+                Param { name: "bias".into(), kind: ParamKind::Row { dtype: DType::F32 } },
+                Param { name: "s".into(), kind: ParamKind::Col { dtype: DType::F32 } },
+            ],
+            a: 0,
+            a_t: false,
+            b: 1,
+            b_t: true,
+            ab_dtype: DType::F32,
+            acc: AccMode::F32,
+            out_dtype: DType::F32,
+            out_layout: Layout::RowMajor,
+            epilogue: vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Relu), EpOp::Param(3), EpOp::Mul],
+        };
+        let a: Vec<f32> = (0..m * k).map(|x| (x as f32 * 0.37).sin()).collect();
+        // b is stored n x k column-major and used transposed: logical B[kk][j] = b(j, kk).
+        let b: Vec<f32> = (0..n * k).map(|x| (x as f32 * 0.11).cos()).collect();
+        let bias: Vec<f32> = (0..n).map(|x| x as f32 * 0.1 - 0.3).collect();
+        let s: Vec<f32> = (0..m).map(|x| 1.0 + x as f32).collect();
+        let args = [
+            HostOperand::Matrix { data: &a, rows: m, cols: k, layout: Layout::RowMajor },
+            HostOperand::Matrix { data: &b, rows: n, cols: k, layout: Layout::ColMajor },
+            HostOperand::Vector(&bias),
+            HostOperand::Vector(&s),
+        ];
+        let got = gemm(&ir, &args, m, n, k);
+        for i in 0..m {
+            for j in 0..n {
+                let mut acc = 0.0f64;
+                for kk in 0..k {
+                    acc += a[i * k + kk] as f64 * b[kk * n + j] as f64;
+                }
+                let want = (acc as f32 + bias[j]).max(0.0) * s[i];
+                assert!((got[i * n + j] - want).abs() < 1e-6, "({i},{j}) {} vs {want}", got[i * n + j]);
+            }
+        }
+    }
+
+    #[test]
+    fn tf32_rounding_keeps_ten_mantissa_bits() {
+        assert_eq!(round_tf32(1.0), 1.0);
+        let x = 1.0 + f32::EPSILON * 3.0;
+        assert_eq!(round_tf32(x), 1.0);
+        assert_eq!(round_tf32(1.0 + 2f32.powi(-10)), 1.0 + 2f32.powi(-10));
+    }
+}
