@@ -34,6 +34,10 @@ struct Lowerer<'a> {
     ops: Vec<EpOp>,
     /// A `*` that was not a product but had a Matrix operand: a hint for "no product".
     near_miss: Option<proc_macro2::TokenStream>,
+    /// Parameters whose type was rejected (already reported): uses are not errors again.
+    rejected: &'a [syn::Ident],
+    /// The body uses a rejected parameter, so "no matrix product" may be a consequence.
+    used_rejected: bool,
 }
 
 const FUNC_HELP: &str = "relu, gelu, gelu_erf, silu, sigmoid, tanh, exp, abs, min, max, clamp, leaky_relu";
@@ -41,14 +45,25 @@ const FUNC_HELP: &str = "relu, gelu, gelu_erf, silu, sigmoid, tanh, exp, abs, mi
 pub fn lower(cx: &Ctxt, f: &syn::ItemFn, sig: &Signature, attr: &Attr) -> Option<GemmIr> {
     let body = match f.block.stmts.as_slice() {
         [Stmt::Expr(e, None)] => e,
-        _ => {
-            cx.error_spanned_by(&f.block, "the body of a #[gemm_kernel] fn must be a single expression, e.g. `relu(x * w + bias)`");
+        stmts => {
+            const MSG: &str = "the body of a #[gemm_kernel] fn must be a single expression, e.g. `relu(x * w + bias)`";
+            // Point at the first statement that is not the tail expression.
+            match stmts.iter().find(|s| !matches!(s, Stmt::Expr(_, None))).or(stmts.first()) {
+                Some(Stmt::Local(s)) => cx.error_spanned_by(s, format!("{MSG}: `let` is not allowed, write the value inline")),
+                Some(Stmt::Expr(_, Some(semi))) if stmts.len() == 1 => cx.error_spanned_by(semi, format!("{MSG}: remove the `;`")),
+                Some(s) => cx.error_spanned_by(s, MSG),
+                None => cx.error_spanned_by(&f.block, MSG),
+            }
             return None;
         }
     };
-    let mut l = Lowerer { cx, params: &sig.params, used: vec![false; sig.params.len()], product: None, ops: Vec::new(), near_miss: None };
+    let mut l = Lowerer { cx, params: &sig.params, used: vec![false; sig.params.len()], product: None, ops: Vec::new(), near_miss: None, rejected: &sig.rejected, used_rejected: false };
     let shape = l.expr(body);
     let Some(p) = l.product.take() else {
+        if l.used_rejected {
+            // A parameter with a rejected type may be a product operand: already reported.
+            return None;
+        }
         let mut msg = "no matrix product: the body must contain exactly one `a * b` of two `Matrix` parameters (either may be `.t()`)".to_string();
         if l.near_miss.is_some() {
             msg.push_str("; `*` is the matrix product only between two bare Matrix parameters, so write e.g. `alpha * (x * w)` rather than `alpha * x * w`");
@@ -79,7 +94,7 @@ pub fn lower(cx: &Ctxt, f: &syn::ItemFn, sig: &Signature, attr: &Attr) -> Option
         );
     }
     if attr.acc == AccMode::Tf32 && da != DType::F32 {
-        cx.error_at(attr.acc_span.expect("acc was given"), format!("`acc = tf32` applies to f32 operands; this product is {}", da.name()));
+        cx.error_at(attr.acc_span.expect("acc was given"), format!("`acc = tf32` applies to f32 operands; this product is {}, which always accumulates in f32: remove `acc = tf32`", da.name()));
     }
     let (out_dtype, out_layout) = sig.out?;
     Some(GemmIr {
@@ -136,6 +151,8 @@ impl Lowerer<'_> {
                             "operator `{}` is not allowed here: the epilogue takes `+ - * /` and the functions {FUNC_HELP}",
                             b.op.to_token_stream()
                         ));
+                        self.expr(&b.left);
+                        self.expr(&b.right);
                         return None;
                     }
                 };
@@ -160,6 +177,7 @@ impl Lowerer<'_> {
                 }
                 _ => {
                     self.cx.error_spanned_by(u.op, "only unary `-` is allowed in the epilogue");
+                    self.expr(&u.expr);
                     None
                 }
             },
@@ -182,6 +200,10 @@ impl Lowerer<'_> {
             }
             Expr::Path(p) => {
                 let Some(i) = self.param(e) else {
+                    if p.qself.is_none() && p.path.get_ident().is_some_and(|id| self.rejected.contains(id)) {
+                        self.used_rejected = true;
+                        return None;
+                    }
                     self.cx.error_spanned_by(p, format!("unknown name `{}`: not a parameter of this kernel", p.to_token_stream()));
                     return None;
                 };
@@ -200,10 +222,17 @@ impl Lowerer<'_> {
                     _ => "`.t()` is only allowed on a Matrix operand of the matrix product".to_string(),
                 };
                 self.cx.error_spanned_by(e, msg);
+                if let Some(i) = self.param(&m.receiver) {
+                    self.used[i as usize] = true;
+                }
                 None
             }
             Expr::MethodCall(m) => {
                 self.cx.error_spanned_by(&m.method, format!("unsupported method `.{}()`: only `.t()` (transpose a product operand) is allowed; functions are called as `relu(x)`", m.method));
+                self.expr(&m.receiver);
+                for a in &m.args {
+                    self.expr(a);
+                }
                 None
             }
             other => {
@@ -216,8 +245,13 @@ impl Lowerer<'_> {
     fn product(&mut self, e: &Expr, a: u32, a_t: bool, b: u32, b_t: bool) -> Option<Shape> {
         self.used[a as usize] = true;
         self.used[b as usize] = true;
-        if self.product.is_some() {
-            self.cx.error_spanned_by(e, "a second matrix product: a #[gemm_kernel] fn computes exactly one `a * b`");
+        if let Some(p) = &self.product {
+            // The same product written twice (`tanh(x * w) + x * w`) is one accumulator.
+            if (p.a, p.a_t, p.b, p.b_t) == (a, a_t, b, b_t) {
+                self.ops.push(EpOp::Acc);
+                return Some(Shape::Elementwise);
+            }
+            self.cx.error_spanned_by(e, "a second matrix product: a #[gemm_kernel] fn computes exactly one `a * b` (repeating the same product is allowed)");
             return None;
         }
         self.product = Some(Product { a, a_t, b, b_t });
@@ -235,6 +269,9 @@ impl Lowerer<'_> {
                 "unknown function `{}`: the epilogue may call {FUNC_HELP}",
                 c.func.to_token_stream()
             ));
+            for a in &c.args {
+                self.expr(a);
+            }
             return None;
         };
         if c.args.len() != f.arity() {
@@ -244,7 +281,10 @@ impl Lowerer<'_> {
                 Func::LeakyRelu => "(x, slope)",
                 _ => "(x)",
             };
-            self.cx.error_spanned_by(c, format!("`{}` takes {} argument{} {}{sig}, got {}", f.name(), f.arity(), if f.arity() == 1 { "" } else { "s" }, f.name(), c.args.len()));
+            self.cx.error_spanned_by(c, format!("`{}` takes {} argument{}, `{}{sig}`, got {}", f.name(), f.arity(), if f.arity() == 1 { "" } else { "s" }, f.name(), c.args.len()));
+            for a in &c.args {
+                self.expr(a);
+            }
             return None;
         }
         let mut shape = Shape::Scalar;

@@ -16,6 +16,8 @@ pub struct Signature {
     pub params: Vec<DslParam>,
     /// Output element type and layout.
     pub out: Option<(DType, Layout)>,
+    /// Parameters whose type was rejected (the error is already reported).
+    pub rejected: Vec<Ident>,
 }
 
 const TYPE_HELP: &str = "expected `Matrix<T>`, `Matrix<T, RowMajor>`, `Matrix<T, ColMajor>`, `Row<T>`, `Col<T>` or `f32`, with T one of f16, bf16, f32";
@@ -32,6 +34,7 @@ pub fn signature(cx: &Ctxt, f: &syn::ItemFn) -> Signature {
         cx.error_spanned_by(&sig.generics, "a #[gemm_kernel] fn cannot be generic: name the element types (f16, bf16, f32)");
     }
     let mut params = Vec::new();
+    let mut rejected = Vec::new();
     for arg in &sig.inputs {
         match arg {
             FnArg::Receiver(r) => cx.error_spanned_by(r, "a #[gemm_kernel] fn cannot take `self`"),
@@ -40,8 +43,9 @@ pub fn signature(cx: &Ctxt, f: &syn::ItemFn) -> Signature {
                     cx.error_spanned_by(&pt.pat, "parameters must be plain identifiers");
                     continue;
                 };
-                if let Some(kind) = param_type(cx, &pt.ty) {
-                    params.push(DslParam { ident: pi.ident.clone(), kind, ty: (*pt.ty).clone() });
+                match param_type(cx, &pt.ty) {
+                    Some(kind) => params.push(DslParam { ident: pi.ident.clone(), kind, ty: (*pt.ty).clone() }),
+                    None => rejected.push(pi.ident.clone()),
                 }
             }
         }
@@ -60,7 +64,7 @@ pub fn signature(cx: &Ctxt, f: &syn::ItemFn) -> Signature {
             None => None,
         },
     };
-    Signature { params, out }
+    Signature { params, out, rejected }
 }
 
 fn param_type(cx: &Ctxt, ty: &Type) -> Option<ParamKind> {

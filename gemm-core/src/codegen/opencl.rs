@@ -107,12 +107,12 @@ fn vector_loads(d: DType) -> String {
     let n = d.name();
     let full = match d {
         DType::F32 => "float4 t = vload4(0, p + base); out[0] = t.s0; out[1] = t.s1; out[2] = t.s2; out[3] = t.s3;",
-        DType::F16 => "float4 t = vload_half4(0, p + base); out[0] = t.s0; out[1] = t.s1; out[2] = t.s2; out[3] = t.s3;",
+        DType::F16 => "float4 t = vload_half4(0, (const __global half*)(p + base)); out[0] = t.s0; out[1] = t.s1; out[2] = t.s2; out[3] = t.s3;",
         DType::Bf16 => "ushort4 t = vload4(0, p + base); out[0] = cg_bf16_to_f32(t.s0); out[1] = cg_bf16_to_f32(t.s1); out[2] = cg_bf16_to_f32(t.s2); out[3] = cg_bf16_to_f32(t.s3);",
     };
     let full2 = match d {
         DType::F32 => "float2 t = vload2(0, p + base); out[0] = t.s0; out[1] = t.s1;",
-        DType::F16 => "float2 t = vload_half2(0, p + base); out[0] = t.s0; out[1] = t.s1;",
+        DType::F16 => "float2 t = vload_half2(0, (const __global half*)(p + base)); out[0] = t.s0; out[1] = t.s1;",
         DType::Bf16 => "ushort2 t = vload2(0, p + base); out[0] = cg_bf16_to_f32(t.s0); out[1] = cg_bf16_to_f32(t.s1);",
     };
     format!(

@@ -88,7 +88,8 @@ pub fn helpers(d: Dialect) -> String {
         let (ld, stv) = match (d, dt) {
             (_, DType::F32) => ("p[i]".to_string(), "p[i] = v;".to_string()),
             (Dialect::Cuda, DType::F16) => ("cg_f16_to_f32(p[i])".into(), "p[i] = cg_f32_to_f16(v);".into()),
-            (Dialect::Opencl, DType::F16) => ("vload_half(i, p)".into(), "vstore_half_rte(v, i, p);".into()),
+            // `half*` is a legal pointer type without cl_khr_fp16; only arithmetic on it is not.
+            (Dialect::Opencl, DType::F16) => ("vload_half(i, (const __global half*)p)".into(), "vstore_half_rte(v, i, (__global half*)p);".into()),
             (_, DType::Bf16) => ("cg_bf16_to_f32(p[i])".into(), "p[i] = cg_f32_to_bf16(v);".into()),
         };
         let n = dt.name();

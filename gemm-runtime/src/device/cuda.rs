@@ -56,15 +56,12 @@ fn preload_nvrtc_from_toolkit() -> bool {
     const RTLD_NOW: std::ffi::c_int = 2;
     let mut dirs: Vec<PathBuf> = ["CUDA_PATH", "CUDA_HOME"]
         .iter()
-        .filter_map(|v| std::env::var_os(v))
+        .filter_map(std::env::var_os)
         .map(|d| Path::new(&d).join("lib64"))
         .collect();
     dirs.push(PathBuf::from("/usr/local/cuda/lib64"));
-    let major = cuda_major_built_for();
     for dir in dirs {
-        // Only the soname cudarc asks for helps; an unversioned libnvrtc.so would be a
-        // different file name and not match it.
-        let file = dir.join(format!("libnvrtc.so.{major}"));
+        let file = dir.join(NVRTC_SONAME);
         if !file.is_file() {
             continue;
         }
@@ -83,10 +80,10 @@ fn preload_nvrtc_from_toolkit() -> bool {
     false
 }
 
-/// The CUDA major version the cudarc bindings were generated for (`cuda-13000` → 13).
-const fn cuda_major_built_for() -> u32 {
-    13
-}
+/// The soname of the NVRTC that cudarc's `cuda-13000` bindings look for. Preloading any
+/// other file (an unversioned `libnvrtc.so`, a 12.x one) would not satisfy its lookup.
+#[cfg(target_os = "linux")]
+const NVRTC_SONAME: &str = "libnvrtc.so.13";
 
 fn driver_err(op: impl Into<String>, e: dres::DriverError) -> GemmError {
     let name = e.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", e.0));
@@ -401,7 +398,13 @@ fn compile_logged(source: &str, symbol: &str, arch: u32, defines: &[(String, u32
                 let ptxas = PtxasInfo::parse(&b.log);
                 eprintln!("crossgemm: nvrtc sm_{arch} {symbol} [{defs}] {:.1} ms: {}", b.ms, if ptxas.summary.is_empty() { "no ptxas report" } else { &ptxas.summary });
             }
-            Err(_) => eprintln!("crossgemm: nvrtc sm_{arch} {symbol} [{defs}] failed"),
+            Err(e) => {
+                let why = match e {
+                    GemmError::Compile { log, .. } => log.lines().find(|l| l.contains("error")).or(log.lines().next()).unwrap_or("").trim().to_string(),
+                    other => other.to_string(),
+                };
+                eprintln!("crossgemm: nvrtc sm_{arch} {symbol} [{defs}] failed: {why}");
+            }
         }
     }
     result

@@ -1,0 +1,281 @@
+//! Every generated kernel against the host reference, on every device found (PoCL in
+//! CI; CUDA and NVIDIA's OpenCL on the GPU machine): each dtype, each layout, each
+//! epilogue op, shapes that are not multiples of any tile, and every planned config of
+//! the plain kernels.
+
+mod common;
+
+use common::*;
+use crossgemm::gemm_core::TileConfig;
+use crossgemm::prelude::*;
+
+// --- layouts and dtypes -------------------------------------------------------------
+
+#[gemm_kernel]
+fn f16_rc(a: Matrix<f16>, b: Matrix<f16, ColMajor>) -> Matrix<f16> {
+    a * b
+}
+#[gemm_kernel]
+fn f16_rr(a: Matrix<f16>, b: Matrix<f16>) -> Matrix<f16> {
+    a * b
+}
+#[gemm_kernel]
+fn f16_cr(a: Matrix<f16, ColMajor>, b: Matrix<f16>) -> Matrix<f16> {
+    a * b
+}
+#[gemm_kernel]
+fn f16_cc_out_col(a: Matrix<f16, ColMajor>, b: Matrix<f16, ColMajor>) -> Matrix<f16, ColMajor> {
+    a * b
+}
+#[gemm_kernel]
+fn f16_transposed(a: Matrix<f16>, b: Matrix<f16>) -> Matrix<f32> {
+    a.t() * b.t()
+}
+#[gemm_kernel]
+fn bf16_rc(a: Matrix<bf16>, b: Matrix<bf16, ColMajor>) -> Matrix<bf16> {
+    a * b
+}
+#[gemm_kernel]
+fn bf16_cr(a: Matrix<bf16, ColMajor>, b: Matrix<bf16>) -> Matrix<f32> {
+    a * b
+}
+#[gemm_kernel]
+fn f32_rr(a: Matrix<f32>, b: Matrix<f32>) -> Matrix<f32> {
+    a * b
+}
+#[gemm_kernel]
+fn f32_cc(a: Matrix<f32, ColMajor>, b: Matrix<f32, ColMajor>) -> Matrix<f32> {
+    a * b
+}
+#[gemm_kernel(acc = tf32)]
+fn tf32_rc(a: Matrix<f32>, b: Matrix<f32, ColMajor>) -> Matrix<f32> {
+    a * b
+}
+#[gemm_kernel(acc = tf32)]
+fn tf32_cr(a: Matrix<f32, ColMajor>, b: Matrix<f32>) -> Matrix<f32> {
+    a * b
+}
+
+/// Runs a two-operand kernel on every device and shape and compares with its reference.
+macro_rules! check_plain {
+    ($kernel:ident, $ta:ty, $la:ty, $tb:ty, $lb:ty, $tf32:expr, $a_t:expr, $b_t:expr, $seed:expr) => {{
+        for dev in devices() {
+            let mut r = rng($seed);
+            for &(m, n, k) in SHAPES {
+                let (ar, ac) = if $a_t { (k, m) } else { (m, k) };
+                let (br, bc) = if $b_t { (n, k) } else { (k, n) };
+                let a = mat::<$ta, $la>(&dev, &mut r, ar, ac);
+                let b = mat::<$tb, $lb>(&dev, &mut r, br, bc);
+                let got = $kernel(&a, &b).unwrap().to_host().unwrap();
+                let want = $kernel::reference(&a, &b).unwrap();
+                assert_close(&got, &want, k, $tf32, &format!("{} {m}x{n}x{k} on {}", stringify!($kernel), dev.info()));
+            }
+        }
+    }};
+}
+
+#[test]
+fn f16_layouts() {
+    check_plain!(f16_rc, f16, RowMajor, f16, ColMajor, false, false, false, 1);
+    check_plain!(f16_rr, f16, RowMajor, f16, RowMajor, false, false, false, 2);
+    check_plain!(f16_cr, f16, ColMajor, f16, RowMajor, false, false, false, 3);
+    check_plain!(f16_cc_out_col, f16, ColMajor, f16, ColMajor, false, false, false, 4);
+    check_plain!(f16_transposed, f16, RowMajor, f16, RowMajor, false, true, true, 5);
+}
+
+#[test]
+fn bf16_layouts() {
+    check_plain!(bf16_rc, bf16, RowMajor, bf16, ColMajor, false, false, false, 6);
+    check_plain!(bf16_cr, bf16, ColMajor, bf16, RowMajor, false, false, false, 7);
+}
+
+#[test]
+fn f32_and_tf32() {
+    check_plain!(f32_rr, f32, RowMajor, f32, RowMajor, false, false, false, 8);
+    check_plain!(f32_cc, f32, ColMajor, f32, ColMajor, false, false, false, 9);
+    check_plain!(tf32_rc, f32, RowMajor, f32, ColMajor, true, false, false, 10);
+    check_plain!(tf32_cr, f32, ColMajor, f32, RowMajor, true, false, false, 11);
+}
+
+// --- every planned config -----------------------------------------------------------
+
+/// Every config the planner keeps for the device's target, on an odd shape: the tuner
+/// may pick any of them, so each must be right.
+macro_rules! check_all_configs {
+    ($kernel:ident, $ta:ty, $la:ty, $tb:ty, $lb:ty, $tf32:expr, $seed:expr) => {{
+        for dev in devices() {
+            let mut r = rng($seed);
+            let (m, n, k) = (67, 45, 77);
+            let a = mat::<$ta, $la>(&dev, &mut r, m, k);
+            let b = mat::<$tb, $lb>(&dev, &mut r, k, n);
+            let want = $kernel::reference(&a, &b).unwrap();
+            let backend = dev.code_backend();
+            let configs: Vec<TileConfig> = $kernel::SPEC
+                .targets
+                .iter()
+                .filter(|t| Some(t.backend) == backend)
+                .flat_map(|t| t.plan().configs.iter().copied())
+                .filter(|c| c.threads() <= dev.info().max_threads_per_block && c.smem_bytes(<$ta as crossgemm::Element>::DTYPE) <= dev.info().smem_per_block)
+                .collect();
+            assert!(!configs.is_empty(), "no config for {}", dev.info());
+            for cfg in configs {
+                let mut out = Matrix::zeros(&dev, m, n).unwrap();
+                $kernel::run_with(&cfg, &a, &b, &mut out).unwrap_or_else(|e| panic!("{cfg}: {e}"));
+                let got = out.to_host().unwrap();
+                assert_close(&got, &want, k, $tf32, &format!("{} config {cfg} on {}", stringify!($kernel), dev.info()));
+            }
+        }
+    }};
+}
+
+#[test]
+fn every_planned_config_f16() {
+    check_all_configs!(f16_rc, f16, RowMajor, f16, ColMajor, false, 21);
+    check_all_configs!(f16_cr, f16, ColMajor, f16, RowMajor, false, 22);
+}
+
+#[test]
+fn every_planned_config_bf16_f32() {
+    check_all_configs!(bf16_rc, bf16, RowMajor, bf16, ColMajor, false, 23);
+    check_all_configs!(f32_rr, f32, RowMajor, f32, RowMajor, false, 24);
+    check_all_configs!(tf32_rc, f32, RowMajor, f32, ColMajor, true, 25);
+}
+
+// --- epilogue ops --------------------------------------------------------------------
+
+#[gemm_kernel]
+fn ep_bias_relu(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
+    relu(x * w + bias)
+}
+#[gemm_kernel]
+fn ep_gelu_col(x: Matrix<f16>, w: Matrix<f16>, scale: Col<f32>) -> Matrix<f16> {
+    gelu(x * w) * scale
+}
+#[gemm_kernel]
+fn ep_gelu_erf_residual(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>, res: Matrix<bf16>) -> Matrix<bf16> {
+    gelu_erf(x * w) + res
+}
+#[gemm_kernel]
+fn ep_silu_sigmoid(x: Matrix<f16>, w: Matrix<f16, ColMajor>, res: Matrix<f32, ColMajor>) -> Matrix<f32> {
+    silu(x * w) + sigmoid(res)
+}
+#[gemm_kernel]
+fn ep_tanh_exp_abs(x: Matrix<f32>, w: Matrix<f32>, alpha: f32) -> Matrix<f32> {
+    tanh(x * w) + exp(0.1 * abs(alpha * (x * w)))
+}
+#[gemm_kernel]
+fn ep_min_max_clamp(x: Matrix<f16>, w: Matrix<f16, ColMajor>, lo: f32, bias: Row<f32>) -> Matrix<f16> {
+    clamp(min(x * w, 2.5), lo, 3.0) + max(bias, 0.25)
+}
+#[gemm_kernel]
+fn ep_leaky_neg_div(x: Matrix<bf16>, w: Matrix<bf16>, alpha: f32, beta: f32, c: Matrix<bf16>) -> Matrix<bf16> {
+    leaky_relu(-(alpha * (x * w)) / 2.0 + beta * c, 0.1)
+}
+
+#[test]
+fn epilogue_ops() {
+    for dev in devices() {
+        let d = dev.info().to_string();
+        let mut r = rng(31);
+        for &(m, n, k) in SMALL_SHAPES {
+            let ctx = |name: &str| format!("{name} {m}x{n}x{k} on {d}");
+            {
+                let (x, w, b) = (mat::<f16, RowMajor>(&dev, &mut r, m, k), mat::<f16, ColMajor>(&dev, &mut r, k, n), row::<f16>(&dev, &mut r, n));
+                assert_close(&ep_bias_relu(&x, &w, &b).unwrap().to_host().unwrap(), &ep_bias_relu::reference(&x, &w, &b).unwrap(), k, false, &ctx("bias_relu"));
+            }
+            {
+                let (x, w, s) = (mat::<f16, RowMajor>(&dev, &mut r, m, k), mat::<f16, RowMajor>(&dev, &mut r, k, n), col::<f32>(&dev, &mut r, m));
+                assert_close(&ep_gelu_col(&x, &w, &s).unwrap().to_host().unwrap(), &ep_gelu_col::reference(&x, &w, &s).unwrap(), k, false, &ctx("gelu_col"));
+            }
+            {
+                let (x, w, c) = (mat::<bf16, RowMajor>(&dev, &mut r, m, k), mat::<bf16, ColMajor>(&dev, &mut r, k, n), mat::<bf16, RowMajor>(&dev, &mut r, m, n));
+                assert_close(&ep_gelu_erf_residual(&x, &w, &c).unwrap().to_host().unwrap(), &ep_gelu_erf_residual::reference(&x, &w, &c).unwrap(), k, false, &ctx("gelu_erf_residual"));
+            }
+            {
+                let (x, w, c) = (mat::<f16, RowMajor>(&dev, &mut r, m, k), mat::<f16, ColMajor>(&dev, &mut r, k, n), mat::<f32, ColMajor>(&dev, &mut r, m, n));
+                assert_close(&ep_silu_sigmoid(&x, &w, &c).unwrap().to_host().unwrap(), &ep_silu_sigmoid::reference(&x, &w, &c).unwrap(), k, false, &ctx("silu_sigmoid"));
+            }
+            {
+                let (x, w) = (mat::<f32, RowMajor>(&dev, &mut r, m, k), mat::<f32, RowMajor>(&dev, &mut r, k, n));
+                assert_close(&ep_tanh_exp_abs(&x, &w, -1.5).unwrap().to_host().unwrap(), &ep_tanh_exp_abs::reference(&x, &w, -1.5).unwrap(), k, false, &ctx("tanh_exp_abs"));
+            }
+            {
+                let (x, w, b) = (mat::<f16, RowMajor>(&dev, &mut r, m, k), mat::<f16, ColMajor>(&dev, &mut r, k, n), row::<f32>(&dev, &mut r, n));
+                assert_close(&ep_min_max_clamp(&x, &w, -0.5, &b).unwrap().to_host().unwrap(), &ep_min_max_clamp::reference(&x, &w, -0.5, &b).unwrap(), k, false, &ctx("min_max_clamp"));
+            }
+            {
+                let (x, w, c) = (mat::<bf16, RowMajor>(&dev, &mut r, m, k), mat::<bf16, RowMajor>(&dev, &mut r, k, n), mat::<bf16, RowMajor>(&dev, &mut r, m, n));
+                assert_close(&ep_leaky_neg_div(&x, &w, 0.75, -2.0, &c).unwrap().to_host().unwrap(), &ep_leaky_neg_div::reference(&x, &w, 0.75, -2.0, &c).unwrap(), k, false, &ctx("leaky_neg_div"));
+            }
+        }
+    }
+}
+
+/// The kernels compute the intended function, not only what the reference says: a
+/// hand-written bias+ReLU on the host, independent of the IR.
+#[test]
+fn bias_relu_matches_a_hand_written_loop() {
+    for dev in devices().into_iter().chain([Device::host()]) {
+        let (m, n, k) = (13, 21, 34);
+        let mut r = rng(41);
+        let xs: Vec<f16> = values(&mut r, m * k);
+        let ws: Vec<f16> = values(&mut r, k * n); // column-major k x n
+        let bs: Vec<f16> = values(&mut r, n);
+        let x = Matrix::<f16>::from_host(&dev, m, k, &xs).unwrap();
+        let w = Matrix::<f16, ColMajor>::from_host(&dev, k, n, &ws).unwrap();
+        let b = Row::from_host(&dev, &bs).unwrap();
+        let got = ep_bias_relu(&x, &w, &b).unwrap().to_host().unwrap();
+        let want: Vec<f16> = (0..m * n)
+            .map(|idx| {
+                let (i, j) = (idx / n, idx % n);
+                let acc: f32 = (0..k).map(|kk| xs[i * k + kk].to_f32() * ws[j * k + kk].to_f32()).sum();
+                f16::from_f32((acc + bs[j].to_f32()).max(0.0))
+            })
+            .collect();
+        assert_close(&got, &want, k, false, &format!("hand-written bias_relu on {}", dev.info()));
+    }
+}
+
+// --- run-time errors -----------------------------------------------------------------
+
+#[test]
+fn shape_and_device_errors_are_errs() {
+    let host = Device::host();
+    let mut r = rng(51);
+    let x = mat::<f16, RowMajor>(&host, &mut r, 4, 5);
+    let w = mat::<f16, ColMajor>(&host, &mut r, 6, 3);
+    let b = row::<f16>(&host, &mut r, 3);
+    let e = ep_bias_relu(&x, &w, &b).unwrap_err();
+    assert!(matches!(e, GemmError::Shape { .. }), "{e}");
+    let msg = e.to_string();
+    assert!(msg.contains("4x5") && msg.contains("6x3"), "{msg}");
+
+    let w = mat::<f16, ColMajor>(&host, &mut r, 5, 3);
+    let short = row::<f16>(&host, &mut r, 2);
+    let msg = ep_bias_relu(&x, &w, &short).unwrap_err().to_string();
+    assert!(msg.contains("`bias`") && msg.contains("length 2") && msg.contains("3 columns"), "{msg}");
+
+    let mut out = Matrix::<f16>::zeros(&host, 4, 4).unwrap();
+    let msg = ep_bias_relu_into(&x, &w, &b, &mut out).unwrap_err().to_string();
+    assert!(msg.contains("4x4") && msg.contains("4x3"), "{msg}");
+
+    let e = Matrix::<f16>::from_host(&host, 2, 2, &[f16::ZERO; 3]).unwrap_err();
+    assert!(matches!(e, GemmError::DataLength { len: 3, rows: 2, cols: 2 }), "{e}");
+
+    for dev in devices() {
+        let on_dev = mat::<f16, ColMajor>(&dev, &mut r, 5, 3);
+        let e = ep_bias_relu(&x, &on_dev, &b).unwrap_err();
+        assert!(matches!(e, GemmError::DeviceMismatch { .. }), "{e}");
+        assert!(e.to_string().contains("`w`"), "{e}");
+    }
+}
+
+#[test]
+fn host_device_runs_the_reference() {
+    let host = Device::host();
+    let mut r = rng(61);
+    let x = mat::<f16, RowMajor>(&host, &mut r, 9, 7);
+    let w = mat::<f16, ColMajor>(&host, &mut r, 7, 5);
+    let b = row::<f16>(&host, &mut r, 5);
+    assert_eq!(ep_bias_relu(&x, &w, &b).unwrap().to_host().unwrap(), ep_bias_relu::reference(&x, &w, &b).unwrap());
+}
