@@ -279,3 +279,20 @@ fn host_device_runs_the_reference() {
     let b = row::<f16>(&host, &mut r, 5);
     assert_eq!(ep_bias_relu(&x, &w, &b).unwrap().to_host().unwrap(), ep_bias_relu::reference(&x, &w, &b).unwrap());
 }
+
+// --- random shapes -------------------------------------------------------------------
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 24, ..Default::default() })]
+
+    /// Any shape, including ones no tile divides, gives the reference's answer.
+    #[test]
+    fn random_shapes_bias_relu(m in 1usize..90, n in 1usize..90, k in 1usize..130, seed in 0u64..1000) {
+        for dev in devices() {
+            let mut r = rng(seed);
+            let (x, w, b) = (mat::<f16, RowMajor>(&dev, &mut r, m, k), mat::<f16, ColMajor>(&dev, &mut r, k, n), row::<f16>(&dev, &mut r, n));
+            let got = ep_bias_relu(&x, &w, &b).unwrap().to_host().unwrap();
+            assert_close(&got, &ep_bias_relu::reference(&x, &w, &b).unwrap(), k, false, &format!("bias_relu {m}x{n}x{k} on {}", dev.info()));
+        }
+    }
+}

@@ -300,3 +300,66 @@ impl Lowerer<'_> {
         ok.then_some(shape)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{attr, parse};
+    use gemm_core::{Func, Layout};
+
+    fn lower_src(args: proc_macro2::TokenStream, f: syn::ItemFn) -> (Option<GemmIr>, Vec<String>) {
+        let cx = Ctxt::new();
+        let a = attr::parse(&cx, args);
+        let sig = parse::signature(&cx, &f);
+        let ir = lower(&cx, &f, &sig, &a);
+        let errs = match cx.check() {
+            Ok(()) => Vec::new(),
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        };
+        (ir, errs)
+    }
+
+    #[test]
+    fn lowers_linear_relu_to_postfix() {
+        let (ir, errs) = lower_src(
+            quote::quote!(),
+            syn::parse_quote! {
+                fn linear_relu(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> { relu(x * w + bias) }
+            },
+        );
+        assert!(errs.is_empty(), "{errs:?}");
+        let ir = ir.unwrap();
+        assert_eq!(ir.epilogue, vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Relu)]);
+        assert_eq!((ir.a, ir.b, ir.a_layout(), ir.b_layout()), (0, 1, Layout::RowMajor, Layout::ColMajor));
+    }
+
+    #[test]
+    fn transposes_flip_the_kernel_side_layout_and_repeated_products_share_acc() {
+        let (ir, errs) = lower_src(
+            quote::quote!(acc = tf32),
+            syn::parse_quote! {
+                fn k(a: Matrix<f32>, b: Matrix<f32, ColMajor>, s: f32) -> Matrix<f32> { tanh(a.t() * b.t()) + s * (a.t() * b.t()) }
+            },
+        );
+        assert!(errs.is_empty(), "{errs:?}");
+        let ir = ir.unwrap();
+        assert!(ir.a_t && ir.b_t);
+        assert_eq!((ir.a_layout(), ir.b_layout()), (Layout::ColMajor, Layout::RowMajor));
+        assert_eq!(ir.acc, AccMode::Tf32);
+        assert_eq!(ir.epilogue.iter().filter(|o| **o == EpOp::Acc).count(), 2);
+    }
+
+    #[test]
+    fn reports_every_error_of_a_kernel() {
+        let (_, errs) = lower_src(
+            quote::quote!(),
+            syn::parse_quote! {
+                fn k(a: Matrix<f16>, b: Matrix<bf16>, unused: f32) -> Matrix<f16> { softplus(a * b) % 2.0 }
+            },
+        );
+        assert!(errs.iter().any(|e| e.contains("unknown function `softplus`")), "{errs:?}");
+        assert!(errs.iter().any(|e| e.contains("operator `%`")), "{errs:?}");
+        assert!(errs.iter().any(|e| e.contains("`unused` is not used")), "{errs:?}");
+        assert!(errs.iter().any(|e| e.contains("mismatched element types")), "{errs:?}");
+    }
+}

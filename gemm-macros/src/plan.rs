@@ -97,3 +97,55 @@ pub fn plan_all(cx: &Ctxt, ir: &GemmIr, attr: &Attr, targets: &Targets, warnings
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gemm_core::{AccMode, DType, EpOp, Layout, Param, ParamKind};
+
+    fn ir(dtype: DType, acc: AccMode) -> GemmIr {
+        GemmIr {
+            name: "k".into(),
+            params: vec![
+                Param { name: "a".into(), kind: ParamKind::Matrix { dtype, layout: Layout::RowMajor } },
+                Param { name: "b".into(), kind: ParamKind::Matrix { dtype, layout: Layout::RowMajor } },
+            ],
+            a: 0,
+            a_t: false,
+            b: 1,
+            b_t: false,
+            ab_dtype: dtype,
+            acc,
+            out_dtype: dtype,
+            out_layout: Layout::RowMajor,
+            epilogue: vec![EpOp::Acc],
+        }
+    }
+
+    fn plan(ir: &GemmIr, targets: &str) -> (Vec<Planned>, Vec<Warning>) {
+        let cx = Ctxt::new();
+        let attr = crate::attr::parse(&cx, targets.parse().unwrap());
+        let (t, _) = load_targets(&cx);
+        let mut w = Vec::new();
+        let p = plan_all(&cx, ir, &attr, &t, &mut w);
+        cx.check().unwrap();
+        (p, w)
+    }
+
+    #[test]
+    fn full_f32_on_tensor_core_chips_warns_and_tf32_does_not() {
+        let (p, w) = plan(&ir(DType::F32, AccMode::F32), "targets(h200, opencl_cpu)");
+        assert_eq!(p.len(), 2);
+        assert_eq!(w.len(), 1, "only h200 has better instructions than fma");
+        assert!(w[0].text.contains("h200") && w[0].text.contains("acc = tf32"), "{}", w[0].text);
+        let (_, w) = plan(&ir(DType::F32, AccMode::Tf32), "targets(h200)");
+        assert!(w.is_empty());
+    }
+
+    #[test]
+    fn sources_follow_the_target_backend() {
+        let (p, _) = plan(&ir(DType::F16, AccMode::F32), "targets(a100, nvidia_opencl)");
+        assert!(p[0].source.contains("mma.sync"));
+        assert!(p[1].source.contains("__kernel"));
+    }
+}

@@ -6,6 +6,8 @@ pub mod device;
 mod element;
 mod error;
 mod launch;
+#[cfg(feature = "cuda")]
+mod nvrtc_check;
 pub mod reference;
 mod spec;
 
@@ -13,6 +15,8 @@ pub use buffer::{Col, Matrix, Row};
 pub use device::{Device, DeviceInfo, DeviceKind};
 pub use element::{ColMajor, Element, LayoutType, RowMajor};
 pub use error::{GemmError, Result};
+#[cfg(feature = "cuda")]
+pub use nvrtc_check::{check_cuda_compiles, nvrtc_available, CompileReport};
 pub use gemm_core;
 pub use half::{bf16, f16};
 pub use spec::{KernelSpec, TargetKernel};

@@ -228,7 +228,7 @@ pub(crate) struct PtxasInfo {
 }
 
 impl PtxasInfo {
-    fn parse(log: &str) -> PtxasInfo {
+    pub(crate) fn parse(log: &str) -> PtxasInfo {
         let mut info = PtxasInfo::default();
         let (mut regs, mut spills) = (Vec::new(), Vec::new());
         for line in log.lines() {

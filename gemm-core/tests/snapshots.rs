@@ -1,0 +1,385 @@
+//! Snapshot tests: pin the generated CUDA / OpenCL sources and the planner's output for a
+//! handful of representative IRs, so that any codegen or planner change shows up as a
+//! reviewed diff of `tests/snapshots/`.
+//!
+//! Each case writes four files under `gemm-core/tests/snapshots/`:
+//! `<case>.h200.cu`, `<case>.opencl_cpu.cl`, `<case>.h200.plan.json` and
+//! `<case>.opencl_cpu.plan.json`.
+//!
+//! To (re)generate them after an intended change, run
+//!
+//! ```text
+//! CROSSGEMM_BLESS=1 cargo test -p gemm-core --test snapshots
+//! ```
+//!
+//! and review the resulting `git diff gemm-core/tests/snapshots/`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use gemm_core::codegen;
+use gemm_core::plan::TuneSpace;
+use gemm_core::target::{Targets, BUILTIN_TARGETS};
+use gemm_core::{plan_target, AccMode, DType, EpOp, Func, GemmIr, Layout, Param, ParamKind, TargetSpec};
+
+const BLESS_VAR: &str = "CROSSGEMM_BLESS";
+/// The CUDA target whose source and plan are pinned.
+const CUDA_TARGET: &str = "h200";
+/// The OpenCL target whose source and plan are pinned.
+const OPENCL_TARGET: &str = "opencl_cpu";
+/// Lines of context around a difference.
+const CONTEXT: usize = 3;
+/// At most this many removed / added lines are shown per side.
+const MAX_SHOWN: usize = 12;
+
+// ---------------------------------------------------------------------------------------
+// IR builders
+// ---------------------------------------------------------------------------------------
+
+fn matrix(name: &str, dtype: DType, layout: Layout) -> Param {
+    Param { name: name.into(), kind: ParamKind::Matrix { dtype, layout } }
+}
+fn row(name: &str, dtype: DType) -> Param {
+    Param { name: name.into(), kind: ParamKind::Row { dtype } }
+}
+fn col(name: &str, dtype: DType) -> Param {
+    Param { name: name.into(), kind: ParamKind::Col { dtype } }
+}
+fn scalar(name: &str) -> Param {
+    Param { name: name.into(), kind: ParamKind::Scalar }
+}
+
+/// `relu(a @ b + bias)`, f16, B column-major, bias a row (per-column) vector.
+fn f16_bias_relu_bcol() -> GemmIr {
+    GemmIr {
+        name: "f16_bias_relu".into(),
+        params: vec![
+            matrix("a", DType::F16, Layout::RowMajor),
+            matrix("b", DType::F16, Layout::ColMajor),
+            row("bias", DType::F16),
+        ],
+        a: 0,
+        a_t: false,
+        b: 1,
+        b_t: false,
+        ab_dtype: DType::F16,
+        acc: AccMode::F32,
+        out_dtype: DType::F16,
+        out_layout: Layout::RowMajor,
+        epilogue: vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Relu)],
+    }
+}
+
+/// `gelu_erf(a.t() @ b * scale)`, bf16, A stored K×M and used transposed, scale a
+/// per-row (Col) vector, output column-major.
+fn bf16_at_scale_gelu_erf_outcol() -> GemmIr {
+    GemmIr {
+        name: "bf16_at_scale_gelu_erf".into(),
+        params: vec![
+            matrix("a", DType::Bf16, Layout::RowMajor),
+            matrix("b", DType::Bf16, Layout::RowMajor),
+            col("scale", DType::Bf16),
+        ],
+        a: 0,
+        a_t: true,
+        b: 1,
+        b_t: false,
+        ab_dtype: DType::Bf16,
+        acc: AccMode::F32,
+        out_dtype: DType::Bf16,
+        out_layout: Layout::ColMajor,
+        epilogue: vec![EpOp::Acc, EpOp::Param(2), EpOp::Mul, EpOp::Call(Func::GeluErf)],
+    }
+}
+
+/// `a @ b + residual`, f32 operands accumulated as tf32, residual a full matrix.
+fn f32_tf32_residual() -> GemmIr {
+    GemmIr {
+        name: "f32_tf32_residual".into(),
+        params: vec![
+            matrix("a", DType::F32, Layout::RowMajor),
+            matrix("b", DType::F32, Layout::RowMajor),
+            matrix("residual", DType::F32, Layout::RowMajor),
+        ],
+        a: 0,
+        a_t: false,
+        b: 1,
+        b_t: false,
+        ab_dtype: DType::F32,
+        acc: AccMode::Tf32,
+        out_dtype: DType::F32,
+        out_layout: Layout::RowMajor,
+        epilogue: vec![EpOp::Acc, EpOp::Param(2), EpOp::Add],
+    }
+}
+
+/// Plain `a @ b` in full f32: the SIMT FMA path everywhere.
+fn f32_plain() -> GemmIr {
+    GemmIr {
+        name: "f32_plain".into(),
+        params: vec![matrix("a", DType::F32, Layout::RowMajor), matrix("b", DType::F32, Layout::RowMajor)],
+        a: 0,
+        a_t: false,
+        b: 1,
+        b_t: false,
+        ab_dtype: DType::F32,
+        acc: AccMode::F32,
+        out_dtype: DType::F32,
+        out_layout: Layout::RowMajor,
+        epilogue: vec![EpOp::Acc],
+    }
+}
+
+/// `clamp(leaky_relu(a @ b * alpha, 0.1), -6.0, 6.0)`: f16, A and B column-major, a
+/// scalar parameter, literals and a negation.
+fn f16_colcol_leaky_clamp() -> GemmIr {
+    GemmIr {
+        name: "f16_colcol_leaky_clamp".into(),
+        params: vec![
+            matrix("a", DType::F16, Layout::ColMajor),
+            matrix("b", DType::F16, Layout::ColMajor),
+            scalar("alpha"),
+        ],
+        a: 0,
+        a_t: false,
+        b: 1,
+        b_t: false,
+        ab_dtype: DType::F16,
+        acc: AccMode::F32,
+        out_dtype: DType::F16,
+        out_layout: Layout::RowMajor,
+        epilogue: vec![
+            EpOp::Acc,
+            EpOp::Param(2),
+            EpOp::Mul,
+            EpOp::Lit(0.1),
+            EpOp::Call(Func::LeakyRelu),
+            EpOp::Lit(6.0),
+            EpOp::Neg,
+            EpOp::Lit(6.0),
+            EpOp::Call(Func::Clamp),
+        ],
+    }
+}
+
+/// `silu(a @ b.t() - shift) / 2.0`, f16 in, f32 out: B stored N×K and used transposed,
+/// a row vector, subtraction, division and a mixed output dtype.
+fn f16_bt_silu_f32out() -> GemmIr {
+    GemmIr {
+        name: "f16_bt_silu_f32out".into(),
+        params: vec![
+            matrix("a", DType::F16, Layout::RowMajor),
+            matrix("b", DType::F16, Layout::RowMajor),
+            row("shift", DType::F32),
+        ],
+        a: 0,
+        a_t: false,
+        b: 1,
+        b_t: true,
+        ab_dtype: DType::F16,
+        acc: AccMode::F32,
+        out_dtype: DType::F32,
+        out_layout: Layout::RowMajor,
+        epilogue: vec![
+            EpOp::Acc,
+            EpOp::Param(2),
+            EpOp::Sub,
+            EpOp::Call(Func::Silu),
+            EpOp::Lit(2.0),
+            EpOp::Div,
+        ],
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Snapshot machinery
+// ---------------------------------------------------------------------------------------
+
+fn snapshot_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("snapshots")
+}
+
+fn blessing() -> bool {
+    std::env::var(BLESS_VAR).map(|v| v == "1").unwrap_or(false)
+}
+
+fn targets() -> Targets {
+    Targets::parse(BUILTIN_TARGETS).expect("built-in targets.toml parses")
+}
+
+fn spec<'a>(t: &'a Targets, name: &str) -> &'a TargetSpec {
+    t.get(name).unwrap_or_else(|| panic!("built-in target `{name}` is missing"))
+}
+
+/// The snapshot file names one case produces, in order.
+fn file_names(case: &str) -> [String; 4] {
+    [
+        format!("{case}.{CUDA_TARGET}.cu"),
+        format!("{case}.{OPENCL_TARGET}.cl"),
+        format!("{case}.{CUDA_TARGET}.plan.json"),
+        format!("{case}.{OPENCL_TARGET}.plan.json"),
+    ]
+}
+
+/// Everything pinned for one IR: (file name, contents).
+fn render(case: &str, ir: &GemmIr) -> Vec<(String, String)> {
+    let t = targets();
+    let cuda = spec(&t, CUDA_TARGET);
+    let ocl = spec(&t, OPENCL_TARGET);
+    let plan_json = |s: &TargetSpec| {
+        let plan = plan_target(ir, s, &TuneSpace::default());
+        let mut j = serde_json::to_string_pretty(&plan).expect("plan serialises");
+        j.push('\n');
+        j
+    };
+    let [cu, cl, cu_plan, cl_plan] = file_names(case);
+    vec![
+        (cu, codegen::emit(ir, cuda).0),
+        (cl, codegen::emit(ir, ocl).0),
+        (cu_plan, plan_json(cuda)),
+        (cl_plan, plan_json(ocl)),
+    ]
+}
+
+/// Compares (or, with `CROSSGEMM_BLESS=1`, writes) one snapshot; returns a failure
+/// message, if any.
+fn check_one(file: &str, actual: &str) -> Option<String> {
+    let path = snapshot_dir().join(file);
+    if blessing() {
+        std::fs::create_dir_all(snapshot_dir()).expect("create snapshot dir");
+        let same = std::fs::read_to_string(&path).map(|old| old == actual).unwrap_or(false);
+        if !same {
+            std::fs::write(&path, actual).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+        }
+        return None;
+    }
+    match std::fs::read_to_string(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(format!(
+            "snapshot {} does not exist; create it with\n    {BLESS_VAR}=1 cargo test -p gemm-core --test snapshots\nand review the new file",
+            path.display()
+        )),
+        Err(e) => Some(format!("cannot read snapshot {}: {e}", path.display())),
+        Ok(expected) if expected == actual => None,
+        Ok(expected) => Some(format!(
+            "snapshot {} differs from the generated output (- snapshot, + generated):\n{}\nIf the change is intended, re-bless with\n    {BLESS_VAR}=1 cargo test -p gemm-core --test snapshots\nand review `git diff gemm-core/tests/snapshots/`",
+            path.display(),
+            line_diff(&expected, actual)
+        )),
+    }
+}
+
+/// A small unified-style diff of the first differing region: the common prefix and
+/// suffix (by line) are trimmed, and the middle is shown as `-`/`+` lines with a few
+/// lines of context, capped at [`MAX_SHOWN`] lines per side.
+fn line_diff(expected: &str, actual: &str) -> String {
+    let e: Vec<&str> = expected.split('\n').collect();
+    let a: Vec<&str> = actual.split('\n').collect();
+    let prefix = e.iter().zip(&a).take_while(|(x, y)| x == y).count();
+    let max_suffix = e.len().min(a.len()) - prefix;
+    let suffix = e.iter().rev().zip(a.iter().rev()).take(max_suffix).take_while(|(x, y)| x == y).count();
+    let (e_mid, a_mid) = (&e[prefix..e.len() - suffix], &a[prefix..a.len() - suffix]);
+    let ctx_start = prefix.saturating_sub(CONTEXT);
+    let ctx_end_e = (e.len() - suffix + CONTEXT).min(e.len());
+
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "@@ -{},{} +{},{} @@",
+        ctx_start + 1,
+        ctx_end_e - ctx_start,
+        ctx_start + 1,
+        (a.len() - suffix + CONTEXT).min(a.len()) - ctx_start
+    );
+    for l in &e[ctx_start..prefix] {
+        let _ = writeln!(out, " {l}");
+    }
+    let show = |out: &mut String, sign: char, lines: &[&str]| {
+        for l in lines.iter().take(MAX_SHOWN) {
+            let _ = writeln!(out, "{sign}{l}");
+        }
+        if lines.len() > MAX_SHOWN {
+            let _ = writeln!(out, "{sign}... ({} more lines)", lines.len() - MAX_SHOWN);
+        }
+    };
+    show(&mut out, '-', e_mid);
+    show(&mut out, '+', a_mid);
+    for l in &e[e.len() - suffix..ctx_end_e] {
+        let _ = writeln!(out, " {l}");
+    }
+    if e_mid.is_empty() && a_mid.is_empty() {
+        // Equal by lines yet different as strings cannot happen with '\n' splitting,
+        // but say something useful rather than print an empty hunk.
+        out.push_str(" (no line-level difference found)\n");
+    }
+    out
+}
+
+fn check_case(case: &str, ir: GemmIr) {
+    let failures: Vec<String> =
+        render(case, &ir).iter().filter_map(|(file, text)| check_one(file, text)).collect();
+    if !failures.is_empty() {
+        panic!("{} snapshot(s) of `{case}` failed:\n\n{}", failures.len(), failures.join("\n\n"));
+    }
+}
+
+/// Builds one case's IR.
+type Builder = fn() -> GemmIr;
+
+/// Every case: (name, builder). The names are the snapshot file stems.
+const CASES: [(&str, Builder); 6] = [
+    ("f16_bias_relu_bcol", f16_bias_relu_bcol),
+    ("bf16_at_scale_gelu_erf_outcol", bf16_at_scale_gelu_erf_outcol),
+    ("f32_tf32_residual", f32_tf32_residual),
+    ("f32_plain", f32_plain),
+    ("f16_colcol_leaky_clamp", f16_colcol_leaky_clamp),
+    ("f16_bt_silu_f32out", f16_bt_silu_f32out),
+];
+
+macro_rules! snapshot_tests {
+    ($($test:ident => $case:literal),* $(,)?) => {$(
+        #[test]
+        fn $test() {
+            let (_, build) = CASES.iter().find(|(n, _)| *n == $case).expect("case is listed in CASES");
+            check_case($case, build());
+        }
+    )*};
+}
+
+snapshot_tests! {
+    snapshot_f16_bias_relu_bcol => "f16_bias_relu_bcol",
+    snapshot_bf16_at_scale_gelu_erf_outcol => "bf16_at_scale_gelu_erf_outcol",
+    snapshot_f32_tf32_residual => "f32_tf32_residual",
+    snapshot_f32_plain => "f32_plain",
+    snapshot_f16_colcol_leaky_clamp => "f16_colcol_leaky_clamp",
+    snapshot_f16_bt_silu_f32out => "f16_bt_silu_f32out",
+}
+
+/// Every file in `tests/snapshots/` belongs to a case: a renamed or removed case must
+/// take its snapshots with it.
+#[test]
+fn no_stale_snapshots() {
+    let expected: Vec<String> = CASES.iter().flat_map(|(c, _)| file_names(c)).collect();
+    let Ok(dir) = std::fs::read_dir(snapshot_dir()) else {
+        return; // nothing blessed yet: the per-case tests say how to create them
+    };
+    let mut stale: Vec<String> = dir
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| !expected.contains(n))
+        .collect();
+    stale.sort();
+    assert!(stale.is_empty(), "files in {} that no case produces (delete them): {stale:?}", snapshot_dir().display());
+}
+
+/// The line differ itself: one changed character shows as one -/+ pair in context.
+#[test]
+fn line_diff_shows_the_changed_line() {
+    let old = "a\nb\nc\nd\ne\nf\ng\nh\n";
+    let new = "a\nb\nc\nd\nX\nf\ng\nh\n";
+    let d = line_diff(old, new);
+    assert!(d.contains("-e\n+X\n"), "{d}");
+    assert!(d.contains(" d\n") && d.contains(" f\n"), "{d}");
+    assert!(!d.contains(" a\n"), "context is limited: {d}");
+    let grown = line_diff("a\n", "a\nb\n");
+    assert!(grown.contains("+b\n") && !grown.contains("\n-"), "{grown}");
+}

@@ -1,0 +1,161 @@
+/* crossgemm: cg_f32_plain_91b242b7 = acc (simt fma, A RowMajor, B RowMajor, out f32 RowMajor) */
+static __device__ __forceinline__ float cg_f16_to_f32(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+static __device__ __forceinline__ unsigned short cg_f32_to_f16(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+static __device__ __forceinline__ float cg_bf16_to_f32(unsigned short h) { return __uint_as_float(((unsigned int)h) << 16); }
+static __device__ __forceinline__ unsigned short cg_f32_to_bf16(float f) { unsigned short h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+#define CG_EXP expf
+#define CG_TANH tanhf
+#define CG_ERF erff
+#define CG_FMAX fmaxf
+#define CG_FMIN fminf
+#define CG_FABS fabsf
+static __device__ __forceinline__ float cg_ld_f32(const float* p, long i) { return p[i]; }
+static __device__ __forceinline__ void cg_st_f32(float* p, long i, float v) { p[i] = v; }
+static __device__ __forceinline__ float cg_ld_f16(const unsigned short* p, long i) { return cg_f16_to_f32(p[i]); }
+static __device__ __forceinline__ void cg_st_f16(unsigned short* p, long i, float v) { p[i] = cg_f32_to_f16(v); }
+static __device__ __forceinline__ float cg_ld_bf16(const unsigned short* p, long i) { return cg_bf16_to_f32(p[i]); }
+static __device__ __forceinline__ void cg_st_bf16(unsigned short* p, long i, float v) { p[i] = cg_f32_to_bf16(v); }
+static __device__ __forceinline__ float cg_relu(float x) { return CG_FMAX(x, 0.0f); }
+static __device__ __forceinline__ float cg_gelu(float x) { return 0.5f * x * (1.0f + CG_TANH(0.7978845608f * (x + 0.044715f * x * x * x))); }
+static __device__ __forceinline__ float cg_gelu_erf(float x) { return 0.5f * x * (1.0f + CG_ERF(x * 0.7071067812f)); }
+static __device__ __forceinline__ float cg_sigmoid(float x) { return 1.0f / (1.0f + CG_EXP(-x)); }
+static __device__ __forceinline__ float cg_silu(float x) { return x / (1.0f + CG_EXP(-x)); }
+static __device__ __forceinline__ float cg_tanh(float x) { return CG_TANH(x); }
+static __device__ __forceinline__ float cg_exp(float x) { return CG_EXP(x); }
+static __device__ __forceinline__ float cg_abs(float x) { return CG_FABS(x); }
+static __device__ __forceinline__ float cg_min(float a, float b) { return CG_FMIN(a, b); }
+static __device__ __forceinline__ float cg_max(float a, float b) { return CG_FMAX(a, b); }
+static __device__ __forceinline__ float cg_clamp(float x, float lo, float hi) { return CG_FMIN(CG_FMAX(x, lo), hi); }
+static __device__ __forceinline__ float cg_leaky_relu(float x, float s) { return x > 0.0f ? x : s * x; }
+#define SWZ(row, chunk, cpr) ((chunk) ^ (((row) / ((cpr) >= 8 ? 1 : 8 / (cpr))) % ((cpr) < 8 ? (cpr) : 8)))
+static __device__ __forceinline__ float cg_epilogue(float acc, int i, int j, int M, int N) {
+    (void)i; (void)j; (void)M; (void)N;
+    return acc;
+}
+
+#ifndef A_VEC
+#define A_VEC 0
+#endif
+#ifndef B_VEC
+#define B_VEC 0
+#endif
+#ifndef A_ALIGN
+#define A_ALIGN 1
+#endif
+#ifndef B_ALIGN
+#define B_ALIGN 1
+#endif
+#ifndef GROUP_M
+#define GROUP_M 8
+#endif
+struct alignas(16) cg_u4 { unsigned x, y, z, w; };
+
+/* Triton's grouped launch order: GROUP_M consecutive block rows sweep the columns
+   together, so the A rows they share stay in L2. Returns false for a block past the
+   last tile (cannot happen with TileConfig::launch's grid). */
+static __device__ __forceinline__ bool cg_tile_of_block(int M, int N, int bm, int bn, int* tm, int* tn) {
+    const int grid_m = (M + bm - 1) / bm, grid_n = (N + bn - 1) / bn;
+    const int pid = blockIdx.x;
+    const int width = GROUP_M * grid_n;
+    const int first_m = (pid / width) * GROUP_M;
+    const int rows = grid_m - first_m < GROUP_M ? grid_m - first_m : GROUP_M;
+    if (rows <= 0) return false;
+    *tm = first_m + (pid % width) % rows;
+    *tn = (pid % width) / rows;
+    return *tn < grid_n;
+}
+
+#define CG_THREADS (MDIMC * NDIMC)
+#define CG_MWI (MWG / MDIMC)
+#define CG_NWI (NWG / NDIMC)
+#define CG_PAD 1
+#define CG_LDA (MWG + CG_PAD)
+#define CG_LDB (NWG + CG_PAD)
+static_assert(MWG % MDIMC == 0 && NWG % NDIMC == 0, "tile must split evenly over threads");
+static_assert(MWG % VW == 0 && NWG % VW == 0 && KWG % VW == 0, "VW must divide the tile");
+typedef float cg_ab_t;
+struct alignas(VW * sizeof(cg_ab_t)) cg_vec_t { cg_ab_t v[VW]; };
+static __device__ __forceinline__ float cg_ab_f32(cg_ab_t x) { return x; }
+
+/* One operand tile into local memory as float: OUTER x INNER elements of the global
+   O x I matrix (leading dimension I) starting at (o0, i0). KINNER: the inner dimension is
+   K, so the tile is stored transposed ([k][outer]) to keep the compute loop's reads
+   contiguous along M/N. */
+template <int OUTER, int INNER, int KINNER, int LDS, int VEC_OK>
+static __device__ __forceinline__ void cg_simt_load(float* s, const cg_ab_t* __restrict__ g,
+                                                    int o0, int O, int i0, int I, int tid) {
+    constexpr int IV = INNER / VW;
+    constexpr int TOTAL = OUTER * IV;
+    constexpr int ITERS = (TOTAL + CG_THREADS - 1) / CG_THREADS;
+#pragma unroll
+    for (int it = 0; it < ITERS; ++it) {
+        const int idx = it * CG_THREADS + tid;
+        if (TOTAL % CG_THREADS != 0 && idx >= TOTAL) break;
+        const int o = idx / IV, iv = (idx % IV) * VW;
+        const int go = o0 + o, gi = i0 + iv;
+        float v[VW];
+        if (VEC_OK && go < O && gi + VW <= I) {
+            const cg_vec_t t = *reinterpret_cast<const cg_vec_t*>(g + ((long)go * I + gi));
+#pragma unroll
+            for (int e = 0; e < VW; ++e) v[e] = cg_ab_f32(t.v[e]);
+        } else {
+#pragma unroll
+            for (int e = 0; e < VW; ++e) v[e] = (go < O && gi + e < I) ? cg_ab_f32(g[(long)go * I + gi + e]) : 0.0f;
+        }
+#pragma unroll
+        for (int e = 0; e < VW; ++e) {
+            if (KINNER) s[(iv + e) * LDS + o] = v[e];
+            else s[o * LDS + iv + e] = v[e];
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_plain_91b242b7(int M, int N, int K, float* __restrict__ out, const float* __restrict__ p0, const float* __restrict__ p1) {
+    __shared__ float cg_as[KWG * CG_LDA];
+    __shared__ float cg_bs[KWG * CG_LDB];
+    int tm, tn;
+    if (!cg_tile_of_block(M, N, MWG, NWG, &tm, &tn)) return;
+    const int m0 = tm * MWG, n0 = tn * NWG;
+    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * NDIMC + tx;
+    const cg_ab_t* __restrict__ ga = p0;
+    const cg_ab_t* __restrict__ gb = p1;
+
+    float c[CG_MWI][CG_NWI];
+#pragma unroll
+    for (int mi = 0; mi < CG_MWI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < CG_NWI; ++ni) c[mi][ni] = 0.0f;
+
+    for (int k0 = 0; k0 < K; k0 += KWG) {
+        cg_simt_load<MWG, KWG, 1, CG_LDA, (A_ALIGN % VW == 0)>(cg_as, ga, m0, M, k0, K, tid);
+        cg_simt_load<KWG, NWG, 0, CG_LDB, (B_ALIGN % VW == 0)>(cg_bs, gb, k0, K, n0, N, tid);
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < KWG; ++k) {
+            float a[CG_MWI], b[CG_NWI];
+#pragma unroll
+            for (int mi = 0; mi < CG_MWI; ++mi) a[mi] = cg_as[k * CG_LDA + ty + mi * MDIMC];
+#pragma unroll
+            for (int ni = 0; ni < CG_NWI; ++ni) b[ni] = cg_bs[k * CG_LDB + tx + ni * NDIMC];
+#pragma unroll
+            for (int mi = 0; mi < CG_MWI; ++mi)
+#pragma unroll
+                for (int ni = 0; ni < CG_NWI; ++ni) c[mi][ni] = fmaf(a[mi], b[ni], c[mi][ni]);
+        }
+        __syncthreads();
+    }
+
+    /* Strided ownership: neighbouring threads hold neighbouring columns, so the stores
+       of a row-major output coalesce. */
+#pragma unroll
+    for (int mi = 0; mi < CG_MWI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < CG_NWI; ++ni) {
+            const int i = m0 + ty + mi * MDIMC;
+            const int j = n0 + tx + ni * NDIMC;
+            if (i < M && j < N) {
+                const float acc = c[mi][ni];
+                cg_st_f32(out, (long)(i) * N + (j), cg_epilogue(acc, i, j, M, N));
+            }
+        }
+}
