@@ -47,17 +47,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--verbose" => verbose = true,
             s => {
                 let v: Vec<usize> = s.split('x').map(str::parse).collect::<Result<_, _>>()?;
-                let [m, n, k] = v[..] else { return Err(format!("shape `{s}`: expected MxNxK").into()) };
+                let [m, n, k] = v[..] else {
+                    return Err(format!("shape `{s}`: expected MxNxK").into());
+                };
                 shapes.push((m, n, k));
             }
         }
     }
     if shapes.is_empty() {
-        shapes = vec![(4096, 4096, 4096), (2048, 2048, 2048), (1024, 1024, 2048), (128, 12288, 4096), (16, 4096, 4096), (1000, 1000, 1000)];
+        shapes = vec![
+            (4096, 4096, 4096),
+            (2048, 2048, 2048),
+            (1024, 1024, 2048),
+            (128, 12288, 4096),
+            (16, 4096, 4096),
+            (1000, 1000, 1000),
+        ];
     }
     let dev = Device::best()?;
     println!("device: {}", dev.info());
-    println!("{:<14} {:>18} {:>10} {:>9} {:>10}  config", "kernel", "MxNxK", "us", "TFLOP/s", "max_rel");
+    println!(
+        "{:<14} {:>18} {:>10} {:>9} {:>10}  config",
+        "kernel", "MxNxK", "us", "TFLOP/s", "max_rel"
+    );
     for &(m, n, k) in &shapes {
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
         let xs: Vec<f32> = (0..m * k).map(|_| rng.gen_range(-1.0..1.0)).collect();
@@ -81,27 +93,51 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         let max_rel = |got: &dyn Fn(usize) -> f32, want: &dyn Fn(usize, usize) -> f64| -> f32 {
             let scale = (k as f64).sqrt() / 3.0;
-            samples.iter().map(|&(i, j)| ((got(i * n + j) as f64 - want(i, j)).abs() / (want(i, j).abs() + scale)) as f32).fold(0.0, f32::max)
+            samples
+                .iter()
+                .map(|&(i, j)| ((got(i * n + j) as f64 - want(i, j)).abs() / (want(i, j).abs() + scale)) as f32)
+                .fold(0.0, f32::max)
         };
         let run_f16 = |c: &TileConfig| f16_nt::run_with(c, &x, &w, &mut out16.borrow_mut());
         let chk_f16 = || -> Result<f32, GemmError> {
             let got = out16.borrow().to_host()?;
-            Ok(max_rel(&|idx| got[idx].to_f32(), &|i, j| dot(&|p| x16[p].to_f32(), &|p| w16[p].to_f32(), i, j)))
+            Ok(max_rel(&|idx| got[idx].to_f32(), &|i, j| {
+                dot(&|p| x16[p].to_f32(), &|p| w16[p].to_f32(), i, j)
+            }))
         };
         let run_bf16 = |c: &TileConfig| bf16_nt::run_with(c, &xbm, &wbm, &mut outb.borrow_mut());
         let chk_bf16 = || -> Result<f32, GemmError> {
             let got = outb.borrow().to_host()?;
-            Ok(max_rel(&|idx| got[idx].to_f32(), &|i, j| dot(&|p| xb[p].to_f32(), &|p| wb[p].to_f32(), i, j)))
+            Ok(max_rel(&|idx| got[idx].to_f32(), &|i, j| {
+                dot(&|p| xb[p].to_f32(), &|p| wb[p].to_f32(), i, j)
+            }))
         };
         let run_br = |c: &TileConfig| f16_bias_relu::run_with(c, &x, &w, &bias, &mut out16.borrow_mut());
         let chk_br = || -> Result<f32, GemmError> {
             let got = out16.borrow().to_host()?;
-            Ok(max_rel(&|idx| got[idx].to_f32(), &|i, j| (dot(&|p| x16[p].to_f32(), &|p| w16[p].to_f32(), i, j) + b16[j].to_f32() as f64).max(0.0)))
+            Ok(max_rel(&|idx| got[idx].to_f32(), &|i, j| {
+                (dot(&|p| x16[p].to_f32(), &|p| w16[p].to_f32(), i, j) + b16[j].to_f32() as f64).max(0.0)
+            }))
         };
         let cases = [
-            Case { name: "f16", spec: &f16_nt::SPEC, run: &run_f16, check: &chk_f16 },
-            Case { name: "bf16", spec: &bf16_nt::SPEC, run: &run_bf16, check: &chk_bf16 },
-            Case { name: "f16+bias+relu", spec: &f16_bias_relu::SPEC, run: &run_br, check: &chk_br },
+            Case {
+                name: "f16",
+                spec: &f16_nt::SPEC,
+                run: &run_f16,
+                check: &chk_f16,
+            },
+            Case {
+                name: "bf16",
+                spec: &bf16_nt::SPEC,
+                run: &run_bf16,
+                check: &chk_bf16,
+            },
+            Case {
+                name: "f16+bias+relu",
+                spec: &f16_bias_relu::SPEC,
+                run: &run_br,
+                check: &chk_br,
+            },
         ];
         for case in &cases {
             let backend = dev.code_backend();
@@ -124,7 +160,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 dev.synchronize()?;
                 let us = t.elapsed().as_secs_f64() * 1e6 / reps as f64;
                 if verbose {
-                    println!("  {:<12} {:>18} {:>10.1} {:>9.1} {:>10.2e}  {cfg}", case.name, format!("{m}x{n}x{k}"), us, 2.0 * (m * n * k) as f64 / us / 1e6, err);
+                    println!(
+                        "  {:<12} {:>18} {:>10.1} {:>9.1} {:>10.2e}  {cfg}",
+                        case.name,
+                        format!("{m}x{n}x{k}"),
+                        us,
+                        2.0 * (m * n * k) as f64 / us / 1e6,
+                        err
+                    );
                 }
                 if best.as_ref().is_none_or(|b| us < b.0) {
                     best = Some((us, *cfg, err));
@@ -132,7 +175,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             if let Some((us, cfg, err)) = best {
                 let tf = 2.0 * (m * n * k) as f64 / us / 1e6;
-                println!("{:<14} {:>18} {:>10.1} {:>9.1} {:>10.2e}  {cfg}", case.name, format!("{m}x{n}x{k}"), us, tf, err);
+                println!(
+                    "{:<14} {:>18} {:>10.1} {:>9.1} {:>10.2e}  {cfg}",
+                    case.name,
+                    format!("{m}x{n}x{k}"),
+                    us,
+                    tf,
+                    err
+                );
             }
         }
     }

@@ -68,7 +68,13 @@ macro_rules! check_plain {
                 let b = mat::<$tb, $lb>(&dev, &mut r, br, bc);
                 let got = $kernel(&a, &b).unwrap().to_host().unwrap();
                 let want = $kernel::reference(&a, &b).unwrap();
-                assert_close(&got, &want, k, $tf32, &format!("{} {m}x{n}x{k} on {}", stringify!($kernel), dev.info()));
+                assert_close(
+                    &got,
+                    &want,
+                    k,
+                    $tf32,
+                    &format!("{} {m}x{n}x{k} on {}", stringify!($kernel), dev.info()),
+                );
             }
         }
     }};
@@ -115,14 +121,23 @@ macro_rules! check_all_configs {
                 .iter()
                 .filter(|t| Some(t.backend) == backend)
                 .flat_map(|t| t.plan().configs.iter().copied())
-                .filter(|c| c.threads() <= dev.info().max_threads_per_block && c.smem_bytes(<$ta as crossgemm::Element>::DTYPE) <= dev.info().smem_per_block)
+                .filter(|c| {
+                    c.threads() <= dev.info().max_threads_per_block
+                        && c.smem_bytes(<$ta as crossgemm::Element>::DTYPE) <= dev.info().smem_per_block
+                })
                 .collect();
             assert!(!configs.is_empty(), "no config for {}", dev.info());
             for cfg in configs {
                 let mut out = Matrix::zeros(&dev, m, n).unwrap();
                 $kernel::run_with(&cfg, &a, &b, &mut out).unwrap_or_else(|e| panic!("{cfg}: {e}"));
                 let got = out.to_host().unwrap();
-                assert_close(&got, &want, k, $tf32, &format!("{} config {cfg} on {}", stringify!($kernel), dev.info()));
+                assert_close(
+                    &got,
+                    &want,
+                    k,
+                    $tf32,
+                    &format!("{} config {cfg} on {}", stringify!($kernel), dev.info()),
+                );
             }
         }
     }};
@@ -180,32 +195,101 @@ fn epilogue_ops() {
         for &(m, n, k) in SMALL_SHAPES {
             let ctx = |name: &str| format!("{name} {m}x{n}x{k} on {d}");
             {
-                let (x, w, b) = (mat::<f16, RowMajor>(&dev, &mut r, m, k), mat::<f16, ColMajor>(&dev, &mut r, k, n), row::<f16>(&dev, &mut r, n));
-                assert_close(&ep_bias_relu(&x, &w, &b).unwrap().to_host().unwrap(), &ep_bias_relu::reference(&x, &w, &b).unwrap(), k, false, &ctx("bias_relu"));
+                let (x, w, b) = (
+                    mat::<f16, RowMajor>(&dev, &mut r, m, k),
+                    mat::<f16, ColMajor>(&dev, &mut r, k, n),
+                    row::<f16>(&dev, &mut r, n),
+                );
+                assert_close(
+                    &ep_bias_relu(&x, &w, &b).unwrap().to_host().unwrap(),
+                    &ep_bias_relu::reference(&x, &w, &b).unwrap(),
+                    k,
+                    false,
+                    &ctx("bias_relu"),
+                );
             }
             {
-                let (x, w, s) = (mat::<f16, RowMajor>(&dev, &mut r, m, k), mat::<f16, RowMajor>(&dev, &mut r, k, n), col::<f32>(&dev, &mut r, m));
-                assert_close(&ep_gelu_col(&x, &w, &s).unwrap().to_host().unwrap(), &ep_gelu_col::reference(&x, &w, &s).unwrap(), k, false, &ctx("gelu_col"));
+                let (x, w, s) = (
+                    mat::<f16, RowMajor>(&dev, &mut r, m, k),
+                    mat::<f16, RowMajor>(&dev, &mut r, k, n),
+                    col::<f32>(&dev, &mut r, m),
+                );
+                assert_close(
+                    &ep_gelu_col(&x, &w, &s).unwrap().to_host().unwrap(),
+                    &ep_gelu_col::reference(&x, &w, &s).unwrap(),
+                    k,
+                    false,
+                    &ctx("gelu_col"),
+                );
             }
             {
-                let (x, w, c) = (mat::<bf16, RowMajor>(&dev, &mut r, m, k), mat::<bf16, ColMajor>(&dev, &mut r, k, n), mat::<bf16, RowMajor>(&dev, &mut r, m, n));
-                assert_close(&ep_gelu_erf_residual(&x, &w, &c).unwrap().to_host().unwrap(), &ep_gelu_erf_residual::reference(&x, &w, &c).unwrap(), k, false, &ctx("gelu_erf_residual"));
+                let (x, w, c) = (
+                    mat::<bf16, RowMajor>(&dev, &mut r, m, k),
+                    mat::<bf16, ColMajor>(&dev, &mut r, k, n),
+                    mat::<bf16, RowMajor>(&dev, &mut r, m, n),
+                );
+                assert_close(
+                    &ep_gelu_erf_residual(&x, &w, &c).unwrap().to_host().unwrap(),
+                    &ep_gelu_erf_residual::reference(&x, &w, &c).unwrap(),
+                    k,
+                    false,
+                    &ctx("gelu_erf_residual"),
+                );
             }
             {
-                let (x, w, c) = (mat::<f16, RowMajor>(&dev, &mut r, m, k), mat::<f16, ColMajor>(&dev, &mut r, k, n), mat::<f32, ColMajor>(&dev, &mut r, m, n));
-                assert_close(&ep_silu_sigmoid(&x, &w, &c).unwrap().to_host().unwrap(), &ep_silu_sigmoid::reference(&x, &w, &c).unwrap(), k, false, &ctx("silu_sigmoid"));
+                let (x, w, c) = (
+                    mat::<f16, RowMajor>(&dev, &mut r, m, k),
+                    mat::<f16, ColMajor>(&dev, &mut r, k, n),
+                    mat::<f32, ColMajor>(&dev, &mut r, m, n),
+                );
+                assert_close(
+                    &ep_silu_sigmoid(&x, &w, &c).unwrap().to_host().unwrap(),
+                    &ep_silu_sigmoid::reference(&x, &w, &c).unwrap(),
+                    k,
+                    false,
+                    &ctx("silu_sigmoid"),
+                );
             }
             {
-                let (x, w) = (mat::<f32, RowMajor>(&dev, &mut r, m, k), mat::<f32, RowMajor>(&dev, &mut r, k, n));
-                assert_close(&ep_tanh_exp_abs(&x, &w, -1.5).unwrap().to_host().unwrap(), &ep_tanh_exp_abs::reference(&x, &w, -1.5).unwrap(), k, false, &ctx("tanh_exp_abs"));
+                let (x, w) = (
+                    mat::<f32, RowMajor>(&dev, &mut r, m, k),
+                    mat::<f32, RowMajor>(&dev, &mut r, k, n),
+                );
+                assert_close(
+                    &ep_tanh_exp_abs(&x, &w, -1.5).unwrap().to_host().unwrap(),
+                    &ep_tanh_exp_abs::reference(&x, &w, -1.5).unwrap(),
+                    k,
+                    false,
+                    &ctx("tanh_exp_abs"),
+                );
             }
             {
-                let (x, w, b) = (mat::<f16, RowMajor>(&dev, &mut r, m, k), mat::<f16, ColMajor>(&dev, &mut r, k, n), row::<f32>(&dev, &mut r, n));
-                assert_close(&ep_min_max_clamp(&x, &w, -0.5, &b).unwrap().to_host().unwrap(), &ep_min_max_clamp::reference(&x, &w, -0.5, &b).unwrap(), k, false, &ctx("min_max_clamp"));
+                let (x, w, b) = (
+                    mat::<f16, RowMajor>(&dev, &mut r, m, k),
+                    mat::<f16, ColMajor>(&dev, &mut r, k, n),
+                    row::<f32>(&dev, &mut r, n),
+                );
+                assert_close(
+                    &ep_min_max_clamp(&x, &w, -0.5, &b).unwrap().to_host().unwrap(),
+                    &ep_min_max_clamp::reference(&x, &w, -0.5, &b).unwrap(),
+                    k,
+                    false,
+                    &ctx("min_max_clamp"),
+                );
             }
             {
-                let (x, w, c) = (mat::<bf16, RowMajor>(&dev, &mut r, m, k), mat::<bf16, RowMajor>(&dev, &mut r, k, n), mat::<bf16, RowMajor>(&dev, &mut r, m, n));
-                assert_close(&ep_leaky_neg_div(&x, &w, 0.75, -2.0, &c).unwrap().to_host().unwrap(), &ep_leaky_neg_div::reference(&x, &w, 0.75, -2.0, &c).unwrap(), k, false, &ctx("leaky_neg_div"));
+                let (x, w, c) = (
+                    mat::<bf16, RowMajor>(&dev, &mut r, m, k),
+                    mat::<bf16, RowMajor>(&dev, &mut r, k, n),
+                    mat::<bf16, RowMajor>(&dev, &mut r, m, n),
+                );
+                assert_close(
+                    &ep_leaky_neg_div(&x, &w, 0.75, -2.0, &c).unwrap().to_host().unwrap(),
+                    &ep_leaky_neg_div::reference(&x, &w, 0.75, -2.0, &c).unwrap(),
+                    k,
+                    false,
+                    &ctx("leaky_neg_div"),
+                );
             }
         }
     }
@@ -232,7 +316,13 @@ fn bias_relu_matches_a_hand_written_loop() {
                 f16::from_f32((acc + bs[j].to_f32()).max(0.0))
             })
             .collect();
-        assert_close(&got, &want, k, false, &format!("hand-written bias_relu on {}", dev.info()));
+        assert_close(
+            &got,
+            &want,
+            k,
+            false,
+            &format!("hand-written bias_relu on {}", dev.info()),
+        );
     }
 }
 
@@ -253,14 +343,27 @@ fn shape_and_device_errors_are_errs() {
     let w = mat::<f16, ColMajor>(&host, &mut r, 5, 3);
     let short = row::<f16>(&host, &mut r, 2);
     let msg = ep_bias_relu(&x, &w, &short).unwrap_err().to_string();
-    assert!(msg.contains("`bias`") && msg.contains("length 2") && msg.contains("3 columns"), "{msg}");
+    assert!(
+        msg.contains("`bias`") && msg.contains("length 2") && msg.contains("3 columns"),
+        "{msg}"
+    );
 
     let mut out = Matrix::<f16>::zeros(&host, 4, 4).unwrap();
     let msg = ep_bias_relu_into(&x, &w, &b, &mut out).unwrap_err().to_string();
     assert!(msg.contains("4x4") && msg.contains("4x3"), "{msg}");
 
     let e = Matrix::<f16>::from_host(&host, 2, 2, &[f16::ZERO; 3]).unwrap_err();
-    assert!(matches!(e, GemmError::DataLength { len: 3, rows: 2, cols: 2 }), "{e}");
+    assert!(
+        matches!(
+            e,
+            GemmError::DataLength {
+                len: 3,
+                rows: 2,
+                cols: 2
+            }
+        ),
+        "{e}"
+    );
 
     for dev in devices() {
         let on_dev = mat::<f16, ColMajor>(&dev, &mut r, 5, 3);
@@ -277,7 +380,10 @@ fn host_device_runs_the_reference() {
     let x = mat::<f16, RowMajor>(&host, &mut r, 9, 7);
     let w = mat::<f16, ColMajor>(&host, &mut r, 7, 5);
     let b = row::<f16>(&host, &mut r, 5);
-    assert_eq!(ep_bias_relu(&x, &w, &b).unwrap().to_host().unwrap(), ep_bias_relu::reference(&x, &w, &b).unwrap());
+    assert_eq!(
+        ep_bias_relu(&x, &w, &b).unwrap().to_host().unwrap(),
+        ep_bias_relu::reference(&x, &w, &b).unwrap()
+    );
 }
 
 // --- random shapes -------------------------------------------------------------------

@@ -70,9 +70,16 @@ fn compile_all(spec: &'static KernelSpec) -> usize {
     let ir = spec.ir();
     let cuda: Vec<_> = spec.targets.iter().filter(|t| t.backend == Backend::Cuda).collect();
     // A silently empty list would pass while checking nothing.
-    for (feature, target, on) in [("sm90", "h200", cfg!(feature = "sm90")), ("sm80", "a100", cfg!(feature = "sm80"))] {
+    for (feature, target, on) in [
+        ("sm90", "h200", cfg!(feature = "sm90")),
+        ("sm80", "a100", cfg!(feature = "sm80")),
+    ] {
         if on {
-            assert!(cuda.iter().any(|t| t.target == target), "{}: feature `{feature}` is on but target `{target}` was not planned", spec.name);
+            assert!(
+                cuda.iter().any(|t| t.target == target),
+                "{}: feature `{feature}` is on but target `{target}` was not planned",
+                spec.name
+            );
         }
     }
     // Half-precision tensor-core tiles are sized to fit the register file; a spill on
@@ -83,11 +90,21 @@ fn compile_all(spec: &'static KernelSpec) -> usize {
     let mut spilled = Vec::new();
     for tk in cuda {
         let configs = &tk.plan().configs;
-        assert!(!configs.is_empty(), "{} on {}: the plan kept no config", spec.name, tk.target);
+        assert!(
+            !configs.is_empty(),
+            "{} on {}: the plan kept no config",
+            spec.name,
+            tk.target
+        );
         for cfg in sampled(configs) {
             for shape in [ALIGNED, UNALIGNED] {
                 let (m, n, k) = shape;
-                let what = format!("{} {} sm_{} {cfg} {m}x{n}x{k}", spec.name, tk.target, tk.spec().compute_capability.unwrap_or(0));
+                let what = format!(
+                    "{} {} sm_{} {cfg} {m}x{n}x{k}",
+                    spec.name,
+                    tk.target,
+                    tk.spec().compute_capability.unwrap_or(0)
+                );
                 let r = check_cuda_compiles(tk, ir, &cfg, shape).unwrap_or_else(|e| panic!("{what}: {e}"));
                 let regs = r.registers.map_or("?".to_string(), |v| v.to_string());
                 println!("nvrtc ok: {what}: {regs} registers, {} B spilled", r.spill_bytes());
@@ -96,13 +113,23 @@ fn compile_all(spec: &'static KernelSpec) -> usize {
                 // 13.0): tolerated up to a bound, since that path is already slow.
                 let allowed = if shape == UNALIGNED { 64 } else { 0 };
                 if no_spills && r.spill_bytes() > allowed {
-                    spilled.push(format!("{what}: {regs} registers, {} B spill stores, {} B spill loads", r.spill_stores.unwrap_or(0), r.spill_loads.unwrap_or(0)));
+                    spilled.push(format!(
+                        "{what}: {regs} registers, {} B spill stores, {} B spill loads",
+                        r.spill_stores.unwrap_or(0),
+                        r.spill_loads.unwrap_or(0)
+                    ));
                 }
                 compiles += 1;
             }
         }
     }
-    assert!(spilled.is_empty(), "{} of {compiles} compiles of {} spill:\n{}", spilled.len(), spec.name, spilled.join("\n"));
+    assert!(
+        spilled.is_empty(),
+        "{} of {compiles} compiles of {} spill:\n{}",
+        spilled.len(),
+        spec.name,
+        spilled.join("\n")
+    );
     compiles
 }
 

@@ -10,15 +10,24 @@ use gemm_core::ir::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param, ParamKind
 use gemm_core::target::Instr;
 
 fn ir(dt: DType, acc: AccMode, la: Layout, lb: Layout, out: DType, out_layout: Layout) -> GemmIr {
-    let m = |name: &str, dtype, layout| Param { name: name.into(), kind: ParamKind::Matrix { dtype, layout } };
+    let m = |name: &str, dtype, layout| Param {
+        name: name.into(),
+        kind: ParamKind::Matrix { dtype, layout },
+    };
     GemmIr {
         name: "dump".into(),
         params: vec![
             m("a", dt, la),
             m("b", dt, lb),
-            Param { name: "bias".into(), kind: ParamKind::Row { dtype: DType::F32 } },
+            Param {
+                name: "bias".into(),
+                kind: ParamKind::Row { dtype: DType::F32 },
+            },
             m("res", out, Layout::ColMajor),
-            Param { name: "alpha".into(), kind: ParamKind::Scalar },
+            Param {
+                name: "alpha".into(),
+                kind: ParamKind::Scalar,
+            },
         ],
         a: 0,
         a_t: false,
@@ -48,11 +57,46 @@ fn main() {
     let l = |x: Layout| if x == Layout::RowMajor { "r" } else { "c" };
     let mut n = 0;
     for (tag, dt, acc, instr, out, out_layout) in [
-        ("mma", DType::F16, AccMode::F32, Instr::MmaSync, DType::F16, Layout::RowMajor),
-        ("mma", DType::Bf16, AccMode::F32, Instr::MmaSync, DType::Bf16, Layout::ColMajor),
-        ("mma", DType::F32, AccMode::Tf32, Instr::MmaSync, DType::F32, Layout::RowMajor),
-        ("fma", DType::F32, AccMode::F32, Instr::Fma, DType::F32, Layout::RowMajor),
-        ("fma", DType::F16, AccMode::F32, Instr::Fma, DType::F16, Layout::ColMajor),
+        (
+            "mma",
+            DType::F16,
+            AccMode::F32,
+            Instr::MmaSync,
+            DType::F16,
+            Layout::RowMajor,
+        ),
+        (
+            "mma",
+            DType::Bf16,
+            AccMode::F32,
+            Instr::MmaSync,
+            DType::Bf16,
+            Layout::ColMajor,
+        ),
+        (
+            "mma",
+            DType::F32,
+            AccMode::Tf32,
+            Instr::MmaSync,
+            DType::F32,
+            Layout::RowMajor,
+        ),
+        (
+            "fma",
+            DType::F32,
+            AccMode::F32,
+            Instr::Fma,
+            DType::F32,
+            Layout::RowMajor,
+        ),
+        (
+            "fma",
+            DType::F16,
+            AccMode::F32,
+            Instr::Fma,
+            DType::F16,
+            Layout::ColMajor,
+        ),
     ] {
         for la in [Layout::RowMajor, Layout::ColMajor] {
             for lb in [Layout::RowMajor, Layout::ColMajor] {

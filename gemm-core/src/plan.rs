@@ -22,8 +22,9 @@ pub const SMEM_SOFT_SHARE: f64 = 0.70;
 pub struct TuneSpace(pub BTreeMap<String, Vec<u32>>);
 
 /// Parameter names `tune(..)` accepts.
-pub const TUNE_KEYS: [&str; 8] =
-    ["block_m", "block_n", "block_k", "warps_m", "warps_n", "stages", "group_m", "vector"];
+pub const TUNE_KEYS: [&str; 8] = [
+    "block_m", "block_n", "block_k", "warps_m", "warps_n", "stages", "group_m", "vector",
+];
 
 impl TuneSpace {
     fn pick(&self, key: &str, default: &[u32]) -> Vec<u32> {
@@ -83,7 +84,12 @@ struct Ctx<'a> {
 /// Plans `ir` for `target` under the user's `space`.
 pub fn plan_target(ir: &GemmIr, target: &TargetSpec, space: &TuneSpace) -> Plan {
     let (instr, skipped_instrs) = target.select_instr(ir.ab_dtype, ir.acc);
-    let ctx = Ctx { target, dtype: ir.ab_dtype, a_layout: ir.a_layout(), b_layout: ir.b_layout() };
+    let ctx = Ctx {
+        target,
+        dtype: ir.ab_dtype,
+        a_layout: ir.a_layout(),
+        b_layout: ir.b_layout(),
+    };
     let mut report: BTreeMap<&'static str, Pruned> = BTreeMap::new();
     let mut kept: Vec<(f64, TileConfig)> = Vec::new();
     let considered;
@@ -136,7 +142,11 @@ fn apply<C>(ctx: &Ctx, rules: &[Rule<C>], c: &C, report: &mut BTreeMap<&'static 
         if let Some(why) = (r.check)(ctx, c) {
             report
                 .entry(r.name)
-                .or_insert_with(|| Pruned { rule: r.name.into(), count: 0, example: why })
+                .or_insert_with(|| Pruned {
+                    rule: r.name.into(),
+                    count: 0,
+                    example: why,
+                })
                 .count += 1;
             return false;
         }
@@ -154,7 +164,15 @@ fn mma_candidates(space: &TuneSpace, tf32: bool) -> Vec<MmaTile> {
                     for warps_n in space.pick("warps_n", &[1, 2, 4]) {
                         for stages in space.pick("stages", &[2, 3, 4, 5]) {
                             for group_m in space.pick("group_m", &[8]) {
-                                v.push(MmaTile { block_m, block_n, block_k, warps_m, warps_n, stages, group_m });
+                                v.push(MmaTile {
+                                    block_m,
+                                    block_n,
+                                    block_k,
+                                    warps_m,
+                                    warps_n,
+                                    stages,
+                                    group_m,
+                                });
                             }
                         }
                     }
@@ -174,7 +192,15 @@ fn simt_candidates(space: &TuneSpace) -> Vec<SimtTile> {
                     for ndimc in space.pick("warps_n", &[8, 16, 32]) {
                         for vw in space.pick("vector", &[1, 2, 4]) {
                             for group_m in space.pick("group_m", &[8]) {
-                                v.push(SimtTile { mwg, nwg, kwg, mdimc, ndimc, vw, group_m });
+                                v.push(SimtTile {
+                                    mwg,
+                                    nwg,
+                                    kwg,
+                                    mdimc,
+                                    ndimc,
+                                    vw,
+                                    group_m,
+                                });
                             }
                         }
                     }
@@ -187,115 +213,232 @@ fn simt_candidates(space: &TuneSpace) -> Vec<SimtTile> {
 
 // Rationale per rule: each names the hardware limit or the generator invariant it
 // protects. A config is charged to the first rule it breaks.
-const MMA_RULES: [Rule<MmaTile>; 9] = [
-    // The warp loops step 16 rows (m16 fragments) and 16 columns (one ldmatrix.x4 of B
-    // feeds two n8 MMAs).
-    Rule { name: "warp_tile", check: |_, c| {
-        (c.warp_m() % 16 != 0 || c.warp_n() % 16 != 0 || c.block_m % c.warps_m != 0 || c.block_n % c.warps_n != 0)
-            .then(|| format!("warp tile {}x{} is not a multiple of 16x16", c.block_m / c.warps_m, c.block_n / c.warps_n))
-    }},
-    // Each k-step of the MMA consumes 16 (f16/bf16) or 8 (tf32) of K; a 16-byte cp.async
-    // chunk must not straddle two stages.
-    Rule { name: "k_step", check: |x, c| {
-        let step = if x.dtype == DType::F32 { 8 } else { 16 };
-        (c.block_k % step != 0 || (c.block_k * x.dtype.size()) % 16 != 0)
-            .then(|| format!("block_k {} is not a multiple of the MMA k-step {step} and of 16 bytes", c.block_k))
-    }},
-    Rule { name: "threads", check: |x, c| {
-        let t = c.threads();
-        (t > x.target.max_threads_per_block || !(64..=512).contains(&t))
-            .then(|| format!("{t} threads per block (need 64..=512 and <= {})", x.target.max_threads_per_block))
-    }},
-    Rule { name: "smem", check: |x, c| {
-        let b = c.smem_bytes(x.dtype);
-        (b > x.target.smem_per_block_optin).then(|| format!(
+const MMA_RULES: [Rule<MmaTile>; 9] =
+    [
+        // The warp loops step 16 rows (m16 fragments) and 16 columns (one ldmatrix.x4 of B
+        // feeds two n8 MMAs).
+        Rule {
+            name: "warp_tile",
+            check: |_, c| {
+                (c.warp_m() % 16 != 0
+                    || c.warp_n() % 16 != 0
+                    || c.block_m % c.warps_m != 0
+                    || c.block_n % c.warps_n != 0)
+                    .then(|| {
+                        format!(
+                            "warp tile {}x{} is not a multiple of 16x16",
+                            c.block_m / c.warps_m,
+                            c.block_n / c.warps_n
+                        )
+                    })
+            },
+        },
+        // Each k-step of the MMA consumes 16 (f16/bf16) or 8 (tf32) of K; a 16-byte cp.async
+        // chunk must not straddle two stages.
+        Rule {
+            name: "k_step",
+            check: |x, c| {
+                let step = if x.dtype == DType::F32 { 8 } else { 16 };
+                (c.block_k % step != 0 || (c.block_k * x.dtype.size()) % 16 != 0).then(|| {
+                    format!(
+                        "block_k {} is not a multiple of the MMA k-step {step} and of 16 bytes",
+                        c.block_k
+                    )
+                })
+            },
+        },
+        Rule {
+            name: "threads",
+            check: |x, c| {
+                let t = c.threads();
+                (t > x.target.max_threads_per_block || !(64..=512).contains(&t)).then(|| {
+                    format!(
+                        "{t} threads per block (need 64..=512 and <= {})",
+                        x.target.max_threads_per_block
+                    )
+                })
+            },
+        },
+        Rule {
+            name: "smem",
+            check: |x, c| {
+                let b = c.smem_bytes(x.dtype);
+                (b > x.target.smem_per_block_optin).then(|| {
+                    format!(
             "shared memory {b} B ({} stages x ({}+{})x{} x {} B) exceeds the {} B per-block opt-in limit of {}",
-            c.stages, c.block_m, c.block_n, c.block_k, x.dtype.size(), x.target.smem_per_block_optin, x.target.name))
-    }},
-    Rule { name: "registers", check: |x, c| {
-        let r = c.est_regs(x.dtype);
-        (r > x.target.regs_per_thread || r * c.threads() > x.target.regs_per_sm).then(|| format!(
-            "~{r} registers per thread x {} threads exceeds {} per thread / {} per SM",
-            c.threads(), x.target.regs_per_thread, x.target.regs_per_sm))
-    }},
-    // Accumulators beyond 128 per thread leave too few registers for fragments and
-    // addresses: ptxas spills.
-    Rule { name: "accumulators", check: |_, c| {
-        let acc = c.warp_m() * c.warp_n() / 32;
-        (acc > 128).then(|| format!("{acc} f32 accumulators per thread (> 128 spills)"))
-    }},
-    // Each 16-byte chunk a thread copies per stage keeps an address live across the
-    // main loop; past 16 of them ptxas spills (seen: 64x256x64 with 4 warps, 20 each).
-    Rule { name: "load_slots", check: |x, c| {
-        let per_thread = (c.block_m + c.block_n) * c.block_k * x.dtype.size() / 16 / c.threads();
-        (per_thread > 16).then(|| format!("{per_thread} 16-byte loads per thread per stage (> 16 spills addresses)"))
-    }},
-    // Tile loads are whole 16-byte chunks, spread evenly over the block's threads.
-    Rule { name: "vector_alignment", check: |x, c| {
-        let e = x.dtype.size();
-        let a_chunks = c.block_m * c.block_k * e / 16;
-        let b_chunks = c.block_n * c.block_k * e / 16;
-        let mn_ok = (c.block_m * e) % 16 == 0 && (c.block_n * e) % 16 == 0;
-        (!mn_ok || a_chunks % c.threads() != 0 || b_chunks % c.threads() != 0).then(|| format!(
-            "tiles of {a_chunks} + {b_chunks} 16-byte chunks do not spread evenly over {} threads", c.threads()))
-    }},
-    // Every ldmatrix phase (8 rows x 16 bytes) must hit 32 distinct banks under the
-    // swizzle the generator emits.
-    Rule { name: "bank_conflicts", check: |x, c| {
-        let e = x.dtype.size();
-        let a_row = match x.a_layout { Layout::RowMajor => c.block_k, Layout::ColMajor => c.block_m } * e;
-        let b_row = match x.b_layout { Layout::ColMajor => c.block_k, Layout::RowMajor => c.block_n } * e;
-        let t = x.target;
-        let ways = ldmatrix_conflict_ways(a_row, t.smem_banks, t.bank_width, true)
-            .max(ldmatrix_conflict_ways(b_row, t.smem_banks, t.bank_width, true));
-        (t.smem_banks > 1 && ways > 1).then(|| format!(
-            "{ways}-way bank conflicts reading swizzled rows of {a_row} / {b_row} bytes"))
-    }},
-];
+            c.stages, c.block_m, c.block_n, c.block_k, x.dtype.size(), x.target.smem_per_block_optin, x.target.name)
+                })
+            },
+        },
+        Rule {
+            name: "registers",
+            check: |x, c| {
+                let r = c.est_regs(x.dtype);
+                (r > x.target.regs_per_thread || r * c.threads() > x.target.regs_per_sm).then(|| {
+                    format!(
+                        "~{r} registers per thread x {} threads exceeds {} per thread / {} per SM",
+                        c.threads(),
+                        x.target.regs_per_thread,
+                        x.target.regs_per_sm
+                    )
+                })
+            },
+        },
+        // Accumulators beyond 128 per thread leave too few registers for fragments and
+        // addresses: ptxas spills.
+        Rule {
+            name: "accumulators",
+            check: |_, c| {
+                let acc = c.warp_m() * c.warp_n() / 32;
+                (acc > 128).then(|| format!("{acc} f32 accumulators per thread (> 128 spills)"))
+            },
+        },
+        // Each 16-byte chunk a thread copies per stage keeps an address live across the
+        // main loop; past 16 of them ptxas spills (seen: 64x256x64 with 4 warps, 20 each).
+        Rule {
+            name: "load_slots",
+            check: |x, c| {
+                let per_thread = (c.block_m + c.block_n) * c.block_k * x.dtype.size() / 16 / c.threads();
+                (per_thread > 16)
+                    .then(|| format!("{per_thread} 16-byte loads per thread per stage (> 16 spills addresses)"))
+            },
+        },
+        // Tile loads are whole 16-byte chunks, spread evenly over the block's threads.
+        Rule {
+            name: "vector_alignment",
+            check: |x, c| {
+                let e = x.dtype.size();
+                let a_chunks = c.block_m * c.block_k * e / 16;
+                let b_chunks = c.block_n * c.block_k * e / 16;
+                let mn_ok = (c.block_m * e) % 16 == 0 && (c.block_n * e) % 16 == 0;
+                (!mn_ok || a_chunks % c.threads() != 0 || b_chunks % c.threads() != 0).then(|| {
+                    format!(
+                        "tiles of {a_chunks} + {b_chunks} 16-byte chunks do not spread evenly over {} threads",
+                        c.threads()
+                    )
+                })
+            },
+        },
+        // Every ldmatrix phase (8 rows x 16 bytes) must hit 32 distinct banks under the
+        // swizzle the generator emits.
+        Rule {
+            name: "bank_conflicts",
+            check: |x, c| {
+                let e = x.dtype.size();
+                let a_row = match x.a_layout {
+                    Layout::RowMajor => c.block_k,
+                    Layout::ColMajor => c.block_m,
+                } * e;
+                let b_row = match x.b_layout {
+                    Layout::ColMajor => c.block_k,
+                    Layout::RowMajor => c.block_n,
+                } * e;
+                let t = x.target;
+                let ways = ldmatrix_conflict_ways(a_row, t.smem_banks, t.bank_width, true).max(ldmatrix_conflict_ways(
+                    b_row,
+                    t.smem_banks,
+                    t.bank_width,
+                    true,
+                ));
+                (t.smem_banks > 1 && ways > 1)
+                    .then(|| format!("{ways}-way bank conflicts reading swizzled rows of {a_row} / {b_row} bytes"))
+            },
+        },
+    ];
 
 const SIMT_RULES: [Rule<SimtTile>; 7] = [
-    Rule { name: "thread_tile", check: |_, c| {
-        (c.mwg % c.mdimc != 0 || c.nwg % c.ndimc != 0)
-            .then(|| format!("work-group tile {}x{} is not a multiple of {}x{} threads", c.mwg, c.nwg, c.mdimc, c.ndimc))
-    }},
-    Rule { name: "threads", check: |x, c| {
-        let t = c.threads();
-        (t > x.target.max_threads_per_block || t < x.target.warp_size)
-            .then(|| format!("{t} threads per work-group (need {}..={})", x.target.warp_size, x.target.max_threads_per_block))
-    }},
-    Rule { name: "smem", check: |x, c| {
-        let b = c.local_bytes();
-        (b > x.target.smem_per_block).then(|| format!(
-            "local memory {b} B exceeds the {} B per-work-group limit of {}", x.target.smem_per_block, x.target.name))
-    }},
-    Rule { name: "registers", check: |x, c| {
-        let r = c.est_regs();
-        (r > x.target.regs_per_thread.min(128) || r * c.threads() > x.target.regs_per_sm).then(|| format!(
-            "~{r} registers per thread x {} threads exceeds the budget of {}", c.threads(), x.target.name))
-    }},
-    Rule { name: "vector_alignment", check: |x, c| {
-        let bytes = c.vw * x.dtype.size();
-        (c.kwg % c.vw != 0 || c.mwg % c.vw != 0 || c.nwg % c.vw != 0 || bytes > x.target.max_vector_bytes)
-            .then(|| format!("vector width {} does not divide the tile {}x{}x{} or exceeds {} bytes",
-                c.vw, c.mwg, c.nwg, c.kwg, x.target.max_vector_bytes))
-    }},
+    Rule {
+        name: "thread_tile",
+        check: |_, c| {
+            (c.mwg % c.mdimc != 0 || c.nwg % c.ndimc != 0).then(|| {
+                format!(
+                    "work-group tile {}x{} is not a multiple of {}x{} threads",
+                    c.mwg, c.nwg, c.mdimc, c.ndimc
+                )
+            })
+        },
+    },
+    Rule {
+        name: "threads",
+        check: |x, c| {
+            let t = c.threads();
+            (t > x.target.max_threads_per_block || t < x.target.warp_size).then(|| {
+                format!(
+                    "{t} threads per work-group (need {}..={})",
+                    x.target.warp_size, x.target.max_threads_per_block
+                )
+            })
+        },
+    },
+    Rule {
+        name: "smem",
+        check: |x, c| {
+            let b = c.local_bytes();
+            (b > x.target.smem_per_block).then(|| {
+                format!(
+                    "local memory {b} B exceeds the {} B per-work-group limit of {}",
+                    x.target.smem_per_block, x.target.name
+                )
+            })
+        },
+    },
+    Rule {
+        name: "registers",
+        check: |x, c| {
+            let r = c.est_regs();
+            (r > x.target.regs_per_thread.min(128) || r * c.threads() > x.target.regs_per_sm).then(|| {
+                format!(
+                    "~{r} registers per thread x {} threads exceeds the budget of {}",
+                    c.threads(),
+                    x.target.name
+                )
+            })
+        },
+    },
+    Rule {
+        name: "vector_alignment",
+        check: |x, c| {
+            let bytes = c.vw * x.dtype.size();
+            (c.kwg % c.vw != 0 || c.mwg % c.vw != 0 || c.nwg % c.vw != 0 || bytes > x.target.max_vector_bytes).then(
+                || {
+                    format!(
+                        "vector width {} does not divide the tile {}x{}x{} or exceeds {} bytes",
+                        c.vw, c.mwg, c.nwg, c.kwg, x.target.max_vector_bytes
+                    )
+                },
+            )
+        },
+    },
     // Each thread loads whole vectors, the same number of them.
-    Rule { name: "load_balance", check: |_, c| {
-        let per = c.threads() * c.vw;
-        ((c.mwg * c.kwg) % per != 0 || (c.nwg * c.kwg) % per != 0).then(|| format!(
-            "tiles of {} + {} elements do not spread evenly over {} threads x {} lanes",
-            c.mwg * c.kwg, c.nwg * c.kwg, c.threads(), c.vw))
-    }},
+    Rule {
+        name: "load_balance",
+        check: |_, c| {
+            let per = c.threads() * c.vw;
+            ((c.mwg * c.kwg) % per != 0 || (c.nwg * c.kwg) % per != 0).then(|| {
+                format!(
+                    "tiles of {} + {} elements do not spread evenly over {} threads x {} lanes",
+                    c.mwg * c.kwg,
+                    c.nwg * c.kwg,
+                    c.threads(),
+                    c.vw
+                )
+            })
+        },
+    },
     // The transposing stores of a K-contiguous operand into the [k][m] local tile.
-    Rule { name: "bank_conflicts", check: |x, c| {
-        let t = x.target;
-        if t.smem_banks <= 1 {
-            return None;
-        }
-        let ways = simt_store_conflicts(c, t.warp_size, t.smem_banks, x.a_layout == Layout::RowMajor, c.mwg)
-            .max(simt_store_conflicts(c, t.warp_size, t.smem_banks, x.b_layout == Layout::ColMajor, c.nwg));
-        (ways > 2).then(|| format!("{ways}-way bank conflicts storing a tile into local memory"))
-    }},
+    Rule {
+        name: "bank_conflicts",
+        check: |x, c| {
+            let t = x.target;
+            if t.smem_banks <= 1 {
+                return None;
+            }
+            let ways = simt_store_conflicts(c, t.warp_size, t.smem_banks, x.a_layout == Layout::RowMajor, c.mwg).max(
+                simt_store_conflicts(c, t.warp_size, t.smem_banks, x.b_layout == Layout::ColMajor, c.nwg),
+            );
+            (ways > 2).then(|| format!("{ways}-way bank conflicts storing a tile into local memory"))
+        },
+    },
 ];
 
 /// Worst bank multiplicity of one warp storing its first vector of a tile into the
@@ -326,7 +469,12 @@ fn mma_score(x: &Ctx, c: &MmaTile) -> f64 {
     s *= (warps / 4.0).min(1.0);
     let wm_wn = (c.warp_m() * c.warp_n()) as f64;
     s *= (wm_wn / (64.0 * 32.0)).min(1.0).sqrt();
-    s *= match c.stages { 2 => 0.93, 3 => 1.0, 4 => 0.98, _ => 0.95 };
+    s *= match c.stages {
+        2 => 0.93,
+        3 => 1.0,
+        4 => 0.98,
+        _ => 0.95,
+    };
     // Measured on the H200 (bench/results/h200-2026-11-29/throughput-all-configs.log):
     // 128-byte K slices (block_k 64 for 16-bit types) beat 64-byte ones by 20-35% at
     // every shape tried, since each barrier then feeds twice the MMAs.
@@ -344,10 +492,20 @@ fn simt_score(x: &Ctx, c: &SimtTile) -> f64 {
     let mut s = bm * bn / (bm + bn);
     let per_thread = (c.mwi() * c.nwi()) as f64;
     // 16-64 outputs per thread hides load latency without spilling.
-    s *= if per_thread < 16.0 { per_thread / 16.0 } else if per_thread > 64.0 { 64.0 / per_thread } else { 1.0 };
+    s *= if per_thread < 16.0 {
+        per_thread / 16.0
+    } else if per_thread > 64.0 {
+        64.0 / per_thread
+    } else {
+        1.0
+    };
     s *= 1.0 + 0.05 * (c.vw as f64).log2();
     let t = c.threads() as f64;
-    s *= if x.target.warp_size >= 32 { (t / 256.0).min(1.0) } else { (64.0 / t).min(1.0) };
+    s *= if x.target.warp_size >= 32 {
+        (t / 256.0).min(1.0)
+    } else {
+        (64.0 / t).min(1.0)
+    };
     if c.local_bytes() as f64 > SMEM_SOFT_SHARE * x.target.smem_per_block as f64 {
         s *= 0.8;
     }
@@ -364,8 +522,20 @@ mod tests {
         GemmIr {
             name: "t".into(),
             params: vec![
-                Param { name: "a".into(), kind: ParamKind::Matrix { dtype, layout: Layout::RowMajor } },
-                Param { name: "b".into(), kind: ParamKind::Matrix { dtype, layout: Layout::ColMajor } },
+                Param {
+                    name: "a".into(),
+                    kind: ParamKind::Matrix {
+                        dtype,
+                        layout: Layout::RowMajor,
+                    },
+                },
+                Param {
+                    name: "b".into(),
+                    kind: ParamKind::Matrix {
+                        dtype,
+                        layout: Layout::ColMajor,
+                    },
+                },
             ],
             a: 0,
             a_t: false,
@@ -383,7 +553,12 @@ mod tests {
     fn every_builtin_target_plans_every_dtype() {
         let t = Targets::parse(BUILTIN_TARGETS).unwrap();
         for spec in t.iter() {
-            for (d, acc) in [(DType::F16, AccMode::F32), (DType::Bf16, AccMode::F32), (DType::F32, AccMode::F32), (DType::F32, AccMode::Tf32)] {
+            for (d, acc) in [
+                (DType::F16, AccMode::F32),
+                (DType::Bf16, AccMode::F32),
+                (DType::F32, AccMode::F32),
+                (DType::F32, AccMode::Tf32),
+            ] {
                 let p = plan_target(&ir(d, acc), spec, &TuneSpace::default());
                 assert!(!p.configs.is_empty(), "{} {d:?}: {:?}", spec.name, p.pruned);
                 assert!(p.configs.len() <= MAX_CANDIDATES);
@@ -397,7 +572,11 @@ mod tests {
     #[test]
     fn h200_default_is_a_large_tensor_core_tile() {
         let t = Targets::parse(BUILTIN_TARGETS).unwrap();
-        let p = plan_target(&ir(DType::F16, AccMode::F32), t.get("h200").unwrap(), &TuneSpace::default());
+        let p = plan_target(
+            &ir(DType::F16, AccMode::F32),
+            t.get("h200").unwrap(),
+            &TuneSpace::default(),
+        );
         assert_eq!(p.instr, Instr::MmaSync);
         let TileConfig::Mma(c) = p.configs[0] else { panic!() };
         assert!(c.block_m * c.block_n >= 128 * 128, "{c:?}");
@@ -423,8 +602,16 @@ mod tests {
     #[test]
     fn plans_are_deterministic() {
         let t = Targets::parse(BUILTIN_TARGETS).unwrap();
-        let a = plan_target(&ir(DType::Bf16, AccMode::F32), t.get("h200").unwrap(), &TuneSpace::default());
-        let b = plan_target(&ir(DType::Bf16, AccMode::F32), t.get("h200").unwrap(), &TuneSpace::default());
+        let a = plan_target(
+            &ir(DType::Bf16, AccMode::F32),
+            t.get("h200").unwrap(),
+            &TuneSpace::default(),
+        );
+        let b = plan_target(
+            &ir(DType::Bf16, AccMode::F32),
+            t.get("h200").unwrap(),
+            &TuneSpace::default(),
+        );
         assert_eq!(a, b);
     }
 }

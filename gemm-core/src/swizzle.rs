@@ -12,7 +12,8 @@ pub const fn phys_chunk(row: u32, chunk: u32, chunks_per_row: u32) -> u32 {
 }
 
 /// C definition of the same swizzle (`SWZ(row, chunk, cpr)`), for generated kernels.
-pub const C_SWIZZLE: &str = "#define SWZ(row, chunk, cpr) ((chunk) ^ (((row) / ((cpr) >= 8 ? 1 : 8 / (cpr))) % ((cpr) < 8 ? (cpr) : 8)))\n";
+pub const C_SWIZZLE: &str =
+    "#define SWZ(row, chunk, cpr) ((chunk) ^ (((row) / ((cpr) >= 8 ? 1 : 8 / (cpr))) % ((cpr) < 8 ? (cpr) : 8)))\n";
 
 /// The worst number of distinct 16-byte transactions one bank must serve when eight
 /// lanes of an `ldmatrix` phase each read one 16-byte row slice: rows `r0..r0+8` of a

@@ -51,10 +51,7 @@ pub enum Instr {
 impl Instr {
     /// Whether crossgemm's code generators can emit this family for `backend` today.
     pub const fn generated(self, backend: Backend) -> bool {
-        matches!(
-            (self, backend),
-            (Instr::MmaSync, Backend::Cuda) | (Instr::Fma, _)
-        )
+        matches!((self, backend), (Instr::MmaSync, Backend::Cuda) | (Instr::Fma, _))
     }
     /// Name as written in targets.toml.
     pub const fn name(self) -> &'static str {
@@ -179,8 +176,7 @@ pub struct TargetsError(String);
 impl Targets {
     /// Parses a targets.toml text.
     pub fn parse(text: &str) -> Result<Targets, TargetsError> {
-        let raw: BTreeMap<String, TargetSpec> =
-            toml::from_str(text).map_err(|e| TargetsError(e.to_string()))?;
+        let raw: BTreeMap<String, TargetSpec> = toml::from_str(text).map_err(|e| TargetsError(e.to_string()))?;
         let mut map = BTreeMap::new();
         for (name, mut spec) in raw {
             spec.name = name.clone();

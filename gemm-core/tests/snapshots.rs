@@ -37,16 +37,28 @@ const MAX_SHOWN: usize = 12;
 // ---------------------------------------------------------------------------------------
 
 fn matrix(name: &str, dtype: DType, layout: Layout) -> Param {
-    Param { name: name.into(), kind: ParamKind::Matrix { dtype, layout } }
+    Param {
+        name: name.into(),
+        kind: ParamKind::Matrix { dtype, layout },
+    }
 }
 fn row(name: &str, dtype: DType) -> Param {
-    Param { name: name.into(), kind: ParamKind::Row { dtype } }
+    Param {
+        name: name.into(),
+        kind: ParamKind::Row { dtype },
+    }
 }
 fn col(name: &str, dtype: DType) -> Param {
-    Param { name: name.into(), kind: ParamKind::Col { dtype } }
+    Param {
+        name: name.into(),
+        kind: ParamKind::Col { dtype },
+    }
 }
 fn scalar(name: &str) -> Param {
-    Param { name: name.into(), kind: ParamKind::Scalar }
+    Param {
+        name: name.into(),
+        kind: ParamKind::Scalar,
+    }
 }
 
 /// `relu(a @ b + bias)`, f16, B column-major, bias a row (per-column) vector.
@@ -117,7 +129,10 @@ fn f32_tf32_residual() -> GemmIr {
 fn f32_plain() -> GemmIr {
     GemmIr {
         name: "f32_plain".into(),
-        params: vec![matrix("a", DType::F32, Layout::RowMajor), matrix("b", DType::F32, Layout::RowMajor)],
+        params: vec![
+            matrix("a", DType::F32, Layout::RowMajor),
+            matrix("b", DType::F32, Layout::RowMajor),
+        ],
         a: 0,
         a_t: false,
         b: 1,
@@ -208,7 +223,8 @@ fn targets() -> Targets {
 }
 
 fn spec<'a>(t: &'a Targets, name: &str) -> &'a TargetSpec {
-    t.get(name).unwrap_or_else(|| panic!("built-in target `{name}` is missing"))
+    t.get(name)
+        .unwrap_or_else(|| panic!("built-in target `{name}` is missing"))
 }
 
 /// The snapshot file names one case produces, in order.
@@ -276,7 +292,13 @@ fn line_diff(expected: &str, actual: &str) -> String {
     let a: Vec<&str> = actual.split('\n').collect();
     let prefix = e.iter().zip(&a).take_while(|(x, y)| x == y).count();
     let max_suffix = e.len().min(a.len()) - prefix;
-    let suffix = e.iter().rev().zip(a.iter().rev()).take(max_suffix).take_while(|(x, y)| x == y).count();
+    let suffix = e
+        .iter()
+        .rev()
+        .zip(a.iter().rev())
+        .take(max_suffix)
+        .take_while(|(x, y)| x == y)
+        .count();
     let (e_mid, a_mid) = (&e[prefix..e.len() - suffix], &a[prefix..a.len() - suffix]);
     let ctx_start = prefix.saturating_sub(CONTEXT);
     let ctx_end_e = (e.len() - suffix + CONTEXT).min(e.len());
@@ -315,10 +337,16 @@ fn line_diff(expected: &str, actual: &str) -> String {
 }
 
 fn check_case(case: &str, ir: GemmIr) {
-    let failures: Vec<String> =
-        render(case, &ir).iter().filter_map(|(file, text)| check_one(file, text)).collect();
+    let failures: Vec<String> = render(case, &ir)
+        .iter()
+        .filter_map(|(file, text)| check_one(file, text))
+        .collect();
     if !failures.is_empty() {
-        panic!("{} snapshot(s) of `{case}` failed:\n\n{}", failures.len(), failures.join("\n\n"));
+        panic!(
+            "{} snapshot(s) of `{case}` failed:\n\n{}",
+            failures.len(),
+            failures.join("\n\n")
+        );
     }
 }
 
@@ -368,7 +396,11 @@ fn no_stale_snapshots() {
         .filter(|n| !expected.contains(n))
         .collect();
     stale.sort();
-    assert!(stale.is_empty(), "files in {} that no case produces (delete them): {stale:?}", snapshot_dir().display());
+    assert!(
+        stale.is_empty(),
+        "files in {} that no case produces (delete them): {stale:?}",
+        snapshot_dir().display()
+    );
 }
 
 /// The line differ itself: one changed character shows as one -/+ pair in context.

@@ -60,7 +60,10 @@ pub fn parse(cx: &Ctxt, args: proc_macro2::TokenStream) -> Attr {
     let items = match syn::parse::Parser::parse2(Punctuated::<Item, Token![,]>::parse_terminated, args) {
         Ok(items) => items,
         Err(e) => {
-            cx.push(syn::Error::new(e.span(), format!("malformed #[gemm_kernel] arguments: {ATTR_HELP}")));
+            cx.push(syn::Error::new(
+                e.span(),
+                format!("malformed #[gemm_kernel] arguments: {ATTR_HELP}"),
+            ));
             return attr;
         }
     };
@@ -75,7 +78,10 @@ pub fn parse(cx: &Ctxt, args: proc_macro2::TokenStream) -> Attr {
                 match &value {
                     Expr::Path(p) if p.path.is_ident("f32") => attr.acc = AccMode::F32,
                     Expr::Path(p) if p.path.is_ident("tf32") => attr.acc = AccMode::Tf32,
-                    _ => cx.error_spanned_by(&value, "`acc` must be `f32` or `tf32` (f32 accumulation; tf32 rounds f32 operands for tensor cores)"),
+                    _ => cx.error_spanned_by(
+                        &value,
+                        "`acc` must be `f32` or `tf32` (f32 accumulation; tf32 rounds f32 operands for tensor cores)",
+                    ),
                 }
             }
             Item::List(key, body) if key == "targets" => {
@@ -84,7 +90,10 @@ pub fn parse(cx: &Ctxt, args: proc_macro2::TokenStream) -> Attr {
                         attr.targets = Some(names.iter().map(|n| (n.to_string(), n.span())).collect())
                     }
                     Ok(_) => cx.error_spanned_by(&key, "`targets(..)` needs at least one target name"),
-                    Err(e) => cx.push(syn::Error::new(e.span(), "`targets(..)` takes target names from targets.toml, e.g. `targets(h200, opencl_cpu)`")),
+                    Err(e) => cx.push(syn::Error::new(
+                        e.span(),
+                        "`targets(..)` takes target names from targets.toml, e.g. `targets(h200, opencl_cpu)`",
+                    )),
                 }
             }
             Item::List(key, body) if key == "tune" => {
@@ -108,7 +117,10 @@ impl Parse for TuneItem {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let key = input.parse()?;
         input.parse::<Token![=]>()?;
-        Ok(TuneItem { key, value: input.parse()? })
+        Ok(TuneItem {
+            key,
+            value: input.parse()?,
+        })
     }
 }
 
@@ -116,14 +128,23 @@ fn parse_tune(cx: &Ctxt, body: proc_macro2::TokenStream, space: &mut TuneSpace) 
     let items = match syn::parse::Parser::parse2(Punctuated::<TuneItem, Token![,]>::parse_terminated, body) {
         Ok(items) => items,
         Err(e) => {
-            cx.push(syn::Error::new(e.span(), "`tune(..)` takes `key = value` items, e.g. `tune(block_m = [64, 128], stages = 2..=4)`"));
+            cx.push(syn::Error::new(
+                e.span(),
+                "`tune(..)` takes `key = value` items, e.g. `tune(block_m = [64, 128], stages = 2..=4)`",
+            ));
             return;
         }
     };
     for TuneItem { key, value } in items {
         let name = key.to_string();
         if !TUNE_KEYS.contains(&name.as_str()) {
-            cx.error_spanned_by(&key, format!("unknown tune parameter `{name}`: expected one of {}", TUNE_KEYS.join(", ")));
+            cx.error_spanned_by(
+                &key,
+                format!(
+                    "unknown tune parameter `{name}`: expected one of {}",
+                    TUNE_KEYS.join(", ")
+                ),
+            );
             continue;
         }
         if let Some(values) = tune_values(cx, &value) {

@@ -13,7 +13,9 @@ pub struct Ctxt {
 
 impl Ctxt {
     pub fn new() -> Self {
-        Ctxt { errors: RefCell::new(Some(Vec::new())) }
+        Ctxt {
+            errors: RefCell::new(Some(Vec::new())),
+        }
     }
 
     /// An error pointing at `tokens`.
@@ -27,7 +29,11 @@ impl Ctxt {
     }
 
     pub fn push(&self, e: syn::Error) {
-        self.errors.borrow_mut().as_mut().expect("Ctxt used after check").push(e);
+        self.errors
+            .borrow_mut()
+            .as_mut()
+            .expect("Ctxt used after check")
+            .push(e);
     }
 
     pub fn has_errors(&self) -> bool {

@@ -4,7 +4,7 @@
 //! - `fn k(a: &Matrix<f16>, ..) -> Result<Matrix<f16>, GemmError>`: allocates the result
 //!   on the operands' device and runs the kernel;
 //! - `fn k_into(a: &Matrix<f16>, .., out: &mut Matrix<f16>) -> Result<(), GemmError>`;
-//! - `mod k { SPEC, spec(), reference(..), run_with(config, ..) }`.
+//! - `mod k { SPEC, spec(), reference(..), run_with(config, ..), tune(..) }`.
 
 use crate::ctxt::Ctxt;
 use crate::plan::{plan_all, Planned, Warning};
@@ -57,12 +57,23 @@ fn backend_tokens(krate: &syn::Path, b: gemm_core::Backend) -> TokenStream {
     }
 }
 
-fn generate(f: &syn::ItemFn, krate: &syn::Path, ir: &GemmIr, planned: &[Planned], warnings: &[Warning], user_toml: Option<&std::path::Path>) -> TokenStream {
+fn generate(
+    f: &syn::ItemFn,
+    krate: &syn::Path,
+    ir: &GemmIr,
+    planned: &[Planned],
+    warnings: &[Warning],
+    user_toml: Option<&std::path::Path>,
+) -> TokenStream {
     let vis = &f.vis;
     let name = &f.sig.ident;
     let name_into = format_ident!("{}_into", name);
     let docs: Vec<_> = f.attrs.iter().filter(|a| a.path().is_ident("doc")).collect();
-    let pnames: Vec<syn::Ident> = ir.params.iter().map(|p| syn::Ident::new(&p.name, Span::call_site())).collect();
+    let pnames: Vec<syn::Ident> = ir
+        .params
+        .iter()
+        .map(|p| syn::Ident::new(&p.name, Span::call_site()))
+        .collect();
     let ptypes: Vec<TokenStream> = ir
         .params
         .iter()
@@ -115,10 +126,13 @@ fn generate(f: &syn::ItemFn, krate: &syn::Path, ir: &GemmIr, planned: &[Planned]
     });
     let track = user_toml.map(|p| {
         let p = p.to_string_lossy().into_owned();
-        quote!(const _: &[u8] = include_bytes!(#p);)
+        quote!(
+            const _: &[u8] = include_bytes!(#p);
+        )
     });
     let ref_doc = format!("The host reference of `{kname}`: downloads the operands and computes the result on the CPU (f64 accumulation), in the output's layout.");
-    let spec_doc = format!("What `#[gemm_kernel]` generated for `{kname}`: IR, sources, plans and pruning reports per target.");
+    let spec_doc =
+        format!("What `#[gemm_kernel]` generated for `{kname}`: IR, sources, plans and pruning reports per target.");
     let into_doc = format!("Runs `{kname}` into a caller's `out` (M×N). Operands must all live on `out`'s device.");
 
     quote! {
@@ -153,6 +167,14 @@ fn generate(f: &syn::ItemFn, krate: &syn::Path, ir: &GemmIr, planned: &[Planned]
             /// `plan().configs`, or any other that fits the device).
             pub fn run_with(config: &#krate::__private::TileConfig, #(#pnames: #ptypes,)* out: &mut #out_ty) -> ::core::result::Result<(), #krate::GemmError> {
                 #krate::__private::launch_with(&SPEC, config, &[#(#args),*], out.__out())
+            }
+            /// Tunes the kernel for these operands' device and shape (unless the tuning
+            /// cache already has a winner for them), stores the winner, and reports the
+            /// candidates, failures and times. `out` receives nothing; later launches of
+            /// the same shape bucket use the winner. See `CROSSGEMM_TUNE` for what plain
+            /// calls do on their own.
+            pub fn tune(#(#pnames: #ptypes,)* out: &mut #out_ty) -> ::core::result::Result<#krate::TuneReport, #krate::GemmError> {
+                #krate::__private::tune(&SPEC, &[#(#args),*], out.__out())
             }
             #(#warn_items)*
             #track

@@ -48,16 +48,33 @@ pub fn lower(cx: &Ctxt, f: &syn::ItemFn, sig: &Signature, attr: &Attr) -> Option
         stmts => {
             const MSG: &str = "the body of a #[gemm_kernel] fn must be a single expression, e.g. `relu(x * w + bias)`";
             // Point at the first statement that is not the tail expression.
-            match stmts.iter().find(|s| !matches!(s, Stmt::Expr(_, None))).or(stmts.first()) {
-                Some(Stmt::Local(s)) => cx.error_spanned_by(s, format!("{MSG}: `let` is not allowed, write the value inline")),
-                Some(Stmt::Expr(_, Some(semi))) if stmts.len() == 1 => cx.error_spanned_by(semi, format!("{MSG}: remove the `;`")),
+            match stmts
+                .iter()
+                .find(|s| !matches!(s, Stmt::Expr(_, None)))
+                .or(stmts.first())
+            {
+                Some(Stmt::Local(s)) => {
+                    cx.error_spanned_by(s, format!("{MSG}: `let` is not allowed, write the value inline"))
+                }
+                Some(Stmt::Expr(_, Some(semi))) if stmts.len() == 1 => {
+                    cx.error_spanned_by(semi, format!("{MSG}: remove the `;`"))
+                }
                 Some(s) => cx.error_spanned_by(s, MSG),
                 None => cx.error_spanned_by(&f.block, MSG),
             }
             return None;
         }
     };
-    let mut l = Lowerer { cx, params: &sig.params, used: vec![false; sig.params.len()], product: None, ops: Vec::new(), near_miss: None, rejected: &sig.rejected, used_rejected: false };
+    let mut l = Lowerer {
+        cx,
+        params: &sig.params,
+        used: vec![false; sig.params.len()],
+        product: None,
+        ops: Vec::new(),
+        near_miss: None,
+        rejected: &sig.rejected,
+        used_rejected: false,
+    };
     let shape = l.expr(body);
     let Some(p) = l.product.take() else {
         if l.used_rejected {
@@ -76,7 +93,10 @@ pub fn lower(cx: &Ctxt, f: &syn::ItemFn, sig: &Signature, attr: &Attr) -> Option
     }
     for (i, used) in l.used.iter().enumerate() {
         if !used {
-            cx.error_spanned_by(&sig.params[i].ident, format!("parameter `{}` is not used by the body", sig.params[i].ident));
+            cx.error_spanned_by(
+                &sig.params[i].ident,
+                format!("parameter `{}` is not used by the body", sig.params[i].ident),
+            );
         }
     }
     let dtype_of = |i: u32| match sig.params[i as usize].kind {
@@ -99,7 +119,14 @@ pub fn lower(cx: &Ctxt, f: &syn::ItemFn, sig: &Signature, attr: &Attr) -> Option
     let (out_dtype, out_layout) = sig.out?;
     Some(GemmIr {
         name: f.sig.ident.to_string(),
-        params: sig.params.iter().map(|p| Param { name: p.ident.to_string(), kind: p.kind }).collect(),
+        params: sig
+            .params
+            .iter()
+            .map(|p| Param {
+                name: p.ident.to_string(),
+                kind: p.kind,
+            })
+            .collect(),
         a: p.a,
         a_t: p.a_t,
         b: p.b,
@@ -157,7 +184,9 @@ impl Lowerer<'_> {
                     }
                 };
                 if op == EpOp::Mul {
-                    if let (Some((a, a_t)), Some((bb, b_t))) = (self.matrix_operand(&b.left), self.matrix_operand(&b.right)) {
+                    if let (Some((a, a_t)), Some((bb, b_t))) =
+                        (self.matrix_operand(&b.left), self.matrix_operand(&b.right))
+                    {
                         return self.product(e, a, a_t, bb, b_t);
                     }
                     if self.matrix_operand(&b.left).is_some() || self.matrix_operand(&b.right).is_some() {
@@ -167,7 +196,11 @@ impl Lowerer<'_> {
                 let l = self.expr(&b.left);
                 let r = self.expr(&b.right);
                 self.ops.push(op);
-                Some(if l? == Shape::Scalar && r? == Shape::Scalar { Shape::Scalar } else { Shape::Elementwise })
+                Some(if l? == Shape::Scalar && r? == Shape::Scalar {
+                    Shape::Scalar
+                } else {
+                    Shape::Elementwise
+                })
             }
             Expr::Unary(u) => match u.op {
                 UnOp::Neg(_) => {
@@ -176,7 +209,8 @@ impl Lowerer<'_> {
                     s
                 }
                 _ => {
-                    self.cx.error_spanned_by(u.op, "only unary `-` is allowed in the epilogue");
+                    self.cx
+                        .error_spanned_by(u.op, "only unary `-` is allowed in the epilogue");
                     self.expr(&u.expr);
                     None
                 }
@@ -193,7 +227,8 @@ impl Lowerer<'_> {
                         Some(Shape::Scalar)
                     }
                     None => {
-                        self.cx.error_spanned_by(l, "only numeric literals are allowed in the epilogue");
+                        self.cx
+                            .error_spanned_by(l, "only numeric literals are allowed in the epilogue");
                         None
                     }
                 }
@@ -204,7 +239,10 @@ impl Lowerer<'_> {
                         self.used_rejected = true;
                         return None;
                     }
-                    self.cx.error_spanned_by(p, format!("unknown name `{}`: not a parameter of this kernel", p.to_token_stream()));
+                    self.cx.error_spanned_by(
+                        p,
+                        format!("unknown name `{}`: not a parameter of this kernel", p.to_token_stream()),
+                    );
                     return None;
                 };
                 self.used[i as usize] = true;
@@ -265,10 +303,13 @@ impl Lowerer<'_> {
             _ => None,
         };
         let Some(f) = name.as_deref().and_then(Func::from_name) else {
-            self.cx.error_spanned_by(&c.func, format!(
-                "unknown function `{}`: the epilogue may call {FUNC_HELP}",
-                c.func.to_token_stream()
-            ));
+            self.cx.error_spanned_by(
+                &c.func,
+                format!(
+                    "unknown function `{}`: the epilogue may call {FUNC_HELP}",
+                    c.func.to_token_stream()
+                ),
+            );
             for a in &c.args {
                 self.expr(a);
             }
@@ -281,7 +322,17 @@ impl Lowerer<'_> {
                 Func::LeakyRelu => "(x, slope)",
                 _ => "(x)",
             };
-            self.cx.error_spanned_by(c, format!("`{}` takes {} argument{}, `{}{sig}`, got {}", f.name(), f.arity(), if f.arity() == 1 { "" } else { "s" }, f.name(), c.args.len()));
+            self.cx.error_spanned_by(
+                c,
+                format!(
+                    "`{}` takes {} argument{}, `{}{sig}`, got {}",
+                    f.name(),
+                    f.arity(),
+                    if f.arity() == 1 { "" } else { "s" },
+                    f.name(),
+                    c.args.len()
+                ),
+            );
             for a in &c.args {
                 self.expr(a);
             }
@@ -329,8 +380,14 @@ mod tests {
         );
         assert!(errs.is_empty(), "{errs:?}");
         let ir = ir.unwrap();
-        assert_eq!(ir.epilogue, vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Relu)]);
-        assert_eq!((ir.a, ir.b, ir.a_layout(), ir.b_layout()), (0, 1, Layout::RowMajor, Layout::ColMajor));
+        assert_eq!(
+            ir.epilogue,
+            vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Relu)]
+        );
+        assert_eq!(
+            (ir.a, ir.b, ir.a_layout(), ir.b_layout()),
+            (0, 1, Layout::RowMajor, Layout::ColMajor)
+        );
     }
 
     #[test]
@@ -357,7 +414,10 @@ mod tests {
                 fn k(a: Matrix<f16>, b: Matrix<bf16>, unused: f32) -> Matrix<f16> { softplus(a * b) % 2.0 }
             },
         );
-        assert!(errs.iter().any(|e| e.contains("unknown function `softplus`")), "{errs:?}");
+        assert!(
+            errs.iter().any(|e| e.contains("unknown function `softplus`")),
+            "{errs:?}"
+        );
         assert!(errs.iter().any(|e| e.contains("operator `%`")), "{errs:?}");
         assert!(errs.iter().any(|e| e.contains("`unused` is not used")), "{errs:?}");
         assert!(errs.iter().any(|e| e.contains("mismatched element types")), "{errs:?}");

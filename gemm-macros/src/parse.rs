@@ -31,7 +31,10 @@ pub fn signature(cx: &Ctxt, f: &syn::ItemFn) -> Signature {
         cx.error_spanned_by(t, "a #[gemm_kernel] fn cannot be `unsafe`");
     }
     if !sig.generics.params.is_empty() {
-        cx.error_spanned_by(&sig.generics, "a #[gemm_kernel] fn cannot be generic: name the element types (f16, bf16, f32)");
+        cx.error_spanned_by(
+            &sig.generics,
+            "a #[gemm_kernel] fn cannot be generic: name the element types (f16, bf16, f32)",
+        );
     }
     let mut params = Vec::new();
     let mut rejected = Vec::new();
@@ -44,7 +47,11 @@ pub fn signature(cx: &Ctxt, f: &syn::ItemFn) -> Signature {
                     continue;
                 };
                 match param_type(cx, &pt.ty) {
-                    Some(kind) => params.push(DslParam { ident: pi.ident.clone(), kind, ty: (*pt.ty).clone() }),
+                    Some(kind) => params.push(DslParam {
+                        ident: pi.ident.clone(),
+                        kind,
+                        ty: (*pt.ty).clone(),
+                    }),
                     None => rejected.push(pi.ident.clone()),
                 }
             }
@@ -52,7 +59,10 @@ pub fn signature(cx: &Ctxt, f: &syn::ItemFn) -> Signature {
     }
     let out = match &sig.output {
         ReturnType::Default => {
-            cx.error_spanned_by(&sig.ident, "a #[gemm_kernel] fn must return `Matrix<T>` (or `Matrix<T, ColMajor>`)");
+            cx.error_spanned_by(
+                &sig.ident,
+                "a #[gemm_kernel] fn must return `Matrix<T>` (or `Matrix<T, ColMajor>`)",
+            );
             None
         }
         ReturnType::Type(_, ty) => match param_type(cx, ty) {
@@ -92,10 +102,16 @@ fn param_type(cx: &Ctxt, ty: &Type) -> Option<ParamKind> {
     match (name.as_str(), generics.as_slice()) {
         ("f32", []) => Some(ParamKind::Scalar),
         ("f16" | "bf16" | "f64" | "i32" | "u32" | "i64", []) => {
-            cx.error_spanned_by(ty, format!("scalar parameters must be `f32` (the epilogue is evaluated in f32), found `{name}`"));
+            cx.error_spanned_by(
+                ty,
+                format!("scalar parameters must be `f32` (the epilogue is evaluated in f32), found `{name}`"),
+            );
             None
         }
-        ("Matrix", [t]) => dtype(cx, t).map(|dtype| ParamKind::Matrix { dtype, layout: Layout::RowMajor }),
+        ("Matrix", [t]) => dtype(cx, t).map(|dtype| ParamKind::Matrix {
+            dtype,
+            layout: Layout::RowMajor,
+        }),
         ("Matrix", [t, l]) => {
             let d = dtype(cx, t);
             let l = layout(cx, l);
@@ -126,10 +142,13 @@ fn dtype(cx: &Ctxt, ty: &Type) -> Option<DType> {
     match found.as_deref().and_then(DType::from_name) {
         Some(d) => Some(d),
         None => {
-            cx.error_spanned_by(ty, format!(
-                "unsupported element type `{}`: expected f16, bf16 or f32",
-                found.unwrap_or_else(|| quote::quote!(#ty).to_string())
-            ));
+            cx.error_spanned_by(
+                ty,
+                format!(
+                    "unsupported element type `{}`: expected f16, bf16 or f32",
+                    found.unwrap_or_else(|| quote::quote!(#ty).to_string())
+                ),
+            );
             None
         }
     }

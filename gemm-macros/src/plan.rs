@@ -36,9 +36,14 @@ fn feature_enabled(feature: &str) -> bool {
 /// and that file's path so the expansion can track it for rebuilds.
 pub fn load_targets(cx: &Ctxt) -> (Targets, Option<PathBuf>) {
     let mut targets = Targets::parse(BUILTIN_TARGETS).expect("crossgemm's own targets.toml parses (tested)");
-    let user = std::env::var_os("CARGO_MANIFEST_DIR").map(|d| PathBuf::from(d).join("targets.toml")).filter(|p| p.is_file());
+    let user = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(|d| PathBuf::from(d).join("targets.toml"))
+        .filter(|p| p.is_file());
     if let Some(path) = &user {
-        match std::fs::read_to_string(path).map_err(|e| e.to_string()).and_then(|t| Targets::parse(&t).map_err(|e| e.to_string())) {
+        match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| Targets::parse(&t).map_err(|e| e.to_string()))
+        {
             Ok(t) => targets.merge(t),
             Err(e) => cx.error_at(Span::call_site(), format!("cannot use {}: {e}", path.display())),
         }
@@ -52,33 +57,68 @@ pub fn plan_all(cx: &Ctxt, ir: &GemmIr, attr: &Attr, targets: &Targets, warnings
             .iter()
             .filter_map(|(name, span)| match targets.get(name) {
                 None => {
-                    cx.error_at(*span, format!(
-                        "unknown target `{name}`: targets.toml defines {}",
-                        targets.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")
-                    ));
+                    cx.error_at(
+                        *span,
+                        format!(
+                            "unknown target `{name}`: targets.toml defines {}",
+                            targets.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")
+                        ),
+                    );
                     None
                 }
                 Some(t) if !feature_enabled(&t.feature) => {
-                    cx.error_at(*span, format!("target `{name}` is not enabled: turn on the `{}` feature of crossgemm", t.feature));
+                    cx.error_at(
+                        *span,
+                        format!(
+                            "target `{name}` is not enabled: turn on the `{}` feature of crossgemm",
+                            t.feature
+                        ),
+                    );
                     None
                 }
                 Some(t) => Some((t, *span)),
             })
             .collect(),
-        None => targets.iter().filter(|t| feature_enabled(&t.feature)).map(|t| (t, Span::call_site())).collect(),
+        None => targets
+            .iter()
+            .filter(|t| feature_enabled(&t.feature))
+            .map(|t| (t, Span::call_site()))
+            .collect(),
     };
     if attr.targets.is_none() && chosen.is_empty() {
-        cx.error_at(Span::call_site(), "no target is enabled: turn on at least one of the features `opencl`, `sm80`, `sm90` of crossgemm");
+        cx.error_at(
+            Span::call_site(),
+            "no target is enabled: turn on at least one of the features `opencl`, `sm80`, `sm90` of crossgemm",
+        );
     }
     let mut out = Vec::new();
     for (spec, span) in chosen {
         let plan = plan_target(ir, spec, &attr.tune);
         if plan.configs.is_empty() {
-            let why = plan.main_killer().map(|k| format!("{} ({} of {} candidates; e.g. {})", k.rule, k.count, plan.considered, k.example)).unwrap_or_default();
-            cx.error_at(attr.tune_span.unwrap_or(span), format!("the tune() space leaves no config for target `{}`: pruned by {why}", spec.name));
+            let why = plan
+                .main_killer()
+                .map(|k| {
+                    format!(
+                        "{} ({} of {} candidates; e.g. {})",
+                        k.rule, k.count, plan.considered, k.example
+                    )
+                })
+                .unwrap_or_default();
+            cx.error_at(
+                attr.tune_span.unwrap_or(span),
+                format!(
+                    "the tune() space leaves no config for target `{}`: pruned by {why}",
+                    spec.name
+                ),
+            );
             continue;
         }
-        let better: Vec<_> = spec.instructions.iter().map(|i| i.name).filter(|n| *n != Instr::Fma).collect();
+        let better: Vec<_> = spec
+            .instructions
+            .iter()
+            .map(|i| i.name)
+            .filter(|n| *n != Instr::Fma)
+            .collect();
         if plan.instr == Instr::Fma && !better.is_empty() {
             warnings.push(Warning {
                 span,
@@ -93,7 +133,11 @@ pub fn plan_all(cx: &Ctxt, ir: &GemmIr, attr: &Attr, targets: &Targets, warnings
             });
         }
         let (source, _) = codegen::emit(ir, spec);
-        out.push(Planned { spec: spec.clone(), plan, source });
+        out.push(Planned {
+            spec: spec.clone(),
+            plan,
+            source,
+        });
     }
     out
 }
@@ -107,8 +151,20 @@ mod tests {
         GemmIr {
             name: "k".into(),
             params: vec![
-                Param { name: "a".into(), kind: ParamKind::Matrix { dtype, layout: Layout::RowMajor } },
-                Param { name: "b".into(), kind: ParamKind::Matrix { dtype, layout: Layout::RowMajor } },
+                Param {
+                    name: "a".into(),
+                    kind: ParamKind::Matrix {
+                        dtype,
+                        layout: Layout::RowMajor,
+                    },
+                },
+                Param {
+                    name: "b".into(),
+                    kind: ParamKind::Matrix {
+                        dtype,
+                        layout: Layout::RowMajor,
+                    },
+                },
             ],
             a: 0,
             a_t: false,
@@ -137,7 +193,11 @@ mod tests {
         let (p, w) = plan(&ir(DType::F32, AccMode::F32), "targets(h200, opencl_cpu)");
         assert_eq!(p.len(), 2);
         assert_eq!(w.len(), 1, "only h200 has better instructions than fma");
-        assert!(w[0].text.contains("h200") && w[0].text.contains("acc = tf32"), "{}", w[0].text);
+        assert!(
+            w[0].text.contains("h200") && w[0].text.contains("acc = tf32"),
+            "{}",
+            w[0].text
+        );
         let (_, w) = plan(&ir(DType::F32, AccMode::Tf32), "targets(h200)");
         assert!(w.is_empty());
     }

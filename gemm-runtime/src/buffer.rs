@@ -18,7 +18,15 @@ pub struct Matrix<T: Element, L: LayoutType = RowMajor> {
 
 impl<T: Element, L: LayoutType> std::fmt::Debug for Matrix<T, L> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Matrix<{}, {}>({}x{} on {})", T::DTYPE.name(), L::LAYOUT.name(), self.rows, self.cols, self.buf.device.info().id)
+        write!(
+            f,
+            "Matrix<{}, {}>({}x{} on {})",
+            T::DTYPE.name(),
+            L::LAYOUT.name(),
+            self.rows,
+            self.cols,
+            self.buf.device.info().id
+        )
     }
 }
 
@@ -26,7 +34,11 @@ impl<T: Element, L: LayoutType> Matrix<T, L> {
     /// Uploads `data`, which holds `rows * cols` elements in layout `L`.
     pub fn from_host(device: &Device, rows: usize, cols: usize, data: &[T]) -> Result<Self> {
         if data.len() != rows * cols {
-            return Err(GemmError::DataLength { len: data.len(), rows, cols });
+            return Err(GemmError::DataLength {
+                len: data.len(),
+                rows,
+                cols,
+            });
         }
         let m = Self::zeros(device, rows, cols)?;
         m.buf.upload(bytemuck::cast_slice(data))?;
@@ -38,8 +50,17 @@ impl<T: Element, L: LayoutType> Matrix<T, L> {
         let bytes = rows
             .checked_mul(cols)
             .and_then(|n| n.checked_mul(std::mem::size_of::<T>()))
-            .ok_or(GemmError::DataLength { len: usize::MAX, rows, cols })?;
-        Ok(Matrix { buf: RawBuffer::new(device, bytes)?, rows, cols, _p: PhantomData })
+            .ok_or(GemmError::DataLength {
+                len: usize::MAX,
+                rows,
+                cols,
+            })?;
+        Ok(Matrix {
+            buf: RawBuffer::new(device, bytes)?,
+            rows,
+            cols,
+            _p: PhantomData,
+        })
     }
 
     /// Downloads the elements, in layout `L`.
@@ -52,19 +73,31 @@ impl<T: Element, L: LayoutType> Matrix<T, L> {
     /// Overwrites the elements from `data` (same length and layout).
     pub fn upload(&mut self, data: &[T]) -> Result<()> {
         if data.len() != self.rows * self.cols {
-            return Err(GemmError::DataLength { len: data.len(), rows: self.rows, cols: self.cols });
+            return Err(GemmError::DataLength {
+                len: data.len(),
+                rows: self.rows,
+                cols: self.cols,
+            });
         }
         self.buf.upload(bytemuck::cast_slice(data))
     }
 
     #[doc(hidden)]
     pub fn __arg(&self) -> Arg<'_> {
-        Arg::Matrix { buf: &self.buf, rows: self.rows, cols: self.cols }
+        Arg::Matrix {
+            buf: &self.buf,
+            rows: self.rows,
+            cols: self.cols,
+        }
     }
 
     #[doc(hidden)]
     pub fn __out(&mut self) -> OutArg<'_> {
-        OutArg { buf: &self.buf, rows: self.rows, cols: self.cols }
+        OutArg {
+            buf: &self.buf,
+            rows: self.rows,
+            cols: self.cols,
+        }
     }
 
     /// Rows.
@@ -92,7 +125,14 @@ macro_rules! vector_type {
 
         impl<T: Element> std::fmt::Debug for $name<T> {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                write!(f, "{}<{}>({} on {})", stringify!($name), T::DTYPE.name(), self.len, self.buf.device.info().id)
+                write!(
+                    f,
+                    "{}<{}>({} on {})",
+                    stringify!($name),
+                    T::DTYPE.name(),
+                    self.len,
+                    self.buf.device.info().id
+                )
             }
         }
 
@@ -101,7 +141,11 @@ macro_rules! vector_type {
             pub fn from_host(device: &Device, data: &[T]) -> Result<Self> {
                 let buf = RawBuffer::new(device, std::mem::size_of_val(data))?;
                 buf.upload(bytemuck::cast_slice(data))?;
-                Ok($name { buf, len: data.len(), _p: PhantomData })
+                Ok($name {
+                    buf,
+                    len: data.len(),
+                    _p: PhantomData,
+                })
             }
             /// Downloads the elements.
             pub fn to_host(&self) -> Result<Vec<T>> {
@@ -111,7 +155,10 @@ macro_rules! vector_type {
             }
             #[doc(hidden)]
             pub fn __arg(&self) -> Arg<'_> {
-                Arg::Vector { buf: &self.buf, len: self.len }
+                Arg::Vector {
+                    buf: &self.buf,
+                    len: self.len,
+                }
             }
             /// Number of elements.
             pub fn len(&self) -> usize {
@@ -129,5 +176,13 @@ macro_rules! vector_type {
     };
 }
 
-vector_type!(Row, "A vector broadcast along M: one value per output column (length N), e.g. a bias.", "of length N");
-vector_type!(Col, "A vector broadcast along N: one value per output row (length M), e.g. a per-row scale.", "of length M");
+vector_type!(
+    Row,
+    "A vector broadcast along M: one value per output column (length N), e.g. a bias.",
+    "of length N"
+);
+vector_type!(
+    Col,
+    "A vector broadcast along N: one value per output row (length M), e.g. a per-row scale.",
+    "of length M"
+);

@@ -12,7 +12,11 @@ use gemm_core::{Backend, DType, GemmIr, ParamKind, TileConfig};
 #[derive(Clone, Copy, Debug)]
 pub enum Arg<'a> {
     /// A matrix operand (`rows × cols` as stored).
-    Matrix { buf: &'a RawBuffer, rows: usize, cols: usize },
+    Matrix {
+        buf: &'a RawBuffer,
+        rows: usize,
+        cols: usize,
+    },
     /// A `Row` or `Col` vector.
     Vector { buf: &'a RawBuffer, len: usize },
     /// An f32 scalar.
@@ -31,7 +35,10 @@ pub struct OutArg<'a> {
 }
 
 fn shape_err(spec: &KernelSpec, detail: String) -> GemmError {
-    GemmError::Shape { kernel: spec.name.to_string(), detail }
+    GemmError::Shape {
+        kernel: spec.name.to_string(),
+        detail,
+    }
 }
 
 /// Checks every operand against the product and returns (M, N, K).
@@ -53,7 +60,10 @@ pub fn dims(spec: &KernelSpec, args: &[Arg<'_>]) -> Result<(usize, usize, usize)
             spec,
             format!(
                 "`{}{}` is {m}x{k} but `{}{}` is {k2}x{n}: inner dimensions {k} and {k2} differ",
-                name(ir.a), t(ir.a_t), name(ir.b), t(ir.b_t)
+                name(ir.a),
+                t(ir.a_t),
+                name(ir.b),
+                t(ir.b_t)
             ),
         ));
     }
@@ -65,12 +75,14 @@ pub fn dims(spec: &KernelSpec, args: &[Arg<'_>]) -> Result<(usize, usize, usize)
             (ParamKind::Matrix { .. }, Arg::Matrix { rows, cols, .. }) if (rows, cols) != (m, n) => {
                 Some(format!("`{}` is {rows}x{cols} but the product is {m}x{n}", p.name))
             }
-            (ParamKind::Row { .. }, Arg::Vector { len, .. }) if len != n => {
-                Some(format!("`{}` (a Row, one value per column) has length {len} but the product has {n} columns", p.name))
-            }
-            (ParamKind::Col { .. }, Arg::Vector { len, .. }) if len != m => {
-                Some(format!("`{}` (a Col, one value per row) has length {len} but the product has {m} rows", p.name))
-            }
+            (ParamKind::Row { .. }, Arg::Vector { len, .. }) if len != n => Some(format!(
+                "`{}` (a Row, one value per column) has length {len} but the product has {n} columns",
+                p.name
+            )),
+            (ParamKind::Col { .. }, Arg::Vector { len, .. }) if len != m => Some(format!(
+                "`{}` (a Col, one value per row) has length {len} but the product has {m} rows",
+                p.name
+            )),
             _ => None,
         };
         if let Some(d) = bad {
@@ -79,20 +91,25 @@ pub fn dims(spec: &KernelSpec, args: &[Arg<'_>]) -> Result<(usize, usize, usize)
     }
     for (what, v) in [("M", m), ("N", n), ("K", k)] {
         if v > i32::MAX as usize {
-            return Err(GemmError::Unsupported(format!("{what} = {v} exceeds the 32-bit index range of the kernels")));
+            return Err(GemmError::Unsupported(format!(
+                "{what} = {v} exceeds the 32-bit index range of the kernels"
+            )));
         }
     }
     Ok((m, n, k))
 }
 
-fn check_out(spec: &KernelSpec, out: &OutArg<'_>, m: usize, n: usize) -> Result<()> {
+pub(crate) fn check_out(spec: &KernelSpec, out: &OutArg<'_>, m: usize, n: usize) -> Result<()> {
     if (out.rows, out.cols) != (m, n) {
-        return Err(shape_err(spec, format!("the output is {}x{} but the product is {m}x{n}", out.rows, out.cols)));
+        return Err(shape_err(
+            spec,
+            format!("the output is {}x{} but the product is {m}x{n}", out.rows, out.cols),
+        ));
     }
     Ok(())
 }
 
-fn check_devices(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<()> {
+pub(crate) fn check_devices(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<()> {
     let dev = &out.buf.device;
     let ir = spec.ir();
     for (i, a) in args.iter().enumerate() {
@@ -124,7 +141,8 @@ pub(crate) fn target_for<'s>(spec: &'s KernelSpec, info: &crate::DeviceInfo) -> 
         }
         DeviceKind::Opencl => {
             let cl = || spec.targets.iter().filter(|t| t.backend == Backend::Opencl);
-            cl().find(|t| t.spec().device_type == info.device_type).or_else(|| cl().next())
+            cl().find(|t| t.spec().device_type == info.device_type)
+                .or_else(|| cl().next())
         }
         DeviceKind::Host => None,
     };
@@ -145,13 +163,15 @@ pub(crate) fn default_config(tk: &TargetKernel, info: &crate::DeviceInfo, dtype:
         .iter()
         .copied()
         .find(|c| fits(c, info, dtype))
-        .ok_or_else(|| GemmError::Unsupported(format!(
-            "no planned config of target `{}` fits {} ({} B shared memory, {} threads per block)",
-            tk.target, info, info.smem_per_block, info.max_threads_per_block
-        )))
+        .ok_or_else(|| {
+            GemmError::Unsupported(format!(
+                "no planned config of target `{}` fits {} ({} B shared memory, {} threads per block)",
+                tk.target, info, info.smem_per_block, info.max_threads_per_block
+            ))
+        })
 }
 
-fn fits(c: &TileConfig, info: &crate::DeviceInfo, dtype: DType) -> bool {
+pub(crate) fn fits(c: &TileConfig, info: &crate::DeviceInfo, dtype: DType) -> bool {
     c.threads() <= info.max_threads_per_block && c.smem_bytes(dtype) <= info.smem_per_block
 }
 
@@ -165,7 +185,12 @@ pub fn launch_with(spec: &'static KernelSpec, config: &TileConfig, args: &[Arg<'
     launch_impl(spec, Some(config), args, out)
 }
 
-fn launch_impl(spec: &'static KernelSpec, config: Option<&TileConfig>, args: &[Arg<'_>], out: OutArg<'_>) -> Result<()> {
+fn launch_impl(
+    spec: &'static KernelSpec,
+    config: Option<&TileConfig>,
+    args: &[Arg<'_>],
+    out: OutArg<'_>,
+) -> Result<()> {
     check_devices(spec, args, &out)?;
     let (m, n, k) = dims(spec, args)?;
     check_out(spec, &out, m, n)?;
@@ -182,49 +207,105 @@ fn launch_impl(spec: &'static KernelSpec, config: Option<&TileConfig>, args: &[A
     let cfg = match config {
         Some(c) => {
             if !fits(c, dev.info(), ir.ab_dtype) {
-                return Err(GemmError::Unsupported(format!("config {c} does not fit {}", dev.info())));
+                return Err(GemmError::Unsupported(format!(
+                    "config {c} does not fit {}",
+                    dev.info()
+                )));
             }
             *c
         }
-        None => default_config(tk, dev.info(), ir.ab_dtype)?,
+        None => crate::tune::choose(spec, tk, args, &out, (m, n, k))?,
     };
+    let kernel = dev.kernel(tk.source, &ir.symbol(), &all_defines(ir, tk, &cfg, (m, n, k)))?;
+    dev.backend().launch(
+        &*kernel,
+        cfg.launch(m, n, ir.ab_dtype),
+        &kernel_args(args, out.buf, (m, n, k)),
+    )
+}
+
+/// The `-D` constants of one compile: the tile, and for CUDA the shape's alignment.
+pub(crate) fn all_defines(
+    ir: &GemmIr,
+    tk: &TargetKernel,
+    cfg: &TileConfig,
+    (m, n, k): (usize, usize, usize),
+) -> Vec<(String, u32)> {
     let mut defines: Vec<(String, u32)> = cfg.defines().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     if tk.backend == Backend::Cuda {
-        defines.extend(gemm_core::codegen::cuda::shape_defines(ir, m, n, k).into_iter().map(|(k, v)| (k.to_string(), v)));
+        defines.extend(
+            gemm_core::codegen::cuda::shape_defines(ir, m, n, k)
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v)),
+        );
     }
-    let kernel = dev.kernel(tk.source, &ir.symbol(), &defines)?;
-    let mut kargs = vec![KernelArg::Int(m as i32), KernelArg::Int(n as i32), KernelArg::Int(k as i32), KernelArg::Buffer(out.buf)];
+    defines
+}
+
+/// The kernel ABI: (M, N, K, out, params in signature order).
+pub(crate) fn kernel_args<'a>(
+    args: &[Arg<'a>],
+    out: &'a RawBuffer,
+    (m, n, k): (usize, usize, usize),
+) -> Vec<KernelArg<'a>> {
+    let mut kargs = vec![
+        KernelArg::Int(m as i32),
+        KernelArg::Int(n as i32),
+        KernelArg::Int(k as i32),
+        KernelArg::Buffer(out),
+    ];
     for a in args {
         kargs.push(match *a {
             Arg::Matrix { buf, .. } | Arg::Vector { buf, .. } => KernelArg::Buffer(buf),
             Arg::Scalar(s) => KernelArg::Float(s),
         });
     }
-    dev.backend().launch(&*kernel, cfg.launch(m, n, ir.ab_dtype), &kargs)
+    kargs
 }
 
-fn decode(dtype: DType, bytes: &[u8]) -> Vec<f32> {
+pub(crate) fn decode(dtype: DType, bytes: &[u8]) -> Vec<f32> {
     match dtype {
         DType::F32 => bytemuck::cast_slice::<u8, f32>(bytes).to_vec(),
-        DType::F16 => bytes.chunks_exact(2).map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32()).collect(),
-        DType::Bf16 => bytes.chunks_exact(2).map(|c| half::bf16::from_le_bytes([c[0], c[1]]).to_f32()).collect(),
+        DType::F16 => bytes
+            .chunks_exact(2)
+            .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32())
+            .collect(),
+        DType::Bf16 => bytes
+            .chunks_exact(2)
+            .map(|c| half::bf16::from_le_bytes([c[0], c[1]]).to_f32())
+            .collect(),
     }
 }
 
-fn encode(dtype: DType, vals: &[f32]) -> Vec<u8> {
+pub(crate) fn encode(dtype: DType, vals: &[f32]) -> Vec<u8> {
     match dtype {
         DType::F32 => bytemuck::cast_slice(vals).to_vec(),
-        DType::F16 => vals.iter().flat_map(|v| half::f16::from_f32(*v).to_le_bytes()).collect(),
-        DType::Bf16 => vals.iter().flat_map(|v| half::bf16::from_f32(*v).to_le_bytes()).collect(),
+        DType::F16 => vals
+            .iter()
+            .flat_map(|v| half::f16::from_f32(*v).to_le_bytes())
+            .collect(),
+        DType::Bf16 => vals
+            .iter()
+            .flat_map(|v| half::bf16::from_f32(*v).to_le_bytes())
+            .collect(),
     }
 }
 
 /// Downloads the operands and evaluates the reference (f32 values, output layout).
 fn host_reference(ir: &GemmIr, args: &[Arg<'_>], m: usize, n: usize, k: usize) -> Result<Vec<f32>> {
+    let data = download_operands(ir, args)?;
+    Ok(reference::gemm(ir, &host_operands(ir, args, &data), m, n, k))
+}
+
+/// Every buffer operand, widened to f32 (scalars get an empty vector).
+pub(crate) fn download_operands(ir: &GemmIr, args: &[Arg<'_>]) -> Result<Vec<Vec<f32>>> {
     let mut data: Vec<Vec<f32>> = Vec::with_capacity(args.len());
     for (p, a) in ir.params.iter().zip(args) {
         data.push(match (p.kind, a) {
-            (ParamKind::Matrix { dtype, .. } | ParamKind::Row { dtype } | ParamKind::Col { dtype }, Arg::Matrix { buf, .. } | Arg::Vector { buf, .. }) => {
+            (
+                ParamKind::Matrix { dtype, .. } | ParamKind::Row { dtype } | ParamKind::Col { dtype },
+                Arg::Matrix { buf, .. } | Arg::Vector { buf, .. },
+            ) => {
                 let mut bytes = vec![0u8; buf.bytes];
                 buf.download(&mut bytes)?;
                 decode(dtype, &bytes)
@@ -232,18 +313,26 @@ fn host_reference(ir: &GemmIr, args: &[Arg<'_>], m: usize, n: usize, k: usize) -
             _ => Vec::new(),
         });
     }
-    let ops: Vec<HostOperand<'_>> = ir
-        .params
+    Ok(data)
+}
+
+/// The operands as the host reference takes them, over `data` from [`download_operands`].
+pub(crate) fn host_operands<'d>(ir: &GemmIr, args: &[Arg<'_>], data: &'d [Vec<f32>]) -> Vec<HostOperand<'d>> {
+    ir.params
         .iter()
         .zip(args)
-        .zip(&data)
+        .zip(data)
         .map(|((p, a), d)| match (p.kind, *a) {
-            (ParamKind::Matrix { layout, .. }, Arg::Matrix { rows, cols, .. }) => HostOperand::Matrix { data: d, rows, cols, layout },
+            (ParamKind::Matrix { layout, .. }, Arg::Matrix { rows, cols, .. }) => HostOperand::Matrix {
+                data: d,
+                rows,
+                cols,
+                layout,
+            },
             (_, Arg::Scalar(s)) => HostOperand::Scalar(s),
             _ => HostOperand::Vector(d),
         })
-        .collect();
-    Ok(reference::gemm(ir, &ops, m, n, k))
+        .collect()
 }
 
 /// The host reference for a call, rounded to the output type, in the output layout.

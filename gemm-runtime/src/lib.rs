@@ -2,6 +2,7 @@
 //! through opencl3) and launch of the kernels that `#[gemm_kernel]` generates.
 
 mod buffer;
+mod cache;
 pub mod device;
 mod element;
 mod error;
@@ -10,22 +11,26 @@ mod launch;
 mod nvrtc_check;
 pub mod reference;
 mod spec;
+mod tune;
 
 pub use buffer::{Col, Matrix, Row};
+pub use cache::cache_dir;
 pub use device::{Device, DeviceInfo, DeviceKind};
 pub use element::{ColMajor, Element, LayoutType, RowMajor};
 pub use error::{GemmError, Result};
-#[cfg(feature = "cuda")]
-pub use nvrtc_check::{check_cuda_compiles, nvrtc_available, CompileReport};
 pub use gemm_core;
 pub use half::{bf16, f16};
+#[cfg(feature = "cuda")]
+pub use nvrtc_check::{check_cuda_compiles, nvrtc_available, CompileReport};
 pub use spec::{KernelSpec, TargetKernel};
+pub use tune::{tune_stats, FailStage, Failure, Timing, TuneMode, TuneOptions, TuneReport, TuneStats};
 
 /// What the code `#[gemm_kernel]` expands to refers to. Not a stable API.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::launch::{dims, launch, launch_with, reference, Arg, OutArg};
-    pub use gemm_core::TileConfig;
     pub use crate::spec::{KernelSpec, TargetKernel};
+    pub use crate::tune::{tune, tune_with, Inject};
     pub use gemm_core::Backend;
+    pub use gemm_core::TileConfig;
 }

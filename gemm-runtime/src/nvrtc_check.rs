@@ -53,9 +53,17 @@ impl CompileReport {
 /// missing, NVRTC rejects the source, or the CUBIN lacks the kernel's symbol.
 ///
 /// [`KernelSpec::ir`]: crate::KernelSpec::ir
-pub fn check_cuda_compiles(kernel: &TargetKernel, ir: &GemmIr, config: &TileConfig, shape: (usize, usize, usize)) -> Result<CompileReport> {
+pub fn check_cuda_compiles(
+    kernel: &TargetKernel,
+    ir: &GemmIr,
+    config: &TileConfig,
+    shape: (usize, usize, usize),
+) -> Result<CompileReport> {
     if kernel.backend != Backend::Cuda {
-        return Err(GemmError::Unsupported(format!("target `{}` is not a CUDA target", kernel.target)));
+        return Err(GemmError::Unsupported(format!(
+            "target `{}` is not a CUDA target",
+            kernel.target
+        )));
     }
     let arch = kernel
         .spec()
@@ -65,9 +73,21 @@ pub fn check_cuda_compiles(kernel: &TargetKernel, ir: &GemmIr, config: &TileConf
     // Same definitions, in the same order, as launch: a check that built anything else
     // could pass while the real compile fails.
     let mut defines: Vec<(String, u32)> = config.defines().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    defines.extend(gemm_core::codegen::cuda::shape_defines(ir, m, n, k).into_iter().map(|(k, v)| (k.to_string(), v)));
+    defines.extend(
+        gemm_core::codegen::cuda::shape_defines(ir, m, n, k)
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v)),
+    );
     let symbol = ir.symbol();
     let log = nvrtc_compile_check(kernel.source, &symbol, arch, &defines)?;
     let ptxas = PtxasInfo::parse(&log);
-    Ok(CompileReport { symbol, arch, defines, registers: ptxas.registers, spill_stores: ptxas.spill_stores, spill_loads: ptxas.spill_loads, log })
+    Ok(CompileReport {
+        symbol,
+        arch,
+        defines,
+        registers: ptxas.registers,
+        spill_stores: ptxas.spill_stores,
+        spill_loads: ptxas.spill_loads,
+        log,
+    })
 }

@@ -33,7 +33,12 @@ pub fn round_tf32(x: f32) -> f32 {
 
 fn at(op: &HostOperand<'_>, r: usize, c: usize) -> f32 {
     match *op {
-        HostOperand::Matrix { data, rows, cols, layout } => match layout {
+        HostOperand::Matrix {
+            data,
+            rows,
+            cols,
+            layout,
+        } => match layout {
             Layout::RowMajor => data[r * cols + c],
             Layout::ColMajor => data[c * rows + r],
         },
@@ -124,6 +129,43 @@ pub fn gemm(ir: &GemmIr, args: &[HostOperand<'_>], m: usize, n: usize, k: usize)
     out
 }
 
+/// One element of the reference, for checking a kernel on a sample of its output.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SampledRef {
+    /// The product before the epilogue (f64 sum, as in [`gemm`]).
+    pub acc: f64,
+    /// `sum |a_ik * b_kj|`: how large the terms were, which bounds how much a different
+    /// f32 summation order may move the accumulator.
+    pub abs_sum: f64,
+    /// The reference value: the epilogue applied to `acc` (before output rounding).
+    pub value: f32,
+}
+
+/// [`gemm`] at the points `(i, j)` only: `points.len()` dot products of length K, so a
+/// tuner can check every candidate of a large problem without an O(MNK) host product.
+pub fn gemm_sampled(ir: &GemmIr, args: &[HostOperand<'_>], k: usize, points: &[(usize, usize)]) -> Vec<SampledRef> {
+    let tf32 = ir.acc == AccMode::Tf32;
+    let conv = |x: f32| if tf32 { round_tf32(x) } else { x } as f64;
+    let a_op = args[ir.a as usize];
+    let b_op = args[ir.b as usize];
+    let a_at = |i: usize, kk: usize| if ir.a_t { at(&a_op, kk, i) } else { at(&a_op, i, kk) };
+    let b_at = |kk: usize, j: usize| if ir.b_t { at(&b_op, j, kk) } else { at(&b_op, kk, j) };
+    let mut stack = Vec::with_capacity(16);
+    points
+        .iter()
+        .map(|&(i, j)| {
+            let (mut acc, mut abs_sum) = (0f64, 0f64);
+            for kk in 0..k {
+                let p = conv(a_at(i, kk)) * conv(b_at(kk, j));
+                acc += p;
+                abs_sum += p.abs();
+            }
+            let value = epilogue(ir, args, acc as f32, i, j, &mut stack);
+            SampledRef { acc, abs_sum, value }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,10 +179,28 @@ mod tests {
         let ir = GemmIr {
             name: "t".into(),
             params: vec![
-                Param { name: "a".into(), kind: ParamKind::Matrix { dtype: DType::F32, layout: Layout::RowMajor } },
-                Param { name: "b".into(), kind: ParamKind::Matrix { dtype: DType::F32, layout: Layout::ColMajor } },
-                Param { name: "bias".into(), kind: ParamKind::Row { dtype: DType::F32 } },
-                Param { name: "s".into(), kind: ParamKind::Col { dtype: DType::F32 } },
+                Param {
+                    name: "a".into(),
+                    kind: ParamKind::Matrix {
+                        dtype: DType::F32,
+                        layout: Layout::RowMajor,
+                    },
+                },
+                Param {
+                    name: "b".into(),
+                    kind: ParamKind::Matrix {
+                        dtype: DType::F32,
+                        layout: Layout::ColMajor,
+                    },
+                },
+                Param {
+                    name: "bias".into(),
+                    kind: ParamKind::Row { dtype: DType::F32 },
+                },
+                Param {
+                    name: "s".into(),
+                    kind: ParamKind::Col { dtype: DType::F32 },
+                },
             ],
             a: 0,
             a_t: false,
@@ -150,7 +210,14 @@ mod tests {
             acc: AccMode::F32,
             out_dtype: DType::F32,
             out_layout: Layout::RowMajor,
-            epilogue: vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Relu), EpOp::Param(3), EpOp::Mul],
+            epilogue: vec![
+                EpOp::Acc,
+                EpOp::Param(2),
+                EpOp::Add,
+                EpOp::Call(Func::Relu),
+                EpOp::Param(3),
+                EpOp::Mul,
+            ],
         };
         let a: Vec<f32> = (0..m * k).map(|x| (x as f32 * 0.37).sin()).collect();
         // b is stored n x k column-major and used transposed: logical B[kk][j] = b(j, kk).
@@ -158,8 +225,18 @@ mod tests {
         let bias: Vec<f32> = (0..n).map(|x| x as f32 * 0.1 - 0.3).collect();
         let s: Vec<f32> = (0..m).map(|x| 1.0 + x as f32).collect();
         let args = [
-            HostOperand::Matrix { data: &a, rows: m, cols: k, layout: Layout::RowMajor },
-            HostOperand::Matrix { data: &b, rows: n, cols: k, layout: Layout::ColMajor },
+            HostOperand::Matrix {
+                data: &a,
+                rows: m,
+                cols: k,
+                layout: Layout::RowMajor,
+            },
+            HostOperand::Matrix {
+                data: &b,
+                rows: n,
+                cols: k,
+                layout: Layout::ColMajor,
+            },
             HostOperand::Vector(&bias),
             HostOperand::Vector(&s),
         ];
@@ -171,8 +248,75 @@ mod tests {
                     acc += a[i * k + kk] as f64 * b[kk * n + j] as f64;
                 }
                 let want = (acc as f32 + bias[j]).max(0.0) * s[i];
-                assert!((got[i * n + j] - want).abs() < 1e-6, "({i},{j}) {} vs {want}", got[i * n + j]);
+                assert!(
+                    (got[i * n + j] - want).abs() < 1e-6,
+                    "({i},{j}) {} vs {want}",
+                    got[i * n + j]
+                );
             }
+        }
+    }
+
+    /// The sampled reference agrees with the full one wherever it is asked.
+    #[test]
+    fn sampled_matches_full() {
+        let (m, n, k) = (6, 4, 9);
+        let ir = GemmIr {
+            name: "t".into(),
+            params: vec![
+                Param {
+                    name: "a".into(),
+                    kind: ParamKind::Matrix {
+                        dtype: DType::F32,
+                        layout: Layout::ColMajor,
+                    },
+                },
+                Param {
+                    name: "b".into(),
+                    kind: ParamKind::Matrix {
+                        dtype: DType::F32,
+                        layout: Layout::RowMajor,
+                    },
+                },
+                Param {
+                    name: "bias".into(),
+                    kind: ParamKind::Col { dtype: DType::F32 },
+                },
+            ],
+            a: 0,
+            a_t: false,
+            b: 1,
+            b_t: false,
+            ab_dtype: DType::F32,
+            acc: AccMode::F32,
+            out_dtype: DType::F32,
+            out_layout: Layout::ColMajor,
+            epilogue: vec![EpOp::Acc, EpOp::Param(2), EpOp::Sub, EpOp::Call(Func::Relu)],
+        };
+        let a: Vec<f32> = (0..m * k).map(|x| (x as f32 * 0.7).sin()).collect();
+        let b: Vec<f32> = (0..k * n).map(|x| (x as f32 * 0.3).cos()).collect();
+        let bias: Vec<f32> = (0..m).map(|x| x as f32 * 0.05).collect();
+        let args = [
+            HostOperand::Matrix {
+                data: &a,
+                rows: m,
+                cols: k,
+                layout: Layout::ColMajor,
+            },
+            HostOperand::Matrix {
+                data: &b,
+                rows: k,
+                cols: n,
+                layout: Layout::RowMajor,
+            },
+            HostOperand::Vector(&bias),
+        ];
+        let full = gemm(&ir, &args, m, n, k);
+        let points: Vec<(usize, usize)> = (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).collect();
+        let sampled = gemm_sampled(&ir, &args, k, &points);
+        for (&(i, j), s) in points.iter().zip(&sampled) {
+            assert_eq!(s.value, full[j * m + i], "({i},{j})");
+            assert!(s.abs_sum >= s.acc.abs());
         }
     }
 

@@ -35,13 +35,25 @@ pub struct TargetKernel {
 
 impl KernelSpec {
     #[doc(hidden)]
-    pub const fn __new(name: &'static str, ir_hash: u64, ir_json: &'static str, targets: &'static [TargetKernel]) -> Self {
-        KernelSpec { name, ir_hash, ir_json, targets, ir: OnceLock::new() }
+    pub const fn __new(
+        name: &'static str,
+        ir_hash: u64,
+        ir_json: &'static str,
+        targets: &'static [TargetKernel],
+    ) -> Self {
+        KernelSpec {
+            name,
+            ir_hash,
+            ir_json,
+            targets,
+            ir: OnceLock::new(),
+        }
     }
 
     /// The kernel's IR.
     pub fn ir(&self) -> &GemmIr {
-        self.ir.get_or_init(|| serde_json::from_str(self.ir_json).expect("IR JSON written by #[gemm_kernel]"))
+        self.ir
+            .get_or_init(|| serde_json::from_str(self.ir_json).expect("IR JSON written by #[gemm_kernel]"))
     }
 
     /// The kernel for `target`, if it was planned.
@@ -52,15 +64,32 @@ impl KernelSpec {
 
 impl TargetKernel {
     #[doc(hidden)]
-    pub const fn __new(target: &'static str, backend: Backend, source: &'static str, spec_json: &'static str, plan_json: &'static str) -> Self {
-        TargetKernel { target, backend, source, spec_json, plan_json, parsed: OnceLock::new() }
+    pub const fn __new(
+        target: &'static str,
+        backend: Backend,
+        source: &'static str,
+        spec_json: &'static str,
+        plan_json: &'static str,
+    ) -> Self {
+        TargetKernel {
+            target,
+            backend,
+            source,
+            spec_json,
+            plan_json,
+            parsed: OnceLock::new(),
+        }
     }
 
     fn parsed(&self) -> &(TargetSpec, Plan) {
         self.parsed.get_or_init(|| {
-            let mut spec: TargetSpec = serde_json::from_str(self.spec_json).expect("target JSON written by #[gemm_kernel]");
+            let mut spec: TargetSpec =
+                serde_json::from_str(self.spec_json).expect("target JSON written by #[gemm_kernel]");
             spec.name = self.target.to_string();
-            (spec, serde_json::from_str(self.plan_json).expect("plan JSON written by #[gemm_kernel]"))
+            (
+                spec,
+                serde_json::from_str(self.plan_json).expect("plan JSON written by #[gemm_kernel]"),
+            )
         })
     }
 

@@ -25,10 +25,26 @@ pub const SMALL_SHAPES: &[(usize, usize, usize)] = &[(1, 1, 1), (1, 19, 23), (21
 /// Devices to test on: every non-host device found, or those named in
 /// `CROSSGEMM_TEST_DEVICES` (comma-separated ids). With `CROSSGEMM_REQUIRE_OPENCL=1`, finding
 /// no OpenCL device is a failure instead of a skip.
+///
+/// Plain launches here use the planner's default config (`CROSSGEMM_TUNE=off` unless
+/// the environment says otherwise): tuning every shape of the suite would take minutes
+/// on PoCL; tests/tune.rs tests the tuner.
 pub fn devices() -> Vec<Device> {
+    static TUNE_OFF: std::sync::Once = std::sync::Once::new();
+    TUNE_OFF.call_once(|| {
+        if std::env::var_os("CROSSGEMM_TUNE").is_none() {
+            std::env::set_var("CROSSGEMM_TUNE", "off");
+        }
+    });
     let found: Vec<Device> = match std::env::var("CROSSGEMM_TEST_DEVICES") {
-        Ok(list) if !list.trim().is_empty() => list.split(',').map(|id| Device::open(id.trim()).expect("CROSSGEMM_TEST_DEVICES names a device")).collect(),
-        _ => Device::list().into_iter().filter(|d| d.info().kind != DeviceKind::Host).collect(),
+        Ok(list) if !list.trim().is_empty() => list
+            .split(',')
+            .map(|id| Device::open(id.trim()).expect("CROSSGEMM_TEST_DEVICES names a device"))
+            .collect(),
+        _ => Device::list()
+            .into_iter()
+            .filter(|d| d.info().kind != DeviceKind::Host)
+            .collect(),
     };
     if std::env::var("CROSSGEMM_REQUIRE_OPENCL").as_deref() == Ok("1") {
         assert!(
@@ -37,7 +53,9 @@ pub fn devices() -> Vec<Device> {
         );
     }
     if found.is_empty() {
-        eprintln!("no GPU or OpenCL device found: device tests skipped (set CROSSGEMM_REQUIRE_OPENCL=1 to fail instead)");
+        eprintln!(
+            "no GPU or OpenCL device found: device tests skipped (set CROSSGEMM_REQUIRE_OPENCL=1 to fail instead)"
+        );
     }
     found
 }
@@ -95,7 +113,10 @@ pub fn assert_close<T: Element>(got: &[T], want: &[T], k: usize, tf32: bool, wha
         }
         let tol = 2.0 * e * w.abs() + acc_eps * scale + e * 1e-3;
         let err = (g - w).abs();
-        assert!(err <= tol, "{what}: element {i}: got {g}, reference {w} (|diff| {err:e} > tol {tol:e})");
+        assert!(
+            err <= tol,
+            "{what}: element {i}: got {g}, reference {w} (|diff| {err:e} > tol {tol:e})"
+        );
         if err > worst.0 {
             worst = (err, i);
         }

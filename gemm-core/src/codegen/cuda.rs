@@ -159,7 +159,12 @@ fn ab_type(d: DType) -> (&'static str, &'static str) {
 
 /// The store of accumulator `acc` at output (i, j), through the fused epilogue.
 fn epilogue_store(ir: &GemmIr) -> String {
-    store_out(ir, "i", "j", &format!("cg_epilogue(acc, i, j, M, N{})", epilogue_args(ir)))
+    store_out(
+        ir,
+        "i",
+        "j",
+        &format!("cg_epilogue(acc, i, j, M, N{})", epilogue_args(ir)),
+    )
 }
 
 /// Replaces every `@KEY@` of `tpl`.
@@ -458,7 +463,9 @@ fn frags_mma16(ir: &GemmIr) -> String {
 /// swizzled offset is `kb * row_bytes + cg_chunk_off(r, ..)`, with the second term
 /// loop-invariant.
 fn frags_tf32(ir: &GemmIr) -> String {
-    let mut s = String::from("            const int g = lane >> 2, t = lane & 3, kb = kk * 8;\n            (void)g; (void)t; (void)kb;\n");
+    let mut s = String::from(
+        "            const int g = lane >> 2, t = lane & 3, kb = kk * 8;\n            (void)g; (void)t; (void)kb;\n",
+    );
     match ir.a_layout() {
         Layout::RowMajor => s.push_str(
             "#pragma unroll
@@ -517,12 +524,28 @@ fn mma_kernel(ir: &GemmIr, fam: Family) -> String {
     };
     // Shared rows run along the operand's outer (non-contiguous) global dimension.
     let (a_rows, a_cpr, load_a) = match ir.a_layout() {
-        Layout::RowMajor => ("BM", "(BK / CG_EPC)", "cg_load_tile<A_ROWS, A_CPR, A_VEC>(sa + st * A_STAGE_BYTES, ga, m0, M, k0, K, tid)"),
-        Layout::ColMajor => ("BK", "(BM / CG_EPC)", "cg_load_tile<A_ROWS, A_CPR, A_VEC>(sa + st * A_STAGE_BYTES, ga, k0, K, m0, M, tid)"),
+        Layout::RowMajor => (
+            "BM",
+            "(BK / CG_EPC)",
+            "cg_load_tile<A_ROWS, A_CPR, A_VEC>(sa + st * A_STAGE_BYTES, ga, m0, M, k0, K, tid)",
+        ),
+        Layout::ColMajor => (
+            "BK",
+            "(BM / CG_EPC)",
+            "cg_load_tile<A_ROWS, A_CPR, A_VEC>(sa + st * A_STAGE_BYTES, ga, k0, K, m0, M, tid)",
+        ),
     };
     let (b_rows, b_cpr, load_b) = match ir.b_layout() {
-        Layout::RowMajor => ("BK", "(BN / CG_EPC)", "cg_load_tile<B_ROWS, B_CPR, B_VEC>(sb + st * B_STAGE_BYTES, gb, k0, K, n0, N, tid)"),
-        Layout::ColMajor => ("BN", "(BK / CG_EPC)", "cg_load_tile<B_ROWS, B_CPR, B_VEC>(sb + st * B_STAGE_BYTES, gb, n0, N, k0, K, tid)"),
+        Layout::RowMajor => (
+            "BK",
+            "(BN / CG_EPC)",
+            "cg_load_tile<B_ROWS, B_CPR, B_VEC>(sb + st * B_STAGE_BYTES, gb, k0, K, n0, N, tid)",
+        ),
+        Layout::ColMajor => (
+            "BN",
+            "(BK / CG_EPC)",
+            "cg_load_tile<B_ROWS, B_CPR, B_VEC>(sb + st * B_STAGE_BYTES, gb, n0, N, k0, K, tid)",
+        ),
     };
     let mma_t = match ir.ab_dtype {
         DType::Bf16 => "bf16",
@@ -691,15 +714,24 @@ mod tests {
 
     /// `gelu(alpha * (a * b) + bias) + res` with the given operand types and layouts.
     pub(crate) fn ir(dt: DType, acc: AccMode, la: Layout, lb: Layout) -> GemmIr {
-        let m = |name: &str, dtype, layout| Param { name: name.into(), kind: ParamKind::Matrix { dtype, layout } };
+        let m = |name: &str, dtype, layout| Param {
+            name: name.into(),
+            kind: ParamKind::Matrix { dtype, layout },
+        };
         GemmIr {
             name: "t".into(),
             params: vec![
                 m("a", dt, la),
                 m("b", dt, lb),
-                Param { name: "bias".into(), kind: ParamKind::Row { dtype: DType::F32 } },
+                Param {
+                    name: "bias".into(),
+                    kind: ParamKind::Row { dtype: DType::F32 },
+                },
                 m("res", dt, Layout::RowMajor),
-                Param { name: "alpha".into(), kind: ParamKind::Scalar },
+                Param {
+                    name: "alpha".into(),
+                    kind: ParamKind::Scalar,
+                },
             ],
             a: 0,
             a_t: false,
@@ -733,7 +765,10 @@ mod tests {
     fn source_names_the_kernel_and_its_abi() {
         let g = ir(DType::F16, AccMode::F32, Layout::RowMajor, Layout::RowMajor);
         let s = emit(&g, Instr::MmaSync);
-        assert!(s.contains(&format!("extern \"C\" __global__ void __launch_bounds__(CG_THREADS) {}(int M, int N, int K, ", g.symbol())));
+        assert!(s.contains(&format!(
+            "extern \"C\" __global__ void __launch_bounds__(CG_THREADS) {}(int M, int N, int K, ",
+            g.symbol()
+        )));
         assert!(s.contains(&kernel_params(&g, Dialect::Cuda)));
         assert!(s.contains("cg_epilogue(acc, i, j, M, N, p2, p3, p4)"), "{s}");
         assert!(!s.contains("#include"));
@@ -775,8 +810,16 @@ mod tests {
             let a_plain = body.contains("cg_ldsm_x4(af[mi]");
             let b_trans = body.contains("cg_ldsm_x4_trans(r,");
             let b_plain = body.contains("cg_ldsm_x4(r,");
-            assert_eq!((a_trans, a_plain), (la == Layout::ColMajor, la == Layout::RowMajor), "A {la:?}");
-            assert_eq!((b_trans, b_plain), (lb == Layout::RowMajor, lb == Layout::ColMajor), "B {lb:?}");
+            assert_eq!(
+                (a_trans, a_plain),
+                (la == Layout::ColMajor, la == Layout::RowMajor),
+                "A {la:?}"
+            );
+            assert_eq!(
+                (b_trans, b_plain),
+                (lb == Layout::RowMajor, lb == Layout::ColMajor),
+                "B {lb:?}"
+            );
             assert!(s.contains("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"));
         }
     }
@@ -791,7 +834,10 @@ mod tests {
             assert!(!s.contains("cp.async"));
             assert!(s.contains(&g.symbol()));
         }
-        let h = emit(&ir(DType::Bf16, AccMode::F32, Layout::RowMajor, Layout::ColMajor), Instr::Fma);
+        let h = emit(
+            &ir(DType::Bf16, AccMode::F32, Layout::RowMajor, Layout::ColMajor),
+            Instr::Fma,
+        );
         assert!(h.contains("cg_bf16_to_f32(x)"));
     }
 
@@ -804,16 +850,28 @@ mod tests {
         let s = emit(&g, Instr::MmaSync);
         assert!(s.contains("cg_ldsm_x4(af[mi]"));
         assert!(s.contains("cg_ldsm_x4(r,"));
-        assert_eq!(shape_defines(&g, 3, 5, 16), vec![("A_VEC", 1), ("B_VEC", 1), ("A_ALIGN", 8), ("B_ALIGN", 8)]);
+        assert_eq!(
+            shape_defines(&g, 3, 5, 16),
+            vec![("A_VEC", 1), ("B_VEC", 1), ("A_ALIGN", 8), ("B_ALIGN", 8)]
+        );
     }
 
     #[test]
     fn shape_defines_follow_the_contiguous_extent() {
         let g = ir(DType::F16, AccMode::F32, Layout::RowMajor, Layout::RowMajor);
-        assert_eq!(shape_defines(&g, 7, 64, 24), vec![("A_VEC", 1), ("B_VEC", 1), ("A_ALIGN", 8), ("B_ALIGN", 8)]);
-        assert_eq!(shape_defines(&g, 64, 6, 12), vec![("A_VEC", 0), ("B_VEC", 0), ("A_ALIGN", 4), ("B_ALIGN", 2)]);
+        assert_eq!(
+            shape_defines(&g, 7, 64, 24),
+            vec![("A_VEC", 1), ("B_VEC", 1), ("A_ALIGN", 8), ("B_ALIGN", 8)]
+        );
+        assert_eq!(
+            shape_defines(&g, 64, 6, 12),
+            vec![("A_VEC", 0), ("B_VEC", 0), ("A_ALIGN", 4), ("B_ALIGN", 2)]
+        );
         let g = ir(DType::F32, AccMode::Tf32, Layout::ColMajor, Layout::ColMajor);
-        assert_eq!(shape_defines(&g, 12, 1, 5), vec![("A_VEC", 1), ("B_VEC", 0), ("A_ALIGN", 4), ("B_ALIGN", 1)]);
+        assert_eq!(
+            shape_defines(&g, 12, 1, 5),
+            vec![("A_VEC", 1), ("B_VEC", 0), ("A_ALIGN", 4), ("B_ALIGN", 1)]
+        );
     }
 
     #[test]

@@ -12,7 +12,12 @@ use std::fmt::Write;
 pub fn emit(ir: &GemmIr) -> String {
     let d = Dialect::Opencl;
     let mut s = String::new();
-    let _ = writeln!(s, "/* crossgemm kernel `{}`: out = {} (OpenCL C 1.2) */", ir.name, ir.epilogue_text());
+    let _ = writeln!(
+        s,
+        "/* crossgemm kernel `{}`: out = {} (OpenCL C 1.2) */",
+        ir.name,
+        ir.epilogue_text()
+    );
     s.push_str(TILE_MACROS);
     s.push_str(&helpers(d));
     s.push_str(&vector_loads(ir.ab_dtype));
@@ -86,7 +91,12 @@ void {sym}(int M, int N, int K, {params})
         b = ir.b,
         load_a = tile_load("A", "As", "MWG", "m0", "M", a_kc, dt),
         load_b = tile_load("B", "Bs", "NWG", "n0", "N", b_kc, dt),
-        store = store_out(ir, "gi", "gj", &format!("cg_epilogue(acc[i][j], gi, gj, M, N{})", epilogue_args(ir))),
+        store = store_out(
+            ir,
+            "gi",
+            "gj",
+            &format!("cg_epilogue(acc[i][j], gi, gj, M, N{})", epilogue_args(ir))
+        ),
     );
     s
 }
@@ -170,9 +180,24 @@ mod tests {
         GemmIr {
             name: "linear_relu".into(),
             params: vec![
-                Param { name: "x".into(), kind: ParamKind::Matrix { dtype: DType::F16, layout: Layout::RowMajor } },
-                Param { name: "w".into(), kind: ParamKind::Matrix { dtype: DType::F16, layout: Layout::ColMajor } },
-                Param { name: "bias".into(), kind: ParamKind::Row { dtype: DType::F16 } },
+                Param {
+                    name: "x".into(),
+                    kind: ParamKind::Matrix {
+                        dtype: DType::F16,
+                        layout: Layout::RowMajor,
+                    },
+                },
+                Param {
+                    name: "w".into(),
+                    kind: ParamKind::Matrix {
+                        dtype: DType::F16,
+                        layout: Layout::ColMajor,
+                    },
+                },
+                Param {
+                    name: "bias".into(),
+                    kind: ParamKind::Row { dtype: DType::F16 },
+                },
             ],
             a: 0,
             a_t: false,

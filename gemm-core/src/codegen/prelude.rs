@@ -89,7 +89,10 @@ pub fn helpers(d: Dialect) -> String {
             (_, DType::F32) => ("p[i]".to_string(), "p[i] = v;".to_string()),
             (Dialect::Cuda, DType::F16) => ("cg_f16_to_f32(p[i])".into(), "p[i] = cg_f32_to_f16(v);".into()),
             // `half*` is a legal pointer type without cl_khr_fp16; only arithmetic on it is not.
-            (Dialect::Opencl, DType::F16) => ("vload_half(i, (const __global half*)p)".into(), "vstore_half_rte(v, i, (__global half*)p);".into()),
+            (Dialect::Opencl, DType::F16) => (
+                "vload_half(i, (const __global half*)p)".into(),
+                "vstore_half_rte(v, i, (__global half*)p);".into(),
+            ),
             (_, DType::Bf16) => ("cg_bf16_to_f32(p[i])".into(), "p[i] = cg_f32_to_bf16(v);".into()),
         };
         let n = dt.name();
@@ -130,7 +133,11 @@ pub fn kernel_params(ir: &GemmIr, d: Dialect) -> String {
             }
             ParamKind::Scalar => format!("float p{i}"),
         };
-        let ty = if d == Dialect::Opencl { ty.replace("__restrict__", "restrict") } else { ty };
+        let ty = if d == Dialect::Opencl {
+            ty.replace("__restrict__", "restrict")
+        } else {
+            ty
+        };
         let _ = write!(s, ", {ty}");
     }
     s
@@ -220,7 +227,11 @@ fn c_float(v: f32) -> String {
     if v.is_nan() {
         "(0.0f/0.0f)".into()
     } else if v.is_infinite() {
-        if v > 0.0 { "(1.0f/0.0f)".into() } else { "(-1.0f/0.0f)".into() }
+        if v > 0.0 {
+            "(1.0f/0.0f)".into()
+        } else {
+            "(-1.0f/0.0f)".into()
+        }
     } else {
         format!("{v:?}f")
     }

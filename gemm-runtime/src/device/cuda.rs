@@ -7,7 +7,10 @@
 
 use super::{Backend, Device, DeviceInfo, DeviceKind, KernelArg, RawBuffer};
 use crate::error::{GemmError, Result};
-use cudarc::driver::{result as dres, sys as dsys, CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    result as dres, sys as dsys, CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig,
+    PushKernelArg,
+};
 use cudarc::nvrtc::sys as nsys;
 use gemm_core::target::DeviceType;
 use gemm_core::LaunchDims;
@@ -65,7 +68,9 @@ fn preload_nvrtc_from_toolkit() -> bool {
         if !file.is_file() {
             continue;
         }
-        let Some(c) = file.to_str().and_then(|s| CString::new(s).ok()) else { continue };
+        let Some(c) = file.to_str().and_then(|s| CString::new(s).ok()) else {
+            continue;
+        };
         // SAFETY: a plain dlopen of a shared library; the handle is deliberately leaked
         // so the library stays loaded for the process.
         if !unsafe { dlopen(c.as_ptr(), RTLD_NOW) }.is_null() {
@@ -86,12 +91,19 @@ fn preload_nvrtc_from_toolkit() -> bool {
 const NVRTC_SONAME: &str = "libnvrtc.so.13";
 
 fn driver_err(op: impl Into<String>, e: dres::DriverError) -> GemmError {
-    let name = e.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", e.0));
+    let name = e
+        .error_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| format!("{:?}", e.0));
     let message = match e.error_string() {
         Ok(s) => format!("{name}: {}", s.to_string_lossy()),
         Err(_) => name,
     };
-    GemmError::Driver { backend: "CUDA", op: op.into(), message }
+    GemmError::Driver {
+        backend: "CUDA",
+        op: op.into(),
+        message,
+    }
 }
 
 /// Every CUDA device, one per ordinal; empty (and silent) where the driver or NVRTC is
@@ -138,7 +150,8 @@ impl CudaBackend {
         use dsys::CUdevice_attribute_enum as A;
         let dev = dres::device::get(ordinal as i32).map_err(|e| driver_err("cuDeviceGet", e))?;
         // SAFETY: `dev` came from cuDeviceGet.
-        let attr = |a| unsafe { dres::device::get_attribute(dev, a) }.map_err(|e| driver_err("cuDeviceGetAttribute", e));
+        let attr =
+            |a| unsafe { dres::device::get_attribute(dev, a) }.map_err(|e| driver_err("cuDeviceGetAttribute", e));
         let major = attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)? as u32;
         let minor = attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)? as u32;
         let cc = major * 10 + minor;
@@ -154,9 +167,15 @@ impl CudaBackend {
             smem_per_block: attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u32,
             max_threads_per_block: attr(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
             // SAFETY: `dev` came from cuDeviceGet.
-            global_mem_bytes: unsafe { dres::device::total_mem(dev) }.map_err(|e| driver_err("cuDeviceTotalMem", e))? as u64,
+            global_mem_bytes: unsafe { dres::device::total_mem(dev) }.map_err(|e| driver_err("cuDeviceTotalMem", e))?
+                as u64,
         };
-        Ok(CudaBackend { info, ordinal, arch: cc, ctx: OnceLock::new() })
+        Ok(CudaBackend {
+            info,
+            ordinal,
+            arch: cc,
+            ctx: OnceLock::new(),
+        })
     }
 
     fn ctx(&self) -> Result<&Ctx> {
@@ -168,15 +187,22 @@ impl CudaBackend {
             let stream = ctx.default_stream();
             Ok(Ctx { ctx, stream })
         });
-        c.as_ref().map_err(|m| GemmError::Driver { backend: "CUDA", op: format!("creating a context on {}", self.info.id), message: m.clone() })
+        c.as_ref().map_err(|m| GemmError::Driver {
+            backend: "CUDA",
+            op: format!("creating a context on {}", self.info.id),
+            message: m.clone(),
+        })
     }
 
     fn slice<'a>(&self, buf: &'a RawBuffer) -> Result<&'a CudaSlice<u8>> {
-        let s = buf.inner.downcast_ref::<CudaSlice<u8>>().ok_or_else(|| GemmError::Driver {
-            backend: "CUDA",
-            op: "buffer access".into(),
-            message: format!("{buf:?} is not CUDA memory"),
-        })?;
+        let s = buf
+            .inner
+            .downcast_ref::<CudaSlice<u8>>()
+            .ok_or_else(|| GemmError::Driver {
+                backend: "CUDA",
+                op: "buffer access".into(),
+                message: format!("{buf:?} is not CUDA memory"),
+            })?;
         if s.ordinal() != self.ordinal {
             return Err(GemmError::Driver {
                 backend: "CUDA",
@@ -236,7 +262,11 @@ impl PtxasInfo {
             // lines, "ptxas         .     ".
             let l = line.trim();
             let l = match l.strip_prefix("ptxas") {
-                Some(r) => r.trim_start().trim_start_matches("info").trim_start_matches([' ', ':', '.']).trim(),
+                Some(r) => r
+                    .trim_start()
+                    .trim_start_matches("info")
+                    .trim_start_matches([' ', ':', '.'])
+                    .trim(),
                 None => l,
             };
             let is_regs = l.starts_with("Used ") && l.contains("registers");
@@ -299,9 +329,16 @@ impl Drop for Program {
 /// Compiles `source` to a CUBIN for `sm_<arch>`. Needs only libnvrtc.
 fn nvrtc_build(source: &str, symbol: &str, arch: u32, defines: &[(String, u32)]) -> Result<Built> {
     let options = nvrtc_options(arch, defines);
-    let fail = |log: String| GemmError::Compile { backend: "NVRTC", kernel: symbol.to_string(), options: options.clone(), log };
+    let fail = |log: String| GemmError::Compile {
+        backend: "NVRTC",
+        kernel: symbol.to_string(),
+        options: options.clone(),
+        log,
+    };
     if !nvrtc_present() {
-        return Err(fail("libnvrtc was not found (put the CUDA toolkit's lib64 on LD_LIBRARY_PATH)".into()));
+        return Err(fail(
+            "libnvrtc was not found (put the CUDA toolkit's lib64 on LD_LIBRARY_PATH)".into(),
+        ));
     }
     let src = CString::new(source).map_err(|_| fail("the source contains a NUL byte".into()))?;
     let name = CString::new(format!("{symbol}.cu")).map_err(|_| fail("the symbol contains a NUL byte".into()))?;
@@ -316,21 +353,37 @@ fn nvrtc_build(source: &str, symbol: &str, arch: u32, defines: &[(String, u32)])
     let mut raw: nsys::nvrtcProgram = std::ptr::null_mut();
     // SAFETY: `src` and `name` outlive the program (it is destroyed at the end of this
     // function, before they are dropped); no headers are passed.
-    unsafe { nsys::nvrtcCreateProgram(&mut raw, src.as_ptr(), name.as_ptr(), 0, std::ptr::null(), std::ptr::null()) }
-        .result()
-        .map_err(|e| fail(format!("nvrtcCreateProgram failed: {:?}", e.0)))?;
+    unsafe {
+        nsys::nvrtcCreateProgram(
+            &mut raw,
+            src.as_ptr(),
+            name.as_ptr(),
+            0,
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    }
+    .result()
+    .map_err(|e| fail(format!("nvrtcCreateProgram failed: {:?}", e.0)))?;
     let prog = Program(raw);
     // SAFETY: valid program; the option pointers live in `c_opts`.
-    let compiled = unsafe { nsys::nvrtcCompileProgram(prog.0, opt_ptrs.len() as std::ffi::c_int, opt_ptrs.as_ptr()) }.result();
+    let compiled =
+        unsafe { nsys::nvrtcCompileProgram(prog.0, opt_ptrs.len() as std::ffi::c_int, opt_ptrs.as_ptr()) }.result();
     let ms = start.elapsed().as_secs_f64() * 1e3;
     let log = program_log(&prog);
     if let Err(e) = compiled {
-        let log = if log.trim().is_empty() { format!("{:?} (empty log)", e.0) } else { log };
+        let log = if log.trim().is_empty() {
+            format!("{:?} (empty log)", e.0)
+        } else {
+            log
+        };
         return Err(fail(log));
     }
     let mut size = 0usize;
     // SAFETY: valid, compiled program; CUBIN exists because the architecture is real.
-    unsafe { nsys::nvrtcGetCUBINSize(prog.0, &mut size) }.result().map_err(|e| fail(format!("nvrtcGetCUBINSize failed: {:?}\n{log}", e.0)))?;
+    unsafe { nsys::nvrtcGetCUBINSize(prog.0, &mut size) }
+        .result()
+        .map_err(|e| fail(format!("nvrtcGetCUBINSize failed: {:?}\n{log}", e.0)))?;
     let mut cubin = vec![0u8; size];
     if size > 0 {
         // SAFETY: `cubin` has the size NVRTC asked for.
@@ -347,12 +400,19 @@ fn nvrtc_build(source: &str, symbol: &str, arch: u32, defines: &[(String, u32)])
 fn program_log(prog: &Program) -> String {
     let mut size = 0usize;
     // SAFETY: valid program.
-    if unsafe { nsys::nvrtcGetProgramLogSize(prog.0, &mut size) }.result().is_err() || size == 0 {
+    if unsafe { nsys::nvrtcGetProgramLogSize(prog.0, &mut size) }
+        .result()
+        .is_err()
+        || size == 0
+    {
         return String::new();
     }
     let mut buf = vec![0u8; size];
     // SAFETY: `buf` has the size NVRTC asked for.
-    if unsafe { nsys::nvrtcGetProgramLog(prog.0, buf.as_mut_ptr() as *mut c_char) }.result().is_err() {
+    if unsafe { nsys::nvrtcGetProgramLog(prog.0, buf.as_mut_ptr() as *mut c_char) }
+        .result()
+        .is_err()
+    {
         return String::new();
     }
     let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
@@ -364,7 +424,12 @@ fn program_log(prog: &Program) -> String {
 /// [`GemmError::Compile`] when NVRTC rejects the source, when libnvrtc is missing, or
 /// when the CUBIN has no `symbol`.
 #[allow(dead_code)]
-pub(crate) fn nvrtc_compile_check(source: &str, symbol: &str, arch: u32, defines: &[(String, u32)]) -> Result<String, GemmError> {
+pub(crate) fn nvrtc_compile_check(
+    source: &str,
+    symbol: &str,
+    arch: u32,
+    defines: &[(String, u32)],
+) -> Result<String, GemmError> {
     let built = compile_logged(source, symbol, arch, defines)?;
     // The symbol table of the ELF image holds the entry's name; a missing one means the
     // source compiled but names its kernel differently.
@@ -392,15 +457,33 @@ fn compile_logged(source: &str, symbol: &str, arch: u32, defines: &[(String, u32
         dump(Path::new(&dir), source, symbol, arch, defines, log);
     }
     if std::env::var_os("CROSSGEMM_LOG").is_some() {
-        let defs = defines.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ");
+        let defs = defines
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ");
         match &result {
             Ok(b) => {
                 let ptxas = PtxasInfo::parse(&b.log);
-                eprintln!("crossgemm: nvrtc sm_{arch} {symbol} [{defs}] {:.1} ms: {}", b.ms, if ptxas.summary.is_empty() { "no ptxas report" } else { &ptxas.summary });
+                eprintln!(
+                    "crossgemm: nvrtc sm_{arch} {symbol} [{defs}] {:.1} ms: {}",
+                    b.ms,
+                    if ptxas.summary.is_empty() {
+                        "no ptxas report"
+                    } else {
+                        &ptxas.summary
+                    }
+                );
             }
             Err(e) => {
                 let why = match e {
-                    GemmError::Compile { log, .. } => log.lines().find(|l| l.contains("error")).or(log.lines().next()).unwrap_or("").trim().to_string(),
+                    GemmError::Compile { log, .. } => log
+                        .lines()
+                        .find(|l| l.contains("error"))
+                        .or(log.lines().next())
+                        .unwrap_or("")
+                        .trim()
+                        .to_string(),
                     other => other.to_string(),
                 };
                 eprintln!("crossgemm: nvrtc sm_{arch} {symbol} [{defs}] failed: {why}");
@@ -421,7 +504,10 @@ fn dump(dir: &Path, source: &str, symbol: &str, arch: u32, defines: &[(String, u
         .and_then(|_| std::fs::write(dir.join(format!("{stem}.cu")), source))
         .and_then(|_| std::fs::write(dir.join(format!("{stem}.log")), format!("{header}{log}")));
     if let Err(e) = written {
-        eprintln!("crossgemm: CROSSGEMM_DUMP: could not write {stem}.cu/.log in {}: {e}", dir.display());
+        eprintln!(
+            "crossgemm: CROSSGEMM_DUMP: could not write {stem}.cu/.log in {}: {e}",
+            dir.display()
+        );
     }
 }
 
@@ -432,12 +518,19 @@ impl Backend for CudaBackend {
 
     fn alloc(&self, bytes: usize) -> Result<Box<dyn Any + Send + Sync>> {
         let c = self.ctx()?;
-        let s = c.stream.alloc_zeros::<u8>(bytes.max(1)).map_err(|e| driver_err(format!("allocating {bytes} bytes"), e))?;
+        let s = c
+            .stream
+            .alloc_zeros::<u8>(bytes.max(1))
+            .map_err(|e| driver_err(format!("allocating {bytes} bytes"), e))?;
         let (ptr, _sync) = s.device_ptr(&c.stream);
         // cuMemAlloc guarantees 256 bytes; the stream-ordered pool cudarc prefers does not
         // say so, and vector loads in the kernels depend on it.
         if ptr % 256 != 0 {
-            return Err(GemmError::Driver { backend: "CUDA", op: "alloc".into(), message: format!("allocation at {ptr:#x} is not 256-byte aligned") });
+            return Err(GemmError::Driver {
+                backend: "CUDA",
+                op: "alloc".into(),
+                message: format!("allocation at {ptr:#x} is not 256-byte aligned"),
+            });
         }
         drop(_sync);
         Ok(Box::new(s))
@@ -447,7 +540,11 @@ impl Backend for CudaBackend {
         let c = self.ctx()?;
         let s = self.slice(dst)?;
         if src.len() > s.len() {
-            return Err(GemmError::Driver { backend: "CUDA", op: "upload".into(), message: format!("{} bytes into a {}-byte buffer", src.len(), s.len()) });
+            return Err(GemmError::Driver {
+                backend: "CUDA",
+                op: "upload".into(),
+                message: format!("{} bytes into a {}-byte buffer", src.len(), s.len()),
+            });
         }
         c.ctx.bind_to_thread().map_err(|e| driver_err("upload", e))?;
         let (ptr, _sync) = s.device_ptr(&c.stream);
@@ -461,10 +558,16 @@ impl Backend for CudaBackend {
         let c = self.ctx()?;
         let s = self.slice(src)?;
         if dst.len() > s.len() {
-            return Err(GemmError::Driver { backend: "CUDA", op: "download".into(), message: format!("{} bytes from a {}-byte buffer", dst.len(), s.len()) });
+            return Err(GemmError::Driver {
+                backend: "CUDA",
+                op: "download".into(),
+                message: format!("{} bytes from a {}-byte buffer", dst.len(), s.len()),
+            });
         }
         // Separately, so that a failed kernel is reported as such rather than as a copy.
-        c.stream.synchronize().map_err(|e| driver_err("synchronize before download", e))?;
+        c.stream
+            .synchronize()
+            .map_err(|e| driver_err("synchronize before download", e))?;
         let (ptr, _sync) = s.device_ptr(&c.stream);
         // SAFETY: `ptr` holds at least `dst.len()` bytes; the synchronize below completes
         // the copy while `dst` is still borrowed.
@@ -475,10 +578,21 @@ impl Backend for CudaBackend {
     fn compile(&self, source: &str, symbol: &str, defines: &[(String, u32)]) -> Result<Arc<dyn Any + Send + Sync>> {
         let c = self.ctx()?;
         let built = compile_logged(source, symbol, self.arch, defines)?;
-        let module = c.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(built.cubin)).map_err(|e| driver_err(format!("loading the module of `{symbol}`"), e))?;
-        let func = module.load_function(symbol).map_err(|e| driver_err(format!("finding `{symbol}` in its module"), e))?;
+        let module = c
+            .ctx
+            .load_module(cudarc::nvrtc::Ptx::from_binary(built.cubin))
+            .map_err(|e| driver_err(format!("loading the module of `{symbol}`"), e))?;
+        let func = module
+            .load_function(symbol)
+            .map_err(|e| driver_err(format!("finding `{symbol}` in its module"), e))?;
         let ptxas = PtxasInfo::parse(&built.log);
-        Ok(Arc::new(CudaKernel { func, symbol: symbol.to_string(), log: built.log, ptxas, smem_allowed: AtomicU32::new(DEFAULT_SMEM_LIMIT) }))
+        Ok(Arc::new(CudaKernel {
+            func,
+            symbol: symbol.to_string(),
+            log: built.log,
+            ptxas,
+            smem_allowed: AtomicU32::new(DEFAULT_SMEM_LIMIT),
+        }))
     }
 
     fn launch(&self, kernel: &(dyn Any + Send + Sync), dims: LaunchDims, args: &[KernelArg<'_>]) -> Result<()> {
@@ -498,11 +612,24 @@ impl Backend for CudaBackend {
             return Ok(());
         }
         let c = self.ctx()?;
-        c.ctx.bind_to_thread().map_err(|e| driver_err(format!("launching `{}`", k.symbol), e))?;
+        c.ctx
+            .bind_to_thread()
+            .map_err(|e| driver_err(format!("launching `{}`", k.symbol), e))?;
         if dims.smem_bytes > k.smem_allowed.load(Ordering::Relaxed) {
             k.func
-                .set_attribute(dsys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dims.smem_bytes as i32)
-                .map_err(|e| driver_err(format!("allowing `{}` {} bytes of dynamic shared memory", k.symbol, dims.smem_bytes), e))?;
+                .set_attribute(
+                    dsys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    dims.smem_bytes as i32,
+                )
+                .map_err(|e| {
+                    driver_err(
+                        format!(
+                            "allowing `{}` {} bytes of dynamic shared memory",
+                            k.symbol, dims.smem_bytes
+                        ),
+                        e,
+                    )
+                })?;
             k.smem_allowed.fetch_max(dims.smem_bytes, Ordering::Relaxed);
         }
 
@@ -551,6 +678,35 @@ impl Backend for CudaBackend {
             _ => Ok(()),
         }
     }
+    fn fill(&self, buf: &RawBuffer, byte: u8) -> Result<()> {
+        let c = self.ctx()?;
+        let s = self.slice(buf)?;
+        c.ctx.bind_to_thread().map_err(|e| driver_err("fill", e))?;
+        let (ptr, _sync) = s.device_ptr(&c.stream);
+        // SAFETY: `ptr` is a live allocation of `s.len()` bytes on this context; the
+        // memset is ordered with every other use of the buffer on the one stream.
+        unsafe { dres::memset_d8_async(ptr, byte, s.len(), c.stream.cu_stream()) }.map_err(|e| driver_err("fill", e))
+    }
+
+    fn time_launch(&self, kernel: &(dyn Any + Send + Sync), dims: LaunchDims, args: &[KernelArg<'_>]) -> Result<f64> {
+        let c = self.ctx()?;
+        let timing = Some(dsys::CUevent_flags::CU_EVENT_DEFAULT);
+        // Events bracket the kernel alone: whatever was queued before (an L2 flush) is
+        // finished by the time `start` is reached and does not count.
+        let start = c
+            .stream
+            .record_event(timing)
+            .map_err(|e| driver_err("recording a timing event", e))?;
+        self.launch(kernel, dims, args)?;
+        let end = c
+            .stream
+            .record_event(timing)
+            .map_err(|e| driver_err("recording a timing event", e))?;
+        let ms = start
+            .elapsed_ms(&end)
+            .map_err(|e| driver_err("reading a timing event", e))?;
+        Ok(ms as f64)
+    }
 }
 
 #[cfg(test)]
@@ -579,7 +735,9 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
     }
 
     fn floats(b: &[u8]) -> Vec<f32> {
-        b.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+        b.chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
     }
 
     fn bytes(f: &[f32]) -> Vec<u8> {
@@ -593,7 +751,10 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
             assert!(d.info().id.starts_with("cuda:"));
             assert_eq!(d.info().platform, "CUDA");
         }
-        eprintln!("CUDA devices: {:?}", devs.iter().map(|d| d.info().to_string()).collect::<Vec<_>>());
+        eprintln!(
+            "CUDA devices: {:?}",
+            devs.iter().map(|d| d.info().to_string()).collect::<Vec<_>>()
+        );
     }
 
     #[test]
@@ -639,9 +800,24 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
         let ir = |dt: DType, acc: AccMode| GemmIr {
             name: "t".into(),
             params: vec![
-                Param { name: "a".into(), kind: ParamKind::Matrix { dtype: dt, layout: Layout::RowMajor } },
-                Param { name: "b".into(), kind: ParamKind::Matrix { dtype: dt, layout: Layout::ColMajor } },
-                Param { name: "bias".into(), kind: ParamKind::Row { dtype: DType::F32 } },
+                Param {
+                    name: "a".into(),
+                    kind: ParamKind::Matrix {
+                        dtype: dt,
+                        layout: Layout::RowMajor,
+                    },
+                },
+                Param {
+                    name: "b".into(),
+                    kind: ParamKind::Matrix {
+                        dtype: dt,
+                        layout: Layout::ColMajor,
+                    },
+                },
+                Param {
+                    name: "bias".into(),
+                    kind: ParamKind::Row { dtype: DType::F32 },
+                },
             ],
             a: 0,
             a_t: false,
@@ -653,8 +829,24 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
             out_layout: Layout::RowMajor,
             epilogue: vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Gelu)],
         };
-        let mma = TileConfig::Mma(MmaTile { block_m: 128, block_n: 128, block_k: 32, warps_m: 2, warps_n: 2, stages: 3, group_m: 8 });
-        let simt = TileConfig::Simt(SimtTile { mwg: 64, nwg: 64, kwg: 16, mdimc: 16, ndimc: 16, vw: 4, group_m: 8 });
+        let mma = TileConfig::Mma(MmaTile {
+            block_m: 128,
+            block_n: 128,
+            block_k: 32,
+            warps_m: 2,
+            warps_n: 2,
+            stages: 3,
+            group_m: 8,
+        });
+        let simt = TileConfig::Simt(SimtTile {
+            mwg: 64,
+            nwg: 64,
+            kwg: 16,
+            mdimc: 16,
+            ndimc: 16,
+            vw: 4,
+            group_m: 8,
+        });
         for (g, instr, tile) in [
             (ir(DType::F16, AccMode::F32), Instr::MmaSync, mma),
             (ir(DType::Bf16, AccMode::F32), Instr::MmaSync, mma),
@@ -662,9 +854,14 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
             (ir(DType::F32, AccMode::F32), Instr::Fma, simt),
         ] {
             let src = emit(&g, instr);
-            let d: Vec<(String, u32)> =
-                tile.defines().into_iter().chain(shape_defines(&g, 1024, 1024, 1024)).map(|(k, v)| (k.to_string(), v)).collect();
-            let log = nvrtc_compile_check(&src, &g.symbol(), 90, &d).unwrap_or_else(|e| panic!("{:?} {instr:?}: {e}", g.ab_dtype));
+            let d: Vec<(String, u32)> = tile
+                .defines()
+                .into_iter()
+                .chain(shape_defines(&g, 1024, 1024, 1024))
+                .map(|(k, v)| (k.to_string(), v))
+                .collect();
+            let log = nvrtc_compile_check(&src, &g.symbol(), 90, &d)
+                .unwrap_or_else(|e| panic!("{:?} {instr:?}: {e}", g.ab_dtype));
             let p = PtxasInfo::parse(&log);
             assert!(p.registers.is_some(), "{log}");
             eprintln!("{:?}/{instr:?}: {}", g.ab_dtype, p.summary);
@@ -679,7 +876,12 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
         }
         // BIAS undefined: a compile error naming it.
         match nvrtc_compile_check(SAXPY, "saxpy", 90, &[]) {
-            Err(GemmError::Compile { backend, kernel, options, log }) => {
+            Err(GemmError::Compile {
+                backend,
+                kernel,
+                options,
+                log,
+            }) => {
                 assert_eq!(backend, "NVRTC");
                 assert_eq!(kernel, "saxpy");
                 assert!(options.iter().any(|o| o == "--std=c++17"), "{options:?}");
@@ -704,9 +906,18 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
         let d = defs(&[("BIAS", 2)]);
         let built = nvrtc_build(SAXPY, "saxpy", 90, &d).unwrap();
         dump(&dir, SAXPY, "saxpy", 90, &d, &built.log);
-        let names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-        assert!(names.iter().any(|n| n.starts_with("saxpy-") && n.ends_with(".cu")), "{names:?}");
-        assert!(names.iter().any(|n| n.starts_with("saxpy-") && n.ends_with(".log")), "{names:?}");
+        let names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            names.iter().any(|n| n.starts_with("saxpy-") && n.ends_with(".cu")),
+            "{names:?}"
+        );
+        assert!(
+            names.iter().any(|n| n.starts_with("saxpy-") && n.ends_with(".log")),
+            "{names:?}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -745,8 +956,23 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
         let k = dev.backend().compile(SAXPY, "saxpy", &defs(&[("BIAS", 1)])).unwrap();
         let ck = k.downcast_ref::<CudaKernel>().unwrap();
         assert!(ck.ptxas().registers.is_some(), "{}", ck.log());
-        let dims = LaunchDims { grid: [(n as u32).div_ceil(128), 1, 1], block: [128, 1, 1], smem_bytes: 0 };
-        dev.backend().launch(&*k, dims, &[KernelArg::Int(n as i32), KernelArg::Float(3.0), KernelArg::Buffer(&bx), KernelArg::Buffer(&by)]).unwrap();
+        let dims = LaunchDims {
+            grid: [(n as u32).div_ceil(128), 1, 1],
+            block: [128, 1, 1],
+            smem_bytes: 0,
+        };
+        dev.backend()
+            .launch(
+                &*k,
+                dims,
+                &[
+                    KernelArg::Int(n as i32),
+                    KernelArg::Float(3.0),
+                    KernelArg::Buffer(&bx),
+                    KernelArg::Buffer(&by),
+                ],
+            )
+            .unwrap();
         let mut out = vec![0u8; n * 4];
         by.download(&mut out).unwrap();
         let out = floats(&out);
@@ -765,14 +991,27 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
         let bx = RawBuffer::new(&dev, n * 4).unwrap();
         let by = RawBuffer::new(&dev, n * 4).unwrap();
         bx.upload(&bytes(&x)).unwrap();
-        let k = dev.backend().compile(SMEM_COPY, "smem_copy", &defs(&[("SMEM_WORDS", words)])).unwrap();
-        let dims = LaunchDims { grid: [1, 1, 1], block: [256, 1, 1], smem_bytes: words * 4 };
+        let k = dev
+            .backend()
+            .compile(SMEM_COPY, "smem_copy", &defs(&[("SMEM_WORDS", words)]))
+            .unwrap();
+        let dims = LaunchDims {
+            grid: [1, 1, 1],
+            block: [256, 1, 1],
+            smem_bytes: words * 4,
+        };
         let args = [KernelArg::Int(n as i32), KernelArg::Buffer(&bx), KernelArg::Buffer(&by)];
         dev.backend().launch(&*k, dims, &args).unwrap();
         let mut out = vec![0u8; n * 4];
         by.download(&mut out).unwrap();
         assert_eq!(floats(&out), x);
-        let too_big = LaunchDims { smem_bytes: max + 1, ..dims };
-        assert!(matches!(dev.backend().launch(&*k, too_big, &args), Err(GemmError::Unsupported(_))));
+        let too_big = LaunchDims {
+            smem_bytes: max + 1,
+            ..dims
+        };
+        assert!(matches!(
+            dev.backend().launch(&*k, too_big, &args),
+            Err(GemmError::Unsupported(_))
+        ));
     }
 }

@@ -36,7 +36,9 @@ impl HostBackend {
 }
 
 fn mem(buf: &RawBuffer) -> &HostMem {
-    buf.inner.downcast_ref::<HostMem>().expect("host buffer on the host device")
+    buf.inner
+        .downcast_ref::<HostMem>()
+        .expect("host buffer on the host device")
 }
 
 impl Backend for HostBackend {
@@ -56,12 +58,23 @@ impl Backend for HostBackend {
         Ok(())
     }
     fn compile(&self, _: &str, symbol: &str, _: &[(String, u32)]) -> Result<Arc<dyn Any + Send + Sync>> {
-        Err(GemmError::Unsupported(format!("the host device does not compile kernels (`{symbol}`)")))
+        Err(GemmError::Unsupported(format!(
+            "the host device does not compile kernels (`{symbol}`)"
+        )))
     }
     fn launch(&self, _: &(dyn Any + Send + Sync), _: LaunchDims, _: &[KernelArg<'_>]) -> Result<()> {
         Err(GemmError::Unsupported("the host device does not launch kernels".into()))
     }
     fn synchronize(&self) -> Result<()> {
         Ok(())
+    }
+    fn fill(&self, buf: &RawBuffer, byte: u8) -> Result<()> {
+        mem(buf).write().expect("host buffer poisoned").fill(byte);
+        Ok(())
+    }
+    fn time_launch(&self, _: &(dyn Any + Send + Sync), _: LaunchDims, _: &[KernelArg<'_>]) -> Result<f64> {
+        Err(GemmError::Unsupported(
+            "the host device does not launch (or time) kernels".into(),
+        ))
     }
 }

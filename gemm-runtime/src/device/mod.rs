@@ -94,6 +94,14 @@ pub(crate) trait Backend: Send + Sync {
     fn launch(&self, kernel: &(dyn Any + Send + Sync), dims: LaunchDims, args: &[KernelArg<'_>]) -> Result<()>;
     /// Waits for all launched work.
     fn synchronize(&self) -> Result<()>;
+    /// Sets every byte of `buf` to `byte`, in order with the device's other work. The
+    /// tuner poisons candidate outputs (0xFF is a NaN in f16, bf16 and f32) and flushes
+    /// the L2 cache with it.
+    fn fill(&self, buf: &RawBuffer, byte: u8) -> Result<()>;
+    /// Launches like [`Backend::launch`], waits, and returns the kernel's own duration in
+    /// milliseconds as the device measured it (CUDA events, OpenCL profiling counters), so
+    /// that neither host overhead nor earlier queued work (an L2 flush) is counted.
+    fn time_launch(&self, kernel: &(dyn Any + Send + Sync), dims: LaunchDims, args: &[KernelArg<'_>]) -> Result<f64>;
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -161,16 +169,47 @@ impl Device {
         self.inner.backend.synchronize()
     }
 
+    /// Identifies this handle (and its clones) within the process.
+    pub(crate) fn serial(&self) -> u64 {
+        self.inner.serial
+    }
+
+    /// Puts a kernel compiled elsewhere (by the tuner) into the per-device cache that
+    /// [`Device::kernel`] reads, so the winner of a tuning run is not compiled again.
+    pub(crate) fn cache_kernel(
+        &self,
+        source: &'static str,
+        symbol: &str,
+        defines: &[(String, u32)],
+        kernel: Arc<dyn Any + Send + Sync>,
+    ) {
+        let key = (source.as_ptr() as usize, format!("{symbol}{defines:?}"));
+        self.inner
+            .kernels
+            .lock()
+            .expect("kernel cache poisoned")
+            .insert(key, kernel);
+    }
+
     /// Compiles (once per source, symbol and defines; cached in this process) and
     /// returns the kernel.
-    pub(crate) fn kernel(&self, source: &'static str, symbol: &str, defines: &[(String, u32)]) -> Result<Arc<dyn Any + Send + Sync>> {
+    pub(crate) fn kernel(
+        &self,
+        source: &'static str,
+        symbol: &str,
+        defines: &[(String, u32)],
+    ) -> Result<Arc<dyn Any + Send + Sync>> {
         let key = (source.as_ptr() as usize, format!("{symbol}{defines:?}"));
         if let Some(k) = self.inner.kernels.lock().expect("kernel cache poisoned").get(&key) {
             return Ok(k.clone());
         }
         // Compile outside the lock: NVRTC and OpenCL builds take tens of milliseconds.
         let k = self.inner.backend.compile(source, symbol, defines)?;
-        self.inner.kernels.lock().expect("kernel cache poisoned").insert(key, k.clone());
+        self.inner
+            .kernels
+            .lock()
+            .expect("kernel cache poisoned")
+            .insert(key, k.clone());
         Ok(k)
     }
 
@@ -198,7 +237,10 @@ impl Device {
     pub fn best() -> Result<Device> {
         match std::env::var("CROSSGEMM_DEVICE") {
             Ok(req) if !req.trim().is_empty() => Device::open(req.trim()),
-            _ => Ok(Device::list().into_iter().next().expect("the host device is always listed")),
+            _ => Ok(Device::list()
+                .into_iter()
+                .next()
+                .expect("the host device is always listed")),
         }
     }
 
@@ -242,7 +284,11 @@ pub struct RawBuffer {
 impl RawBuffer {
     pub(crate) fn new(device: &Device, bytes: usize) -> Result<RawBuffer> {
         let inner = device.backend().alloc(bytes.max(1))?;
-        Ok(RawBuffer { device: device.clone(), bytes, inner })
+        Ok(RawBuffer {
+            device: device.clone(),
+            bytes,
+            inner,
+        })
     }
     pub(crate) fn upload(&self, src: &[u8]) -> Result<()> {
         debug_assert_eq!(src.len(), self.bytes);
@@ -251,6 +297,9 @@ impl RawBuffer {
     pub(crate) fn download(&self, dst: &mut [u8]) -> Result<()> {
         debug_assert_eq!(dst.len(), self.bytes);
         self.device.backend().download(self, dst)
+    }
+    pub(crate) fn fill(&self, byte: u8) -> Result<()> {
+        self.device.backend().fill(self, byte)
     }
 }
 

@@ -9,7 +9,9 @@ use super::{Backend, Device, DeviceInfo, DeviceKind, KernelArg, RawBuffer};
 use crate::error::{GemmError, Result};
 use gemm_core::target::DeviceType;
 use gemm_core::LaunchDims;
-use opencl3::command_queue::{enqueue_fill_buffer, enqueue_read_buffer, enqueue_write_buffer, CommandQueue, CL_QUEUE_PROFILING_ENABLE};
+use opencl3::command_queue::{
+    enqueue_fill_buffer, enqueue_read_buffer, enqueue_write_buffer, CommandQueue, CL_QUEUE_PROFILING_ENABLE,
+};
 use opencl3::context::Context;
 use opencl3::device::{Device as ClDevice, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU};
 use opencl3::error_codes::{ClError, CL_BUILD_PROGRAM_FAILURE};
@@ -42,10 +44,14 @@ pub(crate) fn discover() -> Vec<Device> {
 
 fn discover_uncached() -> Vec<Device> {
     // Without libOpenCL.so.1 or an ICD this is an error code, not a panic: nothing to report.
-    let Ok(platforms) = get_platforms() else { return Vec::new() };
+    let Ok(platforms) = get_platforms() else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     for (p, platform) in platforms.iter().enumerate() {
-        let Ok(ids) = platform.get_devices(CL_DEVICE_TYPE_ALL) else { continue };
+        let Ok(ids) = platform.get_devices(CL_DEVICE_TYPE_ALL) else {
+            continue;
+        };
         let platform_name = platform.name().unwrap_or_default().trim().to_string();
         for (d, &id) in ids.iter().enumerate() {
             // A device that cannot be opened is skipped without renumbering the others, so
@@ -90,7 +96,11 @@ pub(crate) struct ClKernel {
 }
 
 fn driver_err(op: impl Into<String>, message: impl Into<String>) -> GemmError {
-    GemmError::Driver { backend: BACKEND, op: op.into(), message: message.into() }
+    GemmError::Driver {
+        backend: BACKEND,
+        op: op.into(),
+        message: message.into(),
+    }
 }
 
 fn saturate_u32(v: u64) -> u32 {
@@ -125,9 +135,16 @@ impl OpenclBackend {
         // it; the 2.0 entry point is only the fallback for a driver that dropped it.
         let queue = match unsafe { CommandQueue::create(&context, device.id(), CL_QUEUE_PROFILING_ENABLE) } {
             Ok(q) => q,
-            Err(_) => unsafe { CommandQueue::create_with_properties(&context, device.id(), CL_QUEUE_PROFILING_ENABLE, 0)? },
+            Err(_) => unsafe {
+                CommandQueue::create_with_properties(&context, device.id(), CL_QUEUE_PROFILING_ENABLE, 0)?
+            },
         };
-        Ok(OpenclBackend { info, queue, context, device })
+        Ok(OpenclBackend {
+            info,
+            queue,
+            context,
+            device,
+        })
     }
 
     fn context_key(&self) -> usize {
@@ -140,13 +157,21 @@ impl OpenclBackend {
             .downcast_ref::<ClBuffer>()
             .ok_or_else(|| driver_err(op, format!("{buf:?} is not an OpenCL buffer of {}", self.info.id)))?;
         if b.context != self.context_key() {
-            return Err(driver_err(op, format!("{buf:?} belongs to another OpenCL context than {}", self.info.id)));
+            return Err(driver_err(
+                op,
+                format!("{buf:?} belongs to another OpenCL context than {}", self.info.id),
+            ));
         }
         Ok(b)
     }
 
     /// Launches and returns the launch's event (its profiling counters are enabled).
-    pub(crate) fn launch_event(&self, kernel: &(dyn Any + Send + Sync), dims: LaunchDims, args: &[KernelArg<'_>]) -> Result<Option<Event>> {
+    pub(crate) fn launch_event(
+        &self,
+        kernel: &(dyn Any + Send + Sync),
+        dims: LaunchDims,
+        args: &[KernelArg<'_>],
+    ) -> Result<Option<Event>> {
         let k = kernel
             .downcast_ref::<ClKernel>()
             .ok_or_else(|| driver_err("launch", format!("not a kernel compiled for {}", self.info.id)))?;
@@ -176,8 +201,11 @@ impl OpenclBackend {
             };
             r.map_err(|e| driver_err(&op, format!("{e} setting argument {i} ({})", sizes())))?;
         }
-        let ev = unsafe { self.queue.enqueue_nd_range_kernel(kernel.get(), 3, ptr::null(), global.as_ptr(), local.as_ptr(), &[]) }
-            .map_err(|e| driver_err(&op, format!("{e} ({})", sizes())))?;
+        let ev = unsafe {
+            self.queue
+                .enqueue_nd_range_kernel(kernel.get(), 3, ptr::null(), global.as_ptr(), local.as_ptr(), &[])
+        }
+        .map_err(|e| driver_err(&op, format!("{e} ({})", sizes())))?;
         Ok(Some(ev))
     }
 }
@@ -195,11 +223,23 @@ impl Backend for OpenclBackend {
         // Zero-filled on the queue, so the fill is ordered before any use of the buffer.
         let zero = 0u8;
         let ev = unsafe {
-            enqueue_fill_buffer(self.queue.get(), mem.get(), &zero as *const u8 as *const c_void, 1, 0, bytes, 0, ptr::null())
+            enqueue_fill_buffer(
+                self.queue.get(),
+                mem.get(),
+                &zero as *const u8 as *const c_void,
+                1,
+                0,
+                bytes,
+                0,
+                ptr::null(),
+            )
         }
         .map_err(|e| driver_err(op(), format!("{} while zero-filling", ClError(e))))?;
         drop(Event::new(ev));
-        Ok(Box::new(ClBuffer { mem, context: self.context_key() }))
+        Ok(Box::new(ClBuffer {
+            mem,
+            context: self.context_key(),
+        }))
     }
 
     fn upload(&self, dst: &RawBuffer, src: &[u8]) -> Result<()> {
@@ -209,7 +249,16 @@ impl Backend for OpenclBackend {
             return Ok(());
         }
         let ev = unsafe {
-            enqueue_write_buffer(self.queue.get(), b.mem.get(), CL_BLOCKING, 0, src.len(), src.as_ptr() as *const c_void, 0, ptr::null())
+            enqueue_write_buffer(
+                self.queue.get(),
+                b.mem.get(),
+                CL_BLOCKING,
+                0,
+                src.len(),
+                src.as_ptr() as *const c_void,
+                0,
+                ptr::null(),
+            )
         }
         .map_err(|e| driver_err(&op, ClError(e).to_string()))?;
         drop(Event::new(ev));
@@ -223,7 +272,16 @@ impl Backend for OpenclBackend {
             return Ok(());
         }
         let ev = unsafe {
-            enqueue_read_buffer(self.queue.get(), b.mem.get(), CL_BLOCKING, 0, dst.len(), dst.as_mut_ptr() as *mut c_void, 0, ptr::null())
+            enqueue_read_buffer(
+                self.queue.get(),
+                b.mem.get(),
+                CL_BLOCKING,
+                0,
+                dst.len(),
+                dst.as_mut_ptr() as *mut c_void,
+                0,
+                ptr::null(),
+            )
         }
         .map_err(|e| driver_err(&op, ClError(e).to_string()))?;
         drop(Event::new(ev));
@@ -239,28 +297,49 @@ impl Backend for OpenclBackend {
         }
         options.extend(defines.iter().map(|(k, v)| format!("-D {k}={v}")));
         let joined = options.join(" ");
-        let fail = |log: String| GemmError::Compile { backend: BACKEND, kernel: symbol.to_string(), options: options.clone(), log };
+        let fail = |log: String| GemmError::Compile {
+            backend: BACKEND,
+            kernel: symbol.to_string(),
+            options: options.clone(),
+            log,
+        };
         // opencl3 panics on interior NULs (CString::new(..).expect); refuse them instead.
         if symbol.contains('\0') || joined.contains('\0') {
             return Err(fail("symbol or options contain a NUL byte".into()));
         }
 
         let start = Instant::now();
-        let mut program =
-            Program::create_from_source(&self.context, source).map_err(|e| driver_err(format!("creating program `{symbol}`"), e.to_string()))?;
+        let mut program = Program::create_from_source(&self.context, source)
+            .map_err(|e| driver_err(format!("creating program `{symbol}`"), e.to_string()))?;
         let built = program.build(&[self.device.id()], &joined);
         let ms = start.elapsed().as_secs_f64() * 1e3;
-        let log = program.get_build_log(self.device.id()).unwrap_or_default().trim().to_string();
+        let log = program
+            .get_build_log(self.device.id())
+            .unwrap_or_default()
+            .trim()
+            .to_string();
         log_and_dump(&self.info.id, source, symbol, &joined, ms, &log, built.as_ref().err());
 
         if let Err(e) = built {
-            let log = if e.0 == CL_BUILD_PROGRAM_FAILURE { log } else { format!("{e}\n{log}") };
+            let log = if e.0 == CL_BUILD_PROGRAM_FAILURE {
+                log
+            } else {
+                format!("{e}\n{log}")
+            };
             return Err(fail(log));
         }
         let kernel = Kernel::create(&program, symbol).map_err(|e| {
-            fail(format!("{e}: no kernel `{symbol}` in the program (it has: {})", program.kernel_names()))
+            fail(format!(
+                "{e}: no kernel `{symbol}` in the program (it has: {})",
+                program.kernel_names()
+            ))
         })?;
-        Ok(Arc::new(ClKernel { kernel: Mutex::new(kernel), _program: program, symbol: symbol.to_string(), context: self.context_key() }))
+        Ok(Arc::new(ClKernel {
+            kernel: Mutex::new(kernel),
+            _program: program,
+            symbol: symbol.to_string(),
+            context: self.context_key(),
+        }))
     }
 
     fn launch(&self, kernel: &(dyn Any + Send + Sync), dims: LaunchDims, args: &[KernelArg<'_>]) -> Result<()> {
@@ -268,7 +347,48 @@ impl Backend for OpenclBackend {
     }
 
     fn synchronize(&self) -> Result<()> {
-        self.queue.finish().map_err(|e| driver_err(format!("clFinish on {}", self.info.id), e.to_string()))
+        self.queue
+            .finish()
+            .map_err(|e| driver_err(format!("clFinish on {}", self.info.id), e.to_string()))
+    }
+
+    fn fill(&self, buf: &RawBuffer, byte: u8) -> Result<()> {
+        let op = format!("fill of {} bytes on {}", buf.bytes, self.info.id);
+        let b = self.buffer(buf, &op)?;
+        if buf.bytes == 0 {
+            return Ok(());
+        }
+        let ev = unsafe {
+            enqueue_fill_buffer(
+                self.queue.get(),
+                b.mem.get(),
+                &byte as *const u8 as *const c_void,
+                1,
+                0,
+                buf.bytes,
+                0,
+                ptr::null(),
+            )
+        }
+        .map_err(|e| driver_err(&op, ClError(e).to_string()))?;
+        drop(Event::new(ev));
+        Ok(())
+    }
+
+    fn time_launch(&self, kernel: &(dyn Any + Send + Sync), dims: LaunchDims, args: &[KernelArg<'_>]) -> Result<f64> {
+        let Some(ev) = self.launch_event(kernel, dims, args)? else {
+            return Ok(0.0);
+        };
+        let op = || format!("timing a launch on {}", self.info.id);
+        ev.wait().map_err(|e| driver_err(op(), e.to_string()))?;
+        // START..END is the kernel alone; QUEUED/SUBMIT would add the queue's latency.
+        let start = ev
+            .profiling_command_start()
+            .map_err(|e| driver_err(op(), e.to_string()))?;
+        let end = ev
+            .profiling_command_end()
+            .map_err(|e| driver_err(op(), e.to_string()))?;
+        Ok(end.saturating_sub(start) as f64 / 1e6)
     }
 }
 
@@ -280,24 +400,34 @@ fn log_and_dump(device: &str, source: &str, symbol: &str, options: &str, ms: f64
         let status = err.map_or_else(|| "ok".to_string(), |e| e.to_string());
         eprintln!("crossgemm: OpenCL build `{symbol}` on {device} [{options}] {ms:.1} ms: {status}");
     }
-    let Some(dir) = std::env::var_os("CROSSGEMM_DUMP").filter(|d| !d.is_empty()) else { return };
+    let Some(dir) = std::env::var_os("CROSSGEMM_DUMP").filter(|d| !d.is_empty()) else {
+        return;
+    };
     let dir = PathBuf::from(dir);
     let stem = format!("{symbol}-{:016x}", fnv1a(options.as_bytes()));
-    let log_text = format!("device: {device}\noptions: {options}\nbuild: {ms:.1} ms, {}\n\n{log}\n", err.map_or("ok".into(), |e| e.to_string()));
+    let log_text = format!(
+        "device: {device}\noptions: {options}\nbuild: {ms:.1} ms, {}\n\n{log}\n",
+        err.map_or("ok".into(), |e| e.to_string())
+    );
     let written = std::fs::create_dir_all(&dir)
         .and_then(|_| std::fs::write(dir.join(format!("{stem}.cl")), source))
         .and_then(|_| std::fs::write(dir.join(format!("{stem}.log")), log_text));
     if let Err(e) = written {
         static WARNED: AtomicBool = AtomicBool::new(false);
         if !WARNED.swap(true, Ordering::Relaxed) {
-            eprintln!("crossgemm: warning: cannot dump OpenCL kernels to {}: {e} (not reported again)", dir.display());
+            eprintln!(
+                "crossgemm: warning: cannot dump OpenCL kernels to {}: {e} (not reported again)",
+                dir.display()
+            );
         }
     }
 }
 
 /// A hash that is stable across runs and Rust versions, so dump names can be compared.
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 #[cfg(test)]
@@ -330,23 +460,43 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
         v.iter().flat_map(|f| f.to_le_bytes()).collect()
     }
     fn unfloats(b: &[u8]) -> Vec<f32> {
-        b.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+        b.chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
     }
     fn dims(grid: u32, block: u32) -> LaunchDims {
-        LaunchDims { grid: [grid, 1, 1], block: [block, 1, 1], smem_bytes: 0 }
+        LaunchDims {
+            grid: [grid, 1, 1],
+            block: [block, 1, 1],
+            smem_bytes: 0,
+        }
     }
 
     #[test]
     fn opencl_discover() {
-        let Some(devs) = devices_or_skip("opencl_discover") else { return };
+        let Some(devs) = devices_or_skip("opencl_discover") else {
+            return;
+        };
         for d in &devs {
             let i = d.info();
-            eprintln!("{i}: {:?}, driver {}, {} CUs, local {} B, wg {}, mem {} B", i.device_type, i.driver, i.compute_units, i.smem_per_block, i.max_threads_per_block, i.global_mem_bytes);
+            eprintln!(
+                "{i}: {:?}, driver {}, {} CUs, local {} B, wg {}, mem {} B",
+                i.device_type, i.driver, i.compute_units, i.smem_per_block, i.max_threads_per_block, i.global_mem_bytes
+            );
             assert_eq!(i.kind, DeviceKind::Opencl);
             let parts: Vec<_> = i.id.split(':').collect();
-            assert!(parts.len() == 3 && parts[0] == "opencl" && parts[1].parse::<u32>().is_ok() && parts[2].parse::<u32>().is_ok(), "{}", i.id);
+            assert!(
+                parts.len() == 3
+                    && parts[0] == "opencl"
+                    && parts[1].parse::<u32>().is_ok()
+                    && parts[2].parse::<u32>().is_ok(),
+                "{}",
+                i.id
+            );
             assert!(!i.name.is_empty() && !i.platform.is_empty());
-            assert!(i.compute_units > 0 && i.max_threads_per_block > 0 && i.smem_per_block > 0 && i.global_mem_bytes > 0);
+            assert!(
+                i.compute_units > 0 && i.max_threads_per_block > 0 && i.smem_per_block > 0 && i.global_mem_bytes > 0
+            );
             if i.platform.contains("Portable Computing Language") {
                 assert_eq!(i.device_type, DeviceType::Cpu);
             }
@@ -358,13 +508,19 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
         // Discovery is cached: the same devices (and contexts) come back.
         assert_eq!(discover(), devs);
         if std::env::var("CROSSGEMM_REQUIRE_OPENCL").as_deref() == Ok("1") {
-            assert!(devs.iter().any(|d| d.info().platform.contains("Portable Computing Language")), "PoCL not found: {ids:?}");
+            assert!(
+                devs.iter()
+                    .any(|d| d.info().platform.contains("Portable Computing Language")),
+                "PoCL not found: {ids:?}"
+            );
         }
     }
 
     #[test]
     fn opencl_alloc_roundtrip() {
-        let Some(devs) = devices_or_skip("opencl_alloc_roundtrip") else { return };
+        let Some(devs) = devices_or_skip("opencl_alloc_roundtrip") else {
+            return;
+        };
         for dev in &devs {
             // Fresh buffers read back as zeros.
             let buf = RawBuffer::new(dev, 1000).unwrap();
@@ -385,7 +541,9 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
 
     #[test]
     fn opencl_kernel_runs() {
-        let Some(devs) = devices_or_skip("opencl_kernel_runs") else { return };
+        let Some(devs) = devices_or_skip("opencl_kernel_runs") else {
+            return;
+        };
         for dev in &devs {
             let n = 10usize;
             let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
@@ -398,9 +556,17 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
             bx.upload(&floats(&xs)).unwrap();
             by.upload(&floats(&y)).unwrap();
 
-            let k = dev.backend().compile(ADD_SRC, "add_scaled", &[("SCALE".into(), 2)]).unwrap();
+            let k = dev
+                .backend()
+                .compile(ADD_SRC, "add_scaled", &[("SCALE".into(), 2)])
+                .unwrap();
             // 3 groups of 4 work-items: two past the end exercise the bounds check.
-            let args = [KernelArg::Int(n as i32), KernelArg::Float(0.5), KernelArg::Buffer(&bx), KernelArg::Buffer(&by)];
+            let args = [
+                KernelArg::Int(n as i32),
+                KernelArg::Float(0.5),
+                KernelArg::Buffer(&bx),
+                KernelArg::Buffer(&by),
+            ];
             dev.backend().launch(&*k, dims(3, 4), &args).unwrap();
             dev.synchronize().unwrap();
             let mut out = vec![0u8; (n + 1) * 4];
@@ -415,7 +581,11 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
             // A work-group size beyond the device limit is a driver error naming the sizes.
             let too_big = dev.info().max_threads_per_block.saturating_mul(2);
             match dev.backend().launch(&*k, dims(1, too_big), &args) {
-                Err(GemmError::Driver { backend: "OpenCL", message, .. }) => assert!(message.contains("local"), "{message}"),
+                Err(GemmError::Driver {
+                    backend: "OpenCL",
+                    message,
+                    ..
+                }) => assert!(message.contains("local"), "{message}"),
                 other => panic!("expected a driver error, got {:?}", other.map(|_| ())),
             }
         }
@@ -423,9 +593,14 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
 
     #[test]
     fn opencl_concurrent_launches() {
-        let Some(devs) = devices_or_skip("opencl_concurrent_launches") else { return };
+        let Some(devs) = devices_or_skip("opencl_concurrent_launches") else {
+            return;
+        };
         for dev in &devs {
-            let k = dev.backend().compile(ADD_SRC, "add_scaled", &[("SCALE".into(), 1)]).unwrap();
+            let k = dev
+                .backend()
+                .compile(ADD_SRC, "add_scaled", &[("SCALE".into(), 1)])
+                .unwrap();
             let n = 256usize;
             std::thread::scope(|s| {
                 for t in 0..4 {
@@ -434,7 +609,12 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
                         let bx = RawBuffer::new(&dev, n * 4).unwrap();
                         let by = RawBuffer::new(&dev, n * 4).unwrap();
                         for _ in 0..20 {
-                            let args = [KernelArg::Int(n as i32), KernelArg::Float(t as f32), KernelArg::Buffer(&bx), KernelArg::Buffer(&by)];
+                            let args = [
+                                KernelArg::Int(n as i32),
+                                KernelArg::Float(t as f32),
+                                KernelArg::Buffer(&bx),
+                                KernelArg::Buffer(&by),
+                            ];
                             dev.backend().launch(&*k, dims(n as u32 / 64, 64), &args).unwrap();
                         }
                         let mut out = vec![0u8; n * 4];
@@ -448,11 +628,18 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
 
     #[test]
     fn opencl_compile_errors() {
-        let Some(devs) = devices_or_skip("opencl_compile_errors") else { return };
+        let Some(devs) = devices_or_skip("opencl_compile_errors") else {
+            return;
+        };
         for dev in &devs {
             let bad = "__kernel void broken(__global float* x) { x[0] = undeclared_name + ; }";
             match dev.backend().compile(bad, "broken", &[("FOO".into(), 3)]) {
-                Err(GemmError::Compile { backend, kernel, options, log }) => {
+                Err(GemmError::Compile {
+                    backend,
+                    kernel,
+                    options,
+                    log,
+                }) => {
                     assert_eq!((backend, kernel.as_str()), ("OpenCL", "broken"));
                     assert_eq!(options.last().map(String::as_str), Some("-D FOO=3"));
                     assert!(log.contains("error") && log.contains("undeclared_name"), "log: {log}");
@@ -473,33 +660,75 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
     fn opencl_generated_gemm() {
         use gemm_core::config::{SimtTile, TileConfig};
         use gemm_core::ir::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param, ParamKind};
-        let Some(devs) = devices_or_skip("opencl_generated_gemm") else { return };
+        let Some(devs) = devices_or_skip("opencl_generated_gemm") else {
+            return;
+        };
         let (m, n, k) = (37usize, 29usize, 45usize);
         let a: Vec<f32> = (0..m * k).map(|i| ((i * 13 % 17) as f32 - 8.0) / 8.0).collect(); // row-major M×K
         let b: Vec<f32> = (0..k * n).map(|i| ((i * 7 % 11) as f32 - 5.0) / 4.0).collect(); // column-major K×N
         let bias: Vec<f32> = (0..n).map(|j| j as f32 / 8.0 - 1.0).collect();
         let want = |i: usize, j: usize, relu: bool| {
             let acc: f32 = (0..k).map(|p| a[i * k + p] * b[j * k + p]).sum();
-            if relu { (acc + bias[j]).max(0.0) } else { acc }
+            if relu {
+                (acc + bias[j]).max(0.0)
+            } else {
+                acc
+            }
         };
         // Every device and dtype runs before failing, so one report shows which ones disagree.
         let mut failures = Vec::new();
         // VW=4 takes the vector-load path, VW=1 the scalar one.
         for (dtype, vw) in [(DType::F32, 4), (DType::F32, 1), (DType::F16, 4), (DType::F16, 1)] {
-            let tile = TileConfig::Simt(SimtTile { mwg: 32, nwg: 16, kwg: 8, mdimc: 8, ndimc: 8, vw, group_m: 2 });
+            let tile = TileConfig::Simt(SimtTile {
+                mwg: 32,
+                nwg: 16,
+                kwg: 8,
+                mdimc: 8,
+                ndimc: 8,
+                vw,
+                group_m: 2,
+            });
             let defines: Vec<(String, u32)> = tile.defines().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
             let half = dtype == DType::F16;
             let mat = |layout| ParamKind::Matrix { dtype, layout };
-            let mut params = vec![Param { name: "a".into(), kind: mat(Layout::RowMajor) }, Param { name: "b".into(), kind: mat(Layout::ColMajor) }];
+            let mut params = vec![
+                Param {
+                    name: "a".into(),
+                    kind: mat(Layout::RowMajor),
+                },
+                Param {
+                    name: "b".into(),
+                    kind: mat(Layout::ColMajor),
+                },
+            ];
             let mut epilogue = vec![EpOp::Acc];
             if half {
-                params.push(Param { name: "bias".into(), kind: ParamKind::Row { dtype } });
+                params.push(Param {
+                    name: "bias".into(),
+                    kind: ParamKind::Row { dtype },
+                });
                 epilogue = vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Relu)];
             }
-            let ir = GemmIr { name: "t".into(), params, a: 0, a_t: false, b: 1, b_t: false, ab_dtype: dtype, acc: AccMode::F32, out_dtype: dtype, out_layout: Layout::RowMajor, epilogue };
+            let ir = GemmIr {
+                name: "t".into(),
+                params,
+                a: 0,
+                a_t: false,
+                b: 1,
+                b_t: false,
+                ab_dtype: dtype,
+                acc: AccMode::F32,
+                out_dtype: dtype,
+                out_layout: Layout::RowMajor,
+                epilogue,
+            };
             let src = gemm_core::codegen::opencl::emit(&ir);
             let enc = |v: &[f32]| -> Vec<u8> {
-                if half { v.iter().flat_map(|x| half::f16::from_f32(*x).to_le_bytes()).collect() } else { floats(v) }
+                if half {
+                    v.iter().flat_map(|x| half::f16::from_f32(*x).to_le_bytes()).collect()
+                } else {
+                    floats(v)
+                }
             };
             for dev in &devs {
                 let up = |v: &[f32]| {
@@ -511,7 +740,14 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
                 let (ba, bb, bbias) = (up(&a), up(&b), up(&bias));
                 let out = RawBuffer::new(dev, m * n * dtype.size() as usize).unwrap();
                 let kern = dev.backend().compile(&src, &ir.symbol(), &defines).unwrap();
-                let mut args = vec![KernelArg::Int(m as i32), KernelArg::Int(n as i32), KernelArg::Int(k as i32), KernelArg::Buffer(&out), KernelArg::Buffer(&ba), KernelArg::Buffer(&bb)];
+                let mut args = vec![
+                    KernelArg::Int(m as i32),
+                    KernelArg::Int(n as i32),
+                    KernelArg::Int(k as i32),
+                    KernelArg::Buffer(&out),
+                    KernelArg::Buffer(&ba),
+                    KernelArg::Buffer(&bb),
+                ];
                 if half {
                     args.push(KernelArg::Buffer(&bbias));
                 }
@@ -520,7 +756,10 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
                 let mut bytes = vec![0u8; out.bytes];
                 out.download(&mut bytes).unwrap();
                 let got: Vec<f32> = if half {
-                    bytes.chunks_exact(2).map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32()).collect()
+                    bytes
+                        .chunks_exact(2)
+                        .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32())
+                        .collect()
                 } else {
                     unfloats(&bytes)
                 };
@@ -528,14 +767,24 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
                 for i in 0..m {
                     for j in 0..n {
                         let (g, w) = (got[i * n + j], want(i, j, half));
-                        let tol = if half { 1e-2 * w.abs().max(1.0) } else { 1e-4 * w.abs().max(1.0) };
+                        let tol = if half {
+                            1e-2 * w.abs().max(1.0)
+                        } else {
+                            1e-4 * w.abs().max(1.0)
+                        };
                         if (g - w).abs() > tol {
                             bad.push(format!("({i},{j}): got {g}, want {w}"));
                         }
                     }
                 }
                 if !bad.is_empty() {
-                    failures.push(format!("{} {dtype:?} VW={vw}: {} of {} wrong, first {:?}", dev.info(), bad.len(), m * n, &bad[..bad.len().min(4)]));
+                    failures.push(format!(
+                        "{} {dtype:?} VW={vw}: {} of {} wrong, first {:?}",
+                        dev.info(),
+                        bad.len(),
+                        m * n,
+                        &bad[..bad.len().min(4)]
+                    ));
                 }
             }
         }

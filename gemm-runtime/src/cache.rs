@@ -1,0 +1,464 @@
+//! The tuner's disk cache: one JSON file per (kernel, target, device, driver, source),
+//! holding the winner of every shape bucket tuned so far and the configs that failed.
+//!
+//! Everything that makes an old result meaningless (device, driver, generated source,
+//! dtypes/layouts/epilogue through the IR hash, runtime version) is in the file's key,
+//! so a stale file is never consulted for a new kernel; the candidate list is not, so
+//! adding configs to a target does not throw away the winners (Triton #9822). Readers
+//! never lock: writers replace the file by rename, so a reader sees the old or the new
+//! file whole. Writers serialise their read-modify-write through an `O_EXCL` lock file
+//! with a stale timeout, so that two processes tuning different shapes at once both
+//! keep their results. A file that cannot be read or parsed, or that belongs to another
+//! key, is reported in one stderr line and treated as empty: the cost is a retune,
+//! never a crash or a kernel chosen for something else.
+
+use crate::tune::FailStage;
+use gemm_core::TileConfig;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashSet};
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime};
+
+/// Written in every file; a reader refuses files of another format.
+pub(crate) const FORMAT: &str = "crossgemm-tune-cache";
+/// Bumped whenever the meaning of a field changes; other versions are retuned.
+pub(crate) const VERSION: u32 = 1;
+
+/// How long a writer waits for the lock before giving up on storing (the result is
+/// still used in this process).
+const LOCK_WAIT: Duration = Duration::from_secs(20);
+/// A lock file older than this belongs to a writer that died: writers hold the lock
+/// only for one read-modify-write (milliseconds).
+const LOCK_STALE: Duration = Duration::from_secs(10);
+
+/// Identity of one cache file. Every field must match for any entry to be used.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct FileKey {
+    pub(crate) kernel: String,
+    pub(crate) target: String,
+    pub(crate) device_name: String,
+    pub(crate) device_id: String,
+    pub(crate) driver: String,
+    /// Hash of the IR hash, the target's generated source, the runtime version and the
+    /// timing protocol.
+    pub(crate) source_hash: String,
+}
+
+impl FileKey {
+    fn file_name(&self) -> String {
+        let id = format!(
+            "{}\0{}\0{}\0{}\0{}\0{}",
+            self.kernel, self.target, self.device_name, self.device_id, self.driver, self.source_hash
+        );
+        let safe: String = self
+            .kernel
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+            .take(48)
+            .collect();
+        format!("{safe}-{:016x}.json", gemm_core::ir::fnv1a(id.as_bytes()))
+    }
+}
+
+/// The winner of one shape bucket.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Winner {
+    pub(crate) config: TileConfig,
+    /// Median device time, ms, at `shape`.
+    pub(crate) ms: f64,
+    /// The shape that was actually timed (a bucket is represented by its first shape).
+    pub(crate) shape: [usize; 3],
+    /// How many candidates were timed.
+    pub(crate) candidates: usize,
+}
+
+/// A config that failed, with why. Not retried while the file's key stays the same.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct FailedConfig {
+    pub(crate) config: TileConfig,
+    pub(crate) stage: FailStage,
+    pub(crate) reason: String,
+}
+
+/// The file's contents.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct CacheFile {
+    pub(crate) format: String,
+    pub(crate) version: u32,
+    pub(crate) key: FileKey,
+    /// Shape bucket (see [`shape_key`]) → winner.
+    pub(crate) winners: BTreeMap<String, Winner>,
+    pub(crate) failed: Vec<FailedConfig>,
+}
+
+impl CacheFile {
+    fn empty(key: &FileKey) -> CacheFile {
+        CacheFile {
+            format: FORMAT.into(),
+            version: VERSION,
+            key: key.clone(),
+            winners: BTreeMap::new(),
+            failed: Vec::new(),
+        }
+    }
+}
+
+/// Where the cache lives: `CROSSGEMM_CACHE_DIR`, else the platform's cache folder
+/// (`$XDG_CACHE_HOME/crossgemm`, `~/.cache/crossgemm`, `~/Library/Caches/crossgemm`,
+/// `%LOCALAPPDATA%\crossgemm`). `None` when none can be found: tune results then live
+/// only in the process.
+pub fn cache_dir() -> Option<PathBuf> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(d) = var("CROSSGEMM_CACHE_DIR") {
+        return Some(d);
+    }
+    if cfg!(target_os = "windows") {
+        return var("LOCALAPPDATA").map(|d| d.join("crossgemm"));
+    }
+    if cfg!(target_os = "macos") {
+        return var("HOME").map(|h| h.join("Library/Caches/crossgemm"));
+    }
+    var("XDG_CACHE_HOME")
+        .or_else(|| var("HOME").map(|h| h.join(".cache")))
+        .map(|d| d.join("crossgemm"))
+}
+
+/// The bucket a shape's winner is stored under: each dimension rounded up to a power of
+/// two, or the exact shape when `exact`.
+pub(crate) fn shape_key(m: usize, n: usize, k: usize, exact: bool) -> String {
+    if exact {
+        format!("exact:{m}x{n}x{k}")
+    } else {
+        let p = |v: usize| v.max(1).next_power_of_two();
+        format!("pow2:{}x{}x{}", p(m), p(n), p(k))
+    }
+}
+
+/// Prints `msg` once per process for `path` (a corrupt file is read on every miss).
+fn warn_once(path: &Path, msg: &str) {
+    static SEEN: Mutex<Option<HashSet<(PathBuf, String)>>> = Mutex::new(None);
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    if seen
+        .get_or_insert_with(HashSet::new)
+        .insert((path.to_path_buf(), msg.to_string()))
+    {
+        eprintln!("crossgemm: warning: tuning cache {}: {msg}", path.display());
+    }
+}
+
+/// One cache file.
+pub(crate) struct DiskCache {
+    path: PathBuf,
+    key: FileKey,
+}
+
+impl DiskCache {
+    pub(crate) fn new(dir: &Path, key: FileKey) -> DiskCache {
+        DiskCache {
+            path: dir.join(key.file_name()),
+            key,
+        }
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file's contents, or an empty file (with a one-line warning when the file
+    /// exists but is unusable).
+    pub(crate) fn load(&self) -> CacheFile {
+        match self.read() {
+            Ok(Some(f)) => f,
+            Ok(None) => CacheFile::empty(&self.key),
+            Err(why) => {
+                warn_once(&self.path, &format!("{why}; ignoring it and retuning"));
+                CacheFile::empty(&self.key)
+            }
+        }
+    }
+
+    /// `Ok(None)`: no file. `Err`: a file this key cannot use, and why.
+    fn read(&self) -> Result<Option<CacheFile>, String> {
+        let text = match fs::read(&self.path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("cannot read it ({e})")),
+        };
+        // Format and version first, so that a future layout is reported as such rather
+        // than as a parse error.
+        let v: serde_json::Value = serde_json::from_slice(&text).map_err(|e| format!("not valid JSON ({e})"))?;
+        if v.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+            return Err("not a crossgemm tuning cache".into());
+        }
+        match v.get("version").and_then(|f| f.as_u64()) {
+            Some(x) if x == VERSION as u64 => {}
+            other => return Err(format!("format version {other:?}, this crossgemm reads {VERSION}")),
+        }
+        let f: CacheFile = serde_json::from_value(v).map_err(|e| format!("malformed ({e})"))?;
+        if f.key != self.key {
+            return Err("written for another kernel, device, driver or source".into());
+        }
+        Ok(Some(f))
+    }
+
+    /// Applies `change` to the current file under the writers' lock and replaces the
+    /// file atomically. Re-reads first, so concurrent writers' entries are kept.
+    pub(crate) fn update(&self, change: impl FnOnce(&mut CacheFile)) -> io::Result<()> {
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        fs::create_dir_all(dir)?;
+        let _lock = LockFile::acquire(&self.path.with_extension("json.lock"))?;
+        // Unusable contents were already reported by `load`; they are replaced here.
+        let mut f = self
+            .read()
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| CacheFile::empty(&self.key));
+        change(&mut f);
+        let text = serde_json::to_vec_pretty(&f).map_err(io::Error::other)?;
+        static SEQ: AtomicU64 = AtomicU64::new(0);
+        let tmp = self.path.with_extension(format!(
+            "json.tmp-{}-{}",
+            std::process::id(),
+            SEQ.fetch_add(1, Ordering::Relaxed)
+        ));
+        let written = (|| {
+            let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+            file.write_all(&text)?;
+            file.sync_data()?;
+            fs::rename(&tmp, &self.path)
+        })();
+        if written.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        written
+    }
+}
+
+/// An `O_EXCL` lock file, removed on drop.
+struct LockFile(PathBuf);
+
+impl LockFile {
+    fn acquire(path: &Path) -> io::Result<LockFile> {
+        let start = Instant::now();
+        let mut wait = Duration::from_millis(2);
+        loop {
+            match OpenOptions::new().write(true).create_new(true).open(path) {
+                Ok(mut f) => {
+                    let _ = writeln!(f, "{}", std::process::id());
+                    return Ok(LockFile(path.to_path_buf()));
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    let age = fs::metadata(path)
+                        .and_then(|m| m.modified())
+                        .ok()
+                        .and_then(|t| SystemTime::now().duration_since(t).ok());
+                    if age.is_some_and(|a| a > LOCK_STALE) {
+                        // Another waiter may remove it at the same time; either way the
+                        // next create_new decides who holds the lock.
+                        let _ = fs::remove_file(path);
+                        continue;
+                    }
+                    if start.elapsed() > LOCK_WAIT {
+                        return Err(io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            format!("{} is held by another process", path.display()),
+                        ));
+                    }
+                    std::thread::sleep(wait);
+                    wait = (wait * 2).min(Duration::from_millis(50));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl Drop for LockFile {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gemm_core::SimtTile;
+
+    fn key() -> FileKey {
+        FileKey {
+            kernel: "k".into(),
+            target: "opencl".into(),
+            device_name: "dev".into(),
+            device_id: "opencl:0:0".into(),
+            driver: "1.0".into(),
+            source_hash: "00ff".into(),
+        }
+    }
+
+    fn cfg(mwg: u32) -> TileConfig {
+        TileConfig::Simt(SimtTile {
+            mwg,
+            nwg: 32,
+            kwg: 8,
+            mdimc: 8,
+            ndimc: 8,
+            vw: 1,
+            group_m: 1,
+        })
+    }
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("crossgemm-cache-unit-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn shape_buckets() {
+        assert_eq!(shape_key(1000, 1, 513, false), "pow2:1024x1x1024");
+        assert_eq!(shape_key(1000, 1, 513, true), "exact:1000x1x513");
+        assert_eq!(shape_key(64, 64, 64, false), "pow2:64x64x64");
+    }
+
+    #[test]
+    fn round_trip_and_merge() {
+        let dir = temp_dir("rt");
+        let c = DiskCache::new(&dir, key());
+        assert!(c.load().winners.is_empty());
+        c.update(|f| {
+            f.winners.insert(
+                "a".into(),
+                Winner {
+                    config: cfg(32),
+                    ms: 1.5,
+                    shape: [1, 2, 3],
+                    candidates: 4,
+                },
+            );
+        })
+        .unwrap();
+        // A second writer (another handle) keeps the first one's entry.
+        DiskCache::new(&dir, key())
+            .update(|f| {
+                f.failed.push(FailedConfig {
+                    config: cfg(64),
+                    stage: FailStage::Compile,
+                    reason: "boom".into(),
+                })
+            })
+            .unwrap();
+        let f = c.load();
+        assert_eq!(f.winners["a"].config, cfg(32));
+        assert_eq!(f.failed.len(), 1);
+        let text = fs::read_to_string(c.path()).unwrap();
+        assert!(text.contains("\"version\": 1") && text.contains(FORMAT), "{text}");
+        // No temp or lock files are left behind.
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn unusable_files_read_as_empty() {
+        let dir = temp_dir("bad");
+        let c = DiskCache::new(&dir, key());
+        fs::create_dir_all(&dir).unwrap();
+        for bad in [
+            &b"{not json"[..],
+            b"[]",
+            br#"{"format":"crossgemm-tune-cache","version":999}"#,
+            br#"{"format":"other","version":1}"#,
+        ] {
+            fs::write(c.path(), bad).unwrap();
+            assert!(c.read().is_err());
+            assert!(c.load().winners.is_empty());
+        }
+        // A file for another key (e.g. another driver) is foreign.
+        let other = FileKey {
+            driver: "2.0".into(),
+            ..key()
+        };
+        let mut f = CacheFile::empty(&other);
+        f.winners.insert(
+            "a".into(),
+            Winner {
+                config: cfg(32),
+                ms: 1.0,
+                shape: [1, 1, 1],
+                candidates: 1,
+            },
+        );
+        fs::write(c.path(), serde_json::to_vec(&f).unwrap()).unwrap();
+        assert!(c.read().unwrap_err().contains("another"));
+        // Writing over a corrupt file replaces it.
+        fs::write(c.path(), b"garbage").unwrap();
+        c.update(|f| f.failed.clear()).unwrap();
+        assert!(c.read().unwrap().is_some());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn stale_lock_is_broken_and_live_lock_waited_for() {
+        let dir = temp_dir("lock");
+        fs::create_dir_all(&dir).unwrap();
+        let lock = dir.join("x.lock");
+        let held = LockFile::acquire(&lock).unwrap();
+        let t = std::thread::spawn({
+            let lock = lock.clone();
+            move || {
+                let start = Instant::now();
+                let _l = LockFile::acquire(&lock).unwrap();
+                start.elapsed()
+            }
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        drop(held);
+        assert!(t.join().unwrap() >= Duration::from_millis(90));
+        // A lock left by a dead writer: backdate it past the stale timeout.
+        fs::write(&lock, "12345").unwrap();
+        let old = SystemTime::now() - LOCK_STALE - Duration::from_secs(5);
+        fs::File::options()
+            .write(true)
+            .open(&lock)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        let start = Instant::now();
+        drop(LockFile::acquire(&lock).unwrap());
+        assert!(start.elapsed() < Duration::from_secs(2));
+        assert!(!lock.exists());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn concurrent_writers_lose_nothing() {
+        let dir = temp_dir("conc");
+        std::thread::scope(|s| {
+            for t in 0..8 {
+                let dir = &dir;
+                s.spawn(move || {
+                    for i in 0..5 {
+                        DiskCache::new(dir, key())
+                            .update(|f| {
+                                f.winners.insert(
+                                    format!("{t}-{i}"),
+                                    Winner {
+                                        config: cfg(32),
+                                        ms: 1.0,
+                                        shape: [t, i, 0],
+                                        candidates: 1,
+                                    },
+                                );
+                            })
+                            .unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(DiskCache::new(&dir, key()).load().winners.len(), 40);
+        let _ = fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,103 @@
+//! The timing protocol: warm-up, an L2 flush before every timed run (outside the timed
+//! region: TLX #1679 shows a flush inside it picking the wrong winner), device-side
+//! timing of the kernel alone, and the median of at least [`MIN_REPS`] runs.
+
+use crate::device::{Device, KernelArg, RawBuffer};
+use crate::error::Result;
+use gemm_core::target::DeviceType;
+use gemm_core::LaunchDims;
+use std::any::Any;
+
+/// Names the protocol below; part of the cache key, so that changing how candidates
+/// are timed retunes instead of comparing old and new numbers.
+pub(crate) const PROTOCOL: &str = "warmup2-flush-median5..50-v1";
+
+/// Fewest timed runs per candidate.
+pub(crate) const MIN_REPS: usize = 5;
+/// Most timed runs per candidate (fast kernels on GPUs get more, to beat noise).
+const MAX_REPS: usize = 50;
+/// Device time a GPU candidate may spend in timed runs; sets the repetition count.
+const GPU_BUDGET_MS: f64 = 20.0;
+
+/// Bytes to overwrite between runs so that the operands are not served from the
+/// last-level cache: twice the target's L2, at least 8 MiB, and on CPU devices at most
+/// 32 MiB (their caches are per core, and a fill costs real time on PoCL).
+pub(crate) fn flush_bytes(l2_bytes: u64, device_type: DeviceType, global_mem: u64) -> usize {
+    let want = (2 * l2_bytes).max(8 << 20);
+    let cap = match device_type {
+        DeviceType::Cpu => 32 << 20,
+        _ => (global_mem / 16).max(8 << 20),
+    };
+    want.min(cap) as usize
+}
+
+/// How many timed runs after a first one of `first_ms`.
+pub(crate) fn reps_for(first_ms: f64, device_type: DeviceType) -> usize {
+    if device_type == DeviceType::Cpu || first_ms.is_nan() || first_ms <= 0.0 {
+        return MIN_REPS;
+    }
+    ((GPU_BUDGET_MS / first_ms) as usize).clamp(MIN_REPS, MAX_REPS)
+}
+
+/// Median of a non-empty sample (mean of the middle two for an even count).
+pub(crate) fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Times one compiled kernel: `warmup` untimed launches, then flushed, device-timed
+/// runs; returns the median in ms.
+pub(crate) fn measure(
+    dev: &Device,
+    kernel: &(dyn Any + Send + Sync),
+    dims: LaunchDims,
+    args: &[KernelArg<'_>],
+    flush: Option<&RawBuffer>,
+    warmup: usize,
+) -> Result<f64> {
+    let b = dev.backend();
+    for _ in 0..warmup {
+        b.launch(kernel, dims, args)?;
+    }
+    let timed = |b: &dyn crate::device::Backend| -> Result<f64> {
+        if let Some(f) = flush {
+            f.fill(0)?;
+        }
+        b.time_launch(kernel, dims, args)
+    };
+    let first = timed(b)?;
+    let mut times = vec![first];
+    for _ in 1..reps_for(first, dev.info().device_type) {
+        times.push(timed(b)?);
+    }
+    Ok(median(&mut times))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_and_reps() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert_eq!(reps_for(1.0, DeviceType::Cpu), MIN_REPS);
+        assert_eq!(reps_for(100.0, DeviceType::Gpu), MIN_REPS);
+        assert_eq!(reps_for(1.0, DeviceType::Gpu), 20);
+        assert_eq!(reps_for(0.001, DeviceType::Gpu), MAX_REPS);
+        assert_eq!(reps_for(0.0, DeviceType::Gpu), MIN_REPS);
+    }
+
+    #[test]
+    fn flush_sizes() {
+        // H200: 50 MiB of L2 → 100 MiB.
+        assert_eq!(flush_bytes(50 << 20, DeviceType::Gpu, 140 << 30), 100 << 20);
+        assert_eq!(flush_bytes(0, DeviceType::Gpu, 140 << 30), 8 << 20);
+        assert_eq!(flush_bytes(256 << 20, DeviceType::Cpu, 64 << 30), 32 << 20);
+    }
+}

@@ -1,0 +1,480 @@
+//! The autotuner and its disk cache on a real device (PoCL in CI; set
+//! `CROSSGEMM_TUNE_TEST_DEVICE=cuda:0` to run them on a GPU). Without an OpenCL device
+//! the tests are skipped, unless `CROSSGEMM_REQUIRE_OPENCL=1`.
+//!
+//! Behaviour that depends on the environment (`CROSSGEMM_TUNE`, `CROSSGEMM_CACHE_DIR`)
+//! or on a fresh process runs in a child: this test binary, re-run on one `child_*` test
+//! with `CROSSGEMM_TUNE_CHILD` set. Those tests do nothing in a normal run.
+
+use crossgemm::prelude::*;
+use crossgemm::{FailStage, TuneOptions, TuneReport};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+#[gemm_kernel]
+fn tuned_bias(a: Matrix<f16>, b: Matrix<f16, ColMajor>, bias: Row<f32>) -> Matrix<f32> {
+    a * b + bias
+}
+
+/// Small and ragged: every element is verified, compiles dominate on PoCL.
+const SHAPE: (usize, usize, usize) = (37, 29, 45);
+/// Another power-of-two bucket.
+const SHAPE2: (usize, usize, usize) = (70, 20, 33);
+/// Candidates per run: enough for a winner and a loser, few enough for 2 CPU cores.
+const MAX: usize = 3;
+
+fn device() -> Option<Device> {
+    if let Ok(id) = std::env::var("CROSSGEMM_TUNE_TEST_DEVICE") {
+        return Some(Device::open(id.trim()).expect("CROSSGEMM_TUNE_TEST_DEVICE names a device"));
+    }
+    let d = Device::list().into_iter().find(|d| d.info().kind == DeviceKind::Opencl);
+    if d.is_none() {
+        assert!(
+            std::env::var("CROSSGEMM_REQUIRE_OPENCL").as_deref() != Ok("1"),
+            "CROSSGEMM_REQUIRE_OPENCL=1 but no OpenCL device was found"
+        );
+        eprintln!("no OpenCL device: tuner tests skipped");
+    }
+    d
+}
+
+struct Ops {
+    a: Matrix<f16>,
+    b: Matrix<f16, ColMajor>,
+    bias: Row<f32>,
+    out: Matrix<f32>,
+}
+
+/// Deterministic operands, so that a child process sees the same problem.
+fn ops(dev: &Device, (m, n, k): (usize, usize, usize)) -> Ops {
+    let v = |len: usize, salt: usize| -> Vec<f32> {
+        (0..len)
+            .map(|i| (((i * 37 + salt * 11) % 61) as f32 - 30.0) / 30.0)
+            .collect()
+    };
+    let h = |x: Vec<f32>| x.into_iter().map(f16::from_f32).collect::<Vec<_>>();
+    Ops {
+        a: Matrix::from_host(dev, m, k, &h(v(m * k, 1))).unwrap(),
+        b: Matrix::from_host(dev, k, n, &h(v(k * n, 2))).unwrap(),
+        bias: Row::from_host(dev, &v(n, 3)).unwrap(),
+        out: Matrix::zeros(dev, m, n).unwrap(),
+    }
+}
+
+fn assert_matches_reference(o: &Ops, got: &[f32], what: &str) {
+    let want = tuned_bias::reference(&o.a, &o.b, &o.bias).unwrap();
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert!(
+            (g - w).abs() <= 1e-4 * (1.0 + w.abs()),
+            "{what}: element {i}: got {g}, reference {w}"
+        );
+    }
+}
+
+/// Runs `config` explicitly and checks the result.
+fn check_config(o: &mut Ops, config: &crossgemm::gemm_core::TileConfig) {
+    tuned_bias::run_with(config, &o.a, &o.b, &o.bias, &mut o.out).unwrap();
+    let got = o.out.to_host().unwrap();
+    assert_matches_reference(o, &got, &format!("winner {config}"));
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("crossgemm-tune-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn opts(dir: &Path) -> TuneOptions {
+    TuneOptions {
+        cache_dir: Some(dir.to_path_buf()),
+        max_candidates: Some(MAX),
+        ..TuneOptions::default()
+    }
+}
+
+fn tune(o: &mut Ops, opts: &TuneOptions) -> TuneReport {
+    crossgemm::__private::tune_with(
+        &tuned_bias::SPEC,
+        &[o.a.__arg(), o.b.__arg(), o.bias.__arg()],
+        o.out.__out(),
+        opts,
+    )
+    .unwrap()
+}
+
+fn files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Re-runs this binary on `test` with `env`, and returns its output (it must succeed).
+fn child(test: &str, env: &[(&str, String)]) -> Output {
+    let child = spawn(test, env);
+    wait(child, test)
+}
+
+fn spawn(test: &str, env: &[(&str, String)]) -> std::process::Child {
+    let mut c = Command::new(std::env::current_exe().unwrap());
+    c.args([test, "--exact", "--nocapture", "--test-threads=1"]);
+    for v in [
+        "CROSSGEMM_TUNE",
+        "CROSSGEMM_TUNE_EXACT",
+        "CROSSGEMM_ALWAYS_COMPILE",
+        "CROSSGEMM_LOG",
+    ] {
+        c.env_remove(v);
+    }
+    c.env("CROSSGEMM_TUNE_CHILD", "1")
+        .env("CROSSGEMM_TUNE_MAX", MAX.to_string());
+    if let Some(d) = device() {
+        c.env("CROSSGEMM_TUNE_TEST_DEVICE", d.info().id.clone());
+    }
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    c.spawn().unwrap()
+}
+
+fn wait(child: std::process::Child, test: &str) -> Output {
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "child `{test}` failed:\n--- stdout\n{}\n--- stderr\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// `(tunes, disk_hits, compiled)` as a child printed them.
+fn child_stats(out: &Output) -> (u64, u64, u64) {
+    let text = String::from_utf8_lossy(&out.stdout);
+    // The harness prints "test child_launch ... " before the test's own output.
+    let line = text
+        .lines()
+        .find_map(|l| l.split_once("CHILD-STATS ").map(|(_, s)| s.trim()))
+        .unwrap_or_else(|| panic!("no stats line in:\n{text}"));
+    let v: Vec<u64> = line.split(' ').map(|x| x.parse().unwrap()).collect();
+    (v[0], v[1], v[2])
+}
+
+fn is_child() -> bool {
+    std::env::var_os("CROSSGEMM_TUNE_CHILD").is_some()
+}
+
+fn child_shape() -> (usize, usize, usize) {
+    match std::env::var("CROSSGEMM_TUNE_CHILD_SHAPE").as_deref() {
+        Ok("2") => SHAPE2,
+        _ => SHAPE,
+    }
+}
+
+/// Child: one plain launch (whatever `CROSSGEMM_TUNE` says), checked; prints the
+/// tuner's counters.
+#[test]
+fn child_launch() {
+    if !is_child() {
+        return;
+    }
+    let dev = device().unwrap();
+    let mut o = ops(&dev, child_shape());
+    tuned_bias_into(&o.a, &o.b, &o.bias, &mut o.out).unwrap();
+    let got = o.out.to_host().unwrap();
+    assert_matches_reference(&o, &got, "plain launch");
+    let s = crossgemm::tune_stats();
+    println!("CHILD-STATS {} {} {}", s.tunes, s.disk_hits, s.compiled);
+}
+
+/// Child: the generated `tune` function, which must find the parent's winner.
+#[test]
+fn child_typed_tune() {
+    if !is_child() {
+        return;
+    }
+    let dev = device().unwrap();
+    let mut o = ops(&dev, child_shape());
+    let r = tuned_bias::tune(&o.a, &o.b, &o.bias, &mut o.out).unwrap();
+    assert!(r.cache_hit && r.compiled == 0 && r.candidates.is_empty(), "{r:#?}");
+    println!("CHILD-BEST {}", r.best);
+    check_config(&mut o, &r.best);
+    // And plain launches use it without tuning.
+    tuned_bias_into(&o.a, &o.b, &o.bias, &mut o.out).unwrap();
+    assert_matches_reference(&o, &o.out.to_host().unwrap(), "plain launch");
+    let s = crossgemm::tune_stats();
+    println!("CHILD-STATS {} {} {}", s.tunes, s.disk_hits, s.compiled);
+}
+
+#[test]
+fn cache_round_trip() {
+    let Some(dev) = device() else { return };
+    let dir = temp_dir("roundtrip");
+    let mut o = ops(&dev, SHAPE);
+    let first = tune(&mut o, &opts(&dir));
+    assert!(!first.cache_hit, "{first:#?}");
+    assert!(
+        first.candidates.len() >= 2 && first.candidates.len() <= MAX,
+        "{first:#?}"
+    );
+    assert_eq!(first.compiled, first.candidates.len());
+    assert_eq!(
+        first.timings.len() + first.failed.len(),
+        first.candidates.len(),
+        "{first:#?}"
+    );
+    assert!(first.candidates.contains(&first.best) && first.best_ms.is_finite() && first.best_ms >= 0.0);
+    let min = first.timings.iter().map(|t| t.ms).fold(f64::INFINITY, f64::min);
+    assert_eq!(first.best_ms, min);
+    assert_eq!(first.shape_key, "pow2:64x32x64");
+    check_config(&mut o, &first.best);
+    let file = first.cache_file.clone().unwrap();
+    let json = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        json.contains("\"version\": 1,") && json.contains("\"pow2:64x32x64\": {"),
+        "{json}"
+    );
+    assert!(
+        json.contains(&format!("\"device_id\": \"{}\"", dev.info().id)),
+        "{json}"
+    );
+    // Nothing but the cache file is left in the folder (no lock, no temp file).
+    assert_eq!(files(&dir).len(), 1, "{:?}", files(&dir));
+
+    // Second call in this process: a hit, nothing compiled.
+    let second = tune(&mut o, &opts(&dir));
+    assert!(second.cache_hit && second.compiled == 0, "{second:#?}");
+    assert_eq!(second.best, first.best);
+
+    // A fresh process: the generated `tune` and a plain launch both hit the cache.
+    let out = child(
+        "child_typed_tune",
+        &[("CROSSGEMM_CACHE_DIR", dir.display().to_string())],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("CHILD-BEST {}", first.best)), "{text}");
+    let (tunes, hits, compiled) = child_stats(&out);
+    assert_eq!((tunes, compiled), (0, 0), "{text}");
+    assert!(hits >= 1, "{text}");
+
+    // Another shape in the same bucket also hits; exact keys do not.
+    let mut o2 = ops(&dev, (40, 30, 50));
+    assert!(tune(&mut o2, &opts(&dir)).cache_hit);
+    let exact = TuneOptions {
+        exact_shape: true,
+        ..opts(&dir)
+    };
+    let r = tune(&mut o2, &exact);
+    assert!(!r.cache_hit && r.shape_key == "exact:40x30x50", "{r:#?}");
+    // Forcing retunes over a cached winner.
+    let forced = TuneOptions {
+        force: true,
+        ..opts(&dir)
+    };
+    assert!(!tune(&mut o, &forced).cache_hit);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn corrupt_cache_file_is_a_warning_and_a_retune() {
+    let Some(dev) = device() else { return };
+    let dir = temp_dir("corrupt");
+    let mut o = ops(&dev, SHAPE);
+    let r = tune(&mut o, &opts(&dir));
+    let file = r.cache_file.unwrap();
+    for (what, bad) in [
+        ("garbage", &b"\x00{{ not json"[..]),
+        ("future version", br#"{"format":"crossgemm-tune-cache","version":99}"#),
+    ] {
+        std::fs::write(&file, bad).unwrap();
+        let out = child("child_launch", &[("CROSSGEMM_CACHE_DIR", dir.display().to_string())]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        let warnings: Vec<&str> = err.lines().filter(|l| l.contains("warning: tuning cache")).collect();
+        assert_eq!(warnings.len(), 1, "{what}: {err}");
+        assert!(
+            warnings[0].contains(&file.display().to_string()) && warnings[0].contains("retuning"),
+            "{}",
+            warnings[0]
+        );
+        let (tunes, _, compiled) = child_stats(&out);
+        assert!(
+            tunes == 1 && compiled >= 1,
+            "{what}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        // The retune replaced the bad file with a good one.
+        let json = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            json.contains("\"version\": 1,") && json.contains("\"winners\""),
+            "{what}: {json}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn two_processes_tune_into_one_cache() {
+    let Some(_dev) = device() else { return };
+    let dir = temp_dir("concurrent");
+    let env = |shape: &str| {
+        vec![
+            ("CROSSGEMM_CACHE_DIR", dir.display().to_string()),
+            ("CROSSGEMM_TUNE_CHILD_SHAPE", shape.to_string()),
+        ]
+    };
+    // Same shape twice (both miss and both write the same key) and a second shape.
+    let kids: Vec<_> = ["1", "1", "2"].iter().map(|s| spawn("child_launch", &env(s))).collect();
+    for k in kids {
+        let out = wait(k, "child_launch");
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).contains("warning"),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let names = files(&dir);
+    assert_eq!(names.len(), 1, "only the cache file is left: {names:?}");
+    let json = std::fs::read_to_string(dir.join(&names[0])).unwrap();
+    assert!(
+        json.contains("\"pow2:64x32x64\": {") && json.contains("\"pow2:128x32x64\": {"),
+        "{json}"
+    );
+    // A later process hits for both shapes.
+    for s in ["1", "2"] {
+        let (tunes, hits, compiled) = child_stats(&child("child_launch", &env(s)));
+        assert_eq!((tunes, hits, compiled), (0, 1, 0), "shape {s}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn wrong_candidate_is_rejected_and_remembered() {
+    let Some(dev) = device() else { return };
+    let dir = temp_dir("wrong");
+    let mut o = ops(&dev, SHAPE);
+    let mut bad = opts(&dir);
+    bad.inject.wrong_result = vec![0];
+    let r = tune(&mut o, &bad);
+    assert!(r.candidates.len() >= 2, "{r:#?}");
+    let f = r
+        .failed
+        .iter()
+        .find(|f| f.config == r.candidates[0])
+        .unwrap_or_else(|| panic!("{r:#?}"));
+    assert_eq!(f.stage, FailStage::WrongResult);
+    assert!(f.reason.contains("wrong result") && !f.from_cache, "{}", f.reason);
+    assert_ne!(r.best, r.candidates[0]);
+    assert!(!r.timings.iter().any(|t| t.config == r.candidates[0]));
+    check_config(&mut o, &r.best);
+
+    // Not retried while source and driver are the same...
+    let again = tune(
+        &mut o,
+        &TuneOptions {
+            force: true,
+            ..opts(&dir)
+        },
+    );
+    assert_eq!(again.compiled, again.candidates.len() - 1, "{again:#?}");
+    let f = again.failed.iter().find(|f| f.config == r.candidates[0]).unwrap();
+    assert!(f.from_cache && f.stage == FailStage::WrongResult);
+    // ...unless asked to.
+    let all = tune(
+        &mut o,
+        &TuneOptions {
+            force: true,
+            always_compile: true,
+            ..opts(&dir)
+        },
+    );
+    assert_eq!(all.compiled, all.candidates.len());
+    assert!(all.failed.is_empty(), "{all:#?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compile_failure_is_recorded_and_skipped() {
+    let Some(dev) = device() else { return };
+    let dir = temp_dir("compile");
+    let mut o = ops(&dev, SHAPE);
+    let mut bad = opts(&dir);
+    bad.inject.compile_error = vec![1];
+    let r = tune(&mut o, &bad);
+    let f = r
+        .failed
+        .iter()
+        .find(|f| f.config == r.candidates[1])
+        .unwrap_or_else(|| panic!("{r:#?}"));
+    assert_eq!(f.stage, FailStage::Compile);
+    assert!(f.reason.contains("injected compile failure"), "{}", f.reason);
+    assert_ne!(r.best, r.candidates[1]);
+    check_config(&mut o, &r.best);
+    let json = std::fs::read_to_string(r.cache_file.unwrap()).unwrap();
+    assert!(
+        json.contains("\"compile\"") && json.contains("injected compile failure"),
+        "{json}"
+    );
+
+    let again = tune(
+        &mut o,
+        &TuneOptions {
+            force: true,
+            ..opts(&dir)
+        },
+    );
+    assert_eq!(again.compiled, again.candidates.len() - 1);
+    assert!(again
+        .failed
+        .iter()
+        .any(|f| f.config == r.candidates[1] && f.from_cache && f.stage == FailStage::Compile));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn tune_modes_are_honoured() {
+    let Some(_dev) = device() else { return };
+    let dir = temp_dir("modes");
+    let run = |mode: &str| {
+        child_stats(&child(
+            "child_launch",
+            &[
+                ("CROSSGEMM_CACHE_DIR", dir.display().to_string()),
+                ("CROSSGEMM_TUNE", mode.to_string()),
+            ],
+        ))
+    };
+    assert_eq!(run("off"), (0, 0, 0));
+    assert!(files(&dir).is_empty(), "off writes nothing");
+    assert_eq!(run("cached"), (0, 0, 0));
+    assert!(files(&dir).is_empty(), "cached never tunes");
+    let (tunes, hits, compiled) = run("full");
+    assert!(tunes == 1 && hits == 0 && compiled >= 1);
+    assert_eq!(files(&dir).len(), 1);
+    assert_eq!(run("cached"), (0, 1, 0));
+    assert_eq!(run("off"), (0, 0, 0));
+    // Unset means full: a hit now.
+    let (tunes, hits, _) = child_stats(&child(
+        "child_launch",
+        &[("CROSSGEMM_CACHE_DIR", dir.display().to_string())],
+    ));
+    assert_eq!((tunes, hits), (0, 1));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn host_device_has_nothing_to_tune() {
+    let dev = Device::host();
+    let mut o = ops(&dev, SHAPE);
+    let e = crossgemm::__private::tune_with(
+        &tuned_bias::SPEC,
+        &[o.a.__arg(), o.b.__arg(), o.bias.__arg()],
+        o.out.__out(),
+        &TuneOptions::default(),
+    );
+    assert!(matches!(e, Err(GemmError::Unsupported(_))), "{e:?}");
+}
