@@ -19,15 +19,9 @@ fn ir(dt: DType, acc: AccMode, la: Layout, lb: Layout, out: DType, out_layout: L
         params: vec![
             m("a", dt, la),
             m("b", dt, lb),
-            Param {
-                name: "bias".into(),
-                kind: ParamKind::Row { dtype: DType::F32 },
-            },
+            Param::row("bias", DType::F32),
             m("res", out, Layout::ColMajor),
-            Param {
-                name: "alpha".into(),
-                kind: ParamKind::Scalar,
-            },
+            Param::scalar("alpha"),
         ],
         a: 0,
         a_t: false,

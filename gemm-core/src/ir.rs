@@ -109,6 +109,37 @@ pub struct Param {
     pub kind: ParamKind,
 }
 
+impl Param {
+    /// A `Matrix<dtype, layout>` parameter.
+    pub fn matrix(name: &str, dtype: DType, layout: Layout) -> Param {
+        Param {
+            name: name.into(),
+            kind: ParamKind::Matrix { dtype, layout },
+        }
+    }
+    /// A `Row<dtype>` parameter (one value per output column).
+    pub fn row(name: &str, dtype: DType) -> Param {
+        Param {
+            name: name.into(),
+            kind: ParamKind::Row { dtype },
+        }
+    }
+    /// A `Col<dtype>` parameter (one value per output row).
+    pub fn col(name: &str, dtype: DType) -> Param {
+        Param {
+            name: name.into(),
+            kind: ParamKind::Col { dtype },
+        }
+    }
+    /// An `f32` scalar parameter.
+    pub fn scalar(name: &str) -> Param {
+        Param {
+            name: name.into(),
+            kind: ParamKind::Scalar,
+        }
+    }
+}
+
 /// Elementwise functions the epilogue may call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -522,20 +522,8 @@ mod tests {
         GemmIr {
             name: "t".into(),
             params: vec![
-                Param {
-                    name: "a".into(),
-                    kind: ParamKind::Matrix {
-                        dtype,
-                        layout: Layout::RowMajor,
-                    },
-                },
-                Param {
-                    name: "b".into(),
-                    kind: ParamKind::Matrix {
-                        dtype,
-                        layout: Layout::ColMajor,
-                    },
-                },
+                Param::matrix("a", dtype, Layout::RowMajor),
+                Param::matrix("b", dtype, Layout::ColMajor),
             ],
             a: 0,
             a_t: false,

@@ -151,20 +151,8 @@ mod tests {
         GemmIr {
             name: "k".into(),
             params: vec![
-                Param {
-                    name: "a".into(),
-                    kind: ParamKind::Matrix {
-                        dtype,
-                        layout: Layout::RowMajor,
-                    },
-                },
-                Param {
-                    name: "b".into(),
-                    kind: ParamKind::Matrix {
-                        dtype,
-                        layout: Layout::RowMajor,
-                    },
-                },
+                Param::matrix("a", dtype, Layout::RowMajor),
+                Param::matrix("b", dtype, Layout::RowMajor),
             ],
             a: 0,
             a_t: false,

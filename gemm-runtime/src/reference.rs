@@ -179,28 +179,10 @@ mod tests {
         let ir = GemmIr {
             name: "t".into(),
             params: vec![
-                Param {
-                    name: "a".into(),
-                    kind: ParamKind::Matrix {
-                        dtype: DType::F32,
-                        layout: Layout::RowMajor,
-                    },
-                },
-                Param {
-                    name: "b".into(),
-                    kind: ParamKind::Matrix {
-                        dtype: DType::F32,
-                        layout: Layout::ColMajor,
-                    },
-                },
-                Param {
-                    name: "bias".into(),
-                    kind: ParamKind::Row { dtype: DType::F32 },
-                },
-                Param {
-                    name: "s".into(),
-                    kind: ParamKind::Col { dtype: DType::F32 },
-                },
+                Param::matrix("a", DType::F32, Layout::RowMajor),
+                Param::matrix("b", DType::F32, Layout::ColMajor),
+                Param::row("bias", DType::F32),
+                Param::col("s", DType::F32),
             ],
             a: 0,
             a_t: false,
@@ -264,24 +246,9 @@ mod tests {
         let ir = GemmIr {
             name: "t".into(),
             params: vec![
-                Param {
-                    name: "a".into(),
-                    kind: ParamKind::Matrix {
-                        dtype: DType::F32,
-                        layout: Layout::ColMajor,
-                    },
-                },
-                Param {
-                    name: "b".into(),
-                    kind: ParamKind::Matrix {
-                        dtype: DType::F32,
-                        layout: Layout::RowMajor,
-                    },
-                },
-                Param {
-                    name: "bias".into(),
-                    kind: ParamKind::Col { dtype: DType::F32 },
-                },
+                Param::matrix("a", DType::F32, Layout::ColMajor),
+                Param::matrix("b", DType::F32, Layout::RowMajor),
+                Param::col("bias", DType::F32),
             ],
             a: 0,
             a_t: false,

@@ -723,15 +723,9 @@ mod tests {
             params: vec![
                 m("a", dt, la),
                 m("b", dt, lb),
-                Param {
-                    name: "bias".into(),
-                    kind: ParamKind::Row { dtype: DType::F32 },
-                },
+                Param::row("bias", DType::F32),
                 m("res", dt, Layout::RowMajor),
-                Param {
-                    name: "alpha".into(),
-                    kind: ParamKind::Scalar,
-                },
+                Param::scalar("alpha"),
             ],
             a: 0,
             a_t: false,

@@ -180,24 +180,9 @@ mod tests {
         GemmIr {
             name: "linear_relu".into(),
             params: vec![
-                Param {
-                    name: "x".into(),
-                    kind: ParamKind::Matrix {
-                        dtype: DType::F16,
-                        layout: Layout::RowMajor,
-                    },
-                },
-                Param {
-                    name: "w".into(),
-                    kind: ParamKind::Matrix {
-                        dtype: DType::F16,
-                        layout: Layout::ColMajor,
-                    },
-                },
-                Param {
-                    name: "bias".into(),
-                    kind: ParamKind::Row { dtype: DType::F16 },
-                },
+                Param::matrix("x", DType::F16, Layout::RowMajor),
+                Param::matrix("w", DType::F16, Layout::ColMajor),
+                Param::row("bias", DType::F16),
             ],
             a: 0,
             a_t: false,

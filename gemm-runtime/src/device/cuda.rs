@@ -800,24 +800,9 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
         let ir = |dt: DType, acc: AccMode| GemmIr {
             name: "t".into(),
             params: vec![
-                Param {
-                    name: "a".into(),
-                    kind: ParamKind::Matrix {
-                        dtype: dt,
-                        layout: Layout::RowMajor,
-                    },
-                },
-                Param {
-                    name: "b".into(),
-                    kind: ParamKind::Matrix {
-                        dtype: dt,
-                        layout: Layout::ColMajor,
-                    },
-                },
-                Param {
-                    name: "bias".into(),
-                    kind: ParamKind::Row { dtype: DType::F32 },
-                },
+                Param::matrix("a", dt, Layout::RowMajor),
+                Param::matrix("b", dt, Layout::ColMajor),
+                Param::row("bias", DType::F32),
             ],
             a: 0,
             a_t: false,

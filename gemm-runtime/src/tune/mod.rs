@@ -941,24 +941,9 @@ mod tests {
         GemmIr {
             name: "t".into(),
             params: vec![
-                Param {
-                    name: "a".into(),
-                    kind: ParamKind::Matrix {
-                        dtype: DType::F32,
-                        layout: Layout::RowMajor,
-                    },
-                },
-                Param {
-                    name: "b".into(),
-                    kind: ParamKind::Matrix {
-                        dtype: DType::F32,
-                        layout: Layout::RowMajor,
-                    },
-                },
-                Param {
-                    name: "alpha".into(),
-                    kind: ParamKind::Scalar,
-                },
+                Param::matrix("a", DType::F32, Layout::RowMajor),
+                Param::matrix("b", DType::F32, Layout::RowMajor),
+                Param::scalar("alpha"),
             ],
             a: 0,
             a_t: false,
