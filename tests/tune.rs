@@ -103,10 +103,12 @@ fn tune(o: &mut Ops, opts: &TuneOptions) -> TuneReport {
     .unwrap()
 }
 
+/// The tuning cache's files in `dir` (the compiled-binary cache's `bin/` folder aside).
 fn files(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "bin")
         .collect();
     v.sort();
     v

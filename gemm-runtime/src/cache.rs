@@ -93,6 +93,13 @@ pub(crate) struct CacheFile {
     /// Shape bucket (see [`shape_key`]) → winner.
     pub(crate) winners: BTreeMap<String, Winner>,
     pub(crate) failed: Vec<FailedConfig>,
+    /// The target's limits (`TargetSpec` as JSON) when the file was last written; for
+    /// tuning records. Absent in files of older writers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) target_spec: Option<serde_json::Value>,
+    /// The compiler (NVRTC version, OpenCL driver) when the file was last written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) compiler: Option<String>,
 }
 
 impl CacheFile {
@@ -103,8 +110,74 @@ impl CacheFile {
             key: key.clone(),
             winners: BTreeMap::new(),
             failed: Vec::new(),
+            target_spec: None,
+            compiler: None,
         }
     }
+}
+
+/// (M, N, K) of a bucket key (`pow2:MxNxK` or `exact:MxNxK`).
+pub(crate) fn bucket_dims(key: &str) -> Option<[usize; 3]> {
+    let dims = key.split_once(':')?.1;
+    let v: Vec<usize> = dims.split('x').map(|d| d.parse().ok()).collect::<Option<_>>()?;
+    <[usize; 3]>::try_from(v).ok()
+}
+
+/// Sum over M, N, K of |ln a - ln b| (dimensions below 1 read as 1).
+pub(crate) fn log_distance(a: [usize; 3], b: [usize; 3]) -> f64 {
+    a.iter()
+        .zip(&b)
+        .map(|(&x, &y)| ((x.max(1) as f64).ln() - (y.max(1) as f64).ln()).abs())
+        .sum()
+}
+
+/// Every usable tuning-cache file in `dir`, with its path, sorted by path. Files of
+/// another format or version, and other files, are skipped silently.
+pub(crate) fn read_all_paths(dir: &Path) -> Vec<(PathBuf, CacheFile)> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(PathBuf, CacheFile)> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json") && p.is_file())
+        .filter_map(|p| {
+            let f = parse_file(&fs::read(&p).ok()?).ok()?;
+            Some((p, f))
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// [`read_all_paths`] without the paths.
+pub(crate) fn read_all(dir: &Path) -> Vec<CacheFile> {
+    read_all_paths(dir).into_iter().map(|(_, f)| f).collect()
+}
+
+/// Parses a cache file's bytes, checking format and version first.
+fn parse_file(text: &[u8]) -> Result<CacheFile, String> {
+    let v: serde_json::Value = serde_json::from_slice(text).map_err(|e| format!("not valid JSON ({e})"))?;
+    if v.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+        return Err("not a crossgemm tuning cache".into());
+    }
+    match v.get("version").and_then(|f| f.as_u64()) {
+        Some(x) if x == VERSION as u64 => {}
+        other => return Err(format!("format version {other:?}, this crossgemm reads {VERSION}")),
+    }
+    serde_json::from_value(v).map_err(|e| format!("malformed ({e})"))
+}
+
+/// Whether `path` is a tuning-cache file or one of its lock or temporary files (what
+/// `crossgemm cache clear` removes).
+pub(crate) fn is_cache_artifact(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    if name.contains(".json.tmp-") || name.ends_with(".json.lock") {
+        return true;
+    }
+    name.ends_with(".json") && fs::read(path).ok().is_some_and(|t| parse_file(&t).is_ok())
 }
 
 /// Where the cache lives: `CROSSGEMM_CACHE_DIR`, else the platform's cache folder
@@ -190,15 +263,7 @@ impl DiskCache {
         };
         // Format and version first, so that a future layout is reported as such rather
         // than as a parse error.
-        let v: serde_json::Value = serde_json::from_slice(&text).map_err(|e| format!("not valid JSON ({e})"))?;
-        if v.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
-            return Err("not a crossgemm tuning cache".into());
-        }
-        match v.get("version").and_then(|f| f.as_u64()) {
-            Some(x) if x == VERSION as u64 => {}
-            other => return Err(format!("format version {other:?}, this crossgemm reads {VERSION}")),
-        }
-        let f: CacheFile = serde_json::from_value(v).map_err(|e| format!("malformed ({e})"))?;
+        let f = parse_file(&text)?;
         if f.key != self.key {
             return Err("written for another kernel, device, driver or source".into());
         }
@@ -315,6 +380,15 @@ mod tests {
         let d = std::env::temp_dir().join(format!("crossgemm-cache-unit-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&d);
         d
+    }
+
+    #[test]
+    fn bucket_distance() {
+        assert_eq!(bucket_dims("pow2:64x512x128"), Some([64, 512, 128]));
+        assert_eq!(bucket_dims("exact:17x33x65"), Some([17, 33, 65]));
+        assert_eq!(bucket_dims("pow2:1x2"), None);
+        assert_eq!(log_distance([8, 8, 8], [8, 8, 8]), 0.0);
+        assert!(log_distance([64, 64, 64], [128, 64, 64]) < log_distance([64, 64, 64], [16, 64, 64]));
     }
 
     #[test]

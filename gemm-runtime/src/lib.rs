@@ -1,6 +1,8 @@
 //! crossgemm's runtime: devices, buffers, JIT compilation (NVRTC through cudarc, OpenCL
 //! through opencl3) and launch of the kernels that `#[gemm_kernel]` generates.
 
+mod bench;
+mod binary_cache;
 mod buffer;
 mod cache;
 pub mod device;
@@ -9,6 +11,7 @@ mod error;
 mod launch;
 #[cfg(feature = "cuda")]
 mod nvrtc_check;
+pub mod records;
 pub mod reference;
 mod spec;
 mod tune;
@@ -23,14 +26,19 @@ pub use half::{bf16, f16};
 #[cfg(feature = "cuda")]
 pub use nvrtc_check::{check_cuda_compiles, nvrtc_available, CompileReport};
 pub use spec::{KernelSpec, TargetKernel};
-pub use tune::{tune_stats, FailStage, Failure, Timing, TuneMode, TuneOptions, TuneReport, TuneStats};
+pub use tune::{
+    tune_stats, FailStage, Failure, Lookup, LookupSource, ProgressHook, Timing, TuneMode, TuneOptions, TuneProgress,
+    TuneReport, TuneStage, TuneStats,
+};
 
 /// What the code `#[gemm_kernel]` expands to refers to. Not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::bench::bare_launch_us;
+    pub use crate::binary_cache::{compile_stats, CompileStats};
     pub use crate::launch::{dims, launch, launch_with, reference, Arg, OutArg};
     pub use crate::spec::{KernelSpec, TargetKernel};
-    pub use crate::tune::{tune, tune_with, Inject};
+    pub use crate::tune::{lookup, tune, tune_with, Inject};
     pub use gemm_core::Backend;
     pub use gemm_core::TileConfig;
 }

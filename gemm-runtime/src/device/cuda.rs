@@ -6,6 +6,7 @@
 //! a machine without CUDA simply lists no CUDA device.
 
 use super::{Backend, Device, DeviceInfo, DeviceKind, KernelArg, RawBuffer};
+use crate::binary_cache::{self, BinaryCache, BinaryKey};
 use crate::error::{GemmError, Result};
 use cudarc::driver::{
     result as dres, sys as dsys, CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig,
@@ -369,6 +370,7 @@ fn nvrtc_build(source: &str, symbol: &str, arch: u32, defines: &[(String, u32)])
     // SAFETY: valid program; the option pointers live in `c_opts`.
     let compiled =
         unsafe { nsys::nvrtcCompileProgram(prog.0, opt_ptrs.len() as std::ffi::c_int, opt_ptrs.as_ptr()) }.result();
+    binary_cache::count_compile();
     let ms = start.elapsed().as_secs_f64() * 1e3;
     let log = program_log(&prog);
     if let Err(e) = compiled {
@@ -511,6 +513,65 @@ fn dump(dir: &Path, source: &str, symbol: &str, arch: u32, defines: &[(String, u
     }
 }
 
+/// NVRTC's version (`nvrtc 13.0`), part of the binary cache's key.
+fn nvrtc_version() -> String {
+    static V: OnceLock<String> = OnceLock::new();
+    V.get_or_init(|| {
+        if !nvrtc_present() {
+            return "nvrtc unknown".into();
+        }
+        let (mut major, mut minor) = (0, 0);
+        // SAFETY: writes two ints; libnvrtc is loaded (checked above).
+        match unsafe { nsys::nvrtcVersion(&mut major, &mut minor) }.result() {
+            Ok(()) => format!("nvrtc {major}.{minor}"),
+            Err(_) => "nvrtc unknown".into(),
+        }
+    })
+    .clone()
+}
+
+/// Loads a CUBIN into the device's context and finds `symbol` in it.
+fn load_kernel(c: &Ctx, cubin: Vec<u8>, symbol: &str, log: String) -> Result<CudaKernel> {
+    let module = c
+        .ctx
+        .load_module(cudarc::nvrtc::Ptx::from_binary(cubin))
+        .map_err(|e| driver_err(format!("loading the module of `{symbol}`"), e))?;
+    let func = module
+        .load_function(symbol)
+        .map_err(|e| driver_err(format!("finding `{symbol}` in its module"), e))?;
+    let ptxas = PtxasInfo::parse(&log);
+    Ok(CudaKernel {
+        func,
+        symbol: symbol.to_string(),
+        log,
+        ptxas,
+        smem_allowed: AtomicU32::new(DEFAULT_SMEM_LIMIT),
+    })
+}
+
+/// `CROSSGEMM_LOG` and `CROSSGEMM_DUMP` for a kernel loaded from the binary cache: the
+/// ptxas report comes from the log stored with the CUBIN.
+fn log_hit(source: &str, symbol: &str, arch: u32, defines: &[(String, u32)], k: &CudaKernel, ms: f64) {
+    if let Some(dir) = std::env::var_os("CROSSGEMM_DUMP").filter(|d| !d.is_empty()) {
+        dump(Path::new(&dir), source, symbol, arch, defines, &k.log);
+    }
+    if std::env::var_os("CROSSGEMM_LOG").is_some() {
+        let defs = defines
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        eprintln!(
+            "crossgemm: nvrtc sm_{arch} {symbol} [{defs}] binary cache hit, loaded in {ms:.1} ms: {}",
+            if k.ptxas.summary.is_empty() {
+                "no ptxas report"
+            } else {
+                &k.ptxas.summary
+            }
+        );
+    }
+}
+
 impl Backend for CudaBackend {
     fn info(&self) -> &DeviceInfo {
         &self.info
@@ -577,22 +638,43 @@ impl Backend for CudaBackend {
 
     fn compile(&self, source: &str, symbol: &str, defines: &[(String, u32)]) -> Result<Arc<dyn Any + Send + Sync>> {
         let c = self.ctx()?;
+        let cache = BinaryCache::from_env();
+        let key = cache.as_ref().map(|_| {
+            BinaryKey::new(
+                "cuda",
+                source,
+                symbol,
+                &nvrtc_options(self.arch, defines),
+                &self.info,
+                &nvrtc_version(),
+            )
+        });
+        if let (Some(cache), Some(key)) = (&cache, &key) {
+            if let Some(entry) = cache.load(key) {
+                let start = Instant::now();
+                match load_kernel(c, entry.binary, symbol, entry.log) {
+                    Ok(k) => {
+                        binary_cache::count_hit();
+                        log_hit(
+                            source,
+                            symbol,
+                            self.arch,
+                            defines,
+                            &k,
+                            start.elapsed().as_secs_f64() * 1e3,
+                        );
+                        return Ok(Arc::new(k));
+                    }
+                    Err(e) => cache.reject(key, &e.to_string()),
+                }
+            }
+        }
         let built = compile_logged(source, symbol, self.arch, defines)?;
-        let module = c
-            .ctx
-            .load_module(cudarc::nvrtc::Ptx::from_binary(built.cubin))
-            .map_err(|e| driver_err(format!("loading the module of `{symbol}`"), e))?;
-        let func = module
-            .load_function(symbol)
-            .map_err(|e| driver_err(format!("finding `{symbol}` in its module"), e))?;
-        let ptxas = PtxasInfo::parse(&built.log);
-        Ok(Arc::new(CudaKernel {
-            func,
-            symbol: symbol.to_string(),
-            log: built.log,
-            ptxas,
-            smem_allowed: AtomicU32::new(DEFAULT_SMEM_LIMIT),
-        }))
+        let k = load_kernel(c, built.cubin.clone(), symbol, built.log)?;
+        if let (Some(cache), Some(key)) = (&cache, &key) {
+            cache.store(key, &built.cubin, &k.log);
+        }
+        Ok(Arc::new(k))
     }
 
     fn launch(&self, kernel: &(dyn Any + Send + Sync), dims: LaunchDims, args: &[KernelArg<'_>]) -> Result<()> {

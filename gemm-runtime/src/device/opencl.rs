@@ -6,6 +6,7 @@
 //! events, and a blocking download also waits for the launches before it.
 
 use super::{Backend, Device, DeviceInfo, DeviceKind, KernelArg, RawBuffer};
+use crate::binary_cache::{self, BinaryCache, BinaryKey};
 use crate::error::{GemmError, Result};
 use gemm_core::target::DeviceType;
 use gemm_core::LaunchDims;
@@ -75,6 +76,8 @@ pub(crate) struct OpenclBackend {
     queue: CommandQueue,
     context: Context,
     device: ClDevice,
+    /// The platform's, device's and OpenCL C versions: part of the binary cache's key.
+    compiler: String,
 }
 
 /// Device memory of a buffer on an OpenCL device.
@@ -139,11 +142,23 @@ impl OpenclBackend {
                 CommandQueue::create_with_properties(&context, device.id(), CL_QUEUE_PROFILING_ENABLE, 0)?
             },
         };
+        let platform_version = device
+            .platform()
+            .ok()
+            .and_then(|p| opencl3::platform::Platform::new(p).version().ok())
+            .unwrap_or_default();
+        let compiler = format!(
+            "{} | {} | {}",
+            platform_version.trim(),
+            device.version().unwrap_or_default().trim(),
+            device.opencl_c_version().unwrap_or_default().trim()
+        );
         Ok(OpenclBackend {
             info,
             queue,
             context,
             device,
+            compiler,
         })
     }
 
@@ -207,6 +222,121 @@ impl OpenclBackend {
         }
         .map_err(|e| driver_err(&op, format!("{e} ({})", sizes())))?;
         Ok(Some(ev))
+    }
+}
+
+impl OpenclBackend {
+    /// Builds `symbol` of `source`: from the binary in `cache` when there is a usable
+    /// one, else from source (then stored in `cache`).
+    pub(crate) fn compile_with(
+        &self,
+        cache: Option<&BinaryCache>,
+        source: &str,
+        symbol: &str,
+        defines: &[(String, u32)],
+    ) -> Result<Arc<dyn Any + Send + Sync>> {
+        let mut options = vec!["-cl-std=CL1.2".to_string()];
+        // PoCL prints "N warnings generated." on stderr for every build (unused helper
+        // functions of the prelude); keep warnings only when the user asks for logs.
+        if std::env::var_os("CROSSGEMM_LOG").is_none() {
+            options.push("-w".to_string());
+        }
+        options.extend(defines.iter().map(|(k, v)| format!("-D {k}={v}")));
+        let joined = options.join(" ");
+        let fail = |log: String| GemmError::Compile {
+            backend: BACKEND,
+            kernel: symbol.to_string(),
+            options: options.clone(),
+            log,
+        };
+        // opencl3 panics on interior NULs (CString::new(..).expect); refuse them instead.
+        if symbol.contains('\0') || joined.contains('\0') {
+            return Err(fail("symbol or options contain a NUL byte".into()));
+        }
+
+        // `-w` only silences warnings: the same binary serves builds with and without it.
+        let key_options: Vec<String> = options.iter().filter(|o| *o != "-w").cloned().collect();
+        let key = cache.map(|_| BinaryKey::new("opencl", source, symbol, &key_options, &self.info, &self.compiler));
+        if let (Some(cache), Some(key)) = (cache, &key) {
+            if let Some(entry) = cache.load(key) {
+                let start = Instant::now();
+                let loaded = Program::create_and_build_from_binary(&self.context, &[&entry.binary], &joined)
+                    .map_err(|e| e.to_string())
+                    .and_then(|p| {
+                        Kernel::create(&p, symbol)
+                            .map(|k| (p, k))
+                            .map_err(|e| format!("{e}: no kernel `{symbol}` in the cached program"))
+                    });
+                match loaded {
+                    Ok((program, kernel)) => {
+                        binary_cache::count_hit();
+                        if std::env::var_os("CROSSGEMM_LOG").is_some() {
+                            eprintln!(
+                                "crossgemm: OpenCL build `{symbol}` on {} [{joined}] from the binary cache {:.1} ms: ok",
+                                self.info.id,
+                                start.elapsed().as_secs_f64() * 1e3
+                            );
+                        }
+                        return Ok(Arc::new(ClKernel {
+                            kernel: Mutex::new(kernel),
+                            _program: program,
+                            symbol: symbol.to_string(),
+                            context: self.context_key(),
+                        }));
+                    }
+                    Err(why) => cache.reject(key, &why),
+                }
+            }
+        }
+
+        let start = Instant::now();
+        let mut program = Program::create_from_source(&self.context, source)
+            .map_err(|e| driver_err(format!("creating program `{symbol}`"), e.to_string()))?;
+        let built = program.build(&[self.device.id()], &joined);
+        binary_cache::count_compile();
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        let log = program
+            .get_build_log(self.device.id())
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        log_and_dump(&self.info.id, source, symbol, &joined, ms, &log, built.as_ref().err());
+
+        if let Err(e) = built {
+            let log = if e.0 == CL_BUILD_PROGRAM_FAILURE {
+                log
+            } else {
+                format!("{e}\n{log}")
+            };
+            return Err(fail(log));
+        }
+        let kernel = Kernel::create(&program, symbol).map_err(|e| {
+            fail(format!(
+                "{e}: no kernel `{symbol}` in the program (it has: {})",
+                program.kernel_names()
+            ))
+        })?;
+        if let (Some(cache), Some(key)) = (cache, &key) {
+            // One device per context, so one binary.
+            match program.get_binaries() {
+                Ok(bins) => {
+                    if let Some(bin) = bins.first() {
+                        cache.store(key, bin, &log);
+                    }
+                }
+                Err(e) => {
+                    if std::env::var_os("CROSSGEMM_LOG").is_some() {
+                        eprintln!("crossgemm: OpenCL program binary of `{symbol}` unavailable ({e}); not cached");
+                    }
+                }
+            }
+        }
+        Ok(Arc::new(ClKernel {
+            kernel: Mutex::new(kernel),
+            _program: program,
+            symbol: symbol.to_string(),
+            context: self.context_key(),
+        }))
     }
 }
 
@@ -289,57 +419,7 @@ impl Backend for OpenclBackend {
     }
 
     fn compile(&self, source: &str, symbol: &str, defines: &[(String, u32)]) -> Result<Arc<dyn Any + Send + Sync>> {
-        let mut options = vec!["-cl-std=CL1.2".to_string()];
-        // PoCL prints "N warnings generated." on stderr for every build (unused helper
-        // functions of the prelude); keep warnings only when the user asks for logs.
-        if std::env::var_os("CROSSGEMM_LOG").is_none() {
-            options.push("-w".to_string());
-        }
-        options.extend(defines.iter().map(|(k, v)| format!("-D {k}={v}")));
-        let joined = options.join(" ");
-        let fail = |log: String| GemmError::Compile {
-            backend: BACKEND,
-            kernel: symbol.to_string(),
-            options: options.clone(),
-            log,
-        };
-        // opencl3 panics on interior NULs (CString::new(..).expect); refuse them instead.
-        if symbol.contains('\0') || joined.contains('\0') {
-            return Err(fail("symbol or options contain a NUL byte".into()));
-        }
-
-        let start = Instant::now();
-        let mut program = Program::create_from_source(&self.context, source)
-            .map_err(|e| driver_err(format!("creating program `{symbol}`"), e.to_string()))?;
-        let built = program.build(&[self.device.id()], &joined);
-        let ms = start.elapsed().as_secs_f64() * 1e3;
-        let log = program
-            .get_build_log(self.device.id())
-            .unwrap_or_default()
-            .trim()
-            .to_string();
-        log_and_dump(&self.info.id, source, symbol, &joined, ms, &log, built.as_ref().err());
-
-        if let Err(e) = built {
-            let log = if e.0 == CL_BUILD_PROGRAM_FAILURE {
-                log
-            } else {
-                format!("{e}\n{log}")
-            };
-            return Err(fail(log));
-        }
-        let kernel = Kernel::create(&program, symbol).map_err(|e| {
-            fail(format!(
-                "{e}: no kernel `{symbol}` in the program (it has: {})",
-                program.kernel_names()
-            ))
-        })?;
-        Ok(Arc::new(ClKernel {
-            kernel: Mutex::new(kernel),
-            _program: program,
-            symbol: symbol.to_string(),
-            context: self.context_key(),
-        }))
+        self.compile_with(BinaryCache::from_env().as_ref(), source, symbol, defines)
     }
 
     fn launch(&self, kernel: &(dyn Any + Send + Sync), dims: LaunchDims, args: &[KernelArg<'_>]) -> Result<()> {
@@ -537,6 +617,53 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
             empty.upload(&[]).unwrap();
             empty.download(&mut []).unwrap();
         }
+    }
+
+    /// Builds from source and stores, loads from the binary, and rebuilds when the driver
+    /// refuses a cached binary that passes the file's own checks.
+    #[test]
+    fn opencl_binary_cache_round_trip_and_refused_binary() {
+        // Discovery first: it initialises the ICD loader once, so the direct queries
+        // below do not race other tests' first calls into it.
+        let Some(_devs) = devices_or_skip("opencl_binary_cache") else {
+            return;
+        };
+        let platforms = get_platforms().expect("discovery found OpenCL devices");
+        let (platform, id) = platforms
+            .iter()
+            .find_map(|p| {
+                let ids = p.get_devices(CL_DEVICE_TYPE_ALL).ok()?;
+                Some((p.name().unwrap_or_default(), *ids.first()?))
+            })
+            .expect("discovery found OpenCL devices");
+        let b = OpenclBackend::new(ClDevice::new(id), "opencl:0:0".into(), &platform).unwrap();
+        let dir = std::env::temp_dir().join(format!("crossgemm-bin-ocl-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cache = BinaryCache::at(&dir);
+        let defs = [("SCALE".to_string(), 3)];
+        let key = BinaryKey::new(
+            "opencl",
+            ADD_SRC,
+            "add_scaled",
+            &["-cl-std=CL1.2".to_string(), "-D SCALE=3".to_string()],
+            &b.info,
+            &b.compiler,
+        );
+        let s0 = binary_cache::compile_stats();
+        b.compile_with(Some(&cache), ADD_SRC, "add_scaled", &defs).unwrap();
+        let s1 = binary_cache::compile_stats();
+        assert!(s1.compiles > s0.compiles && s1.binary_stores > s0.binary_stores);
+        let stored = cache.load(&key).expect("the build was stored under the expected key");
+        b.compile_with(Some(&cache), ADD_SRC, "add_scaled", &defs).unwrap();
+        let s2 = binary_cache::compile_stats();
+        assert!(s2.binary_hits > s1.binary_hits);
+        // A well-formed file whose binary is garbage: the driver refuses it.
+        cache.store(&key, b"definitely not a program binary", "");
+        b.compile_with(Some(&cache), ADD_SRC, "add_scaled", &defs).unwrap();
+        let s3 = binary_cache::compile_stats();
+        assert!(s3.binary_rejected > s2.binary_rejected && s3.compiles > s2.compiles);
+        assert_eq!(cache.load(&key).unwrap().binary.len(), stored.binary.len(), "repaired");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -1,0 +1,44 @@
+//! Measurements behind the launch-overhead figures (examples/launch_overhead.rs).
+
+use crate::device::{Device, DeviceKind};
+use crate::error::{GemmError, Result};
+use gemm_core::LaunchDims;
+use std::time::Instant;
+
+const EMPTY_CUDA: &str = "extern \"C\" __global__ void cg_empty() {}\n";
+const EMPTY_OPENCL: &str = "__kernel void cg_empty() {}\n";
+
+/// The cost of a bare driver launch on `device`, µs per launch: an empty kernel with no
+/// arguments, one block of one thread, compiled through the backend, launched `iters`
+/// times back to back and timed with the host clock up to a final synchronize (after a
+/// short warm-up). This is the floor a generated kernel's warm call is compared with.
+#[doc(hidden)]
+pub fn bare_launch_us(device: &Device, iters: usize) -> Result<f64> {
+    let source = match device.info().kind {
+        DeviceKind::Cuda => EMPTY_CUDA,
+        DeviceKind::Opencl => EMPTY_OPENCL,
+        DeviceKind::Host => {
+            return Err(GemmError::Unsupported(
+                "the host device has no driver launch to measure".into(),
+            ))
+        }
+    };
+    let kernel = device.kernel(source, "cg_empty", &[])?;
+    let dims = LaunchDims {
+        grid: [1, 1, 1],
+        block: [1, 1, 1],
+        smem_bytes: 0,
+    };
+    let backend = device.backend();
+    for _ in 0..iters.clamp(10, 1000) {
+        backend.launch(&*kernel, dims, &[])?;
+    }
+    backend.synchronize()?;
+    let iters = iters.max(1);
+    let start = Instant::now();
+    for _ in 0..iters {
+        backend.launch(&*kernel, dims, &[])?;
+    }
+    backend.synchronize()?;
+    Ok(start.elapsed().as_secs_f64() * 1e6 / iters as f64)
+}

@@ -1,0 +1,383 @@
+//! Tuning records: the tuning cache as a portable, versioned JSON document, to ship
+//! measured winners with a project (the repository's `records/`) or move them between
+//! machines (`crossgemm cache export` / `cache import`).
+//!
+//! A document holds one [`Record`] per cache file: kernel, target, device name and id,
+//! driver, compiler (NVRTC version or OpenCL driver), the source hash that pins the
+//! generated code, the target's limits, the winner of every shape bucket with its
+//! measured time (µs) and throughput (TFLOP/s at the timed shape), and the configs that
+//! failed, with where and why.
+//!
+//! Import merges into a cache folder under the cache's own writer lock and atomic
+//! replace: a bucket the cache already has a winner for keeps it (local measurements
+//! win), failures are unioned. A record for exactly this kernel, device, driver and
+//! source is then a cache hit; any other record of the same kernel, target and device
+//! name is a template: shapes with no winner start from the nearest record's winner
+//! (the tuner's nearest-record start, see `CROSSGEMM_TUNE` in the README).
+
+use crate::cache::{self, CacheFile, DiskCache, FailedConfig, FileKey, Winner};
+use crate::tune::FailStage;
+use gemm_core::TileConfig;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+/// Written in every document; anything else is refused.
+pub const FORMAT: &str = "crossgemm-tuning-records";
+/// The document layout's version; other versions are refused.
+pub const VERSION: u32 = 1;
+
+/// A tuning-records document.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Records {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Always [`VERSION`].
+    pub version: u32,
+    /// The crossgemm version that wrote it.
+    pub crossgemm: String,
+    /// One per (kernel, target, device, driver, source).
+    pub records: Vec<Record>,
+}
+
+/// The tuning results of one kernel on one device.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// Kernel (fn) name.
+    pub kernel: String,
+    /// Target (a table of targets.toml) whose code ran.
+    pub target: String,
+    /// Device name as the driver reports it.
+    pub device_name: String,
+    /// Device id (`cuda:0`, `opencl:0:0`) on the machine that measured.
+    pub device_id: String,
+    /// Driver version.
+    pub driver: String,
+    /// Compiler: `NVRTC x.y`, or the OpenCL driver (which compiles); empty if unknown.
+    #[serde(default)]
+    pub compiler: String,
+    /// Hash of the generated source, IR, runtime version and timing protocol.
+    pub source_hash: String,
+    /// The target's limits (gemm-core's `TargetSpec`), if known.
+    #[serde(default)]
+    pub target_spec: Option<serde_json::Value>,
+    /// Shape bucket (`pow2:MxNxK` / `exact:MxNxK`) → best config.
+    pub buckets: BTreeMap<String, BucketRecord>,
+    /// Configs that failed, with why.
+    #[serde(default)]
+    pub failed: Vec<FailedRecord>,
+}
+
+/// The best config of one shape bucket, as measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BucketRecord {
+    /// The winner.
+    pub config: TileConfig,
+    /// The shape that was timed.
+    pub shape: [usize; 3],
+    /// Its median device time, µs.
+    pub us: f64,
+    /// 2·M·N·K / time, TFLOP/s.
+    pub tflops: f64,
+    /// How many candidates were timed.
+    pub candidates: usize,
+}
+
+/// A config that failed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FailedRecord {
+    /// The config.
+    pub config: TileConfig,
+    /// Where it failed.
+    pub stage: FailStage,
+    /// Why (compiler log lines, driver error, mismatching elements).
+    pub reason: String,
+}
+
+/// Why a document could not be read or written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordError(pub String);
+
+impl fmt::Display for RecordError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RecordError {}
+
+/// What an import did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ImportSummary {
+    /// Records in the document.
+    pub records: usize,
+    /// Bucket winners added to the cache.
+    pub added: usize,
+    /// Bucket winners not added because the cache already had one.
+    pub kept: usize,
+    /// Failed configs added.
+    pub failures: usize,
+}
+
+/// TFLOP/s of a GEMM of `shape` taking `ms`.
+pub fn tflops(shape: [usize; 3], ms: f64) -> f64 {
+    if ms > 0.0 {
+        2.0 * shape.iter().map(|&d| d as f64).product::<f64>() / (ms * 1e-3) / 1e12
+    } else {
+        0.0
+    }
+}
+
+fn to_record(f: CacheFile) -> Record {
+    Record {
+        kernel: f.key.kernel,
+        target: f.key.target,
+        device_name: f.key.device_name,
+        device_id: f.key.device_id,
+        driver: f.key.driver,
+        compiler: f.compiler.unwrap_or_default(),
+        source_hash: f.key.source_hash,
+        target_spec: f.target_spec,
+        buckets: f
+            .winners
+            .into_iter()
+            .map(|(b, w)| {
+                (
+                    b,
+                    BucketRecord {
+                        config: w.config,
+                        shape: w.shape,
+                        us: w.ms * 1e3,
+                        tflops: tflops(w.shape, w.ms),
+                        candidates: w.candidates,
+                    },
+                )
+            })
+            .collect(),
+        failed: f
+            .failed
+            .into_iter()
+            .map(|x| FailedRecord {
+                config: x.config,
+                stage: x.stage,
+                reason: x.reason,
+            })
+            .collect(),
+    }
+}
+
+/// Every usable cache file in `dir` as a record, sorted by kernel, target, device.
+pub fn read_cache(dir: &Path) -> Vec<Record> {
+    let mut v: Vec<Record> = cache::read_all(dir).into_iter().map(to_record).collect();
+    v.sort_by(|a, b| {
+        (&a.kernel, &a.target, &a.device_name, &a.driver).cmp(&(&b.kernel, &b.target, &b.device_name, &b.driver))
+    });
+    v
+}
+
+/// The cache in `dir` as a document.
+pub fn collect(dir: &Path) -> Records {
+    Records {
+        format: FORMAT.into(),
+        version: VERSION,
+        crossgemm: env!("CARGO_PKG_VERSION").into(),
+        records: read_cache(dir),
+    }
+}
+
+/// Writes the cache in `dir` to `file` as a document (pretty JSON); returns it.
+pub fn export(dir: &Path, file: &Path) -> Result<Records, RecordError> {
+    let doc = collect(dir);
+    let mut text = serde_json::to_string_pretty(&doc).map_err(|e| RecordError(e.to_string()))?;
+    text.push('\n');
+    std::fs::write(file, text).map_err(|e| RecordError(format!("cannot write {}: {e}", file.display())))?;
+    Ok(doc)
+}
+
+/// Parses a document, checking format and version before the layout.
+pub fn parse(text: &str) -> Result<Records, RecordError> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| RecordError(format!("not valid JSON ({e})")))?;
+    if v.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+        return Err(RecordError(format!(
+            "not a crossgemm tuning-records file (expected \"format\": \"{FORMAT}\")"
+        )));
+    }
+    match v.get("version").and_then(|f| f.as_u64()) {
+        Some(x) if x == VERSION as u64 => {}
+        other => {
+            return Err(RecordError(format!(
+                "tuning-records version {other:?}; this crossgemm reads version {VERSION}"
+            )))
+        }
+    }
+    let doc: Records = serde_json::from_value(v).map_err(|e| RecordError(format!("malformed records ({e})")))?;
+    for r in &doc.records {
+        for b in r.buckets.keys() {
+            if cache::bucket_dims(b).is_none() {
+                return Err(RecordError(format!("record of `{}`: bad shape bucket {b:?}", r.kernel)));
+            }
+        }
+    }
+    Ok(doc)
+}
+
+/// Reads `file` and merges it into the cache in `dir` (see the module doc).
+pub fn import(dir: &Path, file: &Path) -> Result<ImportSummary, RecordError> {
+    let text =
+        std::fs::read_to_string(file).map_err(|e| RecordError(format!("cannot read {}: {e}", file.display())))?;
+    let doc = parse(&text).map_err(|e| RecordError(format!("{}: {e}", file.display())))?;
+    merge(dir, &doc)
+}
+
+/// Merges a parsed document into the cache in `dir`.
+pub fn merge(dir: &Path, doc: &Records) -> Result<ImportSummary, RecordError> {
+    let mut sum = ImportSummary {
+        records: doc.records.len(),
+        ..ImportSummary::default()
+    };
+    for r in &doc.records {
+        let key = FileKey {
+            kernel: r.kernel.clone(),
+            target: r.target.clone(),
+            device_name: r.device_name.clone(),
+            device_id: r.device_id.clone(),
+            driver: r.driver.clone(),
+            source_hash: r.source_hash.clone(),
+        };
+        let d = DiskCache::new(dir, key);
+        d.update(|f| {
+            if f.target_spec.is_none() {
+                f.target_spec = r.target_spec.clone();
+            }
+            if f.compiler.is_none() && !r.compiler.is_empty() {
+                f.compiler = Some(r.compiler.clone());
+            }
+            for (b, w) in &r.buckets {
+                if f.winners.contains_key(b) {
+                    sum.kept += 1;
+                    continue;
+                }
+                f.winners.insert(
+                    b.clone(),
+                    Winner {
+                        config: w.config,
+                        ms: w.us * 1e-3,
+                        shape: w.shape,
+                        candidates: w.candidates,
+                    },
+                );
+                sum.added += 1;
+            }
+            for x in &r.failed {
+                if !f.failed.iter().any(|y| y.config == x.config) {
+                    f.failed.push(FailedConfig {
+                        config: x.config,
+                        stage: x.stage,
+                        reason: x.reason.clone(),
+                    });
+                    sum.failures += 1;
+                }
+            }
+        })
+        .map_err(|e| RecordError(format!("cannot write {}: {e}", d.path().display())))?;
+    }
+    Ok(sum)
+}
+
+/// Removes the tuning-cache files (and stale lock and temporary files) in `dir`;
+/// returns how many. Other files are left alone.
+pub fn clear(dir: &Path) -> Result<usize, RecordError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(RecordError(format!("cannot read {}: {e}", dir.display()))),
+    };
+    let mut n = 0;
+    for e in entries.filter_map(|e| e.ok()) {
+        let p = e.path();
+        if p.is_file() && cache::is_cache_artifact(&p) {
+            std::fs::remove_file(&p).map_err(|e| RecordError(format!("cannot remove {}: {e}", p.display())))?;
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gemm_core::SimtTile;
+
+    fn cfg(mwg: u32) -> TileConfig {
+        TileConfig::Simt(SimtTile {
+            mwg,
+            nwg: 32,
+            kwg: 8,
+            mdimc: 8,
+            ndimc: 8,
+            vw: 1,
+            group_m: 1,
+        })
+    }
+
+    fn doc() -> Records {
+        Records {
+            format: FORMAT.into(),
+            version: VERSION,
+            crossgemm: "0".into(),
+            records: vec![Record {
+                kernel: "k".into(),
+                target: "opencl_cpu".into(),
+                device_name: "dev".into(),
+                device_id: "opencl:0:0".into(),
+                driver: "1".into(),
+                compiler: "OpenCL driver 1".into(),
+                source_hash: "ab".into(),
+                target_spec: None,
+                buckets: [(
+                    "pow2:64x64x64".to_string(),
+                    BucketRecord {
+                        config: cfg(32),
+                        shape: [64, 64, 64],
+                        us: 100.0,
+                        tflops: tflops([64, 64, 64], 0.1),
+                        candidates: 3,
+                    },
+                )]
+                .into(),
+                failed: vec![FailedRecord {
+                    config: cfg(64),
+                    stage: FailStage::Compile,
+                    reason: "no".into(),
+                }],
+            }],
+        }
+    }
+
+    #[test]
+    fn merge_export_round_trip_and_bad_documents() {
+        let dir = std::env::temp_dir().join(format!("crossgemm-records-unit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let d = doc();
+        let s = merge(&dir, &d).unwrap();
+        assert_eq!((s.added, s.kept, s.failures), (1, 0, 1));
+        // Merging again keeps what is there.
+        let s = merge(&dir, &d).unwrap();
+        assert_eq!((s.added, s.kept, s.failures), (0, 1, 0));
+        let back = collect(&dir);
+        assert_eq!(back.records, d.records);
+        let text = serde_json::to_string(&back).unwrap();
+        assert_eq!(parse(&text).unwrap(), back);
+        assert!(parse("{").unwrap_err().0.contains("not valid JSON"));
+        assert!(parse("{\"format\":\"x\"}").unwrap_err().0.contains("not a crossgemm"));
+        assert!(parse(&text.replace("\"version\":1", "\"version\":7"))
+            .unwrap_err()
+            .0
+            .contains("version"));
+        assert!(parse(&text.replace("pow2:64x64x64", "pow2:64")).is_err());
+        assert_eq!(clear(&dir).unwrap(), 1);
+        assert!(read_cache(&dir).is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

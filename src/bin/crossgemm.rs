@@ -1,0 +1,74 @@
+//! `crossgemm`: list devices, tune the built-in kernels, and manage the tuning cache and
+//! tuning records. `crossgemm --help` says how; the README has a short tour.
+
+// f32 kernels fall back to scalar FMA on the CUDA targets (exact f32 is what they are
+// for); the macro says so with a deprecation warning, which is expected here.
+#![allow(deprecated)]
+
+#[path = "../cli/mod.rs"]
+mod cli;
+
+use cli::{Dtype, Epilogue, KernelEntry};
+use crossgemm::prelude::*;
+
+#[gemm_kernel]
+fn gemm_f16_none(x: Matrix<f16>, w: Matrix<f16, ColMajor>) -> Matrix<f16> {
+    x * w
+}
+
+#[gemm_kernel]
+fn gemm_f16_bias_relu(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
+    relu(x * w + bias)
+}
+
+#[gemm_kernel]
+fn gemm_f16_bias_gelu(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
+    gelu(x * w + bias)
+}
+
+#[gemm_kernel]
+fn gemm_bf16_none(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>) -> Matrix<bf16> {
+    x * w
+}
+
+#[gemm_kernel]
+fn gemm_bf16_bias_relu(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>, bias: Row<bf16>) -> Matrix<bf16> {
+    relu(x * w + bias)
+}
+
+#[gemm_kernel]
+fn gemm_bf16_bias_gelu(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>, bias: Row<bf16>) -> Matrix<bf16> {
+    gelu(x * w + bias)
+}
+
+#[gemm_kernel]
+fn gemm_f32_none(x: Matrix<f32>, w: Matrix<f32, ColMajor>) -> Matrix<f32> {
+    x * w
+}
+
+#[gemm_kernel]
+fn gemm_f32_bias_relu(x: Matrix<f32>, w: Matrix<f32, ColMajor>, bias: Row<f32>) -> Matrix<f32> {
+    relu(x * w + bias)
+}
+
+#[gemm_kernel]
+fn gemm_f32_bias_gelu(x: Matrix<f32>, w: Matrix<f32, ColMajor>, bias: Row<f32>) -> Matrix<f32> {
+    gelu(x * w + bias)
+}
+
+/// Every kernel the CLI can tune.
+static KERNELS: &[KernelEntry] = &[
+    KernelEntry::new(Dtype::F16, Epilogue::None, &gemm_f16_none::SPEC),
+    KernelEntry::new(Dtype::F16, Epilogue::BiasRelu, &gemm_f16_bias_relu::SPEC),
+    KernelEntry::new(Dtype::F16, Epilogue::BiasGelu, &gemm_f16_bias_gelu::SPEC),
+    KernelEntry::new(Dtype::Bf16, Epilogue::None, &gemm_bf16_none::SPEC),
+    KernelEntry::new(Dtype::Bf16, Epilogue::BiasRelu, &gemm_bf16_bias_relu::SPEC),
+    KernelEntry::new(Dtype::Bf16, Epilogue::BiasGelu, &gemm_bf16_bias_gelu::SPEC),
+    KernelEntry::new(Dtype::F32, Epilogue::None, &gemm_f32_none::SPEC),
+    KernelEntry::new(Dtype::F32, Epilogue::BiasRelu, &gemm_f32_bias_relu::SPEC),
+    KernelEntry::new(Dtype::F32, Epilogue::BiasGelu, &gemm_f32_bias_gelu::SPEC),
+];
+
+fn main() -> std::process::ExitCode {
+    cli::main(KERNELS)
+}

@@ -1,0 +1,82 @@
+//! `crossgemm cache ls|clear|export|import`.
+
+use super::CliResult;
+use crossgemm::records;
+use std::path::Path;
+
+pub fn ls(dir: &Path, json: bool) -> CliResult {
+    let doc = records::collect(dir);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?);
+        return Ok(());
+    }
+    println!("cache: {}", dir.display());
+    if doc.records.is_empty() {
+        println!("(no entries)");
+    }
+    for r in &doc.records {
+        println!(
+            "{} [{}] on {} ({}), driver {}{}: {} bucket(s), {} failure(s)",
+            r.kernel,
+            r.target,
+            r.device_name,
+            r.device_id,
+            r.driver,
+            if r.compiler.is_empty() {
+                String::new()
+            } else {
+                format!(", {}", r.compiler)
+            },
+            r.buckets.len(),
+            r.failed.len()
+        );
+        for (b, w) in &r.buckets {
+            println!(
+                "  {b}: {} — {:.1} us, {:.3} TFLOP/s at {}x{}x{} ({} timed)",
+                w.config, w.us, w.tflops, w.shape[0], w.shape[1], w.shape[2], w.candidates
+            );
+        }
+    }
+    Ok(())
+}
+
+pub fn clear(dir: &Path, binaries: bool) -> CliResult {
+    let n = records::clear(dir).map_err(|e| e.to_string())?;
+    println!("removed {n} tuning-cache file(s) from {}", dir.display());
+    let bin = dir.join("bin");
+    if binaries && bin.is_dir() {
+        std::fs::remove_dir_all(&bin).map_err(|e| format!("cannot remove {}: {e}", bin.display()))?;
+        println!("removed the compiled-kernel cache {}", bin.display());
+    }
+    Ok(())
+}
+
+pub fn export(dir: &Path, file: &Path) -> CliResult {
+    if file == Path::new("-") {
+        let doc = records::collect(dir);
+        println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?);
+        return Ok(());
+    }
+    let doc = records::export(dir, file).map_err(|e| e.to_string())?;
+    let buckets: usize = doc.records.iter().map(|r| r.buckets.len()).sum();
+    eprintln!(
+        "exported {} record(s), {buckets} bucket(s) from {} to {}",
+        doc.records.len(),
+        dir.display(),
+        file.display()
+    );
+    Ok(())
+}
+
+pub fn import(dir: &Path, file: &Path) -> CliResult {
+    let s = records::import(dir, file).map_err(|e| format!("cannot import tuning records: {e}"))?;
+    eprintln!(
+        "imported {} record(s) into {}: {} bucket winner(s) added, {} kept (already cached), {} failure(s) added",
+        s.records,
+        dir.display(),
+        s.added,
+        s.kept,
+        s.failures
+    );
+    Ok(())
+}

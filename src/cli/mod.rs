@@ -1,0 +1,159 @@
+//! The `crossgemm` command line: argument parsing and dispatch. Each command lives in
+//! its own module; errors are printed as one `crossgemm: error: ..` line with exit
+//! status 1 (usage errors: clap's message, status 2).
+
+mod cache;
+mod devices;
+mod tune;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use crossgemm::KernelSpec;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Operand and output element type of a built-in kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Dtype {
+    F16,
+    Bf16,
+    F32,
+}
+
+impl Dtype {
+    pub fn name(self) -> &'static str {
+        match self {
+            Dtype::F16 => "f16",
+            Dtype::Bf16 => "bf16",
+            Dtype::F32 => "f32",
+        }
+    }
+}
+
+/// The fused epilogue of a built-in kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Epilogue {
+    /// `x * w`
+    None,
+    /// `relu(x * w + bias)`
+    #[value(name = "bias_relu", alias = "bias-relu")]
+    BiasRelu,
+    /// `gelu(x * w + bias)`
+    #[value(name = "bias_gelu", alias = "bias-gelu")]
+    BiasGelu,
+}
+
+impl Epilogue {
+    pub fn name(self) -> &'static str {
+        match self {
+            Epilogue::None => "none",
+            Epilogue::BiasRelu => "bias_relu",
+            Epilogue::BiasGelu => "bias_gelu",
+        }
+    }
+}
+
+/// One built-in kernel: `x: Matrix<T>`, `w: Matrix<T, ColMajor>` (and `bias: Row<T>`
+/// unless the epilogue is `none`), returning `Matrix<T>`.
+pub struct KernelEntry {
+    pub dtype: Dtype,
+    pub epilogue: Epilogue,
+    pub spec: &'static KernelSpec,
+}
+
+impl KernelEntry {
+    pub const fn new(dtype: Dtype, epilogue: Epilogue, spec: &'static KernelSpec) -> KernelEntry {
+        KernelEntry { dtype, epilogue, spec }
+    }
+}
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "crossgemm",
+    version,
+    about = "Devices, autotuning and the tuning cache of crossgemm's generated GEMM kernels"
+)]
+struct Cli {
+    /// Tuning cache folder (default: CROSSGEMM_CACHE_DIR, else the platform cache folder).
+    #[arg(long, global = true, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List the devices found, with their limits.
+    Devices {
+        /// One JSON array instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Tune a built-in kernel for a shape on a device (a cache hit tunes nothing).
+    ///
+    /// With CROSSGEMM_TUNE=cached nothing is tuned: it reports the config a `cached`
+    /// launch would use (the bucket's winner, else the nearest bucket's, else the
+    /// planner's default).
+    Tune(tune::TuneArgs),
+    /// Inspect, clear, export and import the tuning cache.
+    Cache {
+        #[command(subcommand)]
+        command: CacheCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum CacheCommand {
+    /// List the cache's entries: kernel, target, device, driver, buckets and failures.
+    Ls {
+        /// The entries as a tuning-records JSON document instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove every tuning-cache file from the cache folder.
+    Clear {
+        /// Also remove the compiled-kernel cache (`<cache folder>/bin`).
+        #[arg(long)]
+        binaries: bool,
+    },
+    /// Write the cache as a tuning-records file.
+    Export {
+        /// Where to write it (`-`: stdout).
+        file: PathBuf,
+    },
+    /// Merge a tuning-records file into the cache (cached winners are kept).
+    Import {
+        /// The records file.
+        file: PathBuf,
+    },
+}
+
+/// A failed command's message.
+pub type CliResult = Result<(), String>;
+
+pub fn main(kernels: &'static [KernelEntry]) -> ExitCode {
+    let cli = Cli::parse();
+    let cache_dir = cli.cache_dir.clone().or_else(crossgemm::cache_dir);
+    let r = match cli.command {
+        Command::Devices { json } => devices::run(json),
+        Command::Tune(args) => tune::run(kernels, &args, cache_dir),
+        Command::Cache { command } => {
+            let Some(dir) = cache_dir else {
+                eprintln!("crossgemm: error: no cache folder: set CROSSGEMM_CACHE_DIR or pass --cache-dir");
+                return ExitCode::FAILURE;
+            };
+            match command {
+                CacheCommand::Ls { json } => cache::ls(&dir, json),
+                CacheCommand::Clear { binaries } => cache::clear(&dir, binaries),
+                CacheCommand::Export { file } => cache::export(&dir, &file),
+                CacheCommand::Import { file } => cache::import(&dir, &file),
+            }
+        }
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(msg) => {
+            eprintln!("crossgemm: error: {msg}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! `crossgemm tune`: random operands on the chosen device, then the tuner (or, with
+//! `CROSSGEMM_TUNE=cached`, only the lookup a `cached` launch does).
+
+use super::{CliResult, Dtype, Epilogue, KernelEntry};
+use crossgemm::__private::{lookup, tune_with, Arg};
+use crossgemm::{
+    ColMajor, Device, DeviceKind, Element, GemmError, KernelSpec, LookupSource, Matrix, ProgressHook, Row, TuneMode,
+    TuneOptions, TuneProgress, TuneReport, TuneStage,
+};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::json;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+#[derive(clap::Args, Debug)]
+pub struct TuneArgs {
+    /// The problem, MxNxK (e.g. 4096x4096x4096).
+    #[arg(long, value_parser = parse_shape)]
+    shape: (usize, usize, usize),
+    /// Element type of x, w, bias and the output.
+    #[arg(long, value_enum, default_value = "f16")]
+    dtype: Dtype,
+    /// The fused epilogue.
+    #[arg(long, value_enum, default_value = "bias_relu")]
+    epilogue: Epilogue,
+    /// Device id (`cuda:0`, `opencl:0:0`, `opencl-cpu`, ..); default CROSSGEMM_DEVICE,
+    /// else the best device found.
+    #[arg(long)]
+    device: Option<String>,
+    /// Most candidates to try (default CROSSGEMM_TUNE_MAX, else 48 on GPUs, 6 on CPUs).
+    #[arg(long)]
+    max: Option<usize>,
+    /// Tune even when the cache has a winner (the new winner replaces it).
+    #[arg(long)]
+    force: bool,
+    /// Key the winner by the exact shape instead of its power-of-two bucket.
+    #[arg(long)]
+    exact: bool,
+    /// Print one JSON object instead of a summary.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_shape(s: &str) -> Result<(usize, usize, usize), String> {
+    let v: Vec<usize> = s
+        .split(['x', 'X'])
+        .map(|d| d.trim().parse::<usize>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("`{s}` is not MxNxK (e.g. 256x512x128)"))?;
+    match v[..] {
+        [m, n, k] if m > 0 && n > 0 && k > 0 => Ok((m, n, k)),
+        _ => Err(format!("`{s}` is not MxNxK with M, N, K >= 1")),
+    }
+}
+
+/// Deterministic values in [-1, 1).
+fn values<T: Element>(n: usize, seed: u64) -> Vec<T> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            T::from_f32((s >> 40) as f32 / (1u64 << 23) as f32 - 1.0)
+        })
+        .collect()
+}
+
+enum Outcome {
+    Tuned(TuneReport),
+    Looked(crossgemm::Lookup),
+}
+
+fn run_kernel<T: Element>(
+    spec: &'static KernelSpec,
+    bias: bool,
+    dev: &Device,
+    (m, n, k): (usize, usize, usize),
+    opts: &TuneOptions,
+    cached_only: bool,
+) -> Result<Outcome, GemmError> {
+    let x = Matrix::<T>::from_host(dev, m, k, &values::<T>(m * k, 1))?;
+    let w = Matrix::<T, ColMajor>::from_host(dev, k, n, &values::<T>(k * n, 2))?;
+    let b = Row::<T>::from_host(dev, &values::<T>(n, 3))?;
+    let mut out = Matrix::<T>::zeros(dev, m, n)?;
+    let mut args: Vec<Arg<'_>> = vec![x.__arg(), w.__arg()];
+    if bias {
+        args.push(b.__arg());
+    }
+    if cached_only {
+        lookup(spec, &args, out.__out(), opts).map(Outcome::Looked)
+    } else {
+        tune_with(spec, &args, out.__out(), opts).map(Outcome::Tuned)
+    }
+}
+
+/// An indicatif bar fed by the tuner, on a terminal only.
+fn progress_hook() -> Option<ProgressHook> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {msg:<24} [{bar:30}] {pos}/{len} {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    Some(ProgressHook(Arc::new(move |p: &TuneProgress| match p.stage {
+        TuneStage::Compiling => {
+            bar.set_length(p.total as u64);
+            bar.set_position(p.done as u64);
+            bar.set_message("compiling");
+        }
+        TuneStage::Timing => {
+            bar.set_length(p.total as u64);
+            bar.set_position(p.done as u64);
+            bar.set_message(match p.best_ms {
+                Some(ms) => format!("timing (best {:.1} us)", ms * 1e3),
+                None => "timing".to_string(),
+            });
+        }
+        TuneStage::Done => bar.finish_and_clear(),
+    })))
+}
+
+fn tflops((m, n, k): (usize, usize, usize), ms: f64) -> Option<f64> {
+    (ms.is_finite() && ms > 0.0).then(|| 2.0 * m as f64 * n as f64 * k as f64 / (ms * 1e-3) / 1e12)
+}
+
+pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<PathBuf>) -> CliResult {
+    let entry = kernels
+        .iter()
+        .find(|e| e.dtype == a.dtype && e.epilogue == a.epilogue)
+        .ok_or_else(|| format!("no built-in kernel for {} {}", a.dtype.name(), a.epilogue.name()))?;
+    let dev = match &a.device {
+        Some(id) => Device::open(id),
+        None => Device::best(),
+    }
+    .map_err(|e| e.to_string())?;
+    if dev.info().kind == DeviceKind::Host {
+        return Err(format!(
+            "{} is the host reference: there is nothing to tune (no GPU or OpenCL device found; `crossgemm devices`)",
+            dev.info()
+        ));
+    }
+    let mut opts = TuneOptions::from_env();
+    opts.cache_dir = cache_dir;
+    opts.progress = false;
+    opts.force = a.force;
+    opts.exact_shape |= a.exact;
+    if a.max.is_some() {
+        opts.max_candidates = a.max.filter(|&n| n > 0);
+    }
+    let cached_only = TuneMode::from_env() == TuneMode::Cached;
+    if !cached_only {
+        opts.on_progress = progress_hook();
+    }
+    let bias = a.epilogue != Epilogue::None;
+    let shape = a.shape;
+    let r = match a.dtype {
+        Dtype::F16 => run_kernel::<crossgemm::f16>(entry.spec, bias, &dev, shape, &opts, cached_only),
+        Dtype::Bf16 => run_kernel::<crossgemm::bf16>(entry.spec, bias, &dev, shape, &opts, cached_only),
+        Dtype::F32 => run_kernel::<f32>(entry.spec, bias, &dev, shape, &opts, cached_only),
+    }
+    .map_err(|e| e.to_string())?;
+    let (m, n, k) = shape;
+    let common = json!({
+        "kernel": entry.spec.name,
+        "shape": format!("{m}x{n}x{k}"),
+        "dtype": a.dtype.name(),
+        "epilogue": a.epilogue.name(),
+        "device": dev.info().to_string(),
+        "device_id": dev.info().id,
+    });
+    let mut j = common;
+    match &r {
+        Outcome::Tuned(t) => {
+            let failed: Vec<_> = t
+                .failed
+                .iter()
+                .map(|f| {
+                    json!({
+                        "config": f.config.to_string(),
+                        "stage": f.stage,
+                        "reason": f.reason,
+                        "from_cache": f.from_cache,
+                    })
+                })
+                .collect();
+            let o = j.as_object_mut().expect("an object");
+            o.insert("target".into(), json!(t.target));
+            o.insert("shape_key".into(), json!(t.shape_key));
+            o.insert("mode".into(), json!("tune"));
+            o.insert("source".into(), json!(if t.cache_hit { "cache" } else { "tuned" }));
+            o.insert("cache_hit".into(), json!(t.cache_hit));
+            o.insert("candidates".into(), json!(t.candidates.len()));
+            o.insert("seeded_from".into(), json!(t.seeded_from));
+            o.insert("timed".into(), json!(t.timings.len()));
+            o.insert("compiled".into(), json!(t.compiled));
+            o.insert("failed".into(), json!(failed));
+            o.insert("best".into(), json!(t.best.to_string()));
+            o.insert("best_config".into(), json!(t.best));
+            o.insert(
+                "best_us".into(),
+                json!(t.best_ms.is_finite().then_some(t.best_ms * 1e3)),
+            );
+            o.insert("tflops".into(), json!(tflops(shape, t.best_ms)));
+            o.insert("tune_ms".into(), json!(t.tune_ms));
+            o.insert("cache_file".into(), json!(t.cache_file));
+        }
+        Outcome::Looked(l) => {
+            let (source, from) = match &l.source {
+                LookupSource::Cache => ("cache", None),
+                LookupSource::Nearest(b) => ("nearest", Some(b.clone())),
+                LookupSource::Default => ("default", None),
+            };
+            let ms = if l.source == LookupSource::Cache { l.ms } else { None };
+            let o = j.as_object_mut().expect("an object");
+            o.insert("target".into(), json!(l.target));
+            o.insert("shape_key".into(), json!(l.shape_key));
+            o.insert("mode".into(), json!("cached"));
+            o.insert("source".into(), json!(source));
+            o.insert("cache_hit".into(), json!(l.source == LookupSource::Cache));
+            o.insert("candidates".into(), json!(0));
+            o.insert("seeded_from".into(), json!(from));
+            o.insert("failed".into(), json!([]));
+            o.insert("best".into(), json!(l.config.to_string()));
+            o.insert("best_config".into(), json!(l.config));
+            o.insert("best_us".into(), json!(ms.map(|ms| ms * 1e3)));
+            o.insert("tflops".into(), json!(ms.and_then(|ms| tflops(shape, ms))));
+            o.insert("tune_ms".into(), json!(0.0));
+        }
+    }
+    if a.json {
+        println!("{j}");
+        return Ok(());
+    }
+    let s = |k: &str| j[k].as_str().unwrap_or("").to_string();
+    println!(
+        "{} {} ({} {}) on {} [{}]",
+        s("kernel"),
+        s("shape"),
+        s("dtype"),
+        s("epilogue"),
+        s("device"),
+        s("target")
+    );
+    match &r {
+        Outcome::Tuned(t) if t.cache_hit => println!("cache hit ({}): nothing tuned", t.shape_key),
+        Outcome::Tuned(t) => {
+            println!(
+                "tuned {}: {} candidates, {} timed, {} failed, {} compiled, {:.0} ms{}",
+                t.shape_key,
+                t.candidates.len(),
+                t.timings.len(),
+                t.failed.len(),
+                t.compiled,
+                t.tune_ms,
+                t.seeded_from
+                    .as_ref()
+                    .map(|b| format!(" (started from the winner of {b})"))
+                    .unwrap_or_default()
+            );
+            for f in &t.failed {
+                println!(
+                    "  failed {} ({:?}{}): {}",
+                    f.config,
+                    f.stage,
+                    if f.from_cache { ", cached" } else { "" },
+                    f.reason.lines().next().unwrap_or("")
+                );
+            }
+        }
+        Outcome::Looked(_) => println!(
+            "CROSSGEMM_TUNE=cached: nothing tuned; a launch uses the {} config{}",
+            s("source"),
+            j["seeded_from"]
+                .as_str()
+                .map(|b| format!(" (winner of {b})"))
+                .unwrap_or_default()
+        ),
+    }
+    print!("best: {}", s("best"));
+    if let (Some(us), Some(tf)) = (j["best_us"].as_f64(), j["tflops"].as_f64()) {
+        print!(", {us:.1} us, {tf:.3} TFLOP/s");
+    }
+    println!();
+    Ok(())
+}
