@@ -14,6 +14,18 @@ const EMPTY_OPENCL: &str = "__kernel void cg_empty() {}\n";
 /// short warm-up). This is the floor a generated kernel's warm call is compared with.
 #[doc(hidden)]
 pub fn bare_launch_us(device: &Device, iters: usize) -> Result<f64> {
+    bare_launches(device, iters, true)
+}
+
+/// Host time to submit one launch of an empty kernel, without waiting for any: the
+/// driver's own per-launch cost, against which a wrapper's added cost is measured.
+/// `iters` is kept below the launch queue's depth so that submission never blocks.
+#[doc(hidden)]
+pub fn bare_submit_us(device: &Device, iters: usize) -> Result<f64> {
+    bare_launches(device, iters.min(256), false)
+}
+
+fn bare_launches(device: &Device, iters: usize, wait: bool) -> Result<f64> {
     let source = match device.info().kind {
         DeviceKind::Cuda => EMPTY_CUDA,
         DeviceKind::Opencl => EMPTY_OPENCL,
@@ -39,6 +51,10 @@ pub fn bare_launch_us(device: &Device, iters: usize) -> Result<f64> {
     for _ in 0..iters {
         backend.launch(&*kernel, dims, &[])?;
     }
+    if wait {
+        backend.synchronize()?;
+    }
+    let us = start.elapsed().as_secs_f64() * 1e6 / iters as f64;
     backend.synchronize()?;
-    Ok(start.elapsed().as_secs_f64() * 1e6 / iters as f64)
+    Ok(us)
 }

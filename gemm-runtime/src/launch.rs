@@ -6,7 +6,33 @@ use crate::element::Element;
 use crate::error::{GemmError, Result};
 use crate::reference::{self, HostOperand};
 use crate::spec::{KernelSpec, TargetKernel};
-use gemm_core::{Backend, DType, GemmIr, ParamKind, TileConfig};
+use gemm_core::{Backend, DType, GemmIr, LaunchDims, ParamKind, TileConfig};
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, RwLock};
+
+/// What a warm call needs once its config is chosen and its kernel compiled. Resolving
+/// that again on every call (tuning-cache lookup, `-D` strings, the compiled-kernel map,
+/// the kernel symbol) costs several microseconds of allocation; a plan costs one lookup.
+#[derive(Clone)]
+struct LaunchPlan {
+    kernel: Arc<dyn Any + Send + Sync>,
+    dims: LaunchDims,
+}
+
+/// (kernel spec, device, M, N, K, tuning mode): the mode is part of the key so that a
+/// process that changes `CROSSGEMM_TUNE` gets what that mode chooses.
+type PlanKey = (usize, u64, usize, usize, usize, crate::tune::TuneMode);
+
+fn plans() -> &'static RwLock<HashMap<PlanKey, LaunchPlan>> {
+    static PLANS: OnceLock<RwLock<HashMap<PlanKey, LaunchPlan>>> = OnceLock::new();
+    PLANS.get_or_init(Default::default)
+}
+
+/// Drops every resolved plan (after a tune may have changed a winner).
+pub(crate) fn forget_plans() {
+    plans().write().unwrap_or_else(|e| e.into_inner()).clear();
+}
 
 /// One argument of a generated wrapper, in signature order.
 #[derive(Clone, Copy, Debug)]
@@ -203,6 +229,24 @@ fn launch_impl(
         let vals = host_reference(ir, args, m, n, k)?;
         return out.buf.upload(&encode(ir.out_dtype, &vals));
     }
+    let key: Option<PlanKey> = config.is_none().then(|| {
+        (
+            spec as *const KernelSpec as usize,
+            dev.serial(),
+            m,
+            n,
+            k,
+            crate::tune::TuneMode::from_env(),
+        )
+    });
+    if let Some(key) = &key {
+        let plan = plans().read().unwrap_or_else(|e| e.into_inner()).get(key).cloned();
+        if let Some(p) = plan {
+            return dev
+                .backend()
+                .launch(&*p.kernel, p.dims, &kernel_args(args, out.buf, (m, n, k)));
+        }
+    }
     let tk = target_for(spec, dev.info())?;
     let cfg = match config {
         Some(c) => {
@@ -217,11 +261,16 @@ fn launch_impl(
         None => crate::tune::choose(spec, tk, args, &out, (m, n, k))?,
     };
     let kernel = dev.kernel(tk.source, &ir.symbol(), &all_defines(ir, tk, &cfg, (m, n, k)))?;
-    dev.backend().launch(
-        &*kernel,
-        cfg.launch(m, n, ir.ab_dtype),
-        &kernel_args(args, out.buf, (m, n, k)),
-    )
+    let dims = cfg.launch(m, n, ir.ab_dtype);
+    if let Some(key) = key {
+        let plan = LaunchPlan {
+            kernel: kernel.clone(),
+            dims,
+        };
+        plans().write().unwrap_or_else(|e| e.into_inner()).insert(key, plan);
+    }
+    dev.backend()
+        .launch(&*kernel, dims, &kernel_args(args, out.buf, (m, n, k)))
 }
 
 /// The `-D` constants of one compile: the tile, and for CUDA the shape's alignment.

@@ -34,7 +34,7 @@ pub use tune::{
 /// What the code `#[gemm_kernel]` expands to refers to. Not a stable API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::bench::bare_launch_us;
+    pub use crate::bench::{bare_launch_us, bare_submit_us};
     pub use crate::binary_cache::{compile_stats, CompileStats};
     pub use crate::launch::{dims, launch, launch_with, reference, Arg, OutArg};
     pub use crate::spec::{KernelSpec, TargetKernel};

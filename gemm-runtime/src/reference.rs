@@ -169,7 +169,7 @@ pub fn gemm_sampled(ir: &GemmIr, args: &[HostOperand<'_>], k: usize, points: &[(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gemm_core::{DType, Func, Param, ParamKind};
+    use gemm_core::{DType, Func, Param};
 
     /// The reference against the textbook triple loop on a small bias+relu kernel with
     /// a transposed, column-major B.

@@ -874,7 +874,7 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
     fn generated_sources_compile_for_sm90() {
         use gemm_core::codegen::cuda::{emit, shape_defines};
         use gemm_core::target::Instr;
-        use gemm_core::{AccMode, DType, EpOp, Func, GemmIr, Layout, MmaTile, Param, ParamKind, SimtTile, TileConfig};
+        use gemm_core::{AccMode, DType, EpOp, Func, GemmIr, Layout, MmaTile, Param, SimtTile, TileConfig};
         if !nvrtc_present() {
             eprintln!("skipped: libnvrtc not found");
             return;

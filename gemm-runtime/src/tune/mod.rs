@@ -37,7 +37,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// What a plain launch does about tuning (`CROSSGEMM_TUNE`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum TuneMode {
     /// Never tune and never read the cache: the planner's first config that fits.
     Off,
@@ -181,6 +181,10 @@ pub enum FailStage {
     Launch,
     /// It ran but its output disagreed with the host reference.
     WrongResult,
+    /// It ran, correctly, but its first timed run took more than `TOO_SLOW_FACTOR`
+    /// times the best time so far. Kept in the report, not in the cache: at another
+    /// shape the same config may be the fastest.
+    TooSlow,
 }
 
 /// A candidate that cannot win, and why.
@@ -669,6 +673,8 @@ fn tune_locked(
     opts: &TuneOptions,
 ) -> Result<TuneReport> {
     let start = Instant::now();
+    // A (re)tune may change the winner of shapes whose warm launches were resolved.
+    launch::forget_plans();
     let dev = &out.buf.device;
     let ir = spec.ir();
     let (m, n, k) = launch::dims(spec, args)?;
@@ -845,6 +851,7 @@ fn tune_locked(
             &refs,
             flush.as_ref(),
             opts.inject.wrong_result.contains(&i),
+            timer::TOO_SLOW_FACTOR * best_ms,
         ) {
             Ok(Outcome::Timed(ms)) => {
                 report.timings.push(Timing { config: *cfg, ms });
@@ -862,6 +869,16 @@ fn tune_locked(
                     reason: why,
                 },
             ),
+            // Reported, not stored: `record` would persist it for every shape.
+            Ok(Outcome::TooSlow(ms)) => report.failed.push(Failure {
+                config: *cfg,
+                stage: FailStage::TooSlow,
+                reason: format!(
+                    "first timed run {ms:.3} ms > {}x the best so far ({best_ms:.3} ms)",
+                    timer::TOO_SLOW_FACTOR
+                ),
+                from_cache: false,
+            }),
             Ok(Outcome::LaunchFailed(e)) => record(
                 &mut report,
                 &mut new_failures,
@@ -973,6 +990,8 @@ enum Outcome {
     Wrong(String),
     /// Its launch (or timing) failed.
     LaunchFailed(GemmError),
+    /// Correct but its first timed run (ms) passed the limit.
+    TooSlow(f64),
 }
 
 fn record(report: &mut TuneReport, new: &mut Vec<FailedConfig>, f: FailedConfig) {
@@ -1001,6 +1020,7 @@ fn run_candidate(
     refs: &[SampledRef],
     flush: Option<&RawBuffer>,
     corrupt: bool,
+    limit_ms: f64,
 ) -> Result<Outcome> {
     let (m, n, k) = mnk;
     // Its own buffer, NaN-filled: nothing left by another candidate can pass for its
@@ -1028,8 +1048,9 @@ fn run_candidate(
         return Ok(Outcome::Wrong(why));
     }
     // The verification run was the first warm-up.
-    Ok(match timer::measure(dev, kern, dims, &kargs, flush, 1) {
-        Ok(ms) => Outcome::Timed(ms),
+    Ok(match timer::measure(dev, kern, dims, &kargs, flush, 1, limit_ms) {
+        Ok(timer::Measured::Median(ms)) => Outcome::Timed(ms),
+        Ok(timer::Measured::TooSlow(ms)) => Outcome::TooSlow(ms),
         Err(e) => Outcome::LaunchFailed(e),
     })
 }
@@ -1129,7 +1150,7 @@ fn verify(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gemm_core::{EpOp, Func, Param, ParamKind};
+    use gemm_core::{EpOp, Func, Param};
     use reference::HostOperand;
 
     #[test]

@@ -50,8 +50,20 @@ pub(crate) fn median(v: &mut [f64]) -> f64 {
     }
 }
 
+/// A candidate slower than this many times the best so far stops after one timed run:
+/// it cannot win, and its remaining runs would only lengthen the tune.
+pub(crate) const TOO_SLOW_FACTOR: f64 = 20.0;
+
+/// What timing one candidate gave.
+pub(crate) enum Measured {
+    /// Median of the timed runs, ms.
+    Median(f64),
+    /// The first timed run (ms) passed the limit; no further runs were made.
+    TooSlow(f64),
+}
+
 /// Times one compiled kernel: `warmup` untimed launches, then flushed, device-timed
-/// runs; returns the median in ms.
+/// runs; returns the median in ms, or gives up after one run slower than `limit_ms`.
 pub(crate) fn measure(
     dev: &Device,
     kernel: &(dyn Any + Send + Sync),
@@ -59,7 +71,8 @@ pub(crate) fn measure(
     args: &[KernelArg<'_>],
     flush: Option<&RawBuffer>,
     warmup: usize,
-) -> Result<f64> {
+    limit_ms: f64,
+) -> Result<Measured> {
     let b = dev.backend();
     for _ in 0..warmup {
         b.launch(kernel, dims, args)?;
@@ -71,11 +84,14 @@ pub(crate) fn measure(
         b.time_launch(kernel, dims, args)
     };
     let first = timed(b)?;
+    if first > limit_ms {
+        return Ok(Measured::TooSlow(first));
+    }
     let mut times = vec![first];
     for _ in 1..reps_for(first, dev.info().device_type) {
         times.push(timed(b)?);
     }
-    Ok(median(&mut times))
+    Ok(Measured::Median(median(&mut times)))
 }
 
 #[cfg(test)]
