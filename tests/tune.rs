@@ -480,3 +480,28 @@ fn host_device_has_nothing_to_tune() {
     );
     assert!(matches!(e, Err(GemmError::Unsupported(_))), "{e:?}");
 }
+
+#[test]
+fn too_slow_candidate_is_reported_not_cached() {
+    let Some(dev) = device() else { return };
+    let dir = temp_dir("slow");
+    let mut o = ops(&dev, SHAPE);
+    let mut slow = opts(&dir);
+    slow.inject.slow = vec![1];
+    let r = tune(&mut o, &slow);
+    assert!(r.candidates.len() >= 2, "{r:#?}");
+    let f = r
+        .failed
+        .iter()
+        .find(|f| f.config == r.candidates[1])
+        .unwrap_or_else(|| panic!("{r:#?}"));
+    assert_eq!(f.stage, FailStage::TooSlow);
+    assert!(f.reason.contains("best so far"), "{}", f.reason);
+    assert_ne!(r.best, r.candidates[1]);
+    let json = std::fs::read_to_string(r.cache_file.unwrap()).unwrap();
+    assert!(
+        !json.contains("too_slow"),
+        "too-slow candidates stay out of the cache: {json}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

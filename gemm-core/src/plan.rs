@@ -515,7 +515,7 @@ fn simt_score(x: &Ctx, c: &SimtTile) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{EpOp, Param, ParamKind};
+    use crate::ir::{EpOp, Param};
     use crate::target::{Targets, BUILTIN_TARGETS};
 
     fn ir(dtype: DType, acc: AccMode) -> GemmIr {

@@ -145,7 +145,7 @@ pub fn plan_all(cx: &Ctxt, ir: &GemmIr, attr: &Attr, targets: &Targets, warnings
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gemm_core::{AccMode, DType, EpOp, Layout, Param, ParamKind};
+    use gemm_core::{AccMode, DType, EpOp, Layout, Param};
 
     fn ir(dtype: DType, acc: AccMode) -> GemmIr {
         GemmIr {

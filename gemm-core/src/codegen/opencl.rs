@@ -174,7 +174,7 @@ fn tile_load(op: &str, local: &str, mn_tile: &str, mn0: &str, mn_dim: &str, k_co
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{AccMode, EpOp, Func, Param, ParamKind};
+    use crate::ir::{AccMode, EpOp, Func, Param};
 
     fn ir() -> GemmIr {
         GemmIr {

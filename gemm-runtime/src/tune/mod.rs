@@ -107,6 +107,8 @@ pub struct Inject {
     pub compile_error: Vec<usize>,
     /// These candidates' outputs are overwritten after they run, so verification fails.
     pub wrong_result: Vec<usize>,
+    /// These candidates' measured times are multiplied by 1000, so they count as too slow.
+    pub slow: Vec<usize>,
 }
 
 fn env_flag(name: &str) -> bool {
@@ -852,6 +854,7 @@ fn tune_locked(
             flush.as_ref(),
             opts.inject.wrong_result.contains(&i),
             timer::TOO_SLOW_FACTOR * best_ms,
+            if opts.inject.slow.contains(&i) { 1000.0 } else { 1.0 },
         ) {
             Ok(Outcome::Timed(ms)) => {
                 report.timings.push(Timing { config: *cfg, ms });
@@ -1021,6 +1024,7 @@ fn run_candidate(
     flush: Option<&RawBuffer>,
     corrupt: bool,
     limit_ms: f64,
+    time_scale: f64,
 ) -> Result<Outcome> {
     let (m, n, k) = mnk;
     // Its own buffer, NaN-filled: nothing left by another candidate can pass for its
@@ -1048,11 +1052,13 @@ fn run_candidate(
         return Ok(Outcome::Wrong(why));
     }
     // The verification run was the first warm-up.
-    Ok(match timer::measure(dev, kern, dims, &kargs, flush, 1, limit_ms) {
-        Ok(timer::Measured::Median(ms)) => Outcome::Timed(ms),
-        Ok(timer::Measured::TooSlow(ms)) => Outcome::TooSlow(ms),
-        Err(e) => Outcome::LaunchFailed(e),
-    })
+    Ok(
+        match timer::measure(dev, kern, dims, &kargs, flush, 1, limit_ms, time_scale) {
+            Ok(timer::Measured::Median(ms)) => Outcome::Timed(ms),
+            Ok(timer::Measured::TooSlow(ms)) => Outcome::TooSlow(ms),
+            Err(e) => Outcome::LaunchFailed(e),
+        },
+    )
 }
 
 /// Up to 512 pseudo-random elements, the four corners and (evenly spaced) the last

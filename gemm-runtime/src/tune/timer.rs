@@ -64,6 +64,7 @@ pub(crate) enum Measured {
 
 /// Times one compiled kernel: `warmup` untimed launches, then flushed, device-timed
 /// runs; returns the median in ms, or gives up after one run slower than `limit_ms`.
+/// `time_scale` is 1 except when a test injects a slow candidate.
 pub(crate) fn measure(
     dev: &Device,
     kernel: &(dyn Any + Send + Sync),
@@ -72,6 +73,7 @@ pub(crate) fn measure(
     flush: Option<&RawBuffer>,
     warmup: usize,
     limit_ms: f64,
+    time_scale: f64,
 ) -> Result<Measured> {
     let b = dev.backend();
     for _ in 0..warmup {
@@ -81,7 +83,7 @@ pub(crate) fn measure(
         if let Some(f) = flush {
             f.fill(0)?;
         }
-        b.time_launch(kernel, dims, args)
+        Ok(b.time_launch(kernel, dims, args)? * time_scale)
     };
     let first = timed(b)?;
     if first > limit_ms {
