@@ -330,6 +330,24 @@ pub struct GemmIr {
 }
 
 impl GemmIr {
+    /// The plain product `a * b` of two `dtype` matrices in the given layouts, into a
+    /// row-major `dtype` result: a starting point for IRs built by hand (tests, tools).
+    pub fn matmul(name: &str, dtype: DType, acc: AccMode, a_layout: Layout, b_layout: Layout) -> GemmIr {
+        GemmIr {
+            name: name.into(),
+            params: vec![Param::matrix("a", dtype, a_layout), Param::matrix("b", dtype, b_layout)],
+            a: 0,
+            a_t: false,
+            b: 1,
+            b_t: false,
+            ab_dtype: dtype,
+            acc,
+            out_dtype: dtype,
+            out_layout: Layout::RowMajor,
+            epilogue: vec![EpOp::Acc],
+        }
+    }
+
     /// Storage layout of the logical M×K operand A as the kernel sees it.
     pub fn a_layout(&self) -> Layout {
         let l = self.matrix_layout(self.a);

@@ -515,26 +515,10 @@ fn simt_score(x: &Ctx, c: &SimtTile) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{EpOp, Param};
     use crate::target::{Targets, BUILTIN_TARGETS};
 
     fn ir(dtype: DType, acc: AccMode) -> GemmIr {
-        GemmIr {
-            name: "t".into(),
-            params: vec![
-                Param::matrix("a", dtype, Layout::RowMajor),
-                Param::matrix("b", dtype, Layout::ColMajor),
-            ],
-            a: 0,
-            a_t: false,
-            b: 1,
-            b_t: false,
-            ab_dtype: dtype,
-            acc,
-            out_dtype: dtype,
-            out_layout: Layout::RowMajor,
-            epilogue: vec![EpOp::Acc],
-        }
+        GemmIr::matmul("t", dtype, acc, Layout::RowMajor, Layout::ColMajor)
     }
 
     #[test]

@@ -145,25 +145,10 @@ pub fn plan_all(cx: &Ctxt, ir: &GemmIr, attr: &Attr, targets: &Targets, warnings
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gemm_core::{AccMode, DType, EpOp, Layout, Param};
+    use gemm_core::{AccMode, DType, Layout};
 
     fn ir(dtype: DType, acc: AccMode) -> GemmIr {
-        GemmIr {
-            name: "k".into(),
-            params: vec![
-                Param::matrix("a", dtype, Layout::RowMajor),
-                Param::matrix("b", dtype, Layout::RowMajor),
-            ],
-            a: 0,
-            a_t: false,
-            b: 1,
-            b_t: false,
-            ab_dtype: dtype,
-            acc,
-            out_dtype: dtype,
-            out_layout: Layout::RowMajor,
-            epilogue: vec![EpOp::Acc],
-        }
+        GemmIr::matmul("k", dtype, acc, Layout::RowMajor, Layout::RowMajor)
     }
 
     fn plan(ir: &GemmIr, targets: &str) -> (Vec<Planned>, Vec<Warning>) {
