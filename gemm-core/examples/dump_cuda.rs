@@ -6,21 +6,17 @@
 //! c = column-major), e.g. `mma_f16_rc_f16.cu`.
 
 use gemm_core::codegen::cuda;
-use gemm_core::ir::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param, ParamKind};
+use gemm_core::ir::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param};
 use gemm_core::target::Instr;
 
 fn ir(dt: DType, acc: AccMode, la: Layout, lb: Layout, out: DType, out_layout: Layout) -> GemmIr {
-    let m = |name: &str, dtype, layout| Param {
-        name: name.into(),
-        kind: ParamKind::Matrix { dtype, layout },
-    };
     GemmIr {
         name: "dump".into(),
         params: vec![
-            m("a", dt, la),
-            m("b", dt, lb),
+            Param::matrix("a", dt, la),
+            Param::matrix("b", dt, lb),
             Param::row("bias", DType::F32),
-            m("res", out, Layout::ColMajor),
+            Param::matrix("res", out, Layout::ColMajor),
             Param::scalar("alpha"),
         ],
         a: 0,

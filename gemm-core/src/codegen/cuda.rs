@@ -710,21 +710,17 @@ fn simt_kernel(ir: &GemmIr) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{EpOp, Func, Param, ParamKind};
+    use crate::ir::{EpOp, Func, Param};
 
     /// `gelu(alpha * (a * b) + bias) + res` with the given operand types and layouts.
     pub(crate) fn ir(dt: DType, acc: AccMode, la: Layout, lb: Layout) -> GemmIr {
-        let m = |name: &str, dtype, layout| Param {
-            name: name.into(),
-            kind: ParamKind::Matrix { dtype, layout },
-        };
         GemmIr {
             name: "t".into(),
             params: vec![
-                m("a", dt, la),
-                m("b", dt, lb),
+                Param::matrix("a", dt, la),
+                Param::matrix("b", dt, lb),
                 Param::row("bias", DType::F32),
-                m("res", dt, Layout::RowMajor),
+                Param::matrix("res", dt, Layout::RowMajor),
                 Param::scalar("alpha"),
             ],
             a: 0,
