@@ -4,6 +4,7 @@
 
 mod cache;
 mod devices;
+mod report;
 mod tune;
 
 use clap::{Parser, Subcommand, ValueEnum};
