@@ -1,7 +1,7 @@
 //! crossgemm's runtime: devices, buffers, JIT compilation (NVRTC through cudarc, OpenCL
 //! through opencl3) and launch of the kernels that `#[gemm_kernel]` generates.
 
-mod bench;
+pub mod bench;
 mod binary_cache;
 mod buffer;
 mod cache;

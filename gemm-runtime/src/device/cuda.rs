@@ -789,6 +789,66 @@ impl Backend for CudaBackend {
             .map_err(|e| driver_err("reading a timing event", e))?;
         Ok(ms as f64)
     }
+
+    fn as_cuda(&self) -> Option<&CudaBackend> {
+        Some(self)
+    }
+
+    fn time_region(&self, work: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
+        let c = self.ctx()?;
+        let timing = Some(dsys::CUevent_flags::CU_EVENT_DEFAULT);
+        let start = c
+            .stream
+            .record_event(timing)
+            .map_err(|e| driver_err("recording a timing event", e))?;
+        work()?;
+        let end = c
+            .stream
+            .record_event(timing)
+            .map_err(|e| driver_err("recording a timing event", e))?;
+        let ms = start
+            .elapsed_ms(&end)
+            .map_err(|e| driver_err("reading a timing event", e))?;
+        Ok(ms as f64)
+    }
+
+    fn copy(&self, src: &RawBuffer, dst: &RawBuffer, bytes: usize) -> Result<()> {
+        let c = self.ctx()?;
+        let (s, d) = (self.slice(src)?, self.slice(dst)?);
+        if bytes > s.len() || bytes > d.len() {
+            return Err(GemmError::Driver {
+                backend: "CUDA",
+                op: "copy".into(),
+                message: format!("{bytes} bytes from {} into {} bytes", s.len(), d.len()),
+            });
+        }
+        c.ctx.bind_to_thread().map_err(|e| driver_err("copy", e))?;
+        let (sp, _s) = s.device_ptr(&c.stream);
+        let (dp, _d) = d.device_ptr(&c.stream);
+        // SAFETY: both are live allocations of at least `bytes` on this context, and the
+        // copy is ordered with every other use of them on the one stream.
+        unsafe { dres::memcpy_dtod_async(dp, sp, bytes, c.stream.cu_stream()) }.map_err(|e| driver_err("copy", e))
+    }
+}
+
+impl CudaBackend {
+    /// The stream every piece of work on this device goes to, and its context bound to
+    /// the calling thread: what a vendor library (cuBLAS) must run on to be ordered and
+    /// timed with our kernels.
+    #[cfg_attr(not(feature = "baseline"), allow(dead_code))]
+    pub(crate) fn stream(&self) -> Result<Arc<CudaStream>> {
+        let c = self.ctx()?;
+        c.ctx.bind_to_thread().map_err(|e| driver_err("binding the context", e))?;
+        Ok(c.stream.clone())
+    }
+
+    /// The device address of `buf`.
+    #[cfg_attr(not(feature = "baseline"), allow(dead_code))]
+    pub(crate) fn device_ptr(&self, buf: &RawBuffer) -> Result<dsys::CUdeviceptr> {
+        let c = self.ctx()?;
+        let (ptr, _sync) = self.slice(buf)?.device_ptr(&c.stream);
+        Ok(ptr)
+    }
 }
 
 #[cfg(test)]

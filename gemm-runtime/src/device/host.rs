@@ -77,4 +77,21 @@ impl Backend for HostBackend {
             "the host device does not launch (or time) kernels".into(),
         ))
     }
+    fn time_region(&self, work: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
+        // Host work is synchronous: the wall clock is the device clock.
+        let start = std::time::Instant::now();
+        work()?;
+        Ok(start.elapsed().as_secs_f64() * 1e3)
+    }
+    fn copy(&self, src: &RawBuffer, dst: &RawBuffer, bytes: usize) -> Result<()> {
+        if bytes > src.bytes || bytes > dst.bytes {
+            return Err(GemmError::Unsupported(format!(
+                "copy of {bytes} bytes between buffers of {} and {} bytes",
+                src.bytes, dst.bytes
+            )));
+        }
+        let from = mem(src).read().expect("host buffer poisoned")[..bytes].to_vec();
+        mem(dst).write().expect("host buffer poisoned")[..bytes].copy_from_slice(&from);
+        Ok(())
+    }
 }

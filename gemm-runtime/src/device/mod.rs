@@ -102,6 +102,17 @@ pub(crate) trait Backend: Send + Sync {
     /// milliseconds as the device measured it (CUDA events, OpenCL profiling counters), so
     /// that neither host overhead nor earlier queued work (an L2 flush) is counted.
     fn time_launch(&self, kernel: &(dyn Any + Send + Sync), dims: LaunchDims, args: &[KernelArg<'_>]) -> Result<f64>;
+    /// Runs `work` (which queues anything on this device: our launches, a vendor
+    /// library's) between two device timestamps and returns the time between them, ms.
+    /// Work queued before the call (an L2 flush) is not counted.
+    fn time_region(&self, work: &mut dyn FnMut() -> Result<()>) -> Result<f64>;
+    /// Copies the first `bytes` of `src` to `dst`, in order with the device's other work.
+    fn copy(&self, src: &RawBuffer, dst: &RawBuffer, bytes: usize) -> Result<()>;
+    /// The CUDA backend behind a CUDA device (vendor libraries need its stream).
+    #[cfg(feature = "cuda")]
+    fn as_cuda(&self) -> Option<&cuda::CudaBackend> {
+        None
+    }
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);

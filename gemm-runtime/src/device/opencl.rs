@@ -11,7 +11,7 @@ use crate::error::{GemmError, Result};
 use gemm_core::target::DeviceType;
 use gemm_core::LaunchDims;
 use opencl3::command_queue::{
-    enqueue_fill_buffer, enqueue_read_buffer, enqueue_write_buffer, CommandQueue, CL_QUEUE_PROFILING_ENABLE,
+    enqueue_copy_buffer, enqueue_fill_buffer, enqueue_read_buffer, enqueue_write_buffer, CommandQueue, CL_QUEUE_PROFILING_ENABLE,
 };
 use opencl3::context::Context;
 use opencl3::device::{Device as ClDevice, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU};
@@ -451,6 +451,35 @@ impl Backend for OpenclBackend {
             )
         }
         .map_err(|e| driver_err(&op, ClError(e).to_string()))?;
+        drop(Event::new(ev));
+        Ok(())
+    }
+
+    fn time_region(&self, work: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
+        // OpenCL has no timestamp command short of 2.0's markers with profiling, which
+        // drivers fill in unevenly: the host clock between two queue drains instead.
+        // It adds the enqueue and clFinish latency (microseconds), which only matters
+        // for kernels that short; the tuner itself uses the kernels' own counters.
+        self.synchronize()?;
+        let start = std::time::Instant::now();
+        work()?;
+        self.synchronize()?;
+        Ok(start.elapsed().as_secs_f64() * 1e3)
+    }
+
+    fn copy(&self, src: &RawBuffer, dst: &RawBuffer, bytes: usize) -> Result<()> {
+        let op = format!("copy of {bytes} bytes on {}", self.info.id);
+        let (s, d) = (self.buffer(src, &op)?, self.buffer(dst, &op)?);
+        if bytes > src.bytes || bytes > dst.bytes {
+            return Err(driver_err(&op, format!("buffers of {} and {} bytes", src.bytes, dst.bytes)));
+        }
+        if bytes == 0 {
+            return Ok(());
+        }
+        // SAFETY: both buffers belong to this context and hold at least `bytes`; the
+        // in-order queue orders the copy with every other use of them.
+        let ev = unsafe { enqueue_copy_buffer(self.queue.get(), s.mem.get(), d.mem.get(), 0, 0, bytes, 0, ptr::null()) }
+            .map_err(|e| driver_err(&op, ClError(e).to_string()))?;
         drop(Event::new(ev));
         Ok(())
     }

@@ -1,4 +1,5 @@
-//! Measurements behind the launch-overhead figures (examples/launch_overhead.rs).
+//! The cost of a bare driver launch: the floor a generated kernel's warm call is
+//! compared with (examples/launch_overhead.rs, `crossgemm bench`).
 
 use crate::device::{Device, DeviceKind};
 use crate::error::{GemmError, Result};
