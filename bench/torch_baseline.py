@@ -4,12 +4,15 @@ epilogue through torch._addmm_activation, the unfused GEMM + elementwise epilogu
 tuned Triton GEMM with the same fused epilogue (the seeds' approach).
 
   python3 bench/torch_baseline.py [--shapes 4096x4096x4096,...] [--dtypes f16,bf16]
-         [--epilogues none,bias_relu] [--no-triton] > rows.jsonl
+         [--epilogues none,bias_relu] [--no-triton | --triton-only] > rows.jsonl
 
 One JSON object per line: m, n, k, dtype, epilogue, cublas_us (plain GEMM),
 unfused_us, cublaslt_us, triton_us, triton_max_rel_err. Times are the median of
 triton.testing.do_bench (CUDA events, L2 cleared between runs). This runs in its own
-process: crossgemm's `bench` (issue 4) is to time the same libraries in-process.
+process; `crossgemm bench` times cuBLAS and cuBLASLt in its own process, and folds
+this script's Triton rows in with `--merge` (`--triton-only` skips the torch timings).
+dtype `tf32` means f32 operands with TF32 tensor cores (Triton's default for f32 dots);
+Triton is not run for exact `f32`.
 """
 import argparse, json, sys, tomllib
 import torch, triton, triton.language as tl
@@ -17,7 +20,7 @@ from triton.testing import do_bench
 
 torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
 torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
-DT = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
+DT = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32, "tf32": torch.float32}
 
 
 def configs():
@@ -89,6 +92,7 @@ def main():
     ap.add_argument("--dtypes")
     ap.add_argument("--epilogues")
     ap.add_argument("--no-triton", action="store_true")
+    ap.add_argument("--triton-only", action="store_true", help="skip the torch (cuBLAS) timings")
     args = ap.parse_args()
     table = tomllib.load(open(args.shapes_file, "rb"))
     shapes = [tuple(s) for g in table["shape"] for s in g["mnk"]]
@@ -105,10 +109,12 @@ def main():
             for epi in epis:
                 us = lambda f: 1e3 * do_bench(f, warmup=25, rep=100, return_mode="median")
                 row = dict(m=m, n=n, k=k, dtype=dt, epilogue=epi, accumulate="fp32")
-                row["cublas_us"] = us(lambda: torch.matmul(a, b))
-                row["unfused_us"] = us(lambda: torch_epilogue(torch.matmul(a, b), bias, epi))
-                row["cublaslt_us"] = (us(lambda: torch._addmm_activation(bias, a, b, use_gelu=(epi == "bias_gelu")))
-                                      if epi != "none" and dt != "f32" else None)
+                torch.backends.cuda.matmul.allow_tf32 = dt == "tf32"
+                if not args.triton_only:
+                    row["cublas_us"] = us(lambda: torch.matmul(a, b))
+                    row["unfused_us"] = us(lambda: torch_epilogue(torch.matmul(a, b), bias, epi))
+                    row["cublaslt_us"] = (us(lambda: torch._addmm_activation(bias, a, b, use_gelu=(epi == "bias_gelu")))
+                                          if epi != "none" and dt != "f32" else None)
                 row["triton_us"] = row["triton_max_rel_err"] = None
                 if not args.no_triton and dt != "f32":
                     ref = torch_epilogue(a.double() @ b.double(), bias.double(), epi)
