@@ -20,6 +20,7 @@
 //! [`TileConfig::defines`]: crate::config::TileConfig::defines
 
 use super::prelude::{epilogue_args, epilogue_fn, helpers, kernel_params, store_out, Dialect};
+use super::Variant;
 use crate::ir::{AccMode, DType, GemmIr, Layout};
 use crate::swizzle::C_SWIZZLE;
 use crate::target::Instr;
@@ -58,8 +59,27 @@ fn family(ir: &GemmIr, instr: Instr) -> Family {
 ///
 /// [`TileConfig::defines`]: crate::config::TileConfig::defines
 pub fn emit(ir: &GemmIr, instr: Instr) -> String {
+    emit_variant(ir, instr, Variant::Full)
+}
+
+/// The CUDA source of diagnosis variant `variant` of [`emit`]'s kernel: same symbol,
+/// ABI and defines; [`Variant::Full`] is [`emit`]'s source byte for byte.
+///
+/// Per family:
+/// - `LoadOnly`: the tensor-core kernels keep the cp.async ring and the fragment loads
+///   but define no `cg_mma`; each k-step feeds every A fragment (per `mi`) and every B
+///   fragment (per `ni`) to an empty `asm volatile` instead. The SIMT kernel keeps its
+///   shared loads and replaces the MWI×NWI FMAs with MWI+NWI adds.
+/// - `NoEpilogue`: the store writes `acc` converted to the output type; `cg_epilogue`
+///   is not emitted.
+/// - `ComputeOnly`: the tile loads (`cg_load_tile` / `cg_simt_load`) are not called;
+///   commits, waits, barriers, fragment loads and math stay. The SIMT kernel's static
+///   shared arrays get one store that never runs (`K < 0`), so that no compiler may
+///   treat them as never written and fold their loads (and the FMAs) away; the MMA
+///   kernels' dynamic shared memory is opaque to the compiler already.
+pub fn emit_variant(ir: &GemmIr, instr: Instr, variant: Variant) -> String {
     let fam = family(ir, instr);
-    let mut s = String::new();
+    let mut s = variant.marker();
     s.push_str(&format!(
         "/* crossgemm: {} = {} ({}, A {}, B {}, out {} {}) */\n",
         ir.symbol(),
@@ -76,11 +96,13 @@ pub fn emit(ir: &GemmIr, instr: Instr) -> String {
     ));
     s.push_str(&helpers(Dialect::Cuda));
     s.push_str(C_SWIZZLE);
-    s.push_str(&epilogue_fn(ir, Dialect::Cuda));
+    if variant != Variant::NoEpilogue {
+        s.push_str(&epilogue_fn(ir, Dialect::Cuda));
+    }
     s.push_str(COMMON);
     let body = match fam {
-        Family::Mma16 | Family::MmaTf32 => mma_kernel(ir, fam),
-        Family::Simt => simt_kernel(ir),
+        Family::Mma16 | Family::MmaTf32 => mma_kernel(ir, fam, variant),
+        Family::Simt => simt_kernel(ir, variant),
     };
     s.push_str(&body);
     s
@@ -157,8 +179,12 @@ fn ab_type(d: DType) -> (&'static str, &'static str) {
     }
 }
 
-/// The store of accumulator `acc` at output (i, j), through the fused epilogue.
-fn epilogue_store(ir: &GemmIr) -> String {
+/// The store of accumulator `acc` at output (i, j), through the fused epilogue (raw for
+/// [`Variant::NoEpilogue`]).
+fn epilogue_store(ir: &GemmIr, variant: Variant) -> String {
+    if variant == Variant::NoEpilogue {
+        return store_out(ir, "i", "j", "acc");
+    }
     store_out(
         ir,
         "i",
@@ -289,10 +315,32 @@ static __device__ __forceinline__ void cg_ldsm_x4_trans(unsigned* r, unsigned ad
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr) : "memory");
 }
-static __device__ __forceinline__ void cg_mma(float* c, const unsigned* a, const unsigned* b) {
+@MMA_FN@"#;
+
+/// `cg_mma` of the f16/bf16 kernel (`@MMA_FN@` of [`MMA16_FRAG`]; `@MMA_T@` names the type).
+const MMA16_FN: &str = r#"static __device__ __forceinline__ void cg_mma(float* c, const unsigned* a, const unsigned* b) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.@MMA_T@.@MMA_T@.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+"#;
+
+/// `cg_mma` of the tf32 kernel (`@MMA_FN@` of [`MMATF32_FRAG`]).
+const MMATF32_FN: &str = r#"static __device__ __forceinline__ void cg_mma(float* c, const unsigned* a, const unsigned* b) {
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+"#;
+
+/// [`Variant::LoadOnly`]'s stand-ins for `cg_mma`: they consume one A or one B fragment,
+/// so that the loads (and tf32 conversions) that produced it are kept, and do nothing.
+const SINK_FN: &str = r#"/* Diagnosis variant load_only: no mma; these keep the fragment loads alive. */
+static __device__ __forceinline__ void cg_sink_a(const unsigned* a) {
+    asm volatile("" :: "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]));
+}
+static __device__ __forceinline__ void cg_sink_b(const unsigned* b) {
+    asm volatile("" :: "r"(b[0]), "r"(b[1]));
 }
 "#;
 
@@ -312,12 +360,7 @@ static __device__ __forceinline__ unsigned cg_to_tf32(unsigned x) {
 static __device__ __forceinline__ unsigned cg_lds_tf32(const unsigned char* s, int row, int col, int cpr) {
     return cg_to_tf32(*reinterpret_cast<const unsigned*>(s + cg_chunk_off(row, col >> 2, cpr) + (col & 3) * 4));
 }
-static __device__ __forceinline__ void cg_mma(float* c, const unsigned* a, const unsigned* b) {
-    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-"#;
+@MMA_FN@"#;
 
 const MMA_KERNEL: &str = r#"
 extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int K, @PARAMS@) {
@@ -374,11 +417,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int
         for (int kk = 0; kk < BK / CG_KSTEP; ++kk) {
             unsigned af[CG_MI][4], bf[CG_NI][2];
 @FRAGS@
-#pragma unroll
-            for (int mi = 0; mi < CG_MI; ++mi)
-#pragma unroll
-                for (int ni = 0; ni < CG_NI; ++ni) cg_mma(c[mi][ni], af[mi], bf[ni]);
-        }
+@MMA@        }
     }
     cg_cp_wait<0>();
 
@@ -398,6 +437,20 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int
             }
 }
 "#;
+
+/// The math of one k-step of the tensor-core kernels (`@MMA@` of [`MMA_KERNEL`]).
+const MMA_LOOP: &str = "#pragma unroll
+            for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+                for (int ni = 0; ni < CG_NI; ++ni) cg_mma(c[mi][ni], af[mi], bf[ni]);
+";
+
+/// [`Variant::LoadOnly`]'s k-step: each fragment consumed once, no mma.
+const SINK_LOOP: &str = "#pragma unroll
+            for (int mi = 0; mi < CG_MI; ++mi) cg_sink_a(af[mi]);
+#pragma unroll
+            for (int ni = 0; ni < CG_NI; ++ni) cg_sink_b(bf[ni]);
+";
 
 /// Fragment loads of one k-step for the f16/bf16 kernel (ldmatrix.x4). Each ldmatrix
 /// lane supplies the address of one 16-byte row of one of four 8x8 matrices (lanes
@@ -516,7 +569,7 @@ fn frags_tf32(ir: &GemmIr) -> String {
     s
 }
 
-fn mma_kernel(ir: &GemmIr, fam: Family) -> String {
+fn mma_kernel(ir: &GemmIr, fam: Family, variant: Variant) -> String {
     let (ab_t, _) = ab_type(ir.ab_dtype);
     let (esz, kstep) = match fam {
         Family::MmaTf32 => ("4", "8"),
@@ -551,9 +604,23 @@ fn mma_kernel(ir: &GemmIr, fam: Family) -> String {
         DType::Bf16 => "bf16",
         _ => "f16",
     };
+    let (mma_fn, mma) = match (variant, fam) {
+        (Variant::LoadOnly, _) => (SINK_FN, SINK_LOOP),
+        (_, Family::MmaTf32) => (MMATF32_FN, MMA_LOOP),
+        _ => (MMA16_FN, MMA_LOOP),
+    };
     let (frag_helpers, frags) = match fam {
-        Family::MmaTf32 => (MMATF32_FRAG.to_string(), frags_tf32(ir)),
-        _ => (fill(MMA16_FRAG, &[("MMA_T", mma_t.into())]), frags_mma16(ir)),
+        Family::MmaTf32 => (fill(MMATF32_FRAG, &[("MMA_FN", mma_fn.into())]), frags_tf32(ir)),
+        _ => (
+            fill(MMA16_FRAG, &[("MMA_FN", mma_fn.into()), ("MMA_T", mma_t.into())]),
+            frags_mma16(ir),
+        ),
+    };
+    // ComputeOnly: load_stage keeps its signature (and the ring its commits) but moves
+    // nothing.
+    let (load_a, load_b) = match variant {
+        Variant::ComputeOnly => ("(void)st; (void)k0; (void)ga", "(void)gb"),
+        _ => (load_a, load_b),
     };
     let mut s = fill(
         MMA_COMMON,
@@ -578,7 +645,8 @@ fn mma_kernel(ir: &GemmIr, fam: Family) -> String {
             ("LOAD_A", load_a.into()),
             ("LOAD_B", load_b.into()),
             ("FRAGS", frags),
-            ("STORE", epilogue_store(ir)),
+            ("MMA", mma.into()),
+            ("STORE", epilogue_store(ir, variant)),
         ],
     ));
     s
@@ -638,7 +706,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int
     const int m0 = tm * MWG, n0 = tn * NWG;
     const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * NDIMC + tx;
     const cg_ab_t* __restrict__ ga = @A_PTR@;
-    const cg_ab_t* __restrict__ gb = @B_PTR@;
+    const cg_ab_t* __restrict__ gb = @B_PTR@;@GUARD@
 
     float c[CG_MWI][CG_NWI];
 #pragma unroll
@@ -657,11 +725,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int
             for (int mi = 0; mi < CG_MWI; ++mi) a[mi] = cg_as[k * CG_LDA + ty + mi * MDIMC];
 #pragma unroll
             for (int ni = 0; ni < CG_NWI; ++ni) b[ni] = cg_bs[k * CG_LDB + tx + ni * NDIMC];
-#pragma unroll
-            for (int mi = 0; mi < CG_MWI; ++mi)
-#pragma unroll
-                for (int ni = 0; ni < CG_NWI; ++ni) c[mi][ni] = fmaf(a[mi], b[ni], c[mi][ni]);
-        }
+@MATH@        }
         __syncthreads();
     }
 
@@ -681,7 +745,21 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int
 }
 "#;
 
-fn simt_kernel(ir: &GemmIr) -> String {
+/// The SIMT kernel's inner product (`@MATH@` of [`SIMT`]).
+const SIMT_MATH: &str = "#pragma unroll
+            for (int mi = 0; mi < CG_MWI; ++mi)
+#pragma unroll
+                for (int ni = 0; ni < CG_NWI; ++ni) c[mi][ni] = fmaf(a[mi], b[ni], c[mi][ni]);
+";
+
+/// [`Variant::LoadOnly`]'s SIMT inner step: every loaded value added once, no product.
+const SIMT_ADDS: &str = "#pragma unroll
+            for (int mi = 0; mi < CG_MWI; ++mi) c[mi][0] += a[mi];
+#pragma unroll
+            for (int ni = 0; ni < CG_NWI; ++ni) c[0][ni] += b[ni];
+";
+
+fn simt_kernel(ir: &GemmIr, variant: Variant) -> String {
     let (ab_t, cvt) = ab_type(ir.ab_dtype);
     let load_a = match ir.a_layout() {
         Layout::RowMajor => "cg_simt_load<MWG, KWG, 1, CG_LDA, (A_ALIGN % VW == 0)>(cg_as, ga, m0, M, k0, K, tid)",
@@ -690,6 +768,22 @@ fn simt_kernel(ir: &GemmIr) -> String {
     let load_b = match ir.b_layout() {
         Layout::RowMajor => "cg_simt_load<KWG, NWG, 0, CG_LDB, (B_ALIGN % VW == 0)>(cg_bs, gb, k0, K, n0, N, tid)",
         Layout::ColMajor => "cg_simt_load<NWG, KWG, 1, CG_LDB, (B_ALIGN % VW == 0)>(cg_bs, gb, n0, N, k0, K, tid)",
+    };
+    let (load_a, load_b, guard) = match variant {
+        // The static shared arrays must look written, or a compiler may fold every load
+        // of them to undef and the FMAs with them; `K < 0` never holds. The guard also
+        // reads `ga`/`gb` (as pointers, not through them), which NVRTC otherwise reports
+        // as set but never used.
+        Variant::ComputeOnly => (
+            "/* compute_only: no A tile load */",
+            "/* compute_only: no B tile load */",
+            "\n    if (K < 0) { cg_as[tid % CG_LDA] = (float)(ga == 0); cg_bs[tid % CG_LDB] = (float)(gb == 0); } /* never taken: see emit_variant */",
+        ),
+        _ => (load_a, load_b, ""),
+    };
+    let math = match variant {
+        Variant::LoadOnly => SIMT_ADDS,
+        _ => SIMT_MATH,
     };
     fill(
         SIMT,
@@ -702,7 +796,9 @@ fn simt_kernel(ir: &GemmIr) -> String {
             ("B_PTR", format!("p{}", ir.b)),
             ("LOAD_A", load_a.into()),
             ("LOAD_B", load_b.into()),
-            ("STORE", epilogue_store(ir)),
+            ("GUARD", guard.into()),
+            ("MATH", math.into()),
+            ("STORE", epilogue_store(ir, variant)),
         ],
     )
 }

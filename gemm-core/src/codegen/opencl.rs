@@ -4,14 +4,29 @@
 //! store. Halves go through `vload_half`/`vstore_half_rte`, so no `cl_khr_fp16` is needed.
 
 use super::prelude::{epilogue_args, epilogue_fn, helpers, kernel_params, store_out, Dialect};
+use super::Variant;
 use crate::config::SIMT_LOCAL_PAD;
 use crate::ir::{DType, GemmIr, Layout};
 use std::fmt::Write;
 
 /// The OpenCL C 1.2 source for `ir`.
 pub fn emit(ir: &GemmIr) -> String {
+    emit_variant(ir, Variant::Full)
+}
+
+/// The OpenCL C source of diagnosis variant `variant` of [`emit`]'s kernel: same symbol,
+/// ABI and defines; [`Variant::Full`] is [`emit`]'s source byte for byte.
+///
+/// - `LoadOnly`: the tile loads and the local→private loads stay; the MWI×NWI
+///   multiply-adds become MWI+NWI adds (`acc[i][0] += a[i]`, `acc[0][j] += b[j]`).
+/// - `NoEpilogue`: the store writes `acc[i][j]` converted to the output type;
+///   `cg_epilogue` is not emitted.
+/// - `ComputeOnly`: no tile load runs; the local tiles get one store that never runs
+///   (`K < 0`), so that no compiler may treat them as never written and fold their
+///   loads (and the math with them) away.
+pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let d = Dialect::Opencl;
-    let mut s = String::new();
+    let mut s = variant.marker();
     let _ = writeln!(
         s,
         "/* crossgemm kernel `{}`: out = {} (OpenCL C 1.2) */",
@@ -21,10 +36,37 @@ pub fn emit(ir: &GemmIr) -> String {
     s.push_str(TILE_MACROS);
     s.push_str(&helpers(d));
     s.push_str(&vector_loads(ir.ab_dtype));
-    s.push_str(&epilogue_fn(ir, d));
+    if variant != Variant::NoEpilogue {
+        s.push_str(&epilogue_fn(ir, d));
+    }
     let a_kc = ir.a_layout() == Layout::RowMajor;
     let b_kc = ir.b_layout() == Layout::ColMajor;
     let dt = ir.ab_dtype.name();
+    let (load_a, load_b, guard) = match variant {
+        Variant::ComputeOnly => (
+            "        (void)A;".to_string(),
+            "        (void)B;".to_string(),
+            "\n    if (K < 0) { As[0][tid % MWG] = 0.0f; Bs[0][tid % NWG] = 0.0f; } /* never taken: see emit_variant */",
+        ),
+        _ => (
+            tile_load("A", "As", "MWG", "m0", "M", a_kc, dt),
+            tile_load("B", "Bs", "NWG", "n0", "N", b_kc, dt),
+            "",
+        ),
+    };
+    let math = match variant {
+        Variant::LoadOnly => LOAD_ONLY_ADDS,
+        _ => FMA_MATH,
+    };
+    let store = match variant {
+        Variant::NoEpilogue => store_out(ir, "gi", "gj", "acc[i][j]"),
+        _ => store_out(
+            ir,
+            "gi",
+            "gj",
+            &format!("cg_epilogue(acc[i][j], gi, gj, M, N{})", epilogue_args(ir)),
+        ),
+    };
     let _ = write!(
         s,
         r#"
@@ -53,7 +95,7 @@ void {sym}(int M, int N, int K, {params})
     float acc[MWI][NWI];
     for (int i = 0; i < MWI; i++)
         for (int j = 0; j < NWI; j++)
-            acc[i][j] = 0.0f;
+            acc[i][j] = 0.0f;{guard}
 
     for (int k0 = 0; k0 < K; k0 += KWG) {{
 {load_a}
@@ -64,10 +106,7 @@ void {sym}(int M, int N, int K, {params})
             float b[NWI];
             for (int i = 0; i < MWI; i++) a[i] = As[kk][ty + i * MDIMC];
             for (int j = 0; j < NWI; j++) b[j] = Bs[kk][tx + j * NDIMC];
-            for (int i = 0; i < MWI; i++)
-                for (int j = 0; j < NWI; j++)
-                    acc[i][j] += a[i] * b[j];
-        }}
+{math}        }}
         barrier(CLK_LOCAL_MEM_FENCE);
     }}
 
@@ -89,17 +128,20 @@ void {sym}(int M, int N, int K, {params})
         st = d.storage(ir.ab_dtype),
         a = ir.a,
         b = ir.b,
-        load_a = tile_load("A", "As", "MWG", "m0", "M", a_kc, dt),
-        load_b = tile_load("B", "Bs", "NWG", "n0", "N", b_kc, dt),
-        store = store_out(
-            ir,
-            "gi",
-            "gj",
-            &format!("cg_epilogue(acc[i][j], gi, gj, M, N{})", epilogue_args(ir))
-        ),
     );
     s
 }
+
+/// The MWI×NWI inner product of one k step (the full kernel's math).
+const FMA_MATH: &str = "            for (int i = 0; i < MWI; i++)
+                for (int j = 0; j < NWI; j++)
+                    acc[i][j] += a[i] * b[j];
+";
+
+/// [`Variant::LoadOnly`]'s k step: every loaded private value added once, no product.
+const LOAD_ONLY_ADDS: &str = "            for (int i = 0; i < MWI; i++) acc[i][0] += a[i];
+            for (int j = 0; j < NWI; j++) acc[0][j] += b[j];
+";
 
 const TILE_MACROS: &str = r#"#ifndef MWG
 #error "tile parameters MWG NWG KWG MDIMC NDIMC VW GROUP_M must be defined (-D) at compile time"

@@ -1,0 +1,426 @@
+//! Diagnosis variants of the generated kernels ([`Variant`]): `Full` is exactly the
+//! source of [`codegen::emit`], and every other variant takes out exactly the part of the
+//! kernel it names, in every kernel family (CUDA f16/bf16 mma, CUDA tf32 mma, CUDA SIMT,
+//! OpenCL), while keeping the symbol, the ABI and the tile constants.
+
+use gemm_core::codegen::{self, emit_variant, Variant};
+use gemm_core::target::{Targets, BUILTIN_TARGETS};
+use gemm_core::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param, TargetSpec};
+
+const CUDA_TARGET: &str = "h200";
+const OPENCL_TARGET: &str = "opencl_cpu";
+
+fn targets() -> Targets {
+    Targets::parse(BUILTIN_TARGETS).expect("built-in targets.toml parses")
+}
+
+fn spec<'a>(t: &'a Targets, name: &str) -> &'a TargetSpec {
+    t.get(name)
+        .unwrap_or_else(|| panic!("built-in target `{name}` is missing"))
+}
+
+/// `relu(a * b + bias)` with a row (per-column) bias of type `dt`.
+fn bias_relu(dt: DType, acc: AccMode, la: Layout, lb: Layout) -> GemmIr {
+    let mut ir = GemmIr::matmul("bias_relu", dt, acc, la, lb);
+    ir.params.push(Param::row("bias", dt));
+    ir.epilogue = vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Relu)];
+    ir
+}
+
+/// `gelu(alpha * (a * b) * scale + res)` with a column vector `scale`, to exercise scalars,
+/// matrices and vectors in the epilogue; output column-major.
+fn scaled_gelu_res(dt: DType, acc: AccMode, la: Layout, lb: Layout) -> GemmIr {
+    let mut ir = GemmIr::matmul("scaled_gelu_res", dt, acc, la, lb);
+    ir.params.push(Param::scalar("alpha"));
+    ir.params.push(Param::matrix("res", dt, Layout::RowMajor));
+    ir.params.push(Param::col("scale", DType::F32));
+    ir.out_layout = Layout::ColMajor;
+    ir.epilogue = vec![
+        EpOp::Param(2),
+        EpOp::Acc,
+        EpOp::Mul,
+        EpOp::Param(4),
+        EpOp::Mul,
+        EpOp::Param(3),
+        EpOp::Add,
+        EpOp::Call(Func::Gelu),
+    ];
+    ir
+}
+
+const LAYOUTS: [(Layout, Layout); 4] = [
+    (Layout::RowMajor, Layout::RowMajor),
+    (Layout::RowMajor, Layout::ColMajor),
+    (Layout::ColMajor, Layout::RowMajor),
+    (Layout::ColMajor, Layout::ColMajor),
+];
+
+const TYPES: [(DType, AccMode); 4] = [
+    (DType::F16, AccMode::F32),
+    (DType::Bf16, AccMode::F32),
+    (DType::F32, AccMode::Tf32),
+    (DType::F32, AccMode::F32),
+];
+
+/// Every IR the family tests run: each dtype/accumulation × each layout pair × three
+/// epilogues (none, bias+relu, scalar/matrix/vector+gelu).
+fn all_irs() -> Vec<GemmIr> {
+    let mut v = Vec::new();
+    for (dt, acc) in TYPES {
+        for (la, lb) in LAYOUTS {
+            v.push(GemmIr::matmul("plain", dt, acc, la, lb));
+            v.push(bias_relu(dt, acc, la, lb));
+            v.push(scaled_gelu_res(dt, acc, la, lb));
+        }
+    }
+    // A transposed operand and a mixed output type.
+    let mut t = bias_relu(DType::F16, AccMode::F32, Layout::RowMajor, Layout::RowMajor);
+    t.b_t = true;
+    t.out_dtype = DType::F32;
+    v.push(t);
+    v
+}
+
+/// The kernel family a CUDA source implements, from its header line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    Mma16,
+    MmaTf32,
+    Simt,
+    Opencl,
+}
+
+fn family_of(src: &str, target: &TargetSpec) -> Family {
+    if target.name == OPENCL_TARGET {
+        return Family::Opencl;
+    }
+    let head = src.lines().next().expect("non-empty source");
+    if head.contains("(mma.sync m16n8k16,") {
+        Family::Mma16
+    } else if head.contains("(mma.sync m16n8k8 tf32,") {
+        Family::MmaTf32
+    } else {
+        assert!(head.contains("(simt fma,"), "unknown family: {head}");
+        Family::Simt
+    }
+}
+
+/// The kernel function itself (everything from its declaration on).
+fn body(src: &str) -> &str {
+    let at = src
+        .find("extern \"C\" __global__")
+        .or_else(|| src.find("__kernel "))
+        .expect("source has a kernel");
+    &src[at..]
+}
+
+/// The line declaring the kernel: symbol and parameter list (the ABI).
+fn signature(src: &str) -> String {
+    let b = body(src);
+    let lines: Vec<&str> = b.lines().take(2).collect();
+    lines.join("\n")
+}
+
+/// Preprocessor lines and static assertions: what the tile constants (-D) must satisfy.
+fn preprocessor(src: &str) -> Vec<&str> {
+    src.lines()
+        .filter(|l| l.starts_with('#') && !l.starts_with("#pragma") || l.starts_with("static_assert"))
+        .collect()
+}
+
+fn count(hay: &str, needle: &str) -> usize {
+    hay.matches(needle).count()
+}
+
+/// (Full source, variant source, family) for `ir` on `target`.
+fn pair(ir: &GemmIr, target: &TargetSpec, v: Variant) -> (String, String, Family) {
+    let (full, instr_full) = codegen::emit(ir, target);
+    let (var, instr_var) = emit_variant(ir, target, v);
+    assert_eq!(
+        instr_full, instr_var,
+        "a variant uses the full kernel's instruction family"
+    );
+    let fam = family_of(&full, target);
+    (full, var, fam)
+}
+
+/// The family every (dtype, accumulation) pair must land in on each target, so that the
+/// loops below cover all four families.
+#[test]
+fn families_are_all_covered() {
+    let t = targets();
+    let (cuda, ocl) = (spec(&t, CUDA_TARGET), spec(&t, OPENCL_TARGET));
+    let fam = |dt, acc, target| {
+        let ir = GemmIr::matmul("f", dt, acc, Layout::RowMajor, Layout::RowMajor);
+        family_of(&codegen::emit(&ir, target).0, target)
+    };
+    assert_eq!(fam(DType::F16, AccMode::F32, cuda), Family::Mma16);
+    assert_eq!(fam(DType::Bf16, AccMode::F32, cuda), Family::Mma16);
+    assert_eq!(fam(DType::F32, AccMode::Tf32, cuda), Family::MmaTf32);
+    assert_eq!(fam(DType::F32, AccMode::F32, cuda), Family::Simt);
+    assert_eq!(fam(DType::F16, AccMode::F32, ocl), Family::Opencl);
+}
+
+#[test]
+fn full_variant_is_the_emitted_source() {
+    let t = targets();
+    for target in [spec(&t, CUDA_TARGET), spec(&t, OPENCL_TARGET)] {
+        for ir in all_irs() {
+            assert_eq!(
+                emit_variant(&ir, target, Variant::Full),
+                codegen::emit(&ir, target),
+                "{} on {}",
+                ir.symbol(),
+                target.name
+            );
+        }
+    }
+    // The backend entry points agree as well.
+    let ir = bias_relu(DType::Bf16, AccMode::F32, Layout::ColMajor, Layout::RowMajor);
+    let instr = gemm_core::target::Instr::MmaSync;
+    assert_eq!(
+        codegen::cuda::emit_variant(&ir, instr, Variant::Full),
+        codegen::cuda::emit(&ir, instr)
+    );
+    assert_eq!(
+        codegen::opencl::emit_variant(&ir, Variant::Full),
+        codegen::opencl::emit(&ir)
+    );
+}
+
+#[test]
+fn variant_api() {
+    assert_eq!(
+        Variant::ALL,
+        [
+            Variant::Full,
+            Variant::LoadOnly,
+            Variant::NoEpilogue,
+            Variant::ComputeOnly
+        ]
+    );
+    let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
+    assert_eq!(names, ["full", "load_only", "no_epilogue", "compute_only"]);
+    for v in Variant::ALL {
+        assert_eq!(Variant::from_name(v.name()), Some(v));
+        assert_eq!(v.name().parse::<Variant>(), Ok(v));
+        assert_eq!(v.to_string(), v.name());
+    }
+    assert_eq!(Variant::from_name("mma_only"), None);
+}
+
+/// What every non-Full variant shares: marked, different, deterministic, fully filled,
+/// and with the full kernel's symbol, ABI and tile constants.
+#[test]
+fn variants_keep_symbol_abi_and_defines() {
+    let t = targets();
+    for target in [spec(&t, CUDA_TARGET), spec(&t, OPENCL_TARGET)] {
+        for ir in all_irs() {
+            for v in Variant::ALL.into_iter().filter(|v| *v != Variant::Full) {
+                let (full, var, fam) = pair(&ir, target, v);
+                let what = format!("{} {v} on {} ({fam:?})", ir.symbol(), target.name);
+                assert_ne!(var, full, "{what}: the variant was ignored");
+                let marker = format!("/* crossgemm diagnosis variant: {} */\n", v.name());
+                assert!(var.starts_with(&marker), "{what}: no marker line");
+                assert_eq!(count(&var, "crossgemm diagnosis variant:"), 1, "{what}");
+                assert_eq!(&var[marker.len()..].lines().next(), &full.lines().next(), "{what}");
+                assert!(!full.contains("diagnosis variant"), "{what}");
+                assert!(!var.contains('@'), "{what}: unfilled template key");
+                assert!(!var.contains("#include"), "{what}");
+                assert_eq!(signature(&var), signature(&full), "{what}: symbol / ABI changed");
+                assert!(signature(&var).contains(&ir.symbol()), "{what}");
+                assert_eq!(
+                    preprocessor(&var),
+                    preprocessor(&full),
+                    "{what}: tile constants changed"
+                );
+                assert_eq!(
+                    emit_variant(&ir, target, v),
+                    emit_variant(&ir.clone(), target, v),
+                    "{what}"
+                );
+                // Each variant is distinct from every other one.
+                for w in Variant::ALL.into_iter().filter(|w| *w != v) {
+                    assert_ne!(var, emit_variant(&ir, target, w).0, "{what} equals {w}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn load_only_moves_data_but_does_no_math() {
+    let t = targets();
+    for target in [spec(&t, CUDA_TARGET), spec(&t, OPENCL_TARGET)] {
+        for ir in all_irs() {
+            let (full, var, fam) = pair(&ir, target, Variant::LoadOnly);
+            let what = format!("{} on {} ({fam:?})", ir.symbol(), target.name);
+            let (fb, vb) = (body(&full), body(&var));
+            match fam {
+                Family::Mma16 | Family::MmaTf32 => {
+                    assert!(full.contains("mma.sync.aligned"), "{what}");
+                    // (The header comment still names the full kernel's family.)
+                    assert!(!var.contains("mma.sync.aligned"), "{what}: load_only still has an mma");
+                    assert!(!var.contains("asm(\"mma"), "{what}");
+                    assert!(!var.contains("cg_mma"), "{what}");
+                    // Global -> shared: the same cp.async ring.
+                    assert!(var.contains("cp.async.cg.shared.global"), "{what}");
+                    for s in ["cg_load_tile<", "cg_cp_commit()", "cg_cp_wait<", "__syncthreads()"] {
+                        assert!(count(vb, s) > 0, "{what}: {s}");
+                        assert_eq!(count(vb, s), count(fb, s), "{what}: {s}");
+                    }
+                    // Shared -> registers: the same fragment loads.
+                    for s in ["cg_ldsm_x4(", "cg_ldsm_x4_trans(", "cg_lds_tf32("] {
+                        assert_eq!(count(vb, s), count(fb, s), "{what}: {s}");
+                    }
+                    assert!(count(vb, "cg_ldsm_x4") + count(vb, "cg_lds_tf32(") > 0, "{what}");
+                    // One sink per A fragment (mi) and one per B fragment (ni), not per pair.
+                    assert_eq!(count(vb, "cg_sink_a(af[mi]);"), 1, "{what}");
+                    assert_eq!(count(vb, "cg_sink_b(bf[ni]);"), 1, "{what}");
+                    assert!(var.contains(r#"asm volatile("" :: "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]));"#));
+                    assert!(var.contains(r#"asm volatile("" :: "r"(b[0]), "r"(b[1]));"#));
+                    if fam == Family::MmaTf32 {
+                        assert!(var.contains("cvt.rna.tf32.f32"), "{what}: the tf32 rounding stays");
+                    }
+                }
+                Family::Simt => {
+                    assert!(fb.contains("fmaf(a[mi], b[ni], c[mi][ni])"), "{what}");
+                    assert!(!var.contains("fmaf("), "{what}: load_only still multiplies");
+                    assert!(vb.contains("c[mi][0] += a[mi];"), "{what}");
+                    assert!(vb.contains("c[0][ni] += b[ni];"), "{what}");
+                    for s in [
+                        "cg_simt_load<",
+                        "cg_as[k * CG_LDA",
+                        "cg_bs[k * CG_LDB",
+                        "__syncthreads()",
+                    ] {
+                        assert!(count(vb, s) > 0, "{what}: {s}");
+                        assert_eq!(count(vb, s), count(fb, s), "{what}: {s}");
+                    }
+                }
+                Family::Opencl => {
+                    assert!(fb.contains("acc[i][j] += a[i] * b[j];"), "{what}");
+                    assert!(!vb.contains(" * b[j]"), "{what}: load_only still multiplies");
+                    assert!(vb.contains("acc[i][0] += a[i];"), "{what}");
+                    assert!(vb.contains("acc[0][j] += b[j];"), "{what}");
+                    for s in [
+                        "cg_ldv(A,",
+                        "cg_ldv(B,",
+                        "As[kk][",
+                        "Bs[kk][",
+                        "barrier(CLK_LOCAL_MEM_FENCE)",
+                    ] {
+                        assert!(count(vb, s) > 0, "{what}: {s}");
+                        assert_eq!(count(vb, s), count(fb, s), "{what}: {s}");
+                    }
+                }
+            }
+            // The epilogue and store stay.
+            assert_eq!(count(vb, "cg_epilogue("), 1, "{what}");
+            assert_eq!(count(vb, "cg_st_"), count(fb, "cg_st_"), "{what}");
+        }
+    }
+}
+
+#[test]
+fn compute_only_does_the_math_without_global_loads() {
+    let t = targets();
+    for target in [spec(&t, CUDA_TARGET), spec(&t, OPENCL_TARGET)] {
+        for ir in all_irs() {
+            let (full, var, fam) = pair(&ir, target, Variant::ComputeOnly);
+            let what = format!("{} on {} ({fam:?})", ir.symbol(), target.name);
+            let (fb, vb) = (body(&full), body(&var));
+            let a_ptr = format!("p{}", ir.a);
+            let b_ptr = format!("p{}", ir.b);
+            match fam {
+                Family::Mma16 | Family::MmaTf32 => {
+                    assert!(fb.contains("cg_load_tile<"), "{what}");
+                    assert!(!vb.contains("cg_load_tile<"), "{what}: compute_only still loads tiles");
+                    // The same math on the same fragments, through the same pipeline.
+                    let mma = if fam == Family::Mma16 {
+                        "mma.sync.aligned.m16n8k16"
+                    } else {
+                        "mma.sync.aligned.m16n8k8"
+                    };
+                    assert!(var.contains(mma), "{what}");
+                    for s in [
+                        "cg_mma(c[mi][ni], af[mi], bf[ni]);",
+                        "load_stage(",
+                        "cg_cp_commit()",
+                        "cg_cp_wait<",
+                        "__syncthreads()",
+                        "cg_ldsm_x4(",
+                        "cg_ldsm_x4_trans(",
+                        "cg_lds_tf32(",
+                    ] {
+                        assert_eq!(count(vb, s), count(fb, s), "{what}: {s}");
+                    }
+                    assert_eq!(count(vb, "cg_mma(c[mi][ni], af[mi], bf[ni]);"), 1, "{what}");
+                }
+                Family::Simt => {
+                    assert!(fb.contains("cg_simt_load<"), "{what}");
+                    assert!(!vb.contains("cg_simt_load<"), "{what}: compute_only still loads tiles");
+                    assert!(vb.contains("fmaf(a[mi], b[ni], c[mi][ni])"), "{what}");
+                    assert!(
+                        vb.contains("if (K < 0) { cg_as["),
+                        "{what}: shared tiles must look written"
+                    );
+                    for s in ["cg_as[k * CG_LDA", "cg_bs[k * CG_LDB", "__syncthreads()"] {
+                        assert_eq!(count(vb, s), count(fb, s), "{what}: {s}");
+                    }
+                }
+                Family::Opencl => {
+                    assert!(fb.contains("cg_ldv(A,") && fb.contains("cg_ldv(B,"), "{what}");
+                    assert!(!vb.contains("cg_ldv("), "{what}: compute_only still loads tiles");
+                    assert!(vb.contains("acc[i][j] += a[i] * b[j];"), "{what}");
+                    assert!(
+                        vb.contains("if (K < 0) { As[0]["),
+                        "{what}: local tiles must look written"
+                    );
+                    for s in ["As[kk][", "Bs[kk][", "barrier(CLK_LOCAL_MEM_FENCE)"] {
+                        assert_eq!(count(vb, s), count(fb, s), "{what}: {s}");
+                    }
+                }
+            }
+            // A and B are still bound (same ABI) but never dereferenced for the product.
+            assert!(vb.contains(&format!("= {a_ptr};")), "{what}");
+            assert!(vb.contains(&format!("= {b_ptr};")), "{what}");
+            assert_eq!(count(vb, "cg_epilogue("), 1, "{what}");
+        }
+    }
+}
+
+#[test]
+fn no_epilogue_stores_the_raw_accumulator() {
+    let t = targets();
+    for target in [spec(&t, CUDA_TARGET), spec(&t, OPENCL_TARGET)] {
+        for ir in all_irs() {
+            let (full, var, fam) = pair(&ir, target, Variant::NoEpilogue);
+            let what = format!("{} on {} ({fam:?})", ir.symbol(), target.name);
+            let (fb, vb) = (body(&full), body(&var));
+            assert_eq!(count(fb, "cg_epilogue("), 1, "{what}");
+            assert!(
+                !var.contains("cg_epilogue("),
+                "{what}: no_epilogue still has the epilogue"
+            );
+            let out = ir.out_dtype.name();
+            let (i, j, acc) = match fam {
+                Family::Opencl => ("gi", "gj", "acc[i][j]"),
+                _ => ("i", "j", "acc"),
+            };
+            let idx = match ir.out_layout {
+                Layout::RowMajor => format!("(long)({i}) * N + ({j})"),
+                Layout::ColMajor => format!("(long)({j}) * M + ({i})"),
+            };
+            let store = format!("cg_st_{out}(out, {idx}, {acc});");
+            assert_eq!(count(vb, &store), 1, "{what}: expected `{store}`");
+            // No epilogue parameter is read, no activation runs.
+            for f in ["cg_relu(", "cg_gelu(", "cg_ld_"] {
+                assert!(!vb.contains(f), "{what}: {f}");
+            }
+            // Everything else is the full kernel: identical up to the store.
+            let cut = |b: &str| b[..b.find("cg_st_").expect("store")].to_string();
+            assert_eq!(cut(vb), cut(fb), "{what}");
+        }
+    }
+}
