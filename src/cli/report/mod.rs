@@ -1,10 +1,39 @@
 //! The benchmark report: the shape table it runs (`bench/shapes.toml`), the rows it
 //! measures, and what it writes (JSON, a markdown table, an SVG chart of speed-ups).
 //! Pure data and formatting: measuring is `cli::bench`'s job.
+//!
+//! - this file: the data model ([`Report`], [`Row`], [`LaunchOverhead`]), a row's
+//!   identity ([`RowKey`]), its labels and the fields derived from its times
+//!   ([`Row::finish`]);
+//! - `shapes`: `bench/shapes.toml` and the command-line filter, turned into the list of
+//!   [`Case`]s to measure;
+//! - `json`: writing and reading the report JSON, and combining the reports of a run
+//!   split over several processes;
+//! - `markdown`: the report as markdown (header, one table per dtype, a summary);
+//! - `chart`: the SVG bar chart of speed-ups;
+//! - `merge`: folding the Triton times written by `bench/torch_baseline.py` into a report.
 
 #![allow(dead_code)] // filled in by the report helpers; remove once every item is used
 
+mod chart;
+mod json;
+mod markdown;
+mod merge;
+mod shapes;
+
+// The helpers' API, flat: `report::ShapeTable`, `report::write_svg`, ... Not every item
+// has a caller yet (the CLI is written alongside), hence the allow.
+#[allow(unused_imports)]
+pub use chart::{render_svg, write_svg, write_svg_filtered, ChartFilter};
+#[allow(unused_imports)]
+pub use json::utc_date;
+#[allow(unused_imports)]
+pub use merge::{fold_triton, fold_triton_text, MergeStats};
+#[allow(unused_imports)]
+pub use shapes::{parse_shape_list, Case, Filter, ShapeGroup, ShapeTable, CLI_GROUP, DTYPES, EPILOGUES};
+
 use serde::{Deserialize, Serialize};
+use std::fmt;
 
 /// Format tag of the report JSON, so that a reader can refuse a file it does not know.
 pub const REPORT_FORMAT: &str = "crossgemm-bench";
@@ -12,7 +41,10 @@ pub const REPORT_FORMAT: &str = "crossgemm-bench";
 pub const REPORT_VERSION: u32 = 1;
 
 /// One benchmark run: what ran where, and one [`Row`] per (shape, dtype, epilogue).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+///
+/// `Report::default()` (and [`Report::new`]) fill `format` and `version`; everything
+/// else starts empty.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// Always [`REPORT_FORMAT`].
     pub format: String,
@@ -57,8 +89,11 @@ pub struct LaunchOverhead {
 pub struct Row {
     /// Shape-table group ("square", "skinny", "llm", ...).
     pub group: String,
+    /// Rows of the output (and of `x`).
     pub m: usize,
+    /// Columns of the output (and of `w`).
     pub n: usize,
+    /// The reduction dimension.
     pub k: usize,
     /// "f16", "bf16", "f32" (exact f32 math) or "tf32" (f32 operands, tf32 tensor cores).
     pub dtype: String,
@@ -100,4 +135,277 @@ pub struct Row {
     pub tune_cache_hit: bool,
     /// Why a column is missing or a failure, in words; empty when all went well.
     pub note: String,
+}
+
+impl Default for Report {
+    fn default() -> Report {
+        Report {
+            format: REPORT_FORMAT.to_string(),
+            version: REPORT_VERSION,
+            device: String::new(),
+            device_id: String::new(),
+            driver: String::new(),
+            commit: String::new(),
+            date: String::new(),
+            copy_gbps: None,
+            cublas_version: None,
+            notes: Vec::new(),
+            launch_overhead: None,
+            rows: Vec::new(),
+        }
+    }
+}
+
+impl Report {
+    /// An empty report of this build's format for `device` (`device_id`), `driver`,
+    /// `commit` and `date` (see [`utc_date`]).
+    pub fn new(
+        device: impl Into<String>,
+        device_id: impl Into<String>,
+        driver: impl Into<String>,
+        commit: impl Into<String>,
+        date: impl Into<String>,
+    ) -> Report {
+        Report {
+            device: device.into(),
+            device_id: device_id.into(),
+            driver: driver.into(),
+            commit: commit.into(),
+            date: date.into(),
+            ..Report::default()
+        }
+    }
+
+    /// Recomputes every row's derived fields ([`Row::finish`]).
+    pub fn finish_rows(&mut self) {
+        self.rows.iter_mut().for_each(Row::finish);
+    }
+
+    /// The row measuring `key`, if any.
+    pub fn row(&self, key: &RowKey) -> Option<&Row> {
+        self.rows.iter().find(|r| r.is_key(key))
+    }
+
+    /// The row measuring `key`, if any, to fill in.
+    pub fn row_mut(&mut self, key: &RowKey) -> Option<&mut Row> {
+        self.rows.iter_mut().find(|r| r.is_key(key))
+    }
+
+    /// Adds `row`, replacing a row with the same [`RowKey`] in place (so that a re-run
+    /// of a case keeps its position in the tables).
+    pub fn upsert(&mut self, row: Row) {
+        let key = row.key();
+        match self.rows.iter_mut().find(|r| r.is_key(&key)) {
+            Some(old) => *old = row,
+            None => self.rows.push(row),
+        }
+    }
+}
+
+/// What a [`Row`] measures: the shape, dtype and epilogue. Two rows with the same key
+/// are the same measurement (the later one wins when reports are combined or merged).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RowKey {
+    /// Rows of the output.
+    pub m: usize,
+    /// Columns of the output.
+    pub n: usize,
+    /// The reduction dimension.
+    pub k: usize,
+    /// "f16", "bf16", "f32" or "tf32".
+    pub dtype: String,
+    /// "none", "bias_relu" or "bias_gelu".
+    pub epilogue: String,
+}
+
+impl fmt::Display for RowKey {
+    /// `MxNxK dtype epilogue`, e.g. `4096x4096x4096 f16 bias_relu`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}x{} {} {}", self.m, self.n, self.k, self.dtype, self.epilogue)
+    }
+}
+
+/// `num / den` where both are positive finite times, else `None` (a missing or broken
+/// time must not turn into an infinite or negative speed-up).
+fn ratio(num: Option<f64>, den: Option<f64>) -> Option<f64> {
+    let (num, den) = (positive(num)?, positive(den)?);
+    Some(num / den)
+}
+
+fn positive(x: Option<f64>) -> Option<f64> {
+    x.filter(|v| v.is_finite() && *v > 0.0)
+}
+
+/// The distinct `values`, those in `canonical` first in its order, then the others in
+/// the order they first appear: tables and chart panels read f16, bf16, f32, tf32 and
+/// none, bias_relu, bias_gelu whatever order the rows were measured in.
+fn ordered<'a>(values: impl Iterator<Item = &'a str>, canonical: &[&str]) -> Vec<String> {
+    let seen: Vec<&str> = values.fold(Vec::new(), |mut acc, v| {
+        if !acc.contains(&v) {
+            acc.push(v);
+        }
+        acc
+    });
+    let known = canonical.iter().copied().filter(|c| seen.contains(c));
+    let other = seen.iter().copied().filter(|v| !canonical.contains(v));
+    known.chain(other).map(str::to_string).collect()
+}
+
+impl Row {
+    /// The row's [`RowKey`].
+    pub fn key(&self) -> RowKey {
+        RowKey {
+            m: self.m,
+            n: self.n,
+            k: self.k,
+            dtype: self.dtype.clone(),
+            epilogue: self.epilogue.clone(),
+        }
+    }
+
+    /// Whether the row measures `key` (without building a [`RowKey`]).
+    pub fn is_key(&self, key: &RowKey) -> bool {
+        self.m == key.m
+            && self.n == key.n
+            && self.k == key.k
+            && self.dtype == key.dtype
+            && self.epilogue == key.epilogue
+    }
+
+    /// The shape as `MxNxK` (ASCII, for tables and file names).
+    pub fn shape_text(&self) -> String {
+        format!("{}x{}x{}", self.m, self.n, self.k)
+    }
+
+    /// The shape for a chart: `4096³` for a cube, else `16×4096×4096`.
+    pub fn shape_label(&self) -> String {
+        if self.m == self.n && self.n == self.k {
+            format!("{}³", self.m)
+        } else {
+            format!("{}×{}×{}", self.m, self.n, self.k)
+        }
+    }
+
+    /// Shape, dtype and epilogue for a chart, e.g. `4096³ f16 bias_relu`.
+    pub fn label(&self) -> String {
+        format!("{} {} {}", self.shape_label(), self.dtype, self.epilogue)
+    }
+
+    /// 2·M·N·K, the flops of the GEMM (the epilogue is not counted).
+    pub fn flops(&self) -> f64 {
+        2.0 * self.m as f64 * self.n as f64 * self.k as f64
+    }
+
+    /// Recomputes the derived fields from the times: the three speed-ups (`other / ours`)
+    /// and the TFLOP/s of ours and cuBLAS. Each is `None` when a time it needs is
+    /// missing, zero, negative or not finite.
+    pub fn finish(&mut self) {
+        self.speedup_vs_cublas = ratio(self.cublas_us, self.ours_us);
+        self.speedup_vs_cublaslt = ratio(self.cublaslt_us, self.ours_us);
+        self.speedup_vs_triton = ratio(self.triton_us, self.ours_us);
+        // flops / (us · 1e-6) / 1e12 = flops / us / 1e6
+        let flops = self.flops();
+        let tflops = |us: Option<f64>| positive(us).map(|us| flops / us / 1e6).filter(|t| *t > 0.0);
+        self.ours_tflops = tflops(self.ours_us);
+        self.cublas_tflops = tflops(self.cublas_us);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(m: usize, n: usize, k: usize) -> Row {
+        Row {
+            group: "square".into(),
+            m,
+            n,
+            k,
+            dtype: "f16".into(),
+            epilogue: "none".into(),
+            ..Row::default()
+        }
+    }
+
+    #[test]
+    fn default_report_has_format_and_version() {
+        let r = Report::default();
+        assert_eq!(r.format, REPORT_FORMAT);
+        assert_eq!(r.version, REPORT_VERSION);
+        let r = Report::new("NVIDIA H200", "cuda:0", "560.35", "abc1234", "2025-01-02");
+        assert_eq!((r.format.as_str(), r.version), (REPORT_FORMAT, REPORT_VERSION));
+        assert_eq!(r.device_id, "cuda:0");
+    }
+
+    #[test]
+    fn finish_computes_speedups_and_tflops() {
+        let mut r = row(4096, 4096, 4096);
+        r.ours_us = Some(200.0);
+        r.cublas_us = Some(300.0);
+        r.cublaslt_us = Some(100.0);
+        r.finish();
+        assert_eq!(r.speedup_vs_cublas, Some(1.5));
+        assert_eq!(r.speedup_vs_cublaslt, Some(0.5));
+        assert_eq!(r.speedup_vs_triton, None);
+        let flops = 2.0 * 4096f64.powi(3);
+        assert!((r.ours_tflops.unwrap() - flops / 200e-6 / 1e12).abs() < 1e-9);
+        assert!((r.cublas_tflops.unwrap() - flops / 300e-6 / 1e12).abs() < 1e-9);
+        r.triton_us = Some(400.0);
+        r.finish();
+        assert_eq!(r.speedup_vs_triton, Some(2.0));
+    }
+
+    #[test]
+    fn finish_gives_none_for_missing_or_bad_times() {
+        let mut r = row(16, 4096, 4096);
+        r.ours_us = Some(0.0);
+        r.cublas_us = Some(10.0);
+        r.speedup_vs_cublas = Some(9.0); // stale, must be cleared
+        r.finish();
+        assert_eq!(r.speedup_vs_cublas, None);
+        assert_eq!(r.ours_tflops, None);
+        assert!(r.cublas_tflops.is_some());
+        r.ours_us = Some(5.0);
+        r.cublas_us = Some(-1.0);
+        r.cublaslt_us = Some(f64::NAN);
+        r.finish();
+        assert_eq!(
+            (r.speedup_vs_cublas, r.speedup_vs_cublaslt, r.cublas_tflops),
+            (None, None, None)
+        );
+        r.ours_us = None;
+        r.cublas_us = Some(10.0);
+        r.finish();
+        assert_eq!((r.speedup_vs_cublas, r.ours_tflops), (None, None));
+    }
+
+    #[test]
+    fn labels_and_keys() {
+        let r = row(4096, 4096, 4096);
+        assert_eq!(r.label(), "4096³ f16 none");
+        assert_eq!(r.shape_text(), "4096x4096x4096");
+        let s = row(16, 4096, 4096);
+        assert_eq!(s.label(), "16×4096×4096 f16 none");
+        assert_eq!(s.key().to_string(), "16x4096x4096 f16 none");
+        assert!(s.is_key(&s.key()) && !r.is_key(&s.key()));
+    }
+
+    #[test]
+    fn ordered_puts_canonical_values_first() {
+        let got = ordered(["x", "f32", "f16", "x", "f32"].into_iter(), DTYPES);
+        assert_eq!(got, ["f16", "f32", "x"]);
+    }
+
+    #[test]
+    fn upsert_replaces_in_place() {
+        let mut rep = Report::default();
+        rep.upsert(row(1, 2, 3));
+        rep.upsert(row(4, 5, 6));
+        let mut again = row(1, 2, 3);
+        again.ours_us = Some(7.0);
+        rep.upsert(again);
+        assert_eq!(rep.rows.len(), 2);
+        assert_eq!(rep.rows[0].ours_us, Some(7.0));
+        assert_eq!(rep.row(&row(4, 5, 6).key()).map(|r| r.k), Some(6));
+    }
 }

@@ -1,0 +1,390 @@
+//! The report as markdown: a header saying what ran where, one table per dtype, notes
+//! on single rows, and a summary of the speed-ups per dtype and epilogue.
+
+use super::shapes::{DTYPES, EPILOGUES};
+use super::{ordered, Report, Row};
+use std::fmt::Write;
+
+/// What a missing value shows as.
+const MISSING: &str = "—";
+
+/// A time in µs: one decimal, but three significant digits below 10 µs, where a tenth
+/// of a µs is a large part of the time.
+fn us(x: Option<f64>) -> String {
+    match x.filter(|v| v.is_finite()) {
+        None => MISSING.to_string(),
+        Some(v) if v.abs() >= 10.0 => format!("{v:.1}"),
+        Some(v) if v.abs() >= 1.0 => format!("{v:.2}"),
+        Some(v) => format!("{v:.3}"),
+    }
+}
+
+/// A speed-up: two decimals and an "x".
+fn speedup(x: Option<f64>) -> String {
+    match x.filter(|v| v.is_finite()) {
+        None => MISSING.to_string(),
+        Some(v) => format!("{v:.2}x"),
+    }
+}
+
+/// An error in short scientific form (1.2e-3).
+fn err(x: Option<f64>) -> String {
+    match x.filter(|v| v.is_finite()) {
+        None => MISSING.to_string(),
+        Some(0.0) => "0".to_string(),
+        Some(v) => format!("{v:.1e}"),
+    }
+}
+
+fn tflops(x: Option<f64>) -> String {
+    match x.filter(|v| v.is_finite()) {
+        None => MISSING.to_string(),
+        Some(v) => format!("{v:.1}"),
+    }
+}
+
+/// Text for a table cell: a `|` would end the cell and a line break the row.
+fn cell(text: &str) -> String {
+    if text.is_empty() {
+        return MISSING.to_string();
+    }
+    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+fn max_rel_err(r: &Row) -> String {
+    let e = err(r.max_rel_err);
+    if r.max_rel_err.is_some() && !r.err_vs.is_empty() {
+        format!("{e} ({})", cell(&r.err_vs))
+    } else {
+        e
+    }
+}
+
+fn tune(r: &Row) -> String {
+    if r.tune_cache_hit {
+        "cached".to_string()
+    } else if r.tune_ms.is_finite() {
+        format!("{:.0}", r.tune_ms)
+    } else {
+        MISSING.to_string()
+    }
+}
+
+/// Geometric mean of the positive finite values (a mean of ratios must not let one
+/// 10x outlier outweigh ten 0.9x rows), and how many exceed 1.0, of how many.
+fn geomean_and_wins(values: impl Iterator<Item = f64>) -> Option<(f64, usize, usize)> {
+    let (mut log_sum, mut wins, mut count) = (0.0, 0, 0);
+    for v in values.filter(|v| v.is_finite() && *v > 0.0) {
+        log_sum += v.ln();
+        wins += usize::from(v > 1.0);
+        count += 1;
+    }
+    (count > 0).then(|| ((log_sum / count as f64).exp(), wins, count))
+}
+
+const COLUMNS: [&str; 14] = [
+    "shape (MxNxK)",
+    "group",
+    "epilogue",
+    "ours µs",
+    "cuBLAS µs",
+    "cuBLASLt µs",
+    "Triton µs",
+    "×cuBLAS",
+    "×cuBLASLt",
+    "×Triton",
+    "ours TFLOP/s",
+    "max rel err",
+    "config",
+    "tune ms",
+];
+
+impl Report {
+    /// The report as markdown: a header (device, driver, commit, date, copy bandwidth,
+    /// launch overhead, the notes), one table per dtype (missing values as "—"), the
+    /// rows' own notes, and a summary per dtype and epilogue: the geometric mean of the
+    /// speed-ups over cuBLAS, cuBLASLt and Triton and how many rows ours wins.
+    pub fn to_markdown(&self) -> String {
+        let mut out = String::new();
+        self.write_header(&mut out);
+        if self.rows.is_empty() {
+            out.push_str("\nNo rows measured.\n");
+            return out;
+        }
+        let dtypes = ordered(self.rows.iter().map(|r| r.dtype.as_str()), DTYPES);
+        for dtype in &dtypes {
+            self.write_table(&mut out, dtype);
+        }
+        self.write_summary(&mut out, &dtypes);
+        out
+    }
+
+    fn write_header(&self, out: &mut String) {
+        let or_unknown = |s: &str| {
+            if s.is_empty() {
+                "unknown".to_string()
+            } else {
+                s.to_string()
+            }
+        };
+        let _ = writeln!(out, "# crossgemm bench: {}\n", or_unknown(&self.device));
+        if !self.device_id.is_empty() {
+            let _ = writeln!(out, "- device: {} ({})", or_unknown(&self.device), self.device_id);
+        }
+        let _ = writeln!(out, "- driver: {}", or_unknown(&self.driver));
+        let _ = writeln!(out, "- commit: {}", or_unknown(&self.commit));
+        let _ = writeln!(out, "- date: {}", or_unknown(&self.date));
+        if let Some(v) = &self.cublas_version {
+            let _ = writeln!(out, "- cuBLAS: {v}");
+        }
+        match self.copy_gbps.filter(|g| g.is_finite()) {
+            Some(g) => {
+                let _ = writeln!(out, "- device-to-device copy: {g:.0} GB/s");
+            }
+            None => out.push_str("- device-to-device copy: not measured\n"),
+        }
+        match &self.launch_overhead {
+            Some(l) => {
+                let _ = writeln!(
+                    out,
+                    "- launch overhead: a warm cached call of a generated kernel ({}) takes {} µs, \
+                     a bare driver launch of an empty kernel {} µs ({:+.2} µs)",
+                    l.shape,
+                    us(Some(l.ours_us)),
+                    us(Some(l.bare_us)),
+                    l.ours_us - l.bare_us
+                );
+            }
+            None => out.push_str("- launch overhead: not measured\n"),
+        }
+        if !self.notes.is_empty() {
+            out.push_str("\nNotes:\n\n");
+            for n in &self.notes {
+                let _ = writeln!(out, "- {}", n.replace('\n', " "));
+            }
+        }
+    }
+
+    fn write_table(&self, out: &mut String, dtype: &str) {
+        let rows: Vec<&Row> = self.rows.iter().filter(|r| r.dtype == dtype).collect();
+        let _ = writeln!(out, "\n## {dtype}\n");
+        let _ = writeln!(out, "| {} |", COLUMNS.join(" | "));
+        // Text columns left-aligned, numbers right-aligned.
+        let align: Vec<&str> = (0..COLUMNS.len())
+            .map(|i| if i < 3 || i == 12 { ":--" } else { "--:" })
+            .collect();
+        let _ = writeln!(out, "|{}|", align.join("|"));
+        for r in &rows {
+            let cells = [
+                r.shape_text(),
+                cell(&r.group),
+                cell(&r.epilogue),
+                us(r.ours_us),
+                us(r.cublas_us),
+                us(r.cublaslt_us),
+                us(r.triton_us),
+                speedup(r.speedup_vs_cublas),
+                speedup(r.speedup_vs_cublaslt),
+                speedup(r.speedup_vs_triton),
+                tflops(r.ours_tflops),
+                max_rel_err(r),
+                cell(&r.config),
+                tune(r),
+            ];
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+        let noted: Vec<&&Row> = rows.iter().filter(|r| !r.note.trim().is_empty()).collect();
+        if !noted.is_empty() {
+            out.push_str("\nRow notes:\n\n");
+            for r in noted {
+                let _ = writeln!(
+                    out,
+                    "- {} {}: {}",
+                    r.shape_text(),
+                    r.epilogue,
+                    r.note.trim().replace('\n', " ")
+                );
+            }
+        }
+    }
+
+    fn write_summary(&self, out: &mut String, dtypes: &[String]) {
+        out.push_str(
+            "\n## Summary\n\nGeometric mean of the speed-ups (> 1: crossgemm faster) and the rows where \
+             crossgemm is faster, of the rows where both ran.\n\n",
+        );
+        out.push_str("| dtype | epilogue | rows | ×cuBLAS | wins vs cuBLAS | ×cuBLASLt | wins vs cuBLASLt | ×Triton | wins vs Triton |\n");
+        out.push_str("|:--|:--|--:|--:|--:|--:|--:|--:|--:|\n");
+        for dtype in dtypes {
+            let of_dtype: Vec<&Row> = self.rows.iter().filter(|r| &r.dtype == dtype).collect();
+            for epilogue in ordered(of_dtype.iter().map(|r| r.epilogue.as_str()), EPILOGUES) {
+                let rows: Vec<&&Row> = of_dtype.iter().filter(|r| r.epilogue == epilogue).collect();
+                let mut cells = vec![dtype.clone(), cell(&epilogue), rows.len().to_string()];
+                let columns: [fn(&Row) -> Option<f64>; 3] = [
+                    |r| r.speedup_vs_cublas,
+                    |r| r.speedup_vs_cublaslt,
+                    |r| r.speedup_vs_triton,
+                ];
+                for get in columns {
+                    match geomean_and_wins(rows.iter().filter_map(|r| get(r))) {
+                        Some((g, wins, n)) => {
+                            cells.push(speedup(Some(g)));
+                            cells.push(format!("{wins}/{n}"));
+                        }
+                        None => cells.extend([MISSING.to_string(), MISSING.to_string()]),
+                    }
+                }
+                let _ = writeln!(out, "| {} |", cells.join(" | "));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::LaunchOverhead;
+    use super::*;
+
+    fn row(m: usize, n: usize, k: usize, dtype: &str, epilogue: &str, times: [Option<f64>; 4]) -> Row {
+        let [ours, cublas, cublaslt, triton] = times;
+        let mut r = Row {
+            group: "square".into(),
+            m,
+            n,
+            k,
+            dtype: dtype.into(),
+            epilogue: epilogue.into(),
+            ours_us: ours,
+            cublas_us: cublas,
+            cublas_gemm_us: cublas,
+            cublaslt_us: cublaslt,
+            triton_us: triton,
+            max_rel_err: Some(0.00123),
+            err_vs: "cublas".into(),
+            config: "128x128x32 s4 w8".into(),
+            tune_ms: 1234.4,
+            ..Row::default()
+        };
+        r.finish();
+        r
+    }
+
+    fn sample() -> Report {
+        let mut rep = Report::new("NVIDIA H200", "cuda:0", "560.35", "abc1234", "2025-01-02");
+        rep.copy_gbps = Some(3912.4);
+        rep.cublas_version = Some("12.4.5".into());
+        rep.launch_overhead = Some(LaunchOverhead {
+            shape: "64x64x64".into(),
+            ours_us: 4.25,
+            bare_us: 2.5,
+        });
+        rep.notes = vec!["cuBLAS: cublasGemmEx, fp32 compute".into()];
+        rep.rows = vec![
+            row(
+                4096,
+                4096,
+                4096,
+                "f16",
+                "none",
+                [Some(200.0), Some(300.0), Some(250.0), Some(180.0)],
+            ),
+            row(16, 4096, 4096, "f16", "bias_relu", [Some(8.123), Some(6.5), None, None]),
+            row(1024, 1024, 1024, "f32", "none", [Some(50.0), Some(100.0), None, None]),
+        ];
+        rep.rows[1].tune_cache_hit = true;
+        rep.rows[1].tune_ms = 0.0;
+        rep.rows[1].note = "cuBLASLt: no fused epilogue for this | shape".into();
+        rep
+    }
+
+    #[test]
+    fn markdown_has_header_tables_and_summary() {
+        let md = sample().to_markdown();
+        assert!(md.starts_with("# crossgemm bench: NVIDIA H200\n"), "{md}");
+        for s in [
+            "- device: NVIDIA H200 (cuda:0)",
+            "- driver: 560.35",
+            "- commit: abc1234",
+            "- date: 2025-01-02",
+            "- cuBLAS: 12.4.5",
+            "- device-to-device copy: 3912 GB/s",
+            "(64x64x64) takes 4.25 µs, a bare driver launch of an empty kernel 2.50 µs (+1.75 µs)",
+            "- cuBLAS: cublasGemmEx, fp32 compute",
+            "\n## f16\n",
+            "\n## f32\n",
+            "| shape (MxNxK) | group | epilogue | ours µs | cuBLAS µs | cuBLASLt µs | Triton µs | ×cuBLAS | ×cuBLASLt | ×Triton | ours TFLOP/s | max rel err | config | tune ms |",
+            "| 4096x4096x4096 | square | none | 200.0 | 300.0 | 250.0 | 180.0 | 1.50x | 1.25x | 0.90x | 687.2 | 1.2e-3 (cublas) | 128x128x32 s4 w8 | 1234 |",
+            "- 16x4096x4096 bias_relu: cuBLASLt: no fused epilogue for this | shape",
+            "\n## Summary\n",
+        ] {
+            assert!(md.contains(s), "missing {s:?} in\n{md}");
+        }
+        // f16 before f32, whatever the rows' order.
+        assert!(md.find("## f16").unwrap() < md.find("## f32").unwrap());
+    }
+
+    #[test]
+    fn markdown_shows_missing_values_as_dashes() {
+        let md = sample().to_markdown();
+        let line = md.lines().find(|l| l.starts_with("| 16x4096x4096 ")).unwrap();
+        assert_eq!(
+            line,
+            "| 16x4096x4096 | square | bias_relu | 8.12 | 6.50 | — | — | 0.80x | — | — | 66.1 | 1.2e-3 (cublas) | 128x128x32 s4 w8 | cached |"
+        );
+        let mut rep = sample();
+        rep.copy_gbps = None;
+        rep.launch_overhead = None;
+        rep.rows[0].config = String::new();
+        rep.rows[0].max_rel_err = None;
+        let md = rep.to_markdown();
+        assert!(md.contains("- device-to-device copy: not measured"));
+        assert!(md.contains("- launch overhead: not measured"));
+        let line = md.lines().find(|l| l.starts_with("| 4096x4096x4096 ")).unwrap();
+        assert!(line.ends_with("| — | — | 1234 |"), "{line}");
+    }
+
+    #[test]
+    fn markdown_summary_has_geomeans_and_wins() {
+        let mut rep = sample();
+        rep.rows.push(row(
+            2048,
+            2048,
+            2048,
+            "f16",
+            "none",
+            [Some(100.0), Some(50.0), Some(400.0), None],
+        ));
+        let md = rep.to_markdown();
+        // ×cuBLAS: 1.5 and 0.5 → √0.75; ×cuBLASLt: 1.25 and 4 → √5; ×Triton: 0.9 alone.
+        assert!(
+            md.contains("| f16 | none | 2 | 0.87x | 1/2 | 2.24x | 2/2 | 0.90x | 0/1 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| f16 | bias_relu | 1 | 0.80x | 0/1 | — | — | — | — |"),
+            "{md}"
+        );
+        assert!(md.contains("| f32 | none | 1 | 2.00x | 1/1 | — | — | — | — |"), "{md}");
+    }
+
+    #[test]
+    fn markdown_of_an_empty_report() {
+        let md = Report::default().to_markdown();
+        assert!(md.contains("# crossgemm bench: unknown"));
+        assert!(md.contains("No rows measured."));
+    }
+
+    #[test]
+    fn number_formats() {
+        assert_eq!(us(Some(1234.56)), "1234.6");
+        assert_eq!(us(Some(9.876)), "9.88");
+        assert_eq!(us(Some(0.8123)), "0.812");
+        assert_eq!(us(None), "—");
+        assert_eq!(us(Some(f64::NAN)), "—");
+        assert_eq!(speedup(Some(1.005)), "1.00x");
+        assert_eq!(err(Some(0.00123)), "1.2e-3");
+        assert_eq!(err(Some(3.0e-7)), "3.0e-7");
+        assert_eq!(err(Some(0.0)), "0");
+        assert_eq!(cell("a|b"), "a\\|b");
+    }
+}
