@@ -143,6 +143,10 @@ pub struct TargetSpec {
     /// Planned but never run by us (no such device to test on).
     #[serde(default)]
     pub untested: bool,
+    /// Dense peak throughput by operand type (`f16`, `bf16`, `tf32`, `f32`), TFLOP/s, from
+    /// the vendor's datasheet: the compute roof of `crossgemm diagnose`. Optional.
+    #[serde(default)]
+    pub peak_tflops: std::collections::BTreeMap<String, u32>,
 }
 
 impl TargetSpec {

@@ -56,6 +56,12 @@ impl KernelSpec {
             .get_or_init(|| serde_json::from_str(self.ir_json).expect("IR JSON written by #[gemm_kernel]"))
     }
 
+    /// The planned target whose code runs on `device` (the newest CUDA target the GPU
+    /// supports; the OpenCL target of the device's type), as a launch picks it.
+    pub fn target_for(&self, device: &crate::Device) -> crate::Result<&TargetKernel> {
+        crate::launch::target_for(self, device.info())
+    }
+
     /// The kernel for `target`, if it was planned.
     pub fn target(&self, target: &str) -> Option<&TargetKernel> {
         self.targets.iter().find(|t| t.target == target)

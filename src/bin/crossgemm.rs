@@ -56,7 +56,22 @@ fn gemm_f32_bias_gelu(x: Matrix<f32>, w: Matrix<f32, ColMajor>, bias: Row<f32>) 
     gelu(x * w + bias)
 }
 
-/// Every kernel the CLI can tune.
+#[gemm_kernel(acc = tf32)]
+fn gemm_tf32_none(x: Matrix<f32>, w: Matrix<f32, ColMajor>) -> Matrix<f32> {
+    x * w
+}
+
+#[gemm_kernel(acc = tf32)]
+fn gemm_tf32_bias_relu(x: Matrix<f32>, w: Matrix<f32, ColMajor>, bias: Row<f32>) -> Matrix<f32> {
+    relu(x * w + bias)
+}
+
+#[gemm_kernel(acc = tf32)]
+fn gemm_tf32_bias_gelu(x: Matrix<f32>, w: Matrix<f32, ColMajor>, bias: Row<f32>) -> Matrix<f32> {
+    gelu(x * w + bias)
+}
+
+/// Every kernel the CLI can tune and benchmark.
 static KERNELS: &[KernelEntry] = &[
     KernelEntry::new(Dtype::F16, Epilogue::None, &gemm_f16_none::SPEC),
     KernelEntry::new(Dtype::F16, Epilogue::BiasRelu, &gemm_f16_bias_relu::SPEC),
@@ -67,6 +82,9 @@ static KERNELS: &[KernelEntry] = &[
     KernelEntry::new(Dtype::F32, Epilogue::None, &gemm_f32_none::SPEC),
     KernelEntry::new(Dtype::F32, Epilogue::BiasRelu, &gemm_f32_bias_relu::SPEC),
     KernelEntry::new(Dtype::F32, Epilogue::BiasGelu, &gemm_f32_bias_gelu::SPEC),
+    KernelEntry::new(Dtype::Tf32, Epilogue::None, &gemm_tf32_none::SPEC),
+    KernelEntry::new(Dtype::Tf32, Epilogue::BiasRelu, &gemm_tf32_bias_relu::SPEC),
+    KernelEntry::new(Dtype::Tf32, Epilogue::BiasGelu, &gemm_tf32_bias_gelu::SPEC),
 ];
 
 fn main() -> std::process::ExitCode {

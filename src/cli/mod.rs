@@ -2,8 +2,10 @@
 //! its own module; errors are printed as one `crossgemm: error: ..` line with exit
 //! status 1 (usage errors: clap's message, status 2).
 
+mod bench;
 mod cache;
 mod devices;
+mod diagnose;
 mod report;
 mod tune;
 
@@ -17,7 +19,10 @@ use std::process::ExitCode;
 pub enum Dtype {
     F16,
     Bf16,
+    /// f32 operands, exact f32 math.
     F32,
+    /// f32 operands and output on tf32 tensor cores (`#[gemm_kernel(acc = tf32)]`).
+    Tf32,
 }
 
 impl Dtype {
@@ -26,6 +31,7 @@ impl Dtype {
             Dtype::F16 => "f16",
             Dtype::Bf16 => "bf16",
             Dtype::F32 => "f32",
+            Dtype::Tf32 => "tf32",
         }
     }
 }
@@ -71,7 +77,7 @@ impl KernelEntry {
 #[command(
     name = "crossgemm",
     version,
-    about = "Devices, autotuning and the tuning cache of crossgemm's generated GEMM kernels"
+    about = "Devices, autotuning, the tuning cache and benchmarks of crossgemm's generated GEMM kernels"
 )]
 struct Cli {
     /// Tuning cache folder (default: CROSSGEMM_CACHE_DIR, else the platform cache folder).
@@ -95,6 +101,21 @@ enum Command {
     /// launch would use (the bucket's winner, else the nearest bucket's, else the
     /// planner's default).
     Tune(tune::TuneArgs),
+    /// Time the shape table beside cuBLAS and cuBLASLt; write JSON, markdown and an SVG chart.
+    ///
+    /// Each case is tuned (or found in the tuning cache), then ours, cuBLAS (cublasGemmEx,
+    /// fp32 compute; + a separate epilogue kernel for epilogue rows) and cuBLASLt (its fused
+    /// epilogue) are timed on the same buffers with CUDA events, and ours is checked
+    /// against cuBLAS's output. On a device without cuBLAS only ours is timed and checked
+    /// against the host reference.
+    Bench(bench::BenchArgs),
+    /// Why a tuned kernel takes the time it does, for one shape.
+    ///
+    /// Checks the winner against the host reference, times it beside its load-only,
+    /// no-epilogue and compute-only variants and against the memory and compute roofs,
+    /// then its stage/warp neighbours and other launch orders (GROUP_M), and prints a
+    /// verdict: memory-bound, compute-bound, pipeline-bound or raster-bound.
+    Diagnose(diagnose::DiagnoseArgs),
     /// Inspect, clear, export and import the tuning cache.
     Cache {
         #[command(subcommand)]
@@ -137,6 +158,8 @@ pub fn main(kernels: &'static [KernelEntry]) -> ExitCode {
     let r = match cli.command {
         Command::Devices { json } => devices::run(json),
         Command::Tune(args) => tune::run(kernels, &args, cache_dir),
+        Command::Bench(args) => bench::run(kernels, &args, cache_dir),
+        Command::Diagnose(args) => diagnose::run(kernels, &args, cache_dir),
         Command::Cache { command } => {
             let Some(dir) = cache_dir else {
                 eprintln!("crossgemm: error: no cache folder: set CROSSGEMM_CACHE_DIR or pass --cache-dir");

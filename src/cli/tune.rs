@@ -42,7 +42,7 @@ pub struct TuneArgs {
     json: bool,
 }
 
-fn parse_shape(s: &str) -> Result<(usize, usize, usize), String> {
+pub(super) fn parse_shape(s: &str) -> Result<(usize, usize, usize), String> {
     let v: Vec<usize> = s
         .split(['x', 'X'])
         .map(|d| d.trim().parse::<usize>())
@@ -55,7 +55,7 @@ fn parse_shape(s: &str) -> Result<(usize, usize, usize), String> {
 }
 
 /// Deterministic values in [-1, 1).
-fn values<T: Element>(n: usize, seed: u64) -> Vec<T> {
+pub(super) fn values<T: Element>(n: usize, seed: u64) -> Vec<T> {
     let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     (0..n)
         .map(|_| {
@@ -161,7 +161,7 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
     let r = match a.dtype {
         Dtype::F16 => run_kernel::<crossgemm::f16>(entry.spec, bias, &dev, shape, &opts, cached_only),
         Dtype::Bf16 => run_kernel::<crossgemm::bf16>(entry.spec, bias, &dev, shape, &opts, cached_only),
-        Dtype::F32 => run_kernel::<f32>(entry.spec, bias, &dev, shape, &opts, cached_only),
+        Dtype::F32 | Dtype::Tf32 => run_kernel::<f32>(entry.spec, bias, &dev, shape, &opts, cached_only),
     }
     .map_err(|e| e.to_string())?;
     let (m, n, k) = shape;

@@ -101,7 +101,8 @@ impl Cublas {
         };
         me.lt = lt::create_handle().map_err(|e| blas_err("cublasLtCreate", e))?;
         // SAFETY: a live handle and the device's live stream.
-        unsafe { blas::set_stream(me.handle, me.stream.cu_stream() as _) }.map_err(|e| blas_err("cublasSetStream", e))?;
+        unsafe { blas::set_stream(me.handle, me.stream.cu_stream() as _) }
+            .map_err(|e| blas_err("cublasSetStream", e))?;
         // fp32 accumulation all the way, as in the torch baseline
         // (allow_fp16_reduced_precision_reduction = False): split-K partial sums stay fp32.
         let mode = bsys::cublasMath_t::CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION;
@@ -133,7 +134,12 @@ impl Cublas {
             .device_ptr(buf)
     }
 
-    fn check<T: Element>(&self, x: &Matrix<T>, w: &Matrix<T, ColMajor>, out: &Matrix<T>) -> Result<(usize, usize, usize)> {
+    fn check<T: Element>(
+        &self,
+        x: &Matrix<T>,
+        w: &Matrix<T, ColMajor>,
+        out: &Matrix<T>,
+    ) -> Result<(usize, usize, usize)> {
         let (m, k, n) = (x.rows(), x.cols(), w.cols());
         if w.rows() != k || out.rows() != m || out.cols() != n {
             return Err(GemmError::Shape {
@@ -159,7 +165,9 @@ impl Cublas {
             }
         }
         if [m, n, k].iter().any(|&d| d > i32::MAX as usize) {
-            return Err(GemmError::Unsupported(format!("{m}x{n}x{k} exceeds cuBLAS's 32-bit sizes")));
+            return Err(GemmError::Unsupported(format!(
+                "{m}x{n}x{k} exceeds cuBLAS's 32-bit sizes"
+            )));
         }
         Ok((m, n, k))
     }
@@ -206,7 +214,14 @@ impl Cublas {
 
     /// Describes one cuBLASLt matmul (layouts, epilogue) and asks cuBLASLt's heuristic
     /// for its best algorithm once, as a library user with a fixed shape would.
-    pub fn lt_plan<T: Element>(&self, m: usize, n: usize, k: usize, epilogue: Epilogue, compute: Compute) -> Result<LtPlan> {
+    pub fn lt_plan<T: Element>(
+        &self,
+        m: usize,
+        n: usize,
+        k: usize,
+        epilogue: Epilogue,
+        compute: Compute,
+    ) -> Result<LtPlan> {
         let ty = lt_type(T::DTYPE);
         let err = |op: &str, e| blas_err(format!("{op} ({m}x{n}x{k} {}, {epilogue:?})", T::DTYPE.name()), e);
         let mut plan = LtPlan {
@@ -298,7 +313,9 @@ impl Cublas {
         match (plan.epilogue, bias) {
             (Epilogue::None, None) => {}
             (Epilogue::None, Some(_)) => {
-                return Err(GemmError::Unsupported("a bias passed to a cuBLASLt plan without epilogue".into()))
+                return Err(GemmError::Unsupported(
+                    "a bias passed to a cuBLASLt plan without epilogue".into(),
+                ))
             }
             (_, None) => return Err(GemmError::Unsupported("the cuBLASLt bias epilogue needs a bias".into())),
             (_, Some(b)) => {
@@ -375,7 +392,9 @@ impl Cublas {
             return Ok(());
         }
         if total > i32::MAX as usize {
-            return Err(GemmError::Unsupported(format!("{m}x{n} exceeds the epilogue kernel's 32-bit index")));
+            return Err(GemmError::Unsupported(format!(
+                "{m}x{n} exceeds the epilogue kernel's 32-bit index"
+            )));
         }
         let dt = match T::DTYPE {
             DType::F32 => 0,

@@ -7,8 +7,11 @@
 #[cfg(feature = "baseline")]
 pub mod baseline;
 mod launch;
+mod variant;
 
+pub use gemm_core::codegen::Variant;
 pub use launch::{bare_launch_us, bare_submit_us};
+pub use variant::time_config;
 
 use crate::device::{Device, RawBuffer};
 use crate::error::{GemmError, Result};
@@ -46,7 +49,9 @@ impl Timer {
     /// A timer on `device` that flushes `flush_bytes` (0: no flush) before each run and
     /// takes the median of `runs` (at least [`MIN_RUNS`]) after `warmup` untimed runs.
     pub fn new(device: &Device, flush_bytes: usize, warmup: usize, runs: usize) -> Result<Timer> {
-        let flush = (flush_bytes > 0).then(|| RawBuffer::new(device, flush_bytes)).transpose()?;
+        let flush = (flush_bytes > 0)
+            .then(|| RawBuffer::new(device, flush_bytes))
+            .transpose()?;
         Ok(Timer {
             device: device.clone(),
             flush,
@@ -80,7 +85,9 @@ impl Timer {
             us.push(b.time_region(work)? * 1e3);
         }
         self.device.synchronize()?;
-        let (min_us, max_us) = us.iter().fold((f64::INFINITY, 0f64), |(lo, hi), &t| (lo.min(t), hi.max(t)));
+        let (min_us, max_us) = us
+            .iter()
+            .fold((f64::INFINITY, 0f64), |(lo, hi), &t| (lo.min(t), hi.max(t)));
         Ok(Sample {
             median_us: crate::tune::timer::median(&mut us),
             min_us,
@@ -123,7 +130,10 @@ mod tests {
             })
             .unwrap();
         assert_eq!(calls, 1 + MIN_RUNS);
-        assert!(s.min_us >= 200.0 && s.min_us <= s.median_us && s.median_us <= s.max_us, "{s:?}");
+        assert!(
+            s.min_us >= 200.0 && s.min_us <= s.median_us && s.median_us <= s.max_us,
+            "{s:?}"
+        );
         assert!(copy_gbps(&dev, 1 << 20).unwrap() > 0.0);
         assert!(copy_gbps(&dev, 0).is_err());
     }

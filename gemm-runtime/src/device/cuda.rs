@@ -838,7 +838,9 @@ impl CudaBackend {
     #[cfg_attr(not(feature = "baseline"), allow(dead_code))]
     pub(crate) fn stream(&self) -> Result<Arc<CudaStream>> {
         let c = self.ctx()?;
-        c.ctx.bind_to_thread().map_err(|e| driver_err("binding the context", e))?;
+        c.ctx
+            .bind_to_thread()
+            .map_err(|e| driver_err("binding the context", e))?;
         Ok(c.stream.clone())
     }
 

@@ -11,7 +11,8 @@ use crate::error::{GemmError, Result};
 use gemm_core::target::DeviceType;
 use gemm_core::LaunchDims;
 use opencl3::command_queue::{
-    enqueue_copy_buffer, enqueue_fill_buffer, enqueue_read_buffer, enqueue_write_buffer, CommandQueue, CL_QUEUE_PROFILING_ENABLE,
+    enqueue_copy_buffer, enqueue_fill_buffer, enqueue_read_buffer, enqueue_write_buffer, CommandQueue,
+    CL_QUEUE_PROFILING_ENABLE,
 };
 use opencl3::context::Context;
 use opencl3::device::{Device as ClDevice, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU};
@@ -471,15 +472,19 @@ impl Backend for OpenclBackend {
         let op = format!("copy of {bytes} bytes on {}", self.info.id);
         let (s, d) = (self.buffer(src, &op)?, self.buffer(dst, &op)?);
         if bytes > src.bytes || bytes > dst.bytes {
-            return Err(driver_err(&op, format!("buffers of {} and {} bytes", src.bytes, dst.bytes)));
+            return Err(driver_err(
+                &op,
+                format!("buffers of {} and {} bytes", src.bytes, dst.bytes),
+            ));
         }
         if bytes == 0 {
             return Ok(());
         }
         // SAFETY: both buffers belong to this context and hold at least `bytes`; the
         // in-order queue orders the copy with every other use of them.
-        let ev = unsafe { enqueue_copy_buffer(self.queue.get(), s.mem.get(), d.mem.get(), 0, 0, bytes, 0, ptr::null()) }
-            .map_err(|e| driver_err(&op, ClError(e).to_string()))?;
+        let ev =
+            unsafe { enqueue_copy_buffer(self.queue.get(), s.mem.get(), d.mem.get(), 0, 0, bytes, 0, ptr::null()) }
+                .map_err(|e| driver_err(&op, ClError(e).to_string()))?;
         drop(Event::new(ev));
         Ok(())
     }

@@ -1,0 +1,45 @@
+//! One kernel, one config, one codegen variant, timed on the call's operands: what
+//! `crossgemm diagnose` compares the tuned winner with (its load-only, no-epilogue and
+//! compute-only variants, its stage/warp neighbours, other launch orders).
+
+use super::{Sample, Timer};
+use crate::error::{GemmError, Result};
+use crate::launch::{self, Arg, OutArg};
+use crate::spec::KernelSpec;
+use gemm_core::codegen::{emit_variant, Variant};
+use gemm_core::TileConfig;
+
+/// Compiles `spec`'s kernel for the output's device with `config` and codegen `variant`
+/// (see [`Variant`]: only `Full` computes the declared GEMM) and times it with `timer`,
+/// writing into `out`. The compile goes through the compiled-kernel cache but not the
+/// tuning cache: nothing here changes what launches use.
+pub fn time_config(
+    spec: &'static KernelSpec,
+    args: &[Arg<'_>],
+    out: OutArg<'_>,
+    config: &TileConfig,
+    variant: Variant,
+    timer: &Timer,
+) -> Result<Sample> {
+    launch::check_devices(spec, args, &out)?;
+    let mnk = launch::dims(spec, args)?;
+    launch::check_out(spec, &out, mnk.0, mnk.1)?;
+    let dev = &out.buf.device;
+    let ir = spec.ir();
+    let tk = spec.target_for(dev)?;
+    if !launch::fits(config, dev.info(), ir.ab_dtype) {
+        return Err(GemmError::Unsupported(format!(
+            "config {config} does not fit {}",
+            dev.info()
+        )));
+    }
+    let source = match variant {
+        Variant::Full => tk.source.to_string(),
+        v => emit_variant(ir, tk.spec(), v).0,
+    };
+    let defines = launch::all_defines(ir, tk, config, mnk);
+    let kernel = dev.backend().compile(&source, &ir.symbol(), &defines)?;
+    let dims = config.launch(mnk.0, mnk.1, ir.ab_dtype);
+    let kargs = launch::kernel_args(args, out.buf, mnk);
+    timer.time(&mut || dev.backend().launch(&*kernel, dims, &kargs))
+}

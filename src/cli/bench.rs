@@ -1,0 +1,563 @@
+//! `crossgemm bench`: the shape table of `bench/shapes.toml`, each case tuned, then timed
+//! beside cuBLAS (`cublasGemmEx`, + a separate epilogue kernel for epilogue rows) and
+//! cuBLASLt (its own fused epilogue) in this process, on the same buffers and stream,
+//! under one protocol; outputs checked against cuBLAS's (else the host reference).
+//! Writes `<out>/<device>-<date>.{json,md,svg}`.
+
+use super::report::{self, Case, Filter, LaunchOverhead, Report, Row, ShapeTable};
+use super::tune::{parse_shape, values};
+use super::{CliResult, Dtype, Epilogue, KernelEntry};
+use crossgemm::__private::{bare_launch_us, launch, tune_with, Arg};
+use crossgemm::bench::{copy_gbps, Timer};
+use crossgemm::reference::{gemm_sampled, HostOperand};
+use crossgemm::{
+    gemm_core::Layout, ColMajor, Device, DeviceKind, Element, GemmError, Matrix, Row as RowVec, TuneOptions,
+};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// The shape table.
+    #[arg(long, default_value = "bench/shapes.toml", value_name = "FILE")]
+    shapes: PathBuf,
+    /// Run these shapes (MxNxK, repeatable) instead of the table's.
+    #[arg(long = "shape", value_parser = parse_shape, value_name = "MxNxK")]
+    shape: Vec<(usize, usize, usize)>,
+    /// Only these groups of the table (comma-separated: square, skinny, short_k, odd, llm).
+    #[arg(long, value_delimiter = ',')]
+    groups: Option<Vec<String>>,
+    /// Only these dtypes (comma-separated: f16, bf16, f32, tf32); default: the table's.
+    #[arg(long, value_delimiter = ',')]
+    dtypes: Option<Vec<String>>,
+    /// Only these epilogues (comma-separated: none, bias_relu, bias_gelu); default: the table's.
+    #[arg(long, value_delimiter = ',')]
+    epilogues: Option<Vec<String>>,
+    /// Device id (`cuda:0`, `opencl:0:0`, ..); default CROSSGEMM_DEVICE, else the best found.
+    #[arg(long)]
+    device: Option<String>,
+    /// Folder for the JSON, markdown and SVG.
+    #[arg(long, default_value = "bench/results", value_name = "DIR")]
+    out: PathBuf,
+    /// File stem of the outputs (default `<device>-<date>`).
+    #[arg(long)]
+    name: Option<String>,
+    /// Timed runs per measurement (median; at least 10).
+    #[arg(long, default_value_t = 20)]
+    runs: usize,
+    /// Untimed runs before the timed ones.
+    #[arg(long, default_value_t = 3)]
+    warmup: usize,
+    /// Most tuning candidates per case (default: the tuner's).
+    #[arg(long)]
+    max: Option<usize>,
+    /// Skip cuBLAS and cuBLASLt (outputs are then checked against the host reference).
+    #[arg(long)]
+    no_vendor: bool,
+    /// Triton results to fold in as `triton_us` (JSON or JSON lines from
+    /// bench/torch_baseline.py; repeatable).
+    #[arg(long, value_name = "FILE")]
+    merge: Vec<PathBuf>,
+    /// Measure nothing: combine the reports given with --input (a run split over several
+    /// processes), fold in --merge files and write the outputs.
+    #[arg(long, requires = "input")]
+    report_only: bool,
+    /// A report JSON to combine (with --report-only; repeatable).
+    #[arg(long, value_name = "FILE")]
+    input: Vec<PathBuf>,
+    /// Source revision recorded in the report (default CROSSGEMM_COMMIT, else `git
+    /// rev-parse --short HEAD`, else "unknown").
+    #[arg(long)]
+    commit: Option<String>,
+}
+
+/// Everything a case needs that does not change between cases.
+struct Bench<'a> {
+    dev: Device,
+    timer: Timer,
+    #[cfg(feature = "baseline")]
+    cublas: Option<crossgemm::bench::baseline::Cublas>,
+    opts: TuneOptions,
+    kernels: &'a [KernelEntry],
+}
+
+pub fn run(kernels: &'static [KernelEntry], a: &BenchArgs, cache_dir: Option<PathBuf>) -> CliResult {
+    let mut rep = if a.report_only {
+        let parts = a
+            .input
+            .iter()
+            .map(|p| Report::read_json(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        Report::combine(parts)?
+    } else {
+        measure_all(kernels, a, cache_dir)?
+    };
+    for m in &a.merge {
+        let stats = report::fold_triton(&mut rep, m)?;
+        eprintln!("{}: {stats}", m.display());
+    }
+    write_outputs(&rep, &a.out, a.name.as_deref())
+}
+
+fn write_outputs(rep: &Report, dir: &Path, name: Option<&str>) -> CliResult {
+    let stem = match name {
+        Some(n) => n.to_string(),
+        None => format!("{}-{}", slug(&rep.device), rep.date),
+    };
+    let json = dir.join(format!("{stem}.json"));
+    rep.write_json(&json)?;
+    let md = dir.join(format!("{stem}.md"));
+    std::fs::write(&md, rep.to_markdown()).map_err(|e| format!("writing {}: {e}", md.display()))?;
+    let svg = dir.join(format!("{stem}.svg"));
+    report::write_svg(rep, &svg)?;
+    println!("wrote {}, {} and {}", json.display(), md.display(), svg.display());
+    Ok(())
+}
+
+/// "NVIDIA H200" → "nvidia-h200".
+fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    out.trim_end_matches('-').to_string()
+}
+
+fn commit(arg: Option<&str>) -> String {
+    if let Some(c) = arg
+        .map(str::to_string)
+        .or_else(|| std::env::var("CROSSGEMM_COMMIT").ok())
+    {
+        return c;
+    }
+    std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn measure_all(kernels: &'static [KernelEntry], a: &BenchArgs, cache_dir: Option<PathBuf>) -> Result<Report, String> {
+    let table = ShapeTable::load(&a.shapes)?;
+    let filter = Filter {
+        groups: a.groups.clone(),
+        dtypes: a.dtypes.clone(),
+        epilogues: a.epilogues.clone(),
+        shapes: (!a.shape.is_empty()).then(|| a.shape.clone()),
+    };
+    let cases = table.cases(&filter)?;
+    if cases.is_empty() {
+        return Err(format!("no case of {} matches the filters", a.shapes.display()));
+    }
+    let dev = match &a.device {
+        Some(id) => Device::open(id),
+        None => Device::best(),
+    }
+    .map_err(|e| e.to_string())?;
+    if dev.info().kind == DeviceKind::Host {
+        return Err(format!(
+            "{} is the host reference: there is nothing to benchmark (no GPU or OpenCL device found)",
+            dev.info()
+        ));
+    }
+    let l2 = kernels
+        .first()
+        .and_then(|e| e.spec.target_for(&dev).ok())
+        .map_or(0, |t| t.spec().l2_bytes);
+    let flush = Timer::flush_bytes_for(&dev, l2);
+    let timer = Timer::new(&dev, flush, a.warmup, a.runs).map_err(|e| e.to_string())?;
+    let mut opts = TuneOptions::from_env();
+    opts.cache_dir = cache_dir;
+    opts.progress = false;
+    if a.max.is_some() {
+        opts.max_candidates = a.max.filter(|&n| n > 0);
+    }
+
+    let i = dev.info();
+    let mut rep = Report::new(
+        &i.name,
+        &i.id,
+        &i.driver,
+        commit(a.commit.as_deref()),
+        report::utc_date(std::time::SystemTime::now()),
+    );
+    rep.notes.push(format!(
+        "times: median of {} runs after {} warm-up runs, {} MiB overwritten before each run (outside the timed region), {}",
+        timer.runs(),
+        a.warmup,
+        flush >> 20,
+        if dev.info().kind == DeviceKind::Cuda {
+            "CUDA events around the call"
+        } else {
+            "host clock between two queue drains"
+        }
+    ));
+    rep.notes.push(
+        "ours: the tuner's winner for the shape (tuned in this run unless cached), launched through the public call path"
+            .into(),
+    );
+
+    let bench = Bench {
+        #[cfg(feature = "baseline")]
+        cublas: vendor(&dev, a.no_vendor, &mut rep),
+        dev,
+        timer,
+        opts,
+        kernels,
+    };
+    #[cfg(not(feature = "baseline"))]
+    rep.notes
+        .push("cuBLAS/cuBLASLt: not built in (build with the `baseline` feature)".into());
+
+    // The ceiling for memory-bound shapes: well above L2, so the copy streams from HBM.
+    let copy_bytes = if bench.dev.info().device_type == crossgemm::gemm_core::target::DeviceType::Cpu {
+        64 << 20
+    } else {
+        (4 * l2 as usize).max(512 << 20)
+    };
+    rep.copy_gbps = match copy_gbps(&bench.dev, copy_bytes) {
+        Ok(g) => Some(g),
+        Err(e) => {
+            rep.notes.push(format!("copy bandwidth not measured: {e}"));
+            None
+        }
+    };
+
+    let bar = progress_bar(cases.len());
+    let started = Instant::now();
+    for (i, case) in cases.iter().enumerate() {
+        let label = format!("{}x{}x{} {} {}", case.m, case.n, case.k, case.dtype, case.epilogue);
+        match &bar {
+            Some(b) => b.set_message(label.clone()),
+            None => eprintln!("[{}/{}] {label}", i + 1, cases.len()),
+        }
+        let row = bench.case(case);
+        if bar.is_none() {
+            eprintln!("    {}", summary(&row));
+        }
+        rep.rows.push(row);
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    eprintln!("{} cases in {:.1} s", cases.len(), started.elapsed().as_secs_f64());
+    match launch_overhead(&bench) {
+        Ok(o) => rep.launch_overhead = Some(o),
+        Err(e) => rep.notes.push(format!("launch overhead not measured: {e}")),
+    }
+    Ok(rep)
+}
+
+#[cfg(feature = "baseline")]
+fn vendor(dev: &Device, skip: bool, rep: &mut Report) -> Option<crossgemm::bench::baseline::Cublas> {
+    use crossgemm::bench::baseline::Cublas;
+    if skip {
+        rep.notes.push("cuBLAS/cuBLASLt: skipped (--no-vendor)".into());
+        return None;
+    }
+    if dev.info().kind != DeviceKind::Cuda {
+        rep.notes.push(format!(
+            "cuBLAS/cuBLASLt: not run ({} is not a CUDA device); errors are against the host reference",
+            dev.info().id
+        ));
+        return None;
+    }
+    match Cublas::new(dev) {
+        Ok(c) => {
+            rep.cublas_version = Some(c.version());
+            rep.notes.push(
+                "cuBLAS: cublasGemmEx, TN layout, CUBLAS_COMPUTE_32F (fp32 accumulation, reduced-precision reductions disallowed; CUBLAS_COMPUTE_32F_FAST_TF32 for tf32 rows), CUBLAS_GEMM_DEFAULT; epilogue rows add a separate vectorised bias+activation kernel (unfused)"
+                    .into(),
+            );
+            rep.notes.push(
+                "cuBLASLt: cublasLtMatmul with CUBLASLT_EPILOGUE_RELU_BIAS / GELU_BIAS (DEFAULT for none rows), the heuristic's first algorithm, 32 MiB workspace"
+                    .into(),
+            );
+            rep.notes
+                .push("max_rel_err: max |ours - cuBLAS| / max(|cuBLAS|, mean |cuBLAS|) over the whole output".into());
+            Some(c)
+        }
+        Err(e) => {
+            rep.notes.push(format!("cuBLAS/cuBLASLt: not run: {e}"));
+            None
+        }
+    }
+}
+
+fn progress_bar(len: usize) -> Option<ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{bar:30}] {pos}/{len} {elapsed} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    Some(bar)
+}
+
+fn summary(r: &Row) -> String {
+    let us = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
+    let x = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}x"));
+    let mut s = format!(
+        "ours {} us ({} TFLOP/s), cuBLAS {} us {}, cuBLASLt {} us {}, err {}, {}",
+        us(r.ours_us),
+        r.ours_tflops.map_or("-".into(), |t| format!("{t:.1}")),
+        us(r.cublas_us),
+        x(r.speedup_vs_cublas),
+        us(r.cublaslt_us),
+        x(r.speedup_vs_cublaslt),
+        r.max_rel_err.map_or("-".into(), |e| format!("{e:.1e}")),
+        r.config
+    );
+    if !r.note.is_empty() {
+        s.push_str(&format!(" [{}]", r.note));
+    }
+    s
+}
+
+/// Largest |got - want| / max(|want|, mean |want|): relative where the value is of
+/// typical size, and scaled by the typical size where it is near zero (ReLU zeros, or
+/// sums that cancel), where a plain relative error would only measure cancellation.
+pub(super) fn max_rel_err(got: &[f32], want: &[f32]) -> f64 {
+    let mean = want.iter().map(|w| w.abs() as f64).sum::<f64>() / want.len().max(1) as f64;
+    let floor = if mean > 0.0 { mean } else { 1.0 };
+    got.iter()
+        .zip(want)
+        .map(|(&g, &w)| {
+            if g.is_nan() != w.is_nan() {
+                f64::INFINITY
+            } else if g.is_nan() {
+                0.0
+            } else {
+                (g as f64 - w as f64).abs() / (w.abs() as f64).max(floor)
+            }
+        })
+        .fold(0.0, f64::max)
+}
+
+impl Bench<'_> {
+    fn case(&self, case: &Case) -> Row {
+        let mut row = Row {
+            err_vs: "reference".into(),
+            ..case.row()
+        };
+        let parsed = (
+            <Dtype as clap::ValueEnum>::from_str(&case.dtype, true),
+            <Epilogue as clap::ValueEnum>::from_str(&case.epilogue, true),
+        );
+        let (Ok(dtype), Ok(epi)) = parsed else {
+            row.note = format!("unknown dtype or epilogue `{} {}`", case.dtype, case.epilogue);
+            return row;
+        };
+        let Some(entry) = self.kernels.iter().find(|e| e.dtype == dtype && e.epilogue == epi) else {
+            row.note = format!("no built-in kernel for {} {}", case.dtype, case.epilogue);
+            return row;
+        };
+        let r = match dtype {
+            Dtype::F16 => self.measure::<crossgemm::f16>(entry, &mut row),
+            Dtype::Bf16 => self.measure::<crossgemm::bf16>(entry, &mut row),
+            Dtype::F32 | Dtype::Tf32 => self.measure::<f32>(entry, &mut row),
+        };
+        if let Err(e) = r {
+            let msg = e.to_string();
+            let first = msg.lines().next().unwrap_or("");
+            row.note = if row.note.is_empty() {
+                first.to_string()
+            } else {
+                format!("{}; {first}", row.note)
+            };
+        }
+        row.finish();
+        row
+    }
+
+    fn measure<T: Element>(&self, entry: &KernelEntry, row: &mut Row) -> Result<(), GemmError> {
+        let (m, n, k) = (row.m, row.n, row.k);
+        let spec = entry.spec;
+        let bias_on = entry.epilogue != Epilogue::None;
+        let (xs, ws, bs) = (values::<T>(m * k, 1), values::<T>(k * n, 2), values::<T>(n, 3));
+        let x = Matrix::<T>::from_host(&self.dev, m, k, &xs)?;
+        let w = Matrix::<T, ColMajor>::from_host(&self.dev, k, n, &ws)?;
+        let b = RowVec::<T>::from_host(&self.dev, &bs)?;
+        let mut out = Matrix::<T>::zeros(&self.dev, m, n)?;
+        let mut args: Vec<Arg<'_>> = vec![x.__arg(), w.__arg()];
+        if bias_on {
+            args.push(b.__arg());
+        }
+
+        let t = tune_with(spec, &args, out.__out(), &self.opts)?;
+        row.config = t.best.to_string();
+        row.tune_ms = if t.cache_hit { 0.0 } else { t.tune_ms };
+        row.tune_cache_hit = t.cache_hit;
+        if !t.failed.is_empty() {
+            row.note = format!("{} tuning candidates failed", t.failed.len());
+        }
+        let ours = self.timer.time(&mut || launch(spec, &args, out.__out()))?;
+        row.ours_us = Some(ours.median_us);
+        let got: Vec<f32> = out.to_host()?.into_iter().map(T::to_f32).collect();
+
+        #[cfg(feature = "baseline")]
+        if let Some(cb) = &self.cublas {
+            use crossgemm::bench::baseline::{Compute, Epilogue as Be};
+            let compute = if entry.dtype == Dtype::Tf32 {
+                Compute::Tf32
+            } else {
+                Compute::F32
+            };
+            let be = match entry.epilogue {
+                Epilogue::None => Be::None,
+                Epilogue::BiasRelu => Be::BiasRelu,
+                Epilogue::BiasGelu => Be::BiasGelu,
+            };
+            let mut theirs = Matrix::<T>::zeros(&self.dev, m, n)?;
+            let gemm = self.timer.time(&mut || cb.gemm(&x, &w, &mut theirs, compute))?;
+            row.cublas_gemm_us = Some(gemm.median_us);
+            row.cublas_us = Some(if bias_on {
+                self.timer
+                    .time(&mut || {
+                        cb.gemm(&x, &w, &mut theirs, compute)?;
+                        cb.bias_act(&mut theirs, &b, be)
+                    })?
+                    .median_us
+            } else {
+                gemm.median_us
+            });
+            // `theirs` now holds the last timed run's result: the GEMM (and epilogue).
+            let want: Vec<f32> = theirs.to_host()?.into_iter().map(T::to_f32).collect();
+            row.max_rel_err = Some(max_rel_err(&got, &want));
+            row.err_vs = "cublas".into();
+            let lt = cb.lt_plan::<T>(m, n, k, be, compute).and_then(|plan| {
+                let mut lt_out = Matrix::<T>::zeros(&self.dev, m, n)?;
+                let bias = bias_on.then_some(&b);
+                self.timer
+                    .time(&mut || cb.lt_matmul(&plan, &x, &w, bias, &mut lt_out))
+                    .map(|s| s.median_us)
+            });
+            match lt {
+                Ok(us) => row.cublaslt_us = Some(us),
+                Err(e) => {
+                    let msg = e.to_string();
+                    row.note = format!("cuBLASLt: {}", msg.lines().next().unwrap_or(""));
+                }
+            }
+            return Ok(());
+        }
+
+        // No vendor library: the host reference on a sample of the output.
+        let points = sample_points(m, n);
+        let ops = [
+            HostOperand::Matrix {
+                data: &xs.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
+                rows: m,
+                cols: k,
+                layout: Layout::RowMajor,
+            },
+            HostOperand::Matrix {
+                data: &ws.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
+                rows: k,
+                cols: n,
+                layout: Layout::ColMajor,
+            },
+            HostOperand::Vector(&bs.iter().map(|v| v.to_f32()).collect::<Vec<_>>()),
+        ];
+        let refs = gemm_sampled(spec.ir(), &ops[..args.len()], k, &points);
+        let want: Vec<f32> = refs.iter().map(|r| T::from_f32(r.value).to_f32()).collect();
+        let got_s: Vec<f32> = points.iter().map(|&(i, j)| got[i * n + j]).collect();
+        row.max_rel_err = Some(max_rel_err(&got_s, &want));
+        Ok(())
+    }
+}
+
+/// Every element of a small output; else 4096 spread over it, corners and edges included.
+fn sample_points(m: usize, n: usize) -> Vec<(usize, usize)> {
+    if m * n <= 65_536 {
+        return (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).collect();
+    }
+    let mut p = vec![(0, 0), (0, n - 1), (m - 1, 0), (m - 1, n - 1)];
+    let mut s = 0x2545_F491_4F6C_DD1Du64;
+    for _ in 0..4096 {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        p.push(((s % m as u64) as usize, ((s >> 32) % n as u64) as usize));
+    }
+    p
+}
+
+/// A warm call of a small generated kernel against a bare launch of an empty kernel,
+/// both back to back (µs per call): what the wrapper adds on top of the driver.
+fn launch_overhead(b: &Bench<'_>) -> Result<LaunchOverhead, String> {
+    let e = |e: GemmError| e.to_string();
+    let entry = b
+        .kernels
+        .iter()
+        .find(|k| k.dtype == Dtype::F16 && k.epilogue == Epilogue::None)
+        .ok_or("no f16 kernel")?;
+    // As examples/launch_overhead.rs: a kernel this small is all launch.
+    let (m, n, k) = (1, 8, 8);
+    let x = Matrix::<crossgemm::f16>::from_host(&b.dev, m, k, &values(m * k, 1)).map_err(e)?;
+    let w = Matrix::<crossgemm::f16, ColMajor>::from_host(&b.dev, k, n, &values(k * n, 2)).map_err(e)?;
+    let mut out = Matrix::<crossgemm::f16>::zeros(&b.dev, m, n).map_err(e)?;
+    let args = [x.__arg(), w.__arg()];
+    tune_with(entry.spec, &args, out.__out(), &b.opts).map_err(e)?;
+    let iters = 2000;
+    for _ in 0..100 {
+        launch(entry.spec, &args, out.__out()).map_err(e)?;
+    }
+    b.dev.synchronize().map_err(e)?;
+    let start = Instant::now();
+    for _ in 0..iters {
+        launch(entry.spec, &args, out.__out()).map_err(e)?;
+    }
+    b.dev.synchronize().map_err(e)?;
+    let ours_us = start.elapsed().as_secs_f64() * 1e6 / iters as f64;
+    let bare_us = bare_launch_us(&b.dev, iters).map_err(e)?;
+    Ok(LaunchOverhead {
+        shape: format!("{m}x{n}x{k} f16 none"),
+        ours_us,
+        bare_us,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs() {
+        assert_eq!(slug("NVIDIA H200"), "nvidia-h200");
+        assert_eq!(slug("pthread-Intel(R) Xeon(R)  CPU"), "pthread-intel-r-xeon-r-cpu");
+    }
+
+    #[test]
+    fn relative_error_is_scaled_near_zero() {
+        assert_eq!(max_rel_err(&[1.0, 2.0], &[1.0, 2.0]), 0.0);
+        // 0.01 off a value of 1: 1e-2; the same off a zero counts against the mean (0.5).
+        let e = max_rel_err(&[1.01, 0.01], &[1.0, 0.0]);
+        assert!((e - 0.02).abs() < 1e-6, "{e}");
+        assert_eq!(max_rel_err(&[f32::NAN], &[1.0]), f64::INFINITY);
+        assert_eq!(max_rel_err(&[f32::NAN], &[f32::NAN]), 0.0);
+    }
+
+    #[test]
+    fn samples_cover_corners() {
+        let p = sample_points(1000, 3000);
+        assert!(p.contains(&(999, 2999)) && p.contains(&(0, 0)));
+        assert!(p.iter().all(|&(i, j)| i < 1000 && j < 3000));
+        assert_eq!(sample_points(3, 5).len(), 15);
+    }
+}

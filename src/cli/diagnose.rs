@@ -1,0 +1,581 @@
+//! `crossgemm diagnose`: the seeds' order of diagnosis, automated for one shape.
+//! 1. correctness of the tuned winner against the host reference;
+//! 2. the winner beside its load-only, no-epilogue and compute-only variants, each as a
+//!    share of the full kernel's time, and the full kernel against the device's memory
+//!    and compute roofs;
+//! 3. the winner's stage and warp neighbours;
+//! 4. other launch orders (GROUP_M);
+//!
+//! then a short verdict with the numbers behind it.
+
+use super::bench::max_rel_err;
+use super::tune::{parse_shape, values};
+use super::{CliResult, Dtype, Epilogue, KernelEntry};
+use crossgemm::__private::{launch, reference, tune_with, Arg};
+use crossgemm::bench::{copy_gbps, time_config, Timer, Variant};
+use crossgemm::gemm_core::{MmaTile, SimtTile, TileConfig};
+use crossgemm::{ColMajor, Device, DeviceKind, Element, GemmError, Matrix, Row, TuneOptions};
+use serde_json::json;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct DiagnoseArgs {
+    /// The problem, MxNxK.
+    #[arg(long, value_parser = parse_shape)]
+    shape: (usize, usize, usize),
+    /// Element type.
+    #[arg(long, value_enum, default_value = "f16")]
+    dtype: Dtype,
+    /// The fused epilogue.
+    #[arg(long, value_enum, default_value = "bias_relu")]
+    epilogue: Epilogue,
+    /// Device id; default CROSSGEMM_DEVICE, else the best device found.
+    #[arg(long)]
+    device: Option<String>,
+    /// Timed runs per measurement (median; at least 10).
+    #[arg(long, default_value_t = 20)]
+    runs: usize,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One timed config or variant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Probe {
+    /// What was changed, e.g. "stages 3" or "load_only".
+    pub what: String,
+    /// The config, as text.
+    pub config: String,
+    /// Median µs, or why there is none.
+    pub us: Result<f64, String>,
+}
+
+/// What the numbers say, with the numbers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    /// "memory-bound", "compute-bound", "pipeline-bound", "raster-bound" or "balanced".
+    pub kind: &'static str,
+    /// One line per finding, most important first.
+    pub reasons: Vec<String>,
+}
+
+/// The inputs of the verdict, µs (`None`: not measured).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timings {
+    pub full: f64,
+    pub load_only: Option<f64>,
+    pub no_epilogue: Option<f64>,
+    pub compute_only: Option<f64>,
+    /// Bytes of A, B and C (and bias) over the copy bandwidth.
+    pub memory_roof: Option<f64>,
+    /// 2·M·N·K over the datasheet peak.
+    pub compute_roof: Option<f64>,
+    /// The fastest stage/warp neighbour: (what, µs).
+    pub best_neighbour: Option<(String, f64)>,
+    /// The fastest other launch order: (what, µs).
+    pub best_order: Option<(String, f64)>,
+}
+
+/// A faster alternative must win by this much to count (timing noise is a few %).
+const MARGIN: f64 = 1.05;
+
+/// The verdict: which of the seeds' bottlenecks the timings point at.
+///
+/// - raster-bound: another launch order (GROUP_M) is faster by more than the margin;
+/// - memory-bound: the full kernel runs within 1.25x of the memory roof, or moving the
+///   data alone (load-only) takes 80 % of its time;
+/// - compute-bound: the math alone (compute-only) takes 80 % of its time;
+/// - pipeline-bound: loads and math each take well under the full time (their sum is
+///   not hidden: full > 1.2x the larger), or a deeper/shallower pipeline is faster.
+pub fn verdict(t: &Timings) -> Verdict {
+    let mut reasons = Vec::new();
+    let share = |v: Option<f64>| v.map(|v| v / t.full);
+    let mut kind = "balanced";
+    if let Some((what, us)) = &t.best_order {
+        if us * MARGIN < t.full {
+            kind = "raster-bound";
+            reasons.push(format!(
+                "launch order {what} takes {us:.1} us vs {:.1} us ({:.0}% faster): blocks sharing operands do not run together",
+                t.full,
+                (t.full / us - 1.0) * 100.0
+            ));
+        }
+    }
+    let mem_roof_share = t.memory_roof.map(|r| t.full / r);
+    let load = share(t.load_only);
+    let comp = share(t.compute_only);
+    if kind == "balanced" {
+        if mem_roof_share.is_some_and(|s| s <= 1.25) || load.is_some_and(|s| s >= 0.8) {
+            kind = "memory-bound";
+        } else if comp.is_some_and(|s| s >= 0.8) {
+            kind = "compute-bound";
+        } else if let (Some(l), Some(c)) = (t.load_only, t.compute_only) {
+            if t.full > 1.2 * l.max(c) {
+                kind = "pipeline-bound";
+            }
+        }
+        if let Some((what, us)) = &t.best_neighbour {
+            if us * MARGIN < t.full && kind != "memory-bound" {
+                kind = "pipeline-bound";
+                reasons.push(format!(
+                    "neighbour {what} takes {us:.1} us vs {:.1} us: the tuner's winner is not the best pipeline shape",
+                    t.full
+                ));
+            }
+        }
+    }
+    if let Some(s) = mem_roof_share {
+        reasons.push(format!(
+            "full kernel {:.1} us = {s:.2}x the memory roof ({:.1} us)",
+            t.full,
+            t.memory_roof.unwrap_or(0.0)
+        ));
+    }
+    if let Some(r) = t.compute_roof {
+        reasons.push(format!(
+            "full kernel = {:.2}x the compute roof ({r:.1} us, {:.0}% of peak)",
+            t.full / r,
+            100.0 * r / t.full
+        ));
+    }
+    if let Some(s) = load {
+        reasons.push(format!("load-only = {:.0}% of the full time", s * 100.0));
+    }
+    if let Some(s) = comp {
+        reasons.push(format!("compute-only = {:.0}% of the full time", s * 100.0));
+    }
+    if let Some(ne) = t.no_epilogue {
+        let cost = (t.full - ne) / t.full;
+        reasons.push(format!(
+            "the fused epilogue costs {:.0}% ({:.1} us without it)",
+            cost * 100.0,
+            ne
+        ));
+    }
+    if kind == "pipeline-bound" && !reasons.iter().any(|r| r.starts_with("neighbour")) {
+        if let (Some(l), Some(c)) = (t.load_only, t.compute_only) {
+            reasons.insert(
+                0,
+                format!(
+                    "loads ({l:.1} us) and math ({c:.1} us) overlap poorly: the full kernel takes {:.1} us",
+                    t.full
+                ),
+            );
+        }
+    }
+    Verdict { kind, reasons }
+}
+
+/// Stage and warp-grid neighbours of a config (MMA), or vector-width and thread-grid
+/// neighbours (SIMT); same block tile.
+pub fn neighbours(c: &TileConfig) -> Vec<(String, TileConfig)> {
+    let mut v = Vec::new();
+    match *c {
+        TileConfig::Mma(t) => {
+            let mut push = |what: String, n: MmaTile| v.push((what, TileConfig::Mma(n)));
+            for s in [t.stages.saturating_sub(1), t.stages + 1] {
+                if s >= 2 {
+                    push(format!("stages {s}"), MmaTile { stages: s, ..t });
+                }
+            }
+            for (wm, wn) in [
+                (t.warps_m * 2, t.warps_n),
+                (t.warps_m, t.warps_n * 2),
+                (t.warps_m / 2, t.warps_n),
+                (t.warps_m, t.warps_n / 2),
+                (t.warps_n, t.warps_m),
+            ] {
+                let ok = wm >= 1 && wn >= 1 && (wm, wn) != (t.warps_m, t.warps_n) && wm * wn <= 16;
+                // Warp tiles must stay multiples of 16x16 (the mma fragment grid).
+                if ok && t.block_m % (wm * 16) == 0 && t.block_n % (wn * 16) == 0 {
+                    push(
+                        format!("warps {wm}x{wn}"),
+                        MmaTile {
+                            warps_m: wm,
+                            warps_n: wn,
+                            ..t
+                        },
+                    );
+                }
+            }
+        }
+        TileConfig::Simt(t) => {
+            let mut push = |what: String, n: SimtTile| v.push((what, TileConfig::Simt(n)));
+            for vw in [t.vw / 2, t.vw * 2] {
+                if (1..=8).contains(&vw) && t.mwg % vw == 0 && t.nwg % vw == 0 && t.kwg % vw == 0 {
+                    push(format!("vector {vw}"), SimtTile { vw, ..t });
+                }
+            }
+            if t.mdimc != t.ndimc && t.mwg % t.ndimc == 0 && t.nwg % t.mdimc == 0 {
+                push(
+                    format!("threads {}x{}", t.ndimc, t.mdimc),
+                    SimtTile {
+                        mdimc: t.ndimc,
+                        ndimc: t.mdimc,
+                        ..t
+                    },
+                );
+            }
+        }
+    }
+    v.dedup_by(|a, b| a.1 == b.1);
+    v
+}
+
+/// The same config with other launch orders.
+pub fn orders(c: &TileConfig) -> Vec<(String, TileConfig)> {
+    let current = match c {
+        TileConfig::Mma(t) => t.group_m,
+        TileConfig::Simt(t) => t.group_m,
+    };
+    [1, 4, 8, 16, 32]
+        .into_iter()
+        .filter(|&g| g != current)
+        .map(|g| {
+            let n = match *c {
+                TileConfig::Mma(t) => TileConfig::Mma(MmaTile { group_m: g, ..t }),
+                TileConfig::Simt(t) => TileConfig::Simt(SimtTile { group_m: g, ..t }),
+            };
+            (format!("GROUP_M {g}"), n)
+        })
+        .collect()
+}
+
+pub fn run(kernels: &'static [KernelEntry], a: &DiagnoseArgs, cache_dir: Option<PathBuf>) -> CliResult {
+    let entry = kernels
+        .iter()
+        .find(|e| e.dtype == a.dtype && e.epilogue == a.epilogue)
+        .ok_or_else(|| format!("no built-in kernel for {} {}", a.dtype.name(), a.epilogue.name()))?;
+    let dev = match &a.device {
+        Some(id) => Device::open(id),
+        None => Device::best(),
+    }
+    .map_err(|e| e.to_string())?;
+    if dev.info().kind == DeviceKind::Host {
+        return Err(format!("{} runs no kernels: nothing to diagnose", dev.info()));
+    }
+    let mut opts = TuneOptions::from_env();
+    opts.cache_dir = cache_dir;
+    opts.progress = false;
+    let d = match a.dtype {
+        Dtype::F16 => diagnose::<crossgemm::f16>(entry, &dev, a, &opts),
+        Dtype::Bf16 => diagnose::<crossgemm::bf16>(entry, &dev, a, &opts),
+        Dtype::F32 | Dtype::Tf32 => diagnose::<f32>(entry, &dev, a, &opts),
+    }
+    .map_err(|e| e.to_string())?;
+    print(&d, a);
+    if d.error > ERR_LIMIT {
+        return Err(format!(
+            "the tuned kernel is wrong: max rel err {:.2e} against the host reference",
+            d.error
+        ));
+    }
+    Ok(())
+}
+
+/// Largest error against the reference a correct kernel may show here (f16/bf16 outputs
+/// with K up to ~10^4 stay well below it; a wrong tile or index shows O(1)).
+const ERR_LIMIT: f64 = 5e-2;
+
+struct Diagnosis {
+    device: String,
+    config: String,
+    error: f64,
+    variants: Vec<Probe>,
+    neighbours: Vec<Probe>,
+    orders: Vec<Probe>,
+    timings: Timings,
+    copy_gbps: Option<f64>,
+    peak_tflops: Option<u32>,
+    verdict: Verdict,
+}
+
+fn diagnose<T: Element>(
+    entry: &KernelEntry,
+    dev: &Device,
+    a: &DiagnoseArgs,
+    opts: &TuneOptions,
+) -> Result<Diagnosis, GemmError> {
+    let (m, n, k) = a.shape;
+    let spec = entry.spec;
+    let x = Matrix::<T>::from_host(dev, m, k, &values::<T>(m * k, 1))?;
+    let w = Matrix::<T, ColMajor>::from_host(dev, k, n, &values::<T>(k * n, 2))?;
+    let b = Row::<T>::from_host(dev, &values::<T>(n, 3))?;
+    let mut out = Matrix::<T>::zeros(dev, m, n)?;
+    let mut args: Vec<Arg<'_>> = vec![x.__arg(), w.__arg()];
+    if entry.epilogue != Epilogue::None {
+        args.push(b.__arg());
+    }
+    let tk = spec.target_for(dev)?;
+    let timer = Timer::new(dev, Timer::flush_bytes_for(dev, tk.spec().l2_bytes), 3, a.runs)?;
+
+    // 1. Correctness first: the winner through the public call path vs the reference.
+    let report = tune_with(spec, &args, out.__out(), opts)?;
+    let winner = report.best;
+    launch(spec, &args, out.__out())?;
+    let got: Vec<f32> = out.to_host()?.into_iter().map(T::to_f32).collect();
+    let want: Vec<f32> = reference::<T>(spec, &args)?.into_iter().map(T::to_f32).collect();
+    let error = max_rel_err(&got, &want);
+    let mut d = Diagnosis {
+        device: dev.info().to_string(),
+        config: winner.to_string(),
+        error,
+        variants: Vec::new(),
+        neighbours: Vec::new(),
+        orders: Vec::new(),
+        timings: Timings::default(),
+        copy_gbps: None,
+        peak_tflops: tk.spec().peak_tflops.get(a.dtype.name()).copied(),
+        verdict: Verdict {
+            kind: "incorrect",
+            reasons: vec![format!("max rel err {error:.2e} against the host reference")],
+        },
+    };
+    if error > ERR_LIMIT {
+        return Ok(d);
+    }
+
+    // 2. The variants, as shares of the full kernel and of the roofs.
+    let mut probe = |what: &str, cfg: &TileConfig, v: Variant, check: bool| -> Probe {
+        let mut us = time_config(spec, &args, out.__out(), cfg, v, &timer)
+            .map(|s| s.median_us)
+            .map_err(|e| e.to_string().lines().next().unwrap_or("").to_string());
+        // A neighbour that is fast but wrong must not look like a better config.
+        if check && us.is_ok() {
+            match out.to_host() {
+                Ok(o) => {
+                    let o: Vec<f32> = o.into_iter().map(T::to_f32).collect();
+                    let e = max_rel_err(&o, &want);
+                    if e > ERR_LIMIT {
+                        us = Err(format!("wrong result (max rel err {e:.2e})"));
+                    }
+                }
+                Err(e) => us = Err(e.to_string()),
+            }
+        }
+        Probe {
+            what: what.to_string(),
+            config: cfg.to_string(),
+            us,
+        }
+    };
+    for v in Variant::ALL {
+        d.variants.push(probe(v.name(), &winner, v, v == Variant::Full));
+    }
+    let full = match &d.variants[0].us {
+        Ok(us) => *us,
+        Err(e) => return Err(GemmError::Unsupported(format!("the winner could not be timed: {e}"))),
+    };
+    let by = |v: &str| d.variants.iter().find(|p| p.what == v).and_then(|p| p.us.clone().ok());
+    d.copy_gbps = copy_gbps(dev, (4 * tk.spec().l2_bytes as usize).max(256 << 20)).ok();
+    let elem = std::mem::size_of::<T>() as f64;
+    let bytes = elem * (m * k + k * n + m * n + if args.len() > 2 { n } else { 0 }) as f64;
+    d.timings = Timings {
+        full,
+        load_only: by(Variant::LoadOnly.name()),
+        no_epilogue: by(Variant::NoEpilogue.name()),
+        compute_only: by(Variant::ComputeOnly.name()),
+        memory_roof: d.copy_gbps.map(|g| bytes / (g * 1e9) * 1e6),
+        compute_roof: d
+            .peak_tflops
+            .map(|p| 2.0 * m as f64 * n as f64 * k as f64 / (p as f64 * 1e12) * 1e6),
+        ..Timings::default()
+    };
+
+    // 3 and 4. Neighbours and launch orders, each checked against the reference.
+    for (what, cfg) in neighbours(&winner) {
+        d.neighbours.push(probe(&what, &cfg, Variant::Full, true));
+    }
+    for (what, cfg) in orders(&winner) {
+        d.orders.push(probe(&what, &cfg, Variant::Full, true));
+    }
+    let fastest = |ps: &[Probe]| {
+        ps.iter()
+            .filter_map(|p| p.us.as_ref().ok().map(|&us| (p.what.clone(), us)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+    };
+    d.timings.best_neighbour = fastest(&d.neighbours);
+    d.timings.best_order = fastest(&d.orders);
+    d.verdict = verdict(&d.timings);
+    Ok(d)
+}
+
+fn print(d: &Diagnosis, a: &DiagnoseArgs) {
+    let (m, n, k) = a.shape;
+    let probes = |ps: &[Probe]| -> Vec<serde_json::Value> {
+        ps.iter()
+            .map(
+                |p| json!({"what": p.what, "config": p.config, "us": p.us.as_ref().ok(), "error": p.us.as_ref().err()}),
+            )
+            .collect()
+    };
+    if a.json {
+        let t = &d.timings;
+        println!(
+            "{}",
+            json!({
+                "shape": format!("{m}x{n}x{k}"),
+                "dtype": a.dtype.name(),
+                "epilogue": a.epilogue.name(),
+                "device": d.device,
+                "config": d.config,
+                "max_rel_err": d.error,
+                "variants": probes(&d.variants),
+                "neighbours": probes(&d.neighbours),
+                "orders": probes(&d.orders),
+                "copy_gbps": d.copy_gbps,
+                "peak_tflops": d.peak_tflops,
+                "memory_roof_us": t.memory_roof,
+                "compute_roof_us": t.compute_roof,
+                "verdict": d.verdict.kind,
+                "reasons": d.verdict.reasons,
+            })
+        );
+        return;
+    }
+    println!(
+        "{m}x{n}x{k} {} {} on {}\nwinner: {}",
+        a.dtype.name(),
+        a.epilogue.name(),
+        d.device,
+        d.config
+    );
+    println!("1. correctness: max rel err {:.2e} against the host reference", d.error);
+    if d.variants.is_empty() {
+        println!("verdict: {}", d.verdict.kind);
+        return;
+    }
+    let full = d.timings.full;
+    let line = |p: &Probe| match &p.us {
+        Ok(us) => format!(
+            "  {:<16} {:>10.1} us  {:>5.0}%  {}",
+            p.what,
+            us,
+            100.0 * us / full,
+            p.config
+        ),
+        Err(e) => format!("  {:<16} {:>10}     -    {} ({e})", p.what, "failed", p.config),
+    };
+    println!("2. variants (share of the full kernel):");
+    for p in &d.variants {
+        println!("{}", line(p));
+    }
+    if let Some(r) = d.timings.memory_roof {
+        println!(
+            "  memory roof      {r:>10.1} us  {:>5.0}%  ({:.0} GB/s copy)",
+            100.0 * r / full,
+            d.copy_gbps.unwrap_or(0.0)
+        );
+    }
+    if let Some(r) = d.timings.compute_roof {
+        println!(
+            "  compute roof     {r:>10.1} us  {:>5.0}%  ({} TFLOP/s peak)",
+            100.0 * r / full,
+            d.peak_tflops.unwrap_or(0)
+        );
+    }
+    println!("3. stage/warp neighbours:");
+    for p in &d.neighbours {
+        println!("{}", line(p));
+    }
+    println!("4. launch orders:");
+    for p in &d.orders {
+        println!("{}", line(p));
+    }
+    println!("verdict: {}", d.verdict.kind);
+    for r in &d.verdict.reasons {
+        println!("  - {r}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mma() -> TileConfig {
+        TileConfig::Mma(MmaTile {
+            block_m: 128,
+            block_n: 256,
+            block_k: 64,
+            warps_m: 2,
+            warps_n: 4,
+            stages: 2,
+            group_m: 8,
+        })
+    }
+
+    #[test]
+    fn neighbours_keep_the_block_tile() {
+        let n = neighbours(&mma());
+        let names: Vec<&str> = n.iter().map(|(w, _)| w.as_str()).collect();
+        assert!(names.contains(&"stages 3"), "{names:?}");
+        assert!(!names.contains(&"stages 1"), "{names:?}");
+        assert!(
+            names.contains(&"warps 4x4") && names.contains(&"warps 1x4"),
+            "{names:?}"
+        );
+        for (_, c) in &n {
+            let TileConfig::Mma(t) = c else { panic!() };
+            assert_eq!((t.block_m, t.block_n, t.block_k), (128, 256, 64));
+            assert_ne!(c, &mma());
+        }
+        let o = orders(&mma());
+        assert_eq!(o.len(), 4);
+        assert!(o.iter().all(|(_, c)| matches!(c, TileConfig::Mma(t) if t.group_m != 8)));
+    }
+
+    #[test]
+    fn verdicts() {
+        let base = Timings {
+            full: 100.0,
+            load_only: Some(40.0),
+            no_epilogue: Some(98.0),
+            compute_only: Some(50.0),
+            memory_roof: Some(20.0),
+            compute_roof: Some(30.0),
+            best_neighbour: Some(("stages 3".into(), 99.0)),
+            best_order: Some(("GROUP_M 16".into(), 99.0)),
+        };
+        // Loads 40 + math 50 both far below 100: they do not overlap.
+        assert_eq!(verdict(&base).kind, "pipeline-bound");
+        let mem = Timings {
+            load_only: Some(90.0),
+            ..base.clone()
+        };
+        assert_eq!(verdict(&mem).kind, "memory-bound");
+        let at_roof = Timings {
+            memory_roof: Some(90.0),
+            ..base.clone()
+        };
+        assert_eq!(verdict(&at_roof).kind, "memory-bound");
+        let comp = Timings {
+            compute_only: Some(85.0),
+            ..base.clone()
+        };
+        assert_eq!(verdict(&comp).kind, "compute-bound");
+        let raster = Timings {
+            best_order: Some(("GROUP_M 1".into(), 80.0)),
+            ..comp.clone()
+        };
+        let v = verdict(&raster);
+        assert_eq!(v.kind, "raster-bound");
+        assert!(
+            v.reasons[0].contains("GROUP_M 1") && v.reasons[0].contains("25% faster"),
+            "{v:?}"
+        );
+        let neighbour = Timings {
+            best_neighbour: Some(("stages 3".into(), 70.0)),
+            ..comp
+        };
+        assert_eq!(verdict(&neighbour).kind, "pipeline-bound");
+        let v = verdict(&base);
+        assert!(v.reasons.iter().any(|r| r.contains("epilogue costs 2%")), "{v:?}");
+        let bare = verdict(&Timings {
+            full: 10.0,
+            ..Timings::default()
+        });
+        assert_eq!(bare.kind, "balanced");
+        assert!(bare.reasons.is_empty());
+    }
+}
