@@ -10,7 +10,7 @@
 # A device call may be limited to 10 minutes, so the parts can run in separate calls into
 # the same OUTDIR; `report` combines whatever parts are there. Binaries are read from
 # $BIN (default .dev: `cargo build --release --bin crossgemm` copied there); the tuning
-# cache lives in $OUTDIR/cache unless CROSSGEMM_CACHE_DIR is set.
+# cache lives in /tmp/crossgemm-bench-cache unless CROSSGEMM_CACHE_DIR is set.
 set -uo pipefail
 out=${1:?usage: bench/run-h200.sh OUTDIR [f16|bf16|f32|triton|diagnose|report ...]}
 shift
@@ -18,15 +18,15 @@ parts=${*:-f16 bf16 f32 triton diagnose report}
 BIN=${BIN:-.dev}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export CROSSGEMM_CACHE_DIR=${CROSSGEMM_CACHE_DIR:-$out/cache}
+export CROSSGEMM_CACHE_DIR=${CROSSGEMM_CACHE_DIR:-${TMPDIR:-/tmp}/crossgemm-bench-cache}
 export CROSSGEMM_COMMIT=${CROSSGEMM_COMMIT:-$(cat "$BIN/COMMIT" 2>/dev/null || echo unknown)}
-# Candidates per tune: enough for the planner's best region, and the whole table fits
-# the device budget (a full 48-candidate tune of 8192^3 alone takes ~15 s).
-max=${CROSSGEMM_BENCH_MAX:-24}
+# Candidates per tune (the tuner's GPU default; fewer saves device time on the slow f32
+# kernels but misses winners: 12 lost 4x at 1024x1024x2048 f16).
+max=${CROSSGEMM_BENCH_MAX:-48}
 bench() { # name, extra args...
     local name=$1; shift
     echo "== crossgemm bench $name: $*"
-    "$BIN/crossgemm" bench --out "$out" --name "part-$name" --max "$max" "$@" 2>&1 | tee "$out/part-$name.log" | grep -vE '^\s+ours' | tail -3
+    timeout "${PART_TIMEOUT:-560}" "$BIN/crossgemm" bench --out "$out" --name "part-$name" --max "$max" "$@" 2>&1 | tee "$out/part-$name.log" | grep -vE '^\s+ours' | tail -3
 }
 for p in $parts; do
     case $p in
@@ -39,9 +39,9 @@ for p in $parts; do
             echo "$(wc -l < "$out/triton.jsonl") Triton rows" ;;
         diagnose)
             for s in ${DIAGNOSE_SHAPES:-4096x4096x4096 16x4096x4096 3000x5000x700 2048x11008x4096}; do
-                echo "== crossgemm diagnose $s"
-                "$BIN/crossgemm" diagnose --shape "$s" --dtype f16 --epilogue bias_relu 2>&1 | tee "$out/diagnose-$s.txt" | tail -8
-            done ;;
+                echo "== crossgemm diagnose --shape $s --dtype f16 --epilogue bias_relu"
+                timeout 120 "$BIN/crossgemm" diagnose --shape "$s" --dtype f16 --epilogue bias_relu 2>&1 | tail -30
+            done 2>&1 | tee "$out/diagnose.txt" ;;
         report)
             inputs=()
             for f in "$out"/part-*.json; do [ -e "$f" ] && inputs+=(--input "$f"); done

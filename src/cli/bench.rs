@@ -92,7 +92,10 @@ pub fn run(kernels: &'static [KernelEntry], a: &BenchArgs, cache_dir: Option<Pat
             .collect::<Result<Vec<_>, _>>()?;
         Report::combine(parts)?
     } else {
-        measure_all(kernels, a, cache_dir)?
+        // The JSON is rewritten after every case, so a run cut short (a device session's
+        // time limit) keeps what it measured; `--report-only` can combine such parts.
+        let checkpoint = |rep: &Report| rep.write_json(&output(rep, &a.out, a.name.as_deref(), "json"));
+        measure_all(kernels, a, cache_dir, &checkpoint)?
     };
     for m in &a.merge {
         let stats = report::fold_triton(&mut rep, m)?;
@@ -101,16 +104,21 @@ pub fn run(kernels: &'static [KernelEntry], a: &BenchArgs, cache_dir: Option<Pat
     write_outputs(&rep, &a.out, a.name.as_deref())
 }
 
-fn write_outputs(rep: &Report, dir: &Path, name: Option<&str>) -> CliResult {
+/// `<dir>/<name or device-date>.<ext>`.
+fn output(rep: &Report, dir: &Path, name: Option<&str>, ext: &str) -> PathBuf {
     let stem = match name {
         Some(n) => n.to_string(),
         None => format!("{}-{}", slug(&rep.device), rep.date),
     };
-    let json = dir.join(format!("{stem}.json"));
+    dir.join(format!("{stem}.{ext}"))
+}
+
+fn write_outputs(rep: &Report, dir: &Path, name: Option<&str>) -> CliResult {
+    let json = output(rep, dir, name, "json");
     rep.write_json(&json)?;
-    let md = dir.join(format!("{stem}.md"));
+    let md = output(rep, dir, name, "md");
     std::fs::write(&md, rep.to_markdown()).map_err(|e| format!("writing {}: {e}", md.display()))?;
-    let svg = dir.join(format!("{stem}.svg"));
+    let svg = output(rep, dir, name, "svg");
     report::write_svg(rep, &svg)?;
     println!("wrote {}, {} and {}", json.display(), md.display(), svg.display());
     Ok(())
@@ -146,7 +154,12 @@ fn commit(arg: Option<&str>) -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-fn measure_all(kernels: &'static [KernelEntry], a: &BenchArgs, cache_dir: Option<PathBuf>) -> Result<Report, String> {
+fn measure_all(
+    kernels: &'static [KernelEntry],
+    a: &BenchArgs,
+    cache_dir: Option<PathBuf>,
+    checkpoint: &dyn Fn(&Report) -> CliResult,
+) -> Result<Report, String> {
     let table = ShapeTable::load(&a.shapes)?;
     let filter = Filter {
         groups: a.groups.clone(),
@@ -245,6 +258,7 @@ fn measure_all(kernels: &'static [KernelEntry], a: &BenchArgs, cache_dir: Option
             eprintln!("    {}", summary(&row));
         }
         rep.rows.push(row);
+        checkpoint(&rep)?;
         if let Some(b) = &bar {
             b.inc(1);
         }
@@ -458,27 +472,60 @@ impl Bench<'_> {
         }
 
         // No vendor library: the host reference on a sample of the output.
-        let points = sample_points(m, n);
-        let ops = [
+        let sampled = SampledRef::new::<T>(spec, &xs, &ws, bias_on.then_some(&bs[..]), (m, n, k));
+        row.max_rel_err = Some(sampled.error(&got));
+        Ok(())
+    }
+}
+
+/// The host reference on a sample of the output ([`sample_points`]), rounded to the
+/// output type: a check of large outputs without an O(MNK) host product.
+pub(super) struct SampledRef {
+    points: Vec<(usize, usize)>,
+    want: Vec<f32>,
+    n: usize,
+}
+
+impl SampledRef {
+    /// For `x` (M×K row-major), `w` (K×N column-major) and the optional bias, as uploaded.
+    pub(super) fn new<T: Element>(
+        spec: &crossgemm::KernelSpec,
+        xs: &[T],
+        ws: &[T],
+        bias: Option<&[T]>,
+        (m, n, k): (usize, usize, usize),
+    ) -> SampledRef {
+        let widen = |v: &[T]| v.iter().map(|e| e.to_f32()).collect::<Vec<_>>();
+        let (xf, wf, bf) = (widen(xs), widen(ws), bias.map(widen));
+        let mut ops = vec![
             HostOperand::Matrix {
-                data: &xs.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
+                data: &xf,
                 rows: m,
                 cols: k,
                 layout: Layout::RowMajor,
             },
             HostOperand::Matrix {
-                data: &ws.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
+                data: &wf,
                 rows: k,
                 cols: n,
                 layout: Layout::ColMajor,
             },
-            HostOperand::Vector(&bs.iter().map(|v| v.to_f32()).collect::<Vec<_>>()),
         ];
-        let refs = gemm_sampled(spec.ir(), &ops[..args.len()], k, &points);
-        let want: Vec<f32> = refs.iter().map(|r| T::from_f32(r.value).to_f32()).collect();
-        let got_s: Vec<f32> = points.iter().map(|&(i, j)| got[i * n + j]).collect();
-        row.max_rel_err = Some(max_rel_err(&got_s, &want));
-        Ok(())
+        if let Some(b) = &bf {
+            ops.push(HostOperand::Vector(b));
+        }
+        let points = sample_points(m, n);
+        let want = gemm_sampled(spec.ir(), &ops, k, &points)
+            .iter()
+            .map(|r| T::from_f32(r.value).to_f32())
+            .collect();
+        SampledRef { points, want, n }
+    }
+
+    /// [`max_rel_err`] of a row-major output at the sampled points.
+    pub(super) fn error(&self, got: &[f32]) -> f64 {
+        let at: Vec<f32> = self.points.iter().map(|&(i, j)| got[i * self.n + j]).collect();
+        max_rel_err(&at, &self.want)
     }
 }
 
