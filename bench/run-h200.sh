@@ -34,7 +34,7 @@ for p in $parts; do
         f32) bench f32 --dtypes f32,tf32 ;;
         triton)
             echo "== Triton (bench/torch_baseline.py --triton-only)"
-            timeout 540 python3 bench/torch_baseline.py --triton-only --dtypes "${TRITON_DTYPES:-f16,bf16}" \
+            timeout "${TRITON_TIMEOUT:-540}" python3 bench/torch_baseline.py --triton-only --dtypes "${TRITON_DTYPES:-f16,bf16}" \
                 --epilogues "${TRITON_EPILOGUES:-none,bias_relu}" > "$out/triton.jsonl" 2> "$out/triton.log"
             echo "$(wc -l < "$out/triton.jsonl") Triton rows" ;;
         diagnose)
