@@ -140,18 +140,29 @@ pub fn verdict(t: &Timings) -> Verdict {
         ));
     }
     if let Some(s) = load {
-        reasons.push(format!("load-only = {:.0}% of the full time", s * 100.0));
+        let mut r = format!("load-only = {:.0}% of the full time", s * 100.0);
+        // Data movement that dominates far from the bandwidth roof is latency-bound
+        // (too few loads in flight), which more bandwidth would not fix.
+        if let (Some(l), Some(roof)) = (t.load_only, t.memory_roof) {
+            if s >= 0.5 && l > 3.0 * roof {
+                r.push_str(&format!(
+                    ", yet moving the data alone runs at {:.0}% of copy bandwidth: latency-bound loads",
+                    100.0 * roof / l
+                ));
+            }
+        }
+        reasons.push(r);
     }
     if let Some(s) = comp {
         reasons.push(format!("compute-only = {:.0}% of the full time", s * 100.0));
     }
     if let Some(ne) = t.no_epilogue {
         let cost = (t.full - ne) / t.full;
-        reasons.push(format!(
-            "the fused epilogue costs {:.0}% ({:.1} us without it)",
-            cost * 100.0,
-            ne
-        ));
+        reasons.push(if cost.abs() < 0.01 {
+            format!("the fused epilogue costs nothing measurable ({ne:.1} us without it)")
+        } else {
+            format!("the fused epilogue costs {:.0}% ({ne:.1} us without it)", cost * 100.0)
+        });
     }
     if kind == "pipeline-bound" && !reasons.iter().any(|r| r.starts_with("neighbour")) {
         if let (Some(l), Some(c)) = (t.load_only, t.compute_only) {
@@ -240,6 +251,23 @@ pub fn orders(c: &TileConfig) -> Vec<(String, TileConfig)> {
             (format!("GROUP_M {g}"), n)
         })
         .collect()
+}
+
+/// How the output maps onto blocks and the machine: blocks, waves over the compute
+/// units (at one block per unit, the tiles' usual occupancy), and the share of the tile
+/// area that is padding past the matrix edge (work done for nothing; small M shows here).
+pub fn tiling(c: &TileConfig, (m, n): (usize, usize), units: u32) -> String {
+    let (bm, bn) = match c {
+        TileConfig::Mma(t) => (t.block_m as usize, t.block_n as usize),
+        TileConfig::Simt(t) => (t.mwg as usize, t.nwg as usize),
+    };
+    let blocks = m.div_ceil(bm) * n.div_ceil(bn);
+    let padding = 1.0 - (m * n) as f64 / (blocks * bm * bn) as f64;
+    format!(
+        "{blocks} blocks of {bm}x{bn} on {units} compute units ({:.2} waves at one block per unit); {:.0}% of the tile area is padding",
+        blocks as f64 / units.max(1) as f64,
+        padding * 100.0
+    )
 }
 
 pub fn run(kernels: &'static [KernelEntry], a: &DiagnoseArgs, cache_dir: Option<PathBuf>) -> CliResult {
@@ -400,6 +428,9 @@ fn diagnose<T: Element>(
     d.timings.best_neighbour = fastest(&d.neighbours);
     d.timings.best_order = fastest(&d.orders);
     d.verdict = verdict(&d.timings);
+    d.verdict
+        .reasons
+        .push(tiling(&winner, (m, n), dev.info().compute_units));
     Ok(d)
 }
 
@@ -531,6 +562,17 @@ mod tests {
     }
 
     #[test]
+    fn tiling_counts_blocks_and_padding() {
+        let t = tiling(&mma(), (16, 4096), 132);
+        assert!(t.starts_with("16 blocks of 128x256"), "{t}");
+        assert!(
+            t.contains("0.12 waves") && t.contains("88% of the tile area is padding"),
+            "{t}"
+        );
+        assert!(tiling(&mma(), (4096, 4096), 132).contains("0% of the tile"));
+    }
+
+    #[test]
     fn verdicts() {
         let base = Timings {
             full: 100.0,
@@ -576,6 +618,13 @@ mod tests {
         assert_eq!(verdict(&neighbour).kind, "pipeline-bound");
         let v = verdict(&base);
         assert!(v.reasons.iter().any(|r| r.contains("epilogue costs 2%")), "{v:?}");
+        let slow_loads = Timings {
+            load_only: Some(90.0),
+            memory_roof: Some(9.0),
+            ..base.clone()
+        };
+        let v = verdict(&slow_loads);
+        assert!(v.reasons.iter().any(|r| r.contains("10% of copy bandwidth")), "{v:?}");
         let bare = verdict(&Timings {
             full: 10.0,
             ..Timings::default()
