@@ -224,3 +224,163 @@ fn nearest_record_start() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&other);
 }
+
+#[test]
+fn bench_writes_json_markdown_and_svg_then_merges_triton() {
+    if !opencl() {
+        return;
+    }
+    let dir = temp_dir("bench");
+    let res = dir.join("res");
+    let res_s = res.to_str().unwrap();
+    ok(run(
+        &dir,
+        &[
+            "bench",
+            "--shape",
+            "33x17x9",
+            "--shape",
+            "1x40x8",
+            "--dtypes",
+            "f16,f32",
+            "--epilogues",
+            "none,bias_relu",
+            "--runs",
+            "10",
+            "--warmup",
+            "1",
+            "--max",
+            "2",
+            "--out",
+            res_s,
+            "--name",
+            "t",
+        ],
+        &[],
+    ));
+    let rep: Value = serde_json::from_str(&std::fs::read_to_string(res.join("t.json")).unwrap()).unwrap();
+    assert_eq!(rep["format"], "crossgemm-bench");
+    assert!(
+        rep["device_id"].as_str().unwrap().starts_with("opencl"),
+        "{}",
+        rep["device_id"]
+    );
+    assert!(rep["copy_gbps"].as_f64().unwrap() > 0.0);
+    assert!(rep["launch_overhead"]["bare_us"].as_f64().unwrap() > 0.0);
+    let rows = rep["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 8, "2 shapes x 2 dtypes x 2 epilogues");
+    for r in rows {
+        assert!(r["ours_us"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(r["ours_tflops"].as_f64().unwrap() > 0.0, "{r}");
+        // No cuBLAS on PoCL: checked against the host reference, vendor columns null.
+        assert_eq!(r["err_vs"], "reference", "{r}");
+        assert!(r["max_rel_err"].as_f64().unwrap() < 1e-2, "{r}");
+        assert!(r["cublas_us"].is_null() && r["speedup_vs_cublas"].is_null(), "{r}");
+        assert!(!r["config"].as_str().unwrap().is_empty(), "{r}");
+        assert_eq!(r["group"], "cli");
+    }
+    let md = std::fs::read_to_string(res.join("t.md")).unwrap();
+    assert!(md.contains("| 33x17x9 |") && md.contains("## f32"), "{md}");
+    let svg = std::fs::read_to_string(res.join("t.svg")).unwrap();
+    assert!(svg.contains("<svg"), "{}", &svg[..svg.len().min(200)]);
+
+    // A Triton file (JSON lines) folded into the report, without measuring again.
+    let tri = dir.join("triton.jsonl");
+    std::fs::write(
+        &tri,
+        "{\"m\": 33, \"n\": 17, \"k\": 9, \"dtype\": \"f16\", \"epilogue\": \"none\", \"triton_us\": 1000.0}\n",
+    )
+    .unwrap();
+    let out = run(
+        &dir,
+        &[
+            "bench",
+            "--report-only",
+            "--input",
+            res.join("t.json").to_str().unwrap(),
+            "--merge",
+            tri.to_str().unwrap(),
+            "--out",
+            res_s,
+            "--name",
+            "merged",
+        ],
+        &[],
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("merged 1 Triton time"));
+    ok(out);
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(res.join("merged.json")).unwrap()).unwrap();
+    let row = m["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["m"] == 33 && r["dtype"] == "f16" && r["epilogue"] == "none")
+        .unwrap();
+    let want = 1000.0 / row["ours_us"].as_f64().unwrap();
+    assert!(
+        (row["speedup_vs_triton"].as_f64().unwrap() - want).abs() < 1e-9,
+        "{row}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bench_rejects_unknown_dtypes() {
+    let dir = temp_dir("bench-bad");
+    let out = run(&dir, &["bench", "--shape", "8x8x8", "--dtypes", "f64"], &[]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("f64") && err.contains("shapes.toml"), "{err}");
+}
+
+#[test]
+fn diagnose_reports_variants_neighbours_and_a_verdict() {
+    if !opencl() {
+        return;
+    }
+    let dir = temp_dir("diagnose");
+    let text = ok(run(
+        &dir,
+        &[
+            "diagnose",
+            "--shape",
+            "70x50x40",
+            "--dtype",
+            "f32",
+            "--epilogue",
+            "bias_relu",
+            "--runs",
+            "10",
+            "--json",
+        ],
+        &[],
+    ));
+    let d: Value = serde_json::from_str(text.trim()).expect("diagnose --json prints one JSON object");
+    assert!(d["max_rel_err"].as_f64().unwrap() < 1e-3, "{d}");
+    let variants: Vec<&str> = d["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["what"].as_str().unwrap())
+        .collect();
+    assert_eq!(variants, ["full", "load_only", "no_epilogue", "compute_only"]);
+    for v in d["variants"].as_array().unwrap() {
+        assert!(v["us"].as_f64().is_some_and(|us| us > 0.0), "{v}");
+    }
+    assert!(!d["neighbours"].as_array().unwrap().is_empty(), "{d}");
+    assert_eq!(d["orders"].as_array().unwrap().len(), 4, "{d}");
+    let kinds = [
+        "memory-bound",
+        "compute-bound",
+        "pipeline-bound",
+        "raster-bound",
+        "balanced",
+    ];
+    assert!(kinds.contains(&d["verdict"].as_str().unwrap()), "{d}");
+    assert!(d["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r.as_str().unwrap().contains("blocks of")));
+    let _ = std::fs::remove_dir_all(&dir);
+}

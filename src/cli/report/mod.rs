@@ -13,24 +13,17 @@
 //! - `chart`: the SVG bar chart of speed-ups;
 //! - `merge`: folding the Triton times written by `bench/torch_baseline.py` into a report.
 
-#![allow(dead_code)] // filled in by the report helpers; remove once every item is used
-
 mod chart;
 mod json;
 mod markdown;
 mod merge;
 mod shapes;
 
-// The helpers' API, flat: `report::ShapeTable`, `report::write_svg`, ... Not every item
-// has a caller yet (the CLI is written alongside), hence the allow.
-#[allow(unused_imports)]
-pub use chart::{render_svg, write_svg, write_svg_filtered, ChartFilter};
-#[allow(unused_imports)]
+// The API the commands use, flat: `report::ShapeTable`, `report::write_svg`, ...
+pub use chart::write_svg;
 pub use json::utc_date;
-#[allow(unused_imports)]
-pub use merge::{fold_triton, fold_triton_text, MergeStats};
-#[allow(unused_imports)]
-pub use shapes::{parse_shape_list, Case, Filter, ShapeGroup, ShapeTable, CLI_GROUP, DTYPES, EPILOGUES};
+pub use merge::fold_triton;
+pub use shapes::{Case, Filter, ShapeTable};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -177,11 +170,13 @@ impl Report {
     }
 
     /// Recomputes every row's derived fields ([`Row::finish`]).
+    #[cfg(test)]
     pub fn finish_rows(&mut self) {
         self.rows.iter_mut().for_each(Row::finish);
     }
 
     /// The row measuring `key`, if any.
+    #[cfg(test)]
     pub fn row(&self, key: &RowKey) -> Option<&Row> {
         self.rows.iter().find(|r| r.is_key(key))
     }
@@ -286,7 +281,8 @@ impl Row {
         }
     }
 
-    /// Shape, dtype and epilogue for a chart, e.g. `4096³ f16 bias_relu`.
+    /// Shape, dtype and epilogue, e.g. `4096³ f16 bias_relu`.
+    #[cfg(test)]
     pub fn label(&self) -> String {
         format!("{} {} {}", self.shape_label(), self.dtype, self.epilogue)
     }
@@ -314,6 +310,7 @@ impl Row {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shapes::DTYPES;
 
     fn row(m: usize, n: usize, k: usize) -> Row {
         Row {

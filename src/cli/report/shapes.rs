@@ -175,6 +175,7 @@ impl ShapeTable {
     }
 
     /// Parses and checks a table given as text; errors name it `<inline>`.
+    #[cfg(test)]
     pub fn parse(text: &str) -> Result<ShapeTable, String> {
         ShapeTable::parse_named(text, "<inline>")
     }
@@ -324,36 +325,6 @@ impl ShapeTable {
         }
         Ok(cases)
     }
-}
-
-/// Parses shapes as given on a command line: `MxNxK` items separated by commas or
-/// spaces (`x`, `X` or `×` between the numbers); a single number `N` means `NxNxN`.
-pub fn parse_shape_list(text: &str) -> Result<Vec<(usize, usize, usize)>, String> {
-    let mut out = Vec::new();
-    for item in text
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|s| !s.is_empty())
-    {
-        let parts: Vec<&str> = item.split(['x', 'X', '×']).collect();
-        let nums: Result<Vec<usize>, _> = parts.iter().map(|p| p.trim().parse::<usize>()).collect();
-        let mnk = match nums.as_deref() {
-            Ok([n]) => (*n, *n, *n),
-            Ok([m, n, k]) => (*m, *n, *k),
-            _ => {
-                return Err(format!(
-                    "shape \"{item}\" is not MxNxK (e.g. 4096x4096x4096) or a single size"
-                ))
-            }
-        };
-        if mnk.0 == 0 || mnk.1 == 0 || mnk.2 == 0 {
-            return Err(format!("shape \"{item}\" has a zero dimension"));
-        }
-        out.push(mnk);
-    }
-    if out.is_empty() {
-        return Err(format!("no shapes in \"{text}\""));
-    }
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -510,17 +481,5 @@ mod tests {
         let t = ShapeTable::parse(&text).unwrap();
         assert_eq!(t.groups.len(), 2);
         assert_eq!(t.groups[0].shapes, [(1024, 1024, 1024), (2048, 2048, 2048), (8, 8, 8)]);
-    }
-
-    #[test]
-    fn parses_command_line_shapes() {
-        assert_eq!(
-            parse_shape_list("4096x4096x4096, 16X4096×4096 2048").unwrap(),
-            [(4096, 4096, 4096), (16, 4096, 4096), (2048, 2048, 2048)]
-        );
-        assert!(parse_shape_list("4096x4096").unwrap_err().contains("\"4096x4096\""));
-        assert!(parse_shape_list("4x0x4").unwrap_err().contains("zero"));
-        assert!(parse_shape_list("axbxc").is_err());
-        assert!(parse_shape_list(" , ").is_err());
     }
 }
