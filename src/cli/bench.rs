@@ -171,17 +171,7 @@ fn measure_all(
     if cases.is_empty() {
         return Err(format!("no case of {} matches the filters", a.shapes.display()));
     }
-    let dev = match &a.device {
-        Some(id) => Device::open(id),
-        None => Device::best(),
-    }
-    .map_err(|e| e.to_string())?;
-    if dev.info().kind == DeviceKind::Host {
-        return Err(format!(
-            "{} is the host reference: there is nothing to benchmark (no GPU or OpenCL device found)",
-            dev.info()
-        ));
-    }
+    let dev = super::open_device(a.device.as_deref(), "benchmark")?;
     let l2 = kernels
         .first()
         .and_then(|e| e.spec.target_for(&dev).ok())

@@ -9,29 +9,19 @@
 //! then a short verdict with the numbers behind it.
 
 use super::bench::SampledRef;
-use super::tune::{parse_shape, values};
-use super::{CliResult, Dtype, Epilogue, KernelEntry};
+use super::tune::values;
+use super::{open_device, CliResult, Dtype, Epilogue, KernelEntry, ProblemArgs};
 use crossgemm::__private::{launch, tune_with, Arg};
 use crossgemm::bench::{copy_gbps, time_config, Timer, Variant};
 use crossgemm::gemm_core::{MmaTile, SimtTile, TileConfig};
-use crossgemm::{ColMajor, Device, DeviceKind, Element, GemmError, Matrix, Row, TuneOptions};
+use crossgemm::{ColMajor, Device, Element, GemmError, Matrix, Row, TuneOptions};
 use serde_json::json;
 use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct DiagnoseArgs {
-    /// The problem, MxNxK.
-    #[arg(long, value_parser = parse_shape)]
-    shape: (usize, usize, usize),
-    /// Element type.
-    #[arg(long, value_enum, default_value = "f16")]
-    dtype: Dtype,
-    /// The fused epilogue.
-    #[arg(long, value_enum, default_value = "bias_relu")]
-    epilogue: Epilogue,
-    /// Device id; default CROSSGEMM_DEVICE, else the best device found.
-    #[arg(long)]
-    device: Option<String>,
+    #[command(flatten)]
+    p: ProblemArgs,
     /// Timed runs per measurement (median; at least 10).
     #[arg(long, default_value_t = 20)]
     runs: usize,
@@ -271,22 +261,12 @@ pub fn tiling(c: &TileConfig, (m, n): (usize, usize), units: u32) -> String {
 }
 
 pub fn run(kernels: &'static [KernelEntry], a: &DiagnoseArgs, cache_dir: Option<PathBuf>) -> CliResult {
-    let entry = kernels
-        .iter()
-        .find(|e| e.dtype == a.dtype && e.epilogue == a.epilogue)
-        .ok_or_else(|| format!("no built-in kernel for {} {}", a.dtype.name(), a.epilogue.name()))?;
-    let dev = match &a.device {
-        Some(id) => Device::open(id),
-        None => Device::best(),
-    }
-    .map_err(|e| e.to_string())?;
-    if dev.info().kind == DeviceKind::Host {
-        return Err(format!("{} runs no kernels: nothing to diagnose", dev.info()));
-    }
+    let entry = a.p.kernel(kernels)?;
+    let dev = open_device(a.p.device.as_deref(), "diagnose")?;
     let mut opts = TuneOptions::from_env();
     opts.cache_dir = cache_dir;
     opts.progress = false;
-    let d = match a.dtype {
+    let d = match a.p.dtype {
         Dtype::F16 => diagnose::<crossgemm::f16>(entry, &dev, a, &opts),
         Dtype::Bf16 => diagnose::<crossgemm::bf16>(entry, &dev, a, &opts),
         Dtype::F32 | Dtype::Tf32 => diagnose::<f32>(entry, &dev, a, &opts),
@@ -325,7 +305,7 @@ fn diagnose<T: Element>(
     a: &DiagnoseArgs,
     opts: &TuneOptions,
 ) -> Result<Diagnosis, GemmError> {
-    let (m, n, k) = a.shape;
+    let (m, n, k) = a.p.shape;
     let spec = entry.spec;
     let (xs, ws, bs) = (values::<T>(m * k, 1), values::<T>(k * n, 2), values::<T>(n, 3));
     let x = Matrix::<T>::from_host(dev, m, k, &xs)?;
@@ -356,7 +336,7 @@ fn diagnose<T: Element>(
         orders: Vec::new(),
         timings: Timings::default(),
         copy_gbps: None,
-        peak_tflops: tk.spec().peak_tflops.get(a.dtype.name()).copied(),
+        peak_tflops: tk.spec().peak_tflops.get(a.p.dtype.name()).copied(),
         verdict: Verdict {
             kind: "incorrect",
             reasons: vec![format!("max rel err {error:.2e} against the host reference")],
@@ -435,7 +415,7 @@ fn diagnose<T: Element>(
 }
 
 fn print(d: &Diagnosis, a: &DiagnoseArgs) {
-    let (m, n, k) = a.shape;
+    let (m, n, k) = a.p.shape;
     let probes = |ps: &[Probe]| -> Vec<serde_json::Value> {
         ps.iter()
             .map(
@@ -449,8 +429,8 @@ fn print(d: &Diagnosis, a: &DiagnoseArgs) {
             "{}",
             json!({
                 "shape": format!("{m}x{n}x{k}"),
-                "dtype": a.dtype.name(),
-                "epilogue": a.epilogue.name(),
+                "dtype": a.p.dtype.name(),
+                "epilogue": a.p.epilogue.name(),
                 "device": d.device,
                 "config": d.config,
                 "max_rel_err": d.error,
@@ -469,8 +449,8 @@ fn print(d: &Diagnosis, a: &DiagnoseArgs) {
     }
     println!(
         "{m}x{n}x{k} {} {} on {}\nwinner: {}",
-        a.dtype.name(),
-        a.epilogue.name(),
+        a.p.dtype.name(),
+        a.p.epilogue.name(),
         d.device,
         d.config
     );

@@ -152,6 +152,51 @@ enum CacheCommand {
 /// A failed command's message.
 pub type CliResult = Result<(), String>;
 
+/// One problem for a built-in kernel, as `tune` and `diagnose` take it.
+#[derive(clap::Args, Debug)]
+pub struct ProblemArgs {
+    /// The problem, MxNxK (e.g. 4096x4096x4096).
+    #[arg(long, value_parser = tune::parse_shape)]
+    pub shape: (usize, usize, usize),
+    /// Element type of x, w, bias and the output.
+    #[arg(long, value_enum, default_value = "f16")]
+    pub dtype: Dtype,
+    /// The fused epilogue.
+    #[arg(long, value_enum, default_value = "bias_relu")]
+    pub epilogue: Epilogue,
+    /// Device id (`cuda:0`, `opencl:0:0`, `opencl-cpu`, ..); default CROSSGEMM_DEVICE,
+    /// else the best device found.
+    #[arg(long)]
+    pub device: Option<String>,
+}
+
+impl ProblemArgs {
+    /// The built-in kernel for the dtype and epilogue.
+    pub fn kernel(&self, kernels: &'static [KernelEntry]) -> Result<&'static KernelEntry, String> {
+        kernels
+            .iter()
+            .find(|e| e.dtype == self.dtype && e.epilogue == self.epilogue)
+            .ok_or_else(|| format!("no built-in kernel for {} {}", self.dtype.name(), self.epilogue.name()))
+    }
+}
+
+/// The device `id` names, else the best one; the host reference is refused, since it
+/// runs no kernels and there would be nothing to `what` ("tune", "benchmark", ..).
+pub fn open_device(id: Option<&str>, what: &str) -> Result<crossgemm::Device, String> {
+    let dev = match id {
+        Some(id) => crossgemm::Device::open(id),
+        None => crossgemm::Device::best(),
+    }
+    .map_err(|e| e.to_string())?;
+    if dev.info().kind == crossgemm::DeviceKind::Host {
+        return Err(format!(
+            "{} is the host reference: there is nothing to {what} (no GPU or OpenCL device found; `crossgemm devices`)",
+            dev.info()
+        ));
+    }
+    Ok(dev)
+}
+
 pub fn main(kernels: &'static [KernelEntry]) -> ExitCode {
     let cli = Cli::parse();
     let cache_dir = cli.cache_dir.clone().or_else(crossgemm::cache_dir);

@@ -1,11 +1,11 @@
 //! `crossgemm tune`: random operands on the chosen device, then the tuner (or, with
 //! `CROSSGEMM_TUNE=cached`, only the lookup a `cached` launch does).
 
-use super::{CliResult, Dtype, Epilogue, KernelEntry};
+use super::{open_device, CliResult, Dtype, Epilogue, KernelEntry, ProblemArgs};
 use crossgemm::__private::{lookup, tune_with, Arg};
 use crossgemm::{
-    ColMajor, Device, DeviceKind, Element, GemmError, KernelSpec, LookupSource, Matrix, ProgressHook, Row, TuneMode,
-    TuneOptions, TuneProgress, TuneReport, TuneStage,
+    ColMajor, Device, Element, GemmError, KernelSpec, LookupSource, Matrix, ProgressHook, Row, TuneMode, TuneOptions,
+    TuneProgress, TuneReport, TuneStage,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
@@ -15,19 +15,8 @@ use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct TuneArgs {
-    /// The problem, MxNxK (e.g. 4096x4096x4096).
-    #[arg(long, value_parser = parse_shape)]
-    shape: (usize, usize, usize),
-    /// Element type of x, w, bias and the output.
-    #[arg(long, value_enum, default_value = "f16")]
-    dtype: Dtype,
-    /// The fused epilogue.
-    #[arg(long, value_enum, default_value = "bias_relu")]
-    epilogue: Epilogue,
-    /// Device id (`cuda:0`, `opencl:0:0`, `opencl-cpu`, ..); default CROSSGEMM_DEVICE,
-    /// else the best device found.
-    #[arg(long)]
-    device: Option<String>,
+    #[command(flatten)]
+    p: ProblemArgs,
     /// Most candidates to try (default CROSSGEMM_TUNE_MAX, else 48 on GPUs, 6 on CPUs).
     #[arg(long)]
     max: Option<usize>,
@@ -129,21 +118,8 @@ fn tflops((m, n, k): (usize, usize, usize), ms: f64) -> Option<f64> {
 }
 
 pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<PathBuf>) -> CliResult {
-    let entry = kernels
-        .iter()
-        .find(|e| e.dtype == a.dtype && e.epilogue == a.epilogue)
-        .ok_or_else(|| format!("no built-in kernel for {} {}", a.dtype.name(), a.epilogue.name()))?;
-    let dev = match &a.device {
-        Some(id) => Device::open(id),
-        None => Device::best(),
-    }
-    .map_err(|e| e.to_string())?;
-    if dev.info().kind == DeviceKind::Host {
-        return Err(format!(
-            "{} is the host reference: there is nothing to tune (no GPU or OpenCL device found; `crossgemm devices`)",
-            dev.info()
-        ));
-    }
+    let entry = a.p.kernel(kernels)?;
+    let dev = open_device(a.p.device.as_deref(), "tune")?;
     let mut opts = TuneOptions::from_env();
     opts.cache_dir = cache_dir;
     opts.progress = false;
@@ -156,9 +132,9 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
     if !cached_only {
         opts.on_progress = progress_hook();
     }
-    let bias = a.epilogue != Epilogue::None;
-    let shape = a.shape;
-    let r = match a.dtype {
+    let bias = a.p.epilogue != Epilogue::None;
+    let shape = a.p.shape;
+    let r = match a.p.dtype {
         Dtype::F16 => run_kernel::<crossgemm::f16>(entry.spec, bias, &dev, shape, &opts, cached_only),
         Dtype::Bf16 => run_kernel::<crossgemm::bf16>(entry.spec, bias, &dev, shape, &opts, cached_only),
         Dtype::F32 | Dtype::Tf32 => run_kernel::<f32>(entry.spec, bias, &dev, shape, &opts, cached_only),
@@ -168,8 +144,8 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
     let common = json!({
         "kernel": entry.spec.name,
         "shape": format!("{m}x{n}x{k}"),
-        "dtype": a.dtype.name(),
-        "epilogue": a.epilogue.name(),
+        "dtype": a.p.dtype.name(),
+        "epilogue": a.p.epilogue.name(),
         "device": dev.info().to_string(),
         "device_id": dev.info().id,
     });

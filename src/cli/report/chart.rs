@@ -444,33 +444,8 @@ fn draw_panel<DB: DrawingBackend>(
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::{report, row};
     use super::*;
-
-    fn row(m: usize, n: usize, k: usize, dtype: &str, epilogue: &str, times: [Option<f64>; 4]) -> Row {
-        let [ours, cublas, cublaslt, triton] = times;
-        let mut r = Row {
-            group: "square".into(),
-            m,
-            n,
-            k,
-            dtype: dtype.into(),
-            epilogue: epilogue.into(),
-            ours_us: ours,
-            cublas_us: cublas,
-            cublaslt_us: cublaslt,
-            triton_us: triton,
-            ..Row::default()
-        };
-        r.finish();
-        r
-    }
-
-    fn report(rows: Vec<Row>) -> Report {
-        Report {
-            rows,
-            ..Report::new("NVIDIA H200", "cuda:0", "560.35", "abc1234", "2025-01-02")
-        }
-    }
 
     fn temp_svg(test: &str) -> std::path::PathBuf {
         std::env::temp_dir()

@@ -174,6 +174,7 @@ pub fn utc_date(t: SystemTime) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::{self, report};
     use super::super::{LaunchOverhead, Row};
     use super::*;
     use std::path::PathBuf;
@@ -187,26 +188,7 @@ mod tests {
     }
 
     fn row(m: usize, dtype: &str, epilogue: &str, ours: f64) -> Row {
-        let mut r = Row {
-            group: "square".into(),
-            m,
-            n: m,
-            k: m,
-            dtype: dtype.into(),
-            epilogue: epilogue.into(),
-            ours_us: Some(ours),
-            cublas_us: Some(2.0 * ours),
-            ..Row::default()
-        };
-        r.finish();
-        r
-    }
-
-    fn report(rows: Vec<Row>) -> Report {
-        Report {
-            rows,
-            ..Report::new("NVIDIA H200", "cuda:0", "560.35", "abc1234", "2025-01-02")
-        }
+        testing::row(m, m, m, dtype, epilogue, [Some(ours), Some(2.0 * ours), None, None])
     }
 
     /// The report at `path` with its derived fields recomputed: serde_json (without its

@@ -242,31 +242,18 @@ impl Report {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing;
     use super::super::LaunchOverhead;
     use super::*;
 
     fn row(m: usize, n: usize, k: usize, dtype: &str, epilogue: &str, times: [Option<f64>; 4]) -> Row {
-        let [ours, cublas, cublaslt, triton] = times;
-        let mut r = Row {
-            group: "square".into(),
-            m,
-            n,
-            k,
-            dtype: dtype.into(),
-            epilogue: epilogue.into(),
-            ours_us: ours,
-            cublas_us: cublas,
-            cublas_gemm_us: cublas,
-            cublaslt_us: cublaslt,
-            triton_us: triton,
+        Row {
             max_rel_err: Some(0.00123),
             err_vs: "cublas".into(),
             config: "128x128x32 s4 w8".into(),
             tune_ms: 1234.4,
-            ..Row::default()
-        };
-        r.finish();
-        r
+            ..testing::row(m, n, k, dtype, epilogue, times)
+        }
     }
 
     fn sample() -> Report {

@@ -18,6 +18,8 @@ mod json;
 mod markdown;
 mod merge;
 mod shapes;
+#[cfg(test)]
+mod testing;
 
 // The API the commands use, flat: `report::ShapeTable`, `report::write_svg`, ...
 pub use chart::write_svg;
