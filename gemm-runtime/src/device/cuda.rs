@@ -771,23 +771,7 @@ impl Backend for CudaBackend {
     }
 
     fn time_launch(&self, kernel: &(dyn Any + Send + Sync), dims: LaunchDims, args: &[KernelArg<'_>]) -> Result<f64> {
-        let c = self.ctx()?;
-        let timing = Some(dsys::CUevent_flags::CU_EVENT_DEFAULT);
-        // Events bracket the kernel alone: whatever was queued before (an L2 flush) is
-        // finished by the time `start` is reached and does not count.
-        let start = c
-            .stream
-            .record_event(timing)
-            .map_err(|e| driver_err("recording a timing event", e))?;
-        self.launch(kernel, dims, args)?;
-        let end = c
-            .stream
-            .record_event(timing)
-            .map_err(|e| driver_err("recording a timing event", e))?;
-        let ms = start
-            .elapsed_ms(&end)
-            .map_err(|e| driver_err("reading a timing event", e))?;
-        Ok(ms as f64)
+        self.time_region(&mut || self.launch(kernel, dims, args))
     }
 
     fn as_cuda(&self) -> Option<&CudaBackend> {
@@ -797,6 +781,8 @@ impl Backend for CudaBackend {
     fn time_region(&self, work: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
         let c = self.ctx()?;
         let timing = Some(dsys::CUevent_flags::CU_EVENT_DEFAULT);
+        // Events bracket the work alone: whatever was queued before (an L2 flush) is
+        // finished by the time `start` is reached and does not count.
         let start = c
             .stream
             .record_event(timing)
