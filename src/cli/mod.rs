@@ -108,7 +108,7 @@ enum Command {
     /// epilogue) are timed on the same buffers with CUDA events, and ours is checked
     /// against cuBLAS's output. On a device without cuBLAS only ours is timed and checked
     /// against the host reference.
-    Bench(bench::BenchArgs),
+    Bench(Box<bench::BenchArgs>),
     /// Why a tuned kernel takes the time it does, for one shape.
     ///
     /// Checks the winner against the host reference, times it beside its load-only,
