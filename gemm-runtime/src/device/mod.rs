@@ -110,6 +110,7 @@ pub(crate) trait Backend: Send + Sync {
     fn copy(&self, src: &RawBuffer, dst: &RawBuffer, bytes: usize) -> Result<()>;
     /// The CUDA backend behind a CUDA device (vendor libraries need its stream).
     #[cfg(feature = "cuda")]
+    #[cfg_attr(not(feature = "baseline"), allow(dead_code))]
     fn as_cuda(&self) -> Option<&cuda::CudaBackend> {
         None
     }
