@@ -193,6 +193,9 @@ fn measure_all(
         commit(a.commit.as_deref()),
         report::utc_date(std::time::SystemTime::now()),
     );
+    // The exact invocation, so that a report says how to make it again.
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    rep.notes.push(format!("command: crossgemm {}", argv.join(" ")));
     rep.notes.push(format!(
         "times: median of {} runs after {} warm-up runs, {} MiB overwritten before each run (outside the timed region), {}",
         timer.runs(),
