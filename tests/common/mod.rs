@@ -28,12 +28,21 @@ pub const SMALL_SHAPES: &[(usize, usize, usize)] = &[(1, 1, 1), (1, 19, 23), (21
 ///
 /// Plain launches here use the planner's default config (`CROSSGEMM_TUNE=off` unless
 /// the environment says otherwise): tuning every shape of the suite would take minutes
-/// on PoCL; tests/tune.rs tests the tuner.
+/// on PoCL; tests/tune.rs tests the tuner. Compiled kernels are cached under the build
+/// folder's `tmp/` unless `CROSSGEMM_CACHE_DIR` is set.
 pub fn devices() -> Vec<Device> {
     static TUNE_OFF: std::sync::Once = std::sync::Once::new();
     TUNE_OFF.call_once(|| {
         if std::env::var_os("CROSSGEMM_TUNE").is_none() {
             std::env::set_var("CROSSGEMM_TUNE", "off");
+        }
+        // Compiled test kernels go to the build folder, not the user's cache folder
+        // (where a `cargo test` would otherwise leave PoCL binaries behind).
+        if std::env::var_os("CROSSGEMM_CACHE_DIR").is_none() {
+            std::env::set_var(
+                "CROSSGEMM_CACHE_DIR",
+                std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("crossgemm-cache"),
+            );
         }
     });
     let found: Vec<Device> = match std::env::var("CROSSGEMM_TEST_DEVICES") {
