@@ -169,6 +169,57 @@ fn warn_once(path: &Path, msg: &str) {
 /// The `bin/` folder of the cache directory.
 pub(crate) struct BinaryCache {
     dir: PathBuf,
+    /// Size the folder is kept under (least recently used files go first).
+    max_bytes: u64,
+}
+
+/// Default size limit of `bin/`: a full tune of one kernel on a GPU stores ~48 CUBINs of
+/// 50-200 KiB, so this keeps the builds of hundreds of kernels and shapes.
+const DEFAULT_MAX_MB: u64 = 1024;
+
+/// `CROSSGEMM_BINARY_CACHE_MB`, else [`DEFAULT_MAX_MB`], in bytes.
+fn max_bytes_from_env() -> u64 {
+    let mb = std::env::var("CROSSGEMM_BINARY_CACHE_MB")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(DEFAULT_MAX_MB);
+    mb.saturating_mul(1 << 20)
+}
+
+/// Removes the least recently used `.bin` files of `dir` (by modification time, which a
+/// cache hit refreshes) until the rest fits in three quarters of `max_bytes`, when the
+/// folder holds more than `max_bytes`; `keep` (the file just written) stays. Returns the
+/// number of files removed. Other processes may remove files at the same time: a file
+/// that is already gone is simply skipped.
+fn prune(dir: &Path, max_bytes: u64, keep: &Path) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut files: Vec<(std::time::SystemTime, u64, PathBuf)> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "bin"))
+        .filter_map(|e| {
+            let m = e.metadata().ok()?;
+            Some((m.modified().ok()?, m.len(), e.path()))
+        })
+        .collect();
+    let mut total: u64 = files.iter().map(|f| f.1).sum();
+    if total <= max_bytes {
+        return 0;
+    }
+    files.sort();
+    let target = max_bytes / 4 * 3;
+    let mut removed = 0;
+    for (_, len, path) in files {
+        if total <= target {
+            break;
+        }
+        if path != keep && fs::remove_file(&path).is_ok() {
+            total = total.saturating_sub(len);
+            removed += 1;
+        }
+    }
+    removed
 }
 
 /// Whether `CROSSGEMM_ALWAYS_COMPILE` asks to bypass the cache.
@@ -211,13 +262,19 @@ impl BinaryCache {
             return None;
         }
         let dir = cache_dir()?.join("bin");
-        writable(&dir).then_some(BinaryCache { dir })
+        writable(&dir).then_some(BinaryCache {
+            dir,
+            max_bytes: max_bytes_from_env(),
+        })
     }
 
     /// A cache in `dir` itself (tests).
     #[allow(dead_code)]
     pub(crate) fn at(dir: &Path) -> BinaryCache {
-        BinaryCache { dir: dir.to_path_buf() }
+        BinaryCache {
+            dir: dir.to_path_buf(),
+            max_bytes: max_bytes_from_env(),
+        }
     }
 
     pub(crate) fn path(&self, key: &BinaryKey) -> PathBuf {
@@ -229,7 +286,15 @@ impl BinaryCache {
     pub(crate) fn load(&self, key: &BinaryKey) -> Option<Entry> {
         let path = self.path(key);
         match read(&path, key) {
-            Ok(e) => e,
+            Ok(Some(e)) => {
+                // A hit makes the file recently used, so the size limit removes it last.
+                let _ = fs::File::options()
+                    .write(true)
+                    .open(&path)
+                    .and_then(|f| f.set_modified(std::time::SystemTime::now()));
+                Some(e)
+            }
+            Ok(None) => None,
             Err(why) => {
                 REJECTED.fetch_add(1, Ordering::Relaxed);
                 warn_once(&path, &why);
@@ -257,6 +322,7 @@ impl BinaryCache {
         match write(&self.dir, &path, key, binary, log) {
             Ok(()) => {
                 STORES.fetch_add(1, Ordering::Relaxed);
+                prune(&self.dir, self.max_bytes, &path);
             }
             Err(e) => {
                 static WARNED: Mutex<bool> = Mutex::new(false);
@@ -405,6 +471,50 @@ mod tests {
         c.store(&key(), &bin[..10], "");
         assert_eq!(c.load(&key()).unwrap().binary, &bin[..10]);
         assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn size_limit_removes_the_least_recently_used() {
+        let dir = temp_dir("prune");
+        fs::create_dir_all(&dir).unwrap();
+        let t0 = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        let mut paths = Vec::new();
+        for i in 0..5u64 {
+            let p = dir.join(format!("k{i}.opencl.bin"));
+            let f = fs::File::create(&p).unwrap();
+            f.set_len(1000).unwrap();
+            // k0 is the oldest, k4 the newest.
+            f.set_modified(t0 + std::time::Duration::from_secs(60 * i)).unwrap();
+            paths.push(p);
+        }
+        fs::write(dir.join("notes.txt"), vec![0u8; 10_000]).unwrap();
+        // Under the limit: nothing goes (other files do not count).
+        assert_eq!(prune(&dir, 5000, &paths[0]), 0);
+        // Over it: down to 3/4 of 4000 = 3000 bytes; the oldest go first, but never `keep`.
+        assert_eq!(prune(&dir, 4000, &paths[0]), 2);
+        let left: Vec<bool> = paths.iter().map(|p| p.exists()).collect();
+        assert_eq!(left, [true, false, false, true, true]);
+        assert!(dir.join("notes.txt").exists());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_hit_refreshes_the_file() {
+        let dir = temp_dir("touch");
+        let c = BinaryCache::at(&dir);
+        c.store(&key(), b"binary", "");
+        let path = c.path(&key());
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        assert!(c.load(&key()).is_some());
+        let m = fs::metadata(&path).unwrap().modified().unwrap();
+        assert!(m > old + std::time::Duration::from_secs(1800));
         let _ = fs::remove_dir_all(&dir);
     }
 
