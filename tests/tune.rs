@@ -329,8 +329,11 @@ fn two_processes_tune_into_one_cache() {
             ("CROSSGEMM_TUNE_CHILD_SHAPE", shape.to_string()),
         ]
     };
-    // Same shape twice (both miss and both write the same key) and a second shape.
+    // Same shape twice and a second shape, at once. Tunes on one device take turns
+    // (cache::TuningLock), so of the two same-shape processes one tunes and the other
+    // finds its winner; the third tunes its own bucket.
     let kids: Vec<_> = ["1", "1", "2"].iter().map(|s| spawn("child_launch", &env(s))).collect();
+    let mut tunes = Vec::new();
     for k in kids {
         let out = wait(k, "child_launch");
         assert!(
@@ -338,7 +341,9 @@ fn two_processes_tune_into_one_cache() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        tunes.push(child_stats(&out).0);
     }
+    assert_eq!((tunes[0] + tunes[1], tunes[2]), (1, 1), "tunes per process: {tunes:?}");
     let names = files(&dir);
     assert_eq!(names.len(), 1, "only the cache file is left: {names:?}");
     let json = std::fs::read_to_string(dir.join(&names[0])).unwrap();

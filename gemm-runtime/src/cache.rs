@@ -174,7 +174,7 @@ pub(crate) fn is_cache_artifact(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
         return false;
     };
-    if name.contains(".json.tmp-") || name.ends_with(".json.lock") {
+    if name.contains(".json.tmp-") || name.ends_with(".json.lock") || name.ends_with(".tuning.lock") {
         return true;
     }
     name.ends_with(".json") && fs::read(path).ok().is_some_and(|t| parse_file(&t).is_ok())
@@ -303,11 +303,74 @@ impl DiskCache {
     }
 }
 
+/// How long a process waits for another one tuning on the same device before it tunes
+/// anyway (its timings may then be disturbed): longer than any tune seen on the H200.
+const TUNING_WAIT: Duration = Duration::from_secs(180);
+/// A tuning lock older than this is taken to be left by a process that died.
+const TUNING_STALE: Duration = Duration::from_secs(900);
+
+/// Held while this process tunes on one device, so that processes sharing a cache
+/// folder tune a device one at a time: two tunes at once would time each other's
+/// kernels, and the second one usually wants the bucket the first is tuning.
+pub(crate) struct TuningLock(#[allow(dead_code)] LockFile);
+
+impl TuningLock {
+    /// Waits (up to [`TUNING_WAIT`]) until no other process tunes on `device_id` with this
+    /// cache folder, then holds the lock. `None` when the folder cannot hold a lock file,
+    /// or after the wait (with a warning): tuning goes ahead either way.
+    pub(crate) fn acquire(dir: &Path, device_name: &str, device_id: &str) -> Option<TuningLock> {
+        let safe: String = device_id
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let id = format!("{device_name}\0{device_id}");
+        let path = dir.join(format!(
+            "tuning-{safe}-{:08x}.tuning.lock",
+            gemm_core::ir::fnv1a(id.as_bytes()) as u32
+        ));
+        fs::create_dir_all(dir).ok()?;
+        match LockFile::acquire_with(&path, TUNING_WAIT, TUNING_STALE) {
+            Ok(l) => Some(TuningLock(l)),
+            Err(e) if e.kind() == io::ErrorKind::TimedOut => {
+                eprintln!(
+                    "crossgemm: warning: another process has been tuning on {device_id} for {} s ({}); tuning alongside it, timings may be disturbed",
+                    TUNING_WAIT.as_secs(),
+                    path.display()
+                );
+                None
+            }
+            Err(_) => None,
+        }
+    }
+}
+
+/// Whether the process that wrote `lock` (its first line is the PID) is gone. Only
+/// Linux can tell (`/proc`); elsewhere, and for unreadable files, the answer is no and
+/// the lock's age decides.
+fn holder_is_dead(lock: &Path) -> bool {
+    if !cfg!(target_os = "linux") {
+        return false;
+    }
+    let Some(pid) = fs::read_to_string(lock)
+        .ok()
+        .and_then(|t| t.lines().next().and_then(|l| l.trim().parse::<u32>().ok()))
+    else {
+        return false;
+    };
+    pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
+}
+
 /// An `O_EXCL` lock file, removed on drop.
 struct LockFile(PathBuf);
 
 impl LockFile {
     fn acquire(path: &Path) -> io::Result<LockFile> {
+        LockFile::acquire_with(path, LOCK_WAIT, LOCK_STALE)
+    }
+
+    /// Waits up to `wait` for `path`, breaking a lock older than `stale` or (Linux) one
+    /// whose writer is no longer running.
+    fn acquire_with(path: &Path, wait_limit: Duration, stale: Duration) -> io::Result<LockFile> {
         let start = Instant::now();
         let mut wait = Duration::from_millis(2);
         loop {
@@ -321,13 +384,13 @@ impl LockFile {
                         .and_then(|m| m.modified())
                         .ok()
                         .and_then(|t| SystemTime::now().duration_since(t).ok());
-                    if age.is_some_and(|a| a > LOCK_STALE) {
+                    if age.is_some_and(|a| a > stale) || holder_is_dead(path) {
                         // Another waiter may remove it at the same time; either way the
                         // next create_new decides who holds the lock.
                         let _ = fs::remove_file(path);
                         continue;
                     }
-                    if start.elapsed() > LOCK_WAIT {
+                    if start.elapsed() > wait_limit {
                         return Err(io::Error::new(
                             io::ErrorKind::TimedOut,
                             format!("{} is held by another process", path.display()),
@@ -471,6 +534,26 @@ mod tests {
         fs::write(c.path(), b"garbage").unwrap();
         c.update(|f| f.failed.clear()).unwrap();
         assert!(c.read().unwrap().is_some());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn tuning_lock_of_a_dead_process_is_broken_at_once() {
+        let dir = temp_dir("tuning-lock");
+        let first = TuningLock::acquire(&dir, "dev", "opencl:0:0").expect("a lock");
+        let path = fs::read_dir(&dir).unwrap().next().unwrap().unwrap().path();
+        assert!(is_cache_artifact(&path), "{}", path.display());
+        drop(first);
+        assert!(!path.exists());
+        // A lock left by a process that has exited: its PID is no longer running.
+        let mut gone = std::process::Command::new("true").spawn().unwrap();
+        gone.wait().unwrap();
+        fs::write(&path, format!("{}\n", gone.id())).unwrap();
+        let start = Instant::now();
+        let again = TuningLock::acquire(&dir, "dev", "opencl:0:0");
+        assert!(again.is_some() && start.elapsed() < Duration::from_secs(5));
+        drop(again);
         let _ = fs::remove_dir_all(&dir);
     }
 

@@ -685,7 +685,7 @@ fn tune_locked(
         .cache_dir
         .as_ref()
         .map(|d| DiskCache::new(d, file_key(spec, tk, dev)));
-    let loaded = disk.as_ref().map(|d| d.load());
+    let mut loaded = disk.as_ref().map(|d| d.load());
     let mut report = TuneReport {
         kernel: spec.name.to_string(),
         target: tk.target.to_string(),
@@ -703,17 +703,36 @@ fn tune_locked(
         compiled: 0,
         cache_file: disk.as_ref().map(|d| d.path().to_path_buf()),
     };
-    if !opts.force {
-        if let Some(w) = loaded
+    let hit = |loaded: &Option<cache::CacheFile>| {
+        loaded
             .as_ref()
             .and_then(|f| f.winners.get(&bucket))
             .filter(|w| launch::fits(&w.config, dev.info(), ir.ab_dtype))
-        {
-            DISK_HITS.fetch_add(1, Ordering::Relaxed);
-            report.cache_hit = true;
-            report.best = w.config;
-            report.best_ms = w.ms;
-            report.tune_ms = start.elapsed().as_secs_f64() * 1e3;
+            .cloned()
+    };
+    let cached = |report: &mut TuneReport, w: cache::Winner| {
+        DISK_HITS.fetch_add(1, Ordering::Relaxed);
+        report.cache_hit = true;
+        report.best = w.config;
+        report.best_ms = w.ms;
+        report.tune_ms = start.elapsed().as_secs_f64() * 1e3;
+    };
+    if !opts.force {
+        if let Some(w) = hit(&loaded) {
+            cached(&mut report, w);
+            return Ok(report);
+        }
+    }
+    // One tune per device at a time across processes sharing the cache folder; whoever
+    // waited looks again, since the other process was often tuning this very bucket.
+    let _device_lock = opts
+        .cache_dir
+        .as_ref()
+        .and_then(|d| cache::TuningLock::acquire(d, &dev.info().name, &dev.info().id));
+    if let (Some(_), Some(d)) = (&_device_lock, &disk) {
+        loaded = Some(d.load());
+        if let (false, Some(w)) = (opts.force, hit(&loaded)) {
+            cached(&mut report, w);
             return Ok(report);
         }
     }
