@@ -115,18 +115,19 @@ pub fn plan_target(ir: &GemmIr, target: &TargetSpec, space: &TuneSpace) -> Plan 
     }
     // Stable, deterministic order: score, then the config's text.
     kept.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.to_string().cmp(&b.1.to_string())));
-    let dropped = kept.len().saturating_sub(MAX_CANDIDATES);
+    let passed = kept.len();
+    let kept = keep_every_block_tile(kept, MAX_CANDIDATES);
+    let dropped = passed - kept.len();
     if dropped > 0 {
         report.insert(
             "top_k",
             Pruned {
                 rule: "top_k".into(),
                 count: dropped,
-                example: format!("only the {MAX_CANDIDATES} best-ranked candidates are kept"),
+                example: format!("only {MAX_CANDIDATES} are kept: the best of each block tile, then the best-ranked"),
             },
         );
     }
-    kept.truncate(MAX_CANDIDATES);
     Plan {
         target: target.name.clone(),
         instr,
@@ -135,6 +136,38 @@ pub fn plan_target(ir: &GemmIr, target: &TargetSpec, space: &TuneSpace) -> Plan 
         considered,
         pruned: report.into_values().collect(),
     }
+}
+
+/// The `max` configs a plan keeps from `ranked` (best first): the best config of every
+/// block tile (block_m x block_n) that survived the rules, then the rest by rank, in rank
+/// order. The score favours large tiles, which is right for large problems; a small or
+/// skinny one leaves most multiprocessors idle with them (1024x1024 in 128x128 tiles is
+/// 64 blocks for 132 SMs), and the tuner can only pick a small tile the plan kept.
+/// `ranked[0]`, the default config, stays first.
+fn keep_every_block_tile(ranked: Vec<(f64, TileConfig)>, max: usize) -> Vec<(f64, TileConfig)> {
+    let mut tiles = std::collections::HashSet::new();
+    let mut keep = vec![false; ranked.len()];
+    let mut n = 0;
+    for (i, (_, c)) in ranked.iter().enumerate() {
+        if n < max && tiles.insert(c.block_mn()) {
+            keep[i] = true;
+            n += 1;
+        }
+    }
+    for k in keep.iter_mut() {
+        if n == max {
+            break;
+        }
+        if !*k {
+            *k = true;
+            n += 1;
+        }
+    }
+    ranked
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(c, k)| k.then_some(c))
+        .collect()
 }
 
 fn apply<C>(ctx: &Ctx, rules: &[Rule<C>], c: &C, report: &mut BTreeMap<&'static str, Pruned>) -> bool {
@@ -516,6 +549,45 @@ fn simt_score(x: &Ctx, c: &SimtTile) -> f64 {
 mod tests {
     use super::*;
     use crate::target::{Targets, BUILTIN_TARGETS};
+
+    #[test]
+    fn every_block_tile_keeps_its_best_config() {
+        let tile = |bm: u32, bn: u32, stages: u32| {
+            TileConfig::Mma(MmaTile {
+                block_m: bm,
+                block_n: bn,
+                block_k: 64,
+                warps_m: 2,
+                warps_n: 2,
+                stages,
+                group_m: 8,
+            })
+        };
+        // Ranked best first: four large tiles, then two small ones.
+        let ranked: Vec<(f64, TileConfig)> = [
+            (9.0, tile(128, 128, 2)),
+            (8.0, tile(128, 128, 3)),
+            (7.0, tile(128, 128, 4)),
+            (6.0, tile(128, 64, 2)),
+            (5.0, tile(64, 64, 2)),
+            (4.0, tile(64, 64, 3)),
+        ]
+        .into();
+        let kept: Vec<TileConfig> = keep_every_block_tile(ranked.clone(), 4)
+            .into_iter()
+            .map(|x| x.1)
+            .collect();
+        // The best of each of the three tiles, then the next best overall; rank order.
+        assert_eq!(
+            kept,
+            [tile(128, 128, 2), tile(128, 128, 3), tile(128, 64, 2), tile(64, 64, 2)]
+        );
+        // Room for everything: nothing is dropped or reordered.
+        assert_eq!(keep_every_block_tile(ranked.clone(), 10), ranked);
+        // Fewer slots than tiles: the best-ranked tiles win.
+        let two: Vec<TileConfig> = keep_every_block_tile(ranked, 2).into_iter().map(|x| x.1).collect();
+        assert_eq!(two, [tile(128, 128, 2), tile(128, 64, 2)]);
+    }
 
     fn ir(dtype: DType, acc: AccMode) -> GemmIr {
         GemmIr::matmul("t", dtype, acc, Layout::RowMajor, Layout::ColMajor)
