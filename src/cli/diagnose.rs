@@ -39,6 +39,36 @@ pub struct Probe {
     pub config: String,
     /// Median µs, or why there is none.
     pub us: Result<f64, String>,
+    /// Blocks per multiprocessor and what limits them ([`occupancy`]), where known.
+    pub occupancy: Option<(u32, &'static str)>,
+}
+
+/// Multiprocessor-wide limits NVIDIA GPUs since Volta share: threads and resident blocks.
+const SM_THREADS: u32 = 2048;
+const SM_BLOCKS: u32 = 32;
+
+/// How many blocks of a config fit on one multiprocessor, and which resource limits it:
+/// an estimate from the target's registers per SM (allocated in steps of 8 per thread),
+/// its opt-in shared memory (dynamic shared memory only), and 2048 threads. `None`
+/// without a register count (OpenCL kernels).
+pub fn occupancy(
+    threads: u32,
+    smem_bytes: u32,
+    registers: Option<u32>,
+    target: &crossgemm::gemm_core::TargetSpec,
+) -> Option<(u32, &'static str)> {
+    let regs = registers?;
+    let threads = threads.max(1);
+    let by_regs = target.regs_per_sm / (regs.div_ceil(8) * 8 * threads).max(1);
+    let by_smem = target.smem_per_block_optin.checked_div(smem_bytes).unwrap_or(u32::MAX);
+    [
+        (SM_THREADS / threads, "threads"),
+        (by_regs, "registers"),
+        (by_smem, "shared memory"),
+        (SM_BLOCKS, "block slots"),
+    ]
+    .into_iter()
+    .min_by_key(|x| x.0)
 }
 
 /// What the numbers say, with the numbers.
@@ -65,6 +95,8 @@ pub struct Timings {
     pub best_neighbour: Option<(String, f64)>,
     /// The fastest other launch order: (what, µs).
     pub best_order: Option<(String, f64)>,
+    /// Blocks per SM of full, load-only and compute-only, where known.
+    pub occupancy: [Option<u32>; 3],
 }
 
 /// A faster alternative must win by this much to count (timing noise is a few %).
@@ -153,6 +185,18 @@ pub fn verdict(t: &Timings) -> Verdict {
         } else {
             format!("the fused epilogue costs {:.0}% ({ne:.1} us without it)", cost * 100.0)
         });
+    }
+    // A variant with fewer registers may fit more blocks per SM than the full kernel:
+    // its time is then a lower bound for that part inside the full kernel.
+    if let [Some(f), l, c] = t.occupancy {
+        if l.is_some_and(|l| l > f) || c.is_some_and(|c| c > f) {
+            let n = |x: Option<u32>| x.map_or("?".to_string(), |x| x.to_string());
+            reasons.push(format!(
+                "the variants fit more blocks per SM than the full kernel (load-only {}, compute-only {}, full {f}): their times are lower bounds for those parts",
+                n(l),
+                n(c)
+            ));
+        }
     }
     if kind == "pipeline-bound" && !reasons.iter().any(|r| r.starts_with("neighbour")) {
         if let (Some(l), Some(c)) = (t.load_only, t.compute_only) {
@@ -348,8 +392,13 @@ fn diagnose<T: Element>(
 
     // 2. The variants, as shares of the full kernel and of the roofs.
     let mut probe = |what: &str, cfg: &TileConfig, v: Variant, check: bool| -> Probe {
-        let mut us = time_config(spec, &args, out.__out(), cfg, v, &timer)
-            .map(|s| s.median_us)
+        let run = time_config(spec, &args, out.__out(), cfg, v, &timer);
+        let occ = run
+            .as_ref()
+            .ok()
+            .and_then(|r| occupancy(r.threads, r.smem_bytes, r.registers.map(|x| x.0), tk.spec()));
+        let mut us = run
+            .map(|r| r.sample.median_us)
             .map_err(|e| e.to_string().lines().next().unwrap_or("").to_string());
         // A neighbour that is fast but wrong must not look like a better config.
         if check && us.is_ok() {
@@ -368,6 +417,7 @@ fn diagnose<T: Element>(
             what: what.to_string(),
             config: cfg.to_string(),
             us,
+            occupancy: occ,
         }
     };
     for v in Variant::ALL {
@@ -381,7 +431,14 @@ fn diagnose<T: Element>(
     d.copy_gbps = copy_gbps(dev, (4 * tk.spec().l2_bytes as usize).max(256 << 20)).ok();
     let elem = std::mem::size_of::<T>() as f64;
     let bytes = elem * (m * k + k * n + m * n + if args.len() > 2 { n } else { 0 }) as f64;
+    let occ = |v: Variant| {
+        d.variants
+            .iter()
+            .find(|p| p.what == v.name())
+            .and_then(|p| p.occupancy.map(|o| o.0))
+    };
     d.timings = Timings {
+        occupancy: [occ(Variant::Full), occ(Variant::LoadOnly), occ(Variant::ComputeOnly)],
         full,
         load_only: by(Variant::LoadOnly.name()),
         no_epilogue: by(Variant::NoEpilogue.name()),
@@ -418,9 +475,16 @@ fn print(d: &Diagnosis, a: &DiagnoseArgs) {
     let (m, n, k) = a.p.shape;
     let probes = |ps: &[Probe]| -> Vec<serde_json::Value> {
         ps.iter()
-            .map(
-                |p| json!({"what": p.what, "config": p.config, "us": p.us.as_ref().ok(), "error": p.us.as_ref().err()}),
-            )
+            .map(|p| {
+                json!({
+                    "what": p.what,
+                    "config": p.config,
+                    "us": p.us.as_ref().ok(),
+                    "error": p.us.as_ref().err(),
+                    "blocks_per_sm": p.occupancy.map(|o| o.0),
+                    "occupancy_limit": p.occupancy.map(|o| o.1),
+                })
+            })
             .collect()
     };
     if a.json {
@@ -463,13 +527,19 @@ fn print(d: &Diagnosis, a: &DiagnoseArgs) {
         return;
     }
     let full = d.timings.full;
+    let occ = |p: &Probe| {
+        p.occupancy
+            .map(|(n, why)| format!(" ({n} blocks/SM, {why})"))
+            .unwrap_or_default()
+    };
     let line = |p: &Probe| match &p.us {
         Ok(us) => format!(
-            "  {:<16} {:>10.1} us  {:>5.0}%  {}",
+            "  {:<16} {:>10.1} us  {:>5.0}%  {}{}",
             p.what,
             us,
             100.0 * us / full,
-            p.config
+            p.config,
+            occ(p)
         ),
         Err(e) => format!("  {:<16} {:>10}     -    {} ({e})", p.what, "failed", p.config),
     };
@@ -542,6 +612,20 @@ mod tests {
     }
 
     #[test]
+    fn occupancy_names_the_limit() {
+        use crossgemm::gemm_core::target::{Targets, BUILTIN_TARGETS};
+        let t = Targets::parse(BUILTIN_TARGETS).unwrap();
+        let h200 = t.get("h200").unwrap();
+        // 256 threads at 232 registers: 59392 registers a block, one fits in 65536.
+        assert_eq!(occupancy(256, 98304, Some(232), h200), Some((1, "registers")));
+        // 128 threads at 40 registers and 160 KiB of shared memory: shared memory limits.
+        assert_eq!(occupancy(128, 160 << 10, Some(40), h200), Some((1, "shared memory")));
+        assert_eq!(occupancy(1024, 0, Some(16), h200), Some((2, "threads")));
+        assert_eq!(occupancy(32, 0, Some(16), h200), Some((32, "block slots")));
+        assert_eq!(occupancy(256, 0, None, h200), None);
+    }
+
+    #[test]
     fn tiling_counts_blocks_and_padding() {
         let t = tiling(&mma(), (16, 4096), 132);
         assert!(t.starts_with("16 blocks of 128x256"), "{t}");
@@ -563,6 +647,7 @@ mod tests {
             compute_roof: Some(30.0),
             best_neighbour: Some(("stages 3".into(), 99.0)),
             best_order: Some(("GROUP_M 16".into(), 99.0)),
+            occupancy: [Some(1), Some(1), Some(1)],
         };
         // Loads 40 + math 50 both far below 100: they do not overlap.
         assert_eq!(verdict(&base).kind, "pipeline-bound");
@@ -598,6 +683,18 @@ mod tests {
         assert_eq!(verdict(&neighbour).kind, "pipeline-bound");
         let v = verdict(&base);
         assert!(v.reasons.iter().any(|r| r.contains("epilogue costs 2%")), "{v:?}");
+        assert!(!v.reasons.iter().any(|r| r.contains("blocks per SM")), "{v:?}");
+        let occ = Timings {
+            occupancy: [Some(1), Some(4), Some(1)],
+            ..base.clone()
+        };
+        let v = verdict(&occ);
+        assert!(
+            v.reasons
+                .iter()
+                .any(|r| r.contains("load-only 4, compute-only 1, full 1")),
+            "{v:?}"
+        );
         let slow_loads = Timings {
             load_only: Some(90.0),
             memory_roof: Some(9.0),

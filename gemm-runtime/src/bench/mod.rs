@@ -11,7 +11,7 @@ mod variant;
 
 pub use gemm_core::codegen::Variant;
 pub use launch::{bare_launch_us, bare_submit_us};
-pub use variant::time_config;
+pub use variant::{time_config, ConfigRun};
 
 use crate::device::{Device, RawBuffer};
 use crate::error::{GemmError, Result};

@@ -9,6 +9,20 @@ use crate::spec::KernelSpec;
 use gemm_core::codegen::{emit_variant, Variant};
 use gemm_core::TileConfig;
 
+/// One timed config: its time, and the resources that decide how many of its blocks
+/// fit on a multiprocessor at once.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ConfigRun {
+    /// The timing.
+    pub sample: Sample,
+    /// Threads per block.
+    pub threads: u32,
+    /// Dynamic shared memory per block, bytes.
+    pub smem_bytes: u32,
+    /// Registers per thread and spilled bytes, as the compiler reported them (CUDA).
+    pub registers: Option<(u32, u32)>,
+}
+
 /// Compiles `spec`'s kernel for the output's device with `config` and codegen `variant`
 /// (see [`Variant`]: only `Full` computes the declared GEMM) and times it with `timer`,
 /// writing into `out`. The compile goes through the compiled-kernel cache but not the
@@ -20,7 +34,7 @@ pub fn time_config(
     config: &TileConfig,
     variant: Variant,
     timer: &Timer,
-) -> Result<Sample> {
+) -> Result<ConfigRun> {
     launch::check_devices(spec, args, &out)?;
     let mnk = launch::dims(spec, args)?;
     launch::check_out(spec, &out, mnk.0, mnk.1)?;
@@ -41,5 +55,11 @@ pub fn time_config(
     let kernel = dev.backend().compile(&source, &ir.symbol(), &defines)?;
     let dims = config.launch(mnk.0, mnk.1, ir.ab_dtype);
     let kargs = launch::kernel_args(args, out.buf, mnk);
-    timer.time(&mut || dev.backend().launch(&*kernel, dims, &kargs))
+    let sample = timer.time(&mut || dev.backend().launch(&*kernel, dims, &kargs))?;
+    Ok(ConfigRun {
+        sample,
+        threads: dims.block.iter().product(),
+        smem_bytes: dims.smem_bytes,
+        registers: crate::device::kernel_registers(&*kernel),
+    })
 }

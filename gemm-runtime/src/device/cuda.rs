@@ -238,7 +238,6 @@ impl CudaKernel {
         &self.log
     }
     /// Registers and spills as ptxas reported them.
-    #[allow(dead_code)]
     pub(crate) fn ptxas(&self) -> &PtxasInfo {
         &self.ptxas
     }

@@ -81,6 +81,20 @@ pub(crate) enum KernelArg<'a> {
     Buffer(&'a RawBuffer),
 }
 
+/// Registers per thread and spilled bytes of a compiled kernel, where the compiler said
+/// (CUDA: ptxas through NVRTC's log); `None` for OpenCL kernels.
+pub(crate) fn kernel_registers(kernel: &(dyn Any + Send + Sync)) -> Option<(u32, u32)> {
+    #[cfg(feature = "cuda")]
+    if let Some(k) = kernel.downcast_ref::<cuda::CudaKernel>() {
+        let p = k.ptxas();
+        return p
+            .registers
+            .map(|r| (r, p.spill_stores.unwrap_or(0) + p.spill_loads.unwrap_or(0)));
+    }
+    let _ = kernel;
+    None
+}
+
 /// What a backend implements. Raw driver calls live only in the implementations.
 pub(crate) trait Backend: Send + Sync {
     fn info(&self) -> &DeviceInfo;
