@@ -117,10 +117,11 @@ pub struct Row {
     pub ours_tflops: Option<f64>,
     /// 2·M·N·K / cublas_us, TFLOP/s.
     pub cublas_tflops: Option<f64>,
-    /// Largest |ours - ref| / max(|ref|, floor) over the output, where ref is cuBLAS's
-    /// (cuBLASLt's for epilogue rows) output when it ran, else the host reference.
+    /// Largest |ours - ref| / max(|ref|, mean |ref|): over the whole output against
+    /// cuBLAS's (for epilogue rows, cuBLAS's GEMM followed by the separate epilogue
+    /// kernel) when cuBLAS ran, else at sampled points against the host reference.
     pub max_rel_err: Option<f64>,
-    /// What `max_rel_err` compared against: "cublas", "cublaslt" or "reference".
+    /// What `max_rel_err` compared against: "cublas" or "reference".
     pub err_vs: String,
     /// The config that ran (the tuner's winner), as text.
     pub config: String,
