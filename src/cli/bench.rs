@@ -60,6 +60,10 @@ pub struct BenchArgs {
     /// bench/torch_baseline.py; repeatable).
     #[arg(long, value_name = "FILE")]
     merge: Vec<PathBuf>,
+    /// An earlier report to compare ours with: the markdown gets a section with ours then
+    /// and now per row (e.g. before and after a planner change).
+    #[arg(long, value_name = "FILE")]
+    against: Option<PathBuf>,
     /// Measure nothing: combine the reports given with --input (a run split over several
     /// processes), fold in --merge files and write the outputs.
     #[arg(long, requires = "input")]
@@ -101,7 +105,11 @@ pub fn run(kernels: &'static [KernelEntry], a: &BenchArgs, cache_dir: Option<Pat
         let stats = report::fold_triton(&mut rep, m)?;
         eprintln!("{}: {stats}", m.display());
     }
-    write_outputs(&rep, &a.out, a.name.as_deref())
+    let change = match &a.against {
+        Some(p) => Some(rep.change_markdown(&Report::read_json(p)?)),
+        None => None,
+    };
+    write_outputs(&rep, &a.out, a.name.as_deref(), change.as_deref())
 }
 
 /// `<dir>/<name or device-date>.<ext>`.
@@ -113,11 +121,12 @@ fn output(rep: &Report, dir: &Path, name: Option<&str>, ext: &str) -> PathBuf {
     dir.join(format!("{stem}.{ext}"))
 }
 
-fn write_outputs(rep: &Report, dir: &Path, name: Option<&str>) -> CliResult {
+fn write_outputs(rep: &Report, dir: &Path, name: Option<&str>, extra_md: Option<&str>) -> CliResult {
     let json = output(rep, dir, name, "json");
     rep.write_json(&json)?;
     let md = output(rep, dir, name, "md");
-    std::fs::write(&md, rep.to_markdown()).map_err(|e| format!("writing {}: {e}", md.display()))?;
+    let text = rep.to_markdown() + extra_md.unwrap_or("");
+    std::fs::write(&md, text).map_err(|e| format!("writing {}: {e}", md.display()))?;
     let svg = output(rep, dir, name, "svg");
     report::write_svg(rep, &svg)?;
     println!("wrote {}, {} and {}", json.display(), md.display(), svg.display());

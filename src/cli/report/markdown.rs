@@ -240,6 +240,62 @@ impl Report {
     }
 }
 
+impl Report {
+    /// How ours changed against an earlier report `before` (another commit, another
+    /// planner): per row that both measured, ours then and now and their ratio (> 1:
+    /// faster now) with both configs, then the geometric mean per dtype. A markdown
+    /// section to append to this report's own.
+    pub fn change_markdown(&self, before: &Report) -> String {
+        let mut out = format!(
+            "\n## Change against {} ({}, {})\n\nOurs before / ours now (> 1: faster now), for the rows both reports measured.\n\n",
+            if before.commit.is_empty() { "unknown" } else { &before.commit },
+            before.date,
+            before.device
+        );
+        out.push_str("| shape (MxNxK) | dtype | epilogue | before µs | now µs | × | config before | config now |\n");
+        out.push_str("|:--|:--|:--|--:|--:|--:|:--|:--|\n");
+        let mut by_dtype: Vec<(String, Vec<f64>)> = Vec::new();
+        for now in &self.rows {
+            let Some(then) = before.rows.iter().find(|r| r.is_key(&now.key())) else {
+                continue;
+            };
+            let ratio = match (then.ours_us, now.ours_us) {
+                (Some(a), Some(b)) if a > 0.0 && b > 0.0 => Some(a / b),
+                _ => None,
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                now.shape_text(),
+                now.dtype,
+                cell(&now.epilogue),
+                us(then.ours_us),
+                us(now.ours_us),
+                speedup(ratio),
+                cell(&then.config),
+                cell(&now.config)
+            );
+            if let Some(x) = ratio {
+                match by_dtype.iter_mut().find(|(d, _)| *d == now.dtype) {
+                    Some((_, v)) => v.push(x),
+                    None => by_dtype.push((now.dtype.clone(), vec![x])),
+                }
+            }
+        }
+        if by_dtype.is_empty() {
+            out.push_str("\nNo row was measured in both.\n");
+            return out;
+        }
+        out.push_str("\n| dtype | rows | geometric mean × | faster now |\n|:--|--:|--:|--:|\n");
+        for (dtype, v) in by_dtype {
+            if let Some((g, wins, n)) = geomean_and_wins(v.into_iter()) {
+                let _ = writeln!(out, "| {dtype} | {n} | {} | {wins}/{n} |", speedup(Some(g)));
+            }
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testing;
@@ -359,6 +415,35 @@ mod tests {
         let md = Report::default().to_markdown();
         assert!(md.contains("# crossgemm bench: unknown"));
         assert!(md.contains("No rows measured."));
+    }
+
+    #[test]
+    fn change_against_an_earlier_report() {
+        let before = testing::report(vec![
+            testing::row(1024, 1024, 1024, "f16", "none", [Some(40.0), None, None, None]),
+            testing::row(2048, 2048, 2048, "f16", "none", [Some(100.0), None, None, None]),
+            testing::row(16, 16, 16, "f16", "none", [Some(1.0), None, None, None]),
+        ]);
+        let now = testing::report(vec![
+            testing::row(1024, 1024, 1024, "f16", "none", [Some(20.0), None, None, None]),
+            testing::row(2048, 2048, 2048, "f16", "none", [Some(125.0), None, None, None]),
+            testing::row(4096, 4096, 4096, "f16", "none", [Some(400.0), None, None, None]),
+        ]);
+        let md = now.change_markdown(&before);
+        assert!(md.contains("## Change against abc1234"), "{md}");
+        assert!(
+            md.contains("| 1024x1024x1024 | f16 | none | 40.0 | 20.0 | 2.00x |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| 2048x2048x2048 | f16 | none | 100.0 | 125.0 | 0.80x |"),
+            "{md}"
+        );
+        // Rows only one report has are left out; the mean of 2.0 and 0.8 is 1.26.
+        assert!(!md.contains("4096x4096x4096") && !md.contains("16x16x16"), "{md}");
+        assert!(md.contains("| f16 | 2 | 1.26x | 1/2 |"), "{md}");
+        let none = now.change_markdown(&testing::report(vec![]));
+        assert!(none.contains("No row was measured in both."), "{none}");
     }
 
     #[test]
