@@ -317,17 +317,10 @@ static __device__ __forceinline__ void cg_ldsm_x4_trans(unsigned* r, unsigned ad
 }
 @MMA_FN@"#;
 
-/// `cg_mma` of the f16/bf16 kernel (`@MMA_FN@` of [`MMA16_FRAG`]; `@MMA_T@` names the type).
-const MMA16_FN: &str = r#"static __device__ __forceinline__ void cg_mma(float* c, const unsigned* a, const unsigned* b) {
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.@MMA_T@.@MMA_T@.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-"#;
-
-/// `cg_mma` of the tf32 kernel (`@MMA_FN@` of [`MMATF32_FRAG`]).
-const MMATF32_FN: &str = r#"static __device__ __forceinline__ void cg_mma(float* c, const unsigned* a, const unsigned* b) {
-    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+/// `cg_mma` (`@MMA_FN@` of [`MMA16_FRAG`] and [`MMATF32_FRAG`]); `@MMA_SHAPE@` is the
+/// instruction's shape and types, e.g. `m16n8k16.row.col.f32.f16.f16.f32`.
+const MMA_FN: &str = r#"static __device__ __forceinline__ void cg_mma(float* c, const unsigned* a, const unsigned* b) {
+    asm("mma.sync.aligned.@MMA_SHAPE@ {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
@@ -604,17 +597,17 @@ fn mma_kernel(ir: &GemmIr, fam: Family, variant: Variant) -> String {
         DType::Bf16 => "bf16",
         _ => "f16",
     };
-    let (mma_fn, mma) = match (variant, fam) {
-        (Variant::LoadOnly, _) => (SINK_FN, SINK_LOOP),
-        (_, Family::MmaTf32) => (MMATF32_FN, MMA_LOOP),
-        _ => (MMA16_FN, MMA_LOOP),
+    let shape = match fam {
+        Family::MmaTf32 => "m16n8k8.row.col.f32.tf32.tf32.f32".to_string(),
+        _ => format!("m16n8k16.row.col.f32.{mma_t}.{mma_t}.f32"),
+    };
+    let (mma_fn, mma) = match variant {
+        Variant::LoadOnly => (SINK_FN.to_string(), SINK_LOOP),
+        _ => (fill(MMA_FN, &[("MMA_SHAPE", shape)]), MMA_LOOP),
     };
     let (frag_helpers, frags) = match fam {
-        Family::MmaTf32 => (fill(MMATF32_FRAG, &[("MMA_FN", mma_fn.into())]), frags_tf32(ir)),
-        _ => (
-            fill(MMA16_FRAG, &[("MMA_FN", mma_fn.into()), ("MMA_T", mma_t.into())]),
-            frags_mma16(ir),
-        ),
+        Family::MmaTf32 => (fill(MMATF32_FRAG, &[("MMA_FN", mma_fn)]), frags_tf32(ir)),
+        _ => (fill(MMA16_FRAG, &[("MMA_FN", mma_fn)]), frags_mma16(ir)),
     };
     // ComputeOnly: load_stage keeps its signature (and the ring its commits) but moves
     // nothing.
