@@ -47,16 +47,7 @@ fn ops(dev: &Device) -> Result<Ops, GemmError> {
 
 /// µs per call of `iters` back-to-back warm calls, host-timed up to a final synchronize.
 fn warm_call_us(dev: &Device, o: &mut Ops, iters: usize) -> Result<f64, GemmError> {
-    for _ in 0..iters.clamp(10, 1000) {
-        tiny_gemm_into(&o.a, &o.b, &mut o.out)?;
-    }
-    dev.synchronize()?;
-    let t = Instant::now();
-    for _ in 0..iters {
-        tiny_gemm_into(&o.a, &o.b, &mut o.out)?;
-    }
-    dev.synchronize()?;
-    Ok(t.elapsed().as_secs_f64() * 1e6 / iters as f64)
+    crossgemm::bench::back_to_back_us(dev, iters, &mut || tiny_gemm_into(&o.a, &o.b, &mut o.out))
 }
 
 /// One synchronized call, µs.

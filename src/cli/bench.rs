@@ -8,7 +8,7 @@ use super::report::{self, Case, Filter, LaunchOverhead, Report, Row, ShapeTable}
 use super::tune::{parse_shape, values};
 use super::{CliResult, Dtype, Epilogue, KernelEntry};
 use crossgemm::__private::{bare_launch_us, launch, tune_with, Arg};
-use crossgemm::bench::{copy_gbps, Timer};
+use crossgemm::bench::{back_to_back_us, copy_bytes_for, copy_gbps, Timer};
 use crossgemm::reference::{gemm_sampled, HostOperand};
 use crossgemm::{
     gemm_core::Layout, ColMajor, Device, DeviceKind, Element, GemmError, Matrix, Row as RowVec, TuneOptions,
@@ -233,13 +233,8 @@ fn measure_all(
     rep.notes
         .push("cuBLAS/cuBLASLt: not built in (build with the `baseline` feature)".into());
 
-    // The ceiling for memory-bound shapes: well above L2, so the copy streams from HBM.
-    let copy_bytes = if bench.dev.info().device_type == crossgemm::gemm_core::target::DeviceType::Cpu {
-        64 << 20
-    } else {
-        (4 * l2 as usize).max(512 << 20)
-    };
-    rep.copy_gbps = match copy_gbps(&bench.dev, copy_bytes) {
+    // The ceiling for memory-bound shapes.
+    rep.copy_gbps = match copy_gbps(&bench.dev, copy_bytes_for(&bench.dev, l2)) {
         Ok(g) => Some(g),
         Err(e) => {
             rep.notes.push(format!("copy bandwidth not measured: {e}"));
@@ -564,16 +559,7 @@ fn launch_overhead(b: &Bench<'_>) -> Result<LaunchOverhead, String> {
     let args = [x.__arg(), w.__arg()];
     tune_with(entry.spec, &args, out.__out(), &b.opts).map_err(e)?;
     let iters = 2000;
-    for _ in 0..100 {
-        launch(entry.spec, &args, out.__out()).map_err(e)?;
-    }
-    b.dev.synchronize().map_err(e)?;
-    let start = Instant::now();
-    for _ in 0..iters {
-        launch(entry.spec, &args, out.__out()).map_err(e)?;
-    }
-    b.dev.synchronize().map_err(e)?;
-    let ours_us = start.elapsed().as_secs_f64() * 1e6 / iters as f64;
+    let ours_us = back_to_back_us(&b.dev, iters, &mut || launch(entry.spec, &args, out.__out())).map_err(e)?;
     let bare_us = bare_launch_us(&b.dev, iters).map_err(e)?;
     Ok(LaunchOverhead {
         shape: format!("{m}x{n}x{k} f16 none"),

@@ -12,7 +12,7 @@ use super::bench::SampledRef;
 use super::tune::values;
 use super::{open_device, CliResult, Dtype, Epilogue, KernelEntry, ProblemArgs};
 use crossgemm::__private::{launch, tune_with, Arg};
-use crossgemm::bench::{copy_gbps, time_config, Timer, Variant};
+use crossgemm::bench::{copy_bytes_for, copy_gbps, time_config, Timer, Variant};
 use crossgemm::gemm_core::{MmaTile, SimtTile, TileConfig};
 use crossgemm::{ColMajor, Device, Element, GemmError, Matrix, Row, TuneOptions};
 use serde_json::json;
@@ -428,7 +428,7 @@ fn diagnose<T: Element>(
         Err(e) => return Err(GemmError::Unsupported(format!("the winner could not be timed: {e}"))),
     };
     let by = |v: &str| d.variants.iter().find(|p| p.what == v).and_then(|p| p.us.clone().ok());
-    d.copy_gbps = copy_gbps(dev, (4 * tk.spec().l2_bytes as usize).max(256 << 20)).ok();
+    d.copy_gbps = copy_gbps(dev, copy_bytes_for(dev, tk.spec().l2_bytes)).ok();
     let elem = std::mem::size_of::<T>() as f64;
     let bytes = elem * (m * k + k * n + m * n + if args.len() > 2 { n } else { 0 }) as f64;
     let occ = |v: Variant| {

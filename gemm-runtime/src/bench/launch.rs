@@ -43,19 +43,32 @@ fn bare_launches(device: &Device, iters: usize, wait: bool) -> Result<f64> {
         smem_bytes: 0,
     };
     let backend = device.backend();
+    timed_calls(device, iters, wait, &mut || backend.launch(&*kernel, dims, &[]))
+}
+
+/// µs per call of `iters` back-to-back calls of `call` (which queues work on `device`),
+/// host-timed up to a final synchronize, after `iters` (10 to 1000) untimed calls: what
+/// a warm call of a wrapper costs, to set beside [`bare_launch_us`].
+pub fn back_to_back_us(device: &Device, iters: usize, call: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
+    timed_calls(device, iters, true, call)
+}
+
+/// [`back_to_back_us`]; without `wait` the clock stops when the last call returns, not
+/// when the device is done (the host's submission cost).
+fn timed_calls(device: &Device, iters: usize, wait: bool, call: &mut dyn FnMut() -> Result<()>) -> Result<f64> {
     for _ in 0..iters.clamp(10, 1000) {
-        backend.launch(&*kernel, dims, &[])?;
+        call()?;
     }
-    backend.synchronize()?;
+    device.synchronize()?;
     let iters = iters.max(1);
     let start = Instant::now();
     for _ in 0..iters {
-        backend.launch(&*kernel, dims, &[])?;
+        call()?;
     }
     if wait {
-        backend.synchronize()?;
+        device.synchronize()?;
     }
     let us = start.elapsed().as_secs_f64() * 1e6 / iters as f64;
-    backend.synchronize()?;
+    device.synchronize()?;
     Ok(us)
 }

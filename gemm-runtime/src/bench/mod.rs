@@ -10,7 +10,7 @@ mod launch;
 mod variant;
 
 pub use gemm_core::codegen::Variant;
-pub use launch::{bare_launch_us, bare_submit_us};
+pub use launch::{back_to_back_us, bare_launch_us, bare_submit_us};
 pub use variant::{time_config, ConfigRun};
 
 use crate::device::{Device, RawBuffer};
@@ -94,6 +94,16 @@ impl Timer {
             max_us,
             runs: self.runs,
         })
+    }
+}
+
+/// The buffer size [`copy_gbps`] should copy on `device` so that the copy streams from
+/// memory rather than a cache of `l2_bytes`: 4x L2 and at least 512 MiB on GPUs; 64 MiB
+/// on CPU devices, whose copies are slow and whose caches are small.
+pub fn copy_bytes_for(device: &Device, l2_bytes: u64) -> usize {
+    match device.info().device_type {
+        gemm_core::target::DeviceType::Cpu => 64 << 20,
+        _ => (4 * l2_bytes as usize).max(512 << 20),
     }
 }
 

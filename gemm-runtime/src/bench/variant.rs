@@ -25,7 +25,7 @@ pub struct ConfigRun {
 
 /// Compiles `spec`'s kernel for the output's device with `config` and codegen `variant`
 /// (see [`Variant`]: only `Full` computes the declared GEMM) and times it with `timer`,
-/// writing into `out`. The compile goes through the compiled-kernel cache but not the
+/// writing into `out`. The compile goes through the compiled-kernel caches but not the
 /// tuning cache: nothing here changes what launches use.
 pub fn time_config(
     spec: &'static KernelSpec,
@@ -47,12 +47,15 @@ pub fn time_config(
             dev.info()
         )));
     }
-    let source = match variant {
-        Variant::Full => tk.source.to_string(),
-        v => emit_variant(ir, tk.spec(), v).0,
-    };
     let defines = launch::all_defines(ir, tk, config, mnk);
-    let kernel = dev.backend().compile(&source, &ir.symbol(), &defines)?;
+    // The full kernel through the device's kernel map, as launches get it (the winner is
+    // compiled already); variants are compiled here.
+    let kernel = match variant {
+        Variant::Full => dev.kernel(tk.source, &ir.symbol(), &defines)?,
+        v => dev
+            .backend()
+            .compile(&emit_variant(ir, tk.spec(), v).0, &ir.symbol(), &defines)?,
+    };
     let dims = config.launch(mnk.0, mnk.1, ir.ab_dtype);
     let kargs = launch::kernel_args(args, out.buf, mnk);
     let sample = timer.time(&mut || dev.backend().launch(&*kernel, dims, &kargs))?;
