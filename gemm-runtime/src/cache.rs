@@ -412,7 +412,7 @@ impl Drop for LockFile {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use gemm_core::SimtTile;
 
@@ -427,7 +427,8 @@ mod tests {
         }
     }
 
-    fn cfg(mwg: u32) -> TileConfig {
+    /// A small SIMT config, told apart by `mwg` (also used by the records tests).
+    pub(crate) fn cfg(mwg: u32) -> TileConfig {
         TileConfig::Simt(SimtTile {
             mwg,
             nwg: 32,

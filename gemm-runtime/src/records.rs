@@ -307,19 +307,7 @@ pub fn clear(dir: &Path) -> Result<usize, RecordError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gemm_core::SimtTile;
-
-    fn cfg(mwg: u32) -> TileConfig {
-        TileConfig::Simt(SimtTile {
-            mwg,
-            nwg: 32,
-            kwg: 8,
-            mdimc: 8,
-            ndimc: 8,
-            vw: 1,
-            group_m: 1,
-        })
-    }
+    use crate::cache::tests::cfg;
 
     fn doc() -> Records {
         Records {
