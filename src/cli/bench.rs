@@ -374,9 +374,12 @@ impl Bench<'_> {
             row.note = format!("unknown dtype or epilogue `{} {}`", case.dtype, case.epilogue);
             return row;
         };
-        let Some(entry) = self.kernels.iter().find(|e| e.dtype == dtype && e.epilogue == epi) else {
-            row.note = format!("no built-in kernel for {} {}", case.dtype, case.epilogue);
-            return row;
+        let entry = match KernelEntry::find(self.kernels, dtype, epi) {
+            Ok(e) => e,
+            Err(why) => {
+                row.note = why;
+                return row;
+            }
         };
         let r = match dtype {
             Dtype::F16 => self.measure::<crossgemm::f16>(entry, &mut row),
@@ -546,11 +549,7 @@ fn sample_points(m: usize, n: usize) -> Vec<(usize, usize)> {
 /// both back to back (µs per call): what the wrapper adds on top of the driver.
 fn launch_overhead(b: &Bench<'_>) -> Result<LaunchOverhead, String> {
     let e = |e: GemmError| e.to_string();
-    let entry = b
-        .kernels
-        .iter()
-        .find(|k| k.dtype == Dtype::F16 && k.epilogue == Epilogue::None)
-        .ok_or("no f16 kernel")?;
+    let entry = KernelEntry::find(b.kernels, Dtype::F16, Epilogue::None)?;
     // As examples/launch_overhead.rs: a kernel this small is all launch.
     let (m, n, k) = (1, 8, 8);
     let x = Matrix::<crossgemm::f16>::from_host(&b.dev, m, k, &values(m * k, 1)).map_err(e)?;

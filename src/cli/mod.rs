@@ -71,6 +71,14 @@ impl KernelEntry {
     pub const fn new(dtype: Dtype, epilogue: Epilogue, spec: &'static KernelSpec) -> KernelEntry {
         KernelEntry { dtype, epilogue, spec }
     }
+
+    /// The built-in kernel for `dtype` and `epilogue`.
+    pub fn find(kernels: &[KernelEntry], dtype: Dtype, epilogue: Epilogue) -> Result<&KernelEntry, String> {
+        kernels
+            .iter()
+            .find(|e| e.dtype == dtype && e.epilogue == epilogue)
+            .ok_or_else(|| format!("no built-in kernel for {} {}", dtype.name(), epilogue.name()))
+    }
 }
 
 #[derive(Parser, Debug)]
@@ -173,10 +181,7 @@ pub struct ProblemArgs {
 impl ProblemArgs {
     /// The built-in kernel for the dtype and epilogue.
     pub fn kernel(&self, kernels: &'static [KernelEntry]) -> Result<&'static KernelEntry, String> {
-        kernels
-            .iter()
-            .find(|e| e.dtype == self.dtype && e.epilogue == self.epilogue)
-            .ok_or_else(|| format!("no built-in kernel for {} {}", self.dtype.name(), self.epilogue.name()))
+        KernelEntry::find(kernels, self.dtype, self.epilogue)
     }
 }
 
