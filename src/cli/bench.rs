@@ -4,15 +4,14 @@
 //! under one protocol; outputs checked against cuBLAS's (else the host reference).
 //! Writes `<out>/<device>-<date>.{json,md,svg}`.
 
+use super::operands::Inputs;
 use super::report::{self, Case, Filter, LaunchOverhead, Report, Row, ShapeTable};
-use super::tune::{parse_shape, values};
+use super::tune::parse_shape;
 use super::{CliResult, Dtype, Epilogue, KernelEntry};
-use crossgemm::__private::{bare_launch_us, launch, tune_with, Arg};
+use crossgemm::__private::{bare_launch_us, launch, tune_with};
 use crossgemm::bench::{back_to_back_us, copy_bytes_for, copy_gbps, Timer};
 use crossgemm::reference::{gemm_sampled, HostOperand};
-use crossgemm::{
-    gemm_core::Layout, ColMajor, Device, DeviceKind, Element, GemmError, Matrix, Row as RowVec, TuneOptions,
-};
+use crossgemm::{gemm_core::Layout, Device, DeviceKind, Element, GemmError, Matrix, TuneOptions};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -403,15 +402,10 @@ impl Bench<'_> {
         let (m, n, k) = (row.m, row.n, row.k);
         let spec = entry.spec;
         let bias_on = entry.epilogue != Epilogue::None;
-        let (xs, ws, bs) = (values::<T>(m * k, 1), values::<T>(k * n, 2), values::<T>(n, 3));
-        let x = Matrix::<T>::from_host(&self.dev, m, k, &xs)?;
-        let w = Matrix::<T, ColMajor>::from_host(&self.dev, k, n, &ws)?;
-        let b = RowVec::<T>::from_host(&self.dev, &bs)?;
+        let inp = Inputs::<T>::new(&self.dev, (m, n, k), bias_on)?;
+        let (x, w, b) = (&inp.x, &inp.w, &inp.b);
         let mut out = Matrix::<T>::zeros(&self.dev, m, n)?;
-        let mut args: Vec<Arg<'_>> = vec![x.__arg(), w.__arg()];
-        if bias_on {
-            args.push(b.__arg());
-        }
+        let args = inp.args();
 
         let t = tune_with(spec, &args, out.__out(), &self.opts)?;
         row.config = t.best.to_string();
@@ -438,13 +432,13 @@ impl Bench<'_> {
                 Epilogue::BiasGelu => Be::BiasGelu,
             };
             let mut theirs = Matrix::<T>::zeros(&self.dev, m, n)?;
-            let gemm = self.timer.time(&mut || cb.gemm(&x, &w, &mut theirs, compute))?;
+            let gemm = self.timer.time(&mut || cb.gemm(x, w, &mut theirs, compute))?;
             row.cublas_gemm_us = Some(gemm.median_us);
             row.cublas_us = Some(if bias_on {
                 self.timer
                     .time(&mut || {
-                        cb.gemm(&x, &w, &mut theirs, compute)?;
-                        cb.bias_act(&mut theirs, &b, be)
+                        cb.gemm(x, w, &mut theirs, compute)?;
+                        cb.bias_act(&mut theirs, b, be)
                     })?
                     .median_us
             } else {
@@ -456,9 +450,9 @@ impl Bench<'_> {
             row.err_vs = "cublas".into();
             let lt = cb.lt_plan::<T>(m, n, k, be, compute).and_then(|plan| {
                 let mut lt_out = Matrix::<T>::zeros(&self.dev, m, n)?;
-                let bias = bias_on.then_some(&b);
+                let bias = bias_on.then_some(b);
                 self.timer
-                    .time(&mut || cb.lt_matmul(&plan, &x, &w, bias, &mut lt_out))
+                    .time(&mut || cb.lt_matmul(&plan, x, w, bias, &mut lt_out))
                     .map(|s| s.median_us)
             });
             match lt {
@@ -472,7 +466,7 @@ impl Bench<'_> {
         }
 
         // No vendor library: the host reference on a sample of the output.
-        let sampled = SampledRef::new::<T>(spec, &xs, &ws, bias_on.then_some(&bs[..]), (m, n, k));
+        let sampled = SampledRef::new(spec, &inp, (m, n, k));
         row.max_rel_err = Some(sampled.error(&got));
         Ok(())
     }
@@ -487,16 +481,14 @@ pub(super) struct SampledRef {
 }
 
 impl SampledRef {
-    /// For `x` (M×K row-major), `w` (K×N column-major) and the optional bias, as uploaded.
+    /// For the host values of `inp`, the operands of an M×N×K call of `spec`.
     pub(super) fn new<T: Element>(
         spec: &crossgemm::KernelSpec,
-        xs: &[T],
-        ws: &[T],
-        bias: Option<&[T]>,
+        inp: &Inputs<T>,
         (m, n, k): (usize, usize, usize),
     ) -> SampledRef {
         let widen = |v: &[T]| v.iter().map(|e| e.to_f32()).collect::<Vec<_>>();
-        let (xf, wf, bf) = (widen(xs), widen(ws), bias.map(widen));
+        let (xf, wf, bf) = (widen(&inp.xs), widen(&inp.ws), inp.bias_values().map(widen));
         let mut ops = vec![
             HostOperand::Matrix {
                 data: &xf,
@@ -552,10 +544,9 @@ fn launch_overhead(b: &Bench<'_>) -> Result<LaunchOverhead, String> {
     let entry = KernelEntry::find(b.kernels, Dtype::F16, Epilogue::None)?;
     // As examples/launch_overhead.rs: a kernel this small is all launch.
     let (m, n, k) = (1, 8, 8);
-    let x = Matrix::<crossgemm::f16>::from_host(&b.dev, m, k, &values(m * k, 1)).map_err(e)?;
-    let w = Matrix::<crossgemm::f16, ColMajor>::from_host(&b.dev, k, n, &values(k * n, 2)).map_err(e)?;
+    let inp = Inputs::<crossgemm::f16>::new(&b.dev, (m, n, k), false).map_err(e)?;
     let mut out = Matrix::<crossgemm::f16>::zeros(&b.dev, m, n).map_err(e)?;
-    let args = [x.__arg(), w.__arg()];
+    let args = inp.args();
     tune_with(entry.spec, &args, out.__out(), &b.opts).map_err(e)?;
     let iters = 2000;
     let ours_us = back_to_back_us(&b.dev, iters, &mut || launch(entry.spec, &args, out.__out())).map_err(e)?;

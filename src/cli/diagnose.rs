@@ -9,12 +9,12 @@
 //! then a short verdict with the numbers behind it.
 
 use super::bench::SampledRef;
-use super::tune::values;
+use super::operands::Inputs;
 use super::{open_device, CliResult, Dtype, Epilogue, KernelEntry, ProblemArgs};
-use crossgemm::__private::{launch, tune_with, Arg};
+use crossgemm::__private::{launch, tune_with};
 use crossgemm::bench::{copy_bytes_for, copy_gbps, time_config, Timer, Variant};
 use crossgemm::gemm_core::{MmaTile, SimtTile, TileConfig};
-use crossgemm::{ColMajor, Device, Element, GemmError, Matrix, Row, TuneOptions};
+use crossgemm::{Device, Element, GemmError, Matrix, TuneOptions};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -351,15 +351,9 @@ fn diagnose<T: Element>(
 ) -> Result<Diagnosis, GemmError> {
     let (m, n, k) = a.p.shape;
     let spec = entry.spec;
-    let (xs, ws, bs) = (values::<T>(m * k, 1), values::<T>(k * n, 2), values::<T>(n, 3));
-    let x = Matrix::<T>::from_host(dev, m, k, &xs)?;
-    let w = Matrix::<T, ColMajor>::from_host(dev, k, n, &ws)?;
-    let b = Row::<T>::from_host(dev, &bs)?;
+    let inp = Inputs::<T>::new(dev, (m, n, k), entry.epilogue != Epilogue::None)?;
     let mut out = Matrix::<T>::zeros(dev, m, n)?;
-    let mut args: Vec<Arg<'_>> = vec![x.__arg(), w.__arg()];
-    if entry.epilogue != Epilogue::None {
-        args.push(b.__arg());
-    }
+    let args = inp.args();
     let tk = spec.target_for(dev)?;
     let timer = Timer::new(dev, Timer::flush_bytes_for(dev, tk.spec().l2_bytes), 3, a.runs)?;
 
@@ -368,8 +362,7 @@ fn diagnose<T: Element>(
     let winner = report.best;
     launch(spec, &args, out.__out())?;
     let got: Vec<f32> = out.to_host()?.into_iter().map(T::to_f32).collect();
-    let bias = (args.len() > 2).then_some(&bs[..]);
-    let reference = SampledRef::new::<T>(spec, &xs, &ws, bias, (m, n, k));
+    let reference = SampledRef::new(spec, &inp, (m, n, k));
     let error = reference.error(&got);
     let mut d = Diagnosis {
         device: dev.info().to_string(),

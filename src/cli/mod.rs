@@ -6,6 +6,7 @@ mod bench;
 mod cache;
 mod devices;
 mod diagnose;
+mod operands;
 mod report;
 mod tune;
 

@@ -1,11 +1,12 @@
 //! `crossgemm tune`: random operands on the chosen device, then the tuner (or, with
 //! `CROSSGEMM_TUNE=cached`, only the lookup a `cached` launch does).
 
+use super::operands::Inputs;
 use super::{open_device, CliResult, Dtype, Epilogue, KernelEntry, ProblemArgs};
-use crossgemm::__private::{lookup, tune_with, Arg};
+use crossgemm::__private::{lookup, tune_with};
 use crossgemm::{
-    ColMajor, Device, Element, GemmError, KernelSpec, LookupSource, Matrix, ProgressHook, Row, TuneMode, TuneOptions,
-    TuneProgress, TuneReport, TuneStage,
+    Device, Element, GemmError, KernelSpec, LookupSource, Matrix, ProgressHook, TuneMode, TuneOptions, TuneProgress,
+    TuneReport, TuneStage,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
@@ -43,19 +44,6 @@ pub(super) fn parse_shape(s: &str) -> Result<(usize, usize, usize), String> {
     }
 }
 
-/// Deterministic values in [-1, 1).
-pub(super) fn values<T: Element>(n: usize, seed: u64) -> Vec<T> {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            T::from_f32((s >> 40) as f32 / (1u64 << 23) as f32 - 1.0)
-        })
-        .collect()
-}
-
 enum Outcome {
     Tuned(TuneReport),
     Looked(crossgemm::Lookup),
@@ -69,14 +57,9 @@ fn run_kernel<T: Element>(
     opts: &TuneOptions,
     cached_only: bool,
 ) -> Result<Outcome, GemmError> {
-    let x = Matrix::<T>::from_host(dev, m, k, &values::<T>(m * k, 1))?;
-    let w = Matrix::<T, ColMajor>::from_host(dev, k, n, &values::<T>(k * n, 2))?;
-    let b = Row::<T>::from_host(dev, &values::<T>(n, 3))?;
+    let inp = Inputs::<T>::new(dev, (m, n, k), bias)?;
     let mut out = Matrix::<T>::zeros(dev, m, n)?;
-    let mut args: Vec<Arg<'_>> = vec![x.__arg(), w.__arg()];
-    if bias {
-        args.push(b.__arg());
-    }
+    let args = inp.args();
     if cached_only {
         lookup(spec, &args, out.__out(), opts).map(Outcome::Looked)
     } else {
