@@ -186,12 +186,7 @@ fn measure_all(
         .map_or(0, |t| t.spec().l2_bytes);
     let flush = Timer::flush_bytes_for(&dev, l2);
     let timer = Timer::new(&dev, flush, a.warmup, a.runs).map_err(|e| e.to_string())?;
-    let mut opts = TuneOptions::from_env();
-    opts.cache_dir = cache_dir;
-    opts.progress = false;
-    if a.max.is_some() {
-        opts.max_candidates = a.max.filter(|&n| n > 0);
-    }
+    let opts = super::tune_options(cache_dir, a.max);
 
     let i = dev.info();
     let mut rep = Report::new(

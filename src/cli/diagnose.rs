@@ -307,9 +307,7 @@ pub fn tiling(c: &TileConfig, (m, n): (usize, usize), units: u32) -> String {
 pub fn run(kernels: &'static [KernelEntry], a: &DiagnoseArgs, cache_dir: Option<PathBuf>) -> CliResult {
     let entry = a.p.kernel(kernels)?;
     let dev = open_device(a.p.device.as_deref(), "diagnose")?;
-    let mut opts = TuneOptions::from_env();
-    opts.cache_dir = cache_dir;
-    opts.progress = false;
+    let opts = super::tune_options(cache_dir, None);
     let d = match a.p.dtype {
         Dtype::F16 => diagnose::<crossgemm::f16>(entry, &dev, a, &opts),
         Dtype::Bf16 => diagnose::<crossgemm::bf16>(entry, &dev, a, &opts),

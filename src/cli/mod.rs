@@ -186,6 +186,19 @@ impl ProblemArgs {
     }
 }
 
+/// The tuner's options for a command: the environment's, with the command's cache folder,
+/// no stderr progress lines (commands draw their own bar), and `--max` when given (0:
+/// no limit).
+pub fn tune_options(cache_dir: Option<PathBuf>, max: Option<usize>) -> crossgemm::TuneOptions {
+    let mut opts = crossgemm::TuneOptions::from_env();
+    opts.cache_dir = cache_dir;
+    opts.progress = false;
+    if max.is_some() {
+        opts.max_candidates = max.filter(|&n| n > 0);
+    }
+    opts
+}
+
 /// The device `id` names, else the best one; the host reference is refused, since it
 /// runs no kernels and there would be nothing to `what` ("tune", "benchmark", ..).
 pub fn open_device(id: Option<&str>, what: &str) -> Result<crossgemm::Device, String> {

@@ -103,14 +103,9 @@ fn tflops((m, n, k): (usize, usize, usize), ms: f64) -> Option<f64> {
 pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<PathBuf>) -> CliResult {
     let entry = a.p.kernel(kernels)?;
     let dev = open_device(a.p.device.as_deref(), "tune")?;
-    let mut opts = TuneOptions::from_env();
-    opts.cache_dir = cache_dir;
-    opts.progress = false;
+    let mut opts = super::tune_options(cache_dir, a.max);
     opts.force = a.force;
     opts.exact_shape |= a.exact;
-    if a.max.is_some() {
-        opts.max_candidates = a.max.filter(|&n| n > 0);
-    }
     let cached_only = TuneMode::from_env() == TuneMode::Cached;
     if !cached_only {
         opts.on_progress = progress_hook();
