@@ -275,6 +275,12 @@ fn bench_writes_json_markdown_and_svg_then_merges_triton() {
         // No cuBLAS on PoCL: checked against the host reference, vendor columns null.
         assert_eq!(r["err_vs"], "reference", "{r}");
         assert!(r["max_rel_err"].as_f64().unwrap() < 1e-2, "{r}");
+        assert!(r["err_limit"].as_f64().unwrap() > 0.0, "{r}");
+        assert_eq!(r["wrong"], false, "{r}");
+        assert!(
+            r["cublaslt_max_rel_err"].is_null() && r["cublas_max_rel_err"].is_null(),
+            "{r}"
+        );
         assert!(r["cublas_us"].is_null() && r["speedup_vs_cublas"].is_null(), "{r}");
         assert!(!r["config"].as_str().unwrap().is_empty(), "{r}");
         assert_eq!(r["group"], "cli");
@@ -321,7 +327,130 @@ fn bench_writes_json_markdown_and_svg_then_merges_triton() {
         (row["speedup_vs_triton"].as_f64().unwrap() - want).abs() < 1e-9,
         "{row}"
     );
+
+    // A row over its error limit (as a broken kernel would give): the report is written
+    // with the row marked and its ratio dropped, and the command fails naming it.
+    let mut bad = m.clone();
+    let r0 = &mut bad["rows"][0];
+    let key = format!(
+        "{}x{}x{} {} {}",
+        r0["m"],
+        r0["n"],
+        r0["k"],
+        r0["dtype"].as_str().unwrap(),
+        r0["epilogue"].as_str().unwrap()
+    );
+    r0["max_rel_err"] = Value::from(0.5);
+    let bad_path = dir.join("bad.json");
+    std::fs::write(&bad_path, serde_json::to_string(&bad).unwrap()).unwrap();
+    let out = run(
+        &dir,
+        &[
+            "bench",
+            "--report-only",
+            "--input",
+            bad_path.to_str().unwrap(),
+            "--out",
+            res_s,
+            "--name",
+            "judged",
+        ],
+        &[],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a wrong row must fail the command: {err}");
+    assert!(err.contains(&format!("{key}: ours (error 5.0e-1")), "{err}");
+    let j: Value = serde_json::from_str(&std::fs::read_to_string(res.join("judged.json")).unwrap()).unwrap();
+    let r0 = &j["rows"][0];
+    assert_eq!(r0["wrong"], true, "{r0}");
+    assert_eq!(r0["wrong_sides"], serde_json::json!(["ours"]), "{r0}");
+    assert!(r0["speedup_vs_triton"].is_null(), "{r0}");
+    let md = std::fs::read_to_string(res.join("judged.md")).unwrap();
+    assert!(
+        md.contains("**WRONG: ours**") && md.contains("1 row with a wrong output"),
+        "{md}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Under `CROSSGEMM_TUNE=off` a plain launch runs the planner's default config; `bench`
+/// must time and check the config it reports, here a cached winner that is not the
+/// default. `CROSSGEMM_LOG` logs every OpenCL build of the process (a binary-cache load
+/// included), so the builds of the benchmarked kernel show which configs ran.
+#[test]
+fn bench_under_tune_off_times_the_config_it_reports() {
+    if !opencl() {
+        return;
+    }
+    let dir = temp_dir("bench-off");
+    let empty = temp_dir("bench-off-empty");
+    let shape = "33x17x9";
+    let default = tune_json(&empty, shape, &[("CROSSGEMM_TUNE", "cached")]);
+    assert_eq!(default["source"], "default", "{default}");
+    let tuned = tune_json(&dir, shape, &[("CROSSGEMM_TUNE_MAX", "1")]);
+    // Make the cached winner differ from the default: the same tile, another vector width.
+    let file = PathBuf::from(tuned["cache_file"].as_str().unwrap());
+    let mut cache: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let vw = default["best_config"]["vw"]
+        .as_u64()
+        .expect("a SIMT config has a vector width `vw`");
+    let other = if vw == 2 { 4 } else { 2 };
+    let winners = cache["winners"].as_object_mut().unwrap();
+    assert_eq!(winners.len(), 1, "{winners:?}");
+    for w in winners.values_mut() {
+        w["config"] = default["best_config"].clone();
+        w["config"]["vw"] = Value::from(other);
+    }
+    std::fs::write(&file, serde_json::to_string_pretty(&cache).unwrap()).unwrap();
+
+    let res = dir.join("res");
+    let out = run(
+        &dir,
+        &[
+            "bench",
+            "--shape",
+            shape,
+            "--dtypes",
+            "f16",
+            "--epilogues",
+            "bias_relu",
+            "--runs",
+            "10",
+            "--warmup",
+            "1",
+            "--out",
+            res.to_str().unwrap(),
+            "--name",
+            "off",
+        ],
+        &[("CROSSGEMM_TUNE", "off"), ("CROSSGEMM_LOG", "1")],
+    );
+    let log = String::from_utf8_lossy(&out.stderr).to_string();
+    ok(out);
+    let rep: Value = serde_json::from_str(&std::fs::read_to_string(res.join("off.json")).unwrap()).unwrap();
+    let row = &rep["rows"][0];
+    assert_eq!(row["tune_cache_hit"], true, "{row}");
+    let config = row["config"].as_str().unwrap();
+    assert!(
+        config.contains(&format!("vw {other}")),
+        "reports the cached winner: {config}"
+    );
+    assert_eq!(row["wrong"], false, "{row}");
+    // The builds of the benchmarked kernel: exactly one, with the reported vector width.
+    let builds: std::collections::BTreeSet<&str> = log
+        .lines()
+        .filter(|l| l.contains("OpenCL build `") && l.contains("gemm_f16_bias_relu"))
+        .filter_map(|l| Some(&l[l.find('[')? + 1..l.find(']')?]))
+        .collect();
+    assert_eq!(
+        builds.len(),
+        1,
+        "one config must run, the reported one: {builds:?}\n{log}"
+    );
+    let only = builds.iter().next().unwrap();
+    assert!(only.contains(&format!("-D VW={other} ")), "{only}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&empty);
 }
 
 #[test]

@@ -1,14 +1,19 @@
 //! `crossgemm bench`: the shape table of `bench/shapes.toml`, each case tuned, then timed
 //! beside cuBLAS (`cublasGemmEx`, + a separate epilogue kernel for epilogue rows) and
 //! cuBLASLt (its own fused epilogue) in this process, on the same buffers and stream,
-//! under one protocol; outputs checked against cuBLAS's (else the host reference).
+//! under one protocol. Every output is checked, each written into a NaN-poisoned buffer:
+//! cuBLAS's against the host reference at sampled points, then ours and cuBLASLt's
+//! against cuBLAS's whole output (against the sampled host reference when cuBLAS did not
+//! run or was itself wrong). A side over its dtype's error limit
+//! ([`report::error_limit`]) is marked wrong in the report and left out of its means;
+//! any wrong row makes the command fail after the report is written.
 //! Writes `<out>/<device>-<date>.{json,md,svg}`.
 
 use super::operands::Inputs;
 use super::report::{self, Case, Filter, LaunchOverhead, Report, Row, ShapeTable};
 use super::tune::parse_shape;
 use super::{CliResult, Dtype, Epilogue, KernelEntry};
-use crossgemm::__private::{bare_launch_us, launch, tune_with};
+use crossgemm::__private::{bare_launch_us, launch, launch_with, tune_with};
 use crossgemm::bench::{back_to_back_us, copy_bytes_for, copy_gbps, Timer};
 use crossgemm::reference::{gemm_sampled, HostOperand};
 use crossgemm::{gemm_core::Layout, Device, DeviceKind, Element, GemmError, Matrix, TuneOptions};
@@ -104,11 +109,34 @@ pub fn run(kernels: &'static [KernelEntry], a: &BenchArgs, cache_dir: Option<Pat
         let stats = report::fold_triton(&mut rep, m)?;
         eprintln!("{}: {stats}", m.display());
     }
+    // Parts measured by an older build (or merged just now) are held to this build's
+    // limits too; a mark already there is kept.
+    rep.judge_rows();
     let change = match &a.against {
-        Some(p) => Some(rep.change_markdown(&Report::read_json(p)?)),
+        Some(p) => {
+            let mut before = Report::read_json(p)?;
+            before.judge_rows();
+            Some(rep.change_markdown(&before))
+        }
         None => None,
     };
-    write_outputs(&rep, &a.out, a.name.as_deref(), change.as_deref())
+    write_outputs(&rep, &a.out, a.name.as_deref(), change.as_deref())?;
+    wrong_outputs_fail(&rep)
+}
+
+/// `Err` naming every row with a wrong output (the report is written first, marking
+/// them): a benchmark whose outputs are wrong has measured nothing worth comparing.
+fn wrong_outputs_fail(rep: &Report) -> CliResult {
+    let wrong = rep.wrong_rows();
+    if wrong.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "{} of {} rows have a wrong output (over the dtype's error limit, or not finite); the report marks them and leaves them out of the means:\n  {}",
+        wrong.len(),
+        rep.rows.len(),
+        wrong.join("\n  ")
+    ))
 }
 
 /// `<dir>/<name or device-date>.<ext>`.
@@ -211,9 +239,17 @@ fn measure_all(
         }
     ));
     rep.notes.push(
-        "ours: the tuner's winner for the shape (tuned in this run unless cached), launched through the public call path"
+        "ours: the tuner's winner for the shape (tuned in this run unless cached), launched with that config named explicitly (so CROSSGEMM_TUNE cannot make the timed config differ from the reported one; the per-call config lookup runs on the host while the L2 overwrite before each run still occupies the device)"
             .into(),
     );
+    rep.notes.push(format!(
+        "checks: every output is written into a NaN-filled buffer; an error over the dtype's limit (max rel err: {}) or not finite marks that side wrong, and its speed-ups are left out",
+        report::DTYPES
+            .iter()
+            .filter_map(|d| report::error_limit(d).map(|l| format!("{d} {l:.0e}")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
 
     let bench = Bench {
         #[cfg(feature = "baseline")]
@@ -290,8 +326,10 @@ fn vendor(dev: &Device, skip: bool, rep: &mut Report) -> Option<crossgemm::bench
                 "cuBLASLt: cublasLtMatmul with CUBLASLT_EPILOGUE_RELU_BIAS / GELU_BIAS (DEFAULT for none rows), the heuristic's first algorithm, 32 MiB workspace"
                     .into(),
             );
-            rep.notes
-                .push("max_rel_err: max |ours - cuBLAS| / max(|cuBLAS|, mean |cuBLAS|) over the whole output".into());
+            rep.notes.push(
+                "max_rel_err: max |ours - cuBLAS| / max(|cuBLAS|, mean |cuBLAS|) over the whole output (cublaslt_max_rel_err: the same for cuBLASLt); cublas_max_rel_err: cuBLAS against the host reference at sampled points (every element up to 65536, else 4100), and where that is over the limit ours and cuBLASLt are checked against the sampled host reference instead (err_vs \"reference\")"
+                    .into(),
+            );
             Some(c)
         }
         Err(e) => {
@@ -317,17 +355,23 @@ fn progress_bar(len: usize) -> Option<ProgressBar> {
 fn summary(r: &Row) -> String {
     let us = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
     let x = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}x"));
+    let e = |v: Option<f64>| v.map_or("-".into(), |e| format!("{e:.1e}"));
     let mut s = format!(
-        "ours {} us ({} TFLOP/s), cuBLAS {} us {}, cuBLASLt {} us {}, err {}, {}",
+        "ours {} us ({} TFLOP/s), cuBLAS {} us {}, cuBLASLt {} us {}, err {} (cuBLAS {}, cuBLASLt {}), {}",
         us(r.ours_us),
         r.ours_tflops.map_or("-".into(), |t| format!("{t:.1}")),
         us(r.cublas_us),
         x(r.speedup_vs_cublas),
         us(r.cublaslt_us),
         x(r.speedup_vs_cublaslt),
-        r.max_rel_err.map_or("-".into(), |e| format!("{e:.1e}")),
+        e(r.max_rel_err),
+        e(r.cublas_max_rel_err),
+        e(r.cublaslt_max_rel_err),
         r.config
     );
+    if r.wrong {
+        s.push_str(&format!(" WRONG: {}", r.wrong_text()));
+    }
     if !r.note.is_empty() {
         s.push_str(&format!(" [{}]", r.note));
     }
@@ -337,21 +381,36 @@ fn summary(r: &Row) -> String {
 /// Largest |got - want| / max(|want|, mean |want|): relative where the value is of
 /// typical size, and scaled by the typical size where it is near zero (ReLU zeros, or
 /// sums that cancel), where a plain relative error would only measure cancellation.
+///
+/// Any non-finite value on either side is an infinite error: NaN against anything (NaN
+/// included: an unwritten element of a NaN-poisoned output must not agree with another),
+/// Inf against anything (Inf included: the inputs are in [-1, 1), so an infinity is an
+/// overflow, not a value), and outputs of different lengths. The mean is over the
+/// finite values, so one infinity cannot turn every other error into 0.
 pub(super) fn max_rel_err(got: &[f32], want: &[f32]) -> f64 {
-    let mean = want.iter().map(|w| w.abs() as f64).sum::<f64>() / want.len().max(1) as f64;
+    if got.len() != want.len() {
+        return f64::INFINITY;
+    }
+    let finite = want.iter().filter(|w| w.is_finite());
+    let (sum, count) = finite.fold((0.0f64, 0usize), |(s, c), w| (s + w.abs() as f64, c + 1));
+    let mean = sum / count.max(1) as f64;
     let floor = if mean > 0.0 { mean } else { 1.0 };
     got.iter()
         .zip(want)
         .map(|(&g, &w)| {
-            if g.is_nan() != w.is_nan() {
+            if !g.is_finite() || !w.is_finite() {
                 f64::INFINITY
-            } else if g.is_nan() {
-                0.0
             } else {
                 (g as f64 - w as f64).abs() / (w.abs() as f64).max(floor)
             }
         })
         .fold(0.0, f64::max)
+}
+
+/// An m×n output buffer filled with NaN: an element a kernel leaves unwritten then reads
+/// as an infinite error instead of passing with an earlier run's (or a zero's) value.
+fn poisoned<T: Element>(dev: &Device, m: usize, n: usize) -> Result<Matrix<T>, GemmError> {
+    Matrix::from_host(dev, m, n, &vec![T::from_f32(f32::NAN); m * n])
 }
 
 impl Bench<'_> {
@@ -389,7 +448,7 @@ impl Bench<'_> {
                 format!("{}; {first}", row.note)
             };
         }
-        row.finish();
+        row.judge();
         row
     }
 
@@ -399,19 +458,31 @@ impl Bench<'_> {
         let bias_on = entry.epilogue != Epilogue::None;
         let inp = Inputs::<T>::new(&self.dev, (m, n, k), bias_on)?;
         let (x, w, b) = (&inp.x, &inp.w, &inp.b);
-        let mut out = Matrix::<T>::zeros(&self.dev, m, n)?;
         let args = inp.args();
+        // The host reference at sampled points: what cuBLAS is checked against, and
+        // what ours is checked against when there is no trusted cuBLAS output.
+        let sampled = SampledRef::new(spec, &inp, (m, n, k));
+        let to_f32 =
+            |o: &Matrix<T>| -> Result<Vec<f32>, GemmError> { Ok(o.to_host()?.into_iter().map(T::to_f32).collect()) };
 
-        let t = tune_with(spec, &args, out.__out(), &self.opts)?;
+        let mut scratch = Matrix::<T>::zeros(&self.dev, m, n)?;
+        let t = tune_with(spec, &args, scratch.__out(), &self.opts)?;
+        drop(scratch);
         row.config = t.best.to_string();
         row.tune_ms = if t.cache_hit { 0.0 } else { t.tune_ms };
         row.tune_cache_hit = t.cache_hit;
         if !t.failed.is_empty() {
             row.note = format!("{} tuning candidates failed", t.failed.len());
         }
-        let ours = self.timer.time(&mut || launch(spec, &args, out.__out()))?;
+        // The reported config, named explicitly: a plain `launch` picks its config by
+        // CROSSGEMM_TUNE (the planner's default under `off`, whatever was just tuned),
+        // and the row would time and check one config while naming another.
+        let best = t.best;
+        let mut out = poisoned::<T>(&self.dev, m, n)?;
+        let ours = self.timer.time(&mut || launch_with(spec, &best, &args, out.__out()))?;
         row.ours_us = Some(ours.median_us);
-        let got: Vec<f32> = out.to_host()?.into_iter().map(T::to_f32).collect();
+        let got = to_f32(&out)?;
+        drop(out);
 
         #[cfg(feature = "baseline")]
         if let Some(cb) = &self.cublas {
@@ -426,7 +497,7 @@ impl Bench<'_> {
                 Epilogue::BiasRelu => Be::BiasRelu,
                 Epilogue::BiasGelu => Be::BiasGelu,
             };
-            let mut theirs = Matrix::<T>::zeros(&self.dev, m, n)?;
+            let mut theirs = poisoned::<T>(&self.dev, m, n)?;
             let gemm = self.timer.time(&mut || cb.gemm(x, w, &mut theirs, compute))?;
             row.cublas_gemm_us = Some(gemm.median_us);
             row.cublas_us = Some(if bias_on {
@@ -440,28 +511,49 @@ impl Bench<'_> {
                 gemm.median_us
             });
             // `theirs` now holds the last timed run's result: the GEMM (and epilogue).
-            let want: Vec<f32> = theirs.to_host()?.into_iter().map(T::to_f32).collect();
-            row.max_rel_err = Some(max_rel_err(&got, &want));
-            row.err_vs = "cublas".into();
+            let want = to_f32(&theirs)?;
+            drop(theirs);
+            let cublas_err = sampled.error(&want);
+            row.cublas_max_rel_err = Some(cublas_err);
+            // cuBLAS is the reference only while it agrees with the host's.
+            let trusted = report::error_limit(&row.dtype).is_some_and(|l| cublas_err <= l);
+            let check = |o: &[f32]| {
+                if trusted {
+                    max_rel_err(o, &want)
+                } else {
+                    sampled.error(o)
+                }
+            };
+            row.max_rel_err = Some(check(&got));
+            row.err_vs = if trusted { "cublas" } else { "reference" }.into();
             let lt = cb.lt_plan::<T>(m, n, k, be, compute).and_then(|plan| {
-                let mut lt_out = Matrix::<T>::zeros(&self.dev, m, n)?;
+                let mut lt_out = poisoned::<T>(&self.dev, m, n)?;
                 let bias = bias_on.then_some(b);
-                self.timer
-                    .time(&mut || cb.lt_matmul(&plan, x, w, bias, &mut lt_out))
-                    .map(|s| s.median_us)
+                let us = self
+                    .timer
+                    .time(&mut || cb.lt_matmul(&plan, x, w, bias, &mut lt_out))?
+                    .median_us;
+                Ok((us, to_f32(&lt_out)?))
             });
             match lt {
-                Ok(us) => row.cublaslt_us = Some(us),
+                Ok((us, lt_got)) => {
+                    row.cublaslt_us = Some(us);
+                    row.cublaslt_max_rel_err = Some(check(&lt_got));
+                }
                 Err(e) => {
                     let msg = e.to_string();
-                    row.note = format!("cuBLASLt: {}", msg.lines().next().unwrap_or(""));
+                    let first = format!("cuBLASLt: {}", msg.lines().next().unwrap_or(""));
+                    row.note = if row.note.is_empty() {
+                        first
+                    } else {
+                        format!("{}; {first}", row.note)
+                    };
                 }
             }
             return Ok(());
         }
 
         // No vendor library: the host reference on a sample of the output.
-        let sampled = SampledRef::new(spec, &inp, (m, n, k));
         row.max_rel_err = Some(sampled.error(&got));
         Ok(())
     }
@@ -569,8 +661,60 @@ mod tests {
         // 0.01 off a value of 1: 1e-2; the same off a zero counts against the mean (0.5).
         let e = max_rel_err(&[1.01, 0.01], &[1.0, 0.0]);
         assert!((e - 0.02).abs() < 1e-6, "{e}");
-        assert_eq!(max_rel_err(&[f32::NAN], &[1.0]), f64::INFINITY);
-        assert_eq!(max_rel_err(&[f32::NAN], &[f32::NAN]), 0.0);
+    }
+
+    /// Every non-finite difference is an infinite error: none is agreement, none is lost
+    /// in a mean of Inf.
+    #[test]
+    fn non_finite_values_are_infinite_errors() {
+        let (inf, nan) = (f32::INFINITY, f32::NAN);
+        for (got, want) in [
+            (vec![nan, 1.0], vec![1.0, 1.0]),
+            (vec![1.0, 1.0], vec![nan, 1.0]),
+            (vec![nan, 1.0], vec![nan, 1.0]),
+            (vec![inf, 1.0], vec![1.0, 1.0]),
+            (vec![-inf, 1.0], vec![inf, 1.0]),
+            (vec![1.0, 1.0], vec![inf, 1.0]),
+            (vec![inf, 1.0], vec![inf, 1.0]),
+            (vec![1.0], vec![1.0, 1.0]),
+        ] {
+            assert_eq!(max_rel_err(&got, &want), f64::INFINITY, "{got:?} against {want:?}");
+        }
+        // An Inf in the reference no longer scales every error to 0 through the mean.
+        assert_eq!(max_rel_err(&[1.0, 5.0], &[inf, 1.0]), f64::INFINITY);
+        // The mean is over the finite values: 0.5 off a 1 is 0.5, not 0.
+        let e = max_rel_err(&[1.5, 1.0], &[1.0, 1.0]);
+        assert!((e - 0.5).abs() < 1e-9, "{e}");
+    }
+
+    /// A bench with a wrong row fails after writing its report, naming the row and side.
+    #[test]
+    fn wrong_rows_fail_the_command() {
+        let mut rep = Report::default();
+        let mut ok = Row {
+            m: 8,
+            n: 8,
+            k: 8,
+            dtype: "f16".into(),
+            epilogue: "none".into(),
+            max_rel_err: Some(1e-3),
+            ..Row::default()
+        };
+        ok.judge();
+        rep.rows.push(ok.clone());
+        assert_eq!(wrong_outputs_fail(&rep), Ok(()));
+        let mut bad = Row {
+            m: 16,
+            cublaslt_max_rel_err: Some(f64::INFINITY),
+            ..ok
+        };
+        bad.judge();
+        rep.rows.push(bad);
+        let e = wrong_outputs_fail(&rep).unwrap_err();
+        assert!(
+            e.contains("1 of 2 rows") && e.contains("16x8x8 f16 none: cublaslt (error inf, limit 5.0e-3)"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! on single rows, and a summary of the speed-ups per dtype and epilogue.
 
 use super::shapes::{DTYPES, EPILOGUES};
-use super::{ordered, Report, Row};
+use super::{error_limit, ordered, Report, Row};
 use std::fmt::Write;
 
 /// What a missing value shows as.
@@ -27,12 +27,40 @@ fn speedup(x: Option<f64>) -> String {
     }
 }
 
-/// An error in short scientific form (1.2e-3).
+/// An error in short scientific form (1.2e-3); an infinite one (a non-finite value
+/// where the other side is finite, NaN against NaN) as "inf".
 fn err(x: Option<f64>) -> String {
-    match x.filter(|v| v.is_finite()) {
+    match x {
         None => MISSING.to_string(),
+        Some(v) if v.is_nan() => "NaN".to_string(),
+        Some(v) if v.is_infinite() => "inf".to_string(),
         Some(0.0) => "0".to_string(),
         Some(v) => format!("{v:.1e}"),
+    }
+}
+
+/// Whether the row's outputs passed: "ok" when some error was held to a limit and none
+/// was over it, "**WRONG: ours, ..**" naming the sides over it, "—" when nothing was
+/// checked (a failed row, an unknown dtype).
+fn check(r: &Row) -> String {
+    if !r.wrong_sides.is_empty() {
+        return format!("**WRONG: {}**", r.wrong_sides.join(", "));
+    }
+    if r.wrong {
+        return "**WRONG**".to_string();
+    }
+    let checked = [
+        r.max_rel_err,
+        r.cublas_max_rel_err,
+        r.cublaslt_max_rel_err,
+        r.triton_max_rel_err,
+    ]
+    .iter()
+    .any(Option::is_some);
+    if r.err_limit.is_some() && checked {
+        "ok".to_string()
+    } else {
+        MISSING.to_string()
     }
 }
 
@@ -82,7 +110,7 @@ fn geomean_and_wins(values: impl Iterator<Item = f64>) -> Option<(f64, usize, us
     (count > 0).then(|| ((log_sum / count as f64).exp(), wins, count))
 }
 
-const COLUMNS: [&str; 14] = [
+const COLUMNS: [&str; 17] = [
     "shape (MxNxK)",
     "group",
     "epilogue",
@@ -95,9 +123,15 @@ const COLUMNS: [&str; 14] = [
     "×Triton",
     "ours TFLOP/s",
     "max rel err",
+    "cuBLAS err",
+    "cuBLASLt err",
+    "check",
     "config",
     "tune ms",
 ];
+
+/// The columns holding text (left-aligned); the others are numbers.
+const TEXT_COLUMNS: [&str; 5] = ["shape (MxNxK)", "group", "epilogue", "check", "config"];
 
 impl Report {
     /// The report as markdown: a header (device, driver, commit, date, copy bandwidth,
@@ -157,6 +191,28 @@ impl Report {
             }
             None => out.push_str("- launch overhead: not measured\n"),
         }
+        let dtypes = ordered(self.rows.iter().map(|r| r.dtype.as_str()), DTYPES);
+        let limits: Vec<String> = dtypes
+            .iter()
+            .filter_map(|d| error_limit(d).map(|l| format!("{d} {l:.0e}")))
+            .collect();
+        if !limits.is_empty() {
+            let _ = writeln!(
+                out,
+                "- error limits (max rel err of each side's output; over it, or not finite, the row is marked wrong): {}",
+                limits.join(", ")
+            );
+        }
+        let wrong = self.wrong_rows();
+        if !wrong.is_empty() {
+            let _ = writeln!(
+                out,
+                "- **{} row{} with a wrong output** (left out of the means and wins): {}",
+                wrong.len(),
+                if wrong.len() == 1 { "" } else { "s" },
+                wrong.join("; ")
+            );
+        }
         if !self.notes.is_empty() {
             out.push_str("\nNotes:\n\n");
             for n in &self.notes {
@@ -170,8 +226,9 @@ impl Report {
         let _ = writeln!(out, "\n## {dtype}\n");
         let _ = writeln!(out, "| {} |", COLUMNS.join(" | "));
         // Text columns left-aligned, numbers right-aligned.
-        let align: Vec<&str> = (0..COLUMNS.len())
-            .map(|i| if i < 3 || i == 12 { ":--" } else { "--:" })
+        let align: Vec<&str> = COLUMNS
+            .iter()
+            .map(|c| if TEXT_COLUMNS.contains(c) { ":--" } else { "--:" })
             .collect();
         let _ = writeln!(out, "|{}|", align.join("|"));
         for r in &rows {
@@ -188,10 +245,20 @@ impl Report {
                 speedup(r.speedup_vs_triton),
                 tflops(r.ours_tflops),
                 max_rel_err(r),
+                err(r.cublas_max_rel_err),
+                err(r.cublaslt_max_rel_err),
+                check(r),
                 cell(&r.config),
                 tune(r),
             ];
             let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+        let wrong: Vec<&&Row> = rows.iter().filter(|r| r.wrong || !r.wrong_sides.is_empty()).collect();
+        if !wrong.is_empty() {
+            out.push_str("\nWrong outputs (their speed-ups are left out of the summary):\n\n");
+            for r in wrong {
+                let _ = writeln!(out, "- {} {}: {}", r.shape_text(), r.epilogue, r.wrong_text());
+            }
         }
         let noted: Vec<&&Row> = rows.iter().filter(|r| !r.note.trim().is_empty()).collect();
         if !noted.is_empty() {
@@ -211,15 +278,22 @@ impl Report {
     fn write_summary(&self, out: &mut String, dtypes: &[String]) {
         out.push_str(
             "\n## Summary\n\nGeometric mean of the speed-ups (> 1: crossgemm faster) and the rows where \
-             crossgemm is faster, of the rows where both ran.\n\n",
+             crossgemm is faster, of the rows where both ran and neither output was wrong (`wrong`: rows \
+             with some side over the error limit).\n\n",
         );
-        out.push_str("| dtype | epilogue | rows | ×cuBLAS | wins vs cuBLAS | ×cuBLASLt | wins vs cuBLASLt | ×Triton | wins vs Triton |\n");
-        out.push_str("|:--|:--|--:|--:|--:|--:|--:|--:|--:|\n");
+        out.push_str("| dtype | epilogue | rows | wrong | ×cuBLAS | wins vs cuBLAS | ×cuBLASLt | wins vs cuBLASLt | ×Triton | wins vs Triton |\n");
+        out.push_str("|:--|:--|--:|--:|--:|--:|--:|--:|--:|--:|\n");
         for dtype in dtypes {
             let of_dtype: Vec<&Row> = self.rows.iter().filter(|r| &r.dtype == dtype).collect();
             for epilogue in ordered(of_dtype.iter().map(|r| r.epilogue.as_str()), EPILOGUES) {
                 let rows: Vec<&&Row> = of_dtype.iter().filter(|r| r.epilogue == epilogue).collect();
-                let mut cells = vec![dtype.clone(), cell(&epilogue), rows.len().to_string()];
+                let wrong = rows.iter().filter(|r| r.wrong || !r.wrong_sides.is_empty()).count();
+                let mut cells = vec![
+                    dtype.clone(),
+                    cell(&epilogue),
+                    rows.len().to_string(),
+                    wrong.to_string(),
+                ];
                 let columns: [fn(&Row) -> Option<f64>; 3] = [
                     |r| r.speedup_vs_cublas,
                     |r| r.speedup_vs_cublaslt,
@@ -259,8 +333,10 @@ impl Report {
             let Some(then) = before.rows.iter().find(|r| r.is_key(&now.key())) else {
                 continue;
             };
+            // A wrong output then or now: its time compares nothing.
+            let wrong = then.is_wrong("ours") || now.is_wrong("ours");
             let ratio = match (then.ours_us, now.ours_us) {
-                (Some(a), Some(b)) if a > 0.0 && b > 0.0 => Some(a / b),
+                (Some(a), Some(b)) if a > 0.0 && b > 0.0 && !wrong => Some(a / b),
                 _ => None,
             };
             let _ = writeln!(
@@ -271,7 +347,7 @@ impl Report {
                 cell(&now.epilogue),
                 us(then.ours_us),
                 us(now.ours_us),
-                speedup(ratio),
+                if wrong { "WRONG".to_string() } else { speedup(ratio) },
                 cell(&then.config),
                 cell(&now.config)
             );
@@ -283,7 +359,7 @@ impl Report {
             }
         }
         if by_dtype.is_empty() {
-            out.push_str("\nNo row was measured in both.\n");
+            out.push_str("\nNo row was measured in both (rows with a wrong output left out).\n");
             return out;
         }
         out.push_str("\n| dtype | rows | geometric mean × | faster now |\n|:--|--:|--:|--:|\n");
@@ -303,13 +379,15 @@ mod tests {
     use super::*;
 
     fn row(m: usize, n: usize, k: usize, dtype: &str, epilogue: &str, times: [Option<f64>; 4]) -> Row {
-        Row {
-            max_rel_err: Some(0.00123),
+        let mut r = Row {
+            max_rel_err: Some(if dtype == "f32" { 2.5e-5 } else { 0.00123 }),
             err_vs: "cublas".into(),
             config: "128x128x32 s4 w8".into(),
             tune_ms: 1234.4,
             ..testing::row(m, n, k, dtype, epilogue, times)
-        }
+        };
+        r.judge();
+        r
     }
 
     fn sample() -> Report {
@@ -355,8 +433,9 @@ mod tests {
             "- cuBLAS: cublasGemmEx, fp32 compute",
             "\n## f16\n",
             "\n## f32\n",
-            "| shape (MxNxK) | group | epilogue | ours µs | cuBLAS µs | cuBLASLt µs | Triton µs | ×cuBLAS | ×cuBLASLt | ×Triton | ours TFLOP/s | max rel err | config | tune ms |",
-            "| 4096x4096x4096 | square | none | 200.0 | 300.0 | 250.0 | 180.0 | 1.50x | 1.25x | 0.90x | 687.2 | 1.2e-3 (cublas) | 128x128x32 s4 w8 | 1234 |",
+            "| shape (MxNxK) | group | epilogue | ours µs | cuBLAS µs | cuBLASLt µs | Triton µs | ×cuBLAS | ×cuBLASLt | ×Triton | ours TFLOP/s | max rel err | cuBLAS err | cuBLASLt err | check | config | tune ms |",
+            "| 4096x4096x4096 | square | none | 200.0 | 300.0 | 250.0 | 180.0 | 1.50x | 1.25x | 0.90x | 687.2 | 1.2e-3 (cublas) | — | — | ok | 128x128x32 s4 w8 | 1234 |",
+            "- error limits (max rel err of each side's output; over it, or not finite, the row is marked wrong): f16 5e-3, f32 1e-4",
             "- 16x4096x4096 bias_relu: cuBLASLt: no fused epilogue for this | shape",
             "\n## Summary\n",
         ] {
@@ -372,7 +451,7 @@ mod tests {
         let line = md.lines().find(|l| l.starts_with("| 16x4096x4096 ")).unwrap();
         assert_eq!(
             line,
-            "| 16x4096x4096 | square | bias_relu | 8.12 | 6.50 | — | — | 0.80x | — | — | 66.1 | 1.2e-3 (cublas) | 128x128x32 s4 w8 | cached |"
+            "| 16x4096x4096 | square | bias_relu | 8.12 | 6.50 | — | — | 0.80x | — | — | 66.1 | 1.2e-3 (cublas) | — | — | ok | 128x128x32 s4 w8 | cached |"
         );
         let mut rep = sample();
         rep.copy_gbps = None;
@@ -383,7 +462,7 @@ mod tests {
         assert!(md.contains("- device-to-device copy: not measured"));
         assert!(md.contains("- launch overhead: not measured"));
         let line = md.lines().find(|l| l.starts_with("| 4096x4096x4096 ")).unwrap();
-        assert!(line.ends_with("| — | — | 1234 |"), "{line}");
+        assert!(line.ends_with("| — | — | — | — | — | 1234 |"), "{line}");
     }
 
     #[test]
@@ -400,14 +479,89 @@ mod tests {
         let md = rep.to_markdown();
         // ×cuBLAS: 1.5 and 0.5 → √0.75; ×cuBLASLt: 1.25 and 4 → √5; ×Triton: 0.9 alone.
         assert!(
-            md.contains("| f16 | none | 2 | 0.87x | 1/2 | 2.24x | 2/2 | 0.90x | 0/1 |"),
+            md.contains("| f16 | none | 2 | 0 | 0.87x | 1/2 | 2.24x | 2/2 | 0.90x | 0/1 |"),
             "{md}"
         );
         assert!(
-            md.contains("| f16 | bias_relu | 1 | 0.80x | 0/1 | — | — | — | — |"),
+            md.contains("| f16 | bias_relu | 1 | 0 | 0.80x | 0/1 | — | — | — | — |"),
             "{md}"
         );
-        assert!(md.contains("| f32 | none | 1 | 2.00x | 1/1 | — | — | — | — |"), "{md}");
+        assert!(
+            md.contains("| f32 | none | 1 | 0 | 2.00x | 1/1 | — | — | — | — |"),
+            "{md}"
+        );
+    }
+
+    /// A row over its limit: marked in its table, in the header and in the summary's
+    /// `wrong` column, and left out of the means and wins; a wrong cuBLASLt output
+    /// drops only the cuBLASLt ratio.
+    #[test]
+    fn wrong_rows_are_marked_and_left_out_of_the_summary() {
+        let mut rep = sample();
+        // Ours 1.5x and 1.25x faster at 4096³, but its output is off by 6e-3 > 5e-3.
+        rep.rows[0].max_rel_err = Some(6e-3);
+        rep.rows[0].cublaslt_max_rel_err = Some(1e-3);
+        // cuBLASLt wrong at 2048³: ours stays in the ×cuBLAS mean, not in ×cuBLASLt.
+        let mut lt = row(
+            2048,
+            2048,
+            2048,
+            "f16",
+            "none",
+            [Some(100.0), Some(50.0), Some(400.0), None],
+        );
+        lt.cublaslt_max_rel_err = Some(f64::INFINITY);
+        rep.rows.push(lt);
+        rep.judge_rows();
+        assert_eq!(rep.rows[0].wrong_sides, ["ours"]);
+        assert_eq!(rep.rows[3].wrong_sides, ["cublaslt"]);
+        let md = rep.to_markdown();
+        let line = md.lines().find(|l| l.starts_with("| 4096x4096x4096 ")).unwrap();
+        assert_eq!(
+            line,
+            "| 4096x4096x4096 | square | none | 200.0 | 300.0 | 250.0 | 180.0 | — | — | — | 687.2 | 6.0e-3 (cublas) | — | 1.0e-3 | **WRONG: ours** | 128x128x32 s4 w8 | 1234 |"
+        );
+        let line = md.lines().find(|l| l.starts_with("| 2048x2048x2048 ")).unwrap();
+        assert!(
+            line.contains("| 0.50x | — | — |") && line.contains("| inf | **WRONG: cublaslt** |"),
+            "{line}"
+        );
+        for s in [
+            "- **2 rows with a wrong output** (left out of the means and wins): 4096x4096x4096 f16 none: ours (error 6.0e-3, limit 5.0e-3); 2048x2048x2048 f16 none: cublaslt (error inf, limit 5.0e-3)",
+            "- 4096x4096x4096 none: ours (error 6.0e-3, limit 5.0e-3)",
+            // Only 2048³'s ×cuBLAS (0.5) is left for f16 none; no ×cuBLASLt, no ×Triton.
+            "| f16 | none | 2 | 2 | 0.50x | 0/1 | — | — | — | — |",
+        ] {
+            assert!(md.contains(s), "missing {s:?} in\n{md}");
+        }
+    }
+
+    #[test]
+    fn change_leaves_out_wrong_rows() {
+        let before = testing::report(vec![testing::row(
+            1024,
+            1024,
+            1024,
+            "f16",
+            "none",
+            [Some(40.0), None, None, None],
+        )]);
+        let mut now = testing::report(vec![testing::row(
+            1024,
+            1024,
+            1024,
+            "f16",
+            "none",
+            [Some(20.0), None, None, None],
+        )]);
+        now.rows[0].max_rel_err = Some(0.5);
+        now.judge_rows();
+        let md = now.change_markdown(&before);
+        assert!(
+            md.contains("| 1024x1024x1024 | f16 | none | 40.0 | 20.0 | WRONG |"),
+            "{md}"
+        );
+        assert!(md.contains("No row was measured in both"), "{md}");
     }
 
     #[test]
@@ -443,7 +597,7 @@ mod tests {
         assert!(!md.contains("4096x4096x4096") && !md.contains("16x16x16"), "{md}");
         assert!(md.contains("| f16 | 2 | 1.26x | 1/2 |"), "{md}");
         let none = now.change_markdown(&testing::report(vec![]));
-        assert!(none.contains("No row was measured in both."), "{none}");
+        assert!(none.contains("No row was measured in both"), "{none}");
     }
 
     #[test]
@@ -457,6 +611,8 @@ mod tests {
         assert_eq!(err(Some(0.00123)), "1.2e-3");
         assert_eq!(err(Some(3.0e-7)), "3.0e-7");
         assert_eq!(err(Some(0.0)), "0");
+        assert_eq!(err(Some(f64::INFINITY)), "inf");
+        assert_eq!(err(Some(f64::NAN)), "NaN");
         assert_eq!(cell("a|b"), "a\\|b");
     }
 }

@@ -1,8 +1,10 @@
 //! Folding Triton times into a report. Triton runs in Python, in another process
 //! (`bench/torch_baseline.py`); its rows are matched to the report's by
-//! (m, n, k, dtype, epilogue) and only `triton_us` is taken: the script's cuBLAS times
-//! were measured in another process, and the report's own columns are the comparable
-//! ones.
+//! (m, n, k, dtype, epilogue) and only `triton_us` and `triton_max_rel_err` are taken:
+//! the script's cuBLAS times were measured in another process, and the report's own
+//! columns are the comparable ones. A Triton error over the dtype's limit marks the
+//! row's Triton side wrong ([`Row::judge`](super::Row::judge)): its ratio then counts in
+//! no mean.
 
 use super::{Report, RowKey};
 use serde::Deserialize;
@@ -20,6 +22,8 @@ struct TritonRow {
     epilogue: String,
     #[serde(default)]
     triton_us: Option<f64>,
+    #[serde(default)]
+    triton_max_rel_err: Option<f64>,
 }
 
 /// The layouts the merge reads, for the error when a file has none of them.
@@ -117,7 +121,10 @@ pub fn fold_triton_text(report: &mut Report, text: &str, source: &str) -> Result
         match report.row_mut(&key) {
             Some(r) => {
                 r.triton_us = Some(us);
-                r.finish();
+                r.triton_max_rel_err = row.triton_max_rel_err;
+                // This Triton result replaces any earlier one, its mark included.
+                r.wrong_sides.retain(|s| s != "triton");
+                r.judge();
                 stats.matched += 1;
             }
             None => stats.unmatched.push(key),
@@ -168,6 +175,13 @@ fn parse_rows(text: &str, source: &str) -> Result<Vec<TritonRow>, String> {
         if let Some(us) = row.triton_us {
             if !(us.is_finite() && us > 0.0) {
                 return Err(format!("{source}: {at}: triton_us {us} is not a positive time"));
+            }
+        }
+        if let Some(e) = row.triton_max_rel_err {
+            // Python's json writes NaN and Infinity, which serde_json refuses before
+            // this point; a negative error is a broken file.
+            if e < 0.0 {
+                return Err(format!("{source}: {at}: triton_max_rel_err {e} is negative"));
             }
         }
         rows.push(row);
@@ -269,6 +283,22 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         let e = fold_triton(&mut rep, Path::new("/nonexistent/t.jsonl")).unwrap_err();
         assert!(e.contains("/nonexistent/t.jsonl"), "{e}");
+    }
+
+    /// A Triton error over the dtype's limit marks the Triton side: the time is kept, the
+    /// ratio is not.
+    #[test]
+    fn a_wrong_triton_output_is_marked_and_its_ratio_dropped() {
+        let mut rep = report();
+        let text = r#"{"m": 4096, "n": 4096, "k": 4096, "dtype": "f16", "epilogue": "none", "triton_us": 100.0, "triton_max_rel_err": 0.2}
+{"m": 4096, "n": 4096, "k": 4096, "dtype": "f16", "epilogue": "bias_relu", "triton_us": 100.0, "triton_max_rel_err": 0.001}"#;
+        fold_triton_text(&mut rep, text, "t").unwrap();
+        assert_eq!(rep.rows[0].triton_us, Some(100.0));
+        assert_eq!(rep.rows[0].wrong_sides, ["triton"]);
+        assert_eq!(rep.rows[0].speedup_vs_triton, None);
+        assert!(rep.rows[1].wrong_sides.is_empty());
+        assert_eq!(rep.rows[1].speedup_vs_triton, Some(0.5));
+        assert_eq!(rep.rows[1].triton_max_rel_err, Some(0.001));
     }
 
     #[test]

@@ -3,8 +3,9 @@
 //! Pure data and formatting: measuring is `cli::bench`'s job.
 //!
 //! - this file: the data model ([`Report`], [`Row`], [`LaunchOverhead`]), a row's
-//!   identity ([`RowKey`]), its labels and the fields derived from its times
-//!   ([`Row::finish`]);
+//!   identity ([`RowKey`]), its labels, the per-dtype error limits ([`error_limit`],
+//!   [`Row::judge`]: a side over its limit is marked wrong and its speed-ups dropped)
+//!   and the fields derived from its times ([`Row::finish`]);
 //! - `shapes`: `bench/shapes.toml` and the command-line filter, turned into the list of
 //!   [`Case`]s to measure;
 //! - `json`: writing and reading the report JSON, and combining the reports of a run
@@ -25,7 +26,7 @@ mod testing;
 pub use chart::write_svg;
 pub use json::utc_date;
 pub use merge::fold_triton;
-pub use shapes::{Case, Filter, ShapeTable};
+pub use shapes::{Case, Filter, ShapeTable, DTYPES};
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -121,8 +122,33 @@ pub struct Row {
     /// cuBLAS's (for epilogue rows, cuBLAS's GEMM followed by the separate epilogue
     /// kernel) when cuBLAS ran, else at sampled points against the host reference.
     pub max_rel_err: Option<f64>,
-    /// What `max_rel_err` compared against: "cublas" or "reference".
+    /// What `max_rel_err` (and `cublaslt_max_rel_err`) compared against: "cublas" (its
+    /// whole output), or "reference" (the host reference at sampled points: no cuBLAS
+    /// ran, or cuBLAS itself was over the limit).
     pub err_vs: String,
+    /// cuBLAS's own output (the GEMM, plus the separate epilogue kernel for epilogue
+    /// rows) against the host reference at sampled points, same measure as
+    /// `max_rel_err`: whether cuBLAS could serve as the reference.
+    #[serde(default)]
+    pub cublas_max_rel_err: Option<f64>,
+    /// cuBLASLt's output against what `err_vs` names, same measure as `max_rel_err`.
+    #[serde(default)]
+    pub cublaslt_max_rel_err: Option<f64>,
+    /// Triton's error as `bench/torch_baseline.py` measured it (max |Triton - f64
+    /// reference| / max |reference|), merged with `triton_us`.
+    #[serde(default)]
+    pub triton_max_rel_err: Option<f64>,
+    /// The dtype's error limit ([`error_limit`]) the errors were held to.
+    #[serde(default)]
+    pub err_limit: Option<f64>,
+    /// Whether some side's output was over `err_limit` or not finite (see `wrong_sides`).
+    #[serde(default)]
+    pub wrong: bool,
+    /// The sides over the limit: "ours", "cublas", "cublaslt", "triton". A wrong side's
+    /// speed-ups are `None` (so they count in no mean and no win), its times are kept.
+    /// An infinite error is written to JSON as null: this list is what records it.
+    #[serde(default)]
+    pub wrong_sides: Vec<String>,
     /// The config that ran (the tuner's winner), as text.
     pub config: String,
     /// Time the autotuner took for this shape in this run, ms (0 on a cache hit).
@@ -189,6 +215,21 @@ impl Report {
         self.rows.iter_mut().find(|r| r.is_key(key))
     }
 
+    /// Judges every row's errors against its dtype's limit ([`Row::judge`]).
+    pub fn judge_rows(&mut self) {
+        self.rows.iter_mut().for_each(Row::judge);
+    }
+
+    /// One line per row with a wrong side, e.g. `4096x4096x4096 f16 bias_relu: ours
+    /// (error inf, limit 5.0e-3)`, in row order.
+    pub fn wrong_rows(&self) -> Vec<String> {
+        self.rows
+            .iter()
+            .filter(|r| r.wrong || !r.wrong_sides.is_empty())
+            .map(|r| format!("{}: {}", r.key(), r.wrong_text()))
+            .collect()
+    }
+
     /// Adds `row`, replacing a row with the same [`RowKey`] in place (so that a re-run
     /// of a case keeps its position in the tables).
     pub fn upsert(&mut self, row: Row) {
@@ -199,6 +240,37 @@ impl Report {
         }
     }
 }
+
+/// The largest `max_rel_err` (|got - ref| / max(|ref|, mean |ref|)) a side's output may
+/// have for `dtype` ("f16", "bf16", "f32", "tf32"); `None` for an unknown dtype.
+///
+/// From what the kernels achieve on the H200 over the whole shape table (264 rows, K up
+/// to 11008, bench/results/nvidia-h200-2026-11-29.json), with a margin of 3-4x:
+/// - f16: 1.3e-3 seen. One f16 ulp is 2^-10 = 9.8e-4 relative; ours and cuBLAS each
+///   round once (half an ulp each) and cuBLAS's unfused epilogue rounds a second time,
+///   so ~1.5 ulps is the expected worst case. Limit 5e-3 (~5 ulps).
+/// - bf16: 1.0e-2 seen. One bf16 ulp is 2^-7 = 7.8e-3 and the same double rounding
+///   applies (1.3 ulps seen). Limit 4e-2 (~5 ulps).
+/// - f32: 3.1e-5 seen (128x8192x8192): summation order over K ~ 1e4 terms (grows like
+///   sqrt(K) * 2^-24 * a small factor) and the f32 epilogue maths. Limit 1e-4.
+/// - tf32: 2.3e-3 seen (M = 1 rows, where cuBLAS runs exact f32 while ours rounds the
+///   operands to tf32: 2^-11 relative per operand, ~4.7 * 2^-11 over a whole output).
+///   Limit 1e-2 (~20 * 2^-11).
+///
+/// A real fault (a tile left unwritten, a swapped operand, a dropped k-tile, a wrong
+/// epilogue) is off by O(1) or at least several per cent, far above every limit.
+pub fn error_limit(dtype: &str) -> Option<f64> {
+    match dtype {
+        "f16" => Some(5e-3),
+        "bf16" => Some(4e-2),
+        "f32" => Some(1e-4),
+        "tf32" => Some(1e-2),
+        _ => None,
+    }
+}
+
+/// The sides a row can hold wrong, in the order they are listed.
+pub const SIDES: [&str; 4] = ["ours", "cublas", "cublaslt", "triton"];
 
 /// What a [`Row`] measures: the shape, dtype and epilogue. Two rows with the same key
 /// are the same measurement (the later one wins when reports are combined or merged).
@@ -295,13 +367,78 @@ impl Row {
         2.0 * self.m as f64 * self.n as f64 * self.k as f64
     }
 
+    /// Holds each side's error to the dtype's [`error_limit`]: a side whose error is over
+    /// it, or not finite (NaN, an infinite error), is added to `wrong_sides`; sides
+    /// already there stay (an infinite error reads back from JSON as null), so judging a
+    /// report again never clears a mark. Sets `err_limit` and `wrong`, then
+    /// [`Row::finish`]. A row of an unknown dtype has no limit: nothing is marked.
+    pub fn judge(&mut self) {
+        self.err_limit = error_limit(&self.dtype);
+        if let Some(limit) = self.err_limit {
+            let errors = [
+                ("ours", self.max_rel_err),
+                ("cublas", self.cublas_max_rel_err),
+                ("cublaslt", self.cublaslt_max_rel_err),
+                ("triton", self.triton_max_rel_err),
+            ];
+            for (side, e) in errors {
+                // `!(e <= limit)`: NaN is over every limit.
+                let over = e.is_some_and(|e| !(e <= limit));
+                if over && !self.is_wrong(side) {
+                    self.wrong_sides.push(side.to_string());
+                }
+            }
+            // One order whatever order the marks came in.
+            self.wrong_sides
+                .sort_by_key(|s| SIDES.iter().position(|k| k == s).unwrap_or(SIDES.len()));
+        }
+        self.wrong = !self.wrong_sides.is_empty();
+        self.finish();
+    }
+
+    /// The error `side` was judged on, if measured.
+    pub fn side_error(&self, side: &str) -> Option<f64> {
+        match side {
+            "ours" => self.max_rel_err,
+            "cublas" => self.cublas_max_rel_err,
+            "cublaslt" => self.cublaslt_max_rel_err,
+            "triton" => self.triton_max_rel_err,
+            _ => None,
+        }
+    }
+
+    /// The wrong sides with their errors and the limit, e.g. `ours (error 5.2e-2, limit
+    /// 5.0e-3), cublaslt (error inf, limit 5.0e-3)`; an error that reads back from JSON
+    /// as null (it was not finite) shows as `inf`.
+    pub fn wrong_text(&self) -> String {
+        let e = |v: Option<f64>| match v {
+            Some(v) if v.is_finite() => format!("{v:.1e}"),
+            Some(v) if v.is_nan() => "NaN".to_string(),
+            _ => "inf".to_string(),
+        };
+        let limit = self.err_limit.map_or("none".to_string(), |l| format!("{l:.1e}"));
+        self.wrong_sides
+            .iter()
+            .map(|s| format!("{s} (error {}, limit {limit})", e(self.side_error(s))))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Whether `side` ("ours", "cublas", "cublaslt", "triton") is marked wrong.
+    pub fn is_wrong(&self, side: &str) -> bool {
+        self.wrong_sides.iter().any(|s| s == side)
+    }
+
     /// Recomputes the derived fields from the times: the three speed-ups (`other / ours`)
     /// and the TFLOP/s of ours and cuBLAS. Each is `None` when a time it needs is
-    /// missing, zero, negative or not finite.
+    /// missing, zero, negative or not finite, and a speed-up is `None` when either of
+    /// its two sides is in `wrong_sides` (a wrong output's time compares nothing).
     pub fn finish(&mut self) {
-        self.speedup_vs_cublas = ratio(self.cublas_us, self.ours_us);
-        self.speedup_vs_cublaslt = ratio(self.cublaslt_us, self.ours_us);
-        self.speedup_vs_triton = ratio(self.triton_us, self.ours_us);
+        let ok = |side: &str| !self.is_wrong("ours") && !self.is_wrong(side);
+        let (cublas, cublaslt, triton) = (ok("cublas"), ok("cublaslt"), ok("triton"));
+        self.speedup_vs_cublas = ratio(self.cublas_us, self.ours_us).filter(|_| cublas);
+        self.speedup_vs_cublaslt = ratio(self.cublaslt_us, self.ours_us).filter(|_| cublaslt);
+        self.speedup_vs_triton = ratio(self.triton_us, self.ours_us).filter(|_| triton);
         // flops / (us · 1e-6) / 1e12 = flops / us / 1e6
         let flops = self.flops();
         let tflops = |us: Option<f64>| positive(us).map(|us| flops / us / 1e6).filter(|t| *t > 0.0);
@@ -377,6 +514,90 @@ mod tests {
         r.cublas_us = Some(10.0);
         r.finish();
         assert_eq!((r.speedup_vs_cublas, r.ours_tflops), (None, None));
+    }
+
+    #[test]
+    fn judge_marks_sides_over_the_limit_and_drops_their_ratios() {
+        let mut r = row(4096, 4096, 4096);
+        r.ours_us = Some(100.0);
+        r.cublas_us = Some(200.0);
+        r.cublaslt_us = Some(300.0);
+        r.triton_us = Some(50.0);
+        r.max_rel_err = Some(1.3e-3);
+        r.cublas_max_rel_err = Some(1.0e-3);
+        r.cublaslt_max_rel_err = Some(4.9e-3);
+        r.judge();
+        assert_eq!(r.err_limit, Some(5e-3));
+        assert!(!r.wrong && r.wrong_sides.is_empty(), "{:?}", r.wrong_sides);
+        assert_eq!(
+            (r.speedup_vs_cublas, r.speedup_vs_cublaslt, r.speedup_vs_triton),
+            (Some(2.0), Some(3.0), Some(0.5))
+        );
+        // cuBLASLt over the limit: only its ratio goes.
+        r.cublaslt_max_rel_err = Some(5.1e-3);
+        r.judge();
+        assert_eq!(r.wrong_sides, ["cublaslt"]);
+        assert!(r.wrong);
+        assert_eq!(
+            (r.speedup_vs_cublas, r.speedup_vs_cublaslt, r.speedup_vs_triton),
+            (Some(2.0), None, Some(0.5))
+        );
+        // Ours wrong: no ratio at all; times and TFLOP/s stay.
+        r.max_rel_err = Some(f64::NAN);
+        r.judge();
+        assert_eq!(r.wrong_sides, ["ours", "cublaslt"]);
+        assert_eq!(
+            (r.speedup_vs_cublas, r.speedup_vs_cublaslt, r.speedup_vs_triton),
+            (None, None, None)
+        );
+        assert!(r.ours_tflops.is_some() && r.ours_us == Some(100.0));
+        // An infinite error reads back as null: the mark must survive judging again.
+        let mut back: Row = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+        assert_eq!(back.max_rel_err, None);
+        back.judge();
+        assert_eq!(back.wrong_sides, ["ours", "cublaslt"]);
+        assert!(back.wrong && back.speedup_vs_cublas.is_none());
+        assert_eq!(
+            back.wrong_text(),
+            "ours (error inf, limit 5.0e-3), cublaslt (error 5.1e-3, limit 5.0e-3)"
+        );
+    }
+
+    #[test]
+    fn error_limits_per_dtype() {
+        // Each limit sits above what the H200 showed (f16 1.3e-3, bf16 1.0e-2, f32
+        // 3.1e-5, tf32 2.3e-3) and below a fault's O(1e-2..1) error.
+        for (d, seen, fault) in [
+            ("f16", 1.3e-3, 2e-2),
+            ("bf16", 1.0e-2, 1e-1),
+            ("f32", 3.1e-5, 1e-3),
+            ("tf32", 2.3e-3, 5e-2),
+        ] {
+            let l = error_limit(d).unwrap();
+            assert!(seen * 3.0 <= l && l < fault, "{d}: limit {l}");
+        }
+        assert_eq!(error_limit("f64"), None);
+        let mut r = Row {
+            dtype: "f64".into(),
+            max_rel_err: Some(1.0),
+            ..Row::default()
+        };
+        r.judge();
+        assert!(!r.wrong && r.err_limit.is_none());
+    }
+
+    #[test]
+    fn old_reports_without_the_error_fields_still_read() {
+        let json = r#"{"group": "square", "m": 8, "n": 8, "k": 8, "dtype": "bf16", "epilogue": "none",
+            "ours_us": 1.0, "cublas_us": 2.0, "cublas_gemm_us": 2.0, "cublaslt_us": null, "triton_us": null,
+            "speedup_vs_cublas": 2.0, "speedup_vs_cublaslt": null, "speedup_vs_triton": null,
+            "ours_tflops": 1.0, "cublas_tflops": 0.5, "max_rel_err": 0.05, "err_vs": "cublas",
+            "config": "c", "tune_ms": 0.0, "tune_cache_hit": true, "note": ""}"#;
+        let mut r: Row = serde_json::from_str(json).unwrap();
+        assert!(r.wrong_sides.is_empty() && !r.wrong);
+        r.judge();
+        assert_eq!(r.wrong_sides, ["ours"]);
+        assert_eq!(r.speedup_vs_cublas, None);
     }
 
     #[test]
