@@ -5,165 +5,175 @@
 //! (16-byte vector loads) and an unaligned one (element loads), since those select
 //! different code paths through the preprocessor.
 //!
-//! Without libnvrtc the tests skip, unless `CROSSGEMM_REQUIRE_NVRTC=1` (which CI sets when
-//! it installed NVRTC) turns the skip into a failure.
-#![cfg(feature = "cuda")]
+//! Without libnvrtc (or in a build without the `cuda` feature) the tests say on stderr
+//! what they skip, unless `CROSSGEMM_REQUIRE_NVRTC=1` (which CI sets) turns the skip into
+//! a failure (tests/common: `nvrtc_or_skip`).
 
-use crossgemm::gemm_core::{Backend, DType, TileConfig};
-use crossgemm::prelude::*;
-use crossgemm::{check_cuda_compiles, nvrtc_available, KernelSpec};
+mod common;
 
-#[gemm_kernel]
-fn nv_f16_bias_relu(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
-    relu(x * w + bias)
-}
-#[gemm_kernel]
-fn nv_bf16_t_gelu_erf(x: Matrix<bf16>, w: Matrix<bf16>, scale: Col<f32>) -> Matrix<bf16> {
-    gelu_erf(x.t() * w) * scale
-}
-#[gemm_kernel(acc = tf32)]
-fn nv_tf32(a: Matrix<f32>, b: Matrix<f32, ColMajor>) -> Matrix<f32> {
-    a * b
-}
-// Plans the SIMT/FMA fallback for the CUDA targets; the macro's build-time note about
-// that fallback is expected.
-#[gemm_kernel]
-fn nv_f32_simt(a: Matrix<f32>, b: Matrix<f32>) -> Matrix<f32> {
-    a * b
-}
-#[gemm_kernel]
-fn nv_f16_cc_residual(x: Matrix<f16, ColMajor>, w: Matrix<f16, ColMajor>, res: Matrix<f16>) -> Matrix<f16> {
-    x * w + res
+/// A build without the `cuda` feature has no CUDA sources to check: a skip like any
+/// other, so that `CROSSGEMM_REQUIRE_NVRTC=1` fails it.
+#[cfg(not(feature = "cuda"))]
+#[test]
+fn nvrtc_checks_need_the_cuda_feature() {
+    common::skip(
+        "nvrtc",
+        "every NVRTC compile check",
+        "this build has no `cuda` feature",
+        "CROSSGEMM_REQUIRE_NVRTC",
+    );
 }
 
-/// Every extent a multiple of 8 elements: A_VEC = B_VEC = 1 for every dtype and layout.
-const ALIGNED: (usize, usize, usize) = (256, 256, 256);
-/// Odd extents: A_VEC = B_VEC = 0 and 1-element alignment, whatever the layouts.
-const UNALIGNED: (usize, usize, usize) = (33, 17, 31);
+#[cfg(feature = "cuda")]
+mod checks {
+    use super::common::nvrtc_or_skip;
+    use crossgemm::gemm_core::{Backend, DType, TileConfig};
+    use crossgemm::prelude::*;
+    use crossgemm::{check_cuda_compiles, KernelSpec};
 
-/// Whether to run; panics instead of skipping when CI said NVRTC must be there.
-fn nvrtc_or_skip(test: &str) -> bool {
-    if nvrtc_available() {
-        return true;
+    #[gemm_kernel]
+    fn nv_f16_bias_relu(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
+        relu(x * w + bias)
     }
-    if std::env::var("CROSSGEMM_REQUIRE_NVRTC").as_deref() == Ok("1") {
-        panic!("CROSSGEMM_REQUIRE_NVRTC=1 but libnvrtc.so.13 was not found (is its folder on LD_LIBRARY_PATH?)");
+    #[gemm_kernel]
+    fn nv_bf16_t_gelu_erf(x: Matrix<bf16>, w: Matrix<bf16>, scale: Col<f32>) -> Matrix<bf16> {
+        gelu_erf(x.t() * w) * scale
     }
-    eprintln!("{test}: skipped, libnvrtc not found (set CROSSGEMM_REQUIRE_NVRTC=1 to fail instead)");
-    false
-}
+    #[gemm_kernel(acc = tf32)]
+    fn nv_tf32(a: Matrix<f32>, b: Matrix<f32, ColMajor>) -> Matrix<f32> {
+        a * b
+    }
+    // Plans the SIMT/FMA fallback for the CUDA targets; the macro's build-time note about
+    // that fallback is expected.
+    #[gemm_kernel]
+    fn nv_f32_simt(a: Matrix<f32>, b: Matrix<f32>) -> Matrix<f32> {
+        a * b
+    }
+    #[gemm_kernel]
+    fn nv_f16_cc_residual(x: Matrix<f16, ColMajor>, w: Matrix<f16, ColMajor>, res: Matrix<f16>) -> Matrix<f16> {
+        x * w + res
+    }
 
-/// The first three configs and the last: 4 compiles per shape keeps the whole file
-/// (5 kernels x 2 targets x 2 shapes) near 80 NVRTC runs, about a minute on 2 cores.
-fn sampled(configs: &[TileConfig]) -> Vec<TileConfig> {
-    let mut idx: Vec<usize> = (0..configs.len().min(3)).collect();
-    if let Some(last) = configs.len().checked_sub(1) {
-        if !idx.contains(&last) {
-            idx.push(last);
-        }
-    }
-    idx.into_iter().map(|i| configs[i]).collect()
-}
+    /// Every extent a multiple of 8 elements: A_VEC = B_VEC = 1 for every dtype and layout.
+    const ALIGNED: (usize, usize, usize) = (256, 256, 256);
+    /// Odd extents: A_VEC = B_VEC = 0 and 1-element alignment, whatever the layouts.
+    const UNALIGNED: (usize, usize, usize) = (33, 17, 31);
 
-/// Compiles the sampled configs of every CUDA target of `spec`; returns how many ran.
-fn compile_all(spec: &'static KernelSpec) -> usize {
-    let ir = spec.ir();
-    let cuda: Vec<_> = spec.targets.iter().filter(|t| t.backend == Backend::Cuda).collect();
-    // A silently empty list would pass while checking nothing.
-    for (feature, target, on) in [
-        ("sm90", "h200", cfg!(feature = "sm90")),
-        ("sm80", "a100", cfg!(feature = "sm80")),
-    ] {
-        if on {
-            assert!(
-                cuda.iter().any(|t| t.target == target),
-                "{}: feature `{feature}` is on but target `{target}` was not planned",
-                spec.name
-            );
-        }
-    }
-    // Half-precision tensor-core tiles are sized to fit the register file; a spill on
-    // the vectorised path is a planner or codegen regression. f32 paths are only reported.
-    let no_spills = matches!(ir.ab_dtype, DType::F16 | DType::Bf16);
-    let mut compiles = 0;
-    // Collected, not asserted at once: one spilling config should not hide the others.
-    let mut spilled = Vec::new();
-    for tk in cuda {
-        let configs = &tk.plan().configs;
-        assert!(
-            !configs.is_empty(),
-            "{} on {}: the plan kept no config",
-            spec.name,
-            tk.target
-        );
-        for cfg in sampled(configs) {
-            for shape in [ALIGNED, UNALIGNED] {
-                let (m, n, k) = shape;
-                let what = format!(
-                    "{} {} sm_{} {cfg} {m}x{n}x{k}",
-                    spec.name,
-                    tk.target,
-                    tk.spec().compute_capability.unwrap_or(0)
-                );
-                let r = check_cuda_compiles(tk, ir, &cfg, shape).unwrap_or_else(|e| panic!("{what}: {e}"));
-                let regs = r.registers.map_or("?".to_string(), |v| v.to_string());
-                println!("nvrtc ok: {what}: {regs} registers, {} B spilled", r.spill_bytes());
-                // The unaligned shape takes the element-load path, whose extra address
-                // registers push 64x64 warp tiles just past 255 (4-60 B seen with NVRTC
-                // 13.0): tolerated up to a bound, since that path is already slow.
-                let allowed = if shape == UNALIGNED { 64 } else { 0 };
-                if no_spills && r.spill_bytes() > allowed {
-                    spilled.push(format!(
-                        "{what}: {regs} registers, {} B spill stores, {} B spill loads",
-                        r.spill_stores.unwrap_or(0),
-                        r.spill_loads.unwrap_or(0)
-                    ));
-                }
-                compiles += 1;
+    /// What each test skips without libnvrtc.
+    const WHAT: &str = "NVRTC compiles of the sampled configs of every CUDA target (sm_80, sm_90)";
+
+    /// The first three configs and the last: 4 compiles per shape keeps the whole file
+    /// (5 kernels x 2 targets x 2 shapes) near 80 NVRTC runs, about a minute on 2 cores.
+    fn sampled(configs: &[TileConfig]) -> Vec<TileConfig> {
+        let mut idx: Vec<usize> = (0..configs.len().min(3)).collect();
+        if let Some(last) = configs.len().checked_sub(1) {
+            if !idx.contains(&last) {
+                idx.push(last);
             }
         }
+        idx.into_iter().map(|i| configs[i]).collect()
     }
-    assert!(
-        spilled.is_empty(),
-        "{} of {compiles} compiles of {} spill:\n{}",
-        spilled.len(),
-        spec.name,
-        spilled.join("\n")
-    );
-    compiles
-}
 
-#[test]
-fn f16_bias_relu_col_b() {
-    if nvrtc_or_skip("f16_bias_relu_col_b") {
-        assert!(compile_all(&nv_f16_bias_relu::SPEC) > 0);
+    /// Compiles the sampled configs of every CUDA target of `spec`; returns how many ran.
+    fn compile_all(spec: &'static KernelSpec) -> usize {
+        let ir = spec.ir();
+        let cuda: Vec<_> = spec.targets.iter().filter(|t| t.backend == Backend::Cuda).collect();
+        // A silently empty list would pass while checking nothing.
+        for (feature, target, on) in [
+            ("sm90", "h200", cfg!(feature = "sm90")),
+            ("sm80", "a100", cfg!(feature = "sm80")),
+        ] {
+            if on {
+                assert!(
+                    cuda.iter().any(|t| t.target == target),
+                    "{}: feature `{feature}` is on but target `{target}` was not planned",
+                    spec.name
+                );
+            }
+        }
+        // Half-precision tensor-core tiles are sized to fit the register file; a spill on
+        // the vectorised path is a planner or codegen regression. f32 paths are only reported.
+        let no_spills = matches!(ir.ab_dtype, DType::F16 | DType::Bf16);
+        let mut compiles = 0;
+        // Collected, not asserted at once: one spilling config should not hide the others.
+        let mut spilled = Vec::new();
+        for tk in cuda {
+            let configs = &tk.plan().configs;
+            assert!(
+                !configs.is_empty(),
+                "{} on {}: the plan kept no config",
+                spec.name,
+                tk.target
+            );
+            for cfg in sampled(configs) {
+                for shape in [ALIGNED, UNALIGNED] {
+                    let (m, n, k) = shape;
+                    let what = format!(
+                        "{} {} sm_{} {cfg} {m}x{n}x{k}",
+                        spec.name,
+                        tk.target,
+                        tk.spec().compute_capability.unwrap_or(0)
+                    );
+                    let r = check_cuda_compiles(tk, ir, &cfg, shape).unwrap_or_else(|e| panic!("{what}: {e}"));
+                    let regs = r.registers.map_or("?".to_string(), |v| v.to_string());
+                    println!("nvrtc ok: {what}: {regs} registers, {} B spilled", r.spill_bytes());
+                    // The unaligned shape takes the element-load path, whose extra address
+                    // registers push 64x64 warp tiles just past 255 (4-60 B seen with NVRTC
+                    // 13.0): tolerated up to a bound, since that path is already slow.
+                    let allowed = if shape == UNALIGNED { 64 } else { 0 };
+                    if no_spills && r.spill_bytes() > allowed {
+                        spilled.push(format!(
+                            "{what}: {regs} registers, {} B spill stores, {} B spill loads",
+                            r.spill_stores.unwrap_or(0),
+                            r.spill_loads.unwrap_or(0)
+                        ));
+                    }
+                    compiles += 1;
+                }
+            }
+        }
+        assert!(
+            spilled.is_empty(),
+            "{} of {compiles} compiles of {} spill:\n{}",
+            spilled.len(),
+            spec.name,
+            spilled.join("\n")
+        );
+        compiles
     }
-}
 
-#[test]
-fn bf16_transposed_a_col_scale_gelu_erf() {
-    if nvrtc_or_skip("bf16_transposed_a_col_scale_gelu_erf") {
-        assert!(compile_all(&nv_bf16_t_gelu_erf::SPEC) > 0);
+    #[test]
+    fn f16_bias_relu_col_b() {
+        if nvrtc_or_skip("f16_bias_relu_col_b", WHAT) {
+            assert!(compile_all(&nv_f16_bias_relu::SPEC) > 0);
+        }
     }
-}
 
-#[test]
-fn f32_tf32() {
-    if nvrtc_or_skip("f32_tf32") {
-        assert!(compile_all(&nv_tf32::SPEC) > 0);
+    #[test]
+    fn bf16_transposed_a_col_scale_gelu_erf() {
+        if nvrtc_or_skip("bf16_transposed_a_col_scale_gelu_erf", WHAT) {
+            assert!(compile_all(&nv_bf16_t_gelu_erf::SPEC) > 0);
+        }
     }
-}
 
-#[test]
-fn f32_simt() {
-    if nvrtc_or_skip("f32_simt") {
-        assert!(compile_all(&nv_f32_simt::SPEC) > 0);
+    #[test]
+    fn f32_tf32() {
+        if nvrtc_or_skip("f32_tf32", WHAT) {
+            assert!(compile_all(&nv_tf32::SPEC) > 0);
+        }
     }
-}
 
-#[test]
-fn f16_col_col_residual() {
-    if nvrtc_or_skip("f16_col_col_residual") {
-        assert!(compile_all(&nv_f16_cc_residual::SPEC) > 0);
+    #[test]
+    fn f32_simt() {
+        if nvrtc_or_skip("f32_simt", WHAT) {
+            assert!(compile_all(&nv_f32_simt::SPEC) > 0);
+        }
+    }
+
+    #[test]
+    fn f16_col_col_residual() {
+        if nvrtc_or_skip("f16_col_col_residual", WHAT) {
+            assert!(compile_all(&nv_f16_cc_residual::SPEC) > 0);
+        }
     }
 }

@@ -457,7 +457,6 @@ impl Bench<'_> {
         let spec = entry.spec;
         let bias_on = entry.epilogue != Epilogue::None;
         let inp = Inputs::<T>::new(&self.dev, (m, n, k), bias_on)?;
-        let (x, w, b) = (&inp.x, &inp.w, &inp.b);
         let args = inp.args();
         // The host reference at sampled points: what cuBLAS is checked against, and
         // what ours is checked against when there is no trusted cuBLAS output.
@@ -487,6 +486,7 @@ impl Bench<'_> {
         #[cfg(feature = "baseline")]
         if let Some(cb) = &self.cublas {
             use crossgemm::bench::baseline::{Compute, Epilogue as Be};
+            let (x, w, b) = (&inp.x, &inp.w, &inp.b);
             let compute = if entry.dtype == Dtype::Tf32 {
                 Compute::Tf32
             } else {
