@@ -73,7 +73,7 @@ fn child() -> Result<(), Box<dyn std::error::Error>> {
     let setup_ms = t0.elapsed().as_secs_f64() * 1e3;
     let first_us = one_call_us(&dev, &mut o)?;
     let warm_us = median((0..200).map(|_| one_call_us(&dev, &mut o)).collect::<Result<_, _>>()?);
-    let s = crossgemm::__private::compile_stats();
+    let s = crossgemm::compile_stats();
     let t = crossgemm::tune_stats();
     println!(
         "CHILD {first_us} {warm_us} {setup_ms} {} {} {} {}",
@@ -101,7 +101,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     // (a) bare driver launch.
-    let bare_us = crossgemm::__private::bare_launch_us(&dev, iters)?;
+    let bare_us = crossgemm::bench::bare_launch_us(&dev, iters)?;
     // (b) warm call: the first call tunes on a cache miss (or reads the cache), compiles
     // (or loads the cached binary); then warm calls are timed.
     let mut o = ops(&dev)?;
@@ -124,7 +124,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let warm_sync_us = median((0..200).map(|_| one_call_us(&dev, &mut o)).collect::<Result<_, _>>()?);
     // Submission cost alone: back-to-back launches measure the kernel's run time as soon
     // as it exceeds the launch cost, so also time 200 calls without waiting for them.
-    let bare_submit_us = crossgemm::__private::bare_submit_us(&dev, 200)?;
+    let bare_submit_us = crossgemm::bench::bare_submit_us(&dev, 200)?;
     dev.synchronize()?;
     let t = Instant::now();
     for _ in 0..200 {

@@ -45,7 +45,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     dev.synchronize()?;
     let first = t0.elapsed();
     let mut out = Matrix::<f16>::zeros(&dev, m, n)?;
-    let reps = if dev.info().kind == DeviceKind::Host { 1 } else { 10 };
+    let reps = if dev.info().kind == Backend::Host { 1 } else { 10 };
     let t1 = Instant::now();
     for _ in 0..reps {
         linear_relu_into(&x, &w, &bias, &mut out)?;

@@ -9,8 +9,8 @@
 //! include launch overhead; the benchmark harness with CUDA events and cuBLAS side by
 //! side is `crossgemm bench` (issue 4).
 
-use crossgemm::gemm_core::TileConfig;
 use crossgemm::prelude::*;
+use crossgemm::TileConfig;
 use rand::{Rng, SeedableRng};
 use std::time::Instant;
 
@@ -140,8 +140,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             },
         ];
         for case in &cases {
-            let backend = dev.code_backend();
-            let Some(tk) = case.spec.targets.iter().find(|t| Some(t.backend) == backend) else {
+            let Ok(tk) = case.spec.target_for(&dev) else {
                 println!("{:<14} no target for this device", case.name);
                 continue;
             };

@@ -47,5 +47,5 @@ pub use gemm_runtime::*;
 
 /// Everything a kernel definition and its caller need.
 pub mod prelude {
-    pub use crate::{bf16, f16, gemm_kernel, Col, ColMajor, Device, DeviceKind, GemmError, Matrix, Row, RowMajor};
+    pub use crate::{bf16, f16, gemm_kernel, Backend, Col, ColMajor, Device, GemmError, Matrix, Row, RowMajor};
 }

@@ -20,7 +20,7 @@ fn device() -> Option<Device> {
     if let Ok(id) = std::env::var("CROSSGEMM_BINCACHE_TEST_DEVICE") {
         return Some(Device::open(id.trim()).expect("CROSSGEMM_BINCACHE_TEST_DEVICE names a device"));
     }
-    let d = Device::list().into_iter().find(|d| d.info().kind == DeviceKind::Opencl);
+    let d = Device::list().into_iter().find(|d| d.info().kind == Backend::Opencl);
     if d.is_none() {
         assert!(
             std::env::var("CROSSGEMM_REQUIRE_OPENCL").as_deref() != Ok("1"),
@@ -56,7 +56,7 @@ fn child_run() {
             "element {i}: got {g}, reference {w}"
         );
     }
-    let s = crossgemm::__private::compile_stats();
+    let s = crossgemm::compile_stats();
     println!(
         "BINCACHE-STATS {} {} {} {}",
         s.compiles, s.binary_hits, s.binary_stores, s.binary_rejected

@@ -6,8 +6,8 @@
 mod common;
 
 use common::*;
-use crossgemm::gemm_core::TileConfig;
 use crossgemm::prelude::*;
+use crossgemm::TileConfig;
 
 // --- layouts and dtypes -------------------------------------------------------------
 
@@ -115,11 +115,11 @@ macro_rules! check_all_configs {
             let a = mat::<$ta, $la>(&dev, &mut r, m, k);
             let b = mat::<$tb, $lb>(&dev, &mut r, k, n);
             let want = $kernel::reference(&a, &b).unwrap();
-            let backend = dev.code_backend();
+            let backend = dev.info().kind;
             let configs: Vec<TileConfig> = $kernel::SPEC
-                .targets
+                .targets()
                 .iter()
-                .filter(|t| Some(t.backend) == backend)
+                .filter(|t| t.backend == backend)
                 .flat_map(|t| t.plan().configs.iter().copied())
                 .filter(|c| {
                     c.threads() <= dev.info().max_threads_per_block

@@ -27,7 +27,7 @@ fn device() -> Option<Device> {
     if let Ok(id) = std::env::var("CROSSGEMM_TUNE_TEST_DEVICE") {
         return Some(Device::open(id.trim()).expect("CROSSGEMM_TUNE_TEST_DEVICE names a device"));
     }
-    let d = Device::list().into_iter().find(|d| d.info().kind == DeviceKind::Opencl);
+    let d = Device::list().into_iter().find(|d| d.info().kind == Backend::Opencl);
     if d.is_none() {
         assert!(
             std::env::var("CROSSGEMM_REQUIRE_OPENCL").as_deref() != Ok("1"),
@@ -72,7 +72,7 @@ fn assert_matches_reference(o: &Ops, got: &[f32], what: &str) {
 }
 
 /// Runs `config` explicitly and checks the result.
-fn check_config(o: &mut Ops, config: &crossgemm::gemm_core::TileConfig) {
+fn check_config(o: &mut Ops, config: &crossgemm::TileConfig) {
     tuned_bias::run_with(config, &o.a, &o.b, &o.bias, &mut o.out).unwrap();
     let got = o.out.to_host().unwrap();
     assert_matches_reference(o, &got, &format!("winner {config}"));
@@ -94,7 +94,7 @@ fn opts(dir: &Path) -> TuneOptions {
 }
 
 fn tune(o: &mut Ops, opts: &TuneOptions) -> TuneReport {
-    crossgemm::__private::tune_with(
+    crossgemm::tune::tune_with(
         &tuned_bias::SPEC,
         &[o.a.__arg(), o.b.__arg(), o.bias.__arg()],
         o.out.__out(),
@@ -477,7 +477,7 @@ fn tune_modes_are_honoured() {
 fn host_device_has_nothing_to_tune() {
     let dev = Device::host();
     let mut o = ops(&dev, SHAPE);
-    let e = crossgemm::__private::tune_with(
+    let e = crossgemm::tune::tune_with(
         &tuned_bias::SPEC,
         &[o.a.__arg(), o.b.__arg(), o.bias.__arg()],
         o.out.__out(),

@@ -2,12 +2,12 @@
 //! `cargo run -p gemm-core --example dump_cuda -- /tmp/cu` then
 //! `scripts/nvrtc_check.py /tmp/cu/*.cu -D ...` (see scripts/nvrtc_check.py).
 //!
-//! Files are named `<instr>_<dtype>_<A layout><B layout>_<out>.cu` (r = row-major,
+//! Files are named `<tag>_<dtype>_<A layout><B layout>_<out>.cu` (r = row-major,
 //! c = column-major), e.g. `mma_f16_rc_f16.cu`.
 
-use gemm_core::codegen::cuda;
+use gemm_core::codegen::{self, Variant};
 use gemm_core::ir::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param};
-use gemm_core::target::Instr;
+use gemm_core::{Backend, FamilyId};
 
 fn ir(dt: DType, acc: AccMode, la: Layout, lb: Layout, out: DType, out_layout: Layout) -> GemmIr {
     GemmIr {
@@ -46,12 +46,12 @@ fn main() {
     std::fs::create_dir_all(&dir).expect("create output folder");
     let l = |x: Layout| if x == Layout::RowMajor { "r" } else { "c" };
     let mut n = 0;
-    for (tag, dt, acc, instr, out, out_layout) in [
+    for (tag, dt, acc, family, out, out_layout) in [
         (
             "mma",
             DType::F16,
             AccMode::F32,
-            Instr::MmaSync,
+            FamilyId::MmaSync,
             DType::F16,
             Layout::RowMajor,
         ),
@@ -59,7 +59,7 @@ fn main() {
             "mma",
             DType::Bf16,
             AccMode::F32,
-            Instr::MmaSync,
+            FamilyId::MmaSync,
             DType::Bf16,
             Layout::ColMajor,
         ),
@@ -67,7 +67,7 @@ fn main() {
             "mma",
             DType::F32,
             AccMode::Tf32,
-            Instr::MmaSync,
+            FamilyId::MmaSync,
             DType::F32,
             Layout::RowMajor,
         ),
@@ -75,7 +75,7 @@ fn main() {
             "fma",
             DType::F32,
             AccMode::F32,
-            Instr::Fma,
+            FamilyId::Simt,
             DType::F32,
             Layout::RowMajor,
         ),
@@ -83,7 +83,7 @@ fn main() {
             "fma",
             DType::F16,
             AccMode::F32,
-            Instr::Fma,
+            FamilyId::Simt,
             DType::F16,
             Layout::ColMajor,
         ),
@@ -91,7 +91,7 @@ fn main() {
         for la in [Layout::RowMajor, Layout::ColMajor] {
             for lb in [Layout::RowMajor, Layout::ColMajor] {
                 let g = ir(dt, acc, la, lb, out, out_layout);
-                let src = cuda::emit(&g, instr);
+                let src = codegen::emit(&g, Backend::Cuda, family, Variant::Full);
                 let acc_tag = if acc == AccMode::Tf32 { "tf32" } else { dt.name() };
                 let path = format!("{dir}/{tag}_{acc_tag}_{}{}_{}.cu", l(la), l(lb), out.name());
                 std::fs::write(&path, src).expect("write source");

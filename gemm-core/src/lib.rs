@@ -4,18 +4,18 @@
 //! Pipeline pieces that live here, each a pure function:
 //! - [`ir`]: the GEMM description ([`GemmIr`]) the macro lowers a user fn into;
 //! - [`target`]: chip limits ([`TargetSpec`]) parsed from `targets.toml`;
-//! - [`config`]: tile configurations and the launch geometry they imply;
-//! - [`plan`]: the candidate space per target, pruned by named rules with a report;
-//! - [`codegen`]: one CUDA C or OpenCL C source per (IR, backend).
+//! - [`family`]: the kernel families (tile spaces, rules, host contracts, sources);
+//! - [`plan`]: per target, the families that serve a kernel and their pruned candidates;
+//! - [`codegen`]: one CUDA C or OpenCL C source per (IR, backend, family).
 
 pub mod codegen;
-pub mod config;
+pub mod family;
 pub mod ir;
 pub mod plan;
 pub mod swizzle;
 pub mod target;
 
-pub use config::{LaunchDims, MmaTile, SimtTile, TileConfig};
+pub use family::{FamilyId, LaunchDims, MmaTile, Problem, SimtTile, TileConfig};
 pub use ir::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param, ParamKind};
 pub use plan::{plan_target, Plan, Pruned};
 pub use target::{Backend, TargetSpec, Targets};

@@ -4,14 +4,18 @@ use crate::ir::{AccMode, DType};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// Which code generator and runtime backend a target uses.
+/// What drives a device and compiles its kernels: the one backend name of crossgemm, from
+/// targets.toml (which code generator a chip takes) to the runtime's devices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
-    /// CUDA C compiled by NVRTC.
+    /// CUDA: C compiled by NVRTC, launched through the driver API.
     Cuda,
-    /// OpenCL C 1.2 compiled by the OpenCL driver.
+    /// OpenCL: C 1.2 compiled by the OpenCL driver.
     Opencl,
+    /// No accelerator: the host reference computes the result. No target has it (there
+    /// is no code to generate); devices do.
+    Host,
 }
 
 impl Backend {
@@ -20,6 +24,7 @@ impl Backend {
         match self {
             Backend::Cuda => "cuda",
             Backend::Opencl => "opencl",
+            Backend::Host => "host",
         }
     }
 }
@@ -36,11 +41,12 @@ pub enum DeviceType {
     Accelerator,
 }
 
-/// An instruction family that computes the product, in the planner's order of preference.
+/// A matrix instruction a chip offers (targets.toml `instructions`); kernel families say
+/// which one they compute with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum Instr {
-    /// Hopper warpgroup MMA (sm_90a). Listed for the H200; not generated yet.
+    /// Hopper warpgroup MMA (sm_90a).
     Wgmma,
     /// Warp-level tensor-core MMA (`mma.sync`, sm_80+).
     MmaSync,
@@ -49,10 +55,6 @@ pub enum Instr {
 }
 
 impl Instr {
-    /// Whether crossgemm's code generators can emit this family for `backend` today.
-    pub const fn generated(self, backend: Backend) -> bool {
-        matches!((self, backend), (Instr::MmaSync, Backend::Cuda) | (Instr::Fma, _))
-    }
     /// Name as written in targets.toml.
     pub const fn name(self) -> &'static str {
         match self {
@@ -150,21 +152,25 @@ pub struct TargetSpec {
 }
 
 impl TargetSpec {
-    /// The best instruction family this chip offers for `(dtype, acc)` that crossgemm
-    /// also generates, and the better families skipped on the way (for the report).
-    pub fn select_instr(&self, dtype: DType, acc: AccMode) -> (Instr, Vec<Instr>) {
-        let ty = InstrType::of(dtype, acc);
-        let mut skipped = Vec::new();
-        for s in &self.instructions {
-            if !s.dtypes.contains(&ty) && s.name != Instr::Fma {
-                continue;
-            }
-            if s.name.generated(self.backend) {
-                return (s.name, skipped);
-            }
-            skipped.push(s.name);
-        }
-        (Instr::Fma, skipped)
+    /// Whether the chip offers `instr` for `ty` operands. Scalar FMA takes every type.
+    pub fn offers(&self, instr: Instr, ty: InstrType) -> bool {
+        instr == Instr::Fma
+            || self
+                .instructions
+                .iter()
+                .any(|s| s.name == instr && s.dtypes.contains(&ty))
+    }
+
+    /// Position of `instr` in the chip's list (best first); FMA, listed or not, comes last.
+    pub fn instr_rank(&self, instr: Instr) -> usize {
+        self.instructions
+            .iter()
+            .position(|s| s.name == instr)
+            .unwrap_or(if instr == Instr::Fma {
+                usize::MAX
+            } else {
+                usize::MAX - 1
+            })
     }
 }
 
@@ -184,6 +190,11 @@ impl Targets {
         let mut map = BTreeMap::new();
         for (name, mut spec) in raw {
             spec.name = name.clone();
+            if spec.backend == Backend::Host {
+                return Err(TargetsError(format!(
+                    "target `{name}` has backend `host`: a target needs a code generator (`cuda` or `opencl`)"
+                )));
+            }
             if spec.backend == Backend::Cuda && spec.compute_capability.is_none() {
                 return Err(TargetsError(format!(
                     "target `{name}` is a cuda target without `compute_capability`"
@@ -221,12 +232,26 @@ mod tests {
             assert!(t.get(name).is_some(), "missing {name}");
         }
         let h200 = t.get("h200").unwrap();
-        assert_eq!(h200.select_instr(DType::F16, AccMode::F32).0, Instr::MmaSync);
-        assert_eq!(h200.select_instr(DType::F16, AccMode::F32).1, vec![Instr::Wgmma]);
-        assert_eq!(h200.select_instr(DType::F32, AccMode::F32).0, Instr::Fma);
-        assert_eq!(h200.select_instr(DType::F32, AccMode::Tf32).0, Instr::MmaSync);
+        assert!(h200.offers(Instr::Wgmma, InstrType::Bf16));
+        assert!(h200.offers(Instr::MmaSync, InstrType::Tf32));
+        assert!(!h200.offers(Instr::MmaSync, InstrType::F32));
+        assert!(h200.offers(Instr::Fma, InstrType::F32));
+        assert!(h200.instr_rank(Instr::Wgmma) < h200.instr_rank(Instr::MmaSync));
+        assert!(h200.instr_rank(Instr::MmaSync) < h200.instr_rank(Instr::Fma));
         let cpu = t.get("opencl_cpu").unwrap();
-        assert_eq!(cpu.select_instr(DType::F16, AccMode::F32).0, Instr::Fma);
+        assert!(!cpu.offers(Instr::MmaSync, InstrType::F16));
+    }
+
+    #[test]
+    fn a_host_target_is_rejected() {
+        let err = Targets::parse(
+            "[x]\ndescription = \"x\"\nbackend = \"host\"\nfeature = \"opencl\"\ndevice_type = \"cpu\"\n\
+             smem_per_block = 1\nsmem_per_block_optin = 1\nregs_per_thread = 1\nregs_per_sm = 1\nsm_count = 1\n\
+             warp_size = 1\nsmem_banks = 1\nbank_width = 4\nmax_vector_bytes = 4\nmax_threads_per_block = 1\n\
+             l2_bytes = 1\ninstructions = []\n",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("backend `host`"), "{err}");
     }
 
     #[test]

@@ -2,9 +2,9 @@
 //! handful of representative IRs, so that any codegen or planner change shows up as a
 //! reviewed diff of `tests/snapshots/`.
 //!
-//! Each case writes four files under `gemm-core/tests/snapshots/`:
-//! `<case>.h200.cu`, `<case>.opencl_cpu.cl`, `<case>.h200.plan.json` and
-//! `<case>.opencl_cpu.plan.json`.
+//! Each case writes, under `gemm-core/tests/snapshots/`, per pinned target (`h200`,
+//! `opencl_cpu`) the plan (`<case>.<target>.plan.json`) and one source per kernel family of
+//! the plan (`<case>.<target>.<family>.cu` / `.cl`).
 //!
 //! To (re)generate them after an intended change, run
 //!
@@ -227,34 +227,23 @@ fn spec<'a>(t: &'a Targets, name: &str) -> &'a TargetSpec {
         .unwrap_or_else(|| panic!("built-in target `{name}` is missing"))
 }
 
-/// The snapshot file names one case produces, in order.
-fn file_names(case: &str) -> [String; 4] {
-    [
-        format!("{case}.{CUDA_TARGET}.cu"),
-        format!("{case}.{OPENCL_TARGET}.cl"),
-        format!("{case}.{CUDA_TARGET}.plan.json"),
-        format!("{case}.{OPENCL_TARGET}.plan.json"),
-    ]
-}
-
-/// Everything pinned for one IR: (file name, contents).
+/// Everything pinned for one IR: (file name, contents). Per pinned target, the plan
+/// (`<case>.<target>.plan.json`) and one source per family of the plan
+/// (`<case>.<target>.<family>.cu` or `.cl`).
 fn render(case: &str, ir: &GemmIr) -> Vec<(String, String)> {
     let t = targets();
-    let cuda = spec(&t, CUDA_TARGET);
-    let ocl = spec(&t, OPENCL_TARGET);
-    let plan_json = |s: &TargetSpec| {
+    let mut out = Vec::new();
+    for (target, ext) in [(CUDA_TARGET, "cu"), (OPENCL_TARGET, "cl")] {
+        let s = spec(&t, target);
         let plan = plan_target(ir, s, &TuneSpace::default());
         let mut j = serde_json::to_string_pretty(&plan).expect("plan serialises");
         j.push('\n');
-        j
-    };
-    let [cu, cl, cu_plan, cl_plan] = file_names(case);
-    vec![
-        (cu, codegen::emit(ir, cuda).0),
-        (cl, codegen::emit(ir, ocl).0),
-        (cu_plan, plan_json(cuda)),
-        (cl_plan, plan_json(ocl)),
-    ]
+        for (family, source) in codegen::sources(ir, s, &plan) {
+            out.push((format!("{case}.{target}.{family}.{ext}"), source));
+        }
+        out.push((format!("{case}.{target}.plan.json"), j));
+    }
+    out
 }
 
 /// Compares (or, with `CROSSGEMM_BLESS=1`, writes) one snapshot; returns a failure
@@ -386,7 +375,10 @@ snapshot_tests! {
 /// take its snapshots with it.
 #[test]
 fn no_stale_snapshots() {
-    let expected: Vec<String> = CASES.iter().flat_map(|(c, _)| file_names(c)).collect();
+    let expected: Vec<String> = CASES
+        .iter()
+        .flat_map(|(c, build)| render(c, &build()).into_iter().map(|(name, _)| name))
+        .collect();
     let Ok(dir) = std::fs::read_dir(snapshot_dir()) else {
         return; // nothing blessed yet: the per-case tests say how to create them
     };

@@ -54,6 +54,7 @@ fn backend_tokens(krate: &syn::Path, b: gemm_core::Backend) -> TokenStream {
     match b {
         gemm_core::Backend::Cuda => quote!(#krate::__private::Backend::Cuda),
         gemm_core::Backend::Opencl => quote!(#krate::__private::Backend::Opencl),
+        gemm_core::Backend::Host => quote!(#krate::__private::Backend::Host),
     }
 }
 
@@ -113,10 +114,13 @@ fn generate(
     let targets = planned.iter().map(|p| {
         let t = p.spec.name.as_str();
         let backend = backend_tokens(krate, p.spec.backend);
-        let source = p.source.as_str();
+        let sources = p.sources.iter().map(|(family, source)| {
+            let family = family.name();
+            quote!((#family, #source))
+        });
         let spec_json = serde_json::to_string(&p.spec).expect("spec serialises");
         let plan_json = serde_json::to_string(&p.plan).expect("plan serialises");
-        quote!(#krate::__private::TargetKernel::__new(#t, #backend, #source, #spec_json, #plan_json))
+        quote!(#krate::__private::TargetKernel::__new(#t, #backend, &[#(#sources),*], #spec_json, #plan_json))
     });
     let ntargets = planned.len();
     let warn_items = warnings.iter().enumerate().map(|(i, w)| {

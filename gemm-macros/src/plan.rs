@@ -5,7 +5,7 @@ use crate::ctxt::Ctxt;
 use gemm_core::codegen;
 use gemm_core::plan::{plan_target, Plan};
 use gemm_core::target::{Instr, Targets, BUILTIN_TARGETS};
-use gemm_core::{GemmIr, TargetSpec};
+use gemm_core::{FamilyId, GemmIr, TargetSpec};
 use proc_macro2::Span;
 use std::path::PathBuf;
 
@@ -13,7 +13,8 @@ use std::path::PathBuf;
 pub struct Planned {
     pub spec: TargetSpec,
     pub plan: Plan,
-    pub source: String,
+    /// One source per family of the plan, in the plan's order.
+    pub sources: Vec<(FamilyId, String)>,
 }
 
 /// A build-time warning (emitted as a deprecation note at `span`).
@@ -119,7 +120,8 @@ pub fn plan_all(cx: &Ctxt, ir: &GemmIr, attr: &Attr, targets: &Targets, warnings
             .map(|i| i.name)
             .filter(|n| *n != Instr::Fma)
             .collect();
-        if plan.instr == Instr::Fma && !better.is_empty() {
+        let fma_only = plan.primary().is_some_and(|f| f.family().instr() == Instr::Fma);
+        if fma_only && !better.is_empty() {
             warnings.push(Warning {
                 span,
                 text: format!(
@@ -132,11 +134,11 @@ pub fn plan_all(cx: &Ctxt, ir: &GemmIr, attr: &Attr, targets: &Targets, warnings
                 ),
             });
         }
-        let (source, _) = codegen::emit(ir, spec);
+        let sources = codegen::sources(ir, spec, &plan);
         out.push(Planned {
             spec: spec.clone(),
             plan,
-            source,
+            sources,
         });
     }
     out
@@ -178,7 +180,9 @@ mod tests {
     #[test]
     fn sources_follow_the_target_backend() {
         let (p, _) = plan(&ir(DType::F16, AccMode::F32), "targets(a100, nvidia_opencl)");
-        assert!(p[0].source.contains("mma.sync"));
-        assert!(p[1].source.contains("__kernel"));
+        assert_eq!(p[0].sources[0].0, FamilyId::MmaSync);
+        assert!(p[0].sources[0].1.contains("mma.sync"));
+        assert_eq!(p[1].sources.len(), 1);
+        assert!(p[1].sources[0].1.contains("__kernel"));
     }
 }

@@ -1,9 +1,9 @@
 //! Typed device buffers: the operand and result types of generated kernels.
 
+use crate::call::{Arg, OutArg};
 use crate::device::{Device, RawBuffer};
 use crate::element::{Element, LayoutType, RowMajor};
 use crate::error::{GemmError, Result};
-use crate::launch::{Arg, OutArg};
 use std::marker::PhantomData;
 
 /// A `rows × cols` matrix of `T` in device memory, stored in layout `L`.

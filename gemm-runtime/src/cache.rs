@@ -12,7 +12,6 @@
 //! key, is reported in one stderr line and treated as empty: the cost is a retune,
 //! never a crash or a kernel chosen for something else.
 
-use crate::tune::FailStage;
 use gemm_core::TileConfig;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
@@ -180,26 +179,6 @@ pub(crate) fn is_cache_artifact(path: &Path) -> bool {
     name.ends_with(".json") && fs::read(path).ok().is_some_and(|t| parse_file(&t).is_ok())
 }
 
-/// Where the cache lives: `CROSSGEMM_CACHE_DIR`, else the platform's cache folder
-/// (`$XDG_CACHE_HOME/crossgemm`, `~/.cache/crossgemm`, `~/Library/Caches/crossgemm`,
-/// `%LOCALAPPDATA%\crossgemm`). `None` when none can be found: tune results then live
-/// only in the process.
-pub fn cache_dir() -> Option<PathBuf> {
-    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-    if let Some(d) = var("CROSSGEMM_CACHE_DIR") {
-        return Some(d);
-    }
-    if cfg!(target_os = "windows") {
-        return var("LOCALAPPDATA").map(|d| d.join("crossgemm"));
-    }
-    if cfg!(target_os = "macos") {
-        return var("HOME").map(|h| h.join("Library/Caches/crossgemm"));
-    }
-    var("XDG_CACHE_HOME")
-        .or_else(|| var("HOME").map(|h| h.join(".cache")))
-        .map(|d| d.join("crossgemm"))
-}
-
 /// The bucket a shape's winner is stored under: each dimension rounded up to a power of
 /// two, or the exact shape when `exact`.
 pub(crate) fn shape_key(m: usize, n: usize, k: usize, exact: bool) -> String {
@@ -221,6 +200,22 @@ fn warn_once(path: &Path, msg: &str) {
     {
         eprintln!("crossgemm: warning: tuning cache {}: {msg}", path.display());
     }
+}
+
+/// Where a candidate failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailStage {
+    /// The driver's compiler rejected it.
+    Compile,
+    /// It compiled but a launch (or reading its output back) failed.
+    Launch,
+    /// It ran but its output disagreed with the host reference.
+    WrongResult,
+    /// It ran, correctly, but its first timed run took more than `TOO_SLOW_FACTOR`
+    /// times the best time so far. Kept in the report, not in the cache: at another
+    /// shape the same config may be the fastest.
+    TooSlow,
 }
 
 /// One cache file.

@@ -62,3 +62,33 @@ impl LayoutType for RowMajor {
 impl LayoutType for ColMajor {
     const LAYOUT: Layout = Layout::ColMajor;
 }
+
+/// Little-endian device bytes of `dtype` elements, widened to f32.
+pub(crate) fn decode(dtype: DType, bytes: &[u8]) -> Vec<f32> {
+    match dtype {
+        DType::F32 => bytemuck::cast_slice::<u8, f32>(bytes).to_vec(),
+        DType::F16 => bytes
+            .chunks_exact(2)
+            .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32())
+            .collect(),
+        DType::Bf16 => bytes
+            .chunks_exact(2)
+            .map(|c| half::bf16::from_le_bytes([c[0], c[1]]).to_f32())
+            .collect(),
+    }
+}
+
+/// f32 values rounded to `dtype` (nearest even), as little-endian device bytes.
+pub(crate) fn encode(dtype: DType, vals: &[f32]) -> Vec<u8> {
+    match dtype {
+        DType::F32 => bytemuck::cast_slice(vals).to_vec(),
+        DType::F16 => vals
+            .iter()
+            .flat_map(|v| half::f16::from_f32(*v).to_le_bytes())
+            .collect(),
+        DType::Bf16 => vals
+            .iter()
+            .flat_map(|v| half::bf16::from_f32(*v).to_le_bytes())
+            .collect(),
+    }
+}

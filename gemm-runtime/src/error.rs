@@ -76,6 +76,29 @@ pub enum GemmError {
         /// The driver's message.
         message: String,
     },
+    /// An explicit config does not fit the device it was asked to run on.
+    #[error("config {config} does not fit {device}: {why}")]
+    ConfigDoesNotFit {
+        /// The config, as its family describes it.
+        config: String,
+        /// Device description.
+        device: String,
+        /// Which limit it breaks, with numbers.
+        why: String,
+    },
+    /// A tuning run verified no candidate (each failed to compile, to launch, or gave a
+    /// wrong result).
+    #[error("no candidate of `{kernel}` for {device} passed ({candidates} candidates; first failures: {failures})")]
+    NoCandidatePassed {
+        /// Kernel name.
+        kernel: String,
+        /// Device description.
+        device: String,
+        /// How many candidates were tried.
+        candidates: usize,
+        /// The first failures, each with its config, stage and reason.
+        failures: String,
+    },
     /// The request is valid but not supported on this device (e.g. too little shared memory).
     #[error("unsupported: {0}")]
     Unsupported(String),

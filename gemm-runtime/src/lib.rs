@@ -1,44 +1,71 @@
 //! crossgemm's runtime: devices, buffers, JIT compilation (NVRTC through cudarc, OpenCL
 //! through opencl3) and launch of the kernels that `#[gemm_kernel]` generates.
+//!
+//! The crate is layered; each layer uses only those below it:
+//!
+//! | layer | modules |
+//! |---|---|
+//! | public call: launch plans, typed wrappers' entry points | `launch` |
+//! | tuner (options, search, verification) and measuring API | [`tune`], [`bench`] |
+//! | timing protocol shared by both | `measure` |
+//! | call preparation: checks, dims, defines, operands | `call` |
+//! | tuning caches and records (disk formats) | `cache`, [`records`] |
+//! | generated-kernel descriptions | `spec`, `nvrtc_check` |
+//! | devices, their compiled-binary cache | [`device`] |
+//! | basics | `buffer`, `element`, `error`, `env`, [`reference`] |
 
 pub mod bench;
-mod binary_cache;
 mod buffer;
 mod cache;
+mod call;
 pub mod device;
 mod element;
+mod env;
 mod error;
 mod launch;
+mod measure;
 #[cfg(feature = "cuda")]
 mod nvrtc_check;
 pub mod records;
 pub mod reference;
 mod spec;
-mod tune;
+pub mod tune;
 
 pub use buffer::{Col, Matrix, Row};
-pub use cache::cache_dir;
-pub use device::{Device, DeviceInfo, DeviceKind};
+pub use cache::FailStage;
+pub use device::binary_cache::{compile_stats, CompileStats};
+pub use device::{Device, DeviceInfo};
 pub use element::{ColMajor, Element, LayoutType, RowMajor};
+pub use env::cache_dir;
 pub use error::{GemmError, Result};
-pub use gemm_core;
+pub use gemm_core::codegen::Variant;
+pub use gemm_core::plan::{Plan, Pruned};
+pub use gemm_core::target::{Targets, BUILTIN_TARGETS};
+pub use gemm_core::{AccMode, Backend, DType, FamilyId, Layout, MmaTile, Problem, SimtTile, TargetSpec, TileConfig};
 pub use half::{bf16, f16};
 #[cfg(feature = "cuda")]
 pub use nvrtc_check::{check_cuda_compiles, nvrtc_available, CompileReport};
 pub use spec::{KernelSpec, TargetKernel};
 pub use tune::{
-    tune_stats, FailStage, Failure, Lookup, LookupSource, ProgressHook, Timing, TuneMode, TuneOptions, TuneProgress,
-    TuneReport, TuneStage, TuneStats,
+    tune_stats, Failure, Lookup, LookupSource, ProgressHook, Timing, TuneMode, TuneOptions, TuneProgress, TuneReport,
+    TuneStage, TuneStats,
 };
+
+/// Running a kernel from its [`KernelSpec`] and an argument list, as the generated
+/// wrappers do: for tools that pick kernels at run time (the `crossgemm` CLI, benches).
+/// Arguments are in the kernel's signature order; every check of a typed call applies.
+pub mod untyped {
+    pub use crate::call::{dims, Arg, OutArg};
+    pub use crate::launch::{launch, launch_with, reference};
+}
 
 /// What the code `#[gemm_kernel]` expands to refers to. Not a stable API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::bench::{bare_launch_us, bare_submit_us};
-    pub use crate::binary_cache::{compile_stats, CompileStats};
-    pub use crate::launch::{dims, launch, launch_with, reference, Arg, OutArg};
+    pub use crate::call::{dims, Arg, OutArg};
+    pub use crate::launch::{launch, launch_with, reference};
     pub use crate::spec::{KernelSpec, TargetKernel};
-    pub use crate::tune::{lookup, tune, tune_with, Inject};
+    pub use crate::tune::tune;
     pub use gemm_core::Backend;
     pub use gemm_core::TileConfig;
 }

@@ -5,7 +5,7 @@
 use crate::device::cuda::{nvrtc_compile_check, nvrtc_present, PtxasInfo};
 use crate::error::{GemmError, Result};
 use crate::spec::TargetKernel;
-use gemm_core::{Backend, GemmIr, TileConfig};
+use gemm_core::{Backend, GemmIr, Problem, TileConfig};
 
 /// Whether libnvrtc can be loaded, i.e. whether [`check_cuda_compiles`] can run.
 ///
@@ -72,14 +72,9 @@ pub fn check_cuda_compiles(
     let (m, n, k) = shape;
     // Same definitions, in the same order, as launch: a check that built anything else
     // could pass while the real compile fails.
-    let mut defines: Vec<(String, u32)> = config.defines().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    defines.extend(
-        gemm_core::codegen::cuda::shape_defines(ir, m, n, k)
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v)),
-    );
+    let defines = crate::call::defines(ir, kernel.backend, config, Problem::new(m, n, k));
     let symbol = ir.symbol();
-    let log = nvrtc_compile_check(kernel.source, &symbol, arch, &defines)?;
+    let log = nvrtc_compile_check(kernel.source_of(config)?, &symbol, arch, &defines)?;
     let ptxas = PtxasInfo::parse(&log);
     Ok(CompileReport {
         symbol,

@@ -15,8 +15,8 @@
 //! name is a template: shapes with no winner start from the nearest record's winner
 //! (the tuner's nearest-record start, see `CROSSGEMM_TUNE` in the README).
 
+use crate::cache::FailStage;
 use crate::cache::{self, CacheFile, DiskCache, FailedConfig, FileKey, Winner};
-use crate::tune::FailStage;
 use gemm_core::TileConfig;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -1,8 +1,10 @@
 //! The static description of a generated kernel: what `#[gemm_kernel]` emits and the
 //! runtime (and anyone inspecting a kernel) reads.
 
+use crate::device::{Device, DeviceInfo};
+use crate::error::{GemmError, Result};
 use gemm_core::plan::Plan;
-use gemm_core::{Backend, GemmIr, TargetSpec};
+use gemm_core::{Backend, FamilyId, GemmIr, TargetSpec, TileConfig};
 use std::sync::OnceLock;
 
 /// Everything generated for one `#[gemm_kernel]` fn.
@@ -11,10 +13,8 @@ pub struct KernelSpec {
     pub name: &'static str,
     /// Hash of the IR (names kernels, keys caches).
     pub ir_hash: u64,
-    /// The IR as JSON.
-    pub ir_json: &'static str,
-    /// One entry per planned target.
-    pub targets: &'static [TargetKernel],
+    ir_json: &'static str,
+    targets: &'static [TargetKernel],
     ir: OnceLock<GemmIr>,
 }
 
@@ -22,14 +22,13 @@ pub struct KernelSpec {
 pub struct TargetKernel {
     /// Target name (a table of targets.toml).
     pub target: &'static str,
-    /// Backend the source is for.
+    /// Backend the sources are for.
     pub backend: Backend,
-    /// The generated source (CUDA C or OpenCL C), tile parameters left as macros.
-    pub source: &'static str,
-    /// The target's limits, as JSON.
-    pub spec_json: &'static str,
-    /// The plan (configs best first, pruning report), as JSON.
-    pub plan_json: &'static str,
+    /// One source per kernel family of the plan, by family name (`mma_sync`, `simt`, ..);
+    /// tile parameters left as macros.
+    sources: &'static [(&'static str, &'static str)],
+    spec_json: &'static str,
+    plan_json: &'static str,
     parsed: OnceLock<(TargetSpec, Plan)>,
 }
 
@@ -56,15 +55,47 @@ impl KernelSpec {
             .get_or_init(|| serde_json::from_str(self.ir_json).expect("IR JSON written by #[gemm_kernel]"))
     }
 
-    /// The planned target whose code runs on `device` (the newest CUDA target the GPU
-    /// supports; the OpenCL target of the device's type), as a launch picks it.
-    pub fn target_for(&self, device: &crate::Device) -> crate::Result<&TargetKernel> {
-        crate::launch::target_for(self, device.info())
+    /// Every planned target.
+    pub fn targets(&self) -> &'static [TargetKernel] {
+        self.targets
     }
 
     /// The kernel for `target`, if it was planned.
-    pub fn target(&self, target: &str) -> Option<&TargetKernel> {
+    pub fn target(&self, target: &str) -> Option<&'static TargetKernel> {
         self.targets.iter().find(|t| t.target == target)
+    }
+
+    /// The planned target whose code runs on `device` (the newest CUDA target the GPU
+    /// supports; the OpenCL target of the device's type), as a launch picks it.
+    pub fn target_for(&self, device: &Device) -> Result<&'static TargetKernel> {
+        self.target_for_info(device.info())
+    }
+
+    pub(crate) fn target_for_info(&self, info: &DeviceInfo) -> Result<&'static TargetKernel> {
+        let targets = self.targets;
+        let pick = match info.kind {
+            Backend::Cuda => {
+                let cc = info.compute_capability.unwrap_or(0);
+                targets
+                    .iter()
+                    .filter(|t| t.backend == Backend::Cuda && t.spec().compute_capability.unwrap_or(u32::MAX) <= cc)
+                    .max_by_key(|t| t.spec().compute_capability)
+            }
+            Backend::Opencl => {
+                let cl = || targets.iter().filter(|t| t.backend == Backend::Opencl);
+                cl().find(|t| t.spec().device_type == info.device_type)
+                    .or_else(|| cl().next())
+            }
+            Backend::Host => None,
+        };
+        pick.ok_or_else(|| GemmError::NoTarget {
+            kernel: self.name.into(),
+            device: info.to_string(),
+            hint: format!(
+                "planned targets: [{}]; enable a matching target with a cargo feature of crossgemm (`sm80`/`sm90` for CUDA, `opencl` for OpenCL)",
+                targets.iter().map(|t| t.target).collect::<Vec<_>>().join(", ")
+            ),
+        })
     }
 }
 
@@ -73,14 +104,14 @@ impl TargetKernel {
     pub const fn __new(
         target: &'static str,
         backend: Backend,
-        source: &'static str,
+        sources: &'static [(&'static str, &'static str)],
         spec_json: &'static str,
         plan_json: &'static str,
     ) -> Self {
         TargetKernel {
             target,
             backend,
-            source,
+            sources,
             spec_json,
             plan_json,
             parsed: OnceLock::new(),
@@ -104,9 +135,39 @@ impl TargetKernel {
         &self.parsed().0
     }
 
+    /// The target chip's limits as the JSON text the macro embedded (stored with tuning
+    /// results, so a record says what it was tuned against).
+    pub fn spec_json(&self) -> &'static str {
+        self.spec_json
+    }
+
     /// The planner's result: configs best first, and what was pruned and why.
     pub fn plan(&self) -> &Plan {
         &self.parsed().1
+    }
+
+    /// The generated source of `family`, if the plan has that family.
+    pub fn source(&self, family: FamilyId) -> Option<&'static str> {
+        self.sources.iter().find(|(f, _)| *f == family.name()).map(|(_, s)| *s)
+    }
+
+    /// Every generated source, with its family's name, in the plan's order.
+    pub fn sources(&self) -> &'static [(&'static str, &'static str)] {
+        self.sources
+    }
+
+    /// The source a config compiles from: its family's. A config of a family this target
+    /// was not planned with (a hand-edited cache entry, a record of another build) is an
+    /// error, not a launch of the wrong kernel.
+    pub fn source_of(&self, config: &TileConfig) -> Result<&'static str> {
+        self.source(config.family_id()).ok_or_else(|| {
+            GemmError::Unsupported(format!(
+                "config {config} is of the `{}` kernel family, which target `{}` was not planned with (its families: {})",
+                config.family_id(),
+                self.target,
+                self.sources.iter().map(|(f, _)| *f).collect::<Vec<_>>().join(", ")
+            ))
+        })
     }
 }
 

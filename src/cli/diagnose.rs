@@ -11,10 +11,11 @@
 use super::bench::SampledRef;
 use super::operands::Inputs;
 use super::{open_device, CliResult, Dtype, Epilogue, KernelEntry, ProblemArgs};
-use crossgemm::__private::{launch, tune_with};
 use crossgemm::bench::{copy_bytes_for, copy_gbps, time_config, Timer, Variant};
-use crossgemm::gemm_core::{MmaTile, SimtTile, TileConfig};
+use crossgemm::tune::tune_with;
+use crossgemm::untyped::launch;
 use crossgemm::{Device, Element, GemmError, Matrix, TuneOptions};
+use crossgemm::{MmaTile, SimtTile, TileConfig};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -55,7 +56,7 @@ pub fn occupancy(
     threads: u32,
     smem_bytes: u32,
     registers: Option<u32>,
-    target: &crossgemm::gemm_core::TargetSpec,
+    target: &crossgemm::TargetSpec,
 ) -> Option<(u32, &'static str)> {
     let regs = registers?;
     let threads = threads.max(1);
@@ -604,7 +605,7 @@ mod tests {
 
     #[test]
     fn occupancy_names_the_limit() {
-        use crossgemm::gemm_core::target::{Targets, BUILTIN_TARGETS};
+        use crossgemm::{Targets, BUILTIN_TARGETS};
         let t = Targets::parse(BUILTIN_TARGETS).unwrap();
         let h200 = t.get("h200").unwrap();
         // 256 threads at 232 registers: 59392 registers a block, one fits in 65536.

@@ -207,7 +207,7 @@ pub fn open_device(id: Option<&str>, what: &str) -> Result<crossgemm::Device, St
         None => crossgemm::Device::best(),
     }
     .map_err(|e| e.to_string())?;
-    if dev.info().kind == crossgemm::DeviceKind::Host {
+    if dev.info().kind == crossgemm::Backend::Host {
         return Err(format!(
             "{} is the host reference: there is nothing to {what} (no GPU or OpenCL device found; `crossgemm devices`)",
             dev.info()

@@ -2,7 +2,7 @@
 //! [-1, 1) for `x` (M×K, row-major), `w` (K×N, column-major) and `bias` (N), kept on the
 //! host as well, for the host reference.
 
-use crossgemm::__private::Arg;
+use crossgemm::untyped::Arg;
 use crossgemm::{ColMajor, Device, Element, GemmError, Matrix, Row};
 
 /// Deterministic values in [-1, 1).

@@ -3,7 +3,7 @@
 
 use super::operands::Inputs;
 use super::{open_device, CliResult, Dtype, Epilogue, KernelEntry, ProblemArgs};
-use crossgemm::__private::{lookup, tune_with};
+use crossgemm::tune::{lookup, tune_with};
 use crossgemm::{
     Device, Element, GemmError, KernelSpec, LookupSource, Matrix, ProgressHook, TuneMode, TuneOptions, TuneProgress,
     TuneReport, TuneStage,

@@ -1,110 +1,37 @@
-//! CUDA C generator (NVRTC, header-free).
-//!
-//! Three kernel families share one ABI (`codegen` module docs) and one epilogue:
-//! - f16/bf16 `mma.sync.m16n8k16` with ldmatrix fragment loads,
-//! - f32 operands rounded to tf32, `mma.sync.m16n8k8` with plain shared loads,
-//! - a SIMT FMA kernel (CLBlast-style tile) for everything else.
-//!
-//! The tensor-core kernels stage A and B through a `STAGES`-deep cp.async ring in
-//! dynamic shared memory. Each tile is stored as rows of 16-byte chunks along the
-//! operand's contiguous global dimension (K for K-major operands, M or N for MN-major
-//! ones), so that a 16-byte cp.async moves one contiguous global chunk, and the chunk
-//! is placed at `SWZ(row, chunk, chunks_per_row)` ([`C_SWIZZLE`]): the layout the planner
-//! proves free of ldmatrix bank conflicts. ldmatrix then transposes on the fly
-//! (`.trans`) for MN-major operands.
+//! What the CUDA sources of every family share (NVRTC, header-free): the preamble (a
+//! description line, conversions, the swizzle, the fused epilogue, the GROUP_M tile order),
+//! the per-shape alignment flags, and small template helpers.
 //!
 //! Shape-dependent facts that decide between vector and element loads are preprocessor
-//! flags as well ([`shape_defines`]), so one source still serves every shape; the
-//! runtime passes them next to [`TileConfig::defines`].
-//!
-//! [`TileConfig::defines`]: crate::config::TileConfig::defines
+//! flags ([`shape_defines`]), so one source still serves every shape; the families pass
+//! them beside their tile constants.
 
-use super::prelude::{epilogue_args, epilogue_fn, helpers, kernel_params, store_out, Dialect};
+use super::prelude::{epilogue_args, epilogue_fn, helpers, store_out};
 use super::Variant;
-use crate::ir::{AccMode, DType, GemmIr, Layout};
+use crate::ir::{DType, GemmIr, Layout};
 use crate::swizzle::C_SWIZZLE;
-use crate::target::Instr;
+use crate::target::Backend;
 
-/// Which kernel body [`emit`] writes for an (IR, instruction) pair.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Family {
-    /// m16n8k16 on f16 or bf16 operands.
-    Mma16,
-    /// m16n8k8 on f32 operands rounded to tf32.
-    MmaTf32,
-    /// Scalar FMA.
-    Simt,
-}
-
-fn family(ir: &GemmIr, instr: Instr) -> Family {
-    match instr {
-        // wgmma is not generated yet; the planner never selects it for CUDA, but if it
-        // is asked for, mma.sync is the correct (slower) substitute on sm_90a.
-        Instr::MmaSync | Instr::Wgmma => match (ir.ab_dtype, ir.acc) {
-            (DType::F16 | DType::Bf16, _) => Family::Mma16,
-            (DType::F32, AccMode::Tf32) => Family::MmaTf32,
-            // Full-precision f32 has no tensor-core instruction: rounding it to tf32
-            // silently would change the answer.
-            (DType::F32, AccMode::F32) => Family::Simt,
-        },
-        Instr::Fma => Family::Simt,
-    }
-}
-
-/// The CUDA source for `ir` using instruction family `instr`.
-///
-/// The source expects the tile constants of [`TileConfig::defines`] for the family it
-/// implements (`mma_sync` → MMA constants, `fma` → SIMT constants) and, optionally, the
-/// flags of [`shape_defines`] (without them it takes the always-correct element loads).
-///
-/// [`TileConfig::defines`]: crate::config::TileConfig::defines
-pub fn emit(ir: &GemmIr, instr: Instr) -> String {
-    emit_variant(ir, instr, Variant::Full)
-}
-
-/// The CUDA source of diagnosis variant `variant` of [`emit`]'s kernel: same symbol,
-/// ABI and defines; [`Variant::Full`] is [`emit`]'s source byte for byte.
-///
-/// Per family:
-/// - `LoadOnly`: the tensor-core kernels keep the cp.async ring and the fragment loads
-///   but define no `cg_mma`; each k-step feeds every A fragment (per `mi`) and every B
-///   fragment (per `ni`) to an empty `asm volatile` instead. The SIMT kernel keeps its
-///   shared loads and replaces the MWI×NWI FMAs with MWI+NWI adds.
-/// - `NoEpilogue`: the store writes `acc` converted to the output type; `cg_epilogue`
-///   is not emitted.
-/// - `ComputeOnly`: the tile loads (`cg_load_tile` / `cg_simt_load`) are not called;
-///   commits, waits, barriers, fragment loads and math stay. The SIMT kernel's static
-///   shared arrays get one store that never runs (`K < 0`), so that no compiler may
-///   treat them as never written and fold their loads (and the FMAs) away; the MMA
-///   kernels' dynamic shared memory is opaque to the compiler already.
-pub fn emit_variant(ir: &GemmIr, instr: Instr, variant: Variant) -> String {
-    let fam = family(ir, instr);
+/// Everything before a family's kernel body: the variant marker, a comment naming the
+/// kernel, the epilogue and the instruction (`kernel`), then the shared helpers.
+pub(crate) fn preamble(ir: &GemmIr, kernel: &str, variant: Variant) -> String {
     let mut s = variant.marker();
     s.push_str(&format!(
         "/* crossgemm: {} = {} ({}, A {}, B {}, out {} {}) */\n",
         ir.symbol(),
         ir.epilogue_text(),
-        match fam {
-            Family::Mma16 => "mma.sync m16n8k16",
-            Family::MmaTf32 => "mma.sync m16n8k8 tf32",
-            Family::Simt => "simt fma",
-        },
+        kernel,
         ir.a_layout().name(),
         ir.b_layout().name(),
         ir.out_dtype.name(),
         ir.out_layout.name(),
     ));
-    s.push_str(&helpers(Dialect::Cuda));
+    s.push_str(&helpers(Backend::Cuda));
     s.push_str(C_SWIZZLE);
     if variant != Variant::NoEpilogue {
-        s.push_str(&epilogue_fn(ir, Dialect::Cuda));
+        s.push_str(&epilogue_fn(ir, Backend::Cuda));
     }
     s.push_str(COMMON);
-    let body = match fam {
-        Family::Mma16 | Family::MmaTf32 => mma_kernel(ir, fam, variant),
-        Family::Simt => simt_kernel(ir, variant),
-    };
-    s.push_str(&body);
     s
 }
 
@@ -171,7 +98,7 @@ static __device__ __forceinline__ bool cg_tile_of_block(int M, int N, int bm, in
 "#;
 
 /// Storage type and "to float" expression of an operand element.
-fn ab_type(d: DType) -> (&'static str, &'static str) {
+pub(crate) fn ab_type(d: DType) -> (&'static str, &'static str) {
     match d {
         DType::F32 => ("float", "x"),
         DType::F16 => ("unsigned short", "cg_f16_to_f32(x)"),
@@ -181,7 +108,7 @@ fn ab_type(d: DType) -> (&'static str, &'static str) {
 
 /// The store of accumulator `acc` at output (i, j), through the fused epilogue (raw for
 /// [`Variant::NoEpilogue`]).
-fn epilogue_store(ir: &GemmIr, variant: Variant) -> String {
+pub(crate) fn epilogue_store(ir: &GemmIr, variant: Variant) -> String {
     if variant == Variant::NoEpilogue {
         return store_out(ir, "i", "j", "acc");
     }
@@ -194,7 +121,7 @@ fn epilogue_store(ir: &GemmIr, variant: Variant) -> String {
 }
 
 /// Replaces every `@KEY@` of `tpl`.
-fn fill(tpl: &str, subs: &[(&str, String)]) -> String {
+pub(crate) fn fill(tpl: &str, subs: &[(&str, String)]) -> String {
     let mut s = tpl.to_string();
     for (k, v) in subs {
         s = s.replace(&format!("@{k}@"), v);
@@ -202,604 +129,17 @@ fn fill(tpl: &str, subs: &[(&str, String)]) -> String {
     s
 }
 
-const MMA_COMMON: &str = r#"
-#define CG_THREADS (WARPS_M * WARPS_N * 32)
-#define CG_WM (BM / WARPS_M)
-#define CG_WN (BN / WARPS_N)
-#define CG_MI (CG_WM / 16)
-#define CG_NI (CG_WN / 8)
-#define CG_ESZ @ESZ@
-#define CG_EPC (16 / CG_ESZ)
-#define CG_KSTEP @KSTEP@
-#define A_ROWS @A_ROWS@
-#define A_CPR @A_CPR@
-#define B_ROWS @B_ROWS@
-#define B_CPR @B_CPR@
-#define A_STAGE_BYTES (BM * BK * CG_ESZ)
-#define B_STAGE_BYTES (BN * BK * CG_ESZ)
-static_assert(BM % WARPS_M == 0 && BN % WARPS_N == 0, "block tile must split evenly over warps");
-static_assert(CG_WM % 16 == 0 && CG_WN % 16 == 0, "warp tile must be a multiple of 16x16");
-static_assert(BK % CG_KSTEP == 0 && BK % CG_EPC == 0, "BK must be a multiple of the mma K step");
-static_assert(STAGES >= 2, "the cp.async ring needs at least two stages");
-static_assert((A_CPR & (A_CPR - 1)) == 0 && (B_CPR & (B_CPR - 1)) == 0, "SWZ permutes power-of-two rows only");
-typedef @AB_T@ cg_ab_t;
-
-static __device__ __forceinline__ unsigned cg_smem_u32(const void* p) {
-    return (unsigned)__cvta_generic_to_shared(p);
-}
-/* Byte offset of logical 16-byte chunk `chunk` of tile row `row` (rows of `cpr` chunks). */
-static __device__ __forceinline__ int cg_chunk_off(int row, int chunk, int cpr) {
-    return (row * cpr + SWZ(row, chunk, cpr)) * 16;
-}
-/* src_bytes < 16 zero-fills the rest of the chunk: out-of-range rows/columns become 0,
-   which is what the K tail and the M/N edges need. */
-static __device__ __forceinline__ void cg_cp_async16(unsigned dst, const void* src, int src_bytes) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: "r"(dst), "l"(src), "r"(src_bytes) : "memory");
-}
-static __device__ __forceinline__ void cg_cp_commit() {
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-template <int N>
-static __device__ __forceinline__ void cg_cp_wait() {
-    asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory");
-}
-
-/* One operand tile: ROWS rows of CPR chunks, row r holding global outer index o0 + r
-   and inner (contiguous) indices i0 + chunk * CG_EPC...; the global matrix is O x I with
-   leading dimension I. */
-template <int ROWS, int CPR, int VEC>
-static __device__ __forceinline__ void cg_load_tile(unsigned char* s, const cg_ab_t* __restrict__ g,
-                                                    int o0, int O, int i0, int I, int tid) {
-    constexpr int CHUNKS = ROWS * CPR;
-    constexpr int ITERS = (CHUNKS + CG_THREADS - 1) / CG_THREADS;
-    if constexpr (CG_THREADS % CPR == 0 && (CG_THREADS / CPR) % 8 == 0) {
-        /* Each thread keeps one chunk column and steps down by RSTEP rows; SWZ's key
-           repeats every 8 rows, so the shared offsets are one base plus constants and
-           the global ones one pointer plus multiples of a stride: few live registers. */
-        constexpr int RSTEP = CG_THREADS / CPR;
-        const int r0 = tid / CPR, ch = tid % CPR;
-        const int gi = i0 + ch * CG_EPC;
-        const int rows_left = O - (o0 + r0);
-        const int left = I - gi;
-        const long step = (long)RSTEP * I;
-        const cg_ab_t* p = g + ((long)(o0 + r0) * I + gi);
-        unsigned char* dst = s + cg_chunk_off(r0, ch, CPR);
-#pragma unroll
-        for (int it = 0; it < ITERS; ++it) {
-            if (CHUNKS % CG_THREADS != 0 && r0 + it * RSTEP >= ROWS) break;
-            const bool row_ok = it * RSTEP < rows_left;
-            if (VEC) {
-                /* I is a multiple of CG_EPC here, so every chunk is 16-byte aligned and
-                   either wholly inside or wholly outside the matrix. */
-                const int valid = (row_ok && left > 0) ? (left < CG_EPC ? left : CG_EPC) : 0;
-                cg_cp_async16(cg_smem_u32(dst + it * RSTEP * CPR * 16), valid ? p + it * step : g, valid * CG_ESZ);
-            } else {
-                /* Unaligned chunks: cp.async would fault, so load elements synchronously. */
-                alignas(16) cg_ab_t v[CG_EPC];
-#pragma unroll
-                for (int e = 0; e < CG_EPC; ++e) v[e] = (row_ok && e < left) ? p[it * step + e] : (cg_ab_t)0;
-                *reinterpret_cast<cg_u4*>(dst + it * RSTEP * CPR * 16) = *reinterpret_cast<const cg_u4*>(v);
-            }
-        }
-    } else {
-#pragma unroll
-        for (int it = 0; it < ITERS; ++it) {
-            const int c = it * CG_THREADS + tid;
-            if (CHUNKS % CG_THREADS != 0 && c >= CHUNKS) break;
-            const int r = c / CPR, ch = c % CPR;
-            const int go = o0 + r, gi = i0 + ch * CG_EPC;
-            unsigned char* dst = s + cg_chunk_off(r, ch, CPR);
-            if (VEC) {
-                const int left = I - gi;
-                const int valid = (go < O && left > 0) ? (left < CG_EPC ? left : CG_EPC) : 0;
-                const cg_ab_t* src = valid ? g + ((long)go * I + gi) : g;
-                cg_cp_async16(cg_smem_u32(dst), src, valid * CG_ESZ);
-            } else {
-                alignas(16) cg_ab_t v[CG_EPC];
-#pragma unroll
-                for (int e = 0; e < CG_EPC; ++e)
-                    v[e] = (go < O && gi + e < I) ? g[(long)go * I + gi + e] : (cg_ab_t)0;
-                *reinterpret_cast<cg_u4*>(dst) = *reinterpret_cast<const cg_u4*>(v);
-            }
-        }
-    }
-}
-"#;
-
-const MMA16_FRAG: &str = r#"
-static __device__ __forceinline__ void cg_ldsm_x4(unsigned* r, unsigned addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr) : "memory");
-}
-static __device__ __forceinline__ void cg_ldsm_x4_trans(unsigned* r, unsigned addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr) : "memory");
-}
-@MMA_FN@"#;
-
-/// `cg_mma` (`@MMA_FN@` of [`MMA16_FRAG`] and [`MMATF32_FRAG`]); `@MMA_SHAPE@` is the
-/// instruction's shape and types, e.g. `m16n8k16.row.col.f32.f16.f16.f32`.
-const MMA_FN: &str = r#"static __device__ __forceinline__ void cg_mma(float* c, const unsigned* a, const unsigned* b) {
-    asm("mma.sync.aligned.@MMA_SHAPE@ {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-"#;
-
-/// [`Variant::LoadOnly`]'s stand-ins for `cg_mma`: they consume one A or one B fragment,
-/// so that the loads (and tf32 conversions) that produced it are kept, and do nothing.
-const SINK_FN: &str = r#"/* Diagnosis variant load_only: no mma; these keep the fragment loads alive. */
-static __device__ __forceinline__ void cg_sink_a(const unsigned* a) {
-    asm volatile("" :: "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]));
-}
-static __device__ __forceinline__ void cg_sink_b(const unsigned* b) {
-    asm volatile("" :: "r"(b[0]), "r"(b[1]));
-}
-"#;
-
-const MMATF32_FRAG: &str = r#"
-static __device__ __forceinline__ void cg_ldsm_x4(unsigned* r, unsigned addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr) : "memory");
-}
-/* The mma reads tf32 operands as f32 bit patterns; round to nearest (away) first, as
-   cuBLAS does, rather than letting the hardware truncate. */
-static __device__ __forceinline__ unsigned cg_to_tf32(unsigned x) {
-    unsigned u;
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(u) : "f"(__uint_as_float(x)));
-    return u;
-}
-/* Element (row, col) of a swizzled f32 tile, rounded to tf32. */
-static __device__ __forceinline__ unsigned cg_lds_tf32(const unsigned char* s, int row, int col, int cpr) {
-    return cg_to_tf32(*reinterpret_cast<const unsigned*>(s + cg_chunk_off(row, col >> 2, cpr) + (col & 3) * 4));
-}
-@MMA_FN@"#;
-
-const MMA_KERNEL: &str = r#"
-extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int K, @PARAMS@) {
-    extern __shared__ __align__(128) unsigned char cg_smem[];
-    int tm, tn;
-    if (!cg_tile_of_block(M, N, BM, BN, &tm, &tn)) return;
-    const int m0 = tm * BM, n0 = tn * BN;
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int warp_m = warp / WARPS_N, warp_n = warp % WARPS_N;
-    const cg_ab_t* __restrict__ ga = @A_PTR@;
-    const cg_ab_t* __restrict__ gb = @B_PTR@;
-    unsigned char* const sa = cg_smem;
-    unsigned char* const sb = cg_smem + STAGES * A_STAGE_BYTES;
-    (void)lane; (void)warp_m; (void)warp_n;
-
-    float c[CG_MI][CG_NI][4];
-#pragma unroll
-    for (int mi = 0; mi < CG_MI; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < CG_NI; ++ni)
-#pragma unroll
-            for (int q = 0; q < 4; ++q) c[mi][ni][q] = 0.0f;
-
-    auto load_stage = [&](int st, int k0) {
-        @LOAD_A@;
-        @LOAD_B@;
-    };
-
-    const int ktiles = (K + BK - 1) / BK;
-    /* Prologue: STAGES-1 tiles in flight. Every slot commits a group, empty or not, so
-       that wait_group<STAGES-2> below always means "tile kt has landed". */
-#pragma unroll
-    for (int st = 0; st < STAGES - 1; ++st) {
-        if (st < ktiles) load_stage(st, st * BK);
-        cg_cp_commit();
-    }
-    int rd = 0, wr = STAGES - 1;
-    for (int kt = 0; kt < ktiles; ++kt) {
-        cg_cp_wait<STAGES - 2>();
-        /* Makes tile kt visible to every warp, and tells the producer below that every
-           warp is done with the slot it overwrites (consumed in iteration kt-1). */
-        __syncthreads();
-        if (kt + STAGES - 1 < ktiles) load_stage(wr, (kt + STAGES - 1) * BK);
-        cg_cp_commit();
-        wr = wr + 1 == STAGES ? 0 : wr + 1;
-
-        const unsigned char* const as = sa + rd * A_STAGE_BYTES;
-        const unsigned char* const bs = sb + rd * B_STAGE_BYTES;
-        (void)as; (void)bs;
-        const unsigned as_u = cg_smem_u32(as), bs_u = cg_smem_u32(bs);
-        (void)as_u; (void)bs_u;
-        rd = rd + 1 == STAGES ? 0 : rd + 1;
-#pragma unroll
-        for (int kk = 0; kk < BK / CG_KSTEP; ++kk) {
-            unsigned af[CG_MI][4], bf[CG_NI][2];
-@FRAGS@
-@MMA@        }
-    }
-    cg_cp_wait<0>();
-
-    /* Accumulator fragment: c0,c1 at (groupID, 2*tig + {0,1}), c2,c3 eight rows lower. */
-#pragma unroll
-    for (int mi = 0; mi < CG_MI; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < CG_NI; ++ni)
-#pragma unroll
-            for (int q = 0; q < 4; ++q) {
-                const int i = m0 + warp_m * CG_WM + mi * 16 + (lane >> 2) + (q >> 1) * 8;
-                const int j = n0 + warp_n * CG_WN + ni * 8 + (lane & 3) * 2 + (q & 1);
-                if (i < M && j < N) {
-                    const float acc = c[mi][ni][q];
-                    @STORE@;
-                }
-            }
-}
-"#;
-
-/// The math of one k-step of the tensor-core kernels (`@MMA@` of [`MMA_KERNEL`]).
-const MMA_LOOP: &str = "#pragma unroll
-            for (int mi = 0; mi < CG_MI; ++mi)
-#pragma unroll
-                for (int ni = 0; ni < CG_NI; ++ni) cg_mma(c[mi][ni], af[mi], bf[ni]);
-";
-
-/// [`Variant::LoadOnly`]'s k-step: each fragment consumed once, no mma.
-const SINK_LOOP: &str = "#pragma unroll
-            for (int mi = 0; mi < CG_MI; ++mi) cg_sink_a(af[mi]);
-#pragma unroll
-            for (int ni = 0; ni < CG_NI; ++ni) cg_sink_b(bf[ni]);
-";
-
-/// Fragment loads of one k-step for the f16/bf16 kernel (ldmatrix.x4). Each ldmatrix
-/// lane supplies the address of one 16-byte row of one of four 8x8 matrices (lanes
-/// 8q..8q+7 for matrix q); matrix q lands in register q in the mma fragment order.
-fn frags_mma16(ir: &GemmIr) -> String {
-    // A: registers {rows 0-7, k 0-7}, {rows 8-15, k 0-7}, {rows 0-7, k 8-15}, {rows 8-15, k 8-15}.
-    let a = match ir.a_layout() {
-        // K-major smem (rows m): lane -> row m = lane%16, k chunk = lane/16.
-        Layout::RowMajor => {
-            "                const int ar = warp_m * CG_WM + mi * 16 + (lane & 15);
-                const int ac = kk * 2 + (lane >> 4);
-                cg_ldsm_x4(af[mi], as_u + cg_chunk_off(ar, ac, A_CPR));"
-        }
-        // M-major smem (rows k): matrix q covers m block q&1, k block q>>1; .trans hands
-        // each thread the (m, k..k+1) pair the fragment wants.
-        Layout::ColMajor => {
-            "                const int ar = kk * 16 + (lane & 7) + ((lane >> 4) << 3);
-                const int ac = (warp_m * CG_WM + mi * 16) / 8 + ((lane >> 3) & 1);
-                cg_ldsm_x4_trans(af[mi], as_u + cg_chunk_off(ar, ac, A_CPR));"
-        }
-    };
-    // B: two n8 fragments per ldmatrix.x4: {n 0-7, k 0-7}, {n 0-7, k 8-15}, {n 8-15, k 0-7}, {n 8-15, k 8-15}.
-    let b = match ir.b_layout() {
-        // K-major smem (rows n).
-        Layout::ColMajor => {
-            "                const int br = warp_n * CG_WN + nj * 16 + (lane & 7) + ((lane >> 4) << 3);
-                const int bc = kk * 2 + ((lane >> 3) & 1);
-                cg_ldsm_x4(r, bs_u + cg_chunk_off(br, bc, B_CPR));"
-        }
-        // N-major smem (rows k).
-        Layout::RowMajor => {
-            "                const int br = kk * 16 + (lane & 7) + (((lane >> 3) & 1) << 3);
-                const int bc = (warp_n * CG_WN + nj * 16) / 8 + (lane >> 4);
-                cg_ldsm_x4_trans(r, bs_u + cg_chunk_off(br, bc, B_CPR));"
-        }
-    };
-    format!(
-        "#pragma unroll
-            for (int mi = 0; mi < CG_MI; ++mi) {{
-{a}
-            }}
-#pragma unroll
-            for (int nj = 0; nj < CG_NI / 2; ++nj) {{
-                unsigned r[4];
-{b}
-                bf[2 * nj][0] = r[0]; bf[2 * nj][1] = r[1];
-                bf[2 * nj + 1][0] = r[2]; bf[2 * nj + 1][1] = r[3];
-            }}
-"
-    )
-}
-
-/// Fragment loads of one k-step for the tf32 kernel: a0..a3 at (g, t), (g+8, t),
-/// (g, t+4), (g+8, t+4) and b0, b1 at (k=t, n=g), (k=t+4, n=g), with g = lane/4 and
-/// t = lane%4.
-///
-/// A K-major f32 tile viewed as b16 is exactly what non-trans ldmatrix expects: an 8x8
-/// b16 matrix is 8 rows of 4 floats and hands thread l the float (l/4, l%4), which is
-/// (g, t). So K-major operands reuse the f16 ldmatrix addressing (a k-step of 8 floats
-/// is two chunks, as a k-step of 16 halves is). MN-major operands would need a 32-bit
-/// transpose, which ldmatrix lacks: they use scalar shared loads. Their rows are
-/// `kb + r` with kb a multiple of 8, and SWZ's key repeats every 8 rows, so the
-/// swizzled offset is `kb * row_bytes + cg_chunk_off(r, ..)`, with the second term
-/// loop-invariant.
-fn frags_tf32(ir: &GemmIr) -> String {
-    let mut s = String::from(
-        "            const int g = lane >> 2, t = lane & 3, kb = kk * 8;\n            (void)g; (void)t; (void)kb;\n",
-    );
-    match ir.a_layout() {
-        Layout::RowMajor => s.push_str(
-            "#pragma unroll
-            for (int mi = 0; mi < CG_MI; ++mi) {
-                const int ar = warp_m * CG_WM + mi * 16 + (lane & 15);
-                const int ac = kk * 2 + (lane >> 4);
-                cg_ldsm_x4(af[mi], as_u + cg_chunk_off(ar, ac, A_CPR));
-#pragma unroll
-                for (int q = 0; q < 4; ++q) af[mi][q] = cg_to_tf32(af[mi][q]);
-            }
-",
-        ),
-        Layout::ColMajor => s.push_str(
-            "#pragma unroll
-            for (int mi = 0; mi < CG_MI; ++mi) {
-                const int mt = warp_m * CG_WM + mi * 16;
-                af[mi][0] = cg_lds_tf32(as + kb * A_CPR * 16, t, mt + g, A_CPR);
-                af[mi][1] = cg_lds_tf32(as + kb * A_CPR * 16, t, mt + g + 8, A_CPR);
-                af[mi][2] = cg_lds_tf32(as + kb * A_CPR * 16, t + 4, mt + g, A_CPR);
-                af[mi][3] = cg_lds_tf32(as + kb * A_CPR * 16, t + 4, mt + g + 8, A_CPR);
-            }
-",
-        ),
-    }
-    match ir.b_layout() {
-        Layout::ColMajor => s.push_str(
-            "#pragma unroll
-            for (int nj = 0; nj < CG_NI / 2; ++nj) {
-                unsigned r[4];
-                const int br = warp_n * CG_WN + nj * 16 + (lane & 7) + ((lane >> 4) << 3);
-                const int bc = kk * 2 + ((lane >> 3) & 1);
-                cg_ldsm_x4(r, bs_u + cg_chunk_off(br, bc, B_CPR));
-                bf[2 * nj][0] = cg_to_tf32(r[0]); bf[2 * nj][1] = cg_to_tf32(r[1]);
-                bf[2 * nj + 1][0] = cg_to_tf32(r[2]); bf[2 * nj + 1][1] = cg_to_tf32(r[3]);
-            }
-",
-        ),
-        Layout::RowMajor => s.push_str(
-            "#pragma unroll
-            for (int ni = 0; ni < CG_NI; ++ni) {
-                const int nt = warp_n * CG_WN + ni * 8;
-                bf[ni][0] = cg_lds_tf32(bs + kb * B_CPR * 16, t, nt + g, B_CPR);
-                bf[ni][1] = cg_lds_tf32(bs + kb * B_CPR * 16, t + 4, nt + g, B_CPR);
-            }
-",
-        ),
-    }
-    s
-}
-
-fn mma_kernel(ir: &GemmIr, fam: Family, variant: Variant) -> String {
-    let (ab_t, _) = ab_type(ir.ab_dtype);
-    let (esz, kstep) = match fam {
-        Family::MmaTf32 => ("4", "8"),
-        _ => ("2", "16"),
-    };
-    // Shared rows run along the operand's outer (non-contiguous) global dimension.
-    let (a_rows, a_cpr, load_a) = match ir.a_layout() {
-        Layout::RowMajor => (
-            "BM",
-            "(BK / CG_EPC)",
-            "cg_load_tile<A_ROWS, A_CPR, A_VEC>(sa + st * A_STAGE_BYTES, ga, m0, M, k0, K, tid)",
-        ),
-        Layout::ColMajor => (
-            "BK",
-            "(BM / CG_EPC)",
-            "cg_load_tile<A_ROWS, A_CPR, A_VEC>(sa + st * A_STAGE_BYTES, ga, k0, K, m0, M, tid)",
-        ),
-    };
-    let (b_rows, b_cpr, load_b) = match ir.b_layout() {
-        Layout::RowMajor => (
-            "BK",
-            "(BN / CG_EPC)",
-            "cg_load_tile<B_ROWS, B_CPR, B_VEC>(sb + st * B_STAGE_BYTES, gb, k0, K, n0, N, tid)",
-        ),
-        Layout::ColMajor => (
-            "BN",
-            "(BK / CG_EPC)",
-            "cg_load_tile<B_ROWS, B_CPR, B_VEC>(sb + st * B_STAGE_BYTES, gb, n0, N, k0, K, tid)",
-        ),
-    };
-    let mma_t = match ir.ab_dtype {
-        DType::Bf16 => "bf16",
-        _ => "f16",
-    };
-    let shape = match fam {
-        Family::MmaTf32 => "m16n8k8.row.col.f32.tf32.tf32.f32".to_string(),
-        _ => format!("m16n8k16.row.col.f32.{mma_t}.{mma_t}.f32"),
-    };
-    let (mma_fn, mma) = match variant {
-        Variant::LoadOnly => (SINK_FN.to_string(), SINK_LOOP),
-        _ => (fill(MMA_FN, &[("MMA_SHAPE", shape)]), MMA_LOOP),
-    };
-    let (frag_helpers, frags) = match fam {
-        Family::MmaTf32 => (fill(MMATF32_FRAG, &[("MMA_FN", mma_fn)]), frags_tf32(ir)),
-        _ => (fill(MMA16_FRAG, &[("MMA_FN", mma_fn)]), frags_mma16(ir)),
-    };
-    // ComputeOnly: load_stage keeps its signature (and the ring its commits) but moves
-    // nothing.
-    let (load_a, load_b) = match variant {
-        Variant::ComputeOnly => ("(void)st; (void)k0; (void)ga", "(void)gb"),
-        _ => (load_a, load_b),
-    };
-    let mut s = fill(
-        MMA_COMMON,
-        &[
-            ("ESZ", esz.into()),
-            ("KSTEP", kstep.into()),
-            ("A_ROWS", a_rows.into()),
-            ("A_CPR", a_cpr.into()),
-            ("B_ROWS", b_rows.into()),
-            ("B_CPR", b_cpr.into()),
-            ("AB_T", ab_t.into()),
-        ],
-    );
-    s.push_str(&frag_helpers);
-    s.push_str(&fill(
-        MMA_KERNEL,
-        &[
-            ("SYM", ir.symbol()),
-            ("PARAMS", kernel_params(ir, Dialect::Cuda)),
-            ("A_PTR", format!("p{}", ir.a)),
-            ("B_PTR", format!("p{}", ir.b)),
-            ("LOAD_A", load_a.into()),
-            ("LOAD_B", load_b.into()),
-            ("FRAGS", frags),
-            ("MMA", mma.into()),
-            ("STORE", epilogue_store(ir, variant)),
-        ],
-    ));
-    s
-}
-
-const SIMT: &str = r#"
-#define CG_THREADS (MDIMC * NDIMC)
-#define CG_MWI (MWG / MDIMC)
-#define CG_NWI (NWG / NDIMC)
-#define CG_PAD 1
-#define CG_LDA (MWG + CG_PAD)
-#define CG_LDB (NWG + CG_PAD)
-static_assert(MWG % MDIMC == 0 && NWG % NDIMC == 0, "tile must split evenly over threads");
-static_assert(MWG % VW == 0 && NWG % VW == 0 && KWG % VW == 0, "VW must divide the tile");
-typedef @AB_T@ cg_ab_t;
-struct alignas(VW * sizeof(cg_ab_t)) cg_vec_t { cg_ab_t v[VW]; };
-static __device__ __forceinline__ float cg_ab_f32(cg_ab_t x) { return @CVT@; }
-
-/* One operand tile into local memory as float: OUTER x INNER elements of the global
-   O x I matrix (leading dimension I) starting at (o0, i0). KINNER: the inner dimension is
-   K, so the tile is stored transposed ([k][outer]) to keep the compute loop's reads
-   contiguous along M/N. */
-template <int OUTER, int INNER, int KINNER, int LDS, int VEC_OK>
-static __device__ __forceinline__ void cg_simt_load(float* s, const cg_ab_t* __restrict__ g,
-                                                    int o0, int O, int i0, int I, int tid) {
-    constexpr int IV = INNER / VW;
-    constexpr int TOTAL = OUTER * IV;
-    constexpr int ITERS = (TOTAL + CG_THREADS - 1) / CG_THREADS;
-#pragma unroll
-    for (int it = 0; it < ITERS; ++it) {
-        const int idx = it * CG_THREADS + tid;
-        if (TOTAL % CG_THREADS != 0 && idx >= TOTAL) break;
-        const int o = idx / IV, iv = (idx % IV) * VW;
-        const int go = o0 + o, gi = i0 + iv;
-        float v[VW];
-        if (VEC_OK && go < O && gi + VW <= I) {
-            const cg_vec_t t = *reinterpret_cast<const cg_vec_t*>(g + ((long)go * I + gi));
-#pragma unroll
-            for (int e = 0; e < VW; ++e) v[e] = cg_ab_f32(t.v[e]);
-        } else {
-#pragma unroll
-            for (int e = 0; e < VW; ++e) v[e] = (go < O && gi + e < I) ? cg_ab_f32(g[(long)go * I + gi + e]) : 0.0f;
-        }
-#pragma unroll
-        for (int e = 0; e < VW; ++e) {
-            if (KINNER) s[(iv + e) * LDS + o] = v[e];
-            else s[o * LDS + iv + e] = v[e];
-        }
-    }
-}
-
-extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int K, @PARAMS@) {
-    __shared__ float cg_as[KWG * CG_LDA];
-    __shared__ float cg_bs[KWG * CG_LDB];
-    int tm, tn;
-    if (!cg_tile_of_block(M, N, MWG, NWG, &tm, &tn)) return;
-    const int m0 = tm * MWG, n0 = tn * NWG;
-    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * NDIMC + tx;
-    const cg_ab_t* __restrict__ ga = @A_PTR@;
-    const cg_ab_t* __restrict__ gb = @B_PTR@;@GUARD@
-
-    float c[CG_MWI][CG_NWI];
-#pragma unroll
-    for (int mi = 0; mi < CG_MWI; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < CG_NWI; ++ni) c[mi][ni] = 0.0f;
-
-    for (int k0 = 0; k0 < K; k0 += KWG) {
-        @LOAD_A@;
-        @LOAD_B@;
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < KWG; ++k) {
-            float a[CG_MWI], b[CG_NWI];
-#pragma unroll
-            for (int mi = 0; mi < CG_MWI; ++mi) a[mi] = cg_as[k * CG_LDA + ty + mi * MDIMC];
-#pragma unroll
-            for (int ni = 0; ni < CG_NWI; ++ni) b[ni] = cg_bs[k * CG_LDB + tx + ni * NDIMC];
-@MATH@        }
-        __syncthreads();
-    }
-
-    /* Strided ownership: neighbouring threads hold neighbouring columns, so the stores
-       of a row-major output coalesce. */
-#pragma unroll
-    for (int mi = 0; mi < CG_MWI; ++mi)
-#pragma unroll
-        for (int ni = 0; ni < CG_NWI; ++ni) {
-            const int i = m0 + ty + mi * MDIMC;
-            const int j = n0 + tx + ni * NDIMC;
-            if (i < M && j < N) {
-                const float acc = c[mi][ni];
-                @STORE@;
-            }
-        }
-}
-"#;
-
-/// The SIMT kernel's inner product (`@MATH@` of [`SIMT`]).
-const SIMT_MATH: &str = "#pragma unroll
-            for (int mi = 0; mi < CG_MWI; ++mi)
-#pragma unroll
-                for (int ni = 0; ni < CG_NWI; ++ni) c[mi][ni] = fmaf(a[mi], b[ni], c[mi][ni]);
-";
-
-/// [`Variant::LoadOnly`]'s SIMT inner step: every loaded value added once, no product.
-const SIMT_ADDS: &str = "#pragma unroll
-            for (int mi = 0; mi < CG_MWI; ++mi) c[mi][0] += a[mi];
-#pragma unroll
-            for (int ni = 0; ni < CG_NWI; ++ni) c[0][ni] += b[ni];
-";
-
-fn simt_kernel(ir: &GemmIr, variant: Variant) -> String {
-    let (ab_t, cvt) = ab_type(ir.ab_dtype);
-    let load_a = match ir.a_layout() {
-        Layout::RowMajor => "cg_simt_load<MWG, KWG, 1, CG_LDA, (A_ALIGN % VW == 0)>(cg_as, ga, m0, M, k0, K, tid)",
-        Layout::ColMajor => "cg_simt_load<KWG, MWG, 0, CG_LDA, (A_ALIGN % VW == 0)>(cg_as, ga, k0, K, m0, M, tid)",
-    };
-    let load_b = match ir.b_layout() {
-        Layout::RowMajor => "cg_simt_load<KWG, NWG, 0, CG_LDB, (B_ALIGN % VW == 0)>(cg_bs, gb, k0, K, n0, N, tid)",
-        Layout::ColMajor => "cg_simt_load<NWG, KWG, 1, CG_LDB, (B_ALIGN % VW == 0)>(cg_bs, gb, n0, N, k0, K, tid)",
-    };
-    let (load_a, load_b, guard) = match variant {
-        // The static shared arrays must look written, or a compiler may fold every load
-        // of them to undef and the FMAs with them; `K < 0` never holds. The guard also
-        // reads `ga`/`gb` (as pointers, not through them), which NVRTC otherwise reports
-        // as set but never used.
-        Variant::ComputeOnly => (
-            "/* compute_only: no A tile load */",
-            "/* compute_only: no B tile load */",
-            "\n    if (K < 0) { cg_as[tid % CG_LDA] = (float)(ga == 0); cg_bs[tid % CG_LDB] = (float)(gb == 0); } /* never taken: see emit_variant */",
-        ),
-        _ => (load_a, load_b, ""),
-    };
-    let math = match variant {
-        Variant::LoadOnly => SIMT_ADDS,
-        _ => SIMT_MATH,
-    };
-    fill(
-        SIMT,
-        &[
-            ("AB_T", ab_t.into()),
-            ("CVT", cvt.into()),
-            ("SYM", ir.symbol()),
-            ("PARAMS", kernel_params(ir, Dialect::Cuda)),
-            ("A_PTR", format!("p{}", ir.a)),
-            ("B_PTR", format!("p{}", ir.b)),
-            ("LOAD_A", load_a.into()),
-            ("LOAD_B", load_b.into()),
-            ("GUARD", guard.into()),
-            ("MATH", math.into()),
-            ("STORE", epilogue_store(ir, variant)),
-        ],
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{EpOp, Func, Param};
+    use crate::codegen::prelude::kernel_params;
+    use crate::family::FamilyId;
+    use crate::ir::{AccMode, EpOp, Func, Param};
+
+    /// The CUDA source of `family` for `ir`.
+    fn emit(ir: &GemmIr, family: FamilyId) -> String {
+        crate::codegen::emit(ir, Backend::Cuda, family, Variant::Full)
+    }
 
     /// `gelu(alpha * (a * b) + bias) + res` with the given operand types and layouts.
     pub(crate) fn ir(dt: DType, acc: AccMode, la: Layout, lb: Layout) -> GemmIr {
@@ -843,12 +183,12 @@ mod tests {
     #[test]
     fn source_names_the_kernel_and_its_abi() {
         let g = ir(DType::F16, AccMode::F32, Layout::RowMajor, Layout::RowMajor);
-        let s = emit(&g, Instr::MmaSync);
+        let s = emit(&g, FamilyId::MmaSync);
         assert!(s.contains(&format!(
             "extern \"C\" __global__ void __launch_bounds__(CG_THREADS) {}(int M, int N, int K, ",
             g.symbol()
         )));
-        assert!(s.contains(&kernel_params(&g, Dialect::Cuda)));
+        assert!(s.contains(&kernel_params(&g, Backend::Cuda)));
         assert!(s.contains("cg_epilogue(acc, i, j, M, N, p2, p3, p4)"), "{s}");
         assert!(!s.contains("#include"));
         assert!(!s.contains('@'), "unfilled template key");
@@ -857,11 +197,11 @@ mod tests {
     #[test]
     fn mma_instruction_per_dtype() {
         for (la, lb) in LAYOUTS {
-            let f16 = emit(&ir(DType::F16, AccMode::F32, la, lb), Instr::MmaSync);
+            let f16 = emit(&ir(DType::F16, AccMode::F32, la, lb), FamilyId::MmaSync);
             assert!(f16.contains("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"));
-            let bf16 = emit(&ir(DType::Bf16, AccMode::F32, la, lb), Instr::MmaSync);
+            let bf16 = emit(&ir(DType::Bf16, AccMode::F32, la, lb), FamilyId::MmaSync);
             assert!(bf16.contains("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
-            let tf32 = emit(&ir(DType::F32, AccMode::Tf32, la, lb), Instr::MmaSync);
+            let tf32 = emit(&ir(DType::F32, AccMode::Tf32, la, lb), FamilyId::MmaSync);
             assert!(tf32.contains("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"));
             assert!(tf32.contains("cvt.rna.tf32.f32"));
             // 32-bit elements cannot be transposed by ldmatrix: MN-major tf32 operands
@@ -883,7 +223,7 @@ mod tests {
     #[test]
     fn ldmatrix_trans_exactly_for_mn_major_operands() {
         for (la, lb) in LAYOUTS {
-            let s = emit(&ir(DType::F16, AccMode::F32, la, lb), Instr::MmaSync);
+            let s = emit(&ir(DType::F16, AccMode::F32, la, lb), FamilyId::MmaSync);
             let body = &s[s.find("extern \"C\"").unwrap()..];
             let a_trans = body.contains("cg_ldsm_x4_trans(af[mi]");
             let a_plain = body.contains("cg_ldsm_x4(af[mi]");
@@ -904,18 +244,16 @@ mod tests {
     }
 
     #[test]
-    fn fma_and_full_f32_take_the_simt_kernel() {
+    fn the_simt_family_writes_the_fma_kernel() {
         let g = ir(DType::F32, AccMode::F32, Layout::ColMajor, Layout::RowMajor);
-        for instr in [Instr::Fma, Instr::MmaSync] {
-            let s = emit(&g, instr);
-            assert!(s.contains("fmaf(a[mi], b[ni], c[mi][ni])"));
-            assert!(!s.contains("mma.sync"));
-            assert!(!s.contains("cp.async"));
-            assert!(s.contains(&g.symbol()));
-        }
+        let s = emit(&g, FamilyId::Simt);
+        assert!(s.contains("fmaf(a[mi], b[ni], c[mi][ni])"));
+        assert!(!s.contains("mma.sync"));
+        assert!(!s.contains("cp.async"));
+        assert!(s.contains(&g.symbol()));
         let h = emit(
             &ir(DType::Bf16, AccMode::F32, Layout::RowMajor, Layout::ColMajor),
-            Instr::Fma,
+            FamilyId::Simt,
         );
         assert!(h.contains("cg_bf16_to_f32(x)"));
     }
@@ -926,7 +264,7 @@ mod tests {
         let mut g = ir(DType::F16, AccMode::F32, Layout::ColMajor, Layout::RowMajor);
         g.a_t = true;
         g.b_t = true;
-        let s = emit(&g, Instr::MmaSync);
+        let s = emit(&g, FamilyId::MmaSync);
         assert!(s.contains("cg_ldsm_x4(af[mi]"));
         assert!(s.contains("cg_ldsm_x4(r,"));
         assert_eq!(
@@ -956,13 +294,13 @@ mod tests {
     #[test]
     fn output_is_deterministic() {
         for (la, lb) in LAYOUTS {
-            for (dt, acc, instr) in [
-                (DType::F16, AccMode::F32, Instr::MmaSync),
-                (DType::F32, AccMode::Tf32, Instr::MmaSync),
-                (DType::F32, AccMode::F32, Instr::Fma),
+            for (dt, acc, family) in [
+                (DType::F16, AccMode::F32, FamilyId::MmaSync),
+                (DType::F32, AccMode::Tf32, FamilyId::MmaSync),
+                (DType::F32, AccMode::F32, FamilyId::Simt),
             ] {
                 let g = ir(dt, acc, la, lb);
-                assert_eq!(emit(&g, instr), emit(&g.clone(), instr));
+                assert_eq!(emit(&g, family), emit(&g.clone(), family));
             }
         }
     }

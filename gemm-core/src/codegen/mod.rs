@@ -13,33 +13,29 @@
 //! runtime compiles it with the same `-D` definitions and launches it with the same
 //! arguments and grid.
 //!
-//! [`TileConfig::defines`]: crate::config::TileConfig::defines
+//! [`TileConfig::defines`]: crate::family::TileConfig::defines
 
 pub mod cuda;
-pub mod opencl;
-mod prelude;
+pub(crate) mod prelude;
 
-pub use prelude::Dialect;
-
+use crate::family::FamilyId;
 use crate::ir::GemmIr;
-use crate::target::{Backend, Instr, TargetSpec};
+use crate::plan::Plan;
+use crate::target::{Backend, TargetSpec};
 
-/// The generated source for `ir` on `target`, and the instruction family it uses.
-pub fn emit(ir: &GemmIr, target: &TargetSpec) -> (String, Instr) {
-    emit_variant(ir, target, Variant::Full)
+/// The source of `family` for `ir` on a `backend` target: diagnosis variant `variant`,
+/// [`Variant::Full`] for the kernel itself. Any other variant has the same symbol, ABI and
+/// tile constants, and starts with the line `/* crossgemm diagnosis variant: <name> */`.
+pub fn emit(ir: &GemmIr, backend: Backend, family: FamilyId, variant: Variant) -> String {
+    family.family().emit(ir, backend, variant)
 }
 
-/// The source of diagnosis variant `variant` of the kernel for `ir` on `target`, and the
-/// instruction family it uses. [`Variant::Full`] is exactly [`emit`]'s source; any other
-/// variant has the same symbol, ABI and tile constants, and starts with the line
-/// `/* crossgemm diagnosis variant: <name> */`.
-pub fn emit_variant(ir: &GemmIr, target: &TargetSpec, variant: Variant) -> (String, Instr) {
-    let (instr, _) = target.select_instr(ir.ab_dtype, ir.acc);
-    let src = match target.backend {
-        Backend::Cuda => cuda::emit_variant(ir, instr, variant),
-        Backend::Opencl => opencl::emit_variant(ir, variant),
-    };
-    (src, instr)
+/// The kernel sources a plan needs on `target`: one per family of the plan, in its order.
+pub fn sources(ir: &GemmIr, target: &TargetSpec, plan: &Plan) -> Vec<(FamilyId, String)> {
+    plan.families
+        .iter()
+        .map(|&f| (f, emit(ir, target.backend, f, Variant::Full)))
+        .collect()
 }
 
 /// Source variants that the diagnosis tool asks for; `Full` is the real kernel.

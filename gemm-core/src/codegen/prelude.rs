@@ -2,38 +2,35 @@
 //! epilogue functions, and the epilogue itself as one inlined C function.
 
 use crate::ir::{DType, EpOp, Func, GemmIr, Layout, ParamKind};
+use crate::target::Backend;
+
+/// The C dialect a generator writes is its target's backend (the old name, kept for the
+/// generators that spell it so).
+pub(crate) use crate::target::Backend as Dialect;
 use std::fmt::Write;
 
 /// The spelling differences between CUDA C (NVRTC, header-free) and OpenCL C 1.2.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dialect {
-    /// CUDA C for NVRTC.
-    Cuda,
-    /// OpenCL C 1.2.
-    Opencl,
-}
-
-impl Dialect {
+impl Backend {
     /// Address-space qualifier of kernel pointer parameters.
-    pub const fn global(self) -> &'static str {
+    pub(crate) const fn global(self) -> &'static str {
         match self {
-            Dialect::Cuda => "",
-            Dialect::Opencl => "__global ",
+            Backend::Opencl => "__global ",
+            Backend::Cuda | Backend::Host => "",
         }
     }
     /// C storage type of an element.
-    pub const fn storage(self, d: DType) -> &'static str {
+    pub(crate) const fn storage(self, d: DType) -> &'static str {
         match (self, d) {
             (_, DType::F32) => "float",
-            (Dialect::Cuda, _) => "unsigned short",
-            (Dialect::Opencl, _) => "ushort",
+            (Backend::Opencl, _) => "ushort",
+            (Backend::Cuda | Backend::Host, _) => "unsigned short",
         }
     }
     /// Qualifier of device helper functions.
-    pub const fn inline(self) -> &'static str {
+    pub(crate) const fn inline(self) -> &'static str {
         match self {
-            Dialect::Cuda => "static __device__ __forceinline__",
-            Dialect::Opencl => "static inline",
+            Backend::Opencl => "static inline",
+            Backend::Cuda | Backend::Host => "static __device__ __forceinline__",
         }
     }
 }
@@ -41,12 +38,12 @@ impl Dialect {
 /// Conversions between storage types and float (`cg_ld_<dtype>`, `cg_st_<dtype>`, and
 /// `cg_f16_to_f32`/`cg_bf16_to_f32` on raw 16-bit values), plus the epilogue function
 /// library (`cg_relu`, ...). No headers: NVRTC and OpenCL both compile it bare.
-pub fn helpers(d: Dialect) -> String {
+pub fn helpers(d: Backend) -> String {
     let mut s = String::new();
     let inl = d.inline();
     let g = d.global();
     match d {
-        Dialect::Cuda => {
+        Backend::Cuda | Backend::Host => {
             let _ = write!(
                 s,
                 r#"{inl} float cg_f16_to_f32(unsigned short h) {{ float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }}
@@ -62,7 +59,7 @@ pub fn helpers(d: Dialect) -> String {
 "#
             );
         }
-        Dialect::Opencl => {
+        Backend::Opencl => {
             let _ = write!(
                 s,
                 r#"{inl} float cg_bf16_to_f32(ushort h) {{ return as_float(((uint)h) << 16); }}
@@ -87,9 +84,11 @@ pub fn helpers(d: Dialect) -> String {
         let st = d.storage(dt);
         let (ld, stv) = match (d, dt) {
             (_, DType::F32) => ("p[i]".to_string(), "p[i] = v;".to_string()),
-            (Dialect::Cuda, DType::F16) => ("cg_f16_to_f32(p[i])".into(), "p[i] = cg_f32_to_f16(v);".into()),
+            (Backend::Cuda | Backend::Host, DType::F16) => {
+                ("cg_f16_to_f32(p[i])".into(), "p[i] = cg_f32_to_f16(v);".into())
+            }
             // `half*` is a legal pointer type without cl_khr_fp16; only arithmetic on it is not.
-            (Dialect::Opencl, DType::F16) => (
+            (Backend::Opencl, DType::F16) => (
                 "vload_half(i, (const __global half*)p)".into(),
                 "vstore_half_rte(v, i, (__global half*)p);".into(),
             ),
@@ -120,10 +119,10 @@ pub fn helpers(d: Dialect) -> String {
 
 /// The kernel's parameter list after `int M, int N, int K, `: the output pointer, then
 /// every signature parameter `p<i>`.
-pub fn kernel_params(ir: &GemmIr, d: Dialect) -> String {
+pub fn kernel_params(ir: &GemmIr, d: Backend) -> String {
     let g = d.global();
     let mut s = format!("{g}{}* __restrict__ out", d.storage(ir.out_dtype));
-    if d == Dialect::Opencl {
+    if d == Backend::Opencl {
         s = s.replace("__restrict__", "restrict");
     }
     for (i, p) in ir.params.iter().enumerate() {
@@ -133,7 +132,7 @@ pub fn kernel_params(ir: &GemmIr, d: Dialect) -> String {
             }
             ParamKind::Scalar => format!("float p{i}"),
         };
-        let ty = if d == Dialect::Opencl {
+        let ty = if d == Backend::Opencl {
             ty.replace("__restrict__", "restrict")
         } else {
             ty
@@ -151,7 +150,7 @@ pub fn epilogue_args(ir: &GemmIr) -> String {
 
 /// `cg_epilogue(float acc, int i, int j, int M, int N, ...)`: the user's epilogue as one C
 /// function evaluated in f32, with the value of each parameter at output element (i, j).
-pub fn epilogue_fn(ir: &GemmIr, d: Dialect) -> String {
+pub fn epilogue_fn(ir: &GemmIr, d: Backend) -> String {
     let g = d.global();
     let used = ir.epilogue_params();
     let mut params = String::new();

@@ -10,11 +10,12 @@
 //! fastest at, and the one the bias epilogue wants (one bias value per row of `outᵀ`).
 
 use crate::buffer::{Matrix, Row};
-use crate::device::{Device, DeviceKind, KernelArg, RawBuffer};
+use crate::device::{Device, KernelArg, RawBuffer};
 use crate::element::{ColMajor, Element};
 use crate::error::{GemmError, Result};
 use cudarc::cublas::{result as blas, sys as bsys};
 use cudarc::cublaslt::{result as lt, sys as ltsys};
+use gemm_core::Backend;
 use gemm_core::{DType, LaunchDims};
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -74,7 +75,7 @@ const LT_WORKSPACE: usize = 32 << 20;
 impl Cublas {
     /// Handles on `device`'s stream. Fails on a non-CUDA device or without the libraries.
     pub fn new(device: &Device) -> Result<Cublas> {
-        if device.info().kind != DeviceKind::Cuda {
+        if device.info().kind != Backend::Cuda {
             return Err(GemmError::Unsupported(format!(
                 "cuBLAS runs on CUDA devices only, not on {}",
                 device.info()

@@ -1,8 +1,9 @@
 //! The cost of a bare driver launch: the floor a generated kernel's warm call is
 //! compared with (examples/launch_overhead.rs, `crossgemm bench`).
 
-use crate::device::{Device, DeviceKind};
+use crate::device::Device;
 use crate::error::{GemmError, Result};
+use gemm_core::Backend;
 use gemm_core::LaunchDims;
 use std::time::Instant;
 
@@ -28,9 +29,9 @@ pub fn bare_submit_us(device: &Device, iters: usize) -> Result<f64> {
 
 fn bare_launches(device: &Device, iters: usize, wait: bool) -> Result<f64> {
     let source = match device.info().kind {
-        DeviceKind::Cuda => EMPTY_CUDA,
-        DeviceKind::Opencl => EMPTY_OPENCL,
-        DeviceKind::Host => {
+        Backend::Cuda => EMPTY_CUDA,
+        Backend::Opencl => EMPTY_OPENCL,
+        Backend::Host => {
             return Err(GemmError::Unsupported(
                 "the host device has no driver launch to measure".into(),
             ))

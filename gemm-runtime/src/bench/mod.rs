@@ -63,7 +63,7 @@ impl Timer {
     /// The flush the tuner uses for a target with `l2_bytes` of L2 on `device`.
     pub fn flush_bytes_for(device: &Device, l2_bytes: u64) -> usize {
         let i = device.info();
-        crate::tune::timer::flush_bytes(l2_bytes, i.device_type, i.global_mem_bytes)
+        crate::measure::flush_bytes(l2_bytes, i.device_type, i.global_mem_bytes)
     }
 
     /// Timed runs per measurement.
@@ -89,7 +89,7 @@ impl Timer {
             .iter()
             .fold((f64::INFINITY, 0f64), |(lo, hi), &t| (lo.min(t), hi.max(t)));
         Ok(Sample {
-            median_us: crate::tune::timer::median(&mut us),
+            median_us: crate::measure::median(&mut us),
             min_us,
             max_us,
             runs: self.runs,

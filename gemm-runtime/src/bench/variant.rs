@@ -3,10 +3,10 @@
 //! compute-only variants, its stage/warp neighbours, other launch orders).
 
 use super::{Sample, Timer};
+use crate::call::{self, Arg, Call, OutArg};
 use crate::error::{GemmError, Result};
-use crate::launch::{self, Arg, OutArg};
 use crate::spec::KernelSpec;
-use gemm_core::codegen::{emit_variant, Variant};
+use gemm_core::codegen::{self, Variant};
 use gemm_core::TileConfig;
 
 /// One timed config: its time, and the resources that decide how many of its blocks
@@ -35,29 +35,38 @@ pub fn time_config(
     variant: Variant,
     timer: &Timer,
 ) -> Result<ConfigRun> {
-    launch::check_devices(spec, args, &out)?;
-    let mnk = launch::dims(spec, args)?;
-    launch::check_out(spec, &out, mnk.0, mnk.1)?;
-    let dev = &out.buf.device;
+    let call = Call::new(spec, args, out)?;
+    let dev = call.device();
     let ir = spec.ir();
-    let tk = spec.target_for(dev)?;
-    if !launch::fits(config, dev.info(), ir.ab_dtype) {
-        return Err(GemmError::Unsupported(format!(
-            "config {config} does not fit {}",
-            dev.info()
-        )));
+    let tk = call.target()?;
+    let r = config.resources(ir.ab_dtype);
+    if !call::fits(config, dev.info(), ir.ab_dtype) {
+        return Err(GemmError::ConfigDoesNotFit {
+            config: config.to_string(),
+            device: dev.info().to_string(),
+            why: format!(
+                "{} threads and {} B of shared memory per block; the device allows {} and {}",
+                r.threads,
+                r.smem_bytes,
+                dev.info().max_threads_per_block,
+                dev.info().smem_per_block
+            ),
+        });
     }
-    let defines = launch::all_defines(ir, tk, config, mnk);
+    let source = tk.source_of(config)?;
+    let defines = call::defines(ir, tk.backend, config, call.problem);
     // The full kernel through the device's kernel map, as launches get it (the winner is
     // compiled already); variants are compiled here.
     let kernel = match variant {
-        Variant::Full => dev.kernel(tk.source, &ir.symbol(), &defines)?,
-        v => dev
-            .backend()
-            .compile(&emit_variant(ir, tk.spec(), v).0, &ir.symbol(), &defines)?,
+        Variant::Full => dev.kernel(source, &ir.symbol(), &defines)?,
+        v => dev.backend().compile(
+            &codegen::emit(ir, tk.backend, config.family_id(), v),
+            &ir.symbol(),
+            &defines,
+        )?,
     };
-    let dims = config.launch(mnk.0, mnk.1, ir.ab_dtype);
-    let kargs = launch::kernel_args(args, out.buf, mnk);
+    let dims = config.launch(ir, call.problem);
+    let kargs = call.kernel_args(out.buf);
     let sample = timer.time(&mut || dev.backend().launch(&*kernel, dims, &kargs))?;
     Ok(ConfigRun {
         sample,

@@ -1,9 +1,10 @@
 //! The host "device": buffers in host memory; launches never happen, because the
 //! launcher runs the host reference for it directly.
 
-use super::{Backend, DeviceInfo, DeviceKind, KernelArg, RawBuffer};
+use super::{DeviceBackend, DeviceInfo, KernelArg, RawBuffer};
 use crate::error::{GemmError, Result};
 use gemm_core::target::DeviceType;
+use gemm_core::Backend;
 use gemm_core::LaunchDims;
 use std::any::Any;
 use std::sync::{Arc, RwLock};
@@ -19,7 +20,7 @@ impl HostBackend {
     pub(crate) fn new() -> HostBackend {
         HostBackend {
             info: DeviceInfo {
-                kind: DeviceKind::Host,
+                kind: Backend::Host,
                 id: "host".into(),
                 name: "host reference (CPU, f64 accumulation)".into(),
                 platform: "crossgemm".into(),
@@ -41,7 +42,7 @@ fn mem(buf: &RawBuffer) -> &HostMem {
         .expect("host buffer on the host device")
 }
 
-impl Backend for HostBackend {
+impl DeviceBackend for HostBackend {
     fn info(&self) -> &DeviceInfo {
         &self.info
     }

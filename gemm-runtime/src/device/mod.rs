@@ -14,6 +14,7 @@
 //! assert!(!dev.info().name.is_empty());
 //! ```
 
+pub(crate) mod binary_cache;
 #[cfg(feature = "cuda")]
 pub(crate) mod cuda;
 pub(crate) mod host;
@@ -22,29 +23,18 @@ pub(crate) mod opencl;
 
 use crate::error::{GemmError, Result};
 use gemm_core::target::DeviceType;
-use gemm_core::{Backend as CodeBackend, LaunchDims};
+use gemm_core::{Backend, LaunchDims};
 use std::any::Any;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// Which API drives a device.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum DeviceKind {
-    /// CUDA driver API, kernels compiled by NVRTC.
-    Cuda,
-    /// OpenCL.
-    Opencl,
-    /// No accelerator: the host reference computes the result.
-    Host,
-}
-
 /// What a device is and what it can do.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeviceInfo {
-    /// Backend.
-    pub kind: DeviceKind,
+    /// The API that drives it (`Host`: the host reference computes every kernel).
+    pub kind: Backend,
     /// The name `CROSSGEMM_DEVICE` accepts: `cuda:0`, `opencl:0:1`, `host`.
     pub id: String,
     /// Device name as the driver reports it.
@@ -96,7 +86,7 @@ pub(crate) fn kernel_registers(kernel: &(dyn Any + Send + Sync)) -> Option<(u32,
 }
 
 /// What a backend implements. Raw driver calls live only in the implementations.
-pub(crate) trait Backend: Send + Sync {
+pub(crate) trait DeviceBackend: Send + Sync {
     fn info(&self) -> &DeviceInfo;
     /// Allocates `bytes` (at least 1) of device memory, aligned to 256 bytes.
     fn alloc(&self, bytes: usize) -> Result<Box<dyn Any + Send + Sync>>;
@@ -134,7 +124,7 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 struct DeviceInner {
     serial: u64,
-    backend: Box<dyn Backend>,
+    backend: Box<dyn DeviceBackend>,
     kernels: Mutex<HashMap<(usize, String), Arc<dyn Any + Send + Sync>>>,
 }
 
@@ -157,7 +147,7 @@ impl PartialEq for Device {
 }
 
 impl Device {
-    pub(crate) fn from_backend(backend: Box<dyn Backend>) -> Device {
+    pub(crate) fn from_backend(backend: Box<dyn DeviceBackend>) -> Device {
         Device {
             inner: Arc::new(DeviceInner {
                 serial: NEXT_ID.fetch_add(1, Ordering::Relaxed),
@@ -177,16 +167,19 @@ impl Device {
         self.inner.backend.info()
     }
 
-    /// Which backend family generated code must come from (`None` for the host).
-    pub fn code_backend(&self) -> Option<CodeBackend> {
-        match self.info().kind {
-            DeviceKind::Cuda => Some(CodeBackend::Cuda),
-            DeviceKind::Opencl => Some(CodeBackend::Opencl),
-            DeviceKind::Host => None,
+    /// What identifies the compiler of this device's kernels: the NVRTC version for CUDA,
+    /// the OpenCL driver (which compiles) otherwise. Stored with tuning results.
+    pub fn compiler_version(&self) -> String {
+        let i = self.info();
+        match i.kind {
+            #[cfg(feature = "cuda")]
+            Backend::Cuda => cuda::nvrtc_version(),
+            Backend::Opencl => format!("OpenCL driver {} ({})", i.driver, i.platform),
+            _ => format!("{} {}", i.platform, i.driver),
         }
     }
 
-    pub(crate) fn backend(&self) -> &dyn Backend {
+    pub(crate) fn backend(&self) -> &dyn DeviceBackend {
         &*self.inner.backend
     }
 
@@ -280,10 +273,10 @@ impl Device {
         let found = all.iter().find(|d| {
             let i = d.info();
             i.id == request
-                || (request == "cuda" && i.kind == DeviceKind::Cuda)
-                || (request == "opencl" && i.kind == DeviceKind::Opencl)
-                || (request == "opencl-gpu" && i.kind == DeviceKind::Opencl && i.device_type == DeviceType::Gpu)
-                || (request == "opencl-cpu" && i.kind == DeviceKind::Opencl && i.device_type == DeviceType::Cpu)
+                || (request == "cuda" && i.kind == Backend::Cuda)
+                || (request == "opencl" && i.kind == Backend::Opencl)
+                || (request == "opencl-gpu" && i.kind == Backend::Opencl && i.device_type == DeviceType::Gpu)
+                || (request == "opencl-cpu" && i.kind == Backend::Opencl && i.device_type == DeviceType::Cpu)
         });
         match found {
             Some(d) => Ok(d.clone()),

@@ -5,10 +5,11 @@
 //! to that queue, so uploads, launches and downloads on a device are ordered without
 //! events, and a blocking download also waits for the launches before it.
 
-use super::{Backend, Device, DeviceInfo, DeviceKind, KernelArg, RawBuffer};
-use crate::binary_cache::{self, BinaryCache, BinaryKey};
+use super::binary_cache::{self, BinaryCache, BinaryKey};
+use super::{Device, DeviceBackend, DeviceInfo, KernelArg, RawBuffer};
 use crate::error::{GemmError, Result};
 use gemm_core::target::DeviceType;
+use gemm_core::Backend;
 use gemm_core::LaunchDims;
 use opencl3::command_queue::{
     enqueue_copy_buffer, enqueue_fill_buffer, enqueue_read_buffer, enqueue_write_buffer, CommandQueue,
@@ -122,7 +123,7 @@ impl OpenclBackend {
             DeviceType::Accelerator
         };
         let info = DeviceInfo {
-            kind: DeviceKind::Opencl,
+            kind: Backend::Opencl,
             id,
             name: device.name()?.trim().to_string(),
             platform: platform.to_string(),
@@ -341,7 +342,7 @@ impl OpenclBackend {
     }
 }
 
-impl Backend for OpenclBackend {
+impl DeviceBackend for OpenclBackend {
     fn info(&self) -> &DeviceInfo {
         &self.info
     }
@@ -597,7 +598,7 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
                 "{i}: {:?}, driver {}, {} CUs, local {} B, wg {}, mem {} B",
                 i.device_type, i.driver, i.compute_units, i.smem_per_block, i.max_threads_per_block, i.global_mem_bytes
             );
-            assert_eq!(i.kind, DeviceKind::Opencl);
+            assert_eq!(i.kind, Backend::Opencl);
             let parts: Vec<_> = i.id.split(':').collect();
             assert!(
                 parts.len() == 3
@@ -819,8 +820,9 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
     /// plain loop: the ABI, the `-D` tile parameters and the launch geometry agree.
     #[test]
     fn opencl_generated_gemm() {
-        use gemm_core::config::{SimtTile, TileConfig};
+        use gemm_core::codegen::{self, Variant};
         use gemm_core::ir::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param, ParamKind};
+        use gemm_core::{FamilyId, Problem, SimtTile, TileConfig};
         let Some(devs) = devices_or_skip("opencl_generated_gemm") else {
             return;
         };
@@ -849,7 +851,6 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
                 vw,
                 group_m: 2,
             });
-            let defines: Vec<(String, u32)> = tile.defines().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
             let half = dtype == DType::F16;
             let mat = |layout| ParamKind::Matrix { dtype, layout };
             let mut params = vec![
@@ -883,7 +884,12 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
                 out_layout: Layout::RowMajor,
                 epilogue,
             };
-            let src = gemm_core::codegen::opencl::emit(&ir);
+            let src = codegen::emit(&ir, Backend::Opencl, FamilyId::Simt, Variant::Full);
+            let defines: Vec<(String, u32)> = tile
+                .defines(&ir, Backend::Opencl, Problem::new(m, n, k))
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect();
             let enc = |v: &[f32]| -> Vec<u8> {
                 if half {
                     v.iter().flat_map(|x| half::f16::from_f32(*x).to_le_bytes()).collect()
@@ -912,7 +918,9 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
                 if half {
                     args.push(KernelArg::Buffer(&bbias));
                 }
-                dev.backend().launch(&*kern, tile.launch(m, n, dtype), &args).unwrap();
+                dev.backend()
+                    .launch(&*kern, tile.launch(&ir, Problem::new(m, n, k)), &args)
+                    .unwrap();
                 dev.synchronize().unwrap();
                 let mut bytes = vec![0u8; out.bytes];
                 out.download(&mut bytes).unwrap();

@@ -3,19 +3,15 @@
 //! loads), operands staged in local memory as float, the epilogue fused before the
 //! store. Halves go through `vload_half`/`vstore_half_rte`, so no `cl_khr_fp16` is needed.
 
-use super::prelude::{epilogue_args, epilogue_fn, helpers, kernel_params, store_out, Dialect};
-use super::Variant;
-use crate::config::SIMT_LOCAL_PAD;
+use super::SIMT_LOCAL_PAD;
+use crate::codegen::prelude::{epilogue_args, epilogue_fn, helpers, kernel_params, store_out};
+use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
+use crate::target::Backend;
 use std::fmt::Write;
 
-/// The OpenCL C 1.2 source for `ir`.
-pub fn emit(ir: &GemmIr) -> String {
-    emit_variant(ir, Variant::Full)
-}
-
-/// The OpenCL C source of diagnosis variant `variant` of [`emit`]'s kernel: same symbol,
-/// ABI and defines; [`Variant::Full`] is [`emit`]'s source byte for byte.
+/// The OpenCL C source of diagnosis variant `variant` ([`Variant::Full`]: the kernel):
+/// every variant has the same symbol, ABI and defines.
 ///
 /// - `LoadOnly`: the tile loads and the local→private loads stay; the MWI×NWI
 ///   multiply-adds become MWI+NWI adds (`acc[i][0] += a[i]`, `acc[0][j] += b[j]`).
@@ -24,8 +20,8 @@ pub fn emit(ir: &GemmIr) -> String {
 /// - `ComputeOnly`: no tile load runs; the local tiles get one store that never runs
 ///   (`K < 0`), so that no compiler may treat them as never written and fold their
 ///   loads (and the math with them) away.
-pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
-    let d = Dialect::Opencl;
+pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
+    let d = Backend::Opencl;
     let mut s = variant.marker();
     let _ = writeln!(
         s,
@@ -155,7 +151,7 @@ const TILE_MACROS: &str = r#"#ifndef MWG
 /// `n` are inside the matrix (the rest read as 0). The whole-vector case uses one
 /// `vloadN`, which needs only element alignment.
 fn vector_loads(d: DType) -> String {
-    let st = Dialect::Opencl.storage(d);
+    let st = Backend::Opencl.storage(d);
     let n = d.name();
     let full = match d {
         DType::F32 => "float4 t = vload4(0, p + base); out[0] = t.s0; out[1] = t.s1; out[2] = t.s2; out[3] = t.s3;",
@@ -240,12 +236,12 @@ mod tests {
 
     #[test]
     fn source_has_the_fused_epilogue_and_half_io() {
-        let s = emit(&ir());
+        let s = emit_variant(&ir(), Variant::Full);
         assert!(s.contains(&ir().symbol()));
         assert!(s.contains("return cg_relu((acc + v2));"), "{s}");
         assert!(s.contains("vload_half"));
         assert!(s.contains("vstore_half_rte"));
         assert!(!s.contains("cl_khr_fp16"));
-        assert_eq!(s, emit(&ir()), "codegen must be deterministic");
+        assert_eq!(s, emit_variant(&ir(), Variant::Full), "codegen must be deterministic");
     }
 }

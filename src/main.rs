@@ -5,7 +5,6 @@
 // for); the macro says so with a deprecation warning, which is expected here.
 #![allow(deprecated)]
 
-#[path = "../cli/mod.rs"]
 mod cli;
 
 use cli::{Dtype, Epilogue, KernelEntry};

@@ -79,7 +79,7 @@ pub(crate) fn measure(
     for _ in 0..warmup {
         b.launch(kernel, dims, args)?;
     }
-    let timed = |b: &dyn crate::device::Backend| -> Result<f64> {
+    let timed = |b: &dyn crate::device::DeviceBackend| -> Result<f64> {
         if let Some(f) = flush {
             f.fill(0)?;
         }

@@ -18,8 +18,8 @@
 //! `CROSSGEMM_ALWAYS_COMPILE=1` bypasses the cache (no reads, no writes). Without a
 //! writable cache directory the cache is off.
 
-use crate::cache::cache_dir;
-use crate::device::DeviceInfo;
+use super::DeviceInfo;
+use crate::env::cache_dir;
 use gemm_core::ir::fnv1a;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -423,12 +423,12 @@ fn write(dir: &Path, path: &Path, key: &BinaryKey, binary: &[u8], log: &str) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::DeviceKind;
     use gemm_core::target::DeviceType;
+    use gemm_core::Backend;
 
     fn info(driver: &str) -> DeviceInfo {
         DeviceInfo {
-            kind: DeviceKind::Opencl,
+            kind: Backend::Opencl,
             id: "opencl:0:0".into(),
             name: "dev".into(),
             platform: "p".into(),

@@ -1,0 +1,456 @@
+//! Kernel families: everything specific to one way of computing a GEMM, behind one trait.
+//!
+//! A family (warp-level `mma.sync`, scalar FMA, ...) owns
+//! - whether it serves a (target, kernel) pair ([`KernelFamily::serves`]) and whether one
+//!   of its configs can run a given call ([`KernelFamily::accepts`]);
+//! - its tile space, its pruning rules (data, each with its rationale) and its score, which
+//!   the planner ([`crate::plan`]) runs;
+//! - a config's host contract: [`Resources`], [`LaunchDims`], `-D` defines and
+//!   [`CompileNeeds`];
+//! - its source for a backend and a diagnosis [`Variant`];
+//! - a config's neighbours, for `crossgemm diagnose`.
+//!
+//! The plan records which family each candidate belongs to (the [`TileConfig`] variant), and
+//! codegen, the runtime, the tuner and diagnose ask that family instead of deciding again.
+//!
+//! **Adding a family** is one file (or folder) beside `mma_sync/` and `simt/` implementing
+//! [`KernelFamily`] for a tile type of its own, one line in the `registry!` invocation at the
+//! bottom of this file, and its snapshot cases in `tests/snapshots.rs`.
+
+mod contract;
+mod mma_sync;
+mod simt;
+
+pub use contract::{CompileNeeds, LaunchDims, Problem, Resources};
+pub use mma_sync::{MmaSync, MmaTile};
+pub use simt::{Simt, SimtTile, SIMT_LOCAL_PAD};
+
+use crate::codegen::Variant;
+use crate::ir::{DType, GemmIr, Layout};
+use crate::plan::{Pruned, TuneSpace};
+use crate::target::{Backend, Instr, TargetSpec};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::hash::Hash;
+
+/// What the planner's rules and scores look at besides the config itself.
+#[derive(Clone, Copy, Debug)]
+pub struct PlanCtx<'a> {
+    /// The chip being planned for.
+    pub target: &'a TargetSpec,
+    /// The kernel.
+    pub ir: &'a GemmIr,
+    /// Operand element type (A and B).
+    pub dtype: DType,
+    /// A as the kernel reads it (after `.t()`).
+    pub a_layout: Layout,
+    /// B as the kernel reads it (after `.t()`).
+    pub b_layout: Layout,
+}
+
+impl<'a> PlanCtx<'a> {
+    /// The context for planning `ir` on `target`.
+    pub fn new(target: &'a TargetSpec, ir: &'a GemmIr) -> Self {
+        PlanCtx {
+            target,
+            ir,
+            dtype: ir.ab_dtype,
+            a_layout: ir.a_layout(),
+            b_layout: ir.b_layout(),
+        }
+    }
+}
+
+/// One pruning rule of a family: a name (reported), and a check that returns the reason,
+/// with numbers, when a config breaks it.
+pub struct Rule<T> {
+    /// Name in the pruning report, e.g. `smem`.
+    pub name: &'static str,
+    /// `Some(why)` when `tile` breaks the rule.
+    pub check: fn(&PlanCtx, &T) -> Option<String>,
+}
+
+/// The tile type of one family: a plain value that the registry wraps into [`TileConfig`].
+pub trait Tile: Copy + fmt::Debug + Eq + Hash + Send + Sync + 'static {
+    /// This tile as a [`TileConfig`].
+    fn into_config(self) -> TileConfig;
+    /// The tile inside `c`, when `c` is of this family.
+    fn from_config(c: &TileConfig) -> Option<&Self>;
+}
+
+/// What a kernel family implements, typed over its own tile. The planner and the runtime
+/// use it through [`DynFamily`] (implemented for every `KernelFamily`).
+pub trait KernelFamily: Sync + 'static {
+    /// The family's configuration type.
+    type Tile: Tile;
+
+    /// The family's name, as in [`FamilyId::name`].
+    const ID: FamilyId;
+
+    /// The matrix instruction (a targets.toml `instructions` entry) the family computes
+    /// with; its position in the target's list orders the families of a plan.
+    fn instr(&self) -> Instr;
+
+    /// `Err(why)` when the family cannot generate `ir` for `target` (wrong backend,
+    /// operand type the instruction does not take, a layout it does not handle).
+    fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String>;
+
+    /// Whether its configs can run every call of a kernel it serves. A plan takes families
+    /// best first up to the first complete one, so that some config runs every call.
+    fn complete(&self) -> bool {
+        true
+    }
+
+    /// `Err(why)` when `tile` cannot run this particular call (alignment, extents); the
+    /// runtime then routes the call to another family of the plan.
+    fn accepts(&self, tile: &Self::Tile, ir: &GemmIr, problem: Problem) -> Result<(), String> {
+        let _ = (tile, ir, problem);
+        Ok(())
+    }
+
+    /// The candidate tiles before pruning, under the user's `tune(..)` restrictions.
+    fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<Self::Tile>;
+
+    /// The pruning rules, checked in order; the first that fails is charged.
+    fn rules(&self) -> &'static [Rule<Self::Tile>];
+
+    /// Higher is better; the planner ranks surviving tiles by it.
+    fn score(&self, cx: &PlanCtx, tile: &Self::Tile) -> f64;
+
+    /// Threads, shared memory and registers of one block.
+    fn resources(&self, tile: &Self::Tile, dtype: DType) -> Resources;
+
+    /// Rows and columns of C one block computes.
+    fn block_mn(&self, tile: &Self::Tile) -> (u32, u32);
+
+    /// The launch geometry of one call.
+    fn launch(&self, tile: &Self::Tile, ir: &GemmIr, problem: Problem) -> LaunchDims;
+
+    /// The `-D` constants a compile of the family's source takes for `tile` and this call
+    /// (tile parameters, and flags derived from the shape, such as alignment).
+    fn defines(&self, tile: &Self::Tile, ir: &GemmIr, backend: Backend, problem: Problem) -> Vec<(&'static str, u32)>;
+
+    /// What a compile needs beyond the source and its defines.
+    fn compile_needs(&self, tile: &Self::Tile) -> CompileNeeds {
+        let _ = tile;
+        CompileNeeds::default()
+    }
+
+    /// The family's source of `ir` for `backend`, one source for every tile (the tile
+    /// parameters are preprocessor constants). [`Variant::Full`] is the real kernel.
+    fn emit(&self, ir: &GemmIr, backend: Backend, variant: Variant) -> String;
+
+    /// Configs one step away from `tile` in the dimensions `diagnose` explores (pipeline
+    /// depth, thread grid, vector width), each with what changed, e.g. `stages 3`.
+    fn neighbours(&self, tile: &Self::Tile) -> Vec<(String, Self::Tile)>;
+
+    /// The launch-order group height of `tile` (blocks sharing rows of A run together).
+    fn group_m(&self, tile: &Self::Tile) -> u32;
+
+    /// `tile` with another launch-order group height.
+    fn with_group_m(&self, tile: &Self::Tile, group_m: u32) -> Self::Tile;
+
+    /// One line naming the config, e.g. `mma 128x256x64 warps 2x4 stages 3 group 8`.
+    fn describe(&self, tile: &Self::Tile) -> String;
+}
+
+/// A family seen through [`TileConfig`]s: what the planner, codegen and the runtime call.
+/// Every [`KernelFamily`] is one; a config given to a family of another kind is a bug of
+/// the caller and answers with a panic naming both.
+pub trait DynFamily: Sync {
+    /// The family's name.
+    fn id(&self) -> FamilyId;
+    /// See [`KernelFamily::instr`].
+    fn instr(&self) -> Instr;
+    /// See [`KernelFamily::serves`].
+    fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String>;
+    /// See [`KernelFamily::complete`].
+    fn complete(&self) -> bool;
+    /// The family's candidates for `cx` that pass every rule, each with its score; what
+    /// the rules removed is counted into `report`. Returns also how many were considered.
+    fn plan(
+        &self,
+        cx: &PlanCtx,
+        space: &TuneSpace,
+        report: &mut BTreeMap<&'static str, Pruned>,
+    ) -> (usize, Vec<(f64, TileConfig)>);
+    /// See [`KernelFamily::emit`].
+    fn emit(&self, ir: &GemmIr, backend: Backend, variant: Variant) -> String;
+    /// See [`KernelFamily::accepts`].
+    fn accepts(&self, c: &TileConfig, ir: &GemmIr, problem: Problem) -> Result<(), String>;
+    /// See [`KernelFamily::resources`].
+    fn resources(&self, c: &TileConfig, dtype: DType) -> Resources;
+    /// See [`KernelFamily::block_mn`].
+    fn block_mn(&self, c: &TileConfig) -> (u32, u32);
+    /// See [`KernelFamily::launch`].
+    fn launch(&self, c: &TileConfig, ir: &GemmIr, problem: Problem) -> LaunchDims;
+    /// See [`KernelFamily::defines`].
+    fn defines(&self, c: &TileConfig, ir: &GemmIr, backend: Backend, problem: Problem) -> Vec<(&'static str, u32)>;
+    /// See [`KernelFamily::compile_needs`].
+    fn compile_needs(&self, c: &TileConfig) -> CompileNeeds;
+    /// See [`KernelFamily::neighbours`].
+    fn neighbours(&self, c: &TileConfig) -> Vec<(String, TileConfig)>;
+    /// See [`KernelFamily::group_m`].
+    fn group_m(&self, c: &TileConfig) -> u32;
+    /// See [`KernelFamily::with_group_m`].
+    fn with_group_m(&self, c: &TileConfig, group_m: u32) -> TileConfig;
+    /// See [`KernelFamily::describe`].
+    fn describe(&self, c: &TileConfig) -> String;
+}
+
+fn tile_of<F: KernelFamily>(c: &TileConfig) -> &F::Tile {
+    F::Tile::from_config(c).unwrap_or_else(|| panic!("{c:?} is not a config of the `{}` family", F::ID.name()))
+}
+
+impl<F: KernelFamily> DynFamily for F {
+    fn id(&self) -> FamilyId {
+        F::ID
+    }
+    fn instr(&self) -> Instr {
+        KernelFamily::instr(self)
+    }
+    fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String> {
+        KernelFamily::serves(self, target, ir)
+    }
+    fn complete(&self) -> bool {
+        KernelFamily::complete(self)
+    }
+    fn plan(
+        &self,
+        cx: &PlanCtx,
+        space: &TuneSpace,
+        report: &mut BTreeMap<&'static str, Pruned>,
+    ) -> (usize, Vec<(f64, TileConfig)>) {
+        let cands = self.space(cx, space);
+        let considered = cands.len();
+        let mut kept = Vec::new();
+        'next: for t in cands {
+            for r in self.rules() {
+                if let Some(why) = (r.check)(cx, &t) {
+                    report
+                        .entry(r.name)
+                        .or_insert_with(|| Pruned {
+                            rule: r.name.into(),
+                            count: 0,
+                            example: why,
+                        })
+                        .count += 1;
+                    continue 'next;
+                }
+            }
+            kept.push((self.score(cx, &t), t.into_config()));
+        }
+        (considered, kept)
+    }
+    fn emit(&self, ir: &GemmIr, backend: Backend, variant: Variant) -> String {
+        KernelFamily::emit(self, ir, backend, variant)
+    }
+    fn accepts(&self, c: &TileConfig, ir: &GemmIr, problem: Problem) -> Result<(), String> {
+        KernelFamily::accepts(self, tile_of::<F>(c), ir, problem)
+    }
+    fn resources(&self, c: &TileConfig, dtype: DType) -> Resources {
+        KernelFamily::resources(self, tile_of::<F>(c), dtype)
+    }
+    fn block_mn(&self, c: &TileConfig) -> (u32, u32) {
+        KernelFamily::block_mn(self, tile_of::<F>(c))
+    }
+    fn launch(&self, c: &TileConfig, ir: &GemmIr, problem: Problem) -> LaunchDims {
+        KernelFamily::launch(self, tile_of::<F>(c), ir, problem)
+    }
+    fn defines(&self, c: &TileConfig, ir: &GemmIr, backend: Backend, problem: Problem) -> Vec<(&'static str, u32)> {
+        KernelFamily::defines(self, tile_of::<F>(c), ir, backend, problem)
+    }
+    fn compile_needs(&self, c: &TileConfig) -> CompileNeeds {
+        KernelFamily::compile_needs(self, tile_of::<F>(c))
+    }
+    fn neighbours(&self, c: &TileConfig) -> Vec<(String, TileConfig)> {
+        KernelFamily::neighbours(self, tile_of::<F>(c))
+            .into_iter()
+            .map(|(what, t)| (what, t.into_config()))
+            .collect()
+    }
+    fn group_m(&self, c: &TileConfig) -> u32 {
+        KernelFamily::group_m(self, tile_of::<F>(c))
+    }
+    fn with_group_m(&self, c: &TileConfig, group_m: u32) -> TileConfig {
+        KernelFamily::with_group_m(self, tile_of::<F>(c), group_m).into_config()
+    }
+    fn describe(&self, c: &TileConfig) -> String {
+        KernelFamily::describe(self, tile_of::<F>(c))
+    }
+}
+
+impl TileConfig {
+    /// The family this config belongs to.
+    pub fn family(&self) -> &'static dyn DynFamily {
+        self.family_id().family()
+    }
+    /// Threads per block.
+    pub fn threads(&self) -> u32 {
+        self.resources(DType::F32).threads
+    }
+    /// Threads, shared memory and registers of one block with `dtype` operands.
+    pub fn resources(&self, dtype: DType) -> Resources {
+        self.family().resources(self, dtype)
+    }
+    /// Shared/local memory per block, bytes.
+    pub fn smem_bytes(&self, dtype: DType) -> u32 {
+        self.resources(dtype).smem_bytes
+    }
+    /// Estimated registers per thread.
+    pub fn est_regs(&self, dtype: DType) -> u32 {
+        self.resources(dtype).est_regs
+    }
+    /// (rows, columns) of C per block.
+    pub fn block_mn(&self) -> (u32, u32) {
+        self.family().block_mn(self)
+    }
+    /// The launch geometry of one call of `ir`.
+    pub fn launch(&self, ir: &GemmIr, problem: Problem) -> LaunchDims {
+        self.family().launch(self, ir, problem)
+    }
+    /// The `-D` constants of a compile for this call.
+    pub fn defines(&self, ir: &GemmIr, backend: Backend, problem: Problem) -> Vec<(&'static str, u32)> {
+        self.family().defines(self, ir, backend, problem)
+    }
+    /// The launch-order group height.
+    pub fn group_m(&self) -> u32 {
+        self.family().group_m(self)
+    }
+}
+
+impl fmt::Display for TileConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.family().describe(self))
+    }
+}
+
+impl FamilyId {
+    /// The family whose name is `name` (as [`FamilyId::name`] spells it).
+    pub fn from_name(name: &str) -> Option<FamilyId> {
+        FamilyId::ALL.iter().copied().find(|f| f.name() == name)
+    }
+}
+
+impl fmt::Display for FamilyId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Declares the registry: per family its [`FamilyId`] variant and name, its [`TileConfig`]
+/// variant and the `family` tag that configs carry on disk (tuning caches and records
+/// store them), its tile type, and the family value.
+macro_rules! registry {
+    ($( $(#[$doc:meta])* $id:ident = $name:literal, $variant:ident($tile:ty) as $tag:literal => $family:path; )+) => {
+        /// The name of a kernel family.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub enum FamilyId {
+            $( $(#[$doc])* #[serde(rename = $name)] $id, )+
+        }
+
+        impl FamilyId {
+            /// Every registered family, in registry order.
+            pub const ALL: &'static [FamilyId] = &[$(FamilyId::$id),+];
+
+            /// The family's name, e.g. `mma_sync`.
+            pub const fn name(self) -> &'static str {
+                match self { $(FamilyId::$id => $name,)+ }
+            }
+
+            /// The family itself.
+            pub fn family(self) -> &'static dyn DynFamily {
+                match self { $(FamilyId::$id => &$family,)+ }
+            }
+        }
+
+        /// One tile configuration; its variant names the family that generates, launches and
+        /// explains it. On disk it is the tile's fields plus `"family": "<tag>"`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(tag = "family")]
+        pub enum TileConfig {
+            $( $(#[$doc])* #[serde(rename = $tag)] $variant($tile), )+
+        }
+
+        impl TileConfig {
+            /// The name of the family this config belongs to.
+            pub const fn family_id(&self) -> FamilyId {
+                match self { $(TileConfig::$variant(_) => FamilyId::$id,)+ }
+            }
+        }
+
+        $(
+            impl Tile for $tile {
+                fn into_config(self) -> TileConfig {
+                    TileConfig::$variant(self)
+                }
+                #[allow(unreachable_patterns)]
+                fn from_config(c: &TileConfig) -> Option<&Self> {
+                    match c {
+                        TileConfig::$variant(t) => Some(t),
+                        _ => None,
+                    }
+                }
+            }
+        )+
+    };
+}
+
+registry! {
+    /// Warp-level tensor cores (`mma.sync`, sm_80+) fed by a cp.async ring.
+    MmaSync = "mma_sync", Mma(MmaTile) as "mma" => mma_sync::MmaSync;
+    /// Scalar FMA in the CLBlast tile family: OpenCL everywhere, CUDA's fallback.
+    Simt = "simt", Simt(SimtTile) as "simt" => simt::Simt;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_match_the_serde_names() {
+        for &f in FamilyId::ALL {
+            assert_eq!(FamilyId::from_name(f.name()), Some(f));
+            assert_eq!(f.family().id(), f);
+            assert_eq!(serde_json::to_string(&f).unwrap(), format!("\"{}\"", f.name()));
+        }
+        assert_eq!(FamilyId::from_name("wgmma2"), None);
+    }
+
+    #[test]
+    fn configs_keep_their_disk_format() {
+        let c: TileConfig = serde_json::from_str(
+            r#"{"family":"mma","block_m":128,"block_n":256,"block_k":64,"warps_m":2,"warps_n":4,"stages":3,"group_m":8}"#,
+        )
+        .unwrap();
+        assert_eq!(c.family_id(), FamilyId::MmaSync);
+        assert_eq!(c.to_string(), "mma 128x256x64 warps 2x4 stages 3 group 8");
+        let s: TileConfig = serde_json::from_str(
+            r#"{"family":"simt","mwg":64,"nwg":64,"kwg":16,"mdimc":8,"ndimc":8,"vw":4,"group_m":8}"#,
+        )
+        .unwrap();
+        assert_eq!(s.family_id(), FamilyId::Simt);
+        assert_eq!(s.threads(), 64);
+        assert_eq!(
+            serde_json::to_string(&s).unwrap(),
+            r#"{"family":"simt","mwg":64,"nwg":64,"kwg":16,"mdimc":8,"ndimc":8,"vw":4,"group_m":8}"#
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "is not a config of the `simt` family")]
+    fn a_config_of_another_family_is_refused_by_name() {
+        let c = MmaTile {
+            block_m: 64,
+            block_n: 64,
+            block_k: 32,
+            warps_m: 2,
+            warps_n: 2,
+            stages: 2,
+            group_m: 8,
+        }
+        .into_config();
+        let _ = FamilyId::Simt.family().block_mn(&c);
+    }
+}

@@ -1,0 +1,342 @@
+//! Scalar FMA in the CLBlast tile family (work-group tile MWG×NWG×KWG, per-thread tile
+//! MWI×NWI strided by MDIMC/NDIMC, VW-wide global loads): the OpenCL kernel for every
+//! device, and CUDA's kernel for operand types no matrix instruction takes (full f32).
+
+mod cuda;
+mod opencl;
+
+use super::{KernelFamily, LaunchDims, PlanCtx, Problem, Resources, Rule};
+use crate::codegen::Variant;
+use crate::ir::{DType, GemmIr, Layout};
+use crate::plan::{TuneSpace, SMEM_SOFT_SHARE};
+use crate::target::{Backend, Instr, TargetSpec};
+use serde::{Deserialize, Serialize};
+
+/// A scalar-FMA tile in the CLBlast family (OpenCL kernels; CUDA FMA fallback).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SimtTile {
+    /// Rows of C per work-group (CLBlast MWG).
+    pub mwg: u32,
+    /// Columns of C per work-group (NWG).
+    pub nwg: u32,
+    /// K step per local-memory tile (KWG).
+    pub kwg: u32,
+    /// Threads along M (MDIMC); each computes MWG/MDIMC rows.
+    pub mdimc: u32,
+    /// Threads along N (NDIMC); each computes NWG/NDIMC columns.
+    pub ndimc: u32,
+    /// Elements per global vector load (1, 2, 4 or 8) along the contiguous dimension.
+    pub vw: u32,
+    /// Launch-order group height, as in [`MmaTile::group_m`].
+    pub group_m: u32,
+}
+
+/// Padding (in elements) the SIMT kernel adds to each local-memory row: keeps the
+/// transposing stores of a K-contiguous operand off a single bank.
+pub const SIMT_LOCAL_PAD: u32 = 1;
+
+impl SimtTile {
+    /// Threads per work-group.
+    pub const fn threads(&self) -> u32 {
+        self.mdimc * self.ndimc
+    }
+    /// Rows of C per thread (CLBlast MWI).
+    pub const fn mwi(&self) -> u32 {
+        self.mwg / self.mdimc
+    }
+    /// Columns of C per thread (NWI).
+    pub const fn nwi(&self) -> u32 {
+        self.nwg / self.ndimc
+    }
+    /// Local memory of the two tiles, bytes (operands are held as f32 there).
+    pub const fn local_bytes(&self) -> u32 {
+        self.kwg * (self.mwg + SIMT_LOCAL_PAD + self.nwg + SIMT_LOCAL_PAD) * 4
+    }
+    /// Estimated registers per thread: the accumulator tile, one column of A and row of
+    /// B, and an allowance for indices.
+    pub const fn est_regs(&self) -> u32 {
+        self.mwi() * self.nwi() + self.mwi() + self.nwi() + 24
+    }
+}
+
+/// The `simt` family.
+pub struct Simt;
+
+impl KernelFamily for Simt {
+    type Tile = SimtTile;
+    const ID: super::FamilyId = super::FamilyId::Simt;
+
+    fn instr(&self) -> Instr {
+        Instr::Fma
+    }
+
+    /// Every target has scalar FMA, and both generators emit this family.
+    fn serves(&self, _target: &TargetSpec, _ir: &GemmIr) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn space(&self, _cx: &PlanCtx, space: &TuneSpace) -> Vec<SimtTile> {
+        candidates(space)
+    }
+
+    fn rules(&self) -> &'static [Rule<SimtTile>] {
+        &RULES
+    }
+
+    fn score(&self, cx: &PlanCtx, t: &SimtTile) -> f64 {
+        score(cx, t)
+    }
+
+    fn resources(&self, t: &SimtTile, _dtype: DType) -> Resources {
+        Resources {
+            threads: t.threads(),
+            smem_bytes: t.local_bytes(),
+            est_regs: t.est_regs(),
+        }
+    }
+
+    fn block_mn(&self, t: &SimtTile) -> (u32, u32) {
+        (t.mwg, t.nwg)
+    }
+
+    /// Blocks are numbered linearly along grid x (the kernel maps that number to a tile in
+    /// GROUP_M order); block dimension 0 runs along N so that neighbouring threads store
+    /// neighbouring columns. Local memory is static (0 dynamic bytes).
+    fn launch(&self, t: &SimtTile, _ir: &GemmIr, p: Problem) -> LaunchDims {
+        let tiles = (p.m.div_ceil(t.mwg as usize) * p.n.div_ceil(t.nwg as usize)) as u32;
+        LaunchDims {
+            grid: [tiles, 1, 1],
+            block: [t.ndimc, t.mdimc, 1],
+            smem_bytes: 0,
+        }
+    }
+
+    /// The tile constants; the CUDA source also takes the shape's alignment flags (the
+    /// OpenCL one checks alignment itself).
+    fn defines(&self, t: &SimtTile, ir: &GemmIr, backend: Backend, p: Problem) -> Vec<(&'static str, u32)> {
+        let mut d = vec![
+            ("MWG", t.mwg),
+            ("NWG", t.nwg),
+            ("KWG", t.kwg),
+            ("MDIMC", t.mdimc),
+            ("NDIMC", t.ndimc),
+            ("VW", t.vw),
+            ("GROUP_M", t.group_m),
+        ];
+        if backend == Backend::Cuda {
+            d.extend(crate::codegen::cuda::shape_defines(ir, p.m, p.n, p.k));
+        }
+        d
+    }
+
+    fn emit(&self, ir: &GemmIr, backend: Backend, variant: Variant) -> String {
+        match backend {
+            Backend::Cuda => cuda::emit_variant(ir, variant),
+            Backend::Opencl => opencl::emit_variant(ir, variant),
+            Backend::Host => unreachable!("no target has the host backend (targets.toml rejects it)"),
+        }
+    }
+
+    /// Vector widths of half and twice the current one, and the transposed thread grid, on
+    /// the same work-group tile.
+    fn neighbours(&self, t: &SimtTile) -> Vec<(String, SimtTile)> {
+        let mut v = Vec::new();
+        for vw in [t.vw / 2, t.vw * 2] {
+            if (1..=8).contains(&vw) && t.mwg % vw == 0 && t.nwg % vw == 0 && t.kwg % vw == 0 {
+                v.push((format!("vector {vw}"), SimtTile { vw, ..*t }));
+            }
+        }
+        if t.mdimc != t.ndimc && t.mwg % t.ndimc == 0 && t.nwg % t.mdimc == 0 {
+            let n = SimtTile {
+                mdimc: t.ndimc,
+                ndimc: t.mdimc,
+                ..*t
+            };
+            v.push((format!("threads {}x{}", t.ndimc, t.mdimc), n));
+        }
+        v.dedup_by(|a, b| a.1 == b.1);
+        v
+    }
+
+    fn group_m(&self, t: &SimtTile) -> u32 {
+        t.group_m
+    }
+
+    fn with_group_m(&self, t: &SimtTile, group_m: u32) -> SimtTile {
+        SimtTile { group_m, ..*t }
+    }
+
+    fn describe(&self, t: &SimtTile) -> String {
+        format!(
+            "simt {}x{}x{} threads {}x{} vw {} group {}",
+            t.mwg, t.nwg, t.kwg, t.mdimc, t.ndimc, t.vw, t.group_m
+        )
+    }
+}
+
+fn candidates(space: &TuneSpace) -> Vec<SimtTile> {
+    let mut v = Vec::new();
+    for mwg in space.pick("block_m", &[16, 32, 64, 128]) {
+        for nwg in space.pick("block_n", &[16, 32, 64, 128]) {
+            for kwg in space.pick("block_k", &[8, 16, 32]) {
+                for mdimc in space.pick("warps_m", &[8, 16, 32]) {
+                    for ndimc in space.pick("warps_n", &[8, 16, 32]) {
+                        for vw in space.pick("vector", &[1, 2, 4]) {
+                            for group_m in space.pick("group_m", &[8]) {
+                                v.push(SimtTile {
+                                    mwg,
+                                    nwg,
+                                    kwg,
+                                    mdimc,
+                                    ndimc,
+                                    vw,
+                                    group_m,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    v
+}
+
+const RULES: [Rule<SimtTile>; 7] = [
+    Rule {
+        name: "thread_tile",
+        check: |_, c| {
+            (c.mwg % c.mdimc != 0 || c.nwg % c.ndimc != 0).then(|| {
+                format!(
+                    "work-group tile {}x{} is not a multiple of {}x{} threads",
+                    c.mwg, c.nwg, c.mdimc, c.ndimc
+                )
+            })
+        },
+    },
+    Rule {
+        name: "threads",
+        check: |x, c| {
+            let t = c.threads();
+            (t > x.target.max_threads_per_block || t < x.target.warp_size).then(|| {
+                format!(
+                    "{t} threads per work-group (need {}..={})",
+                    x.target.warp_size, x.target.max_threads_per_block
+                )
+            })
+        },
+    },
+    Rule {
+        name: "smem",
+        check: |x, c| {
+            let b = c.local_bytes();
+            (b > x.target.smem_per_block).then(|| {
+                format!(
+                    "local memory {b} B exceeds the {} B per-work-group limit of {}",
+                    x.target.smem_per_block, x.target.name
+                )
+            })
+        },
+    },
+    Rule {
+        name: "registers",
+        check: |x, c| {
+            let r = c.est_regs();
+            (r > x.target.regs_per_thread.min(128) || r * c.threads() > x.target.regs_per_sm).then(|| {
+                format!(
+                    "~{r} registers per thread x {} threads exceeds the budget of {}",
+                    c.threads(),
+                    x.target.name
+                )
+            })
+        },
+    },
+    Rule {
+        name: "vector_alignment",
+        check: |x, c| {
+            let bytes = c.vw * x.dtype.size();
+            (c.kwg % c.vw != 0 || c.mwg % c.vw != 0 || c.nwg % c.vw != 0 || bytes > x.target.max_vector_bytes).then(
+                || {
+                    format!(
+                        "vector width {} does not divide the tile {}x{}x{} or exceeds {} bytes",
+                        c.vw, c.mwg, c.nwg, c.kwg, x.target.max_vector_bytes
+                    )
+                },
+            )
+        },
+    },
+    // Each thread loads whole vectors, the same number of them.
+    Rule {
+        name: "load_balance",
+        check: |_, c| {
+            let per = c.threads() * c.vw;
+            ((c.mwg * c.kwg) % per != 0 || (c.nwg * c.kwg) % per != 0).then(|| {
+                format!(
+                    "tiles of {} + {} elements do not spread evenly over {} threads x {} lanes",
+                    c.mwg * c.kwg,
+                    c.nwg * c.kwg,
+                    c.threads(),
+                    c.vw
+                )
+            })
+        },
+    },
+    // The transposing stores of a K-contiguous operand into the [k][m] local tile.
+    Rule {
+        name: "bank_conflicts",
+        check: |x, c| {
+            let t = x.target;
+            if t.smem_banks <= 1 {
+                return None;
+            }
+            let ways = simt_store_conflicts(c, t.warp_size, t.smem_banks, x.a_layout == Layout::RowMajor, c.mwg).max(
+                simt_store_conflicts(c, t.warp_size, t.smem_banks, x.b_layout == Layout::ColMajor, c.nwg),
+            );
+            (ways > 2).then(|| format!("{ways}-way bank conflicts storing a tile into local memory"))
+        },
+    },
+];
+
+/// Worst bank multiplicity of one warp storing its first vector of a tile into the
+/// `[KWG][mn + pad]` local array, under the load mapping of the generated kernel: when
+/// K is contiguous, consecutive threads take consecutive K vectors.
+fn simt_store_conflicts(c: &SimtTile, warp: u32, banks: u32, k_contiguous: bool, mn: u32) -> u32 {
+    let stride = mn + SIMT_LOCAL_PAD;
+    let mut per_bank = vec![0u32; banks as usize];
+    for lane in 0..warp.min(c.threads()) {
+        let (k, m) = if k_contiguous {
+            let kv = c.kwg / c.vw;
+            ((lane % kv) * c.vw, lane / kv)
+        } else {
+            let mv = mn / c.vw;
+            (lane / mv, (lane % mv) * c.vw)
+        };
+        per_bank[((k * stride + m) % banks) as usize] += 1;
+    }
+    per_bank.into_iter().max().unwrap_or(1)
+}
+
+fn score(x: &PlanCtx, c: &SimtTile) -> f64 {
+    let (bm, bn) = (c.mwg as f64, c.nwg as f64);
+    let mut s = bm * bn / (bm + bn);
+    let per_thread = (c.mwi() * c.nwi()) as f64;
+    // 16-64 outputs per thread hides load latency without spilling.
+    s *= if per_thread < 16.0 {
+        per_thread / 16.0
+    } else if per_thread > 64.0 {
+        64.0 / per_thread
+    } else {
+        1.0
+    };
+    s *= 1.0 + 0.05 * (c.vw as f64).log2();
+    let t = c.threads() as f64;
+    s *= if x.target.warp_size >= 32 {
+        (t / 256.0).min(1.0)
+    } else {
+        (64.0 / t).min(1.0)
+    };
+    if c.local_bytes() as f64 > SMEM_SOFT_SHARE * x.target.smem_per_block as f64 {
+        s *= 0.8;
+    }
+    s
+}

@@ -1,0 +1,320 @@
+//! Preparing a call: the arguments of a generated wrapper, checked once (devices, shapes,
+//! output, index range), and what every path that runs a kernel derives from them (the
+//! target, the `-D` defines of a config, the kernel ABI's argument list, the operands as
+//! the host reference reads them). Launches, the tuner and the measuring API all start
+//! here, so the checks are written once.
+
+use crate::device::{Device, DeviceInfo, KernelArg, RawBuffer};
+use crate::element::decode;
+use crate::error::{GemmError, Result};
+use crate::reference::{self, HostOperand};
+use crate::spec::{KernelSpec, TargetKernel};
+use gemm_core::{Backend, DType, GemmIr, ParamKind, Problem, TileConfig};
+
+/// One argument of a generated wrapper, in signature order.
+#[derive(Clone, Copy, Debug)]
+pub enum Arg<'a> {
+    /// A matrix operand (`rows × cols` as stored).
+    Matrix {
+        /// Its memory.
+        buf: &'a RawBuffer,
+        /// Rows as stored.
+        rows: usize,
+        /// Columns as stored.
+        cols: usize,
+    },
+    /// A `Row` or `Col` vector.
+    Vector {
+        /// Its memory.
+        buf: &'a RawBuffer,
+        /// Elements.
+        len: usize,
+    },
+    /// An f32 scalar.
+    Scalar(f32),
+}
+
+/// The output matrix of a call.
+#[derive(Clone, Copy, Debug)]
+pub struct OutArg<'a> {
+    /// Its memory.
+    pub buf: &'a RawBuffer,
+    /// Rows (M).
+    pub rows: usize,
+    /// Columns (N).
+    pub cols: usize,
+}
+
+/// A call whose arguments passed every check: the operands, the output, its device and
+/// the problem's extents.
+#[derive(Clone, Copy, Debug)]
+pub struct Call<'c, 'a> {
+    /// The kernel.
+    pub spec: &'static KernelSpec,
+    /// Its arguments, in signature order.
+    pub args: &'c [Arg<'a>],
+    /// The output.
+    pub out: OutArg<'a>,
+    /// `M × N × K`.
+    pub problem: Problem,
+}
+
+impl<'c, 'a> Call<'c, 'a> {
+    /// Checks `args` and `out` against `spec`: every operand on the output's device, inner
+    /// dimensions that agree, epilogue operands and the output of the product's shape, and
+    /// extents inside the kernels' 32-bit index range.
+    pub fn new(spec: &'static KernelSpec, args: &'c [Arg<'a>], out: OutArg<'a>) -> Result<Self> {
+        check_devices(spec, args, &out)?;
+        let (m, n, k) = dims(spec, args)?;
+        if (out.rows, out.cols) != (m, n) {
+            return Err(shape_err(
+                spec,
+                format!("the output is {}x{} but the product is {m}x{n}", out.rows, out.cols),
+            ));
+        }
+        Ok(Call {
+            spec,
+            args,
+            out,
+            problem: Problem::new(m, n, k),
+        })
+    }
+
+    /// The device the call runs on (the output's).
+    pub fn device(&self) -> &'a Device {
+        &self.out.buf.device
+    }
+
+    /// The kernel's IR.
+    pub fn ir(&self) -> &'static GemmIr {
+        self.spec.ir()
+    }
+
+    /// `(M, N, K)`.
+    pub fn mnk(&self) -> (usize, usize, usize) {
+        (self.problem.m, self.problem.n, self.problem.k)
+    }
+
+    /// The planned target whose code runs on the call's device.
+    pub fn target(&self) -> Result<&'static TargetKernel> {
+        self.spec.target_for(self.device())
+    }
+
+    /// The kernel ABI's arguments with `out` as the output: (M, N, K, out, params...).
+    pub fn kernel_args<'b>(&self, out: &'b RawBuffer) -> Vec<KernelArg<'b>>
+    where
+        'a: 'b,
+    {
+        kernel_args(self.args, out, self.mnk())
+    }
+
+    /// Every buffer operand, downloaded and widened to f32 (scalars get an empty vector).
+    pub fn download_operands(&self) -> Result<Vec<Vec<f32>>> {
+        download(self.ir(), self.args)
+    }
+
+    /// The operands as the host reference takes them, over `data` from
+    /// [`Call::download_operands`].
+    pub fn host_operands<'d>(&self, data: &'d [Vec<f32>]) -> Vec<HostOperand<'d>> {
+        operands(self.ir(), self.args, data)
+    }
+
+    /// The host reference of the whole call (f32 values, in the output's layout).
+    pub fn host_reference(&self) -> Result<Vec<f32>> {
+        let data = self.download_operands()?;
+        let (m, n, k) = self.mnk();
+        Ok(reference::gemm(self.ir(), &self.host_operands(&data), m, n, k))
+    }
+}
+
+fn shape_err(spec: &KernelSpec, detail: String) -> GemmError {
+    GemmError::Shape {
+        kernel: spec.name.to_string(),
+        detail,
+    }
+}
+
+/// Checks every operand against the product and returns (M, N, K). The output is not
+/// looked at: the allocating wrapper calls this to learn the output's shape.
+pub fn dims(spec: &KernelSpec, args: &[Arg<'_>]) -> Result<(usize, usize, usize)> {
+    let ir = spec.ir();
+    let shape = |idx: u32, t: bool| -> (usize, usize) {
+        match args[idx as usize] {
+            Arg::Matrix { rows, cols, .. } if t => (cols, rows),
+            Arg::Matrix { rows, cols, .. } => (rows, cols),
+            _ => unreachable!("the macro passes matrices for A and B"),
+        }
+    };
+    let (m, k) = shape(ir.a, ir.a_t);
+    let (k2, n) = shape(ir.b, ir.b_t);
+    let name = |i: u32| ir.params[i as usize].name.as_str();
+    let t = |b: bool| if b { ".t()" } else { "" };
+    if k != k2 {
+        return Err(shape_err(
+            spec,
+            format!(
+                "`{}{}` is {m}x{k} but `{}{}` is {k2}x{n}: inner dimensions {k} and {k2} differ",
+                name(ir.a),
+                t(ir.a_t),
+                name(ir.b),
+                t(ir.b_t)
+            ),
+        ));
+    }
+    for (i, p) in ir.params.iter().enumerate() {
+        if i as u32 == ir.a || i as u32 == ir.b {
+            continue;
+        }
+        let bad = match (p.kind, args[i]) {
+            (ParamKind::Matrix { .. }, Arg::Matrix { rows, cols, .. }) if (rows, cols) != (m, n) => {
+                Some(format!("`{}` is {rows}x{cols} but the product is {m}x{n}", p.name))
+            }
+            (ParamKind::Row { .. }, Arg::Vector { len, .. }) if len != n => Some(format!(
+                "`{}` (a Row, one value per column) has length {len} but the product has {n} columns",
+                p.name
+            )),
+            (ParamKind::Col { .. }, Arg::Vector { len, .. }) if len != m => Some(format!(
+                "`{}` (a Col, one value per row) has length {len} but the product has {m} rows",
+                p.name
+            )),
+            _ => None,
+        };
+        if let Some(d) = bad {
+            return Err(shape_err(spec, d));
+        }
+    }
+    for (what, v) in [("M", m), ("N", n), ("K", k)] {
+        if v > i32::MAX as usize {
+            return Err(GemmError::Unsupported(format!(
+                "{what} = {v} exceeds the 32-bit index range of the kernels"
+            )));
+        }
+    }
+    Ok((m, n, k))
+}
+
+fn check_devices(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<()> {
+    let dev = &out.buf.device;
+    let ir = spec.ir();
+    for (i, a) in args.iter().enumerate() {
+        let buf = match a {
+            Arg::Matrix { buf, .. } | Arg::Vector { buf, .. } => buf,
+            Arg::Scalar(_) => continue,
+        };
+        if buf.device != *dev {
+            return Err(GemmError::DeviceMismatch {
+                kernel: spec.name.into(),
+                param: ir.params[i].name.clone(),
+                found: buf.device.info().to_string(),
+                expected: dev.info().to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Whether `c` fits the device's real limits (threads and shared memory per block).
+pub(crate) fn fits(c: &TileConfig, info: &DeviceInfo, dtype: DType) -> bool {
+    let r = c.resources(dtype);
+    r.threads <= info.max_threads_per_block && r.smem_bytes <= info.smem_per_block
+}
+
+impl Call<'_, '_> {
+    /// Whether `c` can run this call: it fits the device, `tk` has its family's source,
+    /// and its family accepts the problem (alignment, extents).
+    pub(crate) fn usable(&self, tk: &TargetKernel, c: &TileConfig) -> bool {
+        fits(c, self.device().info(), self.ir().ab_dtype)
+            && tk.source(c.family_id()).is_some()
+            && c.family().accepts(c, self.ir(), self.problem).is_ok()
+    }
+
+    /// The planner's best config that can run this call.
+    pub(crate) fn default_config(&self, tk: &TargetKernel) -> Result<TileConfig> {
+        tk.plan()
+            .configs
+            .iter()
+            .copied()
+            .find(|c| self.usable(tk, c))
+            .ok_or_else(|| {
+                let info = self.device().info();
+                GemmError::Unsupported(format!(
+                    "no planned config of target `{}` fits {} ({} B shared memory, {} threads per block) and runs {}x{}x{}",
+                    tk.target,
+                    info,
+                    info.smem_per_block,
+                    info.max_threads_per_block,
+                    self.problem.m,
+                    self.problem.n,
+                    self.problem.k
+                ))
+            })
+    }
+}
+
+/// The `-D` constants of one compile of `cfg` for a call of `problem`: the family's tile
+/// constants and the flags it derives from the shape.
+pub(crate) fn defines(ir: &GemmIr, backend: Backend, cfg: &TileConfig, problem: Problem) -> Vec<(String, u32)> {
+    cfg.defines(ir, backend, problem)
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+}
+
+/// The kernel ABI: (M, N, K, out, params in signature order).
+pub(crate) fn kernel_args<'a>(
+    args: &[Arg<'a>],
+    out: &'a RawBuffer,
+    (m, n, k): (usize, usize, usize),
+) -> Vec<KernelArg<'a>> {
+    let mut kargs = vec![
+        KernelArg::Int(m as i32),
+        KernelArg::Int(n as i32),
+        KernelArg::Int(k as i32),
+        KernelArg::Buffer(out),
+    ];
+    for a in args {
+        kargs.push(match *a {
+            Arg::Matrix { buf, .. } | Arg::Vector { buf, .. } => KernelArg::Buffer(buf),
+            Arg::Scalar(s) => KernelArg::Float(s),
+        });
+    }
+    kargs
+}
+
+/// Every buffer operand, widened to f32 (scalars get an empty vector).
+pub(crate) fn download(ir: &GemmIr, args: &[Arg<'_>]) -> Result<Vec<Vec<f32>>> {
+    let mut data: Vec<Vec<f32>> = Vec::with_capacity(args.len());
+    for (p, a) in ir.params.iter().zip(args) {
+        data.push(match (p.kind, a) {
+            (
+                ParamKind::Matrix { dtype, .. } | ParamKind::Row { dtype } | ParamKind::Col { dtype },
+                Arg::Matrix { buf, .. } | Arg::Vector { buf, .. },
+            ) => {
+                let mut bytes = vec![0u8; buf.bytes];
+                buf.download(&mut bytes)?;
+                decode(dtype, &bytes)
+            }
+            _ => Vec::new(),
+        });
+    }
+    Ok(data)
+}
+
+/// The operands as the host reference takes them, over `data` from [`download`].
+pub(crate) fn operands<'d>(ir: &GemmIr, args: &[Arg<'_>], data: &'d [Vec<f32>]) -> Vec<HostOperand<'d>> {
+    ir.params
+        .iter()
+        .zip(args)
+        .zip(data)
+        .map(|((p, a), d)| match (p.kind, *a) {
+            (ParamKind::Matrix { layout, .. }, Arg::Matrix { rows, cols, .. }) => HostOperand::Matrix {
+                data: d,
+                rows,
+                cols,
+                layout,
+            },
+            (_, Arg::Scalar(s)) => HostOperand::Scalar(s),
+            _ => HostOperand::Vector(d),
+        })
+        .collect()
+}

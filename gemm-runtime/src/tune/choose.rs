@@ -1,0 +1,215 @@
+//! Which config a launch uses: remembered per (kernel, device, shape bucket) in the
+//! process, read from the tuning cache, started from the nearest bucket's winner, tuned,
+//! or the planner's default, depending on [`TuneMode`].
+
+use super::options::{TuneMode, TuneOptions};
+use super::report::DISK_HITS;
+use super::search::tune_locked;
+use super::{file_key, first_line, TUNING};
+use crate::cache::{self, DiskCache, Winner};
+use crate::call::{Arg, Call, OutArg};
+use crate::error::Result;
+use crate::spec::{KernelSpec, TargetKernel};
+use gemm_core::TileConfig;
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::Mutex;
+
+/// Where a launch's config came from, remembered per (kernel, device, shape key).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Origin {
+    /// Tuned or read from the cache.
+    Tuned,
+    /// `cached` mode found nothing; `full` mode tunes over it.
+    NoEntry,
+    /// Tuning failed; not retried in this process.
+    TuneFailed,
+}
+
+pub(super) type MemoKey = (usize, u64, String);
+
+pub(super) fn memo() -> &'static Mutex<HashMap<MemoKey, (TileConfig, Origin)>> {
+    static MEMO: std::sync::OnceLock<Mutex<HashMap<MemoKey, (TileConfig, Origin)>>> = std::sync::OnceLock::new();
+    MEMO.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// The config a launch without an explicit one uses. Called by `launch` on a device.
+pub(crate) fn choose(call: &Call<'_, '_>, tk: &TargetKernel) -> Result<TileConfig> {
+    let spec = call.spec;
+    let dev = call.device();
+    let mode = TuneMode::from_env();
+    if mode == TuneMode::Off {
+        return call.default_config(tk);
+    }
+    let (m, n, k) = call.mnk();
+    let bucket = cache::shape_key(m, n, k, crate::env::flag("CROSSGEMM_TUNE_EXACT"));
+    let mkey: MemoKey = (spec as *const KernelSpec as usize, dev.serial(), bucket.clone());
+    // A remembered config is the bucket's; a shape of the same bucket it cannot run (an
+    // alignment its family needs) falls back to the planner's default.
+    let remembered = |mode: TuneMode| {
+        memo()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&mkey)
+            .copied()
+            .filter(|(_, o)| !(mode == TuneMode::Full && *o == Origin::NoEntry))
+    };
+    let runnable = |c: TileConfig| -> Result<TileConfig> {
+        if call.usable(tk, &c) {
+            Ok(c)
+        } else {
+            call.default_config(tk)
+        }
+    };
+    if let Some((c, _)) = remembered(mode) {
+        return runnable(c);
+    }
+    let remember = |c: TileConfig, o: Origin| {
+        memo()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(mkey.clone(), (c, o));
+        c
+    };
+    let opts = TuneOptions::from_env();
+    if mode == TuneMode::Cached {
+        if let Some(w) = cached_winner(call, tk, &bucket, &opts) {
+            return Ok(remember(w.config, Origin::Tuned));
+        }
+        if let Some(dir) = &opts.cache_dir {
+            if let Some((_, w)) = nearest_winner(call, tk, dir, &bucket) {
+                return Ok(remember(w.config, Origin::NoEntry));
+            }
+        }
+        return Ok(remember(call.default_config(tk)?, Origin::NoEntry));
+    }
+    let _guard = TUNING.lock().unwrap_or_else(|e| e.into_inner());
+    // Another thread may have tuned this key while we waited.
+    if let Some((c, _)) = remembered(mode) {
+        return runnable(c);
+    }
+    match tune_locked(call, tk, &opts) {
+        Ok(r) => Ok(remember(r.best, Origin::Tuned)),
+        Err(e) => {
+            let fallback = call.default_config(tk)?;
+            eprintln!(
+                "crossgemm: warning: tuning `{}` at {m}x{n}x{k} failed, using {fallback}: {}",
+                spec.name,
+                first_line(&e.to_string())
+            );
+            Ok(remember(fallback, Origin::TuneFailed))
+        }
+    }
+}
+
+/// The cache's winner of `bucket`, when it can run `problem` on `dev`.
+pub(super) fn cached_winner(
+    call: &Call<'_, '_>,
+    tk: &TargetKernel,
+    bucket: &str,
+    opts: &TuneOptions,
+) -> Option<Winner> {
+    let (spec, dev) = (call.spec, call.device());
+    let dir = opts.cache_dir.as_ref()?;
+    let w = DiskCache::new(dir, file_key(spec, tk, dev))
+        .load()
+        .winners
+        .remove(bucket)?;
+    // The key pins device and source, so this only guards a hand-edited file.
+    if !call.usable(tk, &w.config) {
+        return None;
+    }
+    DISK_HITS.fetch_add(1, Ordering::Relaxed);
+    Some(w)
+}
+
+/// The winner of the bucket nearest to `bucket` (see the module doc of [`crate::tune`])
+/// among the cache files of `key`'s kernel, target and device name in `dir`, with its
+/// bucket. Never the winner of `bucket` in `key`'s own file.
+pub(super) fn nearest_winner(
+    call: &Call<'_, '_>,
+    tk: &TargetKernel,
+    dir: &std::path::Path,
+    bucket: &str,
+) -> Option<(String, Winner)> {
+    let key = &file_key(call.spec, tk, call.device());
+    let want = cache::bucket_dims(bucket)?;
+    let mut best: Option<((u8, f64), String, Winner)> = None;
+    for f in cache::read_all(dir) {
+        if f.key.kernel != key.kernel || f.key.target != key.target || f.key.device_name != key.device_name {
+            continue;
+        }
+        let same = f.key == *key;
+        let rank = u8::from(!same);
+        for (b, w) in f.winners {
+            // This file's own winner of the bucket is a cache hit, not a start; another
+            // driver's or source's is the best template there is.
+            if same && b == bucket {
+                continue;
+            }
+            let Some(d) = cache::bucket_dims(&b) else { continue };
+            if !call.usable(tk, &w.config) {
+                continue;
+            }
+            let dist = cache::log_distance(want, d);
+            if best.as_ref().map_or(true, |(s, _, _)| (rank, dist) < *s) {
+                best = Some(((rank, dist), b, w));
+            }
+        }
+    }
+    best.map(|(_, b, w)| (b, w))
+}
+
+/// Where the config of a [`lookup`] came from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LookupSource {
+    /// The cache's winner of the call's bucket.
+    Cache,
+    /// The winner of another bucket (nearest-record start); its bucket key.
+    Nearest(String),
+    /// The planner's first config that fits.
+    Default,
+}
+
+/// What a `cached`-mode launch would use for these operands, without tuning.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lookup {
+    /// The config.
+    pub config: TileConfig,
+    /// Where it came from.
+    pub source: LookupSource,
+    /// The cached median time, ms (at the record's own shape), if any.
+    pub ms: Option<f64>,
+    /// The call's bucket key.
+    pub shape_key: String,
+    /// The target whose code would run.
+    pub target: String,
+}
+
+/// The config a launch in `cached` mode would use: the bucket's cached winner, else the
+/// nearest bucket's, else the planner's default. Tunes nothing.
+pub fn lookup(spec: &'static KernelSpec, args: &[Arg<'_>], out: OutArg<'_>, opts: &TuneOptions) -> Result<Lookup> {
+    let call = Call::new(spec, args, out)?;
+    let (m, n, k) = call.mnk();
+    let tk = call.target()?;
+    let bucket = cache::shape_key(m, n, k, opts.exact_shape);
+    let mut l = Lookup {
+        config: call.default_config(tk)?,
+        source: LookupSource::Default,
+        ms: None,
+        shape_key: bucket.clone(),
+        target: tk.target.to_string(),
+    };
+    if let Some(w) = cached_winner(&call, tk, &bucket, opts) {
+        l.config = w.config;
+        l.source = LookupSource::Cache;
+        l.ms = Some(w.ms);
+    } else if let Some(dir) = &opts.cache_dir {
+        if let Some((b, w)) = nearest_winner(&call, tk, dir, &bucket) {
+            l.config = w.config;
+            l.source = LookupSource::Nearest(b);
+            l.ms = Some(w.ms);
+        }
+    }
+    Ok(l)
+}

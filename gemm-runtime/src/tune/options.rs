@@ -1,0 +1,149 @@
+//! How a tuning run behaves: the mode of plain launches, the options of a run, progress
+//! reporting and the tests' fault injection.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What a plain launch does about tuning (`CROSSGEMM_TUNE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum TuneMode {
+    /// Never tune and never read the cache: the planner's first config that fits.
+    Off,
+    /// Use a cached winner if there is one, else the planner's first fitting config.
+    Cached,
+    /// Use a cached winner, and tune (then cache) on a miss. The default.
+    #[default]
+    Full,
+}
+
+impl TuneMode {
+    /// `CROSSGEMM_TUNE` = `off` | `cached` | `full` (unset: `full`; anything else is
+    /// reported once on stderr and read as `full`).
+    pub fn from_env() -> TuneMode {
+        let v = std::env::var("CROSSGEMM_TUNE").unwrap_or_default();
+        TuneMode::parse(&v).unwrap_or_else(|| {
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| {
+                eprintln!("crossgemm: warning: CROSSGEMM_TUNE={v:?} is not off, cached or full; using full")
+            });
+            TuneMode::Full
+        })
+    }
+
+    /// `off`, `cached` or `full` (case-insensitive; empty is `full`, `0` is `off`).
+    pub fn parse(s: &str) -> Option<TuneMode> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "" | "full" | "1" => Some(TuneMode::Full),
+            "off" | "0" => Some(TuneMode::Off),
+            "cached" => Some(TuneMode::Cached),
+            _ => None,
+        }
+    }
+}
+
+/// How a tuning run behaves. [`TuneOptions::from_env`] gives what launches use.
+#[derive(Clone, Debug, Default)]
+pub struct TuneOptions {
+    /// Where winners and failures are stored; `None` keeps them in the process only.
+    pub cache_dir: Option<PathBuf>,
+    /// Key winners by the exact shape instead of its power-of-two bucket
+    /// (`CROSSGEMM_TUNE_EXACT=1`).
+    pub exact_shape: bool,
+    /// Most candidates to try, best-ranked first (`CROSSGEMM_TUNE_MAX`); `None`: 48 on
+    /// GPUs, 6 on CPU devices (whose compilers take about a second per config).
+    pub max_candidates: Option<usize>,
+    /// Retry configs the cache records as failed (`CROSSGEMM_ALWAYS_COMPILE=1`).
+    pub always_compile: bool,
+    /// Tune even when a winner is cached (the new winner replaces it).
+    pub force: bool,
+    /// Show progress on stderr when it is a terminal (never on a pipe).
+    pub progress: bool,
+    /// Called with the run's progress instead of the built-in stderr line (whatever
+    /// `progress` says); a CLI draws its own bar with it.
+    pub on_progress: Option<ProgressHook>,
+    /// Fault injection for the crate's tests. Not a stable API.
+    #[doc(hidden)]
+    pub inject: Inject,
+}
+
+/// Faults the tests inject into a tuning run, by candidate index (position in
+/// [`TuneReport::candidates`]). Not a stable API.
+#[doc(hidden)]
+#[derive(Clone, Debug, Default)]
+pub struct Inject {
+    /// These candidates' sources get an `#error`, so their compile fails.
+    pub compile_error: Vec<usize>,
+    /// These candidates' outputs are overwritten after they run, so verification fails.
+    pub wrong_result: Vec<usize>,
+    /// These candidates' measured times are multiplied by 1000, so they count as too slow.
+    pub slow: Vec<usize>,
+}
+
+impl TuneOptions {
+    /// From `CROSSGEMM_CACHE_DIR` (else the platform cache folder),
+    /// `CROSSGEMM_TUNE_EXACT`, `CROSSGEMM_TUNE_MAX` and `CROSSGEMM_ALWAYS_COMPILE`;
+    /// progress on.
+    pub fn from_env() -> TuneOptions {
+        TuneOptions {
+            cache_dir: crate::env::cache_dir(),
+            exact_shape: crate::env::flag("CROSSGEMM_TUNE_EXACT"),
+            max_candidates: std::env::var("CROSSGEMM_TUNE_MAX")
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+                .filter(|&n: &usize| n > 0),
+            always_compile: crate::env::flag("CROSSGEMM_ALWAYS_COMPILE"),
+            force: false,
+            progress: true,
+            on_progress: None,
+            inject: Inject::default(),
+        }
+    }
+}
+
+/// A tuning run's progress, as [`TuneOptions::on_progress`] receives it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TuneProgress {
+    /// What the run is doing.
+    pub stage: TuneStage,
+    /// Steps of this stage done so far.
+    pub done: usize,
+    /// Steps of this stage in all.
+    pub total: usize,
+    /// The best median time so far, ms (timing only).
+    pub best_ms: Option<f64>,
+}
+
+/// The stages of a tuning run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TuneStage {
+    /// Compiling candidates (in parallel).
+    Compiling,
+    /// Verifying and timing candidates, one at a time.
+    Timing,
+    /// Finished (successfully or not).
+    Done,
+}
+
+/// A progress callback (see [`TuneOptions::on_progress`]).
+#[derive(Clone)]
+pub struct ProgressHook(pub Arc<dyn Fn(&TuneProgress) + Send + Sync>);
+
+impl std::fmt::Debug for ProgressHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressHook(..)")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_parse() {
+        assert_eq!(TuneMode::parse(""), Some(TuneMode::Full));
+        assert_eq!(TuneMode::parse(" Full "), Some(TuneMode::Full));
+        assert_eq!(TuneMode::parse("off"), Some(TuneMode::Off));
+        assert_eq!(TuneMode::parse("cached"), Some(TuneMode::Cached));
+        assert_eq!(TuneMode::parse("sometimes"), None);
+    }
+}

@@ -1,0 +1,87 @@
+//! What a tuning run reports, and the process-wide counters.
+
+use crate::cache::FailStage;
+use gemm_core::TileConfig;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A candidate that cannot win, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Failure {
+    /// The config.
+    pub config: TileConfig,
+    /// Where it failed.
+    pub stage: FailStage,
+    /// The compiler log's first lines, the driver error, or the mismatching elements.
+    pub reason: String,
+    /// `true` when the failure was read from the cache and the config was not retried.
+    pub from_cache: bool,
+}
+
+/// A candidate that passed verification, with its median time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing {
+    /// The config.
+    pub config: TileConfig,
+    /// Median device time of one launch, ms.
+    pub ms: f64,
+}
+
+/// What [`tune`](crate::tune::tune) did.
+#[derive(Clone, Debug)]
+pub struct TuneReport {
+    /// Kernel name.
+    pub kernel: String,
+    /// The target whose code ran.
+    pub target: String,
+    /// The device (`name (id, platform)`).
+    pub device: String,
+    /// (M, N, K) of the call.
+    pub shape: (usize, usize, usize),
+    /// The cache key of the shape (`pow2:MxNxK` or `exact:MxNxK`).
+    pub shape_key: String,
+    /// `true` when the winner came from the cache and nothing was tuned.
+    pub cache_hit: bool,
+    /// The candidates considered, best-ranked first (empty on a cache hit).
+    pub candidates: Vec<TileConfig>,
+    /// The bucket whose cached winner was tried first (nearest-record start), if any.
+    pub seeded_from: Option<String>,
+    /// Candidates that passed verification, in candidate order.
+    pub timings: Vec<Timing>,
+    /// Candidates that failed (or were skipped as known failures), in candidate order.
+    pub failed: Vec<Failure>,
+    /// The winner.
+    pub best: TileConfig,
+    /// The winner's median time, ms (the cached time on a hit).
+    pub best_ms: f64,
+    /// Wall time of the whole call, ms.
+    pub tune_ms: f64,
+    /// Kernels compiled by this call.
+    pub compiled: usize,
+    /// The cache file read and written, if any.
+    pub cache_file: Option<PathBuf>,
+}
+
+/// Process-wide counters, for tests and diagnostics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TuneStats {
+    /// Tuning runs (cache misses that tuned).
+    pub tunes: u64,
+    /// Winners read from the disk cache.
+    pub disk_hits: u64,
+    /// Candidate kernels compiled by the tuner.
+    pub compiled: u64,
+}
+
+pub(super) static TUNES: AtomicU64 = AtomicU64::new(0);
+pub(super) static DISK_HITS: AtomicU64 = AtomicU64::new(0);
+pub(super) static COMPILED: AtomicU64 = AtomicU64::new(0);
+
+/// The counters so far in this process.
+pub fn tune_stats() -> TuneStats {
+    TuneStats {
+        tunes: TUNES.load(Ordering::Relaxed),
+        disk_hits: DISK_HITS.load(Ordering::Relaxed),
+        compiled: COMPILED.load(Ordering::Relaxed),
+    }
+}

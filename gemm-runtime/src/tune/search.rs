@@ -1,0 +1,478 @@
+//! One tuning run: look in the cache (again, under the cross-process lock), pick the
+//! candidates, compile them on a bounded pool, verify and time them one at a time, store
+//! the winner and the failures.
+
+use super::options::{TuneOptions, TuneProgress, TuneStage};
+use super::progress::Progress;
+use super::report::{Failure, Timing, TuneReport, COMPILED, DISK_HITS, TUNES};
+use super::verify::{run_candidate, sample_points, Outcome};
+use super::{choose, file_key, first_line, GENERATION};
+use crate::cache::{self, CacheFile, DiskCache, FailStage, FailedConfig, Winner};
+use crate::call::{self, Call};
+use crate::device::RawBuffer;
+use crate::error::{GemmError, Result};
+use crate::measure;
+use crate::reference;
+use crate::spec::TargetKernel;
+use gemm_core::target::DeviceType;
+use gemm_core::TileConfig;
+use std::any::Any;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// A kernel as `Backend::compile` returns it.
+type Compiled = Arc<dyn Any + Send + Sync>;
+
+/// Tunes `call`'s kernel for its device and shape bucket; the caller holds the process's
+/// tuning lock.
+pub(super) fn tune_locked(call: &Call<'_, '_>, tk: &TargetKernel, opts: &TuneOptions) -> Result<TuneReport> {
+    let start = Instant::now();
+    // A (re)tune may change the winner of shapes whose warm launches were resolved.
+    GENERATION.fetch_add(1, Ordering::AcqRel);
+    let (spec, dev) = (call.spec, call.device());
+    let (m, n, k) = call.mnk();
+    let bucket = cache::shape_key(m, n, k, opts.exact_shape);
+    let disk = opts
+        .cache_dir
+        .as_ref()
+        .map(|d| DiskCache::new(d, file_key(spec, tk, dev)));
+    let mut loaded = disk.as_ref().map(|d| d.load());
+    let mut report = TuneReport {
+        kernel: spec.name.to_string(),
+        target: tk.target.to_string(),
+        device: dev.info().to_string(),
+        shape: (m, n, k),
+        shape_key: bucket.clone(),
+        cache_hit: false,
+        candidates: Vec::new(),
+        seeded_from: None,
+        timings: Vec::new(),
+        failed: Vec::new(),
+        best: call.default_config(tk)?,
+        best_ms: f64::NAN,
+        tune_ms: 0.0,
+        compiled: 0,
+        cache_file: disk.as_ref().map(|d| d.path().to_path_buf()),
+    };
+    let hit = |loaded: &Option<CacheFile>| {
+        loaded
+            .as_ref()
+            .and_then(|f| f.winners.get(&bucket))
+            .filter(|w| call.usable(tk, &w.config))
+            .cloned()
+    };
+    let cached = |mut report: TuneReport, w: Winner| {
+        DISK_HITS.fetch_add(1, Ordering::Relaxed);
+        report.cache_hit = true;
+        report.best = w.config;
+        report.best_ms = w.ms;
+        report.tune_ms = start.elapsed().as_secs_f64() * 1e3;
+        report
+    };
+    if let (false, Some(w)) = (opts.force, hit(&loaded)) {
+        return Ok(cached(report, w));
+    }
+    // One tune per device at a time across processes sharing the cache folder; whoever
+    // waited looks again, since the other process was often tuning this very bucket.
+    let _device_lock = opts
+        .cache_dir
+        .as_ref()
+        .and_then(|d| cache::TuningLock::acquire(d, &dev.info().name, &dev.info().id));
+    if let (Some(_), Some(d)) = (&_device_lock, &disk) {
+        loaded = Some(d.load());
+        if let (false, Some(w)) = (opts.force, hit(&loaded)) {
+            return Ok(cached(report, w));
+        }
+    }
+    TUNES.fetch_add(1, Ordering::Relaxed);
+    let has_winner = loaded.as_ref().is_some_and(|f| f.winners.contains_key(&bucket));
+    let cands = candidates(call, tk, opts, &bucket, has_winner, &mut report);
+    let known: Vec<FailedConfig> = if opts.always_compile {
+        Vec::new()
+    } else {
+        loaded.map(|f| f.failed).unwrap_or_default()
+    };
+    let progress = Progress::new(opts, format!("`{}` {m}x{n}x{k} on {}", spec.name, dev.info().id));
+    let builds: Vec<Build> = cands
+        .iter()
+        .map(|c| Build {
+            source: tk
+                .source_of(c)
+                .expect("candidates are usable: their family has a source"),
+            defines: call::defines(call.ir(), tk.backend, c, call.problem),
+        })
+        .collect();
+    let todo: Vec<usize> = (0..cands.len())
+        .filter(|&i| !known.iter().any(|f| f.config == cands[i]))
+        .collect();
+    let mut compiled = compile_all(call, &builds, &todo, opts, &progress);
+    report.compiled = todo.len();
+    COMPILED.fetch_add(todo.len() as u64, Ordering::Relaxed);
+    let tried = try_all(call, tk, opts, &cands, &known, &mut compiled, &progress, &mut report)?;
+    progress.done();
+
+    // After an abort the winner is of a partial run: not stored, so that the next process
+    // tunes again (skipping the failures recorded now).
+    let winner = if tried.aborted.is_some() { None } else { tried.winner };
+    let found = winner.map(|(i, kern)| {
+        dev.cache_kernel(builds[i].source, &call.ir().symbol(), &builds[i].defines, kern);
+        Winner {
+            config: cands[i],
+            ms: tried.best_ms,
+            shape: [m, n, k],
+            candidates: report.timings.len(),
+        }
+    });
+    if let Some(d) = &disk {
+        store(d, tk, dev, &bucket, found.as_ref(), &tried.new_failures);
+    }
+    report.tune_ms = start.elapsed().as_secs_f64() * 1e3;
+    if let Some(e) = tried.aborted {
+        return Err(e);
+    }
+    let Some(w) = found else {
+        return Err(nothing_passed(call, &report, cands.len()));
+    };
+    report.best = w.config;
+    report.best_ms = w.ms;
+    if std::env::var_os("CROSSGEMM_LOG").is_some() {
+        eprintln!(
+            "crossgemm: tuned `{}` {m}x{n}x{k} [{bucket}] on {}: {} in {:.4} ms; {} timed, {} failed, {} compiled, {:.0} ms",
+            spec.name,
+            dev.info().id,
+            w.config,
+            w.ms,
+            report.timings.len(),
+            report.failed.len(),
+            report.compiled,
+            report.tune_ms
+        );
+    }
+    Ok(report)
+}
+
+/// What one candidate compiles from.
+struct Build {
+    source: &'static str,
+    defines: Vec<(String, u32)>,
+}
+
+/// The target's planned configs that can run the call, best first, at most
+/// `opts.max_candidates` (48 on GPUs, 6 on CPU devices by default); the nearest bucket's
+/// winner first when the call's bucket has none (nearest-record start).
+fn candidates(
+    call: &Call<'_, '_>,
+    tk: &TargetKernel,
+    opts: &TuneOptions,
+    bucket: &str,
+    has_winner: bool,
+    report: &mut TuneReport,
+) -> Vec<TileConfig> {
+    let info = call.device().info();
+    let max = opts
+        .max_candidates
+        .unwrap_or(if info.device_type == DeviceType::Cpu { 6 } else { 48 });
+    let mut cands: Vec<TileConfig> = Vec::new();
+    for c in &tk.plan().configs {
+        if call.usable(tk, c) && !cands.contains(c) {
+            cands.push(*c);
+        }
+    }
+    cands.truncate(max);
+    if let (Some(dir), false) = (opts.cache_dir.as_ref(), has_winner) {
+        if let Some((b, w)) = choose::nearest_winner(call, tk, dir, bucket) {
+            cands.retain(|c| *c != w.config);
+            cands.insert(0, w.config);
+            cands.truncate(opts.max_candidates.unwrap_or(usize::MAX).max(1));
+            report.seeded_from = Some(b);
+        }
+    }
+    report.candidates = cands.clone();
+    cands
+}
+
+/// Compiles the candidates `todo` on a pool of at most 8 threads; slot `i` holds
+/// candidate `i`'s kernel or error (`None` for those not in `todo`).
+fn compile_all(
+    call: &Call<'_, '_>,
+    builds: &[Build],
+    todo: &[usize],
+    opts: &TuneOptions,
+    progress: &Progress,
+) -> Vec<Option<Result<Compiled>>> {
+    let dev = call.device();
+    let symbol = call.ir().symbol();
+    let compiled: Vec<Mutex<Option<Result<Compiled>>>> = builds.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(1, 8)
+        .min(todo.len().max(1));
+    progress.event(TuneProgress {
+        stage: TuneStage::Compiling,
+        done: 0,
+        total: todo.len(),
+        best_ms: None,
+    });
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let t = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&i) = todo.get(t) else { break };
+                let r = if opts.inject.compile_error.contains(&i) {
+                    let broken = format!(
+                        "{}\n#error crossgemm test: injected compile failure\n",
+                        builds[i].source
+                    );
+                    dev.backend().compile(&broken, &symbol, &builds[i].defines)
+                } else {
+                    dev.backend().compile(builds[i].source, &symbol, &builds[i].defines)
+                };
+                *compiled[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                progress.event(TuneProgress {
+                    stage: TuneStage::Compiling,
+                    done: d,
+                    total: todo.len(),
+                    best_ms: None,
+                });
+            });
+        }
+    });
+    compiled
+        .into_iter()
+        .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect()
+}
+
+/// What verifying and timing the candidates found.
+struct Tried {
+    /// The fastest verified candidate and its kernel.
+    winner: Option<(usize, Compiled)>,
+    best_ms: f64,
+    /// Failures to store (compile, launch and wrong-result ones; not too-slow ones).
+    new_failures: Vec<FailedConfig>,
+    /// An error that is not a candidate's (no memory, a dead context): the run stopped.
+    aborted: Option<GemmError>,
+}
+
+/// Verifies, then times, one candidate at a time, recording each outcome in `report`.
+#[allow(clippy::too_many_arguments)]
+fn try_all(
+    call: &Call<'_, '_>,
+    tk: &TargetKernel,
+    opts: &TuneOptions,
+    cands: &[TileConfig],
+    known: &[FailedConfig],
+    compiled: &mut [Option<Result<Compiled>>],
+    progress: &Progress,
+    report: &mut TuneReport,
+) -> Result<Tried> {
+    let dev = call.device();
+    let (m, n, k) = call.mnk();
+    let data = call.download_operands()?;
+    let ops = call.host_operands(&data);
+    let points = sample_points(m, n, call.spec.ir_hash);
+    let refs = reference::gemm_sampled(call.ir(), &ops, k, &points);
+    let flush = RawBuffer::new(
+        dev,
+        measure::flush_bytes(tk.spec().l2_bytes, dev.info().device_type, dev.info().global_mem_bytes),
+    )
+    .ok();
+    let mut t = Tried {
+        winner: None,
+        best_ms: f64::INFINITY,
+        new_failures: Vec::new(),
+        aborted: None,
+    };
+    for (i, cfg) in cands.iter().enumerate() {
+        if let Some(f) = known.iter().find(|f| f.config == *cfg) {
+            report.failed.push(Failure {
+                config: *cfg,
+                stage: f.stage,
+                reason: f.reason.clone(),
+                from_cache: true,
+            });
+            continue;
+        }
+        progress.event(TuneProgress {
+            stage: TuneStage::Timing,
+            done: i,
+            total: cands.len(),
+            best_ms: t.best_ms.is_finite().then_some(t.best_ms),
+        });
+        let fail = |stage, reason| FailedConfig {
+            config: *cfg,
+            stage,
+            reason,
+        };
+        let kernel = match compiled[i].take().expect("every candidate to do was compiled") {
+            Ok(kern) => kern,
+            // Module loading (CUDA) is part of `compile`; its errors are the config's too.
+            Err(e) if is_build_error(&e) => {
+                record(report, &mut t.new_failures, fail(FailStage::Compile, short_reason(&e)));
+                continue;
+            }
+            Err(e) => {
+                t.aborted = Some(e);
+                break;
+            }
+        };
+        let outcome = run_candidate(
+            call,
+            &*kernel,
+            cfg,
+            &ops,
+            &points,
+            &refs,
+            flush.as_ref(),
+            opts.inject.wrong_result.contains(&i),
+            measure::TOO_SLOW_FACTOR * t.best_ms,
+            if opts.inject.slow.contains(&i) { 1000.0 } else { 1.0 },
+        );
+        match outcome {
+            Ok(Outcome::Timed(ms)) => {
+                report.timings.push(Timing { config: *cfg, ms });
+                if ms < t.best_ms {
+                    t.best_ms = ms;
+                    t.winner = Some((i, kernel));
+                }
+            }
+            Ok(Outcome::Wrong(why)) => record(report, &mut t.new_failures, fail(FailStage::WrongResult, why)),
+            // Reported, not stored: `record` would persist it for every shape.
+            Ok(Outcome::TooSlow(ms)) => report.failed.push(Failure {
+                config: *cfg,
+                stage: FailStage::TooSlow,
+                reason: format!(
+                    "first timed run {ms:.3} ms > {}x the best so far ({:.3} ms)",
+                    measure::TOO_SLOW_FACTOR,
+                    t.best_ms
+                ),
+                from_cache: false,
+            }),
+            Ok(Outcome::LaunchFailed(e)) => {
+                record(report, &mut t.new_failures, fail(FailStage::Launch, short_reason(&e)))
+            }
+            // Not the config's fault (no memory for its output, a dead context after an
+            // earlier fault): stop, keep what was learnt, and do not blame this config.
+            Err(e) => {
+                t.aborted = Some(e);
+                break;
+            }
+        }
+    }
+    Ok(t)
+}
+
+/// Writes the winner (if any) and the new failures into the cache file; a failure to
+/// write is a warning (the result still serves this process).
+fn store(
+    d: &DiskCache,
+    tk: &TargetKernel,
+    dev: &crate::Device,
+    bucket: &str,
+    found: Option<&Winner>,
+    new_failures: &[FailedConfig],
+) {
+    if found.is_none() && new_failures.is_empty() {
+        return;
+    }
+    let stored = d.update(|f| {
+        f.target_spec = serde_json::from_str(tk.spec_json()).ok();
+        f.compiler = Some(dev.compiler_version());
+        if let Some(w) = found {
+            f.winners.insert(bucket.to_string(), w.clone());
+        }
+        for nf in new_failures {
+            f.failed.retain(|x| x.config != nf.config);
+            f.failed.push(nf.clone());
+        }
+    });
+    if let Err(e) = stored {
+        eprintln!(
+            "crossgemm: warning: could not store tuning results in {}: {e}",
+            d.path().display()
+        );
+    }
+}
+
+/// The error of a run in which no candidate passed, naming the first failures.
+fn nothing_passed(call: &Call<'_, '_>, report: &TuneReport, candidates: usize) -> GemmError {
+    let why: Vec<String> = report
+        .failed
+        .iter()
+        .take(3)
+        .map(|f| format!("{} ({:?}): {}", f.config, f.stage, first_line(&f.reason)))
+        .collect();
+    GemmError::NoCandidatePassed {
+        kernel: call.spec.name.to_string(),
+        device: call.device().info().to_string(),
+        candidates,
+        failures: if why.is_empty() {
+            "none tried".into()
+        } else {
+            why.join("; ")
+        },
+    }
+}
+
+/// Whether a `compile` error is the config's (a rejected source, a module the driver
+/// will not load) rather than the device's (no context).
+fn is_build_error(e: &GemmError) -> bool {
+    match e {
+        GemmError::Compile { .. } => true,
+        GemmError::Driver { op, .. } => op.contains("module"),
+        _ => false,
+    }
+}
+
+fn record(report: &mut TuneReport, new: &mut Vec<FailedConfig>, f: FailedConfig) {
+    report.failed.push(Failure {
+        config: f.config,
+        stage: f.stage,
+        reason: f.reason.clone(),
+        from_cache: false,
+    });
+    new.push(f);
+}
+
+/// The first lines of a compiler log that say `error`, else its first lines; at most
+/// ~600 characters, so that a cache file stays readable.
+fn short_reason(e: &GemmError) -> String {
+    let full = match e {
+        GemmError::Compile { log, .. } => {
+            let errs: Vec<&str> = log.lines().filter(|l| l.contains("error")).take(3).collect();
+            if errs.is_empty() {
+                log.lines().take(3).collect::<Vec<_>>().join("\n")
+            } else {
+                errs.join("\n")
+            }
+        }
+        other => other.to_string(),
+    };
+    let mut s: String = full.chars().take(600).collect();
+    if s.len() < full.len() {
+        s.push('…');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons_are_short() {
+        let e = GemmError::Compile {
+            backend: "OpenCL",
+            kernel: "k".into(),
+            options: vec![],
+            log: format!("note\n<src>:3: error: nope\n{}", "x".repeat(5000)),
+        };
+        assert_eq!(short_reason(&e), "<src>:3: error: nope");
+        let e = GemmError::Unsupported("y".repeat(5000));
+        assert!(short_reason(&e).chars().count() <= 601);
+    }
+}
