@@ -16,6 +16,7 @@
 //! [`TileConfig::defines`]: crate::family::TileConfig::defines
 
 pub mod cuda;
+pub mod wgmma;
 pub(crate) mod prelude;
 
 use crate::family::FamilyId;

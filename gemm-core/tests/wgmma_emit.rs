@@ -1,0 +1,388 @@
+//! The Hopper wgmma generator without a GPU: the source's ABI, defines and variants, the
+//! host-side rules (supports, smem, grid), and, where libnvrtc can be loaded, a compile
+//! of a handful of configs for sm_90a with no spills, no stack and no ptxas warnings.
+//!
+//! gemm-core has no CUDA dependency, so the compile check opens libnvrtc itself
+//! (`dlopen`). Without it the check prints a notice and passes, unless
+//! `CROSSGEMM_REQUIRE_NVRTC=1`, which turns the skip into a failure.
+
+use gemm_core::codegen::wgmma::{self, WgmmaConfig, DEFINES};
+use gemm_core::codegen::Variant;
+use gemm_core::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param};
+
+fn plain(dtype: DType, a: Layout, b: Layout) -> GemmIr {
+    GemmIr::matmul("wg_test", dtype, AccMode::F32, a, b)
+}
+
+fn bias_relu(dtype: DType) -> GemmIr {
+    let mut ir = plain(dtype, Layout::RowMajor, Layout::ColMajor);
+    ir.name = "wg_bias_relu".into();
+    ir.params.push(Param::row("bias", dtype));
+    ir.epilogue = vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Relu)];
+    ir
+}
+
+fn cfg(bm: u32, bn: u32, stages: u32, consumers: u32, cluster_m: u32) -> WgmmaConfig {
+    WgmmaConfig {
+        cluster_m,
+        ..WgmmaConfig::new(bm, bn, stages, consumers)
+    }
+}
+
+#[test]
+fn kernel_has_the_documented_abi() {
+    let ir = bias_relu(DType::Bf16);
+    let src = wgmma::emit(&ir);
+    let sym = ir.symbol();
+    let head = format!(
+        "__launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS {sym}(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2)"
+    );
+    assert!(src.contains(&head), "kernel signature not found:\n{head}");
+    assert!(src.contains("extern \"C\" __global__ void"));
+    assert!(src.contains("struct __align__(64) CgTmaMap { unsigned long long v[16]; };"));
+    assert!(src.contains("#define CG_THREADS (128 * (CONSUMERS + 1))"));
+    assert!(!src.contains("#include"), "NVRTC compiles the source bare");
+    assert!(src.contains("cg_epilogue(acc[mi][r], i, j, M, N, p2)"));
+    // f32 column-major output: scalar stores at (long)(j) * M + (i).
+    let mut f = plain(DType::F16, Layout::RowMajor, Layout::ColMajor);
+    f.out_dtype = DType::F32;
+    f.out_layout = Layout::ColMajor;
+    let src = wgmma::emit(&f);
+    assert!(src.contains("float* __restrict__ out"));
+    assert!(src.contains("cg_st_f32(out, (long)(j) * M + (i), v0)"));
+    assert!(src.contains(".f32.f16.f16"));
+}
+
+#[test]
+fn layouts_select_the_transpose_flags() {
+    for (a, b, ta, tb) in [
+        (Layout::RowMajor, Layout::ColMajor, 0, 0),
+        (Layout::RowMajor, Layout::RowMajor, 0, 1),
+        (Layout::ColMajor, Layout::ColMajor, 1, 0),
+        (Layout::ColMajor, Layout::RowMajor, 1, 1),
+    ] {
+        let src = wgmma::emit(&plain(DType::Bf16, a, b));
+        assert!(src.contains(&format!("p, 1, 1, {ta}, {tb};")), "{a:?} {b:?}");
+        assert!(src.contains(&format!("#define CG_A_KMAJOR {}", 1 - ta)));
+        assert!(src.contains(&format!("#define CG_B_KMAJOR {}", 1 - tb)));
+        assert!(src.contains("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"));
+    }
+}
+
+/// Every `#ifndef NAME` of the source is documented in DEFINES, and every documented
+/// name has one, across layouts and variants.
+#[test]
+fn every_define_is_documented() {
+    let documented: Vec<&str> = DEFINES.iter().map(|(n, _)| *n).collect();
+    for (_, doc) in DEFINES {
+        assert!(doc.contains("default"), "DEFINES entries state their default: {doc}");
+    }
+    for v in Variant::ALL {
+        for ir in [
+            plain(DType::F16, Layout::ColMajor, Layout::RowMajor),
+            bias_relu(DType::Bf16),
+        ] {
+            let src = wgmma::emit_variant(&ir, v);
+            let used: Vec<&str> = src
+                .lines()
+                .filter_map(|l| l.trim().strip_prefix("#ifndef "))
+                .map(str::trim)
+                .collect();
+            for u in &used {
+                assert!(documented.contains(u), "`{u}` is read but not in DEFINES");
+            }
+            for d in &documented {
+                assert!(
+                    used.contains(d),
+                    "`{d}` is documented but the source has no #ifndef for it"
+                );
+            }
+        }
+    }
+    // The config's own defines are documented too.
+    for (k, _) in WgmmaConfig::default().defines() {
+        assert!(documented.contains(&k), "{k}");
+    }
+}
+
+#[test]
+fn variants_keep_symbol_and_abi() {
+    let ir = bias_relu(DType::F16);
+    let full = wgmma::emit(&ir);
+    assert_eq!(full, wgmma::emit_variant(&ir, Variant::Full));
+    assert!(!full.starts_with("/* crossgemm diagnosis variant"));
+    let sig = |s: &str| {
+        let at = s.find(&ir.symbol()).expect("symbol");
+        let at = s[at..].find('(').unwrap() + at;
+        let end = s[at..].find(')').unwrap() + at;
+        s[at..end].to_string()
+    };
+    for v in [Variant::LoadOnly, Variant::NoEpilogue, Variant::ComputeOnly] {
+        let src = wgmma::emit_variant(&ir, v);
+        assert!(src.starts_with(&v.marker()), "{v}");
+        assert_eq!(sig(&src), sig(&full), "{v}");
+        assert!(src.contains(&format!(
+            "void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS {}(",
+            ir.symbol()
+        )));
+    }
+    assert!(full.contains("cg_wgmma(acc[mi]") && full.contains("cg_tma_load(a_s"));
+    let lo = wgmma::emit_variant(&ir, Variant::LoadOnly);
+    assert!(!lo.contains("cg_wgmma(acc[mi]") && lo.contains("cg_tma_load(a_s"));
+    let co = wgmma::emit_variant(&ir, Variant::ComputeOnly);
+    assert!(co.contains("cg_wgmma(acc[mi]") && !co.contains("cg_tma_load(a_s"));
+    let ne = wgmma::emit_variant(&ir, Variant::NoEpilogue);
+    assert!(!ne.contains("cg_epilogue") && ne.contains("const float v0 = acc[mi][r];"));
+}
+
+#[test]
+fn supports_16_bit_operands_only() {
+    for d in [DType::F16, DType::Bf16] {
+        for a in [Layout::RowMajor, Layout::ColMajor] {
+            for b in [Layout::RowMajor, Layout::ColMajor] {
+                assert!(wgmma::supports(&plain(d, a, b)).is_ok());
+            }
+        }
+    }
+    let f32 = plain(DType::F32, Layout::RowMajor, Layout::ColMajor);
+    assert!(wgmma::supports(&f32).unwrap_err().contains("SIMT"));
+    let tf32 = GemmIr::matmul("t", DType::F32, AccMode::Tf32, Layout::RowMajor, Layout::ColMajor);
+    assert!(wgmma::supports(&tf32).unwrap_err().contains("tf32"));
+}
+
+#[test]
+fn host_rules_match_the_source() {
+    // 1024 alignment slack + 4 stages of (128 + 256) rows of 128 bytes + 8 barriers.
+    assert_eq!(wgmma::smem_bytes(128, 256, 64, 4, 2), 1024 + 4 * 384 * 128 + 64);
+    let d = WgmmaConfig::default();
+    assert_eq!(d.threads(), 384);
+    assert!(d.epi_smem && !d.inflight && d.group_m == 8 && d.cluster_m == 1);
+    assert!(WgmmaConfig::new(64, 128, 8, 1).inflight);
+    // The ring plus the staging buffers of the two consumers.
+    assert_eq!(d.smem_bytes(DType::Bf16), 197_696 + 2 * wgmma::EPI_STAGING_BYTES);
+    assert_eq!(WgmmaConfig { epi_smem: false, ..d }.smem_bytes(DType::F16), 197_696);
+    assert_eq!(d.grid(4096, 4096, 132), 132);
+    assert_eq!(d.grid(1, 8, 132), 1);
+    assert_eq!(d.grid(300, 300, 132), 3 * 2);
+    let x2 = cfg(128, 256, 4, 2, 2);
+    assert_eq!(x2.tiles(4096, 4096), 16 * 16);
+    assert_eq!(x2.grid(4096, 4096, 132), 132);
+    assert_eq!(x2.grid(129, 8, 132), 2);
+    assert_eq!(x2.grid(4096, 4096, 133), 132);
+
+    let rc = plain(DType::Bf16, Layout::RowMajor, Layout::ColMajor);
+    let rr = plain(DType::Bf16, Layout::RowMajor, Layout::RowMajor);
+    assert!(d.validate(&rc).is_ok());
+    assert!(cfg(128, 128, 6, 2, 1).validate(&rr).is_ok());
+    assert!(cfg(128, 96, 4, 2, 1).validate(&rc).is_ok());
+    assert!(cfg(128, 96, 4, 2, 1).validate(&rr).unwrap_err().contains("N-major"));
+    assert!(cfg(128, 256, 5, 2, 1)
+        .validate(&rc)
+        .unwrap_err()
+        .contains("shared memory"));
+    assert!(cfg(128, 256, 2, 1, 1)
+        .validate(&rc)
+        .unwrap_err()
+        .contains("accumulator"));
+    assert!(cfg(192, 128, 4, 2, 1).validate(&rc).unwrap_err().contains("BM"));
+    assert!(cfg(128, 264, 2, 2, 1).validate(&rc).unwrap_err().contains("BN"));
+    assert!(cfg(128, 256, 4, 3, 1).validate(&rc).unwrap_err().contains("CONSUMERS"));
+    assert!(cfg(128, 256, 4, 2, 4).validate(&rc).unwrap_err().contains("CLUSTER_M"));
+    assert_eq!(wgmma::tma_box(true, 128, 64), [64, 128]);
+    assert_eq!(wgmma::tma_box(false, 256, 64), [64, 64]);
+}
+
+/// libnvrtc, opened at run time.
+mod nvrtc {
+    use std::ffi::{c_char, c_int, c_void, CStr, CString};
+
+    extern "C" {
+        fn dlopen(filename: *const c_char, flags: c_int) -> *mut c_void;
+        fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
+    }
+
+    type Prog = *mut c_void;
+    type Create = unsafe extern "C" fn(
+        *mut Prog,
+        *const c_char,
+        *const c_char,
+        c_int,
+        *const *const c_char,
+        *const *const c_char,
+    ) -> c_int;
+    type Compile = unsafe extern "C" fn(Prog, c_int, *const *const c_char) -> c_int;
+    type Size = unsafe extern "C" fn(Prog, *mut usize) -> c_int;
+    type Get = unsafe extern "C" fn(Prog, *mut c_char) -> c_int;
+    type Destroy = unsafe extern "C" fn(*mut Prog) -> c_int;
+
+    pub struct Nvrtc {
+        create: Create,
+        compile: Compile,
+        log_size: Size,
+        log: Get,
+        cubin_size: Size,
+        destroy: Destroy,
+    }
+
+    impl Nvrtc {
+        /// libnvrtc from the loader's path, `$CUDA_PATH/lib64`, `$CUDA_HOME/lib64` or
+        /// `/usr/local/cuda/lib64`.
+        pub fn open() -> Option<Nvrtc> {
+            let mut names: Vec<String> = vec!["libnvrtc.so.13".into(), "libnvrtc.so.12".into(), "libnvrtc.so".into()];
+            for var in ["CUDA_PATH", "CUDA_HOME"] {
+                if let Ok(d) = std::env::var(var) {
+                    names.push(format!("{d}/lib64/libnvrtc.so.13"));
+                }
+            }
+            names.push("/usr/local/cuda/lib64/libnvrtc.so.13".into());
+            for n in names {
+                let c = CString::new(n).unwrap();
+                // SAFETY: dlopen of a shared library by name (RTLD_NOW); never closed.
+                let h = unsafe { dlopen(c.as_ptr(), 2) };
+                if h.is_null() {
+                    continue;
+                }
+                let sym = |s: &str| {
+                    let c = CString::new(s).unwrap();
+                    // SAFETY: looking up a symbol in a live handle.
+                    unsafe { dlsym(h, c.as_ptr()) }
+                };
+                let ptrs = [
+                    sym("nvrtcCreateProgram"),
+                    sym("nvrtcCompileProgram"),
+                    sym("nvrtcGetProgramLogSize"),
+                    sym("nvrtcGetProgramLog"),
+                    sym("nvrtcGetCUBINSize"),
+                    sym("nvrtcDestroyProgram"),
+                ];
+                if ptrs.iter().any(|p| p.is_null()) {
+                    continue;
+                }
+                // SAFETY: the symbols are NVRTC's C entry points with these signatures.
+                unsafe {
+                    return Some(Nvrtc {
+                        create: std::mem::transmute::<*mut c_void, Create>(ptrs[0]),
+                        compile: std::mem::transmute::<*mut c_void, Compile>(ptrs[1]),
+                        log_size: std::mem::transmute::<*mut c_void, Size>(ptrs[2]),
+                        log: std::mem::transmute::<*mut c_void, Get>(ptrs[3]),
+                        cubin_size: std::mem::transmute::<*mut c_void, Size>(ptrs[4]),
+                        destroy: std::mem::transmute::<*mut c_void, Destroy>(ptrs[5]),
+                    });
+                }
+            }
+            None
+        }
+
+        /// Compiles; returns (ok, log, cubin size).
+        pub fn compile(&self, src: &str, name: &str, opts: &[String]) -> (bool, String, usize) {
+            let src = CString::new(src).unwrap();
+            let name = CString::new(name).unwrap();
+            let copts: Vec<CString> = opts.iter().map(|o| CString::new(o.as_str()).unwrap()).collect();
+            let ptrs: Vec<*const c_char> = copts.iter().map(|c| c.as_ptr()).collect();
+            let mut p: Prog = std::ptr::null_mut();
+            // SAFETY: NVRTC calls on a program created here and destroyed at the end;
+            // every buffer has the size NVRTC reported.
+            unsafe {
+                assert_eq!(
+                    (self.create)(
+                        &mut p,
+                        src.as_ptr(),
+                        name.as_ptr(),
+                        0,
+                        std::ptr::null(),
+                        std::ptr::null()
+                    ),
+                    0
+                );
+                let ok = (self.compile)(p, ptrs.len() as c_int, ptrs.as_ptr()) == 0;
+                let mut n = 0usize;
+                (self.log_size)(p, &mut n);
+                let mut buf = vec![0 as c_char; n.max(1)];
+                (self.log)(p, buf.as_mut_ptr());
+                let log = CStr::from_ptr(buf.as_ptr()).to_string_lossy().into_owned();
+                let mut cubin = 0usize;
+                if ok {
+                    (self.cubin_size)(p, &mut cubin);
+                }
+                (self.destroy)(&mut p);
+                (ok, log, cubin)
+            }
+        }
+    }
+}
+
+fn number_before(s: &str, suffix: &str) -> Option<u32> {
+    let head = &s[..s.find(suffix)?];
+    head.rsplit(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+}
+
+#[test]
+fn configs_compile_for_sm90a_without_spills() {
+    let Some(nv) = nvrtc::Nvrtc::open() else {
+        if std::env::var("CROSSGEMM_REQUIRE_NVRTC").as_deref() == Ok("1") {
+            panic!("CROSSGEMM_REQUIRE_NVRTC=1 but libnvrtc could not be loaded (is its folder on LD_LIBRARY_PATH?)");
+        }
+        eprintln!("configs_compile_for_sm90a_without_spills: skipped, libnvrtc not found (set CROSSGEMM_REQUIRE_NVRTC=1 to fail instead)");
+        return;
+    };
+    let mut f32col = plain(DType::F16, Layout::RowMajor, Layout::ColMajor);
+    f32col.out_dtype = DType::F32;
+    f32col.out_layout = Layout::ColMajor;
+    let cases: Vec<(GemmIr, WgmmaConfig, Variant)> = vec![
+        (
+            plain(DType::Bf16, Layout::RowMajor, Layout::ColMajor),
+            WgmmaConfig::default(),
+            Variant::Full,
+        ),
+        (
+            plain(DType::F16, Layout::RowMajor, Layout::RowMajor),
+            cfg(128, 128, 6, 2, 2),
+            Variant::Full,
+        ),
+        (
+            plain(DType::Bf16, Layout::ColMajor, Layout::ColMajor),
+            cfg(64, 128, 8, 1, 1),
+            Variant::Full,
+        ),
+        (bias_relu(DType::Bf16), cfg(256, 128, 4, 2, 1), Variant::Full),
+        (f32col, cfg(128, 256, 3, 2, 2), Variant::Full),
+        (
+            plain(DType::Bf16, Layout::RowMajor, Layout::ColMajor),
+            WgmmaConfig::default(),
+            Variant::ComputeOnly,
+        ),
+        (
+            plain(DType::F16, Layout::ColMajor, Layout::RowMajor),
+            WgmmaConfig {
+                epi_smem: false,
+                inflight: true,
+                ..WgmmaConfig::default()
+            },
+            Variant::Full,
+        ),
+    ];
+    for (ir, c, v) in cases {
+        c.validate(&ir).unwrap();
+        let src = wgmma::emit_variant(&ir, v);
+        let mut opts = vec![
+            "--gpu-architecture=sm_90a".to_string(),
+            "--std=c++17".into(),
+            "--ptxas-options=-v".into(),
+            "--diag-suppress=177".into(),
+        ];
+        opts.extend(c.defines().into_iter().map(|(k, v)| format!("-D{k}={v}")));
+        let (ok, log, cubin) = nv.compile(&src, &format!("{}.cu", ir.symbol()), &opts);
+        let what = format!("{} {c:?} {v}", ir.symbol());
+        assert!(ok && cubin > 0, "{what} failed to compile:\n{log}");
+        assert!(!log.contains("warning"), "{what}: ptxas warned:\n{log}");
+        for (suffix, name) in [
+            (" bytes spill stores", "spill stores"),
+            (" bytes spill loads", "spill loads"),
+            (" bytes stack frame", "stack"),
+        ] {
+            let n = log.lines().find_map(|l| number_before(l, suffix));
+            assert_eq!(n, Some(0), "{what}: {name}:\n{log}");
+        }
+        eprintln!("{what}: ok");
+    }
+}
