@@ -5,7 +5,7 @@
 //! Files are named `<tag>_<dtype>_<A layout><B layout>_<out>.cu` (r = row-major,
 //! c = column-major), e.g. `mma_f16_rc_f16.cu`.
 
-use gemm_core::codegen::{self, Variant};
+use gemm_core::codegen::Variant;
 use gemm_core::ir::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param};
 use gemm_core::{Backend, FamilyId};
 
@@ -91,7 +91,7 @@ fn main() {
         for la in [Layout::RowMajor, Layout::ColMajor] {
             for lb in [Layout::RowMajor, Layout::ColMajor] {
                 let g = ir(dt, acc, la, lb, out, out_layout);
-                let src = codegen::emit(&g, Backend::Cuda, family, Variant::Full);
+                let src = family.emit(&g, Backend::Cuda, Variant::Full);
                 let acc_tag = if acc == AccMode::Tf32 { "tf32" } else { dt.name() };
                 let path = format!("{dir}/{tag}_{acc_tag}_{}{}_{}.cu", l(la), l(lb), out.name());
                 std::fs::write(&path, src).expect("write source");

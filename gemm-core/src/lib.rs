@@ -12,6 +12,7 @@ pub mod codegen;
 pub mod family;
 pub mod ir;
 pub mod plan;
+pub mod space;
 pub mod swizzle;
 pub mod target;
 

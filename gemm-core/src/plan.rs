@@ -2,8 +2,11 @@
 //! candidate tiles pruned by its named rules (data, in the family's file), ranked by its
 //! score, with a report of what each rule removed and why.
 
+pub use crate::space::{Pruned, TuneSpace, SMEM_SOFT_SHARE, TUNE_KEYS};
+
 use crate::family::{FamilyId, PlanCtx, TileConfig};
 use crate::ir::GemmIr;
+use crate::target::Backend;
 use crate::target::{Instr, InstrType, TargetSpec};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -11,37 +14,6 @@ use std::collections::BTreeMap;
 /// The most candidates a plan keeps: the seeds' rule of thumb (≤ ~50, 3–4 values per
 /// parameter) keeps a full tune short.
 pub const MAX_CANDIDATES: usize = 48;
-
-/// Above this share of the opt-in shared memory a config tends to lose occupancy; it is
-/// kept but ranked lower.
-pub const SMEM_SOFT_SHARE: f64 = 0.70;
-
-/// User restrictions from `tune(..)`: per parameter, the values allowed.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TuneSpace(pub BTreeMap<String, Vec<u32>>);
-
-/// Parameter names `tune(..)` accepts (every family reads the ones it has).
-pub const TUNE_KEYS: [&str; 8] = [
-    "block_m", "block_n", "block_k", "warps_m", "warps_n", "stages", "group_m", "vector",
-];
-
-impl TuneSpace {
-    /// The values allowed for `key`: the user's, else the family's `default`.
-    pub fn pick(&self, key: &str, default: &[u32]) -> Vec<u32> {
-        self.0.get(key).cloned().unwrap_or_else(|| default.to_vec())
-    }
-}
-
-/// What one rule pruned.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Pruned {
-    /// Rule name (e.g. `smem`).
-    pub rule: String,
-    /// How many candidates it removed (the first failing rule is charged).
-    pub count: usize,
-    /// The reason for the first one it removed, with numbers.
-    pub example: String,
-}
 
 /// The planner's result for one target.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -71,6 +43,14 @@ impl Plan {
     /// The preferred family (the first of [`Plan::families`]).
     pub fn primary(&self) -> Option<FamilyId> {
         self.families.first().copied()
+    }
+    /// The kernel sources the plan needs: one per family, in its order (what the macro
+    /// embeds for `ir` on a `backend` target).
+    pub fn sources(&self, ir: &GemmIr, backend: Backend) -> Vec<(FamilyId, String)> {
+        self.families
+            .iter()
+            .map(|&f| (f, f.emit(ir, backend, crate::codegen::Variant::Full)))
+            .collect()
     }
 }
 

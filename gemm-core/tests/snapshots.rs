@@ -17,7 +17,6 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use gemm_core::codegen;
 use gemm_core::plan::TuneSpace;
 use gemm_core::target::{Targets, BUILTIN_TARGETS};
 use gemm_core::{plan_target, AccMode, DType, EpOp, Func, GemmIr, Layout, Param, ParamKind, TargetSpec};
@@ -238,7 +237,7 @@ fn render(case: &str, ir: &GemmIr) -> Vec<(String, String)> {
         let plan = plan_target(ir, s, &TuneSpace::default());
         let mut j = serde_json::to_string_pretty(&plan).expect("plan serialises");
         j.push('\n');
-        for (family, source) in codegen::sources(ir, s, &plan) {
+        for (family, source) in plan.sources(ir, s.backend) {
             out.push((format!("{case}.{target}.{family}.{ext}"), source));
         }
         out.push((format!("{case}.{target}.plan.json"), j));

@@ -1,9 +1,9 @@
 //! Diagnosis variants of the generated kernels ([`Variant`]): `Full` is exactly the
-//! source the macro embeds ([`codegen::sources`]), and every other variant takes out exactly the part of the
+//! source the macro embeds ([`Plan::sources`](gemm_core::Plan::sources)), and every other variant takes out exactly the part of the
 //! kernel it names, in every kernel family (CUDA f16/bf16 mma, CUDA tf32 mma, CUDA SIMT,
 //! OpenCL), while keeping the symbol, the ABI and the tile constants.
 
-use gemm_core::codegen::{self, Variant};
+use gemm_core::codegen::Variant;
 use gemm_core::plan::TuneSpace;
 use gemm_core::target::{Targets, BUILTIN_TARGETS};
 use gemm_core::{plan_target, AccMode, DType, EpOp, Func, GemmIr, Layout, Param, TargetSpec};
@@ -11,13 +11,13 @@ use gemm_core::{plan_target, AccMode, DType, EpOp, Func, GemmIr, Layout, Param, 
 /// The source of the planned (preferred) family of `ir` on `target`, as the macro embeds it.
 fn emit(ir: &GemmIr, target: &TargetSpec) -> String {
     let plan = plan_target(ir, target, &TuneSpace::default());
-    codegen::sources(ir, target, &plan).remove(0).1
+    plan.sources(ir, target.backend).remove(0).1
 }
 
 /// Diagnosis variant `v` of [`emit`]'s source.
 fn emit_variant(ir: &GemmIr, target: &TargetSpec, v: Variant) -> String {
     let plan = plan_target(ir, target, &TuneSpace::default());
-    codegen::emit(ir, target.backend, plan.families[0], v)
+    plan.families[0].emit(ir, target.backend, v)
 }
 
 const CUDA_TARGET: &str = "h200";

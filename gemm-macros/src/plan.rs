@@ -2,7 +2,6 @@
 
 use crate::attr::Attr;
 use crate::ctxt::Ctxt;
-use gemm_core::codegen;
 use gemm_core::plan::{plan_target, Plan};
 use gemm_core::target::{Instr, Targets, BUILTIN_TARGETS};
 use gemm_core::{FamilyId, GemmIr, TargetSpec};
@@ -134,7 +133,7 @@ pub fn plan_all(cx: &Ctxt, ir: &GemmIr, attr: &Attr, targets: &Targets, warnings
                 ),
             });
         }
-        let sources = codegen::sources(ir, spec, &plan);
+        let sources = plan.sources(ir, spec.backend);
         out.push(Planned {
             spec: spec.clone(),
             plan,

@@ -138,7 +138,7 @@ mod tests {
 
     /// The CUDA source of `family` for `ir`.
     fn emit(ir: &GemmIr, family: FamilyId) -> String {
-        crate::codegen::emit(ir, Backend::Cuda, family, Variant::Full)
+        family.emit(ir, Backend::Cuda, Variant::Full)
     }
 
     /// `gelu(alpha * (a * b) + bias) + res` with the given operand types and layouts.

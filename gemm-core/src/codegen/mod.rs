@@ -1,6 +1,9 @@
-//! Code generation: pure functions from ([`GemmIr`], [`TargetSpec`]) to one kernel
-//! source. Tile parameters stay preprocessor constants ([`TileConfig::defines`]), so one
-//! source serves every configuration of a target and is compiled per config at run time.
+//! What the kernel families' generators share: the C text of conversions, epilogues and
+//! stores ([`prelude`]), the CUDA preamble and alignment flags ([`cuda`]), and the
+//! diagnosis [`Variant`]s. Each family writes its own source from these, a pure function
+//! of (IR, backend, variant); tile parameters stay preprocessor constants
+//! ([`TileConfig::defines`]), so one source serves every configuration of a family and is
+//! compiled per config at run time.
 //!
 //! Kernel ABI (both backends): `(int M, int N, int K, OUT* out, p0, p1, ...)` where
 //! `p<i>` is signature parameter `i`: a pointer to its storage type for matrices and
@@ -16,28 +19,7 @@
 //! [`TileConfig::defines`]: crate::family::TileConfig::defines
 
 pub mod cuda;
-pub mod wgmma;
 pub(crate) mod prelude;
-
-use crate::family::FamilyId;
-use crate::ir::GemmIr;
-use crate::plan::Plan;
-use crate::target::{Backend, TargetSpec};
-
-/// The source of `family` for `ir` on a `backend` target: diagnosis variant `variant`,
-/// [`Variant::Full`] for the kernel itself. Any other variant has the same symbol, ABI and
-/// tile constants, and starts with the line `/* crossgemm diagnosis variant: <name> */`.
-pub fn emit(ir: &GemmIr, backend: Backend, family: FamilyId, variant: Variant) -> String {
-    family.family().emit(ir, backend, variant)
-}
-
-/// The kernel sources a plan needs on `target`: one per family of the plan, in its order.
-pub fn sources(ir: &GemmIr, target: &TargetSpec, plan: &Plan) -> Vec<(FamilyId, String)> {
-    plan.families
-        .iter()
-        .map(|&f| (f, emit(ir, target.backend, f, Variant::Full)))
-        .collect()
-}
 
 /// Source variants that the diagnosis tool asks for; `Full` is the real kernel.
 ///

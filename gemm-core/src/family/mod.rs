@@ -27,7 +27,7 @@ pub use simt::{Simt, SimtTile, SIMT_LOCAL_PAD};
 
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
-use crate::plan::{Pruned, TuneSpace};
+use crate::space::{Pruned, TuneSpace};
 use crate::target::{Backend, Instr, TargetSpec};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -327,6 +327,11 @@ impl fmt::Display for TileConfig {
 }
 
 impl FamilyId {
+    /// The family's source of `ir` for `backend` (see [`KernelFamily::emit`]).
+    pub fn emit(self, ir: &GemmIr, backend: Backend, variant: Variant) -> String {
+        self.family().emit(ir, backend, variant)
+    }
+
     /// The family whose name is `name` (as [`FamilyId::name`] spells it).
     pub fn from_name(name: &str) -> Option<FamilyId> {
         FamilyId::ALL.iter().copied().find(|f| f.name() == name)

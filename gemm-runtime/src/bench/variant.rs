@@ -6,7 +6,7 @@ use super::{Sample, Timer};
 use crate::call::{self, Arg, Call, OutArg};
 use crate::error::{GemmError, Result};
 use crate::spec::KernelSpec;
-use gemm_core::codegen::{self, Variant};
+use gemm_core::codegen::Variant;
 use gemm_core::TileConfig;
 
 /// One timed config: its time, and the resources that decide how many of its blocks
@@ -59,11 +59,9 @@ pub fn time_config(
     // compiled already); variants are compiled here.
     let kernel = match variant {
         Variant::Full => dev.kernel(source, &ir.symbol(), &defines)?,
-        v => dev.backend().compile(
-            &codegen::emit(ir, tk.backend, config.family_id(), v),
-            &ir.symbol(),
-            &defines,
-        )?,
+        v => dev
+            .backend()
+            .compile(&config.family_id().emit(ir, tk.backend, v), &ir.symbol(), &defines)?,
     };
     let dims = config.launch(ir, call.problem);
     let kargs = call.kernel_args(out.buf);

@@ -820,7 +820,7 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
     /// plain loop: the ABI, the `-D` tile parameters and the launch geometry agree.
     #[test]
     fn opencl_generated_gemm() {
-        use gemm_core::codegen::{self, Variant};
+        use gemm_core::codegen::Variant;
         use gemm_core::ir::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param, ParamKind};
         use gemm_core::{FamilyId, Problem, SimtTile, TileConfig};
         let Some(devs) = devices_or_skip("opencl_generated_gemm") else {
@@ -884,7 +884,7 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
                 out_layout: Layout::RowMajor,
                 epilogue,
             };
-            let src = codegen::emit(&ir, Backend::Opencl, FamilyId::Simt, Variant::Full);
+            let src = FamilyId::Simt.emit(&ir, Backend::Opencl, Variant::Full);
             let defines: Vec<(String, u32)> = tile
                 .defines(&ir, Backend::Opencl, Problem::new(m, n, k))
                 .into_iter()

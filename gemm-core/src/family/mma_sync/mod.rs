@@ -9,7 +9,7 @@ mod cuda;
 use super::{CompileNeeds, KernelFamily, LaunchDims, PlanCtx, Problem, Resources, Rule};
 use crate::codegen::Variant;
 use crate::ir::{AccMode, DType, GemmIr, Layout};
-use crate::plan::{TuneSpace, SMEM_SOFT_SHARE};
+use crate::space::{TuneSpace, SMEM_SOFT_SHARE};
 use crate::swizzle::ldmatrix_conflict_ways;
 use crate::target::{Backend, Instr, InstrType, TargetSpec};
 use serde::{Deserialize, Serialize};

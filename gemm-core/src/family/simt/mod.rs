@@ -8,7 +8,7 @@ mod opencl;
 use super::{KernelFamily, LaunchDims, PlanCtx, Problem, Resources, Rule};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
-use crate::plan::{TuneSpace, SMEM_SOFT_SHARE};
+use crate::space::{TuneSpace, SMEM_SOFT_SHARE};
 use crate::target::{Backend, Instr, TargetSpec};
 use serde::{Deserialize, Serialize};
 

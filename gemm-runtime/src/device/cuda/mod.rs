@@ -579,7 +579,7 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
     /// options to real generated code.)
     #[test]
     fn generated_sources_compile_for_sm90() {
-        use gemm_core::codegen::{self, Variant};
+        use gemm_core::codegen::Variant;
         use gemm_core::{AccMode, Backend, DType, EpOp, FamilyId, Func, GemmIr, Layout, MmaTile, Param, Problem};
         use gemm_core::{SimtTile, TileConfig};
         if !nvrtc_present() {
@@ -628,7 +628,7 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
             (ir(DType::F32, AccMode::F32), simt),
         ] {
             let family: FamilyId = tile.family_id();
-            let src = codegen::emit(&g, Backend::Cuda, family, Variant::Full);
+            let src = family.emit(&g, Backend::Cuda, Variant::Full);
             let d: Vec<(String, u32)> = tile
                 .defines(&g, Backend::Cuda, Problem::new(1024, 1024, 1024))
                 .into_iter()
