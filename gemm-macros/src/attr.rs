@@ -21,11 +21,32 @@ pub struct Attr {
     pub krate: syn::Path,
 }
 
-/// One `key = value` or `key(..)` item.
+/// The attribute's keywords.
+mod kw {
+    syn::custom_keyword!(acc);
+    syn::custom_keyword!(targets);
+    syn::custom_keyword!(tune);
+}
+
+/// One argument of the attribute.
 enum Item {
-    KeyValue(Ident, Expr),
-    List(Ident, proc_macro2::TokenStream),
+    /// `acc = value`
+    Acc(kw::acc, Expr),
+    /// `targets(..)`
+    Targets(kw::targets, proc_macro2::TokenStream),
+    /// `tune(..)`
+    Tune(kw::tune, proc_macro2::TokenStream),
+    /// `crate = path`
     Crate(Expr),
+    /// Any other `key = value` or `key(..)`: reported by name.
+    Unknown(Ident),
+}
+
+/// The `(..)` of a list item.
+fn list(input: ParseStream) -> syn::Result<proc_macro2::TokenStream> {
+    let content;
+    syn::parenthesized!(content in input);
+    content.parse()
 }
 
 impl Parse for Item {
@@ -35,14 +56,25 @@ impl Parse for Item {
             input.parse::<Token![=]>()?;
             return Ok(Item::Crate(input.parse()?));
         }
+        if input.peek(kw::acc) && input.peek2(Token![=]) {
+            let k = input.parse()?;
+            input.parse::<Token![=]>()?;
+            return Ok(Item::Acc(k, input.parse()?));
+        }
+        if input.peek(kw::targets) && input.peek2(syn::token::Paren) {
+            return Ok(Item::Targets(input.parse()?, list(input)?));
+        }
+        if input.peek(kw::tune) && input.peek2(syn::token::Paren) {
+            return Ok(Item::Tune(input.parse()?, list(input)?));
+        }
         let key: Ident = input.parse()?;
         if input.peek(syn::token::Paren) {
-            let content;
-            syn::parenthesized!(content in input);
-            return Ok(Item::List(key, content.parse()?));
+            list(input)?;
+        } else {
+            input.parse::<Token![=]>()?;
+            input.parse::<Expr>()?;
         }
-        input.parse::<Token![=]>()?;
-        Ok(Item::KeyValue(key, input.parse()?))
+        Ok(Item::Unknown(key))
     }
 }
 
@@ -73,8 +105,8 @@ pub fn parse(cx: &Ctxt, args: proc_macro2::TokenStream) -> Attr {
                 Expr::Path(p) => attr.krate = p.path,
                 other => cx.error_spanned_by(other, "`crate = ..` takes a path, e.g. `crate = ::crossgemm`"),
             },
-            Item::KeyValue(key, value) if key == "acc" => {
-                attr.acc_span = Some(key.span());
+            Item::Acc(key, value) => {
+                attr.acc_span = Some(key.span);
                 match &value {
                     Expr::Path(p) if p.path.is_ident("f32") => attr.acc = AccMode::F32,
                     Expr::Path(p) if p.path.is_ident("tf32") => attr.acc = AccMode::Tf32,
@@ -84,7 +116,7 @@ pub fn parse(cx: &Ctxt, args: proc_macro2::TokenStream) -> Attr {
                     ),
                 }
             }
-            Item::List(key, body) if key == "targets" => {
+            Item::Targets(key, body) => {
                 match syn::parse::Parser::parse2(Punctuated::<Ident, Token![,]>::parse_terminated, body) {
                     Ok(names) if !names.is_empty() => {
                         attr.targets = Some(names.iter().map(|n| (n.to_string(), n.span())).collect())
@@ -96,11 +128,11 @@ pub fn parse(cx: &Ctxt, args: proc_macro2::TokenStream) -> Attr {
                     )),
                 }
             }
-            Item::List(key, body) if key == "tune" => {
-                attr.tune_span = Some(key.span());
+            Item::Tune(key, body) => {
+                attr.tune_span = Some(key.span);
                 parse_tune(cx, body, &mut attr.tune);
             }
-            Item::KeyValue(key, _) | Item::List(key, _) => {
+            Item::Unknown(key) => {
                 cx.error_spanned_by(&key, format!("unknown #[gemm_kernel] argument `{key}`: {ATTR_HELP}"))
             }
         }

@@ -29,10 +29,82 @@ pub fn gemm_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
         _ => Vec::new(),
     };
     if let Err(e) = cx.check() {
-        return e.to_compile_error();
+        // The errors, and the wrappers' signatures with bodies that never run: callers of
+        // a kernel with a mistake in it get the mistake, not "cannot find function".
+        let mut out = e.to_compile_error();
+        out.extend(error_stubs(&f, &attr.krate, &sig));
+        return out;
     }
     let ir = ir.expect("no errors means the IR was lowered");
     generate(&f, &attr.krate, &ir, &planned, &warnings, user_toml.as_deref())
+}
+
+/// `k` and `k_into` (and `k::reference`) with the signatures the macro would have
+/// generated, as far as the user's signature could be read, and `unimplemented!` bodies.
+fn error_stubs(f: &syn::ItemFn, krate: &syn::Path, sig: &parse::Signature) -> TokenStream {
+    let vis = &f.vis;
+    let name = &f.sig.ident;
+    let name_into = format_ident!("{}_into", name);
+    let param_ty = |kind: ParamKind| match kind {
+        ParamKind::Matrix { dtype, layout } => {
+            let (t, l) = (elem_ty(krate, dtype), layout_ty(krate, layout));
+            quote!(&#krate::Matrix<#t, #l>)
+        }
+        ParamKind::Row { dtype } => {
+            let t = elem_ty(krate, dtype);
+            quote!(&#krate::Row<#t>)
+        }
+        ParamKind::Col { dtype } => {
+            let t = elem_ty(krate, dtype);
+            quote!(&#krate::Col<#t>)
+        }
+        ParamKind::Scalar => quote!(f32),
+    };
+    // In signature order: read parameters typed, rejected ones take anything.
+    let params: Vec<TokenStream> = f
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|a| match a {
+            syn::FnArg::Typed(pt) => match &*pt.pat {
+                syn::Pat::Ident(pi) => Some(&pi.ident),
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .map(|ident| match sig.params.iter().find(|p| p.ident == *ident) {
+            Some(p) => {
+                let t = param_ty(p.kind);
+                quote!(#ident: #t)
+            }
+            None => quote!(#ident: impl ::core::marker::Sized),
+        })
+        .collect();
+    let (out_ty, out_elem) = match sig.out {
+        Some((d, l)) => {
+            let (t, l) = (elem_ty(krate, d), layout_ty(krate, l));
+            (quote!(#krate::Matrix<#t, #l>), quote!(#t))
+        }
+        None => (quote!(()), quote!(())),
+    };
+    let msg = format!("`{name}` did not compile: see the errors reported at its definition");
+    quote! {
+        #[allow(dead_code, unused_variables, clippy::too_many_arguments)]
+        #vis fn #name(#(#params),*) -> ::core::result::Result<#out_ty, #krate::GemmError> {
+            ::core::unimplemented!(#msg)
+        }
+        #[allow(dead_code, unused_variables, clippy::too_many_arguments)]
+        #vis fn #name_into(#(#params,)* out: &mut #out_ty) -> ::core::result::Result<(), #krate::GemmError> {
+            ::core::unimplemented!(#msg)
+        }
+        #[allow(non_snake_case, dead_code)]
+        #vis mod #name {
+            #[allow(dead_code, unused_variables, clippy::too_many_arguments)]
+            pub fn reference(#(#params),*) -> ::core::result::Result<::std::vec::Vec<#out_elem>, #krate::GemmError> {
+                ::core::unimplemented!(#msg)
+            }
+        }
+    }
 }
 
 fn elem_ty(krate: &syn::Path, d: DType) -> TokenStream {

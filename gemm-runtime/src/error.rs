@@ -69,12 +69,16 @@ pub enum GemmError {
     /// A launch, copy or allocation failed in the driver.
     #[error("{backend} error during {op}: {message}")]
     Driver {
-        /// `CUDA` or `OpenCL`.
+        /// `CUDA`, `OpenCL` or `cuBLAS`.
         backend: &'static str,
         /// What was being done.
         op: String,
-        /// The driver's message.
+        /// The driver's message, with what crossgemm knows about the call.
         message: String,
+        /// The driver library's own error value, where there is one (cudarc's
+        /// `DriverError`, opencl3's `ClError`, ...).
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
     },
     /// An explicit config does not fit the device it was asked to run on.
     #[error("config {config} does not fit {device}: {why}")]

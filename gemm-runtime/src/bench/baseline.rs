@@ -46,6 +46,7 @@ fn blas_err(op: impl Into<String>, e: impl std::fmt::Debug) -> GemmError {
         backend: "cuBLAS",
         op: op.into(),
         message: format!("{e:?}"),
+        source: None,
     }
 }
 

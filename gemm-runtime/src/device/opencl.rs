@@ -100,11 +100,22 @@ pub(crate) struct ClKernel {
     context: usize,
 }
 
+/// A failed OpenCL call: its error as the source, with `context` after its text.
+fn cl_err(op: impl Into<String>, e: ClError, context: &str) -> GemmError {
+    GemmError::Driver {
+        backend: BACKEND,
+        op: op.into(),
+        message: format!("{e}{context}"),
+        source: Some(Box::new(e)),
+    }
+}
+
 fn driver_err(op: impl Into<String>, message: impl Into<String>) -> GemmError {
     GemmError::Driver {
         backend: BACKEND,
         op: op.into(),
         message: message.into(),
+        source: None,
     }
 }
 
@@ -216,13 +227,13 @@ impl OpenclBackend {
                     }
                 }
             };
-            r.map_err(|e| driver_err(&op, format!("{e} setting argument {i} ({})", sizes())))?;
+            r.map_err(|e| cl_err(&op, e, &format!(" setting argument {i} ({})", sizes())))?;
         }
         let ev = unsafe {
             self.queue
                 .enqueue_nd_range_kernel(kernel.get(), 3, ptr::null(), global.as_ptr(), local.as_ptr(), &[])
         }
-        .map_err(|e| driver_err(&op, format!("{e} ({})", sizes())))?;
+        .map_err(|e| cl_err(&op, e, &format!(" ({})", sizes())))?;
         Ok(Some(ev))
     }
 }
@@ -293,7 +304,7 @@ impl OpenclBackend {
 
         let start = Instant::now();
         let mut program = Program::create_from_source(&self.context, source)
-            .map_err(|e| driver_err(format!("creating program `{symbol}`"), e.to_string()))?;
+            .map_err(|e| cl_err(format!("creating program `{symbol}`"), e, ""))?;
         let built = program.build(&[self.device.id()], &joined);
         binary_cache::count_compile();
         let ms = start.elapsed().as_secs_f64() * 1e3;
@@ -351,7 +362,7 @@ impl DeviceBackend for OpenclBackend {
         let bytes = bytes.max(1);
         let op = || format!("allocation of {bytes} bytes on {}", self.info.id);
         let mem = unsafe { Buffer::<u8>::create(&self.context, CL_MEM_READ_WRITE, bytes, ptr::null_mut()) }
-            .map_err(|e| driver_err(op(), e.to_string()))?;
+            .map_err(|e| cl_err(op(), e, ""))?;
         // Zero-filled on the queue, so the fill is ordered before any use of the buffer.
         let zero = 0u8;
         let ev = unsafe {
@@ -366,7 +377,7 @@ impl DeviceBackend for OpenclBackend {
                 ptr::null(),
             )
         }
-        .map_err(|e| driver_err(op(), format!("{} while zero-filling", ClError(e))))?;
+        .map_err(|e| cl_err(op(), ClError(e), " while zero-filling"))?;
         drop(Event::new(ev));
         Ok(Box::new(ClBuffer {
             mem,
@@ -392,7 +403,7 @@ impl DeviceBackend for OpenclBackend {
                 ptr::null(),
             )
         }
-        .map_err(|e| driver_err(&op, ClError(e).to_string()))?;
+        .map_err(|e| cl_err(&op, ClError(e), ""))?;
         drop(Event::new(ev));
         Ok(())
     }
@@ -415,7 +426,7 @@ impl DeviceBackend for OpenclBackend {
                 ptr::null(),
             )
         }
-        .map_err(|e| driver_err(&op, ClError(e).to_string()))?;
+        .map_err(|e| cl_err(&op, ClError(e), ""))?;
         drop(Event::new(ev));
         Ok(())
     }
@@ -431,7 +442,7 @@ impl DeviceBackend for OpenclBackend {
     fn synchronize(&self) -> Result<()> {
         self.queue
             .finish()
-            .map_err(|e| driver_err(format!("clFinish on {}", self.info.id), e.to_string()))
+            .map_err(|e| cl_err(format!("clFinish on {}", self.info.id), e, ""))
     }
 
     fn fill(&self, buf: &RawBuffer, byte: u8) -> Result<()> {
@@ -452,7 +463,7 @@ impl DeviceBackend for OpenclBackend {
                 ptr::null(),
             )
         }
-        .map_err(|e| driver_err(&op, ClError(e).to_string()))?;
+        .map_err(|e| cl_err(&op, ClError(e), ""))?;
         drop(Event::new(ev));
         Ok(())
     }
@@ -485,7 +496,7 @@ impl DeviceBackend for OpenclBackend {
         // in-order queue orders the copy with every other use of them.
         let ev =
             unsafe { enqueue_copy_buffer(self.queue.get(), s.mem.get(), d.mem.get(), 0, 0, bytes, 0, ptr::null()) }
-                .map_err(|e| driver_err(&op, ClError(e).to_string()))?;
+                .map_err(|e| cl_err(&op, ClError(e), ""))?;
         drop(Event::new(ev));
         Ok(())
     }
@@ -495,14 +506,10 @@ impl DeviceBackend for OpenclBackend {
             return Ok(0.0);
         };
         let op = || format!("timing a launch on {}", self.info.id);
-        ev.wait().map_err(|e| driver_err(op(), e.to_string()))?;
+        ev.wait().map_err(|e| cl_err(op(), e, ""))?;
         // START..END is the kernel alone; QUEUED/SUBMIT would add the queue's latency.
-        let start = ev
-            .profiling_command_start()
-            .map_err(|e| driver_err(op(), e.to_string()))?;
-        let end = ev
-            .profiling_command_end()
-            .map_err(|e| driver_err(op(), e.to_string()))?;
+        let start = ev.profiling_command_start().map_err(|e| cl_err(op(), e, ""))?;
+        let end = ev.profiling_command_end().map_err(|e| cl_err(op(), e, ""))?;
         Ok(end.saturating_sub(start) as f64 / 1e6)
     }
 }

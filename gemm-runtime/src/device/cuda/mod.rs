@@ -49,6 +49,7 @@ fn driver_err(op: impl Into<String>, e: dres::DriverError) -> GemmError {
         backend: "CUDA",
         op: op.into(),
         message,
+        source: Some(Box::new(e)),
     }
 }
 
@@ -137,6 +138,7 @@ impl CudaBackend {
             backend: "CUDA",
             op: format!("creating a context on {}", self.info.id),
             message: m.clone(),
+            source: None,
         })
     }
 
@@ -148,12 +150,14 @@ impl CudaBackend {
                 backend: "CUDA",
                 op: "buffer access".into(),
                 message: format!("{buf:?} is not CUDA memory"),
+                source: None,
             })?;
         if s.ordinal() != self.ordinal {
             return Err(GemmError::Driver {
                 backend: "CUDA",
                 op: "buffer access".into(),
                 message: format!("{buf:?} lives on cuda:{}, not {}", s.ordinal(), self.info.id),
+                source: None,
             });
         }
         Ok(s)
@@ -249,6 +253,7 @@ impl DeviceBackend for CudaBackend {
                 backend: "CUDA",
                 op: "alloc".into(),
                 message: format!("allocation at {ptr:#x} is not 256-byte aligned"),
+                source: None,
             });
         }
         drop(_sync);
@@ -263,6 +268,7 @@ impl DeviceBackend for CudaBackend {
                 backend: "CUDA",
                 op: "upload".into(),
                 message: format!("{} bytes into a {}-byte buffer", src.len(), s.len()),
+                source: None,
             });
         }
         c.ctx.bind_to_thread().map_err(|e| driver_err("upload", e))?;
@@ -281,6 +287,7 @@ impl DeviceBackend for CudaBackend {
                 backend: "CUDA",
                 op: "download".into(),
                 message: format!("{} bytes from a {}-byte buffer", dst.len(), s.len()),
+                source: None,
             });
         }
         // Separately, so that a failed kernel is reported as such rather than as a copy.
@@ -340,6 +347,7 @@ impl DeviceBackend for CudaBackend {
             backend: "CUDA",
             op: "launch".into(),
             message: "the kernel was not compiled by the CUDA backend".into(),
+            source: None,
         })?;
         if dims.smem_bytes > self.info.smem_per_block {
             return Err(GemmError::Unsupported(format!(
@@ -464,6 +472,7 @@ impl DeviceBackend for CudaBackend {
                 backend: "CUDA",
                 op: "copy".into(),
                 message: format!("{bytes} bytes from {} into {} bytes", s.len(), d.len()),
+                source: None,
             });
         }
         c.ctx.bind_to_thread().map_err(|e| driver_err("copy", e))?;
