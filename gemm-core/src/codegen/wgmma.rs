@@ -19,8 +19,12 @@
 //!   extent to be a multiple of 64 (`BM` for A, `BN` for B; a static_assert says so).
 //! - Output: any `ir.out_dtype` and `ir.out_layout`, through the fused epilogue
 //!   `cg_epilogue(acc, i, j, M, N, p..)` of the prelude (parameters read element by
-//!   element), stored straight from the accumulator registers with bounds checks.
-//!   Row-major outputs with an even `N` store two adjacent columns per instruction.
+//!   element). Each consumer warp stores 16-row × 128-byte chunks: a chunk wholly inside
+//!   a row-major output whose rows are 16-byte multiples (and `out` 16-byte aligned,
+//!   checked at run time) goes through the warp's shared-memory staging buffer and out
+//!   as 16-byte stores (`CG_EPI_SMEM`, the default); other interior chunks store two
+//!   adjacent elements at a time without checks; chunks on the M or N edge store element
+//!   by element with bounds checks. Column-major outputs store elements.
 //! - Shapes: any `M, N, K >= 1` whose operand rows (the contiguous dimension: K for
 //!   K-major, M or N for MN-major) are a multiple of 16 bytes (`K % 8 == 0` for K-major
 //!   16-bit operands) with 16-byte aligned bases: what `cuTensorMapEncodeTiled`
@@ -37,7 +41,8 @@
 //!
 //! `SYMBOL` is [`GemmIr::symbol`]; `CgTmaMap` is `struct __align__(64) CgTmaMap {
 //! unsigned long long v[16]; }` (128 bytes, the driver's `CUtensorMap` bit for bit);
-//! after the two maps comes exactly the ABI of the other CUDA kernels ([`kernel_params`]):
+//! after the two maps comes exactly the ABI of the other CUDA kernels (the prelude's
+//! `kernel_params`):
 //! `out` and every signature parameter `p<i>`, the A and B parameters included (the
 //! kernel never reads them: it loads A and B through the maps; the runtime still
 //! passes their pointers so that the argument list is the same for every family).
@@ -108,11 +113,14 @@
 //! are never zeroed by hand. After the last k-tile the consumers store the tile (see
 //! `CG_EPI_SMEM`) while the producer already fills the ring with the next tile's stages.
 //!
-//! Measured on the H200 (bench/wgmma-probe.md): 128×256, 4 stages, 2 consumers,
-//! `CG_INFLIGHT` 0 and the staged epilogue reach cuBLAS at 2048³ and 4096³ (bf16 4096³
-//! 174 µs, 790 TFLOP/s); without the staged epilogue the same tile is 10% slower.
+//! Measured on the H200 (bench/wgmma-probe.md, ours and cuBLAS alternating run by run):
+//! the default config (128×256×64, 4 stages, 2 consumers, `CG_INFLIGHT` 0, staged
+//! epilogue) is at 0.99× cuBLAS at 4096³ (bf16 174.3 vs 172.5 µs, 789 TFLOP/s) and at
+//! 1.01–1.03× at 8192³ (power-capped, 1.35–1.6 GHz); without the staged epilogue the
+//! same tile is 10% slower. Small problems want small tiles (64×128, one consumer, is
+//! 0.91–1.02× cuBLAS at 1000³, 1024×1024×2048 and 128×8192×8192); this kernel has no
+//! split-K or stream-K for them.
 //!
-//! [`kernel_params`]: super::prelude::kernel_params
 
 use super::prelude::{epilogue_args, epilogue_fn, helpers, kernel_params, store_out, Dialect};
 use super::Variant;

@@ -15,7 +15,7 @@
 //!     the first config on shapes of at least 1e11 FLOP.
 //! ```
 //! Lists are comma-separated names; `all` (the default) selects every entry. Shapes are
-//! `MxNxK`, or the sets `tiny`, `mid`, `big`, `all`.
+//! `MxNxK`, or the sets `tiny`, `mid`, `big`, `all`; `--fuzz N` adds N random shapes.
 
 mod gpu;
 mod nvrtc;
@@ -161,6 +161,28 @@ fn shape_set(name: &str) -> Vec<(usize, usize, usize)> {
     }
 }
 
+/// `n` pseudo-random shapes (fixed seed): M, N in [1, 700], K a multiple of 8 in [8, 1024];
+/// every other shape has M and N multiples of 8 too, so that the MN-major kinds run.
+fn fuzz_shapes(n: usize) -> Vec<(usize, usize, usize)> {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |lim: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        1 + (x % lim) as usize
+    };
+    (0..n)
+        .map(|i| {
+            let (m, nn, k) = (next(700), next(700), 8 * next(128));
+            if i % 2 == 0 {
+                (m, nn, k)
+            } else {
+                (m.div_ceil(8) * 8, nn.div_ceil(8) * 8, k)
+            }
+        })
+        .collect()
+}
+
 struct Args {
     compile_only: bool,
     dump: Option<String>,
@@ -210,6 +232,10 @@ fn parse_args() -> Args {
             "--reps" => a.reps = it.next().expect("--reps N").parse().expect("--reps N"),
             "--warmup" => a.warmup = it.next().expect("--warmup N").parse().expect("--warmup N"),
             "--watchdog" => a.watchdog = true,
+            "--fuzz" => {
+                let n: usize = it.next().expect("--fuzz N").parse().expect("--fuzz N");
+                a.shapes.extend(fuzz_shapes(n));
+            }
             "--define" => {
                 let d = it.next().expect("--define NAME=VALUE");
                 let (k, v) = d.split_once('=').expect("--define NAME=VALUE");
@@ -460,6 +486,48 @@ fn time_us(flush: &DevBuf, warmup: usize, reps: usize, mut f: impl FnMut() -> Re
     Ok(median(ms) * 1e3)
 }
 
+/// Median times in µs of `ours` and `theirs`, alternated run by run (each run after its
+/// own L2 flush), so that both see the same clock and temperature drift.
+fn time_pair_us(
+    flush: &DevBuf,
+    warmup: usize,
+    reps: usize,
+    mut ours: impl FnMut() -> Res<()>,
+    mut theirs: impl FnMut() -> Res<()>,
+) -> Res<(f32, f32)> {
+    for _ in 0..warmup {
+        flush.memset(0)?;
+        ours()?;
+        flush.memset(0)?;
+        theirs()?;
+    }
+    gpu::sync_or_die(30.0, "warm-up")?;
+    let ev: Vec<[gpu::Event; 4]> = (0..reps)
+        .map(|_| {
+            Ok([
+                gpu::Event::new()?,
+                gpu::Event::new()?,
+                gpu::Event::new()?,
+                gpu::Event::new()?,
+            ])
+        })
+        .collect::<Res<_>>()?;
+    for (i, e) in ev.iter().enumerate() {
+        flush.memset(i as u8)?;
+        e[0].record()?;
+        ours()?;
+        e[1].record()?;
+        flush.memset(i as u8 ^ 0x55)?;
+        e[2].record()?;
+        theirs()?;
+        e[3].record()?;
+    }
+    gpu::sync_or_die(60.0, "timed runs")?;
+    let a: Vec<f32> = ev.iter().map(|e| e[1].ms_since(&e[0])).collect::<Res<_>>()?;
+    let b: Vec<f32> = ev.iter().map(|e| e[3].ms_since(&e[2])).collect::<Res<_>>()?;
+    Ok((median(a) * 1e3, median(b) * 1e3))
+}
+
 struct Operands {
     a: DevBuf,
     b: DevBuf,
@@ -635,22 +703,17 @@ fn gpu_main(args: &Args) -> Res<i32> {
                 }
                 let ir = kind.ir();
                 reference(&sp, &blas, kind, shape, &ops.a, &ops.b, &ops.bias, &ops.refb)?;
-                let timed = args.time && args.time_kinds.iter().any(|t| t == kind.name) && flops >= 1e9;
-                // cuBLAS is timed next to every row (same layouts and output type), so
-                // that each ratio compares runs a few milliseconds apart.
-                let time_cublas = || -> Res<f32> {
-                    let a_row = kind.a == Layout::RowMajor;
-                    let b_row = kind.b == Layout::RowMajor;
-                    let cty = match kind.out {
-                        DType::F32 => cudarc::cublas::sys::cudaDataType::CUDA_R_32F,
-                        DType::F16 => cudarc::cublas::sys::cudaDataType::CUDA_R_16F,
-                        DType::Bf16 => cudarc::cublas::sys::cudaDataType::CUDA_R_16BF,
-                    };
-                    let o = ops.out2.ptr;
-                    time_us(&flush, args.warmup, args.reps, || {
-                        blas.gemm(m, n, k, ops.a.ptr, a_row, ops.b.ptr, b_row, bf, o, cty)
-                    })
+                let timed = args.time && args.time_kinds.iter().any(|t| t == kind.name || t == "all") && flops >= 1e9;
+                // cuBLAS is timed in every row (same layouts and output type), run for
+                // run alternating with ours.
+                let (a_row, b_row) = (kind.a == Layout::RowMajor, kind.b == Layout::RowMajor);
+                let cty = match kind.out {
+                    DType::F32 => cudarc::cublas::sys::cudaDataType::CUDA_R_32F,
+                    DType::F16 => cudarc::cublas::sys::cudaDataType::CUDA_R_16F,
+                    DType::Bf16 => cudarc::cublas::sys::cudaDataType::CUDA_R_16BF,
                 };
+                let o2 = ops.out2.ptr;
+                let mut cublas_run = || blas.gemm(m, n, k, ops.a.ptr, a_row, ops.b.ptr, b_row, bf, o2, cty);
                 for (cname, cfg) in &sel_cfgs {
                     if let Err(why) = cfg.validate(&ir) {
                         println!("{:<18} {:<15} {:>16} skipped: {why}", kind.name, cname, shape_s);
@@ -682,10 +745,13 @@ fn gpu_main(args: &Args) -> Res<i32> {
                     let (mut ours_us, mut cublas_us) = (f32::NAN, f32::NAN);
                     if timed {
                         let o = ops.out.ptr;
-                        ours_us = time_us(&flush, args.warmup, args.reps, || {
-                            launch_ours(kern, kind, cfg, shape, &ops, o, g.sm_count)
-                        })?;
-                        cublas_us = time_cublas()?;
+                        (ours_us, cublas_us) = time_pair_us(
+                            &flush,
+                            args.warmup,
+                            args.reps,
+                            || launch_ours(kern, kind, cfg, shape, &ops, o, g.sm_count),
+                            &mut cublas_run,
+                        )?;
                     }
                     let row = format!(
                         "{:<18} {:<15} {:>16} {:>10.1} {:>10.1} {:>8.1} {:>6.3} {:>9.2e} {:>5} {:>5}{}",
