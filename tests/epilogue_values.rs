@@ -358,8 +358,8 @@ fn clamp(x: f64, lo: f64, hi: f64) -> f64 {
 }
 
 /// One ulp of the output type relative to |value| (see the file's documentation).
-fn ulp_rel(d: crossgemm::gemm_core::DType) -> f64 {
-    use crossgemm::gemm_core::DType;
+fn ulp_rel(d: crossgemm::DType) -> f64 {
+    use crossgemm::DType;
     match d {
         DType::F16 => 2f64.powi(-10),
         DType::Bf16 => 2f64.powi(-7),
@@ -667,7 +667,7 @@ fn hand_functions_match_published_values() {
 #[cfg(feature = "cuda")]
 #[test]
 fn all_ops_compile_for_every_cuda_target() {
-    use crossgemm::gemm_core::Backend;
+    use crossgemm::Backend;
     if !nvrtc_or_skip(
         "all_ops_compile_for_every_cuda_target",
         "NVRTC compiles of `all_ops` per dtype and CUDA target",
@@ -681,7 +681,7 @@ fn all_ops_compile_for_every_cuda_target() {
         &layouts_f32::all_ops::SPEC,
         &layouts_tf32::all_ops::SPEC,
     ] {
-        for tk in spec.targets.iter().filter(|t| t.backend == Backend::Cuda) {
+        for tk in spec.targets().iter().filter(|t| t.backend == Backend::Cuda) {
             let cfg = tk.plan().configs.first().expect("a planned config");
             crossgemm::check_cuda_compiles(tk, spec.ir(), cfg, (M, N, K))
                 .unwrap_or_else(|e| panic!("{} on {} with {cfg}: {e}", spec.name, tk.target));

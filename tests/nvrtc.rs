@@ -27,7 +27,7 @@ fn nvrtc_checks_need_the_cuda_feature() {
 #[cfg(feature = "cuda")]
 mod checks {
     use super::common::nvrtc_or_skip;
-    use crossgemm::gemm_core::{Backend, DType, TileConfig};
+    use crossgemm::{Backend, DType, TileConfig};
     use crossgemm::prelude::*;
     use crossgemm::{check_cuda_compiles, KernelSpec};
 
@@ -77,7 +77,7 @@ mod checks {
     /// Compiles the sampled configs of every CUDA target of `spec`; returns how many ran.
     fn compile_all(spec: &'static KernelSpec) -> usize {
         let ir = spec.ir();
-        let cuda: Vec<_> = spec.targets.iter().filter(|t| t.backend == Backend::Cuda).collect();
+        let cuda: Vec<_> = spec.targets().iter().filter(|t| t.backend == Backend::Cuda).collect();
         // A silently empty list would pass while checking nothing.
         for (feature, target, on) in [
             ("sm90", "h200", cfg!(feature = "sm90")),

@@ -13,10 +13,12 @@ use super::operands::Inputs;
 use super::report::{self, Case, Filter, LaunchOverhead, Report, Row, ShapeTable};
 use super::tune::parse_shape;
 use super::{CliResult, Dtype, Epilogue, KernelEntry};
-use crossgemm::__private::{bare_launch_us, launch, launch_with, tune_with};
+use crossgemm::bench::bare_launch_us;
+use crossgemm::tune::tune_with;
+use crossgemm::untyped::{launch, launch_with};
 use crossgemm::bench::{back_to_back_us, copy_bytes_for, copy_gbps, Timer};
 use crossgemm::reference::{gemm_sampled, HostOperand};
-use crossgemm::{gemm_core::Layout, Device, DeviceKind, Element, GemmError, Matrix, TuneOptions};
+use crossgemm::{Backend, Device, Element, GemmError, Layout, Matrix, TuneOptions};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -232,7 +234,7 @@ fn measure_all(
         timer.runs(),
         a.warmup,
         flush >> 20,
-        if dev.info().kind == DeviceKind::Cuda {
+        if dev.info().kind == Backend::Cuda {
             "CUDA events around the call"
         } else {
             "host clock between two queue drains"
@@ -308,7 +310,7 @@ fn vendor(dev: &Device, skip: bool, rep: &mut Report) -> Option<crossgemm::bench
         rep.notes.push("cuBLAS/cuBLASLt: skipped (--no-vendor)".into());
         return None;
     }
-    if dev.info().kind != DeviceKind::Cuda {
+    if dev.info().kind != Backend::Cuda {
         rep.notes.push(format!(
             "cuBLAS/cuBLASLt: not run ({} is not a CUDA device); errors are against the host reference",
             dev.info().id

@@ -117,21 +117,21 @@ pub fn devices() -> Vec<Device> {
             .collect(),
         _ => Device::list()
             .into_iter()
-            .filter(|d| d.info().kind != DeviceKind::Host)
+            .filter(|d| d.info().kind != Backend::Host)
             .collect(),
     };
     let ids = || found.iter().map(|d| d.info().id.clone()).collect::<Vec<_>>().join(", ");
-    let has = |kind: DeviceKind| found.iter().any(|d| d.info().kind == kind);
+    let has = |kind: Backend| found.iter().any(|d| d.info().kind == kind);
     if required("CROSSGEMM_REQUIRE_OPENCL") {
         assert!(
-            has(DeviceKind::Opencl),
+            has(Backend::Opencl),
             "CROSSGEMM_REQUIRE_OPENCL=1 but no OpenCL device is under test (found: [{}]; is PoCL installed? `clinfo -l`)",
             ids()
         );
     }
     if required("CROSSGEMM_REQUIRE_CUDA") {
         assert!(
-            has(DeviceKind::Cuda),
+            has(Backend::Cuda),
             "CROSSGEMM_REQUIRE_CUDA=1 but no CUDA device is under test (found: [{}]): {}",
             ids(),
             no_cuda_reason()
@@ -182,8 +182,8 @@ pub fn col<T: Element>(dev: &Device, rng: &mut StdRng, m: usize) -> Col<T> {
 }
 
 /// Machine epsilon of an output type.
-pub fn eps(d: crossgemm::gemm_core::DType) -> f32 {
-    use crossgemm::gemm_core::DType;
+pub fn eps(d: crossgemm::DType) -> f32 {
+    use crossgemm::DType;
     match d {
         DType::F32 => f32::EPSILON,
         DType::F16 => 2f32.powi(-10),
