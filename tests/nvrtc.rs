@@ -27,9 +27,9 @@ fn nvrtc_checks_need_the_cuda_feature() {
 #[cfg(feature = "cuda")]
 mod checks {
     use super::common::nvrtc_or_skip;
-    use crossgemm::{Backend, DType, TileConfig};
     use crossgemm::prelude::*;
     use crossgemm::{check_cuda_compiles, KernelSpec};
+    use crossgemm::{Backend, DType, TileConfig};
 
     #[gemm_kernel]
     fn nv_f16_bias_relu(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
