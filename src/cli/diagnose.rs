@@ -14,8 +14,8 @@ use super::{open_device, CliResult, Dtype, Epilogue, KernelEntry, ProblemArgs};
 use crossgemm::bench::{copy_bytes_for, copy_gbps, time_config, Timer, Variant};
 use crossgemm::tune::tune_with;
 use crossgemm::untyped::launch;
+use crossgemm::TileConfig;
 use crossgemm::{Device, Element, GemmError, Matrix, TuneOptions};
-use crossgemm::{MmaTile, SimtTile, TileConfig};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -213,78 +213,19 @@ pub fn verdict(t: &Timings) -> Verdict {
     Verdict { kind, reasons }
 }
 
-/// Stage and warp-grid neighbours of a config (MMA), or vector-width and thread-grid
-/// neighbours (SIMT); same block tile.
+/// A config's neighbours, as its family names them (pipeline depth and warp grid for the
+/// tensor-core families, vector width and thread grid for SIMT), on the same block tile.
 pub fn neighbours(c: &TileConfig) -> Vec<(String, TileConfig)> {
-    let mut v = Vec::new();
-    match *c {
-        TileConfig::Mma(t) => {
-            let mut push = |what: String, n: MmaTile| v.push((what, TileConfig::Mma(n)));
-            for s in [t.stages.saturating_sub(1), t.stages + 1] {
-                if s >= 2 {
-                    push(format!("stages {s}"), MmaTile { stages: s, ..t });
-                }
-            }
-            for (wm, wn) in [
-                (t.warps_m * 2, t.warps_n),
-                (t.warps_m, t.warps_n * 2),
-                (t.warps_m / 2, t.warps_n),
-                (t.warps_m, t.warps_n / 2),
-                (t.warps_n, t.warps_m),
-            ] {
-                let ok = wm >= 1 && wn >= 1 && (wm, wn) != (t.warps_m, t.warps_n) && wm * wn <= 16;
-                // Warp tiles must stay multiples of 16x16 (the mma fragment grid).
-                if ok && t.block_m % (wm * 16) == 0 && t.block_n % (wn * 16) == 0 {
-                    push(
-                        format!("warps {wm}x{wn}"),
-                        MmaTile {
-                            warps_m: wm,
-                            warps_n: wn,
-                            ..t
-                        },
-                    );
-                }
-            }
-        }
-        TileConfig::Simt(t) => {
-            let mut push = |what: String, n: SimtTile| v.push((what, TileConfig::Simt(n)));
-            for vw in [t.vw / 2, t.vw * 2] {
-                if (1..=8).contains(&vw) && t.mwg % vw == 0 && t.nwg % vw == 0 && t.kwg % vw == 0 {
-                    push(format!("vector {vw}"), SimtTile { vw, ..t });
-                }
-            }
-            if t.mdimc != t.ndimc && t.mwg % t.ndimc == 0 && t.nwg % t.mdimc == 0 {
-                push(
-                    format!("threads {}x{}", t.ndimc, t.mdimc),
-                    SimtTile {
-                        mdimc: t.ndimc,
-                        ndimc: t.mdimc,
-                        ..t
-                    },
-                );
-            }
-        }
-    }
-    v.dedup_by(|a, b| a.1 == b.1);
-    v
+    c.family().neighbours(c)
 }
 
 /// The same config with other launch orders.
 pub fn orders(c: &TileConfig) -> Vec<(String, TileConfig)> {
-    let current = match c {
-        TileConfig::Mma(t) => t.group_m,
-        TileConfig::Simt(t) => t.group_m,
-    };
+    let family = c.family();
     [1, 4, 8, 16, 32]
         .into_iter()
-        .filter(|&g| g != current)
-        .map(|g| {
-            let n = match *c {
-                TileConfig::Mma(t) => TileConfig::Mma(MmaTile { group_m: g, ..t }),
-                TileConfig::Simt(t) => TileConfig::Simt(SimtTile { group_m: g, ..t }),
-            };
-            (format!("GROUP_M {g}"), n)
-        })
+        .filter(|&g| g != c.group_m())
+        .map(|g| (format!("GROUP_M {g}"), family.with_group_m(c, g)))
         .collect()
 }
 
@@ -292,10 +233,8 @@ pub fn orders(c: &TileConfig) -> Vec<(String, TileConfig)> {
 /// units (at one block per unit, the tiles' usual occupancy), and the share of the tile
 /// area that is padding past the matrix edge (work done for nothing; small M shows here).
 pub fn tiling(c: &TileConfig, (m, n): (usize, usize), units: u32) -> String {
-    let (bm, bn) = match c {
-        TileConfig::Mma(t) => (t.block_m as usize, t.block_n as usize),
-        TileConfig::Simt(t) => (t.mwg as usize, t.nwg as usize),
-    };
+    let (bm, bn) = c.block_mn();
+    let (bm, bn) = (bm as usize, bn as usize);
     let blocks = m.div_ceil(bm) * n.div_ceil(bn);
     let padding = 1.0 - (m * n) as f64 / (blocks * bm * bn) as f64;
     format!(
@@ -570,6 +509,8 @@ fn print(d: &Diagnosis, a: &DiagnoseArgs) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crossgemm::MmaTile;
 
     fn mma() -> TileConfig {
         TileConfig::Mma(MmaTile {
