@@ -105,39 +105,53 @@ fn f32_and_tf32() {
 
 // --- every planned config -----------------------------------------------------------
 
-/// Every config the planner keeps for the device's target, on an odd shape: the tuner
-/// may pick any of them, so each must be right.
+/// Every config the planner keeps for the device's target (the tuner may pick any of
+/// them), each on a shape of its own that is aligned (the vector / TMA load paths), spans
+/// three blocks in M and N (the last one partial) and twice the K its load ring holds
+/// (the ring wraps), and on an odd shape (67x45x77: element loads, ragged edges) where
+/// its family accepts that shape; where it does not, a launch with it must say so.
 macro_rules! check_all_configs {
     ($kernel:ident, $ta:ty, $la:ty, $tb:ty, $lb:ty, $tf32:expr, $seed:expr) => {{
         for dev in devices() {
             let mut r = rng($seed);
-            let (m, n, k) = (67, 45, 77);
-            let a = mat::<$ta, $la>(&dev, &mut r, m, k);
-            let b = mat::<$tb, $lb>(&dev, &mut r, k, n);
-            let want = $kernel::reference(&a, &b).unwrap();
-            let backend = dev.info().kind;
-            let configs: Vec<TileConfig> = $kernel::SPEC
-                .targets()
+            let dtype = <$ta as crossgemm::Element>::DTYPE;
+            let tk = $kernel::SPEC.target_for(&dev).unwrap();
+            let configs: Vec<TileConfig> = tk
+                .plan()
+                .configs
                 .iter()
-                .filter(|t| t.backend == backend)
-                .flat_map(|t| t.plan().configs.iter().copied())
+                .copied()
                 .filter(|c| {
-                    c.threads() <= dev.info().max_threads_per_block
-                        && c.smem_bytes(<$ta as crossgemm::Element>::DTYPE) <= dev.info().smem_per_block
+                    let res = c.resources(dtype);
+                    res.threads <= dev.info().max_threads_per_block && res.smem_bytes <= dev.info().smem_per_block
                 })
                 .collect();
             assert!(!configs.is_empty(), "no config for {}", dev.info());
             for cfg in configs {
-                let mut out = Matrix::zeros(&dev, m, n).unwrap();
-                $kernel::run_with(&cfg, &a, &b, &mut out).unwrap_or_else(|e| panic!("{cfg}: {e}"));
-                let got = out.to_host().unwrap();
-                assert_close(
-                    &got,
-                    &want,
-                    k,
-                    $tf32,
-                    &format!("{} config {cfg} on {}", stringify!($kernel), dev.info()),
+                let (bm, bn) = cfg.block_mn();
+                let ring = cfg.resources(dtype).ring_k as usize;
+                let aligned = (
+                    2 * bm as usize + (bm as usize / 2).max(8),
+                    2 * bn as usize + 8,
+                    2 * ring + 8,
                 );
+                for (m, n, k) in [aligned, (67, 45, 77)] {
+                    let a = mat::<$ta, $la>(&dev, &mut r, m, k);
+                    let b = mat::<$tb, $lb>(&dev, &mut r, k, n);
+                    let mut out = Matrix::zeros(&dev, m, n).unwrap();
+                    let what = format!("{} config {cfg} at {m}x{n}x{k} on {}", stringify!($kernel), dev.info());
+                    let accepted = cfg
+                        .family()
+                        .accepts(&cfg, $kernel::SPEC.ir(), crossgemm::Problem::new(m, n, k));
+                    match ($kernel::run_with(&cfg, &a, &b, &mut out), accepted) {
+                        (Ok(()), Ok(())) => {
+                            let want = $kernel::reference(&a, &b).unwrap();
+                            assert_close(&out.to_host().unwrap(), &want, k, $tf32, &what);
+                        }
+                        (Err(e), Err(_)) => assert!(e.to_string().contains("cannot run"), "{what}: {e}"),
+                        (r, a) => panic!("{what}: launch {r:?}, but the family says {a:?}"),
+                    }
+                }
             }
         }
     }};

@@ -176,4 +176,53 @@ mod checks {
             assert!(compile_all(&nv_f16_cc_residual::SPEC) > 0);
         }
     }
+
+    /// Every wgmma config the planner keeps (the sample above takes the first three): the
+    /// tuner may pick any of them, and a config that does not build, spills, or draws a
+    /// ptxas warning about serialised wgmma (C7510/C7511/C7515) or an ignored setmaxnreg
+    /// (C7508) is a planner or generator regression. Two kernels: K-major A and B, and
+    /// M-major A with N-major B.
+    fn compile_every_wgmma_config(spec: &'static KernelSpec) -> usize {
+        let ir = spec.ir();
+        let Some(tk) = spec.target("h200") else {
+            panic!("{}: target h200 was not planned (feature sm90 is on)", spec.name)
+        };
+        let mut bad = Vec::new();
+        let mut compiles = 0;
+        for cfg in tk
+            .plan()
+            .configs
+            .iter()
+            .filter(|c| c.family_id() == crossgemm::FamilyId::Wgmma)
+        {
+            let r = check_cuda_compiles(tk, ir, cfg, ALIGNED).unwrap_or_else(|e| panic!("{} {cfg}: {e}", spec.name));
+            assert_eq!(r.arch, "90a", "{cfg}: wgmma needs sm_90a");
+            let warned = ["C7508", "C7510", "C7511", "C7515"].iter().any(|w| r.log.contains(w));
+            if r.spill_bytes() > 0 || warned {
+                bad.push(format!("{cfg}: {} B spilled, log:\n{}", r.spill_bytes(), r.log));
+            }
+            compiles += 1;
+        }
+        assert!(compiles >= 8, "{}: only {compiles} wgmma configs planned", spec.name);
+        assert!(
+            bad.is_empty(),
+            "{} of {compiles} wgmma configs of {}:\n{}",
+            bad.len(),
+            spec.name,
+            bad.join("\n")
+        );
+        compiles
+    }
+
+    #[cfg(feature = "sm90")]
+    #[test]
+    fn every_wgmma_config_compiles() {
+        if nvrtc_or_skip(
+            "every_wgmma_config_compiles",
+            "NVRTC compiles of every planned wgmma config (sm_90a)",
+        ) {
+            compile_every_wgmma_config(&nv_f16_bias_relu::SPEC);
+            compile_every_wgmma_config(&nv_bf16_t_gelu_erf::SPEC);
+        }
+    }
 }

@@ -16,7 +16,9 @@ pub mod space;
 pub mod swizzle;
 pub mod target;
 
-pub use family::{FamilyId, LaunchDims, MmaTile, Problem, SimtTile, TileConfig};
+pub use family::{
+    CompileNeeds, FamilyId, LaunchDims, Machine, MmaTile, Problem, SimtTile, TensorMap, TileConfig, WgmmaTile,
+};
 pub use ir::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param, ParamKind};
 pub use plan::{plan_target, Plan, Pruned};
 pub use target::{Backend, TargetSpec, Targets};

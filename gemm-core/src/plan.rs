@@ -24,7 +24,7 @@ pub struct Plan {
     /// the first that can run every call (one source is generated per family).
     pub families: Vec<FamilyId>,
     /// Matrix instructions of the chip that take the kernel's operand type but that no
-    /// kernel family generates.
+    /// kernel family generates for this kernel (e.g. wgmma for tf32 operands).
     pub skipped_instrs: Vec<Instr>,
     /// Surviving configs, best first; `configs[0]` is the default. Each config's variant
     /// names its family.
@@ -73,7 +73,11 @@ pub fn families_for(ir: &GemmIr, target: &TargetSpec) -> Vec<FamilyId> {
 pub fn plan_target(ir: &GemmIr, target: &TargetSpec, space: &TuneSpace) -> Plan {
     let families = families_for(ir, target);
     let ty = InstrType::of(ir.ab_dtype, ir.acc);
-    let generated: Vec<Instr> = FamilyId::ALL.iter().map(|f| f.family().instr()).collect();
+    let generated: Vec<Instr> = FamilyId::ALL
+        .iter()
+        .filter(|f| f.family().serves(target, ir).is_ok())
+        .map(|f| f.family().instr())
+        .collect();
     let skipped_instrs = target
         .instructions
         .iter()
@@ -233,10 +237,15 @@ mod tests {
             t.get("h200").unwrap(),
             &TuneSpace::default(),
         );
-        assert_eq!(p.families, [FamilyId::MmaSync]);
-        assert_eq!(p.skipped_instrs, [Instr::Wgmma]);
-        let TileConfig::Mma(c) = p.configs[0] else { panic!() };
-        assert!(c.block_m * c.block_n >= 128 * 128, "{c:?}");
+        assert_eq!(p.families, [FamilyId::Wgmma, FamilyId::MmaSync]);
+        assert!(p.skipped_instrs.is_empty());
+        let TileConfig::Wgmma(c) = p.configs[0] else {
+            panic!("{:?}", p.configs[0])
+        };
+        assert!(c.bm * c.bn >= 128 * 128, "{c:?}");
+        // Both families keep candidates: mma.sync runs what TMA cannot.
+        assert!(p.configs.iter().any(|c| c.family_id() == FamilyId::MmaSync));
+        assert!(p.configs.len() <= MAX_CANDIDATES);
     }
 
     #[test]
@@ -261,8 +270,16 @@ mod tests {
         let t = Targets::parse(BUILTIN_TARGETS).unwrap();
         let h200 = t.get("h200").unwrap();
         let cpu = t.get("opencl_cpu").unwrap();
-        assert_eq!(families_for(&ir(DType::F16, AccMode::F32), h200), [FamilyId::MmaSync]);
+        assert_eq!(
+            families_for(&ir(DType::F16, AccMode::F32), h200),
+            [FamilyId::Wgmma, FamilyId::MmaSync]
+        );
+        // The wgmma family generates no tf32 kernel: it is reported as skipped.
         assert_eq!(families_for(&ir(DType::F32, AccMode::Tf32), h200), [FamilyId::MmaSync]);
+        let tf32 = plan_target(&ir(DType::F32, AccMode::Tf32), h200, &TuneSpace::default());
+        assert_eq!(tf32.skipped_instrs, [Instr::Wgmma]);
+        let a100 = t.get("a100").unwrap();
+        assert_eq!(families_for(&ir(DType::F16, AccMode::F32), a100), [FamilyId::MmaSync]);
         // Full f32 has no tensor-core instruction: rounding to tf32 would change the answer.
         assert_eq!(families_for(&ir(DType::F32, AccMode::F32), h200), [FamilyId::Simt]);
         assert_eq!(families_for(&ir(DType::F16, AccMode::F32), cpu), [FamilyId::Simt]);

@@ -8,16 +8,21 @@ use gemm_core::plan::TuneSpace;
 use gemm_core::target::{Targets, BUILTIN_TARGETS};
 use gemm_core::{plan_target, AccMode, DType, EpOp, Func, GemmIr, Layout, Param, TargetSpec};
 
-/// The source of the planned (preferred) family of `ir` on `target`, as the macro embeds it.
+/// The source of the plan's complete family of `ir` on `target` (the last one, which runs
+/// every call: mma.sync, SIMT or OpenCL), as the macro embeds it. The wgmma family's
+/// variants are pinned by tests/wgmma_emit.rs.
 fn emit(ir: &GemmIr, target: &TargetSpec) -> String {
     let plan = plan_target(ir, target, &TuneSpace::default());
-    plan.sources(ir, target.backend).remove(0).1
+    plan.sources(ir, target.backend).pop().expect("a plan has a family").1
 }
 
 /// Diagnosis variant `v` of [`emit`]'s source.
 fn emit_variant(ir: &GemmIr, target: &TargetSpec, v: Variant) -> String {
     let plan = plan_target(ir, target, &TuneSpace::default());
-    plan.families[0].emit(ir, target.backend, v)
+    plan.families
+        .last()
+        .expect("a plan has a family")
+        .emit(ir, target.backend, v)
 }
 
 const CUDA_TARGET: &str = "h200";

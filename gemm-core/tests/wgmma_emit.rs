@@ -6,8 +6,8 @@
 //! (`dlopen`). Without it the check prints a notice and passes, unless
 //! `CROSSGEMM_REQUIRE_NVRTC=1`, which turns the skip into a failure.
 
-use gemm_core::codegen::wgmma::{self, WgmmaConfig, DEFINES};
 use gemm_core::codegen::Variant;
+use gemm_core::family::wgmma::{self, WgmmaTile, DEFINES};
 use gemm_core::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param};
 
 fn plain(dtype: DType, a: Layout, b: Layout) -> GemmIr {
@@ -22,10 +22,10 @@ fn bias_relu(dtype: DType) -> GemmIr {
     ir
 }
 
-fn cfg(bm: u32, bn: u32, stages: u32, consumers: u32, cluster_m: u32) -> WgmmaConfig {
-    WgmmaConfig {
+fn cfg(bm: u32, bn: u32, stages: u32, consumers: u32, cluster_m: u32) -> WgmmaTile {
+    WgmmaTile {
         cluster_m,
-        ..WgmmaConfig::new(bm, bn, stages, consumers)
+        ..WgmmaTile::new(bm, bn, stages, consumers)
     }
 }
 
@@ -100,7 +100,7 @@ fn every_define_is_documented() {
         }
     }
     // The config's own defines are documented too.
-    for (k, _) in WgmmaConfig::default().defines() {
+    for (k, _) in WgmmaTile::default().defines() {
         assert!(documented.contains(&k), "{k}");
     }
 }
@@ -154,13 +154,13 @@ fn supports_16_bit_operands_only() {
 fn host_rules_match_the_source() {
     // 1024 alignment slack + 4 stages of (128 + 256) rows of 128 bytes + 8 barriers.
     assert_eq!(wgmma::smem_bytes(128, 256, 64, 4, 2), 1024 + 4 * 384 * 128 + 64);
-    let d = WgmmaConfig::default();
+    let d = WgmmaTile::default();
     assert_eq!(d.threads(), 384);
     assert!(d.epi_smem && !d.inflight && d.group_m == 8 && d.cluster_m == 1);
-    assert!(WgmmaConfig::new(64, 128, 8, 1).inflight);
+    assert!(WgmmaTile::new(64, 128, 8, 1).inflight);
     // The ring plus the staging buffers of the two consumers.
     assert_eq!(d.smem_bytes(DType::Bf16), 197_696 + 2 * wgmma::EPI_STAGING_BYTES);
-    assert_eq!(WgmmaConfig { epi_smem: false, ..d }.smem_bytes(DType::F16), 197_696);
+    assert_eq!(WgmmaTile { epi_smem: false, ..d }.smem_bytes(DType::F16), 197_696);
     assert_eq!(d.grid(4096, 4096, 132), 132);
     assert_eq!(d.grid(1, 8, 132), 1);
     assert_eq!(d.grid(300, 300, 132), 3 * 2);
@@ -328,10 +328,10 @@ fn configs_compile_for_sm90a_without_spills() {
     let mut f32col = plain(DType::F16, Layout::RowMajor, Layout::ColMajor);
     f32col.out_dtype = DType::F32;
     f32col.out_layout = Layout::ColMajor;
-    let cases: Vec<(GemmIr, WgmmaConfig, Variant)> = vec![
+    let cases: Vec<(GemmIr, WgmmaTile, Variant)> = vec![
         (
             plain(DType::Bf16, Layout::RowMajor, Layout::ColMajor),
-            WgmmaConfig::default(),
+            WgmmaTile::default(),
             Variant::Full,
         ),
         (
@@ -348,15 +348,15 @@ fn configs_compile_for_sm90a_without_spills() {
         (f32col, cfg(128, 256, 3, 2, 2), Variant::Full),
         (
             plain(DType::Bf16, Layout::RowMajor, Layout::ColMajor),
-            WgmmaConfig::default(),
+            WgmmaTile::default(),
             Variant::ComputeOnly,
         ),
         (
             plain(DType::F16, Layout::ColMajor, Layout::RowMajor),
-            WgmmaConfig {
+            WgmmaTile {
                 epi_smem: false,
                 inflight: true,
-                ..WgmmaConfig::default()
+                ..WgmmaTile::default()
             },
             Variant::Full,
         ),

@@ -4,12 +4,12 @@
 //! the host reference reads them). Launches, the tuner and the measuring API all start
 //! here, so the checks are written once.
 
-use crate::device::{Device, DeviceInfo, KernelArg, RawBuffer};
+use crate::device::{Device, KernelArg, RawBuffer};
 use crate::element::decode;
 use crate::error::{GemmError, Result};
 use crate::reference::{self, HostOperand};
 use crate::spec::{KernelSpec, TargetKernel};
-use gemm_core::{Backend, DType, GemmIr, ParamKind, Problem, TileConfig};
+use gemm_core::{Backend, GemmIr, Machine, ParamKind, Problem, TileConfig};
 
 /// One argument of a generated wrapper, in signature order.
 #[derive(Clone, Copy, Debug)]
@@ -100,12 +100,29 @@ impl<'c, 'a> Call<'c, 'a> {
         self.spec.target_for(self.device())
     }
 
-    /// The kernel ABI's arguments with `out` as the output: (M, N, K, out, params...).
-    pub fn kernel_args<'b>(&self, out: &'b RawBuffer) -> Vec<KernelArg<'b>>
+    /// What a launch on the call's device knows of the machine.
+    pub fn machine(&self) -> Machine {
+        Machine {
+            units: self.device().info().compute_units.max(1),
+        }
+    }
+
+    /// The arguments of `cfg`'s kernel with `out` as the output: its family's tensor maps
+    /// (if any), then the ABI (M, N, K, out, params...).
+    pub(crate) fn kernel_args<'b>(&self, cfg: &TileConfig, out: &'b RawBuffer) -> Vec<KernelArg<'b>>
     where
         'a: 'b,
     {
-        kernel_args(self.args, out, self.mnk())
+        let mut kargs: Vec<KernelArg<'b>> = cfg
+            .tensor_maps(self.ir(), self.problem)
+            .into_iter()
+            .map(|map| match self.args[map.param as usize] {
+                Arg::Matrix { buf, .. } => KernelArg::TensorMap(buf, map),
+                _ => unreachable!("families map matrix operands only"),
+            })
+            .collect();
+        kargs.extend(kernel_args(self.args, out, self.mnk()));
+        kargs
     }
 
     /// Every buffer operand, downloaded and widened to f32 (scalars get an empty vector).
@@ -213,19 +230,35 @@ fn check_devices(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Resul
     Ok(())
 }
 
-/// Whether `c` fits the device's real limits (threads and shared memory per block).
-pub(crate) fn fits(c: &TileConfig, info: &DeviceInfo, dtype: DType) -> bool {
-    let r = c.resources(dtype);
-    r.threads <= info.max_threads_per_block && r.smem_bytes <= info.smem_per_block
-}
-
 impl Call<'_, '_> {
-    /// Whether `c` can run this call: it fits the device, `tk` has its family's source,
-    /// and its family accepts the problem (alignment, extents).
+    /// Whether `c` can run this call ([`Call::check_config`] passes).
     pub(crate) fn usable(&self, tk: &TargetKernel, c: &TileConfig) -> bool {
-        fits(c, self.device().info(), self.ir().ab_dtype)
-            && tk.source(c.family_id()).is_some()
-            && c.family().accepts(c, self.ir(), self.problem).is_ok()
+        self.check_config(tk, c).is_ok()
+    }
+
+    /// Whether `c` can run this call, and why not: it must fit the device (threads and
+    /// shared memory per block), `tk` must have its family's source, and its family must
+    /// accept the problem (alignment, extents).
+    pub(crate) fn check_config(&self, tk: &TargetKernel, c: &TileConfig) -> Result<()> {
+        let info = self.device().info();
+        let r = c.resources(self.ir().ab_dtype);
+        if r.threads > info.max_threads_per_block || r.smem_bytes > info.smem_per_block {
+            return Err(GemmError::ConfigDoesNotFit {
+                config: c.to_string(),
+                device: info.to_string(),
+                why: format!(
+                    "{} threads and {} B of shared memory per block; the device allows {} and {}",
+                    r.threads, r.smem_bytes, info.max_threads_per_block, info.smem_per_block
+                ),
+            });
+        }
+        tk.source_of(c)?;
+        c.family().accepts(c, self.ir(), self.problem).map_err(|why| {
+            GemmError::Unsupported(format!(
+                "config {c} cannot run `{}` at {}x{}x{}: {why}",
+                self.spec.name, self.problem.m, self.problem.n, self.problem.k
+            ))
+        })
     }
 
     /// The planner's best config that can run this call.

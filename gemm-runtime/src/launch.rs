@@ -8,7 +8,7 @@
 
 use crate::call::{self, Arg, Call, OutArg};
 use crate::element::{encode, Element};
-use crate::error::{GemmError, Result};
+use crate::error::Result;
 use crate::spec::KernelSpec;
 use crate::tune::{self, TuneMode};
 use gemm_core::{Backend, LaunchDims, TileConfig};
@@ -21,6 +21,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 /// the kernel symbol) costs several microseconds of allocation; a plan costs one lookup.
 #[derive(Clone)]
 struct LaunchPlan {
+    config: TileConfig,
     kernel: Arc<dyn Any + Send + Sync>,
     dims: LaunchDims,
     /// The tuner's generation when the plan was made: a later tune may change a winner.
@@ -62,7 +63,6 @@ fn launch_impl(
         let vals = call.host_reference()?;
         return out.buf.upload(&encode(spec.ir().out_dtype, &vals));
     }
-    let kargs = call.kernel_args(out.buf);
     let key: Option<PlanKey> = config.is_none().then(|| {
         (
             spec as *const KernelSpec as usize,
@@ -77,36 +77,34 @@ fn launch_impl(
     if let Some(key) = &key {
         let plan = plans().read().unwrap_or_else(|e| e.into_inner()).get(key).cloned();
         if let Some(p) = plan.filter(|p| p.generation == generation) {
-            return dev.backend().launch(&*p.kernel, p.dims, &kargs);
+            return dev
+                .backend()
+                .launch(&*p.kernel, p.dims, &call.kernel_args(&p.config, out.buf));
         }
     }
     let tk = call.target()?;
     let ir = spec.ir();
     let cfg = match config {
         Some(c) => {
-            if !call::fits(c, dev.info(), ir.ab_dtype) {
-                return Err(GemmError::Unsupported(format!(
-                    "config {c} does not fit {}",
-                    dev.info()
-                )));
-            }
+            call.check_config(tk, c)?;
             *c
         }
         None => tune::choose(&call, tk)?,
     };
     let source = tk.source_of(&cfg)?;
     let defines = call::defines(ir, tk.backend, &cfg, call.problem);
-    let kernel = dev.kernel(source, &ir.symbol(), &defines)?;
-    let dims = cfg.launch(ir, call.problem);
+    let kernel = dev.kernel(source, &ir.symbol(), &defines, &cfg.compile_needs())?;
+    let dims = cfg.launch(ir, call.problem, call.machine());
     if let Some(key) = key {
         let plan = LaunchPlan {
+            config: cfg,
             kernel: kernel.clone(),
             dims,
             generation,
         };
         plans().write().unwrap_or_else(|e| e.into_inner()).insert(key, plan);
     }
-    dev.backend().launch(&*kernel, dims, &kargs)
+    dev.backend().launch(&*kernel, dims, &call.kernel_args(&cfg, out.buf))
 }
 
 /// The host reference for a call, rounded to the output type, in the output layout.

@@ -2,7 +2,7 @@
 //! a CI machine with only libnvrtc (e.g. PyPI's `nvidia-cuda-nvrtc`) can prove that
 //! every planned kernel builds for the chip it was planned for.
 
-use crate::device::cuda::{nvrtc_compile_check, nvrtc_present, PtxasInfo};
+use crate::device::cuda::{nvrtc_compile_check, nvrtc_present, Arch, PtxasInfo};
 use crate::error::{GemmError, Result};
 use crate::spec::TargetKernel;
 use gemm_core::{Backend, GemmIr, Problem, TileConfig};
@@ -20,8 +20,9 @@ pub fn nvrtc_available() -> bool {
 pub struct CompileReport {
     /// Kernel symbol.
     pub symbol: String,
-    /// The architecture compiled for: `sm_<arch>`.
-    pub arch: u32,
+    /// The architecture compiled for, `sm_<arch>`: e.g. `90`, or `90a` for code of the
+    /// Hopper-only families.
+    pub arch: String,
     /// The `-D` definitions passed (tile config, then shape flags).
     pub defines: Vec<(String, u32)>,
     /// Registers per thread, as ptxas reported them (`None` if the log lacked the line).
@@ -65,10 +66,14 @@ pub fn check_cuda_compiles(
             kernel.target
         )));
     }
-    let arch = kernel
+    let cc = kernel
         .spec()
         .compute_capability
         .ok_or_else(|| GemmError::Unsupported(format!("CUDA target `{}` has no compute capability", kernel.target)))?;
+    let arch = Arch {
+        cc,
+        suffix: config.compile_needs().arch_suffix,
+    };
     let (m, n, k) = shape;
     // Same definitions, in the same order, as launch: a check that built anything else
     // could pass while the real compile fails.
@@ -78,7 +83,7 @@ pub fn check_cuda_compiles(
     let ptxas = PtxasInfo::parse(&log);
     Ok(CompileReport {
         symbol,
-        arch,
+        arch: arch.to_string(),
         defines,
         registers: ptxas.registers,
         spill_stores: ptxas.spill_stores,

@@ -19,7 +19,6 @@
 //! [`TileConfig::defines`]: crate::family::TileConfig::defines
 
 pub mod cuda;
-pub mod wgmma;
 pub(crate) mod prelude;
 
 /// Source variants that the diagnosis tool asks for; `Full` is the real kernel.

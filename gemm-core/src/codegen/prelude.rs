@@ -3,10 +3,6 @@
 
 use crate::ir::{DType, EpOp, Func, GemmIr, Layout, ParamKind};
 use crate::target::Backend;
-
-/// The C dialect a generator writes is its target's backend (the old name, kept for the
-/// generators that spell it so).
-pub(crate) use crate::target::Backend as Dialect;
 use std::fmt::Write;
 
 /// The spelling differences between CUDA C (NVRTC, header-free) and OpenCL C 1.2.

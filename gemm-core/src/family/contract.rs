@@ -1,5 +1,7 @@
 //! The host contract of a config: what a launch of it needs from the runtime.
 
+use crate::ir::DType;
+
 /// The extents of one call: C is `m × n`, the product runs over `k`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Problem {
@@ -16,6 +18,13 @@ impl Problem {
     pub const fn new(m: usize, n: usize, k: usize) -> Problem {
         Problem { m, n, k }
     }
+}
+
+/// What the launcher knows about the device beyond a family's own limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Machine {
+    /// Multiprocessors / compute units (a persistent grid launches one block per unit).
+    pub units: u32,
 }
 
 /// Grid, block and dynamic shared memory of one launch.
@@ -38,6 +47,9 @@ pub struct Resources {
     pub smem_bytes: u32,
     /// Estimated 32-bit registers per thread (the compiler's count may differ).
     pub est_regs: u32,
+    /// How much of K the block's load pipeline holds at once (the k-tile times the ring
+    /// depth): a problem with more K than this wraps the ring.
+    pub ring_k: u32,
 }
 
 /// What a compile of a config needs beyond its source and `-D` defines. Part of the
@@ -45,7 +57,26 @@ pub struct Resources {
 /// from it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct CompileNeeds {
-    /// Suffix of the CUDA architecture, e.g. `a` for `sm_90a` (wgmma, setmaxnreg);
-    /// empty for the plain `sm_<cc>`.
+    /// Suffix of the CUDA architecture, e.g. `a` for `sm_90a` (wgmma, setmaxnreg: code
+    /// that runs on that exact architecture only); empty for the plain `sm_<cc>`.
     pub arch_suffix: &'static str,
+}
+
+/// A TMA tensor map the kernel takes by value before its ABI arguments (CUDA's
+/// `cuTensorMapEncodeTiled`, rank 2, element strides 1, out-of-range elements read as
+/// zeros). The runtime encodes it over the operand's device memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TensorMap {
+    /// Signature index of the operand it maps.
+    pub param: u32,
+    /// Element type.
+    pub dtype: DType,
+    /// Extents in elements, the contiguous dimension first.
+    pub dims: [u64; 2],
+    /// Bytes between consecutive rows (dimension 1); a multiple of 16.
+    pub pitch_bytes: u64,
+    /// The box one copy moves, in elements, the contiguous dimension first.
+    pub box_dims: [u32; 2],
+    /// Whether boxes land in shared memory with the 128-byte swizzle (else unswizzled).
+    pub swizzle_128b: bool,
 }

@@ -20,10 +20,12 @@
 mod contract;
 mod mma_sync;
 mod simt;
+pub mod wgmma;
 
-pub use contract::{CompileNeeds, LaunchDims, Problem, Resources};
+pub use contract::{CompileNeeds, LaunchDims, Machine, Problem, Resources, TensorMap};
 pub use mma_sync::{MmaSync, MmaTile};
 pub use simt::{Simt, SimtTile, SIMT_LOCAL_PAD};
+pub use wgmma::{Wgmma, WgmmaTile};
 
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
@@ -124,8 +126,15 @@ pub trait KernelFamily: Sync + 'static {
     /// Rows and columns of C one block computes.
     fn block_mn(&self, tile: &Self::Tile) -> (u32, u32);
 
-    /// The launch geometry of one call.
-    fn launch(&self, tile: &Self::Tile, ir: &GemmIr, problem: Problem) -> LaunchDims;
+    /// The launch geometry of one call on `machine`.
+    fn launch(&self, tile: &Self::Tile, ir: &GemmIr, problem: Problem, machine: Machine) -> LaunchDims;
+
+    /// The tensor maps the kernel takes before its ABI arguments, in order (none by
+    /// default).
+    fn tensor_maps(&self, tile: &Self::Tile, ir: &GemmIr, problem: Problem) -> Vec<TensorMap> {
+        let _ = (tile, ir, problem);
+        Vec::new()
+    }
 
     /// The `-D` constants a compile of the family's source takes for `tile` and this call
     /// (tile parameters, and flags derived from the shape, such as alignment).
@@ -184,7 +193,9 @@ pub trait DynFamily: Sync {
     /// See [`KernelFamily::block_mn`].
     fn block_mn(&self, c: &TileConfig) -> (u32, u32);
     /// See [`KernelFamily::launch`].
-    fn launch(&self, c: &TileConfig, ir: &GemmIr, problem: Problem) -> LaunchDims;
+    fn launch(&self, c: &TileConfig, ir: &GemmIr, problem: Problem, machine: Machine) -> LaunchDims;
+    /// See [`KernelFamily::tensor_maps`].
+    fn tensor_maps(&self, c: &TileConfig, ir: &GemmIr, problem: Problem) -> Vec<TensorMap>;
     /// See [`KernelFamily::defines`].
     fn defines(&self, c: &TileConfig, ir: &GemmIr, backend: Backend, problem: Problem) -> Vec<(&'static str, u32)>;
     /// See [`KernelFamily::compile_needs`].
@@ -255,8 +266,11 @@ impl<F: KernelFamily> DynFamily for F {
     fn block_mn(&self, c: &TileConfig) -> (u32, u32) {
         KernelFamily::block_mn(self, tile_of::<F>(c))
     }
-    fn launch(&self, c: &TileConfig, ir: &GemmIr, problem: Problem) -> LaunchDims {
-        KernelFamily::launch(self, tile_of::<F>(c), ir, problem)
+    fn launch(&self, c: &TileConfig, ir: &GemmIr, problem: Problem, machine: Machine) -> LaunchDims {
+        KernelFamily::launch(self, tile_of::<F>(c), ir, problem, machine)
+    }
+    fn tensor_maps(&self, c: &TileConfig, ir: &GemmIr, problem: Problem) -> Vec<TensorMap> {
+        KernelFamily::tensor_maps(self, tile_of::<F>(c), ir, problem)
     }
     fn defines(&self, c: &TileConfig, ir: &GemmIr, backend: Backend, problem: Problem) -> Vec<(&'static str, u32)> {
         KernelFamily::defines(self, tile_of::<F>(c), ir, backend, problem)
@@ -306,9 +320,17 @@ impl TileConfig {
     pub fn block_mn(&self) -> (u32, u32) {
         self.family().block_mn(self)
     }
-    /// The launch geometry of one call of `ir`.
-    pub fn launch(&self, ir: &GemmIr, problem: Problem) -> LaunchDims {
-        self.family().launch(self, ir, problem)
+    /// The launch geometry of one call of `ir` on `machine`.
+    pub fn launch(&self, ir: &GemmIr, problem: Problem, machine: Machine) -> LaunchDims {
+        self.family().launch(self, ir, problem, machine)
+    }
+    /// The tensor maps a launch passes before the ABI arguments.
+    pub fn tensor_maps(&self, ir: &GemmIr, problem: Problem) -> Vec<TensorMap> {
+        self.family().tensor_maps(self, ir, problem)
+    }
+    /// What a compile of this config needs beyond its source and defines.
+    pub fn compile_needs(&self) -> CompileNeeds {
+        self.family().compile_needs(self)
     }
     /// The `-D` constants of a compile for this call.
     pub fn defines(&self, ir: &GemmIr, backend: Backend, problem: Problem) -> Vec<(&'static str, u32)> {
@@ -407,6 +429,8 @@ registry! {
     MmaSync = "mma_sync", Mma(MmaTile) as "mma" => mma_sync::MmaSync;
     /// Scalar FMA in the CLBlast tile family: OpenCL everywhere, CUDA's fallback.
     Simt = "simt", Simt(SimtTile) as "simt" => simt::Simt;
+    /// Hopper warpgroup MMA (sm_90a) fed by TMA, warp-specialised and persistent.
+    Wgmma = "wgmma", Wgmma(WgmmaTile) as "wgmma" => wgmma::Wgmma;
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Probe of the Hopper wgmma generator (`gemm_core::codegen::wgmma`).
+//! Probe of the Hopper wgmma generator (`gemm_core::family::wgmma`).
 //!
 //! ```text
 //! wgmma_probe --compile-only [--dump DIR] [--configs ..] [--kinds ..]
@@ -22,8 +22,8 @@ mod nvrtc;
 mod support;
 mod tma;
 
-use gemm_core::codegen::wgmma::{self, WgmmaConfig};
 use gemm_core::codegen::Variant;
+use gemm_core::family::wgmma::{self, WgmmaTile};
 use gemm_core::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param};
 use gpu::{DevBuf, Res};
 use std::collections::HashMap;
@@ -91,11 +91,11 @@ impl Kind {
 }
 
 /// Config names: `BMxBN`, `s` stages, `c` consumers (the generator's defaults for the
-/// rest: `WgmmaConfig::new`), then options: `x2` cluster of 2 (B multicast), `g16` /
+/// rest: `WgmmaTile::new`), then options: `x2` cluster of 2 (B multicast), `g16` /
 /// `g4` GROUP_M, `w0` / `w1` CG_INFLIGHT 0 / 1, `d` direct (unstaged) epilogue.
-fn configs() -> Vec<(&'static str, WgmmaConfig)> {
+fn configs() -> Vec<(&'static str, WgmmaTile)> {
     let c = |bm, bn, stages, consumers, opts: &str| {
-        let mut c = WgmmaConfig::new(bm, bn, stages, consumers);
+        let mut c = WgmmaTile::new(bm, bn, stages, consumers);
         for o in opts.split(',').filter(|o| !o.is_empty()) {
             match o {
                 "x2" => c.cluster_m = 2,
@@ -267,7 +267,7 @@ fn selected<'a, T>(all: &'a [(&'static str, T)], want: &[String]) -> Vec<&'a (&'
         .collect()
 }
 
-fn defines(cfg: &WgmmaConfig, watchdog: bool) -> Vec<(String, u32)> {
+fn defines(cfg: &WgmmaTile, watchdog: bool) -> Vec<(String, u32)> {
     let mut d: Vec<(String, u32)> = cfg.defines().into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     if watchdog {
         d.push(("CG_WATCHDOG".into(), 1));
@@ -362,7 +362,7 @@ struct Kernel {
     local: i32,
 }
 
-fn build_kernel(ir: &GemmIr, cfg: &WgmmaConfig, v: Variant, watchdog: bool) -> Res<Kernel> {
+fn build_kernel(ir: &GemmIr, cfg: &WgmmaTile, v: Variant, watchdog: bool) -> Res<Kernel> {
     let src = wgmma::emit_variant(ir, v);
     let opts = nvrtc::options("sm_90a", &defines(cfg, watchdog));
     let b = nvrtc::compile(&src, &ir.symbol(), &opts)?;
@@ -541,7 +541,7 @@ struct Operands {
 fn launch_ours(
     kern: &Kernel,
     kind: &Kind,
-    cfg: &WgmmaConfig,
+    cfg: &WgmmaTile,
     shape: (usize, usize, usize),
     ops: &Operands,
     out: u64,

@@ -404,7 +404,9 @@ impl Cublas {
             DType::Bf16 => 2,
         };
         let defines = [("CG_DT".to_string(), dt), ("CG_ACT".to_string(), act)];
-        let kernel = self.device.kernel(BIAS_ACT, "cg_bias_act", &defines)?;
+        let kernel = self
+            .device
+            .kernel(BIAS_ACT, "cg_bias_act", &defines, &Default::default())?;
         let vec = 16 / T::DTYPE.size() as usize;
         let threads = total.div_ceil(vec);
         let dims = LaunchDims {
@@ -560,7 +562,7 @@ mod tests {
         for dt in 0..3 {
             for act in 1..3 {
                 let defines = [("CG_DT".to_string(), dt), ("CG_ACT".to_string(), act)];
-                crate::device::cuda::nvrtc_compile_check(BIAS_ACT, "cg_bias_act", 90, &defines)
+                crate::device::cuda::nvrtc_compile_check(BIAS_ACT, "cg_bias_act", 90.into(), &defines)
                     .unwrap_or_else(|e| panic!("CG_DT={dt} CG_ACT={act}: {e}"));
             }
         }

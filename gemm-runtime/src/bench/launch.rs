@@ -37,7 +37,7 @@ fn bare_launches(device: &Device, iters: usize, wait: bool) -> Result<f64> {
             ))
         }
     };
-    let kernel = device.kernel(source, "cg_empty", &[])?;
+    let kernel = device.kernel(source, "cg_empty", &[], &Default::default())?;
     let dims = LaunchDims {
         grid: [1, 1, 1],
         block: [1, 1, 1],

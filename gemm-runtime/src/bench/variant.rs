@@ -4,7 +4,7 @@
 
 use super::{Sample, Timer};
 use crate::call::{self, Arg, Call, OutArg};
-use crate::error::{GemmError, Result};
+use crate::error::Result;
 use crate::spec::KernelSpec;
 use gemm_core::codegen::Variant;
 use gemm_core::TileConfig;
@@ -39,32 +39,22 @@ pub fn time_config(
     let dev = call.device();
     let ir = spec.ir();
     let tk = call.target()?;
-    let r = config.resources(ir.ab_dtype);
-    if !call::fits(config, dev.info(), ir.ab_dtype) {
-        return Err(GemmError::ConfigDoesNotFit {
-            config: config.to_string(),
-            device: dev.info().to_string(),
-            why: format!(
-                "{} threads and {} B of shared memory per block; the device allows {} and {}",
-                r.threads,
-                r.smem_bytes,
-                dev.info().max_threads_per_block,
-                dev.info().smem_per_block
-            ),
-        });
-    }
+    call.check_config(tk, config)?;
     let source = tk.source_of(config)?;
     let defines = call::defines(ir, tk.backend, config, call.problem);
     // The full kernel through the device's kernel map, as launches get it (the winner is
     // compiled already); variants are compiled here.
     let kernel = match variant {
-        Variant::Full => dev.kernel(source, &ir.symbol(), &defines)?,
-        v => dev
-            .backend()
-            .compile(&config.family_id().emit(ir, tk.backend, v), &ir.symbol(), &defines)?,
+        Variant::Full => dev.kernel(source, &ir.symbol(), &defines, &config.compile_needs())?,
+        v => dev.backend().compile(
+            &config.family_id().emit(ir, tk.backend, v),
+            &ir.symbol(),
+            &defines,
+            &config.compile_needs(),
+        )?,
     };
-    let dims = config.launch(ir, call.problem);
-    let kargs = call.kernel_args(out.buf);
+    let dims = config.launch(ir, call.problem, call.machine());
+    let kargs = call.kernel_args(config, out.buf);
     let sample = timer.time(&mut || dev.backend().launch(&*kernel, dims, &kargs))?;
     Ok(ConfigRun {
         sample,

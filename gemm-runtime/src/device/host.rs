@@ -5,7 +5,7 @@ use super::{DeviceBackend, DeviceInfo, KernelArg, RawBuffer};
 use crate::error::{GemmError, Result};
 use gemm_core::target::DeviceType;
 use gemm_core::Backend;
-use gemm_core::LaunchDims;
+use gemm_core::{CompileNeeds, LaunchDims};
 use std::any::Any;
 use std::sync::{Arc, RwLock};
 
@@ -58,7 +58,13 @@ impl DeviceBackend for HostBackend {
         dst.copy_from_slice(&mem(src).read().expect("host buffer poisoned")[..n]);
         Ok(())
     }
-    fn compile(&self, _: &str, symbol: &str, _: &[(String, u32)]) -> Result<Arc<dyn Any + Send + Sync>> {
+    fn compile(
+        &self,
+        _: &str,
+        symbol: &str,
+        _: &[(String, u32)],
+        _: &CompileNeeds,
+    ) -> Result<Arc<dyn Any + Send + Sync>> {
         Err(GemmError::Unsupported(format!(
             "the host device does not compile kernels (`{symbol}`)"
         )))

@@ -23,7 +23,7 @@ pub(crate) mod opencl;
 
 use crate::error::{GemmError, Result};
 use gemm_core::target::DeviceType;
-use gemm_core::{Backend, LaunchDims};
+use gemm_core::{Backend, CompileNeeds, LaunchDims, TensorMap};
 use std::any::Any;
 use std::collections::HashMap;
 use std::fmt;
@@ -69,6 +69,8 @@ pub(crate) enum KernelArg<'a> {
     Int(i32),
     Float(f32),
     Buffer(&'a RawBuffer),
+    /// A TMA tensor map over the buffer, encoded at launch (CUDA only).
+    TensorMap(&'a RawBuffer, TensorMap),
 }
 
 /// Registers per thread and spilled bytes of a compiled kernel, where the compiler said
@@ -92,8 +94,15 @@ pub(crate) trait DeviceBackend: Send + Sync {
     fn alloc(&self, bytes: usize) -> Result<Box<dyn Any + Send + Sync>>;
     fn upload(&self, dst: &RawBuffer, src: &[u8]) -> Result<()>;
     fn download(&self, src: &RawBuffer, dst: &mut [u8]) -> Result<()>;
-    /// Compiles `source` with `defines` and returns the kernel `symbol` of it.
-    fn compile(&self, source: &str, symbol: &str, defines: &[(String, u32)]) -> Result<Arc<dyn Any + Send + Sync>>;
+    /// Compiles `source` with `defines` (and, for CUDA, for the architecture `needs`
+    /// asks for) and returns the kernel `symbol` of it.
+    fn compile(
+        &self,
+        source: &str,
+        symbol: &str,
+        defines: &[(String, u32)],
+        needs: &CompileNeeds,
+    ) -> Result<Arc<dyn Any + Send + Sync>>;
     /// Launches a kernel returned by `compile` (asynchronously where the API allows).
     fn launch(&self, kernel: &(dyn Any + Send + Sync), dims: LaunchDims, args: &[KernelArg<'_>]) -> Result<()>;
     /// Waits for all launched work.
@@ -200,9 +209,10 @@ impl Device {
         source: &'static str,
         symbol: &str,
         defines: &[(String, u32)],
+        needs: &CompileNeeds,
         kernel: Arc<dyn Any + Send + Sync>,
     ) {
-        let key = (source.as_ptr() as usize, format!("{symbol}{defines:?}"));
+        let key = (source.as_ptr() as usize, format!("{symbol}{defines:?}{needs:?}"));
         self.inner
             .kernels
             .lock()
@@ -217,13 +227,14 @@ impl Device {
         source: &'static str,
         symbol: &str,
         defines: &[(String, u32)],
+        needs: &CompileNeeds,
     ) -> Result<Arc<dyn Any + Send + Sync>> {
-        let key = (source.as_ptr() as usize, format!("{symbol}{defines:?}"));
+        let key = (source.as_ptr() as usize, format!("{symbol}{defines:?}{needs:?}"));
         if let Some(k) = self.inner.kernels.lock().expect("kernel cache poisoned").get(&key) {
             return Ok(k.clone());
         }
         // Compile outside the lock: NVRTC and OpenCL builds take tens of milliseconds.
-        let k = self.inner.backend.compile(source, symbol, defines)?;
+        let k = self.inner.backend.compile(source, symbol, defines, needs)?;
         self.inner
             .kernels
             .lock()

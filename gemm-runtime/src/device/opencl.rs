@@ -10,7 +10,7 @@ use super::{Device, DeviceBackend, DeviceInfo, KernelArg, RawBuffer};
 use crate::error::{GemmError, Result};
 use gemm_core::target::DeviceType;
 use gemm_core::Backend;
-use gemm_core::LaunchDims;
+use gemm_core::{CompileNeeds, LaunchDims};
 use opencl3::command_queue::{
     enqueue_copy_buffer, enqueue_fill_buffer, enqueue_read_buffer, enqueue_write_buffer, CommandQueue,
     CL_QUEUE_PROFILING_ENABLE,
@@ -225,6 +225,12 @@ impl OpenclBackend {
                         let mem: cl_mem = self.buffer(b, &op)?.mem.get();
                         kernel.set_arg(idx, &mem)
                     }
+                    KernelArg::TensorMap(..) => {
+                        return Err(driver_err(
+                            &op,
+                            "tensor maps are a CUDA feature; no OpenCL kernel takes one",
+                        ))
+                    }
                 }
             };
             r.map_err(|e| cl_err(&op, e, &format!(" setting argument {i} ({})", sizes())))?;
@@ -431,7 +437,14 @@ impl DeviceBackend for OpenclBackend {
         Ok(())
     }
 
-    fn compile(&self, source: &str, symbol: &str, defines: &[(String, u32)]) -> Result<Arc<dyn Any + Send + Sync>> {
+    /// OpenCL C has no architecture variants: `needs` asks for nothing here.
+    fn compile(
+        &self,
+        source: &str,
+        symbol: &str,
+        defines: &[(String, u32)],
+        _needs: &CompileNeeds,
+    ) -> Result<Arc<dyn Any + Send + Sync>> {
         self.compile_with(BinaryCache::from_env().as_ref(), source, symbol, defines)
     }
 
@@ -727,7 +740,7 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
 
             let k = dev
                 .backend()
-                .compile(ADD_SRC, "add_scaled", &[("SCALE".into(), 2)])
+                .compile(ADD_SRC, "add_scaled", &[("SCALE".into(), 2)], &CompileNeeds::default())
                 .unwrap();
             // 3 groups of 4 work-items: two past the end exercise the bounds check.
             let args = [
@@ -768,7 +781,7 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
         for dev in &devs {
             let k = dev
                 .backend()
-                .compile(ADD_SRC, "add_scaled", &[("SCALE".into(), 1)])
+                .compile(ADD_SRC, "add_scaled", &[("SCALE".into(), 1)], &CompileNeeds::default())
                 .unwrap();
             let n = 256usize;
             std::thread::scope(|s| {
@@ -802,7 +815,10 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
         };
         for dev in &devs {
             let bad = "__kernel void broken(__global float* x) { x[0] = undeclared_name + ; }";
-            match dev.backend().compile(bad, "broken", &[("FOO".into(), 3)]) {
+            match dev
+                .backend()
+                .compile(bad, "broken", &[("FOO".into(), 3)], &CompileNeeds::default())
+            {
                 Err(GemmError::Compile {
                     backend,
                     kernel,
@@ -816,7 +832,10 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
                 other => panic!("expected a compile error, got {:?}", other.map(|_| ())),
             }
             // A good source without the requested symbol names what it does have.
-            match dev.backend().compile(ADD_SRC, "missing", &[("SCALE".into(), 1)]) {
+            match dev
+                .backend()
+                .compile(ADD_SRC, "missing", &[("SCALE".into(), 1)], &CompileNeeds::default())
+            {
                 Err(GemmError::Compile { log, .. }) => assert!(log.contains("add_scaled"), "log: {log}"),
                 other => panic!("expected a compile error, got {:?}", other.map(|_| ())),
             }
@@ -913,7 +932,10 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
                 };
                 let (ba, bb, bbias) = (up(&a), up(&b), up(&bias));
                 let out = RawBuffer::new(dev, m * n * dtype.size() as usize).unwrap();
-                let kern = dev.backend().compile(&src, &ir.symbol(), &defines).unwrap();
+                let kern = dev
+                    .backend()
+                    .compile(&src, &ir.symbol(), &defines, &CompileNeeds::default())
+                    .unwrap();
                 let mut args = vec![
                     KernelArg::Int(m as i32),
                     KernelArg::Int(n as i32),
@@ -926,7 +948,11 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
                     args.push(KernelArg::Buffer(&bbias));
                 }
                 dev.backend()
-                    .launch(&*kern, tile.launch(&ir, Problem::new(m, n, k)), &args)
+                    .launch(
+                        &*kern,
+                        tile.launch(&ir, Problem::new(m, n, k), gemm_core::Machine { units: 1 }),
+                        &args,
+                    )
                     .unwrap();
                 dev.synchronize().unwrap();
                 let mut bytes = vec![0u8; out.bytes];

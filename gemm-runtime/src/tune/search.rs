@@ -15,7 +15,7 @@ use crate::measure;
 use crate::reference;
 use crate::spec::TargetKernel;
 use gemm_core::target::DeviceType;
-use gemm_core::TileConfig;
+use gemm_core::{CompileNeeds, TileConfig};
 use std::any::Any;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -101,6 +101,7 @@ pub(super) fn tune_locked(call: &Call<'_, '_>, tk: &TargetKernel, opts: &TuneOpt
                 .source_of(c)
                 .expect("candidates are usable: their family has a source"),
             defines: call::defines(call.ir(), tk.backend, c, call.problem),
+            needs: c.compile_needs(),
         })
         .collect();
     let todo: Vec<usize> = (0..cands.len())
@@ -116,7 +117,13 @@ pub(super) fn tune_locked(call: &Call<'_, '_>, tk: &TargetKernel, opts: &TuneOpt
     // tunes again (skipping the failures recorded now).
     let winner = if tried.aborted.is_some() { None } else { tried.winner };
     let found = winner.map(|(i, kern)| {
-        dev.cache_kernel(builds[i].source, &call.ir().symbol(), &builds[i].defines, kern);
+        dev.cache_kernel(
+            builds[i].source,
+            &call.ir().symbol(),
+            &builds[i].defines,
+            &builds[i].needs,
+            kern,
+        );
         Winner {
             config: cands[i],
             ms: tried.best_ms,
@@ -156,6 +163,7 @@ pub(super) fn tune_locked(call: &Call<'_, '_>, tk: &TargetKernel, opts: &TuneOpt
 struct Build {
     source: &'static str,
     defines: Vec<(String, u32)>,
+    needs: CompileNeeds,
 }
 
 /// The target's planned configs that can run the call, best first, at most
@@ -226,9 +234,11 @@ fn compile_all(
                         "{}\n#error crossgemm test: injected compile failure\n",
                         builds[i].source
                     );
-                    dev.backend().compile(&broken, &symbol, &builds[i].defines)
+                    dev.backend()
+                        .compile(&broken, &symbol, &builds[i].defines, &builds[i].needs)
                 } else {
-                    dev.backend().compile(builds[i].source, &symbol, &builds[i].defines)
+                    dev.backend()
+                        .compile(builds[i].source, &symbol, &builds[i].defines, &builds[i].needs)
                 };
                 *compiled[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;

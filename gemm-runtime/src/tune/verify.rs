@@ -43,8 +43,8 @@ pub(super) fn run_candidate(
     // result, and an element it never writes fails (Triton #9230).
     let own = RawBuffer::new(dev, call.out.buf.bytes)?;
     own.fill(0xFF)?;
-    let kargs = call.kernel_args(&own);
-    let dims = cfg.launch(ir, call.problem);
+    let kargs = call.kernel_args(cfg, &own);
+    let dims = cfg.launch(ir, call.problem, call.machine());
     let mut bytes = vec![0u8; own.bytes];
     // Errors surface at the launch or at the first wait after it (asynchronous APIs).
     let ran = dev

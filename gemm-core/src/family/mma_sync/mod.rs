@@ -6,7 +6,7 @@
 
 mod cuda;
 
-use super::{CompileNeeds, KernelFamily, LaunchDims, PlanCtx, Problem, Resources, Rule};
+use super::{CompileNeeds, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule};
 use crate::codegen::Variant;
 use crate::ir::{AccMode, DType, GemmIr, Layout};
 use crate::space::{TuneSpace, SMEM_SOFT_SHARE};
@@ -106,6 +106,7 @@ impl KernelFamily for MmaSync {
             threads: t.threads(),
             smem_bytes: t.smem_bytes(dtype),
             est_regs: t.est_regs(dtype),
+            ring_k: t.block_k * t.stages,
         }
     }
 
@@ -115,7 +116,7 @@ impl KernelFamily for MmaSync {
 
     /// Blocks are numbered linearly along grid x; the kernel maps that number to a tile in
     /// GROUP_M order.
-    fn launch(&self, t: &MmaTile, ir: &GemmIr, p: Problem) -> LaunchDims {
+    fn launch(&self, t: &MmaTile, ir: &GemmIr, p: Problem, _machine: Machine) -> LaunchDims {
         let tiles = (p.m.div_ceil(t.block_m as usize) * p.n.div_ceil(t.block_n as usize)) as u32;
         LaunchDims {
             grid: [tiles, 1, 1],

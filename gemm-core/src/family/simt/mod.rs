@@ -5,7 +5,7 @@
 mod cuda;
 mod opencl;
 
-use super::{KernelFamily, LaunchDims, PlanCtx, Problem, Resources, Rule};
+use super::{KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
 use crate::space::{TuneSpace, SMEM_SOFT_SHARE};
@@ -92,6 +92,7 @@ impl KernelFamily for Simt {
             threads: t.threads(),
             smem_bytes: t.local_bytes(),
             est_regs: t.est_regs(),
+            ring_k: t.kwg,
         }
     }
 
@@ -102,7 +103,7 @@ impl KernelFamily for Simt {
     /// Blocks are numbered linearly along grid x (the kernel maps that number to a tile in
     /// GROUP_M order); block dimension 0 runs along N so that neighbouring threads store
     /// neighbouring columns. Local memory is static (0 dynamic bytes).
-    fn launch(&self, t: &SimtTile, _ir: &GemmIr, p: Problem) -> LaunchDims {
+    fn launch(&self, t: &SimtTile, _ir: &GemmIr, p: Problem, _machine: Machine) -> LaunchDims {
         let tiles = (p.m.div_ceil(t.mwg as usize) * p.n.div_ceil(t.nwg as usize)) as u32;
         LaunchDims {
             grid: [tiles, 1, 1],

@@ -10,6 +10,7 @@ use super::{Device, DeviceBackend, DeviceInfo, KernelArg, RawBuffer};
 use gemm_core::Backend;
 
 mod nvrtc;
+mod tma;
 
 use crate::error::{GemmError, Result};
 use cudarc::driver::{
@@ -17,9 +18,9 @@ use cudarc::driver::{
     PushKernelArg,
 };
 use gemm_core::target::DeviceType;
-use gemm_core::LaunchDims;
+use gemm_core::{CompileNeeds, LaunchDims};
 use nvrtc::{compile_logged, dump, nvrtc_options};
-pub(crate) use nvrtc::{nvrtc_compile_check, nvrtc_present, nvrtc_version, PtxasInfo};
+pub(crate) use nvrtc::{nvrtc_compile_check, nvrtc_present, nvrtc_version, Arch, PtxasInfo};
 use std::any::Any;
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -213,7 +214,7 @@ fn load_kernel(c: &Ctx, cubin: Vec<u8>, symbol: &str, log: String) -> Result<Cud
 
 /// `CROSSGEMM_LOG` and `CROSSGEMM_DUMP` for a kernel loaded from the binary cache: the
 /// ptxas report comes from the log stored with the CUBIN.
-fn log_hit(source: &str, symbol: &str, arch: u32, defines: &[(String, u32)], k: &CudaKernel, ms: f64) {
+fn log_hit(source: &str, symbol: &str, arch: Arch, defines: &[(String, u32)], k: &CudaKernel, ms: f64) {
     if let Some(dir) = std::env::var_os("CROSSGEMM_DUMP").filter(|d| !d.is_empty()) {
         dump(Path::new(&dir), source, symbol, arch, defines, &k.log);
     }
@@ -301,15 +302,25 @@ impl DeviceBackend for CudaBackend {
         c.stream.synchronize().map_err(|e| driver_err("download", e))
     }
 
-    fn compile(&self, source: &str, symbol: &str, defines: &[(String, u32)]) -> Result<Arc<dyn Any + Send + Sync>> {
+    fn compile(
+        &self,
+        source: &str,
+        symbol: &str,
+        defines: &[(String, u32)],
+        needs: &CompileNeeds,
+    ) -> Result<Arc<dyn Any + Send + Sync>> {
         let c = self.ctx()?;
+        let arch = Arch {
+            cc: self.arch,
+            suffix: needs.arch_suffix,
+        };
         let cache = BinaryCache::from_env();
         let key = cache.as_ref().map(|_| {
             BinaryKey::new(
                 "cuda",
                 source,
                 symbol,
-                &nvrtc_options(self.arch, defines),
+                &nvrtc_options(arch, defines),
                 &self.info,
                 &nvrtc_version(),
             )
@@ -320,21 +331,14 @@ impl DeviceBackend for CudaBackend {
                 match load_kernel(c, entry.binary, symbol, entry.log) {
                     Ok(k) => {
                         binary_cache::count_hit();
-                        log_hit(
-                            source,
-                            symbol,
-                            self.arch,
-                            defines,
-                            &k,
-                            start.elapsed().as_secs_f64() * 1e3,
-                        );
+                        log_hit(source, symbol, arch, defines, &k, start.elapsed().as_secs_f64() * 1e3);
                         return Ok(Arc::new(k));
                     }
                     Err(e) => cache.reject(key, &e.to_string()),
                 }
             }
         }
-        let built = compile_logged(source, symbol, self.arch, defines)?;
+        let built = compile_logged(source, symbol, arch, defines)?;
         let k = load_kernel(c, built.cubin.clone(), symbol, built.log)?;
         if let (Some(cache), Some(key)) = (&cache, &key) {
             cache.store(key, &built.cubin, &k.log);
@@ -385,6 +389,7 @@ impl DeviceBackend for CudaBackend {
             I(i32),
             F(f32),
             P(dsys::CUdeviceptr),
+            M(tma::TmaMap),
         }
         let vals = args
             .iter()
@@ -396,6 +401,16 @@ impl DeviceBackend for CudaBackend {
                         let (ptr, _sync) = self.slice(b)?.device_ptr(&c.stream);
                         Val::P(ptr)
                     }
+                    KernelArg::TensorMap(b, map) => {
+                        let (ptr, _sync) = self.slice(b)?.device_ptr(&c.stream);
+                        let encoded = tma::encode(ptr, &map).map_err(|e| GemmError::Driver {
+                            backend: "CUDA",
+                            op: format!("encoding a tensor map for `{}`", k.symbol),
+                            message: e.to_string(),
+                            source: Some(Box::new(e)),
+                        })?;
+                        Val::M(encoded)
+                    }
                 })
             })
             .collect::<Result<Vec<Val>>>()?;
@@ -405,6 +420,7 @@ impl DeviceBackend for CudaBackend {
                 Val::I(x) => builder.arg(x),
                 Val::F(x) => builder.arg(x),
                 Val::P(x) => builder.arg(x),
+                Val::M(x) => builder.arg(x),
             };
         }
         let cfg = LaunchConfig {
@@ -412,8 +428,8 @@ impl DeviceBackend for CudaBackend {
             block_dim: (dims.block[0], dims.block[1], dims.block[2]),
             shared_mem_bytes: dims.smem_bytes,
         };
-        // SAFETY: the generated kernel's ABI is (int M, int N, int K, params...) and the
-        // launcher passes exactly that list; buffers outlive the call, and every later
+        // SAFETY: the generated kernel's ABI is (its family's tensor maps, int M, int N,
+        // int K, out, params...) and the launcher passes exactly that list; buffers outlive the call, and every later
         // use of them (download, free) is ordered after the kernel on this stream.
         unsafe { builder.launch(cfg) }.map_err(|e| driver_err(format!("launching `{}` with {dims:?}", k.symbol), e))?;
         Ok(())
@@ -577,7 +593,7 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
             eprintln!("skipped: libnvrtc not found");
             return;
         }
-        let log = nvrtc_compile_check(SAXPY, "saxpy", 90, &defs(&[("BIAS", 0)])).expect("saxpy compiles");
+        let log = nvrtc_compile_check(SAXPY, "saxpy", 90.into(), &defs(&[("BIAS", 0)])).expect("saxpy compiles");
         let p = PtxasInfo::parse(&log);
         assert!(p.registers.is_some(), "no ptxas register line in the log:\n{log}");
         assert_eq!(p.spill_stores, Some(0), "{log}");
@@ -643,7 +659,7 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), v))
                 .collect();
-            let log = nvrtc_compile_check(&src, &g.symbol(), 90, &d)
+            let log = nvrtc_compile_check(&src, &g.symbol(), 90.into(), &d)
                 .unwrap_or_else(|e| panic!("{:?} {family}: {e}", g.ab_dtype));
             let p = PtxasInfo::parse(&log);
             assert!(p.registers.is_some(), "{log}");
@@ -658,7 +674,7 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
             return;
         }
         // BIAS undefined: a compile error naming it.
-        match nvrtc_compile_check(SAXPY, "saxpy", 90, &[]) {
+        match nvrtc_compile_check(SAXPY, "saxpy", 90.into(), &[]) {
             Err(GemmError::Compile {
                 backend,
                 kernel,
@@ -673,7 +689,7 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
             other => panic!("expected a compile error, got {:?}", other.map(|_| ())),
         }
         // Compiles, but under another name.
-        match nvrtc_compile_check(SAXPY, "not_there", 90, &defs(&[("BIAS", 1)])) {
+        match nvrtc_compile_check(SAXPY, "not_there", 90.into(), &defs(&[("BIAS", 1)])) {
             Err(GemmError::Compile { log, .. }) => assert!(log.contains("not_there"), "{log}"),
             other => panic!("expected a missing-symbol error, got {:?}", other.map(|_| ())),
         }
@@ -687,8 +703,8 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
         }
         let dir = std::env::temp_dir().join(format!("crossgemm-dump-test-{}", std::process::id()));
         let d = defs(&[("BIAS", 2)]);
-        let built = nvrtc_build(SAXPY, "saxpy", 90, &d).unwrap();
-        dump(&dir, SAXPY, "saxpy", 90, &d, &built.log);
+        let built = nvrtc_build(SAXPY, "saxpy", 90.into(), &d).unwrap();
+        dump(&dir, SAXPY, "saxpy", 90.into(), &d, &built.log);
         let names: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -736,7 +752,10 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
         assert!(zeros.iter().all(|&b| b == 0), "alloc must zero");
         bx.upload(&bytes(&x)).unwrap();
         by.upload(&bytes(&y)).unwrap();
-        let k = dev.backend().compile(SAXPY, "saxpy", &defs(&[("BIAS", 1)])).unwrap();
+        let k = dev
+            .backend()
+            .compile(SAXPY, "saxpy", &defs(&[("BIAS", 1)]), &CompileNeeds::default())
+            .unwrap();
         let ck = k.downcast_ref::<CudaKernel>().unwrap();
         assert!(ck.ptxas().registers.is_some(), "{}", ck.log());
         let dims = LaunchDims {
@@ -776,7 +795,12 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
         bx.upload(&bytes(&x)).unwrap();
         let k = dev
             .backend()
-            .compile(SMEM_COPY, "smem_copy", &defs(&[("SMEM_WORDS", words)]))
+            .compile(
+                SMEM_COPY,
+                "smem_copy",
+                &defs(&[("SMEM_WORDS", words)]),
+                &CompileNeeds::default(),
+            )
             .unwrap();
         let dims = LaunchDims {
             grid: [1, 1, 1],

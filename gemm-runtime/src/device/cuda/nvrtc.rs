@@ -128,7 +128,29 @@ pub(super) struct Built {
     pub(super) ms: f64,
 }
 
-pub(super) fn nvrtc_options(arch: u32, defines: &[(String, u32)]) -> Vec<String> {
+/// The architecture a CUBIN is built for: `sm_<cc><suffix>`, e.g. `sm_90` or `sm_90a`
+/// (code for that exact chip: wgmma, setmaxnreg).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Arch {
+    /// Compute capability, major * 10 + minor.
+    pub(crate) cc: u32,
+    /// `""` or `"a"`.
+    pub(crate) suffix: &'static str,
+}
+
+impl From<u32> for Arch {
+    fn from(cc: u32) -> Arch {
+        Arch { cc, suffix: "" }
+    }
+}
+
+impl std::fmt::Display for Arch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}{}", self.cc, self.suffix)
+    }
+}
+
+pub(super) fn nvrtc_options(arch: Arch, defines: &[(String, u32)]) -> Vec<String> {
     let mut o = vec![
         format!("--gpu-architecture=sm_{arch}"),
         "--std=c++17".to_string(),
@@ -152,7 +174,7 @@ impl Drop for Program {
 }
 
 /// Compiles `source` to a CUBIN for `sm_<arch>`. Needs only libnvrtc.
-pub(super) fn nvrtc_build(source: &str, symbol: &str, arch: u32, defines: &[(String, u32)]) -> Result<Built> {
+pub(super) fn nvrtc_build(source: &str, symbol: &str, arch: Arch, defines: &[(String, u32)]) -> Result<Built> {
     let options = nvrtc_options(arch, defines);
     let fail = |log: String| GemmError::Compile {
         backend: "NVRTC",
@@ -253,7 +275,7 @@ pub(super) fn program_log(prog: &Program) -> String {
 pub(crate) fn nvrtc_compile_check(
     source: &str,
     symbol: &str,
-    arch: u32,
+    arch: Arch,
     defines: &[(String, u32)],
 ) -> Result<String, GemmError> {
     let built = compile_logged(source, symbol, arch, defines)?;
@@ -272,7 +294,7 @@ pub(crate) fn nvrtc_compile_check(
 }
 
 /// [`nvrtc_build`] plus the `CROSSGEMM_LOG` line and the `CROSSGEMM_DUMP` files.
-pub(super) fn compile_logged(source: &str, symbol: &str, arch: u32, defines: &[(String, u32)]) -> Result<Built> {
+pub(super) fn compile_logged(source: &str, symbol: &str, arch: Arch, defines: &[(String, u32)]) -> Result<Built> {
     let result = nvrtc_build(source, symbol, arch, defines);
     if let Some(dir) = std::env::var_os("CROSSGEMM_DUMP").filter(|d| !d.is_empty()) {
         let log = match &result {
@@ -320,7 +342,7 @@ pub(super) fn compile_logged(source: &str, symbol: &str, arch: u32, defines: &[(
 }
 
 /// Writes `<symbol>-<hash of defines>.cu` and `.log` under `dir`.
-pub(super) fn dump(dir: &Path, source: &str, symbol: &str, arch: u32, defines: &[(String, u32)], log: &str) {
+pub(super) fn dump(dir: &Path, source: &str, symbol: &str, arch: Arch, defines: &[(String, u32)], log: &str) {
     let key = defines.iter().map(|(k, v)| format!("{k}={v};")).collect::<String>();
     let stem = format!("{symbol}-{:016x}", gemm_core::ir::fnv1a(key.as_bytes()));
     // The .cu stays byte-identical to what NVRTC saw, so log line numbers match it; the

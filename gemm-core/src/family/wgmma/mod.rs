@@ -1,0 +1,668 @@
+//! The `wgmma` family, Hopper (sm_90a): `wgmma.mma_async` on shared-memory descriptors, fed
+//! by TMA (`cp.async.bulk.tensor.2d`) through a `STAGES`-deep ring of mbarriers, one
+//! producer warpgroup and one or two consumer warpgroups (warp specialisation with
+//! `setmaxnreg`), persistent over the output tiles in grouped (`GROUP_M`) order.
+//!
+//! The source is header-free CUDA C for NVRTC (`--gpu-architecture=sm_90a`); tile sizes
+//! stay preprocessor constants, so one source serves every configuration
+//! ([`WgmmaTile::defines`]).
+//!
+//! # What it serves ([`supports`])
+//!
+//! - Operands: f16 or bf16 (`ir.ab_dtype`), f32 accumulation. **Unsupported:** f32
+//!   operands (neither full f32, which has no tensor-core instruction, nor the tf32
+//!   mode `AccMode::Tf32`, which would need `wgmma ... .tf32` with K-major operands
+//!   only and an 8-wide k-step; route both to the mma.sync/SIMT families).
+//! - Layouts: every combination. A K-major (row-major A) or M-major (column-major A,
+//!   wgmma `imm-trans-a` = 1); B K-major (column-major B, the `nn.Linear` weight case)
+//!   or N-major (row-major B, `imm-trans-b` = 1). MN-major operands need their tile
+//!   extent to be a multiple of 64 (`BM` for A, `BN` for B; a static_assert says so).
+//! - Output: any `ir.out_dtype` and `ir.out_layout`, through the fused epilogue
+//!   `cg_epilogue(acc, i, j, M, N, p..)` of the prelude (parameters read element by
+//!   element). Each consumer warp stores 16-row × 128-byte chunks: a chunk wholly inside
+//!   a row-major output whose rows are 16-byte multiples (and `out` 16-byte aligned,
+//!   checked at run time) goes through the warp's shared-memory staging buffer and out
+//!   as 16-byte stores (`CG_EPI_SMEM`, the default); other interior chunks store two
+//!   adjacent elements at a time without checks; chunks on the M or N edge store element
+//!   by element with bounds checks. Column-major outputs store elements.
+//! - Shapes: any `M, N, K >= 1` whose operand rows (the contiguous dimension: K for
+//!   K-major, M or N for MN-major) are a multiple of 16 bytes (`K % 8 == 0` for K-major
+//!   16-bit operands) with 16-byte aligned bases: what `cuTensorMapEncodeTiled`
+//!   accepts. TMA zero-fills every out-of-range element of a box, so M, N and K tails
+//!   (K = 8: one partial k-tile) need no special load code; the stores check bounds.
+//!
+//! # Kernel ABI
+//!
+//! ```c
+//! extern "C" __global__ void __launch_bounds__(CG_THREADS, 1)
+//! SYMBOL(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map,
+//!        int M, int N, int K, OUT* out, p0, p1, ...);
+//! ```
+//!
+//! `SYMBOL` is [`GemmIr::symbol`]; `CgTmaMap` is `struct __align__(64) CgTmaMap {
+//! unsigned long long v[16]; }` (128 bytes, the driver's `CUtensorMap` bit for bit);
+//! after the two maps comes exactly the ABI of the other CUDA kernels (the prelude's
+//! `kernel_params`):
+//! `out` and every signature parameter `p<i>`, the A and B parameters included (the
+//! kernel never reads them: it loads A and B through the maps; the runtime still
+//! passes their pointers so that the argument list is the same for every family).
+//!
+//! # Launch
+//!
+//! - Block: `CG_THREADS = 128 * (CONSUMERS + 1)` threads (1 producer warpgroup, then
+//!   the consumers): [`WgmmaTile::threads`].
+//! - Dynamic shared memory: [`WgmmaTile::smem_bytes`], i.e. [`smem_bytes`]`(BM, BN,
+//!   BK, STAGES, 2)` = `1024 + STAGES * (BM + BN) * BK * 2 + 16 * STAGES` (1024 bytes of
+//!   slack to align the base to 1024, the ring of A and B tiles, then one `full` and one
+//!   `empty` 8-byte mbarrier per stage), plus, when `CG_EPI_SMEM` is 1 (the default),
+//!   `CONSUMERS * EPI_STAGING_BYTES` = `CONSUMERS * 9216` for the epilogue's staging
+//!   buffers. 128×256×64 with 4 stages and 2 consumers: 197696 + 18432 = 216128 bytes.
+//!   Above 48 KiB the runtime must raise `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`
+//!   first; the limit on the H200 is 232448 bytes (a static_assert in the source enforces
+//!   it).
+//! - Grid: persistent, `grid = (CLUSTER_M * min(tiles, sm_count / CLUSTER_M), 1, 1)`
+//!   ([`WgmmaTile::grid`]) with `tiles = ceil(M / (BM * CLUSTER_M)) * ceil(N / BN)`;
+//!   with `CLUSTER_M == 1` that is `min(ceil(M / BM) * ceil(N / BN), sm_count)`. A plain
+//!   `cuLaunchKernel` works for both: `CLUSTER_M == 2` kernels carry
+//!   `__cluster_dims__(2, 1, 1)` (the grid must then be even, as the formula makes it).
+//!   Cluster `c` (block `c` when `CLUSTER_M == 1`) takes tiles `t = c, c + clusters, ...`
+//!   in `GROUP_M` order over the `grid_m = ceil(M / (BM * CLUSTER_M))` by `grid_n =
+//!   ceil(N / BN)` work grid: tile `t` lies in group `g = t / (GROUP_M * grid_n)`, whose
+//!   `rows = min(GROUP_M, grid_m - g * GROUP_M)` rows sweep the columns together:
+//!   `tm = g * GROUP_M + (t % (GROUP_M * grid_n)) % rows`, `tn = (t % (GROUP_M * grid_n)) / rows`;
+//!   block `rank` of the cluster computes output tile row `tm * CLUSTER_M + rank`. Any
+//!   grid of at least one cluster is correct.
+//!
+//! # Tensor maps (how the runtime encodes `a_map` and `b_map`)
+//!
+//! Both with `cuTensorMapEncodeTiled`, rank 2, element type
+//! `CU_TENSOR_MAP_DATA_TYPE_FLOAT16` (f16) or `CU_TENSOR_MAP_DATA_TYPE_BFLOAT16` (bf16),
+//! `globalAddress` = the operand's base pointer (16-byte aligned), `elementStrides =
+//! {1, 1}`, `CU_TENSOR_MAP_INTERLEAVE_NONE`, `CU_TENSOR_MAP_SWIZZLE_128B`,
+//! `CU_TENSOR_MAP_L2_PROMOTION_L2_256B` (any promotion is correct; this one is what the
+//! probe measured) and `CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE` (out-of-range elements read
+//! as zeros: the kernel relies on it for every tail). Dimension 0 is the contiguous one;
+//! `globalStrides` has one entry, the byte pitch of dimension 1 (a multiple of 16).
+//!
+//! | operand | IR layout | `globalDim` | `globalStrides` (bytes) | `boxDim` |
+//! |---|---|---|---|---|
+//! | A K-major | `a_layout() == RowMajor` (M×K, K contiguous) | `{K, M}` | `{K * 2}` | `{BK, BM}` = `{64, BM}` |
+//! | A M-major | `a_layout() == ColMajor` (K×M storage) | `{M, K}` | `{M * 2}` | `{64, BK}` = `{64, 64}` |
+//! | B K-major | `b_layout() == ColMajor` (N×K storage) | `{K, N}` | `{K * 2}` | `{BK, BN}` = `{64, BN}` |
+//! | B N-major | `b_layout() == RowMajor` (K×N, N contiguous) | `{N, K}` | `{N * 2}` | `{64, BK}` = `{64, 64}` |
+//!
+//! K-major tiles arrive in one box per stage; MN-major tiles in `BM / 64` (or `BN / 64`)
+//! boxes of 64 (m or n) × 64 (k), 8 KiB each, placed one after the other. The maps do
+//! not depend on `CLUSTER_M` (with 2, block 0 of a pair issues the B boxes with
+//! `.multicast::cluster` to both blocks).
+//! [`tma_box`] returns the box for a layout and config.
+//!
+//! # Inside
+//!
+//! Stage `s` of the ring holds the A tile at `base + s * BM * 128` and the B tile at
+//! `base + STAGES * BM * 128 + s * BN * 128`, both as TMA writes them with the 128-byte
+//! swizzle (rows of 64 elements = 128 bytes, 8-row atoms of 1024 bytes, 1024-byte
+//! aligned). One producer thread waits for `empty[s]`, arms `full[s]` with the stage's
+//! byte count and issues the loads; every consumer warpgroup waits for `full[s]`, issues
+//! `BK / 16` wgmma `m64n{BN}k16` per 64-row slab it owns (`BM / CONSUMERS` rows,
+//! `(BM / CONSUMERS) / 64` slabs of `BN / 2` f32 registers each) and commits; then either
+//! keeps that group in flight (`CG_INFLIGHT` = 1: `wait_group 1`, the previous stage is
+//! released) or waits for it (`CG_INFLIGHT` = 0: `wait_group 0`, this stage is released),
+//! and lane 0 of each consumer warp arrives on the stage's `empty` barrier (count `4 *
+//! CONSUMERS * CLUSTER_M`). The first wgmma of a tile uses `scale-d = 0`, so accumulators
+//! are never zeroed by hand. After the last k-tile the consumers store the tile (see
+//! `CG_EPI_SMEM`) while the producer already fills the ring with the next tile's stages.
+//!
+//! Measured on the H200 (bench/wgmma-probe.md, ours and cuBLAS alternating run by run):
+//! the default config (128×256×64, 4 stages, 2 consumers, `CG_INFLIGHT` 0, staged
+//! epilogue) is at 0.99× cuBLAS at 4096³ (bf16 174.3 vs 172.5 µs, 789 TFLOP/s) and at
+//! 1.01–1.03× at 8192³ (power-capped, 1.35–1.6 GHz); without the staged epilogue the
+//! same tile is 10% slower. Small problems want small tiles (64×128, one consumer, is
+//! 0.91–1.02× cuBLAS at 1000³, 1024×1024×2048 and 128×8192×8192); this kernel has no
+//! split-K or stream-K for them.
+//!
+
+mod emit;
+
+pub use emit::emit_variant;
+
+use super::{CompileNeeds, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule, TensorMap};
+use crate::codegen::Variant;
+use crate::ir::{AccMode, DType, GemmIr, Layout};
+use crate::space::{TuneSpace, SMEM_SOFT_SHARE};
+use crate::target::{Backend, Instr, InstrType, TargetSpec};
+use serde::{Deserialize, Serialize};
+
+/// Every preprocessor constant the source reads, with its meaning, default and limits.
+/// The source defines each under `#ifndef`, so a compile without `-D` flags builds the
+/// default configuration ([`WgmmaTile::default`]).
+pub const DEFINES: &[(&str, &str)] = &[
+    (
+        "BM",
+        "CTA tile rows; default 128. (BM / CONSUMERS) must be a multiple of 64, BM <= 256.",
+    ),
+    (
+        "BN",
+        "CTA tile columns = wgmma N; default 256. A multiple of 16 in [16, 256]; a multiple of 64 when B is N-major.",
+    ),
+    (
+        "BK",
+        "k-tile depth; default 64 and only 64 (one 128-byte swizzle row of 16-bit elements).",
+    ),
+    (
+        "STAGES",
+        "depth of the TMA ring; default 4. At least 2; the shared memory of smem_bytes() must fit 232448 bytes.",
+    ),
+    (
+        "CONSUMERS",
+        "consumer warpgroups, 1 or 2; default 2. Each owns BM / CONSUMERS rows of the tile (3 would leave 128 registers a thread at launch, too few for an m64n256 wgmma).",
+    ),
+    (
+        "GROUP_M",
+        "tile rows that sweep the columns together (grouped raster for L2 reuse); default 8, at least 1.",
+    ),
+    (
+        "CLUSTER_M",
+        "blocks per cluster along M, 1 or 2; default 1. With 2, the kernel is declared __cluster_dims__(2, 1, 1), block 0 of each pair loads the shared B tile once and multicasts it to both, and the grid must be a multiple of 2.",
+    ),
+    (
+        "CG_PRODUCER_REGS",
+        "setmaxnreg.dec value of the producer warpgroup when CONSUMERS > 1; default 24 (multiple of 8 in [24, 256]).",
+    ),
+    (
+        "CG_CONSUMER_REGS",
+        "setmaxnreg.inc value of each consumer warpgroup when CONSUMERS > 1; default 240. 128 * (producer + 2 * consumer) must stay <= 65536.",
+    ),
+    (
+        "CG_INFLIGHT",
+        "1: keep one wgmma group in flight across k-tiles (a stage is released one k-tile late); 0: wait for each k-tile's group and release its stage at once (the other consumer keeps the tensor cores busy meanwhile); default 1 with one consumer, 0 with two.",
+    ),
+    (
+        "CG_EPI_SMEM",
+        "1: row-major outputs leave through a per-warp shared-memory staging buffer as 16-byte stores (CONSUMERS * 9216 more bytes of shared memory: EPI_STAGING_BYTES per consumer); 0: 2-element stores straight from registers; default 1.",
+    ),
+    (
+        "CG_WATCHDOG",
+        "debug only: when non-zero, every mbarrier wait traps after about 2^26 polls instead of hanging; default 0.",
+    ),
+];
+
+/// One tile configuration of the wgmma kernel: the values of its `-D` constants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct WgmmaTile {
+    /// CTA tile rows.
+    pub bm: u32,
+    /// CTA tile columns (the wgmma N).
+    pub bn: u32,
+    /// k-tile depth (64).
+    pub bk: u32,
+    /// TMA ring depth.
+    pub stages: u32,
+    /// Consumer warpgroups (1 or 2).
+    pub consumers: u32,
+    /// Grouped raster height.
+    pub group_m: u32,
+    /// Blocks per cluster along M (1 or 2; 2 multicasts B).
+    pub cluster_m: u32,
+    /// `CG_INFLIGHT`: one wgmma group kept in flight across k-tiles.
+    pub inflight: bool,
+    /// `CG_EPI_SMEM`: the staged, 16-byte-store epilogue.
+    pub epi_smem: bool,
+}
+
+impl Default for WgmmaTile {
+    /// The source's own defaults: 128×256×64, 4 stages, 2 consumers
+    /// ([`WgmmaTile::new`]).
+    fn default() -> Self {
+        WgmmaTile::new(128, 256, 4, 2)
+    }
+}
+
+/// The opt-in shared memory limit of one block on sm_90 (H100, H200).
+pub const SM90_SMEM_LIMIT: u32 = 232_448;
+
+impl WgmmaTile {
+    /// A `bm × bn × 64` tile with `stages` and `consumers`, and the source's defaults for
+    /// the rest: GROUP_M 8, no cluster, `CG_INFLIGHT` on only with one consumer, the
+    /// staged epilogue.
+    pub fn new(bm: u32, bn: u32, stages: u32, consumers: u32) -> WgmmaTile {
+        WgmmaTile {
+            bm,
+            bn,
+            bk: 64,
+            stages,
+            consumers,
+            group_m: 8,
+            cluster_m: 1,
+            inflight: consumers == 1,
+            epi_smem: true,
+        }
+    }
+
+    /// The `-D` definitions for NVRTC, in a fixed order.
+    pub fn defines(&self) -> Vec<(&'static str, u32)> {
+        vec![
+            ("BM", self.bm),
+            ("BN", self.bn),
+            ("BK", self.bk),
+            ("STAGES", self.stages),
+            ("CONSUMERS", self.consumers),
+            ("GROUP_M", self.group_m),
+            ("CLUSTER_M", self.cluster_m),
+            ("CG_INFLIGHT", self.inflight as u32),
+            ("CG_EPI_SMEM", self.epi_smem as u32),
+        ]
+    }
+
+    /// Registers per thread as ptxas reported them on the H200 (bench/wgmma-probe.md):
+    /// 168 with two consumers (the launch bound of 384 threads), and with one the
+    /// accumulators plus about 60 (122 for 64x128, 190-208 for 128x128).
+    pub fn est_regs(&self) -> u32 {
+        if self.consumers >= 2 {
+            168
+        } else {
+            (self.bm / 64) * self.bn / 2 + 60
+        }
+    }
+
+    /// Threads per block: `128 * (CONSUMERS + 1)`.
+    pub fn threads(&self) -> u32 {
+        128 * (self.consumers + 1)
+    }
+
+    /// Dynamic shared memory bytes for `dtype` operands: [`smem_bytes`] plus, with
+    /// `epi_smem`, [`EPI_STAGING_BYTES`] per consumer warpgroup.
+    pub fn smem_bytes(&self, dtype: DType) -> u32 {
+        smem_bytes(self.bm, self.bn, self.bk, self.stages, dtype.size())
+            + if self.epi_smem {
+                self.consumers * EPI_STAGING_BYTES
+            } else {
+                0
+            }
+    }
+
+    /// Work items of an `m × n` product: clusters of `CLUSTER_M` vertically adjacent
+    /// output tiles, `ceil(m / (BM * CLUSTER_M)) * ceil(n / BN)` of them (plain tiles
+    /// when `CLUSTER_M == 1`).
+    pub fn tiles(&self, m: usize, n: usize) -> usize {
+        m.div_ceil((self.bm * self.cluster_m) as usize) * n.div_ceil(self.bn as usize)
+    }
+
+    /// The persistent grid (`grid.x`; y = z = 1): `CLUSTER_M * min(tiles, sm_count /
+    /// CLUSTER_M)` blocks, at least `CLUSTER_M`.
+    pub fn grid(&self, m: usize, n: usize, sm_count: u32) -> u32 {
+        let cm = self.cluster_m.max(1);
+        let clusters = self.tiles(m, n).min((sm_count / cm) as usize).max(1) as u32;
+        clusters * cm
+    }
+
+    /// [`WgmmaTile::validate_on`] the built-in `h200` target.
+    pub fn validate(&self, ir: &GemmIr) -> Result<(), String> {
+        static H200: std::sync::OnceLock<TargetSpec> = std::sync::OnceLock::new();
+        let h200 = H200.get_or_init(|| {
+            crate::target::Targets::parse(crate::target::BUILTIN_TARGETS)
+                .ok()
+                .and_then(|t| t.get("h200").cloned())
+                .expect("the built-in targets.toml has h200 (tested)")
+        });
+        self.validate_on(&PlanCtx::new(h200, ir))
+    }
+
+    /// Whether the config is one the source accepts for `cx`'s kernel and chip (the
+    /// family's rules, which are the source's static_asserts plus the chip's shared
+    /// memory), with the first broken rule's reason when not.
+    pub fn validate_on(&self, cx: &PlanCtx) -> Result<(), String> {
+        supports(cx.ir)?;
+        for r in &RULES {
+            if let Some(why) = (r.check)(cx, self) {
+                return Err(why);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Shared memory of the `CG_EPI_SMEM` staging buffers of one consumer warpgroup: 4
+/// warps of 16 rows of 144 bytes.
+pub const EPI_STAGING_BYTES: u32 = 4 * 16 * 144;
+
+/// Dynamic shared memory of one block with `CG_EPI_SMEM = 0`, in bytes: 1024 bytes of alignment slack (the
+/// 128-byte swizzle needs a 1024-byte aligned base, and the dynamic window's start is
+/// only 16-byte aligned by contract), `stages` A tiles of `bm × bk` and B tiles of `bn
+/// × bk` elements of `dtype_size` bytes, and `2 * stages` mbarriers of 8 bytes.
+pub fn smem_bytes(bm: u32, bn: u32, bk: u32, stages: u32, dtype_size: u32) -> u32 {
+    1024 + stages * (bm + bn) * bk * dtype_size + 16 * stages
+}
+
+/// The TMA box (`boxDim`, dimension 0 first) of an operand tile: `{64, rows}` for a
+/// K-major operand (`rows` = BM for A, BN for B), `{64, BK}` for an MN-major one (the
+/// tile then arrives as `rows / 64` boxes).
+pub fn tma_box(k_major: bool, rows: u32, bk: u32) -> [u32; 2] {
+    if k_major {
+        [bk, rows]
+    } else {
+        [64, bk]
+    }
+}
+
+/// Whether the wgmma generator can serve `ir`, and why not when it cannot.
+pub fn supports(ir: &GemmIr) -> Result<(), String> {
+    match (ir.ab_dtype, ir.acc) {
+        (DType::F16 | DType::Bf16, _) => Ok(()),
+        (DType::F32, AccMode::Tf32) => Err(
+            "tf32 operands are not generated by the wgmma family yet (wgmma .tf32 needs K-major operands and k8 steps); use mma.sync"
+                .into(),
+        ),
+        (DType::F32, AccMode::F32) => {
+            Err("f32 operands with f32 products have no tensor-core instruction; use the SIMT family".into())
+        }
+    }
+}
+
+/// The kernel source for `ir` ([`Variant::Full`]).
+pub fn emit(ir: &GemmIr) -> String {
+    emit_variant(ir, Variant::Full)
+}
+
+/// The `wgmma` family.
+pub struct Wgmma;
+
+impl KernelFamily for Wgmma {
+    type Tile = WgmmaTile;
+    const ID: super::FamilyId = super::FamilyId::Wgmma;
+
+    fn instr(&self) -> Instr {
+        Instr::Wgmma
+    }
+
+    fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String> {
+        if target.backend != Backend::Cuda {
+            return Err("wgmma is CUDA only".into());
+        }
+        let ty = InstrType::of(ir.ab_dtype, ir.acc);
+        if !target.offers(Instr::Wgmma, ty) {
+            return Err(format!("{} has no wgmma for {ty:?} operands", target.name));
+        }
+        supports(ir)
+    }
+
+    /// TMA needs 16-byte row pitches: some shapes (an odd K with K-major operands) go to
+    /// the families after this one.
+    fn complete(&self) -> bool {
+        false
+    }
+
+    /// TMA maps need every operand's rows (its contiguous extent) to be a multiple of 16
+    /// bytes and K at least 1. Base addresses are 256-byte aligned (crossgemm allocates
+    /// every buffer so).
+    fn accepts(&self, _t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Result<(), String> {
+        let per16 = 16 / ir.ab_dtype.size() as usize;
+        let a_row = match ir.a_layout() {
+            Layout::RowMajor => ("K", p.k),
+            Layout::ColMajor => ("M", p.m),
+        };
+        let b_row = match ir.b_layout() {
+            Layout::ColMajor => ("K", p.k),
+            Layout::RowMajor => ("N", p.n),
+        };
+        if p.k == 0 {
+            return Err("K = 0 has no tile to load".into());
+        }
+        for (op, (dim, extent)) in [("A", a_row), ("B", b_row)] {
+            if extent % per16 != 0 {
+                return Err(format!(
+                    "{op}'s rows ({dim} = {extent} elements) are not a multiple of 16 bytes, which TMA needs"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn space(&self, _cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
+        let mut v = Vec::new();
+        for bm in space.pick("block_m", &[64, 128, 256]) {
+            for bn in space.pick("block_n", &[64, 128, 192, 256]) {
+                for bk in space.pick("block_k", &[64]) {
+                    for stages in space.pick("stages", &[3, 4, 5, 6, 8, 10]) {
+                        for consumers in [1, 2] {
+                            for group_m in space.pick("group_m", &[8]) {
+                                for cluster_m in [1, 2] {
+                                    v.push(WgmmaTile {
+                                        bk,
+                                        group_m,
+                                        cluster_m,
+                                        ..WgmmaTile::new(bm, bn, stages, consumers)
+                                    });
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        v
+    }
+
+    fn rules(&self) -> &'static [Rule<WgmmaTile>] {
+        &RULES
+    }
+
+    /// Arithmetic intensity of the block tile, with what the H200 runs showed
+    /// (bench/wgmma-probe.md): two consumers beat one on tiles of 128 rows or more; a
+    /// deeper ring helps small tiles (64x128 was best at 8 stages) and 3 stages are a
+    /// little slower; the B multicast of a 2-block cluster and GROUP_M 16 are within 1%,
+    /// so they rank below every other tile's best and the tuner tries them last.
+    fn score(&self, cx: &PlanCtx, t: &WgmmaTile) -> f64 {
+        let (bm, bn) = (t.bm as f64, t.bn as f64);
+        let mut s = bm * bn / (bm + bn);
+        if t.bm >= 128 && t.consumers == 1 {
+            s *= 0.85;
+        }
+        s *= if t.stages <= 3 {
+            0.97
+        } else {
+            1.0 + 0.005 * t.stages.min(8) as f64
+        };
+        if t.cluster_m == 2 {
+            s *= 0.97;
+        }
+        if t.group_m != 8 {
+            s *= 0.985;
+        }
+        if t.smem_bytes(cx.dtype) as f64 > SMEM_SOFT_SHARE * cx.target.smem_per_block_optin as f64 {
+            s *= 0.999;
+        }
+        s
+    }
+
+    fn resources(&self, t: &WgmmaTile, dtype: DType) -> Resources {
+        Resources {
+            threads: t.threads(),
+            smem_bytes: t.smem_bytes(dtype),
+            est_regs: t.est_regs(),
+            ring_k: t.bk * t.stages,
+        }
+    }
+
+    fn block_mn(&self, t: &WgmmaTile) -> (u32, u32) {
+        (t.bm, t.bn)
+    }
+
+    /// Persistent: at most one block (cluster) per multiprocessor ([`WgmmaTile::grid`]).
+    fn launch(&self, t: &WgmmaTile, ir: &GemmIr, p: Problem, machine: Machine) -> LaunchDims {
+        LaunchDims {
+            grid: [t.grid(p.m, p.n, machine.units), 1, 1],
+            block: [t.threads(), 1, 1],
+            smem_bytes: t.smem_bytes(ir.ab_dtype),
+        }
+    }
+
+    /// A's and B's maps, as the module docs lay out: K-major operands in one box of
+    /// `{BK, rows}` per stage, MN-major ones in `{64, BK}` boxes; 128-byte swizzle.
+    fn tensor_maps(&self, t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Vec<TensorMap> {
+        let esz = ir.ab_dtype.size() as u64;
+        let (m, n, k) = (p.m as u64, p.n as u64, p.k as u64);
+        let map = |param: u32, k_major: bool, rows: u64, tile_rows: u32| {
+            let dims = if k_major { [k, rows] } else { [rows, k] };
+            TensorMap {
+                param,
+                dtype: ir.ab_dtype,
+                dims,
+                pitch_bytes: dims[0] * esz,
+                box_dims: tma_box(k_major, tile_rows, t.bk),
+                swizzle_128b: true,
+            }
+        };
+        vec![
+            map(ir.a, ir.a_layout() == Layout::RowMajor, m, t.bm),
+            map(ir.b, ir.b_layout() == Layout::ColMajor, n, t.bn),
+        ]
+    }
+
+    fn defines(&self, t: &WgmmaTile, _ir: &GemmIr, _backend: Backend, _p: Problem) -> Vec<(&'static str, u32)> {
+        t.defines()
+    }
+
+    /// wgmma and setmaxnreg exist on `sm_90a` only.
+    fn compile_needs(&self, _t: &WgmmaTile) -> CompileNeeds {
+        CompileNeeds { arch_suffix: "a" }
+    }
+
+    fn emit(&self, ir: &GemmIr, _backend: Backend, variant: Variant) -> String {
+        emit_variant(ir, variant)
+    }
+
+    /// One stage more or less, the other consumer count, the other cluster size and the
+    /// other `CG_INFLIGHT`, on the same block tile.
+    fn neighbours(&self, t: &WgmmaTile) -> Vec<(String, WgmmaTile)> {
+        let mut v = Vec::new();
+        for s in [t.stages.saturating_sub(1), t.stages + 1] {
+            if s >= 2 {
+                v.push((format!("stages {s}"), WgmmaTile { stages: s, ..*t }));
+            }
+        }
+        let c = 3 - t.consumers.clamp(1, 2);
+        v.push((
+            format!("consumers {c}"),
+            WgmmaTile {
+                consumers: c,
+                inflight: c == 1,
+                ..*t
+            },
+        ));
+        let x = 3 - t.cluster_m.clamp(1, 2);
+        v.push((format!("cluster {x}"), WgmmaTile { cluster_m: x, ..*t }));
+        v.push((
+            format!("inflight {}", u32::from(!t.inflight)),
+            WgmmaTile {
+                inflight: !t.inflight,
+                ..*t
+            },
+        ));
+        v
+    }
+
+    fn group_m(&self, t: &WgmmaTile) -> u32 {
+        t.group_m
+    }
+
+    fn with_group_m(&self, t: &WgmmaTile, group_m: u32) -> WgmmaTile {
+        WgmmaTile { group_m, ..*t }
+    }
+
+    fn describe(&self, t: &WgmmaTile) -> String {
+        format!(
+            "wgmma {}x{}x{} stages {} consumers {} cluster {} inflight {} group {}{}",
+            t.bm,
+            t.bn,
+            t.bk,
+            t.stages,
+            t.consumers,
+            t.cluster_m,
+            u32::from(t.inflight),
+            t.group_m,
+            if t.epi_smem { "" } else { " direct-stores" }
+        )
+    }
+}
+
+// Rationale per rule: each is one of the source's static_asserts (a config that breaks
+// it would not compile) or a limit of the chip.
+const RULES: [Rule<WgmmaTile>; 9] = [
+    // One 128-byte swizzle row of 16-bit elements per k-tile row.
+    Rule {
+        name: "k_step",
+        check: |_, c| {
+            (c.bk != 64).then(|| format!("BK = {} (only 64, one 128-byte swizzle row of 16-bit elements)", c.bk))
+        },
+    },
+    // A producer warpgroup and one or two consumers: three consumers would leave 128
+    // registers a thread, too few for an m64n256 accumulator.
+    Rule {
+        name: "consumers",
+        check: |_, c| {
+            (!(c.consumers == 1 || c.consumers == 2)).then(|| format!("CONSUMERS = {} (1 or 2)", c.consumers))
+        },
+    },
+    // Each consumer owns whole 64-row wgmma slabs.
+    Rule {
+        name: "warp_tile",
+        check: |_, c| {
+            (c.bm == 0 || c.bm > 256 || c.bm % (64 * c.consumers.max(1)) != 0)
+                .then(|| format!("BM = {} (BM / CONSUMERS must be a multiple of 64, BM <= 256)", c.bm))
+        },
+    },
+    // wgmma N is a multiple of 8 up to 256; the epilogue stores 16-column groups; an
+    // N-major B arrives in 64-column boxes.
+    Rule {
+        name: "block_n",
+        check: |x, c| {
+            if c.bn < 16 || c.bn > 256 || c.bn % 16 != 0 {
+                Some(format!("BN = {} (a multiple of 16 in [16, 256])", c.bn))
+            } else if x.b_layout == Layout::RowMajor && c.bn % 64 != 0 {
+                Some(format!("BN = {} (N-major B needs a multiple of 64)", c.bn))
+            } else {
+                None
+            }
+        },
+    },
+    // m64nN f32 accumulators take N/2 registers a thread per slab; past 128 the
+    // consumers (240 registers after setmaxnreg) spill.
+    Rule {
+        name: "accumulators",
+        check: |_, c| {
+            let acc = (c.bm / c.consumers.max(1) / 64) * c.bn / 2;
+            (acc > 128)
+                .then(|| format!("{acc} accumulator registers per thread (at most 128: BM / CONSUMERS / 64 * BN / 2)"))
+        },
+    },
+    // The ring needs a stage being filled while one is consumed.
+    Rule {
+        name: "stages",
+        check: |_, c| (c.stages < 2).then(|| format!("STAGES = {} (at least 2)", c.stages)),
+    },
+    Rule {
+        name: "group_m",
+        check: |_, c| (c.group_m < 1).then(|| "GROUP_M = 0 (at least 1)".to_string()),
+    },
+    // Pairs of blocks share B by multicast; larger clusters are not generated.
+    Rule {
+        name: "cluster",
+        check: |_, c| {
+            (!(c.cluster_m == 1 || c.cluster_m == 2)).then(|| format!("CLUSTER_M = {} (1 or 2)", c.cluster_m))
+        },
+    },
+    Rule {
+        name: "smem",
+        check: |x, c| {
+            let smem = c.smem_bytes(x.dtype);
+            let limit = x.target.smem_per_block_optin;
+            (smem > limit).then(|| {
+                format!(
+                    "{smem} bytes of shared memory ({} stages of ({}+{})x{} plus staging) exceed the {limit} B opt-in limit of {}",
+                    c.stages, c.bm, c.bn, c.bk, x.target.name
+                )
+            })
+        },
+    },
+];

@@ -1,0 +1,552 @@
+/* crossgemm: cg_f16_bt_silu_f32out_8eb01f64 = (silu((acc - shift)) / 2.0) (wgmma sm_90a f16, A RowMajor K-major, B ColMajor K-major, out f32 RowMajor) */
+static __device__ __forceinline__ float cg_f16_to_f32(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+static __device__ __forceinline__ unsigned short cg_f32_to_f16(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+static __device__ __forceinline__ float cg_bf16_to_f32(unsigned short h) { return __uint_as_float(((unsigned int)h) << 16); }
+static __device__ __forceinline__ unsigned short cg_f32_to_bf16(float f) { unsigned short h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+#define CG_EXP expf
+#define CG_TANH tanhf
+#define CG_ERF erff
+#define CG_FMAX fmaxf
+#define CG_FMIN fminf
+#define CG_FABS fabsf
+static __device__ __forceinline__ float cg_ld_f32(const float* p, long i) { return p[i]; }
+static __device__ __forceinline__ void cg_st_f32(float* p, long i, float v) { p[i] = v; }
+static __device__ __forceinline__ float cg_ld_f16(const unsigned short* p, long i) { return cg_f16_to_f32(p[i]); }
+static __device__ __forceinline__ void cg_st_f16(unsigned short* p, long i, float v) { p[i] = cg_f32_to_f16(v); }
+static __device__ __forceinline__ float cg_ld_bf16(const unsigned short* p, long i) { return cg_bf16_to_f32(p[i]); }
+static __device__ __forceinline__ void cg_st_bf16(unsigned short* p, long i, float v) { p[i] = cg_f32_to_bf16(v); }
+static __device__ __forceinline__ float cg_relu(float x) { return CG_FMAX(x, 0.0f); }
+static __device__ __forceinline__ float cg_gelu(float x) { return 0.5f * x * (1.0f + CG_TANH(0.7978845608f * (x + 0.044715f * x * x * x))); }
+static __device__ __forceinline__ float cg_gelu_erf(float x) { return 0.5f * x * (1.0f + CG_ERF(x * 0.7071067812f)); }
+static __device__ __forceinline__ float cg_sigmoid(float x) { return 1.0f / (1.0f + CG_EXP(-x)); }
+static __device__ __forceinline__ float cg_silu(float x) { return x / (1.0f + CG_EXP(-x)); }
+static __device__ __forceinline__ float cg_tanh(float x) { return CG_TANH(x); }
+static __device__ __forceinline__ float cg_exp(float x) { return CG_EXP(x); }
+static __device__ __forceinline__ float cg_abs(float x) { return CG_FABS(x); }
+static __device__ __forceinline__ float cg_min(float a, float b) { return CG_FMIN(a, b); }
+static __device__ __forceinline__ float cg_max(float a, float b) { return CG_FMAX(a, b); }
+static __device__ __forceinline__ float cg_clamp(float x, float lo, float hi) { return CG_FMIN(CG_FMAX(x, lo), hi); }
+static __device__ __forceinline__ float cg_leaky_relu(float x, float s) { return x > 0.0f ? x : s * x; }
+static __device__ __forceinline__ float cg_epilogue(float acc, int i, int j, int M, int N, const float* p2) {
+    (void)i; (void)j; (void)M; (void)N;
+    const float v2 = cg_ld_f32(p2, j);
+    return (cg_silu((acc - v2)) / 2.0f);
+}
+
+#ifndef BM
+#define BM 128
+#endif
+#ifndef BN
+#define BN 256
+#endif
+#ifndef BK
+#define BK 64
+#endif
+#ifndef STAGES
+#define STAGES 4
+#endif
+#ifndef CONSUMERS
+#define CONSUMERS 2
+#endif
+#ifndef GROUP_M
+#define GROUP_M 8
+#endif
+#ifndef CG_PRODUCER_REGS
+#define CG_PRODUCER_REGS 24
+#endif
+#ifndef CG_CONSUMER_REGS
+#define CG_CONSUMER_REGS 240
+#endif
+#ifndef CG_INFLIGHT
+#define CG_INFLIGHT (CONSUMERS == 1)
+#endif
+#ifndef CG_EPI_SMEM
+#define CG_EPI_SMEM 1
+#endif
+#ifndef CLUSTER_M
+#define CLUSTER_M 1
+#endif
+#ifndef CG_WATCHDOG
+#define CG_WATCHDOG 0
+#endif
+#define CG_THREADS (128 * (CONSUMERS + 1))
+#define CG_WG_M (BM / CONSUMERS)
+#define CG_MI (CG_WG_M / 64)
+#define CG_ESZ 2
+#define A_STAGE_BYTES (BM * BK * CG_ESZ)
+#define B_STAGE_BYTES (BN * BK * CG_ESZ)
+#define CG_STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
+#define CG_STG_PITCH 144
+#define CG_CW (128 / CG_OSZ)
+#define CG_SMEM_BYTES (1024 + STAGES * CG_STAGE_BYTES + 16 * STAGES + (CG_EPI_SMEM ? CONSUMERS * 4 * 16 * CG_STG_PITCH : 0))
+#define CG_A_KMAJOR 1
+#define CG_B_KMAJOR 1
+
+static_assert(BK == 64, "BK must be 64: one 128-byte swizzle row of 16-bit elements");
+static_assert(CONSUMERS == 1 || CONSUMERS == 2, "CONSUMERS must be 1 or 2");
+static_assert(BM <= 256 && BM % (64 * CONSUMERS) == 0, "BM / CONSUMERS must be a multiple of 64, BM <= 256");
+static_assert(BN >= 16 && BN <= 256 && BN % 16 == 0, "BN must be a multiple of 16 in [16, 256]");
+static_assert(CG_B_KMAJOR || BN % 64 == 0, "an N-major B tile arrives in 64-column boxes: BN must be a multiple of 64");
+static_assert(CG_MI * BN / 2 <= 128, "at most 128 accumulator registers per consumer thread");
+static_assert(STAGES >= 2, "the TMA ring needs at least two stages");
+static_assert(GROUP_M >= 1, "GROUP_M must be at least 1");
+static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "CLUSTER_M must be 1 or 2");
+static_assert(CG_SMEM_BYTES <= 232448, "the ring does not fit the 232448 bytes of shared memory of sm_90");
+static_assert(CG_PRODUCER_REGS % 8 == 0 && CG_CONSUMER_REGS % 8 == 0 && CG_PRODUCER_REGS >= 24 && CG_CONSUMER_REGS <= 256,
+              "setmaxnreg counts are multiples of 8 in [24, 256]");
+static_assert(CONSUMERS == 1 || 128 * (CG_PRODUCER_REGS + CONSUMERS * CG_CONSUMER_REGS) <= 65536,
+              "the register budget of producer plus consumers exceeds the register file");
+
+struct __align__(64) CgTmaMap { unsigned long long v[16]; };
+struct __align__(8) cg_f2 { float x, y; };
+struct __align__(16) cg_u4 { unsigned x, y, z, w; };
+
+static __device__ __forceinline__ unsigned cg_smem_u32(const void* p) {
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+static __device__ __forceinline__ void cg_mbar_init(unsigned bar, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" :: "r"(bar), "r"(count) : "memory");
+}
+/* Arrives once and adds `bytes` to the transaction count the phase waits for. */
+static __device__ __forceinline__ void cg_mbar_expect_tx(unsigned bar, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" :: "r"(bar), "r"(bytes) : "memory");
+}
+static __device__ __forceinline__ void cg_mbar_arrive(unsigned bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" :: "r"(bar) : "memory");
+}
+/* Waits until the phase of parity `parity` has completed. A fresh barrier is in phase
+   0, and parity 1 names the (complete) phase before it: waiting for parity 1 returns at
+   once, which is how the producer's first pass over the ring finds every slot empty. */
+static __device__ __forceinline__ void cg_mbar_wait(unsigned bar, unsigned parity) {
+    unsigned done;
+#if CG_WATCHDOG
+    unsigned polls = 0;
+#endif
+    do {
+        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+#if CG_WATCHDOG
+        if (++polls > (1u << 26)) asm volatile("trap;");
+#endif
+    } while (!done);
+}
+#if CLUSTER_M > 1
+static __device__ __forceinline__ unsigned cg_cluster_rank() { unsigned r; asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r)); return r; }
+static __device__ __forceinline__ unsigned cg_cluster_id() { unsigned r; asm volatile("mov.u32 %0, %%clusterid.x;\n" : "=r"(r)); return r; }
+static __device__ __forceinline__ unsigned cg_cluster_count() { unsigned r; asm volatile("mov.u32 %0, %%nclusterid.x;\n" : "=r"(r)); return r; }
+static __device__ __forceinline__ void cg_cluster_sync() {
+    asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+}
+#endif
+/* The producer's wait for an empty slot. With clusters the arrivals come from the
+   consumers of every block of the cluster; as in CUTLASS's ClusterBarrier, a CTA-scope
+   acquire suffices (the wgmma reads were complete before each arrival), and avoids the
+   L1 invalidation that a cluster-scope acquire costs. */
+static __device__ __forceinline__ void cg_mbar_wait_cluster(unsigned bar, unsigned parity) {
+    cg_mbar_wait(bar, parity);
+}
+/* A consumer warp gives stage barrier `bar` back: to its own block, and with clusters to
+   every block of the cluster (each multicasts into the others' shared memory). */
+static __device__ __forceinline__ void cg_release(unsigned bar) {
+#if CLUSTER_M > 1
+#pragma unroll
+    for (unsigned r = 0; r < CLUSTER_M; ++r)
+        asm volatile("{\n .reg .b32 ra;\n mapa.shared::cluster.u32 ra, %0, %1;\n mbarrier.arrive.shared::cluster.b64 _, [ra];\n}\n"
+                     :: "r"(bar), "r"(r) : "memory");
+#else
+    cg_mbar_arrive(bar);
+#endif
+}
+/* One 2-D TMA box into shared memory, completing on `bar` (bytes counted). */
+static __device__ __forceinline__ void cg_tma_load(unsigned dst, const CgTmaMap* map, unsigned bar, int c0, int c1) {
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
+                 :: "r"(dst), "l"((unsigned long long)map), "r"(bar), "r"(c0), "r"(c1) : "memory");
+}
+#if CLUSTER_M > 1
+/* The same box into the same offsets of every block in `mask`, completing on each one's `bar`. */
+static __device__ __forceinline__ void cg_tma_load_mc(unsigned dst, const CgTmaMap* map, unsigned bar, int c0, int c1, unsigned short mask) {
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;\n"
+                 :: "r"(dst), "l"((unsigned long long)map), "r"(bar), "r"(c0), "r"(c1), "h"(mask) : "memory");
+}
+#endif
+static __device__ __forceinline__ void cg_tma_prefetch(const CgTmaMap* map) {
+    asm volatile("prefetch.tensormap [%0];\n" :: "l"((unsigned long long)map) : "memory");
+}
+/* Shared-memory matrix descriptor, 128-byte swizzle: start address, leading and stride
+   byte offsets (all >> 4), base offset 0 (every pattern starts 1024-aligned). */
+static __device__ __forceinline__ unsigned long long cg_desc(unsigned addr, unsigned lbo, unsigned sbo) {
+    return (unsigned long long)((addr & 0x3FFFF) >> 4) | ((unsigned long long)(lbo >> 4) << 16) |
+           ((unsigned long long)(sbo >> 4) << 32) | (1ull << 62);
+}
+static __device__ __forceinline__ void cg_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+static __device__ __forceinline__ void cg_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N>
+static __device__ __forceinline__ void cg_wgmma_wait() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" :: "n"(N) : "memory");
+}
+/* Tells the compiler that the accumulator changes here, so that no read of it moves
+   above the wgmma wait before it and no write below the wgmma after it. */
+static __device__ __forceinline__ void cg_fence_acc(float& r) { asm volatile("" : "+f"(r) :: "memory"); }
+
+/* Triton's grouped order: GROUP_M consecutive tile rows sweep the columns together, so
+   the A rows they share stay in L2. */
+static __device__ __forceinline__ void cg_tile_coords(int tile, int grid_m, int grid_n, int* tm, int* tn) {
+    const int width = GROUP_M * grid_n;
+    const int group = tile / width;
+    const int first_m = group * GROUP_M;
+    const int rows = grid_m - first_m < GROUP_M ? grid_m - first_m : GROUP_M;
+    const int in = tile - group * width;
+    *tm = first_m + in % rows;
+    *tn = in / rows;
+}
+/* d += A(64x16) * B(16xBN), both from shared memory; scale_d == 0 overwrites d. */
+#if BN == 16
+static __device__ __forceinline__ void cg_wgmma(float* d, unsigned long long da, unsigned long long db, int scale_d) {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %10, 0;\n wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+#elif BN == 32
+static __device__ __forceinline__ void cg_wgmma(float* d, unsigned long long da, unsigned long long db, int scale_d) {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %18, 0;\n wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+#elif BN == 48
+static __device__ __forceinline__ void cg_wgmma(float* d, unsigned long long da, unsigned long long db, int scale_d) {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %26, 0;\n wgmma.mma_async.sync.aligned.m64n48k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23}, %24, %25, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+#elif BN == 64
+static __device__ __forceinline__ void cg_wgmma(float* d, unsigned long long da, unsigned long long db, int scale_d) {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %34, 0;\n wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+#elif BN == 80
+static __device__ __forceinline__ void cg_wgmma(float* d, unsigned long long da, unsigned long long db, int scale_d) {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %42, 0;\n wgmma.mma_async.sync.aligned.m64n80k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39}, %40, %41, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+#elif BN == 96
+static __device__ __forceinline__ void cg_wgmma(float* d, unsigned long long da, unsigned long long db, int scale_d) {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %50, 0;\n wgmma.mma_async.sync.aligned.m64n96k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47}, %48, %49, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+#elif BN == 112
+static __device__ __forceinline__ void cg_wgmma(float* d, unsigned long long da, unsigned long long db, int scale_d) {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %58, 0;\n wgmma.mma_async.sync.aligned.m64n112k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55}, %56, %57, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+#elif BN == 128
+static __device__ __forceinline__ void cg_wgmma(float* d, unsigned long long da, unsigned long long db, int scale_d) {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %66, 0;\n wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+#elif BN == 144
+static __device__ __forceinline__ void cg_wgmma(float* d, unsigned long long da, unsigned long long db, int scale_d) {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %74, 0;\n wgmma.mma_async.sync.aligned.m64n144k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71}, %72, %73, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+#elif BN == 160
+static __device__ __forceinline__ void cg_wgmma(float* d, unsigned long long da, unsigned long long db, int scale_d) {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %82, 0;\n wgmma.mma_async.sync.aligned.m64n160k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79}, %80, %81, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+#elif BN == 176
+static __device__ __forceinline__ void cg_wgmma(float* d, unsigned long long da, unsigned long long db, int scale_d) {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %90, 0;\n wgmma.mma_async.sync.aligned.m64n176k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87}, %88, %89, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+#elif BN == 192
+static __device__ __forceinline__ void cg_wgmma(float* d, unsigned long long da, unsigned long long db, int scale_d) {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %98, 0;\n wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95}, %96, %97, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+#elif BN == 208
+static __device__ __forceinline__ void cg_wgmma(float* d, unsigned long long da, unsigned long long db, int scale_d) {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %106, 0;\n wgmma.mma_async.sync.aligned.m64n208k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103}, %104, %105, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+#elif BN == 224
+static __device__ __forceinline__ void cg_wgmma(float* d, unsigned long long da, unsigned long long db, int scale_d) {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %114, 0;\n wgmma.mma_async.sync.aligned.m64n224k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111}, %112, %113, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+#elif BN == 240
+static __device__ __forceinline__ void cg_wgmma(float* d, unsigned long long da, unsigned long long db, int scale_d) {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %122, 0;\n wgmma.mma_async.sync.aligned.m64n240k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119}, %120, %121, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+#elif BN == 256
+static __device__ __forceinline__ void cg_wgmma(float* d, unsigned long long da, unsigned long long db, int scale_d) {
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %130, 0;\n wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        : "l"(da), "l"(db), "r"(scale_d));
+}
+#else
+#error "BN must be a multiple of 16 in [16, 256]"
+#endif
+#define CG_OSZ 4
+typedef float cg_out_t;
+static __device__ __forceinline__ void cg_st2(float* p, float v0, float v1) {
+    cg_f2 v; v.x = v0; v.y = v1;
+    *reinterpret_cast<cg_f2*>(p) = v;
+}
+
+#if CLUSTER_M > 1
+#define CG_CLUSTER_DIMS __cluster_dims__(CLUSTER_M, 1, 1)
+#else
+#define CG_CLUSTER_DIMS
+#endif
+extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f16_bt_silu_f32out_8eb01f64(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, int M, int N, int K, float* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const float* __restrict__ p2) {
+    extern __shared__ __align__(1024) unsigned char cg_smem[];
+    /* The ring: STAGES A tiles, STAGES B tiles, then full[STAGES] and empty[STAGES]. */
+    const unsigned smem = (cg_smem_u32(cg_smem) + 1023u) & ~1023u;
+    const unsigned sa = smem;
+    const unsigned sb = smem + STAGES * A_STAGE_BYTES;
+    const unsigned bars = sb + STAGES * B_STAGE_BYTES;
+    const int wg = threadIdx.x / 128;
+    const int tid = threadIdx.x % 128;
+#if CLUSTER_M > 1
+    /* Clusters of CLUSTER_M blocks along M share (multicast) the B tile. */
+    const unsigned rank = cg_cluster_rank();
+    const int cluster = (int)cg_cluster_id(), clusters = (int)cg_cluster_count();
+#else
+    const unsigned rank = 0;
+    const int cluster = blockIdx.x, clusters = gridDim.x;
+#endif
+    (void)rank;
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int s = 0; s < STAGES; ++s) {
+            cg_mbar_init(bars + s * 8, 1);                                    /* full: the producer's expect_tx */
+            cg_mbar_init(bars + (STAGES + s) * 8, 4 * CONSUMERS * CLUSTER_M); /* empty: lane 0 of every consumer warp of the cluster */
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        cg_tma_prefetch(&a_map);
+        cg_tma_prefetch(&b_map);
+    }
+#if CLUSTER_M > 1
+    cg_cluster_sync();
+#else
+    __syncthreads();
+#endif
+    /* Tiles in units of CLUSTER_M tile rows: block `rank` of a cluster takes row
+       CLUSTER_M * tm + rank (possibly past M: it still loads its share and stores nothing). */
+    const int grid_m = (M + BM * CLUSTER_M - 1) / (BM * CLUSTER_M), grid_n = (N + BN - 1) / BN;
+    const int tiles = grid_m * grid_n;
+    const int ktiles = (K + BK - 1) / BK;
+
+    if (wg == 0) {
+        /* Producer warpgroup: one thread issues every load. */
+#if CONSUMERS > 1
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" :: "n"(CG_PRODUCER_REGS));
+#endif
+        if (tid == 0) {
+            int stage = 0;
+            unsigned phase = 0;
+            for (int tile = cluster; tile < tiles; tile += clusters) {
+                int tm, tn;
+                cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
+                const int m0 = (tm * CLUSTER_M + (int)rank) * BM, n0 = tn * BN;
+                (void)m0; (void)n0;
+                for (int kt = 0; kt < ktiles; ++kt) {
+                    const int k0 = kt * BK;
+                    (void)k0;
+                    const unsigned full = bars + stage * 8;
+                    const unsigned a_s = sa + stage * A_STAGE_BYTES, b_s = sb + stage * B_STAGE_BYTES;
+                    (void)a_s; (void)b_s;
+                    cg_mbar_wait_cluster(bars + (STAGES + stage) * 8, phase ^ 1);
+                cg_mbar_expect_tx(full, CG_STAGE_BYTES);
+#if CG_A_KMAJOR
+                cg_tma_load(a_s, &a_map, full, k0, m0);
+#else
+#pragma unroll
+                for (int c = 0; c < BM / 64; ++c) cg_tma_load(a_s + c * 8192, &a_map, full, m0 + c * 64, k0);
+#endif
+#if CLUSTER_M > 1
+                /* Block 0 of the cluster fetches the shared B tile for all of them. */
+                if (rank == 0) {
+#if CG_B_KMAJOR
+                    cg_tma_load_mc(b_s, &b_map, full, k0, n0, (unsigned short)((1u << CLUSTER_M) - 1));
+#else
+#pragma unroll
+                    for (int c = 0; c < BN / 64; ++c)
+                        cg_tma_load_mc(b_s + c * 8192, &b_map, full, n0 + c * 64, k0, (unsigned short)((1u << CLUSTER_M) - 1));
+#endif
+                }
+#else
+#if CG_B_KMAJOR
+                cg_tma_load(b_s, &b_map, full, k0, n0);
+#else
+#pragma unroll
+                for (int c = 0; c < BN / 64; ++c) cg_tma_load(b_s + c * 8192, &b_map, full, n0 + c * 64, k0);
+#endif
+#endif
+                    if (++stage == STAGES) { stage = 0; phase ^= 1; }
+                }
+            }
+        }
+    } else {
+        /* Consumer warpgroup c: rows [c * CG_WG_M, (c + 1) * CG_WG_M) of every tile. */
+#if CONSUMERS > 1
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" :: "n"(CG_CONSUMER_REGS));
+#endif
+        const int c = wg - 1;
+        const int warp = tid / 32, lane = tid % 32;
+#if CG_EPI_SMEM
+        /* This warp's epilogue staging buffer: 16 rows of CG_STG_PITCH bytes. */
+        unsigned char* const stg = cg_smem + (bars + 16 * STAGES - cg_smem_u32(cg_smem)) + (c * 4 + warp) * 16 * CG_STG_PITCH;
+#endif
+        float acc[CG_MI][BN / 2];
+#pragma unroll
+        for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+            for (int r = 0; r < BN / 2; ++r) acc[mi][r] = 0.0f;
+        int stage = 0;
+        unsigned phase = 0;
+        for (int tile = cluster; tile < tiles; tile += clusters) {
+            int tm, tn;
+            cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
+            const int m0 = (tm * CLUSTER_M + (int)rank) * BM, n0 = tn * BN;
+#if CG_INFLIGHT
+            int prev = 0;
+#endif
+            for (int kt = 0; kt < ktiles; ++kt) {
+                cg_mbar_wait(bars + stage * 8, phase);
+                const unsigned a_s = sa + stage * A_STAGE_BYTES, b_s = sb + stage * B_STAGE_BYTES;
+                cg_wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < BK / 16; ++kk) {
+#pragma unroll
+                    for (int mi = 0; mi < CG_MI; ++mi) {
+#if CG_A_KMAJOR
+                        /* K-major: rows of 128 bytes, 8-row groups 1024 apart; k16 = 32 bytes. */
+                        const unsigned long long da = cg_desc(a_s + (c * CG_WG_M + mi * 64) * 128 + kk * 32, 16, 1024);
+#else
+                        /* M-major: 64-row boxes of 8 KiB; k16 = 16 rows of 128 bytes. */
+                        const unsigned long long da = cg_desc(a_s + (c * CG_MI + mi) * 8192 + kk * 2048, 8192, 1024);
+#endif
+#if CG_B_KMAJOR
+                        const unsigned long long db = cg_desc(b_s + kk * 32, 16, 1024);
+#else
+                        /* N-major: 64-column boxes 8 KiB apart (LBO), 8-row k groups 1024 apart (SBO). */
+                        const unsigned long long db = cg_desc(b_s + kk * 2048, 8192, 1024);
+#endif
+                        cg_wgmma(acc[mi], da, db, (kt > 0 || kk > 0) ? 1 : 0);
+                    }
+                }
+                cg_wgmma_commit();
+#if CG_INFLIGHT
+                /* Keep this stage's group in flight; the previous one is done, so its
+                   stage goes back to the producer(s). */
+                cg_wgmma_wait<1>();
+                if (kt > 0 && lane == 0) cg_release(bars + (STAGES + prev) * 8);
+#else
+                /* Wait for this stage's group and give the stage back at once: one stage
+                   held per consumer, the rest of the ring prefetching. */
+                cg_wgmma_wait<0>();
+                if (lane == 0) cg_release(bars + (STAGES + stage) * 8);
+#endif
+#if CG_INFLIGHT
+                prev = stage;
+#endif
+                if (++stage == STAGES) { stage = 0; phase ^= 1; }
+            }
+            cg_wgmma_wait<0>();
+#pragma unroll
+            for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+                for (int r = 0; r < BN / 2; ++r) cg_fence_acc(acc[mi][r]);
+#if CG_INFLIGHT
+            if (lane == 0) cg_release(bars + (STAGES + prev) * 8);
+#endif
+
+            const bool pair_ok = (N & 1) == 0;
+#if CG_EPI_SMEM && 1
+            const bool vec_ok = (N * CG_OSZ) % 16 == 0 && ((unsigned long long)out & 15) == 0;
+#else
+            const bool vec_ok = 1 ? pair_ok : true;
+#endif
+#pragma unroll
+            for (int mi = 0; mi < CG_MI; ++mi) {
+                const int wrow = m0 + c * CG_WG_M + mi * 64 + warp * 16;
+#pragma unroll
+                for (int q = 0; q < (BN + CG_CW - 1) / CG_CW; ++q) {
+                    const int r_lo = q * CG_CW / 2;
+                    const int r_hi = ((q + 1) * CG_CW < BN ? (q + 1) * CG_CW : BN) / 2;
+                    if (vec_ok && (q + 1) * CG_CW <= BN && wrow + 16 <= M && n0 + (q + 1) * CG_CW <= N) {
+#if CG_EPI_SMEM
+#pragma unroll
+                        for (int p = 0; p < CG_CW / 4; ++p) {
+                            const int r = r_lo + 2 * p;
+                            if (r >= r_hi) break;
+                            const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
+                            const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                            const float v0 = cg_epilogue(acc[mi][r], i, j, M, N, p2);
+                            const float v1 = cg_epilogue(acc[mi][r + 1], i, j + 1, M, N, p2);
+                            cg_st2(reinterpret_cast<cg_out_t*>(stg + ((lane >> 2) + 8 * ((r >> 1) & 1)) * CG_STG_PITCH +
+                                                               (8 * ((r - r_lo) >> 2) + 2 * (lane & 3)) * CG_OSZ),
+                                   v0, v1);
+                        }
+                        __syncwarp();
+#pragma unroll
+                        for (int t = 0; t < 4; ++t) {
+                            const int row = t * 4 + (lane >> 3), c16 = lane & 7;
+                            const cg_u4 v = *reinterpret_cast<const cg_u4*>(stg + row * CG_STG_PITCH + c16 * 16);
+                            *reinterpret_cast<cg_u4*>(out + (long)(wrow + row) * N + n0 + q * CG_CW + c16 * (16 / CG_OSZ)) = v;
+                        }
+                        __syncwarp();
+#endif
+#if !(CG_EPI_SMEM && 1)
+#pragma unroll
+                        for (int p = 0; p < CG_CW / 4; ++p) {
+                            const int r = r_lo + 2 * p;
+                            if (r >= r_hi) break;
+                            const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
+                            const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                            const float v0 = cg_epilogue(acc[mi][r], i, j, M, N, p2);
+                            const float v1 = cg_epilogue(acc[mi][r + 1], i, j + 1, M, N, p2);
+                            cg_st2(out + (long)i * N + j, v0, v1);
+                        }
+#endif
+                    } else {
+#pragma unroll
+                        for (int p = 0; p < CG_CW / 4; ++p) {
+                            const int r = r_lo + 2 * p;
+                            if (r >= r_hi) break;
+                            const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
+                            const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                            if (i < M && j < N) {
+                                const bool two = j + 1 < N;
+                                const float v0 = cg_epilogue(acc[mi][r], i, j, M, N, p2);
+                                const float v1 = two ? cg_epilogue(acc[mi][r + 1], i, j + 1, M, N, p2) : 0.0f;
+                                if (two && pair_ok) cg_st2(out + (long)i * N + j, v0, v1);
+                                else { cg_st_f32(out, (long)(i) * N + (j), v0); if (two) cg_st_f32(out, (long)(i) * N + (j + 1), v1); }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+#if CLUSTER_M > 1
+    /* No block may leave while its peer can still arrive on its barriers or write its
+       shared memory. */
+    cg_cluster_sync();
+#endif
+}

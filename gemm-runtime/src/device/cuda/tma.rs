@@ -1,0 +1,206 @@
+//! TMA tensor maps: the 128-byte `CUtensorMap` a kernel takes by value as a
+//! `__grid_constant__` parameter, encoded with the driver's `cuTensorMapEncodeTiled` from
+//! a family's [`TensorMap`] description and an operand's device address.
+
+use cudarc::driver::sys;
+use gemm_core::{DType, TensorMap};
+use std::ffi::c_void;
+use std::fmt;
+
+/// The device-side `CgTmaMap` (`struct __align__(64) CgTmaMap { unsigned long long
+/// v[16]; }`): an encoded `CUtensorMap`, 128 bytes, 64-byte aligned.
+#[repr(C, align(64))]
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TmaMap(pub [u64; 16]);
+
+const _: () = assert!(std::mem::size_of::<TmaMap>() == 128);
+const _: () = assert!(std::mem::align_of::<TmaMap>() == 64);
+
+impl fmt::Debug for TmaMap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TmaMap({:016x}..)", self.0[0])
+    }
+}
+
+/// Element type of a tensor map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TmaDtype {
+    /// IEEE binary16.
+    F16,
+    /// bfloat16.
+    Bf16,
+    /// IEEE binary32.
+    F32,
+}
+
+impl TmaDtype {
+    /// Bytes per element.
+    pub(crate) fn size(self) -> u64 {
+        match self {
+            TmaDtype::F16 | TmaDtype::Bf16 => 2,
+            TmaDtype::F32 => 4,
+        }
+    }
+    fn cu(self) -> sys::CUtensorMapDataType {
+        match self {
+            TmaDtype::F16 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+            TmaDtype::Bf16 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+            TmaDtype::F32 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+        }
+    }
+}
+
+/// Shared-memory swizzle of the boxes a map writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TmaSwizzle {
+    /// Rows land as they are.
+    None,
+    /// 128-byte swizzle (what the wgmma descriptors of the kernels expect).
+    B128,
+}
+
+/// A rank-2 tiled map over a row-major view of an operand: `dims[0]` elements per row
+/// (the contiguous dimension), `dims[1]` rows `pitch` bytes apart; `boxDim = box`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Tma2d {
+    /// Base address (16-byte aligned).
+    pub(crate) base: u64,
+    /// Element type.
+    pub(crate) dtype: TmaDtype,
+    /// `{contiguous extent, rows}`.
+    pub(crate) dims: [u64; 2],
+    /// Bytes between rows (a multiple of 16, below 2^40).
+    pub(crate) pitch: u64,
+    /// Box extent `{contiguous, rows}`, each in [1, 256].
+    pub(crate) box_dim: [u32; 2],
+    /// Swizzle.
+    pub(crate) swizzle: TmaSwizzle,
+}
+
+/// Why a map could not be encoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum TmaError {
+    /// The arguments break one of the driver's documented rules (checked before the call,
+    /// so the message says which).
+    Invalid(String),
+    /// The driver rejected the map.
+    Driver { code: sys::CUresult, map: Tma2d },
+}
+
+impl fmt::Display for TmaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TmaError::Invalid(s) => write!(f, "invalid TMA map: {s}"),
+            TmaError::Driver { code, map } => write!(f, "cuTensorMapEncodeTiled failed with {code:?} for {map:?}"),
+        }
+    }
+}
+
+impl std::error::Error for TmaError {}
+
+/// Encodes `m` with `cuTensorMapEncodeTiled`: interleave none, L2 promotion 256B,
+/// out-of-bounds fill none (elements outside `dims` read as zeros), element strides 1.
+///
+/// Checks the driver's rules first so that a bad shape gets a readable error: a
+/// 16-byte aligned base, a pitch that is a multiple of 16 bytes (and at least one row),
+/// dimensions in [1, 2^32], box dimensions in [1, 256], and with the 128-byte swizzle an
+/// inner box of at most 128 bytes.
+///
+/// The caller must hold a current CUDA context (the driver library must be loaded).
+pub(crate) fn encode_2d(m: &Tma2d) -> Result<TmaMap, TmaError> {
+    let esz = m.dtype.size();
+    let bad = |s: String| Err(TmaError::Invalid(s));
+    if m.base % 16 != 0 {
+        return bad(format!("base address {:#x} is not 16-byte aligned", m.base));
+    }
+    for (i, &d) in m.dims.iter().enumerate() {
+        if d == 0 || d > 1 << 32 {
+            return bad(format!("dimension {i} = {d} is outside [1, 2^32]"));
+        }
+    }
+    if m.pitch % 16 != 0 || m.pitch >= 1 << 40 {
+        return bad(format!(
+            "row pitch {} bytes is not a multiple of 16 below 2^40 (rows of {} elements of {esz} bytes)",
+            m.pitch, m.dims[0]
+        ));
+    }
+    if m.pitch < m.dims[0] * esz {
+        return bad(format!(
+            "row pitch {} bytes is shorter than a row ({} bytes)",
+            m.pitch,
+            m.dims[0] * esz
+        ));
+    }
+    for (i, &b) in m.box_dim.iter().enumerate() {
+        if b == 0 || b > 256 {
+            return bad(format!("box dimension {i} = {b} is outside [1, 256]"));
+        }
+    }
+    if m.swizzle == TmaSwizzle::B128 && m.box_dim[0] as u64 * esz > 128 {
+        return bad(format!(
+            "inner box of {} bytes exceeds the 128-byte swizzle span",
+            m.box_dim[0] as u64 * esz
+        ));
+    }
+    let dims = m.dims;
+    let strides = [m.pitch];
+    let box_dim = m.box_dim;
+    let elem_strides = [1u32, 1];
+    let swizzle = match m.swizzle {
+        TmaSwizzle::None => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+        TmaSwizzle::B128 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+    };
+    // The driver's own type (128-byte aligned in CUDA 13's headers): encode there, then
+    // copy the 128 bytes out.
+    let mut raw = std::mem::MaybeUninit::<sys::CUtensorMap>::zeroed();
+    // SAFETY: every pointer refers to a live local of the length the rank-2 call reads
+    // (rank entries of dims, box and element strides, rank - 1 entries of strides); the
+    // output is a properly aligned CUtensorMap.
+    let code = unsafe {
+        sys::cuTensorMapEncodeTiled(
+            raw.as_mut_ptr(),
+            m.dtype.cu(),
+            2,
+            m.base as *mut c_void,
+            dims.as_ptr(),
+            strides.as_ptr(),
+            box_dim.as_ptr(),
+            elem_strides.as_ptr(),
+            sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+            swizzle,
+            sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+        )
+    };
+    if code != sys::CUresult::CUDA_SUCCESS {
+        return Err(TmaError::Driver { code, map: *m });
+    }
+    // SAFETY: the driver initialised the map (and it was zeroed before).
+    let raw = unsafe { raw.assume_init() };
+    Ok(TmaMap(raw.opaque))
+}
+
+/// Encodes `map` over the operand at device address `base`.
+pub(crate) fn encode(base: u64, map: &TensorMap) -> Result<TmaMap, TmaError> {
+    let dtype = match map.dtype {
+        DType::F16 => TmaDtype::F16,
+        DType::Bf16 => TmaDtype::Bf16,
+        DType::F32 => TmaDtype::F32,
+    };
+    encode_2d(&Tma2d {
+        base,
+        dtype,
+        dims: map.dims,
+        pitch: map.pitch_bytes,
+        box_dim: map.box_dims,
+        swizzle: if map.swizzle_128b {
+            TmaSwizzle::B128
+        } else {
+            TmaSwizzle::None
+        },
+    })
+}
+
+// SAFETY: a plain 128-byte, 64-byte aligned value that the kernel takes by value
+// (`const __grid_constant__ CgTmaMap`); cudarc copies it into the parameter buffer.
+unsafe impl cudarc::driver::DeviceRepr for TmaMap {}
