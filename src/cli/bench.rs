@@ -422,7 +422,7 @@ impl Bench<'_> {
         };
         let parsed = (
             <Dtype as clap::ValueEnum>::from_str(&case.dtype, true),
-            <Epilogue as clap::ValueEnum>::from_str(&case.epilogue, true),
+            case.epilogue.parse::<Epilogue>(),
         );
         let (Ok(dtype), Ok(epi)) = parsed else {
             row.note = format!("unknown dtype or epilogue `{} {}`", case.dtype, case.epilogue);
@@ -486,18 +486,14 @@ impl Bench<'_> {
 
         #[cfg(feature = "baseline")]
         if let Some(cb) = &self.cublas {
-            use crossgemm::bench::baseline::{Compute, Epilogue as Be};
+            use crossgemm::bench::baseline::Compute;
             let (x, w, b) = (&inp.x, &inp.w, &inp.b);
             let compute = if entry.dtype == Dtype::Tf32 {
                 Compute::Tf32
             } else {
                 Compute::F32
             };
-            let be = match entry.epilogue {
-                Epilogue::None => Be::None,
-                Epilogue::BiasRelu => Be::BiasRelu,
-                Epilogue::BiasGelu => Be::BiasGelu,
-            };
+            let be = entry.epilogue;
             let mut theirs = poisoned::<T>(&self.dev, m, n)?;
             let gemm = self.timer.time(&mut || cb.gemm(x, w, &mut theirs, compute))?;
             row.cublas_gemm_us = Some(gemm.median_us);

@@ -37,27 +37,21 @@ impl Dtype {
     }
 }
 
-/// The fused epilogue of a built-in kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Epilogue {
-    /// `x * w`
-    None,
-    /// `relu(x * w + bias)`
-    #[value(name = "bias_relu", alias = "bias-relu")]
-    BiasRelu,
-    /// `gelu(x * w + bias)`
-    #[value(name = "bias_gelu", alias = "bias-gelu")]
-    BiasGelu,
-}
+/// The fused epilogue of a built-in kernel (the runtime's measuring type, shared with the
+/// baselines and the reports).
+pub use crossgemm::bench::Epilogue;
 
-impl Epilogue {
-    pub fn name(self) -> &'static str {
-        match self {
-            Epilogue::None => "none",
-            Epilogue::BiasRelu => "bias_relu",
-            Epilogue::BiasGelu => "bias_gelu",
-        }
-    }
+/// Parses an epilogue argument, listing the names in `--help`.
+pub fn epilogue_arg() -> impl clap::builder::TypedValueParser<Value = Epilogue> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    // The spelling with a dash, as earlier versions accepted it.
+    let dashed = |e: Epilogue| match e {
+        Epilogue::None => "none",
+        Epilogue::BiasRelu => "bias-relu",
+        Epilogue::BiasGelu => "bias-gelu",
+    };
+    let values = Epilogue::ALL.map(|e| PossibleValue::new(e.name()).alias(dashed(e)).help(e.formula()));
+    PossibleValuesParser::new(values).map(|s| s.parse::<Epilogue>().expect("a possible value parses"))
 }
 
 /// One built-in kernel: `x: Matrix<T>`, `w: Matrix<T, ColMajor>` (and `bias: Row<T>`
@@ -171,7 +165,7 @@ pub struct ProblemArgs {
     #[arg(long, value_enum, default_value = "f16")]
     pub dtype: Dtype,
     /// The fused epilogue.
-    #[arg(long, value_enum, default_value = "bias_relu")]
+    #[arg(long, value_parser = epilogue_arg(), default_value = "bias_relu")]
     pub epilogue: Epilogue,
     /// Device id (`cuda:0`, `opencl:0:0`, `opencl-cpu`, ..); default CROSSGEMM_DEVICE,
     /// else the best device found.

@@ -20,16 +20,7 @@ use gemm_core::{DType, LaunchDims};
 use std::ffi::c_void;
 use std::sync::Arc;
 
-/// The epilogue a baseline applies after the product.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Epilogue {
-    /// The plain product.
-    None,
-    /// `relu(x·w + bias)`.
-    BiasRelu,
-    /// `gelu(x·w + bias)`, tanh form (cuBLASLt's GELU, and crossgemm's `gelu`).
-    BiasGelu,
-}
+pub use super::Epilogue;
 
 /// Compute type of a baseline GEMM.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,8 +6,11 @@
 
 #[cfg(feature = "baseline")]
 pub mod baseline;
+mod epilogue;
 mod launch;
 mod variant;
+
+pub use epilogue::Epilogue;
 
 pub use gemm_core::codegen::Variant;
 pub use launch::{back_to_back_us, bare_launch_us, bare_submit_us};

@@ -14,8 +14,8 @@ use std::path::Path;
 /// The dtypes a case may name: "f32" is exact f32 math, "tf32" f32 operands on tf32
 /// tensor cores.
 pub const DTYPES: &[&str] = &["f16", "bf16", "f32", "tf32"];
-/// The epilogues a case may name.
-pub const EPILOGUES: &[&str] = &["none", "bias_relu", "bias_gelu"];
+/// The epilogues a case may name ([`crossgemm::bench::Epilogue`]'s names).
+pub const EPILOGUES: &[&str] = &crossgemm::bench::Epilogue::NAMES;
 /// The group of a command-line shape that the table does not list.
 pub const CLI_GROUP: &str = "cli";
 
