@@ -682,10 +682,18 @@ fn all_ops_compile_for_every_cuda_target() {
         &layouts_tf32::all_ops::SPEC,
     ] {
         for tk in spec.targets().iter().filter(|t| t.backend == Backend::Cuda) {
-            let cfg = tk.plan().configs.first().expect("a planned config");
-            crossgemm::check_cuda_compiles(tk, spec.ir(), cfg, (M, N, K))
-                .unwrap_or_else(|e| panic!("{} on {} with {cfg}: {e}", spec.name, tk.target));
-            compiles += 1;
+            // The first config of every family of the plan: each has its own source.
+            for family in &tk.plan().families {
+                let cfg = tk
+                    .plan()
+                    .configs
+                    .iter()
+                    .find(|c| c.family_id() == *family)
+                    .expect("every family of a plan keeps a config");
+                crossgemm::check_cuda_compiles(tk, spec.ir(), cfg, (M, N, K))
+                    .unwrap_or_else(|e| panic!("{} on {} with {cfg}: {e}", spec.name, tk.target));
+                compiles += 1;
+            }
         }
     }
     assert!(compiles >= 4, "{compiles} compiles: no CUDA target planned?");

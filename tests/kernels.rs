@@ -106,10 +106,12 @@ fn f32_and_tf32() {
 // --- every planned config -----------------------------------------------------------
 
 /// Every config the planner keeps for the device's target (the tuner may pick any of
-/// them), each on a shape of its own that is aligned (the vector / TMA load paths), spans
-/// three blocks in M and N (the last one partial) and twice the K its load ring holds
-/// (the ring wraps), and on an odd shape (67x45x77: element loads, ragged edges) where
-/// its family accepts that shape; where it does not, a launch with it must say so.
+/// them), each on shapes of its own: aligned (the vector / TMA load paths) spanning three
+/// blocks in M and N (the last one partial) and twice the K its load ring holds (the ring
+/// wraps); the same with one block of rows; and odd ones (67x45x77 and 7x45x77: element
+/// loads, ragged edges). Each runs where its family accepts the shape, and where it does
+/// not, a launch with it must say so; every config runs at least one aligned and one odd
+/// shape.
 macro_rules! check_all_configs {
     ($kernel:ident, $ta:ty, $la:ty, $tb:ty, $lb:ty, $tf32:expr, $seed:expr) => {{
         for dev in devices() {
@@ -130,12 +132,11 @@ macro_rules! check_all_configs {
             for cfg in configs {
                 let (bm, bn) = cfg.block_mn();
                 let ring = cfg.resources(dtype).ring_k as usize;
-                let aligned = (
-                    2 * bm as usize + (bm as usize / 2).max(8),
-                    2 * bn as usize + 8,
-                    2 * ring + 8,
-                );
-                for (m, n, k) in [aligned, (67, 45, 77)] {
+                let (bm, bn) = (bm as usize, bn as usize);
+                let (n, k) = (2 * bn + 8, 2 * ring + 8);
+                let shapes = [(2 * bm + (bm / 2).max(8), n, k), (bm, n, k), (67, 45, 77), (7, 45, 77)];
+                let mut ran = [false; 2];
+                for (s, (m, n, k)) in shapes.into_iter().enumerate() {
                     let a = mat::<$ta, $la>(&dev, &mut r, m, k);
                     let b = mat::<$tb, $lb>(&dev, &mut r, k, n);
                     let mut out = Matrix::zeros(&dev, m, n).unwrap();
@@ -147,11 +148,18 @@ macro_rules! check_all_configs {
                         (Ok(()), Ok(())) => {
                             let want = $kernel::reference(&a, &b).unwrap();
                             assert_close(&out.to_host().unwrap(), &want, k, $tf32, &what);
+                            ran[s / 2] = true;
                         }
                         (Err(e), Err(_)) => assert!(e.to_string().contains("cannot run"), "{what}: {e}"),
                         (r, a) => panic!("{what}: launch {r:?}, but the family says {a:?}"),
                     }
                 }
+                assert_eq!(
+                    ran,
+                    [true; 2],
+                    "{} config {cfg}: no aligned or no odd shape ran",
+                    stringify!($kernel)
+                );
             }
         }
     }};

@@ -177,36 +177,42 @@ mod checks {
         }
     }
 
-    /// Every wgmma config the planner keeps (the sample above takes the first three): the
-    /// tuner may pick any of them, and a config that does not build, spills, or draws a
-    /// ptxas warning about serialised wgmma (C7510/C7511/C7515) or an ignored setmaxnreg
-    /// (C7508) is a planner or generator regression. Two kernels: K-major A and B, and
-    /// M-major A with N-major B.
-    fn compile_every_wgmma_config(spec: &'static KernelSpec) -> usize {
+    /// Every config of `family` the planner keeps for `target` (the samples above take
+    /// the first three of a plan): the tuner may pick any of them, and a config that does
+    /// not build, spills, or draws a ptxas warning about serialised wgmma (C7510, C7511,
+    /// C7515) or an ignored setmaxnreg (C7508) is a planner or generator regression.
+    fn compile_every_config(
+        spec: &'static KernelSpec,
+        target: &str,
+        family: crossgemm::FamilyId,
+        arch: &str,
+        shapes: &[(usize, usize, usize)],
+    ) -> usize {
         let ir = spec.ir();
-        let Some(tk) = spec.target("h200") else {
-            panic!("{}: target h200 was not planned (feature sm90 is on)", spec.name)
+        let Some(tk) = spec.target(target) else {
+            panic!("{}: target {target} was not planned", spec.name)
         };
         let mut bad = Vec::new();
         let mut compiles = 0;
-        for cfg in tk
-            .plan()
-            .configs
-            .iter()
-            .filter(|c| c.family_id() == crossgemm::FamilyId::Wgmma)
-        {
-            let r = check_cuda_compiles(tk, ir, cfg, ALIGNED).unwrap_or_else(|e| panic!("{} {cfg}: {e}", spec.name));
-            assert_eq!(r.arch, "90a", "{cfg}: wgmma needs sm_90a");
-            let warned = ["C7508", "C7510", "C7511", "C7515"].iter().any(|w| r.log.contains(w));
-            if r.spill_bytes() > 0 || warned {
-                bad.push(format!("{cfg}: {} B spilled, log:\n{}", r.spill_bytes(), r.log));
+        for cfg in tk.plan().configs.iter().filter(|c| c.family_id() == family) {
+            for &shape in shapes {
+                let r = check_cuda_compiles(tk, ir, cfg, shape).unwrap_or_else(|e| panic!("{} {cfg}: {e}", spec.name));
+                assert_eq!(r.arch, arch, "{cfg}");
+                let warned = ["C7508", "C7510", "C7511", "C7515"].iter().any(|w| r.log.contains(w));
+                if r.spill_bytes() > 0 || warned {
+                    bad.push(format!(
+                        "{cfg} {shape:?}: {} B spilled, log:\n{}",
+                        r.spill_bytes(),
+                        r.log
+                    ));
+                }
+                compiles += 1;
             }
-            compiles += 1;
         }
-        assert!(compiles >= 8, "{}: only {compiles} wgmma configs planned", spec.name);
+        assert!(compiles >= 8, "{}: only {compiles} {family} compiles", spec.name);
         assert!(
             bad.is_empty(),
-            "{} of {compiles} wgmma configs of {}:\n{}",
+            "{} of {compiles} {family} compiles of {}:\n{}",
             bad.len(),
             spec.name,
             bad.join("\n")
@@ -214,6 +220,7 @@ mod checks {
         compiles
     }
 
+    /// Two wgmma kernels: K-major A and B, and M-major A with N-major B.
     #[cfg(feature = "sm90")]
     #[test]
     fn every_wgmma_config_compiles() {
@@ -221,8 +228,24 @@ mod checks {
             "every_wgmma_config_compiles",
             "NVRTC compiles of every planned wgmma config (sm_90a)",
         ) {
-            compile_every_wgmma_config(&nv_f16_bias_relu::SPEC);
-            compile_every_wgmma_config(&nv_bf16_t_gelu_erf::SPEC);
+            use crossgemm::FamilyId::Wgmma;
+            compile_every_config(&nv_f16_bias_relu::SPEC, "h200", Wgmma, "90a", &[ALIGNED]);
+            compile_every_config(&nv_bf16_t_gelu_erf::SPEC, "h200", Wgmma, "90a", &[ALIGNED]);
+        }
+    }
+
+    /// The gemv kernels of a K-major and an f32 kernel, on the vector and the element path.
+    #[cfg(feature = "sm90")]
+    #[test]
+    fn every_gemv_config_compiles() {
+        if nvrtc_or_skip(
+            "every_gemv_config_compiles",
+            "NVRTC compiles of every planned gemv config",
+        ) {
+            use crossgemm::FamilyId::Gemv;
+            for spec in [&nv_f16_bias_relu::SPEC, &nv_tf32::SPEC] {
+                compile_every_config(spec, "h200", Gemv, "90", &[(8, 256, 256), (5, 17, 31)]);
+            }
         }
     }
 }

@@ -17,7 +17,7 @@ pub mod swizzle;
 pub mod target;
 
 pub use family::{
-    CompileNeeds, FamilyId, LaunchDims, Machine, MmaTile, Problem, SimtTile, TensorMap, TileConfig, WgmmaTile,
+    CompileNeeds, FamilyId, GemvTile, LaunchDims, Machine, MmaTile, Problem, SimtTile, TensorMap, TileConfig, WgmmaTile,
 };
 pub use ir::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param, ParamKind};
 pub use plan::{plan_target, Plan, Pruned};

@@ -26,7 +26,8 @@ pub struct Plan {
     /// Matrix instructions of the chip that take the kernel's operand type but that no
     /// kernel family generates for this kernel (e.g. wgmma for tf32 operands).
     pub skipped_instrs: Vec<Instr>,
-    /// Surviving configs, best first; `configs[0]` is the default. Each config's variant
+    /// Surviving configs, per family best first, families in plan order; the first one
+    /// that can run a call is that call's default. Each config's variant
     /// names its family.
     pub configs: Vec<TileConfig>,
     /// Candidates considered before pruning.
@@ -54,15 +55,16 @@ impl Plan {
     }
 }
 
-/// The families that serve `ir` on `target`, best first (by the target's instruction order,
-/// then registry order), up to and including the first complete one.
+/// The families that serve `ir` on `target`, best first (shape specialists, then by the
+/// target's instruction order, then registry order), up to and including the first
+/// complete one.
 pub fn families_for(ir: &GemmIr, target: &TargetSpec) -> Vec<FamilyId> {
     let mut serving: Vec<FamilyId> = FamilyId::ALL
         .iter()
         .copied()
         .filter(|f| f.family().serves(target, ir).is_ok())
         .collect();
-    serving.sort_by_key(|f| target.instr_rank(f.family().instr()));
+    serving.sort_by_key(|f| f.family().preference(target));
     if let Some(i) = serving.iter().position(|f| f.family().complete()) {
         serving.truncate(i + 1);
     }
@@ -95,7 +97,7 @@ pub fn plan_target(ir: &GemmIr, target: &TargetSpec, space: &TuneSpace) -> Plan 
         // Stable, deterministic order: score, then the config's text.
         kept.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.to_string().cmp(&b.1.to_string())));
         let passed = kept.len();
-        let kept = keep_every_block_tile(kept, budget(i, families.len()));
+        let kept = keep_every_block_tile(kept, budget(&families, i));
         dropped += passed - kept.len();
         configs.extend(kept.into_iter().map(|(_, c)| c));
     }
@@ -121,10 +123,15 @@ pub fn plan_target(ir: &GemmIr, target: &TargetSpec, space: &TuneSpace) -> Plan 
     }
 }
 
-/// The share of [`MAX_CANDIDATES`] that family `i` of `n` may keep: an even split, the
+/// The share of [`MAX_CANDIDATES`] that family `i` of `families` may keep: in proportion
+/// to the families' [`plan_share`](crate::family::KernelFamily::plan_share), the
 /// remainder to the preferred family.
-fn budget(i: usize, n: usize) -> usize {
-    MAX_CANDIDATES / n + if i == 0 { MAX_CANDIDATES % n } else { 0 }
+fn budget(families: &[FamilyId], i: usize) -> usize {
+    let shares: Vec<usize> = families.iter().map(|f| f.family().plan_share().max(1)).collect();
+    let total: usize = shares.iter().sum();
+    let each = |s: usize| MAX_CANDIDATES * s / total;
+    let rest = MAX_CANDIDATES - shares.iter().map(|&s| each(s)).sum::<usize>();
+    each(shares[i]) + if i == 0 { rest } else { 0 }
 }
 
 /// The `max` configs a plan keeps from `ranked` (best first): the best config of every
@@ -237,10 +244,12 @@ mod tests {
             t.get("h200").unwrap(),
             &TuneSpace::default(),
         );
-        assert_eq!(p.families, [FamilyId::Wgmma, FamilyId::MmaSync]);
+        // The decode-size specialist first (it takes calls of at most 8 rows), then the
+        // tensor-core families.
+        assert_eq!(p.families, [FamilyId::Gemv, FamilyId::Wgmma, FamilyId::MmaSync]);
         assert!(p.skipped_instrs.is_empty());
-        let TileConfig::Wgmma(c) = p.configs[0] else {
-            panic!("{:?}", p.configs[0])
+        let Some(TileConfig::Wgmma(c)) = p.configs.iter().find(|c| c.family_id() != FamilyId::Gemv) else {
+            panic!("{:?}", p.configs)
         };
         assert!(c.bm * c.bn >= 128 * 128, "{c:?}");
         // Both families keep candidates: mma.sync runs what TMA cannot.
@@ -272,19 +281,34 @@ mod tests {
         let cpu = t.get("opencl_cpu").unwrap();
         assert_eq!(
             families_for(&ir(DType::F16, AccMode::F32), h200),
-            [FamilyId::Wgmma, FamilyId::MmaSync]
+            [FamilyId::Gemv, FamilyId::Wgmma, FamilyId::MmaSync]
         );
+        // A row-major B is not K-contiguous: no gemv.
+        let rr = GemmIr::matmul("t", DType::F16, AccMode::F32, Layout::RowMajor, Layout::RowMajor);
+        assert_eq!(families_for(&rr, h200), [FamilyId::Wgmma, FamilyId::MmaSync]);
         // The wgmma family generates no tf32 kernel: it is reported as skipped.
-        assert_eq!(families_for(&ir(DType::F32, AccMode::Tf32), h200), [FamilyId::MmaSync]);
+        assert_eq!(
+            families_for(&ir(DType::F32, AccMode::Tf32), h200),
+            [FamilyId::Gemv, FamilyId::MmaSync]
+        );
         let tf32 = plan_target(&ir(DType::F32, AccMode::Tf32), h200, &TuneSpace::default());
         assert_eq!(tf32.skipped_instrs, [Instr::Wgmma]);
         let a100 = t.get("a100").unwrap();
-        assert_eq!(families_for(&ir(DType::F16, AccMode::F32), a100), [FamilyId::MmaSync]);
+        assert_eq!(
+            families_for(&ir(DType::F16, AccMode::F32), a100),
+            [FamilyId::Gemv, FamilyId::MmaSync]
+        );
         // Full f32 has no tensor-core instruction: rounding to tf32 would change the answer.
-        assert_eq!(families_for(&ir(DType::F32, AccMode::F32), h200), [FamilyId::Simt]);
+        assert_eq!(
+            families_for(&ir(DType::F32, AccMode::F32), h200),
+            [FamilyId::Gemv, FamilyId::Simt]
+        );
         assert_eq!(families_for(&ir(DType::F16, AccMode::F32), cpu), [FamilyId::Simt]);
         let p = plan_target(&ir(DType::F32, AccMode::F32), h200, &TuneSpace::default());
-        assert!(p.configs.iter().all(|c| c.family_id() == FamilyId::Simt));
+        assert!(p
+            .configs
+            .iter()
+            .all(|c| matches!(c.family_id(), FamilyId::Simt | FamilyId::Gemv)));
         assert!(p.skipped_instrs.is_empty(), "no instruction of h200 takes full f32");
     }
 

@@ -119,7 +119,7 @@ pub fn plan_all(cx: &Ctxt, ir: &GemmIr, attr: &Attr, targets: &Targets, warnings
             .map(|i| i.name)
             .filter(|n| *n != Instr::Fma)
             .collect();
-        let fma_only = plan.primary().is_some_and(|f| f.family().instr() == Instr::Fma);
+        let fma_only = plan.families.iter().all(|f| f.family().instr() == Instr::Fma);
         if fma_only && !better.is_empty() {
             warnings.push(Warning {
                 span,

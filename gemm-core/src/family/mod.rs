@@ -18,11 +18,13 @@
 //! bottom of this file, and its snapshot cases in `tests/snapshots.rs`.
 
 mod contract;
+mod gemv;
 mod mma_sync;
 mod simt;
 pub mod wgmma;
 
 pub use contract::{CompileNeeds, LaunchDims, Machine, Problem, Resources, TensorMap};
+pub use gemv::{Gemv, GemvTile};
 pub use mma_sync::{MmaSync, MmaTile};
 pub use simt::{Simt, SimtTile, SIMT_LOCAL_PAD};
 pub use wgmma::{Wgmma, WgmmaTile};
@@ -97,6 +99,20 @@ pub trait KernelFamily: Sync + 'static {
     /// `Err(why)` when the family cannot generate `ir` for `target` (wrong backend,
     /// operand type the instruction does not take, a layout it does not handle).
     fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String>;
+
+    /// Where the family goes in a plan, smallest first: by default after the shape
+    /// specialists (`0`), in the order of the target's instruction list. A specialist (a
+    /// family for some shapes only, e.g. decode-size M) returns `(0, _)` so that the calls
+    /// it accepts get it by default.
+    fn preference(&self, target: &TargetSpec) -> (u8, usize) {
+        (1, target.instr_rank(self.instr()))
+    }
+
+    /// Its weight in the plan's candidate budget (the families of a plan share
+    /// [`crate::plan::MAX_CANDIDATES`] in proportion).
+    fn plan_share(&self) -> usize {
+        3
+    }
 
     /// Whether its configs can run every call of a kernel it serves. A plan takes families
     /// best first up to the first complete one, so that some config runs every call.
@@ -176,6 +192,10 @@ pub trait DynFamily: Sync {
     fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String>;
     /// See [`KernelFamily::complete`].
     fn complete(&self) -> bool;
+    /// See [`KernelFamily::preference`].
+    fn preference(&self, target: &TargetSpec) -> (u8, usize);
+    /// See [`KernelFamily::plan_share`].
+    fn plan_share(&self) -> usize;
     /// The family's candidates for `cx` that pass every rule, each with its score; what
     /// the rules removed is counted into `report`. Returns also how many were considered.
     fn plan(
@@ -184,6 +204,11 @@ pub trait DynFamily: Sync {
         space: &TuneSpace,
         report: &mut BTreeMap<&'static str, Pruned>,
     ) -> (usize, Vec<(f64, TileConfig)>);
+    /// Runs the family's [`rules`](KernelFamily::rules) on `c`, in order, exactly as
+    /// [`DynFamily::plan`] does: `Err((rule name, why))` for the first one it breaks. A
+    /// config of another family breaks the rule `family`. The runtime checks every config
+    /// that comes from disk (tuning cache, records) with it before launching one.
+    fn check(&self, cx: &PlanCtx, c: &TileConfig) -> Result<(), (&'static str, String)>;
     /// See [`KernelFamily::emit`].
     fn emit(&self, ir: &GemmIr, backend: Backend, variant: Variant) -> String;
     /// See [`KernelFamily::accepts`].
@@ -210,6 +235,15 @@ pub trait DynFamily: Sync {
     fn describe(&self, c: &TileConfig) -> String;
 }
 
+/// The first of `family`'s rules that `tile` breaks, with why: what the planner prunes
+/// a candidate for, and what a config read from disk is refused for.
+fn first_broken_rule<F: KernelFamily>(family: &F, cx: &PlanCtx, tile: &F::Tile) -> Option<(&'static str, String)> {
+    family
+        .rules()
+        .iter()
+        .find_map(|r| (r.check)(cx, tile).map(|why| (r.name, why)))
+}
+
 fn tile_of<F: KernelFamily>(c: &TileConfig) -> &F::Tile {
     F::Tile::from_config(c).unwrap_or_else(|| panic!("{c:?} is not a config of the `{}` family", F::ID.name()))
 }
@@ -227,6 +261,12 @@ impl<F: KernelFamily> DynFamily for F {
     fn complete(&self) -> bool {
         KernelFamily::complete(self)
     }
+    fn preference(&self, target: &TargetSpec) -> (u8, usize) {
+        KernelFamily::preference(self, target)
+    }
+    fn plan_share(&self) -> usize {
+        KernelFamily::plan_share(self)
+    }
     fn plan(
         &self,
         cx: &PlanCtx,
@@ -236,23 +276,38 @@ impl<F: KernelFamily> DynFamily for F {
         let cands = self.space(cx, space);
         let considered = cands.len();
         let mut kept = Vec::new();
-        'next: for t in cands {
-            for r in self.rules() {
-                if let Some(why) = (r.check)(cx, &t) {
+        for t in cands {
+            match first_broken_rule(self, cx, &t) {
+                Some((name, why)) => {
                     report
-                        .entry(r.name)
+                        .entry(name)
                         .or_insert_with(|| Pruned {
-                            rule: r.name.into(),
+                            rule: name.into(),
                             count: 0,
                             example: why,
                         })
                         .count += 1;
-                    continue 'next;
                 }
+                None => kept.push((self.score(cx, &t), t.into_config())),
             }
-            kept.push((self.score(cx, &t), t.into_config()));
         }
         (considered, kept)
+    }
+    fn check(&self, cx: &PlanCtx, c: &TileConfig) -> Result<(), (&'static str, String)> {
+        let Some(t) = F::Tile::from_config(c) else {
+            return Err((
+                "family",
+                format!(
+                    "{c} is a config of the `{}` family, not of `{}`",
+                    c.family_id(),
+                    F::ID.name()
+                ),
+            ));
+        };
+        match first_broken_rule(self, cx, t) {
+            Some(broken) => Err(broken),
+            None => Ok(()),
+        }
     }
     fn emit(&self, ir: &GemmIr, backend: Backend, variant: Variant) -> String {
         KernelFamily::emit(self, ir, backend, variant)
@@ -339,6 +394,11 @@ impl TileConfig {
     /// The launch-order group height.
     pub fn group_m(&self) -> u32 {
         self.family().group_m(self)
+    }
+    /// Whether the planner would keep this config for `cx` (see [`DynFamily::check`]):
+    /// `Err((rule, why))` names the first rule of its family it breaks.
+    pub fn check(&self, cx: &PlanCtx) -> Result<(), (&'static str, String)> {
+        self.family().check(cx, self)
     }
 }
 
@@ -431,6 +491,8 @@ registry! {
     Simt = "simt", Simt(SimtTile) as "simt" => simt::Simt;
     /// Hopper warpgroup MMA (sm_90a) fed by TMA, warp-specialised and persistent.
     Wgmma = "wgmma", Wgmma(WgmmaTile) as "wgmma" => wgmma::Wgmma;
+    /// Decode-size M (at most 8 rows): B streamed once in 16-byte chunks, K split over warps.
+    Gemv = "gemv", Gemv(GemvTile) as "gemv" => gemv::Gemv;
 }
 
 #[cfg(test)]

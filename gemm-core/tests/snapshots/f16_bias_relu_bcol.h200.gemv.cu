@@ -1,0 +1,165 @@
+/* crossgemm: cg_f16_bias_relu_ca192860 = relu((acc + bias)) (gemv fma, A RowMajor, B ColMajor, out f16 RowMajor) */
+static __device__ __forceinline__ float cg_f16_to_f32(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+static __device__ __forceinline__ unsigned short cg_f32_to_f16(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+static __device__ __forceinline__ float cg_bf16_to_f32(unsigned short h) { return __uint_as_float(((unsigned int)h) << 16); }
+static __device__ __forceinline__ unsigned short cg_f32_to_bf16(float f) { unsigned short h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+#define CG_EXP expf
+#define CG_TANH tanhf
+#define CG_ERF erff
+#define CG_FMAX fmaxf
+#define CG_FMIN fminf
+#define CG_FABS fabsf
+static __device__ __forceinline__ float cg_ld_f32(const float* p, long i) { return p[i]; }
+static __device__ __forceinline__ void cg_st_f32(float* p, long i, float v) { p[i] = v; }
+static __device__ __forceinline__ float cg_ld_f16(const unsigned short* p, long i) { return cg_f16_to_f32(p[i]); }
+static __device__ __forceinline__ void cg_st_f16(unsigned short* p, long i, float v) { p[i] = cg_f32_to_f16(v); }
+static __device__ __forceinline__ float cg_ld_bf16(const unsigned short* p, long i) { return cg_bf16_to_f32(p[i]); }
+static __device__ __forceinline__ void cg_st_bf16(unsigned short* p, long i, float v) { p[i] = cg_f32_to_bf16(v); }
+static __device__ __forceinline__ float cg_relu(float x) { return CG_FMAX(x, 0.0f); }
+static __device__ __forceinline__ float cg_gelu(float x) { return 0.5f * x * (1.0f + CG_TANH(0.7978845608f * (x + 0.044715f * x * x * x))); }
+static __device__ __forceinline__ float cg_gelu_erf(float x) { return 0.5f * x * (1.0f + CG_ERF(x * 0.7071067812f)); }
+static __device__ __forceinline__ float cg_sigmoid(float x) { return 1.0f / (1.0f + CG_EXP(-x)); }
+static __device__ __forceinline__ float cg_silu(float x) { return x / (1.0f + CG_EXP(-x)); }
+static __device__ __forceinline__ float cg_tanh(float x) { return CG_TANH(x); }
+static __device__ __forceinline__ float cg_exp(float x) { return CG_EXP(x); }
+static __device__ __forceinline__ float cg_abs(float x) { return CG_FABS(x); }
+static __device__ __forceinline__ float cg_min(float a, float b) { return CG_FMIN(a, b); }
+static __device__ __forceinline__ float cg_max(float a, float b) { return CG_FMAX(a, b); }
+static __device__ __forceinline__ float cg_clamp(float x, float lo, float hi) { return CG_FMIN(CG_FMAX(x, lo), hi); }
+static __device__ __forceinline__ float cg_leaky_relu(float x, float s) { return x > 0.0f ? x : s * x; }
+#define SWZ(row, chunk, cpr) ((chunk) ^ (((row) / ((cpr) >= 8 ? 1 : 8 / (cpr))) % ((cpr) < 8 ? (cpr) : 8)))
+static __device__ __forceinline__ float cg_epilogue(float acc, int i, int j, int M, int N, const unsigned short* p2) {
+    (void)i; (void)j; (void)M; (void)N;
+    const float v2 = cg_ld_f16(p2, j);
+    return cg_relu((acc + v2));
+}
+
+#ifndef A_VEC
+#define A_VEC 0
+#endif
+#ifndef B_VEC
+#define B_VEC 0
+#endif
+#ifndef A_ALIGN
+#define A_ALIGN 1
+#endif
+#ifndef B_ALIGN
+#define B_ALIGN 1
+#endif
+#ifndef GROUP_M
+#define GROUP_M 8
+#endif
+struct alignas(16) cg_u4 { unsigned x, y, z, w; };
+
+/* Triton's grouped launch order: GROUP_M consecutive block rows sweep the columns
+   together, so the A rows they share stay in L2. Returns false for a block past the
+   last tile (cannot happen with TileConfig::launch's grid). */
+static __device__ __forceinline__ bool cg_tile_of_block(int M, int N, int bm, int bn, int* tm, int* tn) {
+    const int grid_m = (M + bm - 1) / bm, grid_n = (N + bn - 1) / bn;
+    const int pid = blockIdx.x;
+    const int width = GROUP_M * grid_n;
+    const int first_m = (pid / width) * GROUP_M;
+    const int rows = grid_m - first_m < GROUP_M ? grid_m - first_m : GROUP_M;
+    if (rows <= 0) return false;
+    *tm = first_m + (pid % width) % rows;
+    *tn = (pid % width) / rows;
+    return *tn < grid_n;
+}
+
+#define CG_THREADS (WARPS * 32)
+#define CG_GROUPS (WARPS / KSPLIT)
+#define CG_NB (CG_GROUPS * COLS)
+typedef unsigned short cg_ab_t;
+#define CG_VEC (16 / (int)sizeof(cg_ab_t))
+static_assert(MR >= 1 && MR <= 8, "MR: 1 to 8 rows");
+static_assert(WARPS % KSPLIT == 0, "KSPLIT must divide WARPS");
+static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
+
+static __device__ __forceinline__ float cg_elem(cg_ab_t x) { return cg_f16_to_f32(x); }
+/* The CG_VEC elements of one 16-byte chunk, as floats. */
+static __device__ __forceinline__ void cg_unpack(const cg_u4& v, float* f) {
+    const unsigned short* p = reinterpret_cast<const unsigned short*>(&v);
+#pragma unroll
+    for (int e = 0; e < 8; ++e) f[e] = cg_f16_to_f32(p[e]);
+}
+
+extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bias_relu_ca192860(int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2) {
+    __shared__ float cg_red[WARPS][MR][COLS];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int group = warp / KSPLIT, part = warp % KSPLIT;
+    const int n0 = blockIdx.x * CG_NB + group * COLS;
+    const cg_ab_t* __restrict__ ga = p0;
+    const cg_ab_t* __restrict__ gb = p1;
+    (void)ga; (void)gb;
+    float acc[MR][COLS];
+#pragma unroll
+    for (int i = 0; i < MR; ++i)
+#pragma unroll
+        for (int c = 0; c < COLS; ++c) acc[i][c] = 0.0f;
+
+    if ((A_VEC && B_VEC)) {
+        /* Every row of A and column of B is a whole number of 16-byte chunks. */
+#pragma unroll 2
+        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
+            float a[MR][CG_VEC];
+#pragma unroll
+            for (int i = 0; i < MR; ++i) {
+                if (i < M) {
+                    cg_unpack(*reinterpret_cast<const cg_u4*>(ga + (long)i * K + k), a[i]);
+                } else {
+#pragma unroll
+                    for (int e = 0; e < CG_VEC; ++e) a[i][e] = 0.0f;
+                }
+            }
+#pragma unroll
+            for (int c = 0; c < COLS; ++c) {
+                const int n = n0 + c;
+                if (n < N) {
+                    float b[CG_VEC];
+                    cg_unpack(*reinterpret_cast<const cg_u4*>(gb + (long)n * K + k), b);
+#pragma unroll
+                    for (int i = 0; i < MR; ++i)
+#pragma unroll
+                        for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fmaf(a[i][e], b[e], acc[i][c]);
+                }
+            }
+        }
+    } else {
+        for (int k = part * 32 + lane; k < K; k += KSPLIT * 32) {
+            float a[MR];
+#pragma unroll
+            for (int i = 0; i < MR; ++i) a[i] = i < M ? cg_elem(ga[(long)i * K + k]) : 0.0f;
+#pragma unroll
+            for (int c = 0; c < COLS; ++c) {
+                const int n = n0 + c;
+                if (n < N) {
+                    const float b = cg_elem(gb[(long)n * K + k]);
+#pragma unroll
+                    for (int i = 0; i < MR; ++i) acc[i][c] = fmaf(a[i], b, acc[i][c]);
+                }
+            }
+        }
+    }
+
+    /* Lanes of a warp, then the KSPLIT warps of a group in part order. */
+#pragma unroll
+    for (int i = 0; i < MR; ++i)
+#pragma unroll
+        for (int c = 0; c < COLS; ++c) {
+            float v = acc[i][c];
+#pragma unroll
+            for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+            if (lane == 0) cg_red[warp][i][c] = v;
+        }
+    __syncthreads();
+    if (tid < CG_NB * MR) {
+        const int i = tid / CG_NB, cc = tid % CG_NB, g = cc / COLS, c = cc % COLS;
+        const int j = blockIdx.x * CG_NB + cc;
+        if (i < M && j < N) {
+            float acc = 0.0f;
+#pragma unroll
+            for (int p = 0; p < KSPLIT; ++p) acc += cg_red[g * KSPLIT + p][i][c];
+            cg_st_f16(out, (long)(i) * N + (j), cg_epilogue(acc, i, j, M, N, p2));
+        }
+    }
+}
