@@ -6,21 +6,26 @@
 //! so a stale file is never consulted for a new kernel; the candidate list is not, so
 //! adding configs to a target does not throw away the winners (Triton #9822). Readers
 //! never lock: writers replace the file by rename, so a reader sees the old or the new
-//! file whole. Writers serialise their read-modify-write through an `O_EXCL` lock file
-//! with a stale timeout, so that two processes tuning different shapes at once both
-//! keep their results. A file that cannot be read or parsed, or that belongs to another
-//! key, is reported in one stderr line and treated as empty: the cost is a retune,
-//! never a crash or a kernel chosen for something else.
+//! file whole. Writers serialise their read-modify-write through an advisory lock
+//! ([`FileLock`]: `flock` on Unix, `LockFileEx` on Windows, through `std::fs::File::lock`),
+//! so that two processes tuning different shapes at once both keep their results. The
+//! kernel releases such a lock when its holder exits, however it exits, so a lock can
+//! never outlive its process: a lock file left behind (by `kill -9`, or naming a PID that
+//! was reused) is just a file, and the next process takes the lock at once. A file that
+//! cannot be read or parsed, or that belongs to another key, is reported in one stderr
+//! line and treated as empty: the cost is a retune, never a crash or a kernel chosen for
+//! something else. A config in a file is never trusted either: the runtime validates it
+//! against its family's rules before launching it (`Call::validate`).
 
 use gemm_core::TileConfig;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
-use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
+use std::fs::{self, File, OpenOptions, TryLockError};
+use std::io::{self, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 /// Written in every file; a reader refuses files of another format.
 pub(crate) const FORMAT: &str = "crossgemm-tune-cache";
@@ -28,11 +33,10 @@ pub(crate) const FORMAT: &str = "crossgemm-tune-cache";
 pub(crate) const VERSION: u32 = 1;
 
 /// How long a writer waits for the lock before giving up on storing (the result is
-/// still used in this process).
+/// still used in this process). Writers hold it for one read-modify-write (milliseconds),
+/// and a dead writer's lock is released by the kernel, so only a live, stuck process
+/// (e.g. stopped with SIGSTOP) can make a writer wait this long.
 const LOCK_WAIT: Duration = Duration::from_secs(20);
-/// A lock file older than this belongs to a writer that died: writers hold the lock
-/// only for one read-modify-write (milliseconds).
-const LOCK_STALE: Duration = Duration::from_secs(10);
 
 /// Identity of one cache file. Every field must match for any entry to be used.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -154,6 +158,43 @@ pub(crate) fn read_all(dir: &Path) -> Vec<CacheFile> {
     read_all_paths(dir).into_iter().map(|(_, f)| f).collect()
 }
 
+/// Whether `name` is what [`FileKey::file_name`] produces: `<kernel>-<16 hex>.json`.
+fn is_cache_file_name(name: &str) -> bool {
+    let Some(stem) = name.strip_suffix(".json") else {
+        return false;
+    };
+    let Some((kernel, hash)) = stem.rsplit_once('-') else {
+        return false;
+    };
+    hash.len() == 16
+        && hash.bytes().all(|b| b.is_ascii_hexdigit())
+        && kernel.len() <= 48
+        && kernel.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// The files of `dir` named like tuning-cache files that cannot be used (unreadable, not
+/// JSON, another format or version, malformed), each with why, sorted by path: what
+/// `crossgemm cache ls` shows and `cache clear` removes beside the good files.
+pub(crate) fn unusable_files(dir: &Path) -> Vec<(PathBuf, String)> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(PathBuf, String)> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(is_cache_file_name) && p.is_file())
+        .filter_map(|p| {
+            let why = match fs::read(&p) {
+                Ok(t) => parse_file(&t).err()?,
+                Err(e) => format!("cannot read it ({e})"),
+            };
+            Some((p, why))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 /// Parses a cache file's bytes, checking format and version first.
 fn parse_file(text: &[u8]) -> Result<CacheFile, String> {
     let v: serde_json::Value = serde_json::from_slice(text).map_err(|e| format!("not valid JSON ({e})"))?;
@@ -167,16 +208,37 @@ fn parse_file(text: &[u8]) -> Result<CacheFile, String> {
     serde_json::from_value(v).map_err(|e| format!("malformed ({e})"))
 }
 
-/// Whether `path` is a tuning-cache file or one of its lock or temporary files (what
-/// `crossgemm cache clear` removes).
+/// Whether `path` is a tuning-cache file (usable or not: a corrupt one is named like a
+/// good one), or one of its lock or temporary files: what `crossgemm cache clear`
+/// removes. Other `.json` files are left alone unless they parse as a tuning cache.
 pub(crate) fn is_cache_artifact(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
         return false;
     };
-    if name.contains(".json.tmp-") || name.ends_with(".json.lock") || name.ends_with(".tuning.lock") {
+    if name.contains(".json.tmp-") || is_lock_file(path) || is_cache_file_name(name) {
         return true;
     }
     name.ends_with(".json") && fs::read(path).ok().is_some_and(|t| parse_file(&t).is_ok())
+}
+
+/// Whether `path` is a writer's or a tuning lock file.
+pub(crate) fn is_lock_file(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with(".json.lock") || n.ends_with(".tuning.lock"))
+}
+
+/// Removes a lock file unless a live process holds its lock (then it is left alone and
+/// `Ok(false)` returned): removing a held lock file would let a third process lock a new
+/// file while the holder still works.
+pub(crate) fn remove_lock_file(path: &Path) -> io::Result<bool> {
+    match FileLock::try_lock(path)? {
+        Some(lock) => {
+            drop(lock); // removes the file while holding its lock
+            Ok(true)
+        }
+        None => Ok(false),
+    }
 }
 
 /// The bucket a shape's winner is stored under: each dimension rounded up to a power of
@@ -265,12 +327,50 @@ impl DiskCache {
         Ok(Some(f))
     }
 
+    /// Marks `config`, the cached winner of `bucket`, as failed at `stage` with
+    /// `reason`: the bucket loses its winner (so the next lookup tunes it again) and the
+    /// config joins the file's failures (so that tune does not pick it again). Returns
+    /// whether `config` was the bucket's winner; nothing is changed when it was not (a
+    /// concurrent tune may have replaced it). For a launch of a cached winner that
+    /// failed (see the tuner's `choose`).
+    #[allow(dead_code)] // until the tuner's launch-failure path calls it (issue 11)
+    pub(crate) fn mark_failed(
+        &self,
+        bucket: &str,
+        config: &TileConfig,
+        stage: FailStage,
+        reason: &str,
+    ) -> io::Result<bool> {
+        let mut was_winner = false;
+        self.update(|f| {
+            if f.winners.get(bucket).is_some_and(|w| w.config == *config) {
+                was_winner = true;
+                f.winners.remove(bucket);
+                if !f.failed.iter().any(|x| x.config == *config) {
+                    f.failed.push(FailedConfig {
+                        config: *config,
+                        stage,
+                        reason: reason.to_string(),
+                    });
+                }
+            }
+        })?;
+        Ok(was_winner)
+    }
+
     /// Applies `change` to the current file under the writers' lock and replaces the
     /// file atomically. Re-reads first, so concurrent writers' entries are kept.
     pub(crate) fn update(&self, change: impl FnOnce(&mut CacheFile)) -> io::Result<()> {
         let dir = self.path.parent().unwrap_or(Path::new("."));
-        fs::create_dir_all(dir)?;
-        let _lock = LockFile::acquire(&self.path.with_extension("json.lock"))?;
+        ensure_dir(dir)?;
+        let lock_path = self.path.with_extension("json.lock");
+        let _lock = match FileLock::acquire(&lock_path, LOCK_WAIT, |_| {}) {
+            Ok(l) => Some(l),
+            // A file system without advisory locks (some network mounts): the rename
+            // below still keeps the file whole; only concurrent merges may lose an entry.
+            Err(e) if e.kind() == io::ErrorKind::Unsupported => None,
+            Err(e) => return Err(e),
+        };
         // Unusable contents were already reported by `load`; they are replaced here.
         let mut f = self
             .read()
@@ -301,30 +401,57 @@ impl DiskCache {
 /// How long a process waits for another one tuning on the same device before it tunes
 /// anyway (its timings may then be disturbed): longer than any tune seen on the H200.
 const TUNING_WAIT: Duration = Duration::from_secs(180);
-/// A tuning lock older than this is taken to be left by a process that died.
-const TUNING_STALE: Duration = Duration::from_secs(900);
+
+/// Creates `dir` (and its parents), with a clear error when a path on the way is a file.
+pub(crate) fn ensure_dir(dir: &Path) -> io::Result<()> {
+    if let Some(file) = dir.ancestors().find(|a| a.is_file()) {
+        return Err(io::Error::new(
+            io::ErrorKind::NotADirectory,
+            format!(
+                "{} is a file, not a folder (the cache folder would be {})",
+                file.display(),
+                dir.display()
+            ),
+        ));
+    }
+    fs::create_dir_all(dir)
+}
 
 /// Held while this process tunes on one device, so that processes sharing a cache
 /// folder tune a device one at a time: two tunes at once would time each other's
 /// kernels, and the second one usually wants the bucket the first is tuning.
-pub(crate) struct TuningLock(#[allow(dead_code)] LockFile);
+pub(crate) struct TuningLock(#[allow(dead_code)] FileLock);
 
 impl TuningLock {
-    /// Waits (up to [`TUNING_WAIT`]) until no other process tunes on `device_id` with this
-    /// cache folder, then holds the lock. `None` when the folder cannot hold a lock file,
-    /// or after the wait (with a warning): tuning goes ahead either way.
-    pub(crate) fn acquire(dir: &Path, device_name: &str, device_id: &str) -> Option<TuningLock> {
+    /// The lock file of `device` in `dir`.
+    pub(crate) fn path(dir: &Path, device_name: &str, device_id: &str) -> PathBuf {
         let safe: String = device_id
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
         let id = format!("{device_name}\0{device_id}");
-        let path = dir.join(format!(
+        dir.join(format!(
             "tuning-{safe}-{:08x}.tuning.lock",
             gemm_core::ir::fnv1a(id.as_bytes()) as u32
-        ));
-        fs::create_dir_all(dir).ok()?;
-        match LockFile::acquire_with(&path, TUNING_WAIT, TUNING_STALE) {
+        ))
+    }
+
+    /// Waits (up to [`TUNING_WAIT`]) until no other process tunes on `device_id` with this
+    /// cache folder, then holds the lock. A wait is announced once on stderr, naming the
+    /// process that holds the lock. `None` when the folder cannot hold a lock file, or
+    /// after the wait (with a warning): tuning goes ahead either way.
+    pub(crate) fn acquire(dir: &Path, device_name: &str, device_id: &str) -> Option<TuningLock> {
+        let path = TuningLock::path(dir, device_name, device_id);
+        ensure_dir(dir).ok()?;
+        let waiting = |holder: Option<u32>| {
+            let who = holder.map_or("another process".to_string(), |pid| format!("process {pid}"));
+            eprintln!(
+                "crossgemm: waiting for {who} to finish tuning on {device_id} (it holds {}); at most {} s, then tuning alongside it",
+                path.display(),
+                TUNING_WAIT.as_secs()
+            );
+        };
+        match FileLock::acquire(&path, TUNING_WAIT, waiting) {
             Ok(l) => Some(TuningLock(l)),
             Err(e) if e.kind() == io::ErrorKind::TimedOut => {
                 eprintln!(
@@ -339,70 +466,107 @@ impl TuningLock {
     }
 }
 
-/// Whether the process that wrote `lock` (its first line is the PID) is gone. Only
-/// Linux can tell (`/proc`); elsewhere, and for unreadable files, the answer is no and
-/// the lock's age decides.
-fn holder_is_dead(lock: &Path) -> bool {
-    if !cfg!(target_os = "linux") {
-        return false;
-    }
-    let Some(pid) = fs::read_to_string(lock)
-        .ok()
-        .and_then(|t| t.lines().next().and_then(|l| l.trim().parse::<u32>().ok()))
-    else {
-        return false;
-    };
-    pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
+/// An advisory lock on a lock file (`std::fs::File::try_lock`: `flock` on Unix), which
+/// the kernel releases when the holding process exits in any way. The holder writes its
+/// PID into the file, so that a waiter can name it. Dropping the lock removes the file
+/// while still holding the lock; a waiter that then gets the lock of the removed file
+/// notices (the path no longer names the file it locked) and locks the new one, so that
+/// two processes never both hold "the" lock.
+pub(crate) struct FileLock {
+    path: PathBuf,
+    _file: File,
 }
 
-/// An `O_EXCL` lock file, removed on drop.
-struct LockFile(PathBuf);
+/// Whether `file` (open) is the file `path` names now.
+fn is_same_file(file: &File, path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (file.metadata(), fs::metadata(path)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, path);
+        true
+    }
+}
 
-impl LockFile {
-    fn acquire(path: &Path) -> io::Result<LockFile> {
-        LockFile::acquire_with(path, LOCK_WAIT, LOCK_STALE)
+/// The PID on the first line of a lock file, if any.
+fn lock_holder(path: &Path) -> Option<u32> {
+    fs::read_to_string(path).ok()?.lines().next()?.trim().parse().ok()
+}
+
+impl FileLock {
+    /// Takes the lock if no one holds it: `Ok(None)` when a live process does.
+    pub(crate) fn try_lock(path: &Path) -> io::Result<Option<FileLock>> {
+        loop {
+            let mut file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(path)?;
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(TryLockError::WouldBlock) => return Ok(None),
+                Err(TryLockError::Error(e)) => return Err(e),
+            }
+            if !is_same_file(&file, path) {
+                // The previous holder removed the file as it released it: lock the new one.
+                continue;
+            }
+            file.set_len(0)?;
+            file.rewind()?;
+            let _ = writeln!(file, "{}", std::process::id());
+            let _ = file.flush();
+            return Ok(Some(FileLock {
+                path: path.to_path_buf(),
+                _file: file,
+            }));
+        }
     }
 
-    /// Waits up to `wait` for `path`, breaking a lock older than `stale` or (Linux) one
-    /// whose writer is no longer running.
-    fn acquire_with(path: &Path, wait_limit: Duration, stale: Duration) -> io::Result<LockFile> {
+    /// Waits up to `wait_limit` for the lock (`TimedOut` after it). When it has to wait,
+    /// calls `on_wait` once with the holder's PID, if the lock file names one.
+    pub(crate) fn acquire(
+        path: &Path,
+        wait_limit: Duration,
+        on_wait: impl FnOnce(Option<u32>),
+    ) -> io::Result<FileLock> {
         let start = Instant::now();
+        let mut on_wait = Some(on_wait);
         let mut wait = Duration::from_millis(2);
         loop {
-            match OpenOptions::new().write(true).create_new(true).open(path) {
-                Ok(mut f) => {
-                    let _ = writeln!(f, "{}", std::process::id());
-                    return Ok(LockFile(path.to_path_buf()));
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                    let age = fs::metadata(path)
-                        .and_then(|m| m.modified())
-                        .ok()
-                        .and_then(|t| SystemTime::now().duration_since(t).ok());
-                    if age.is_some_and(|a| a > stale) || holder_is_dead(path) {
-                        // Another waiter may remove it at the same time; either way the
-                        // next create_new decides who holds the lock.
-                        let _ = fs::remove_file(path);
-                        continue;
-                    }
-                    if start.elapsed() > wait_limit {
-                        return Err(io::Error::new(
-                            io::ErrorKind::TimedOut,
-                            format!("{} is held by another process", path.display()),
-                        ));
-                    }
-                    std::thread::sleep(wait);
-                    wait = (wait * 2).min(Duration::from_millis(50));
-                }
-                Err(e) => return Err(e),
+            if let Some(lock) = FileLock::try_lock(path)? {
+                return Ok(lock);
             }
+            if let Some(f) = on_wait.take() {
+                // The holder writes its PID right after locking: give it a moment.
+                let holder = lock_holder(path).or_else(|| {
+                    std::thread::sleep(Duration::from_millis(20));
+                    lock_holder(path)
+                });
+                f(holder);
+            }
+            if start.elapsed() > wait_limit {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!("{} is held by another process", path.display()),
+                ));
+            }
+            std::thread::sleep(wait);
+            wait = (wait * 2).min(Duration::from_millis(50));
         }
     }
 }
 
-impl Drop for LockFile {
+impl Drop for FileLock {
     fn drop(&mut self) {
-        let _ = fs::remove_file(&self.0);
+        // Removed while locked; the lock goes with the file handle, after this.
+        let _ = fs::remove_file(&self.path);
     }
 }
 
@@ -533,57 +697,162 @@ pub(crate) mod tests {
         let _ = fs::remove_dir_all(&dir);
     }
 
-    #[cfg(target_os = "linux")]
     #[test]
-    fn tuning_lock_of_a_dead_process_is_broken_at_once() {
+    fn a_lock_file_without_a_live_holder_is_taken_at_once() {
         let dir = temp_dir("tuning-lock");
         let first = TuningLock::acquire(&dir, "dev", "opencl:0:0").expect("a lock");
-        let path = fs::read_dir(&dir).unwrap().next().unwrap().unwrap().path();
-        assert!(is_cache_artifact(&path), "{}", path.display());
+        let path = TuningLock::path(&dir, "dev", "opencl:0:0");
+        assert!(path.exists() && is_cache_artifact(&path), "{}", path.display());
+        assert_eq!(lock_holder(&path), Some(std::process::id()));
         drop(first);
-        assert!(!path.exists());
-        // A lock left by a process that has exited: its PID is no longer running.
-        let mut gone = std::process::Command::new("true").spawn().unwrap();
-        gone.wait().unwrap();
-        fs::write(&path, format!("{}\n", gone.id())).unwrap();
-        let start = Instant::now();
-        let again = TuningLock::acquire(&dir, "dev", "opencl:0:0");
-        assert!(again.is_some() && start.elapsed() < Duration::from_secs(5));
-        drop(again);
+        assert!(!path.exists(), "the lock file goes with the lock");
+        // Left behind by a killed process, naming a live PID (ours, or a reused one), or
+        // empty: only a held lock makes anyone wait.
+        for content in [format!("{}\n", std::process::id()), String::new(), "garbage".into()] {
+            fs::write(&path, &content).unwrap();
+            let start = Instant::now();
+            let again = TuningLock::acquire(&dir, "dev", "opencl:0:0");
+            assert!(again.is_some(), "{content:?}");
+            assert!(
+                start.elapsed() < Duration::from_secs(2),
+                "{content:?}: {:?}",
+                start.elapsed()
+            );
+        }
         let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]
-    fn stale_lock_is_broken_and_live_lock_waited_for() {
+    fn a_held_lock_is_waited_for_and_named() {
         let dir = temp_dir("lock");
         fs::create_dir_all(&dir).unwrap();
-        let lock = dir.join("x.lock");
-        let held = LockFile::acquire(&lock).unwrap();
+        let lock = dir.join("x.json.lock");
+        let held = FileLock::try_lock(&lock).unwrap().expect("free");
+        assert!(FileLock::try_lock(&lock).unwrap().is_none(), "held in this process too");
+        assert!(
+            !remove_lock_file(&lock).unwrap() && lock.exists(),
+            "a held lock file is kept"
+        );
         let t = std::thread::spawn({
             let lock = lock.clone();
             move || {
                 let start = Instant::now();
-                let _l = LockFile::acquire(&lock).unwrap();
-                start.elapsed()
+                let mut named = None;
+                let _l = FileLock::acquire(&lock, Duration::from_secs(20), |h| named = Some(h)).unwrap();
+                (start.elapsed(), named)
             }
         });
-        std::thread::sleep(Duration::from_millis(100));
+        std::thread::sleep(Duration::from_millis(200));
         drop(held);
-        assert!(t.join().unwrap() >= Duration::from_millis(90));
-        // A lock left by a dead writer: backdate it past the stale timeout.
-        fs::write(&lock, "12345").unwrap();
-        let old = SystemTime::now() - LOCK_STALE - Duration::from_secs(5);
-        fs::File::options()
-            .write(true)
-            .open(&lock)
-            .unwrap()
-            .set_modified(old)
+        let (waited, named) = t.join().unwrap();
+        assert!(waited >= Duration::from_millis(150), "{waited:?}");
+        assert_eq!(named, Some(Some(std::process::id())), "the wait names the holder once");
+        // And a wait ends at its limit.
+        let held = FileLock::try_lock(&lock).unwrap().unwrap();
+        let e = FileLock::acquire(&lock, Duration::from_millis(100), |_| {})
+            .err()
             .unwrap();
-        let start = Instant::now();
-        drop(LockFile::acquire(&lock).unwrap());
-        assert!(start.elapsed() < Duration::from_secs(2));
-        assert!(!lock.exists());
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
+        drop(held);
+        assert!(remove_lock_file(&lock).unwrap() && !lock.exists());
         let _ = fs::remove_dir_all(&dir);
+    }
+
+    /// Holds the lock named by `CROSSGEMM_LOCK_CHILD` until killed (run by the next test).
+    #[test]
+    fn lock_holding_child() {
+        let Some(path) = std::env::var_os("CROSSGEMM_LOCK_CHILD") else {
+            return;
+        };
+        let _l = FileLock::try_lock(Path::new(&path)).unwrap().expect("free");
+        println!("LOCKED");
+        std::thread::sleep(Duration::from_secs(120));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_lock_of_a_killed_process_is_free_at_once() {
+        use std::io::BufRead;
+        let dir = temp_dir("killed");
+        fs::create_dir_all(&dir).unwrap();
+        let lock = TuningLock::path(&dir, "dev", "opencl:0:0");
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "cache::tests::lock_holding_child", "--nocapture"])
+            .env("CROSSGEMM_LOCK_CHILD", &lock)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = std::io::BufReader::new(child.stdout.take().unwrap());
+        assert!(
+            out.lines().map_while(|l| l.ok()).any(|l| l.contains("LOCKED")),
+            "the child took the lock"
+        );
+        assert!(FileLock::try_lock(&lock).unwrap().is_none(), "held by the child");
+        child.kill().unwrap(); // SIGKILL: no destructor runs, the file stays behind
+        child.wait().unwrap();
+        assert!(lock.exists());
+        let start = Instant::now();
+        assert!(TuningLock::acquire(&dir, "dev", "opencl:0:0").is_some());
+        assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_failed_winner_is_dropped_and_recorded() {
+        let dir = temp_dir("failed");
+        let c = DiskCache::new(&dir, key());
+        let w = |mwg| Winner {
+            config: cfg(mwg),
+            ms: 1.0,
+            shape: [64, 64, 64],
+            candidates: 2,
+        };
+        c.update(|f| {
+            f.winners.insert("pow2:64x64x64".into(), w(32));
+            f.winners.insert("pow2:128x64x64".into(), w(64));
+        })
+        .unwrap();
+        // Not the winner (a concurrent tune replaced it): nothing changes.
+        assert!(!c
+            .mark_failed("pow2:64x64x64", &cfg(16), FailStage::Launch, "x")
+            .unwrap());
+        assert!(c.load().failed.is_empty());
+        assert!(c
+            .mark_failed("pow2:64x64x64", &cfg(32), FailStage::Launch, "launch failed")
+            .unwrap());
+        let f = c.load();
+        assert!(!f.winners.contains_key("pow2:64x64x64"));
+        assert_eq!(f.winners["pow2:128x64x64"].config, cfg(64), "other buckets keep theirs");
+        assert_eq!(f.failed.len(), 1);
+        assert_eq!((f.failed[0].config, f.failed[0].stage), (cfg(32), FailStage::Launch));
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn corrupt_files_are_listed_and_count_as_cache_files() {
+        let dir = temp_dir("listed");
+        let c = DiskCache::new(&dir, key());
+        c.update(|_| {}).unwrap();
+        let bad = dir.join("k-00000000000000ff.json");
+        fs::write(&bad, b"{ truncated").unwrap();
+        let other = dir.join("notes.json");
+        fs::write(&other, b"{}").unwrap();
+        let u = unusable_files(&dir);
+        assert_eq!(u.len(), 1, "{u:?}");
+        assert_eq!(u[0].0, bad);
+        assert!(u[0].1.contains("not valid JSON"), "{}", u[0].1);
+        assert!(is_cache_artifact(&bad) && is_cache_artifact(c.path()) && !is_cache_artifact(&other));
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_file_in_the_way_of_the_folder_is_named() {
+        let dir = temp_dir("file");
+        fs::write(&dir, b"x").unwrap();
+        let e = DiskCache::new(&dir.join("sub"), key()).update(|_| {}).unwrap_err();
+        assert!(e.to_string().contains("is a file, not a folder"), "{e}");
+        assert!(TuningLock::acquire(&dir, "dev", "opencl:0:0").is_none());
+        let _ = fs::remove_file(&dir);
     }
 
     #[test]

@@ -9,7 +9,10 @@ use crate::element::decode;
 use crate::error::{GemmError, Result};
 use crate::reference::{self, HostOperand};
 use crate::spec::{KernelSpec, TargetKernel};
+use gemm_core::family::PlanCtx;
 use gemm_core::{Backend, GemmIr, Machine, ParamKind, Problem, TileConfig};
+use std::collections::HashSet;
+use std::sync::Mutex;
 
 /// One argument of a generated wrapper, in signature order.
 #[derive(Clone, Copy, Debug)]
@@ -64,6 +67,7 @@ impl<'c, 'a> Call<'c, 'a> {
     /// dimensions that agree, epilogue operands and the output of the product's shape, and
     /// extents inside the kernels' 32-bit index range.
     pub fn new(spec: &'static KernelSpec, args: &'c [Arg<'a>], out: OutArg<'a>) -> Result<Self> {
+        crate::env::validate_all();
         check_devices(spec, args, &out)?;
         let (m, n, k) = dims(spec, args)?;
         if (out.rows, out.cols) != (m, n) {
@@ -72,6 +76,7 @@ impl<'c, 'a> Call<'c, 'a> {
                 format!("the output is {}x{} but the product is {m}x{n}", out.rows, out.cols),
             ));
         }
+        check_bytes(spec, args, &out)?;
         Ok(Call {
             spec,
             args,
@@ -210,6 +215,36 @@ pub fn dims(spec: &KernelSpec, args: &[Arg<'_>]) -> Result<(usize, usize, usize)
     Ok((m, n, k))
 }
 
+/// Every buffer holds the elements its shape says (an untyped call may pass any buffer
+/// with any shape): a kernel must never read or write past one.
+fn check_bytes(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<()> {
+    let ir = spec.ir();
+    let need = |rows: usize, cols: usize, size: u32| (rows as u128) * (cols as u128) * size as u128;
+    let mut each: Vec<(&str, u128, usize)> = vec![(
+        "the output",
+        need(out.rows, out.cols, ir.out_dtype.size()),
+        out.buf.bytes,
+    )];
+    for (p, a) in ir.params.iter().zip(args) {
+        let size = match p.kind {
+            ParamKind::Matrix { dtype, .. } | ParamKind::Row { dtype } | ParamKind::Col { dtype } => dtype.size(),
+            ParamKind::Scalar => continue,
+        };
+        match *a {
+            Arg::Matrix { buf, rows, cols } => each.push((&p.name, need(rows, cols, size), buf.bytes)),
+            Arg::Vector { buf, len } => each.push((&p.name, need(len, 1, size), buf.bytes)),
+            Arg::Scalar(_) => {}
+        }
+    }
+    match each.into_iter().find(|(_, need, have)| *need > *have as u128) {
+        Some((what, need, have)) => Err(shape_err(
+            spec,
+            format!("{what} needs {need} bytes for its shape but its buffer holds {have}"),
+        )),
+        None => Ok(()),
+    }
+}
+
 fn check_devices(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<()> {
     let dev = &out.buf.device;
     let ir = spec.ir();
@@ -231,15 +266,43 @@ fn check_devices(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Resul
 }
 
 impl Call<'_, '_> {
-    /// Whether `c` can run this call ([`Call::check_config`] passes).
+    /// Whether `c` can run this call ([`Call::check_config`] passes). A config that is not
+    /// valid for the target at all (see [`Call::validate`]) is reported once per process on
+    /// stderr: planned configs always are, so it came from disk (an edited or foreign
+    /// tuning cache, a records file) and the caller goes on without it (tunes again, or
+    /// takes the nearest winner or the planner's default).
     pub(crate) fn usable(&self, tk: &TargetKernel, c: &TileConfig) -> bool {
+        if let Err(e) = self.validate(tk, c) {
+            warn_invalid(self.spec, tk, c, &e);
+            return false;
+        }
         self.check_config(tk, c).is_ok()
     }
 
-    /// Whether `c` can run this call, and why not: it must fit the device (threads and
-    /// shared memory per block), `tk` must have its family's source, and its family must
-    /// accept the problem (alignment, extents).
+    /// Whether `c` is a config the planner could have made for `tk` at all: its family was
+    /// planned for the target ([`TargetKernel::source_of`]) and it passes every rule of
+    /// that family for the target's limits and this kernel, exactly as the planner checks
+    /// a candidate (`DynFamily::check`). Run before anything computes with the config's
+    /// fields (threads, shared memory, launch grid), which a zero or huge field would
+    /// overflow or divide by zero.
+    pub(crate) fn validate(&self, tk: &TargetKernel, c: &TileConfig) -> Result<()> {
+        tk.source_of(c)?;
+        let cx = PlanCtx::new(tk.spec(), self.ir());
+        c.check(&cx).map_err(|(rule, why)| {
+            GemmError::Unsupported(format!(
+                "config {c} is not valid for `{}` on target `{}`: it breaks the `{rule}` rule of the `{}` family ({why})",
+                self.spec.name,
+                tk.target,
+                c.family_id()
+            ))
+        })
+    }
+
+    /// Whether `c` can run this call, and why not: it must be valid for the target
+    /// ([`Call::validate`]), fit the device (threads and shared memory per block), and
+    /// its family must accept the problem (alignment, extents).
     pub(crate) fn check_config(&self, tk: &TargetKernel, c: &TileConfig) -> Result<()> {
+        self.validate(tk, c)?;
         let info = self.device().info();
         let r = c.resources(self.ir().ab_dtype);
         if r.threads > info.max_threads_per_block || r.smem_bytes > info.smem_per_block {
@@ -252,7 +315,6 @@ impl Call<'_, '_> {
                 ),
             });
         }
-        tk.source_of(c)?;
         c.family().accepts(c, self.ir(), self.problem).map_err(|why| {
             GemmError::Unsupported(format!(
                 "config {c} cannot run `{}` at {}x{}x{}: {why}",
@@ -281,6 +343,23 @@ impl Call<'_, '_> {
                     self.problem.k
                 ))
             })
+    }
+}
+
+/// Reports an invalid config (see [`Call::usable`]) once per process per kernel, target
+/// and config.
+fn warn_invalid(spec: &KernelSpec, tk: &TargetKernel, c: &TileConfig, e: &GemmError) {
+    static SEEN: Mutex<Option<HashSet<(usize, &'static str, TileConfig)>>> = Mutex::new(None);
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    if seen
+        .get_or_insert_with(HashSet::new)
+        .insert((spec as *const KernelSpec as usize, tk.target, *c))
+    {
+        let why = e.to_string();
+        eprintln!(
+            "crossgemm: warning: ignoring a config read from the tuning cache or tuning records: {}; it is not launched (a tune replaces it)",
+            why.strip_prefix("unsupported: ").unwrap_or(&why)
+        );
     }
 }
 

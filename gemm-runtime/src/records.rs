@@ -285,20 +285,41 @@ pub fn merge(dir: &Path, doc: &Records) -> Result<ImportSummary, RecordError> {
     Ok(sum)
 }
 
-/// Removes the tuning-cache files (and stale lock and temporary files) in `dir`;
-/// returns how many. Other files are left alone.
+/// The files of the cache in `dir` that are named like tuning-cache files but cannot be
+/// used (corrupt, truncated, of another format or version), each with why. Lookups read
+/// them as empty (and retune); `crossgemm cache ls` lists them and [`clear`] removes them.
+pub fn unusable(dir: &Path) -> Vec<(std::path::PathBuf, String)> {
+    cache::unusable_files(dir)
+}
+
+/// Removes the tuning-cache files, usable or not (see [`unusable`]), and the lock and
+/// temporary files left behind in `dir`; returns how many. A lock that a live process
+/// holds is left alone, and so are other files.
 pub fn clear(dir: &Path) -> Result<usize, RecordError> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            return Err(RecordError(format!("{} is a file, not a cache folder", dir.display())))
+        }
         Err(e) => return Err(RecordError(format!("cannot read {}: {e}", dir.display()))),
     };
     let mut n = 0;
     for e in entries.filter_map(|e| e.ok()) {
         let p = e.path();
-        if p.is_file() && cache::is_cache_artifact(&p) {
-            std::fs::remove_file(&p).map_err(|e| RecordError(format!("cannot remove {}: {e}", p.display())))?;
-            n += 1;
+        if !p.is_file() || !cache::is_cache_artifact(&p) {
+            continue;
+        }
+        let removed = if cache::is_lock_file(&p) {
+            cache::remove_lock_file(&p)
+        } else {
+            std::fs::remove_file(&p).map(|()| true)
+        };
+        match removed {
+            Ok(true) => n += 1,
+            Ok(false) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(RecordError(format!("cannot remove {}: {e}", p.display()))),
         }
     }
     Ok(n)

@@ -173,17 +173,11 @@ pub(crate) struct BinaryCache {
     max_bytes: u64,
 }
 
-/// Default size limit of `bin/`: a full tune of one kernel on a GPU stores ~48 CUBINs of
-/// 50-200 KiB, so this keeps the builds of hundreds of kernels and shapes.
-const DEFAULT_MAX_MB: u64 = 1024;
-
-/// `CROSSGEMM_BINARY_CACHE_MB`, else [`DEFAULT_MAX_MB`], in bytes.
+/// `CROSSGEMM_BINARY_CACHE_MB` (default [`crate::env::DEFAULT_BINARY_CACHE_MB`]: a full
+/// tune of one kernel on a GPU stores ~48 CUBINs of 50-200 KiB, so this keeps the builds
+/// of hundreds of kernels and shapes), in bytes; 0 turns the cache off.
 fn max_bytes_from_env() -> u64 {
-    let mb = std::env::var("CROSSGEMM_BINARY_CACHE_MB")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .unwrap_or(DEFAULT_MAX_MB);
-    mb.saturating_mul(1 << 20)
+    crate::env::binary_cache_mb().saturating_mul(1 << 20)
 }
 
 /// Removes the least recently used `.bin` files of `dir` (by modification time, which a
@@ -224,10 +218,7 @@ fn prune(dir: &Path, max_bytes: u64, keep: &Path) -> usize {
 
 /// Whether `CROSSGEMM_ALWAYS_COMPILE` asks to bypass the cache.
 fn always_compile() -> bool {
-    std::env::var("CROSSGEMM_ALWAYS_COMPILE").is_ok_and(|v| {
-        let v = v.trim();
-        !v.is_empty() && v != "0" && !v.eq_ignore_ascii_case("false")
-    })
+    crate::env::flag("CROSSGEMM_ALWAYS_COMPILE")
 }
 
 /// Whether files can be created in `dir` (creating it), remembered per folder.
@@ -247,7 +238,7 @@ fn writable(dir: &Path) -> bool {
                     .open(&probe)
                     .is_ok();
             let _ = fs::remove_file(&probe);
-            if !ok && std::env::var_os("CROSSGEMM_LOG").is_some() {
+            if !ok && crate::env::log() {
                 eprintln!("crossgemm: binary cache off: {} is not writable", dir.display());
             }
             ok
@@ -255,17 +246,16 @@ fn writable(dir: &Path) -> bool {
 }
 
 impl BinaryCache {
-    /// The cache the backends use: `None` under `CROSSGEMM_ALWAYS_COMPILE=1`, without a
-    /// cache directory, or when it is not writable.
+    /// The cache the backends use: `None` under `CROSSGEMM_ALWAYS_COMPILE=1` or
+    /// `CROSSGEMM_BINARY_CACHE_MB=0`, without a cache directory, or when it is not
+    /// writable.
     pub(crate) fn from_env() -> Option<BinaryCache> {
-        if always_compile() {
+        let max_bytes = max_bytes_from_env();
+        if always_compile() || max_bytes == 0 {
             return None;
         }
         let dir = cache_dir()?.join("bin");
-        writable(&dir).then_some(BinaryCache {
-            dir,
-            max_bytes: max_bytes_from_env(),
-        })
+        writable(&dir).then_some(BinaryCache { dir, max_bytes })
     }
 
     /// A cache in `dir` itself (tests).

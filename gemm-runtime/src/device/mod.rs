@@ -138,6 +138,12 @@ struct DeviceInner {
 }
 
 /// A handle to one device. Cheap to clone; clones share compiled kernels.
+///
+/// Every handle of one physical device in a process is the same device: discovery opens
+/// each device once (one CUDA context, one OpenCL context and queue) and
+/// [`Device::best`], [`Device::open`], [`Device::list`] and [`Device::host`] hand out
+/// that one, so buffers made through one `Device::best()` work with kernels called
+/// through another (two libraries in one program can both call it).
 #[derive(Clone)]
 pub struct Device {
     inner: Arc<DeviceInner>,
@@ -166,9 +172,12 @@ impl Device {
         }
     }
 
-    /// The host "device": the host reference computes every kernel. Always available.
+    /// The host "device": the host reference computes every kernel. Always available;
+    /// one per process, like every device.
     pub fn host() -> Device {
-        Device::from_backend(Box::new(host::HostBackend::new()))
+        static HOST: std::sync::OnceLock<Device> = std::sync::OnceLock::new();
+        HOST.get_or_init(|| Device::from_backend(Box::new(host::HostBackend::new())))
+            .clone()
     }
 
     /// What the device is.
@@ -245,6 +254,7 @@ impl Device {
 
     /// Every device found, in the order [`Device::best`] prefers them; the host last.
     pub fn list() -> Vec<Device> {
+        crate::env::validate_all();
         let mut v = Vec::new();
         #[cfg(feature = "cuda")]
         v.extend(cuda::discover());
@@ -265,9 +275,15 @@ impl Device {
 
     /// The best device: `CROSSGEMM_DEVICE` if set, else the first of [`Device::list`].
     pub fn best() -> Result<Device> {
-        match std::env::var("CROSSGEMM_DEVICE") {
-            Ok(req) if !req.trim().is_empty() => Device::open(req.trim()),
-            _ => Ok(Device::list()
+        match crate::env::device() {
+            Some(req) => Device::open(&req).map_err(|e| match e {
+                GemmError::NoDevice { request, reason } => GemmError::NoDevice {
+                    request: format!("{request}` (CROSSGEMM_DEVICE, which accepts `cuda:N`, `opencl:P:D`, `host`, `cuda`, `opencl`, `opencl-gpu` or `opencl-cpu`"),
+                    reason,
+                },
+                e => e,
+            }),
+            None => Ok(Device::list()
                 .into_iter()
                 .next()
                 .expect("the host device is always listed")),

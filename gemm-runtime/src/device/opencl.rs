@@ -62,7 +62,7 @@ fn discover_uncached() -> Vec<Device> {
             match OpenclBackend::new(ClDevice::new(id), format!("opencl:{p}:{d}"), &platform_name) {
                 Ok(b) => out.push(Device::from_backend(Box::new(b))),
                 Err(e) => {
-                    if std::env::var_os("CROSSGEMM_LOG").is_some() {
+                    if crate::env::log() {
                         eprintln!("crossgemm: skipping OpenCL device opencl:{p}:{d}: {e}");
                     }
                 }
@@ -257,7 +257,7 @@ impl OpenclBackend {
         let mut options = vec!["-cl-std=CL1.2".to_string()];
         // PoCL prints "N warnings generated." on stderr for every build (unused helper
         // functions of the prelude); keep warnings only when the user asks for logs.
-        if std::env::var_os("CROSSGEMM_LOG").is_none() {
+        if !crate::env::log() {
             options.push("-w".to_string());
         }
         options.extend(defines.iter().map(|(k, v)| format!("-D {k}={v}")));
@@ -289,7 +289,7 @@ impl OpenclBackend {
                 match loaded {
                     Ok((program, kernel)) => {
                         binary_cache::count_hit();
-                        if std::env::var_os("CROSSGEMM_LOG").is_some() {
+                        if crate::env::log() {
                             eprintln!(
                                 "crossgemm: OpenCL build `{symbol}` on {} [{joined}] from the binary cache {:.1} ms: ok",
                                 self.info.id,
@@ -344,7 +344,7 @@ impl OpenclBackend {
                     }
                 }
                 Err(e) => {
-                    if std::env::var_os("CROSSGEMM_LOG").is_some() {
+                    if crate::env::log() {
                         eprintln!("crossgemm: OpenCL program binary of `{symbol}` unavailable ({e}); not cached");
                     }
                 }
@@ -531,11 +531,11 @@ impl DeviceBackend for OpenclBackend {
 /// build log of every build, named by symbol and a hash of the options. Diagnostics only:
 /// an I/O error is reported once and never fails the build.
 fn log_and_dump(device: &str, source: &str, symbol: &str, options: &str, ms: f64, log: &str, err: Option<&ClError>) {
-    if std::env::var_os("CROSSGEMM_LOG").is_some() {
+    if crate::env::log() {
         let status = err.map_or_else(|| "ok".to_string(), |e| e.to_string());
         eprintln!("crossgemm: OpenCL build `{symbol}` on {device} [{options}] {ms:.1} ms: {status}");
     }
-    let Some(dir) = std::env::var_os("CROSSGEMM_DUMP").filter(|d| !d.is_empty()) else {
+    let Some(dir) = crate::env::dump_dir() else {
         return;
     };
     let dir = PathBuf::from(dir);
@@ -574,7 +574,7 @@ mod tests {
     fn devices_or_skip(test: &str) -> Option<Vec<Device>> {
         let devs = discover();
         if devs.is_empty() {
-            if std::env::var("CROSSGEMM_REQUIRE_OPENCL").as_deref() == Ok("1") {
+            if crate::env::require_opencl() {
                 panic!("CROSSGEMM_REQUIRE_OPENCL=1 but no OpenCL device was found");
             }
             eprintln!("{test}: skipped, no OpenCL device");
@@ -642,7 +642,7 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
         assert_eq!(ids, uniq);
         // Discovery is cached: the same devices (and contexts) come back.
         assert_eq!(discover(), devs);
-        if std::env::var("CROSSGEMM_REQUIRE_OPENCL").as_deref() == Ok("1") {
+        if crate::env::require_opencl() {
             assert!(
                 devs.iter()
                     .any(|d| d.info().platform.contains("Portable Computing Language")),

@@ -225,8 +225,36 @@ fn candidates(space: &TuneSpace, tf32: bool) -> Vec<MmaTile> {
 
 // Rationale per rule: each names the hardware limit or the generator invariant it
 // protects. A config is charged to the first rule it breaks.
-const RULES: [Rule<MmaTile>; 9] =
+const RULES: [Rule<MmaTile>; 10] =
     [
+        // The generator's invariants that every later rule (and the launch geometry)
+        // divides by: no zero extent, the ring's two stages (a static_assert of the source),
+        // a launch order of >= 1 row. Planned tiles always pass; a config read from disk
+        // (an edited cache, a records file) may not.
+        Rule {
+            name: "extents",
+            check: |_, c| {
+                let dims = [
+                    ("block_m", c.block_m, 1024),
+                    ("block_n", c.block_n, 1024),
+                    ("block_k", c.block_k, 1024),
+                    ("warps_m", c.warps_m, 32),
+                    ("warps_n", c.warps_n, 32),
+                    ("stages", c.stages, 16),
+                ];
+                if let Some((n, v, max)) = dims
+                    .iter()
+                    .find(|(n, v, max)| *v > *max || *v < 1 + u32::from(*n == "stages"))
+                {
+                    let min = 1 + u32::from(*n == "stages");
+                    Some(format!("{n} = {v} ({min}..={max})"))
+                } else if c.group_m == 0 {
+                    Some("group_m = 0 (at least 1)".to_string())
+                } else {
+                    None
+                }
+            },
+        },
         // The warp loops step 16 rows (m16 fragments) and 16 columns (one ldmatrix.x4 of B
         // feeds two n8 MMAs).
         Rule {
@@ -286,7 +314,8 @@ const RULES: [Rule<MmaTile>; 9] =
             name: "registers",
             check: |x, c| {
                 let r = c.est_regs(x.dtype);
-                (r > x.target.regs_per_thread || r * c.threads() > x.target.regs_per_sm).then(|| {
+                let per_sm = r as u64 * c.threads() as u64;
+                (r > x.target.regs_per_thread || per_sm > x.target.regs_per_sm as u64).then(|| {
                     format!(
                         "~{r} registers per thread x {} threads exceeds {} per thread / {} per SM",
                         c.threads(),

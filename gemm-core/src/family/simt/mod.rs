@@ -203,7 +203,36 @@ fn candidates(space: &TuneSpace) -> Vec<SimtTile> {
     v
 }
 
-const RULES: [Rule<SimtTile>; 7] = [
+/// The largest tile extent and thread-grid side the rules accept: far above any planned
+/// tile, and low enough that no rule's arithmetic overflows.
+const MAX_EXTENT: u32 = 1024;
+
+const RULES: [Rule<SimtTile>; 8] = [
+    // The generator's invariants that every later rule (and the launch geometry) divides
+    // by: no zero extent, VW one of the kernel's load widths, a launch order of >= 1 row.
+    // Planned tiles always pass; a config read from disk (an edited cache, a records
+    // file) may not.
+    Rule {
+        name: "extents",
+        check: |_, c| {
+            let dims = [
+                ("mwg", c.mwg),
+                ("nwg", c.nwg),
+                ("kwg", c.kwg),
+                ("mdimc", c.mdimc),
+                ("ndimc", c.ndimc),
+            ];
+            if let Some((n, v)) = dims.iter().find(|(_, v)| !(1..=MAX_EXTENT).contains(v)) {
+                Some(format!("{n} = {v} (1..={MAX_EXTENT})"))
+            } else if !matches!(c.vw, 1 | 2 | 4 | 8) {
+                Some(format!("vw = {} (1, 2, 4 or 8)", c.vw))
+            } else if c.group_m == 0 {
+                Some("group_m = 0 (at least 1)".to_string())
+            } else {
+                None
+            }
+        },
+    },
     Rule {
         name: "thread_tile",
         check: |_, c| {
@@ -243,7 +272,8 @@ const RULES: [Rule<SimtTile>; 7] = [
         name: "registers",
         check: |x, c| {
             let r = c.est_regs();
-            (r > x.target.regs_per_thread.min(128) || r * c.threads() > x.target.regs_per_sm).then(|| {
+            let per_sm = r as u64 * c.threads() as u64;
+            (r > x.target.regs_per_thread.min(128) || per_sm > x.target.regs_per_sm as u64).then(|| {
                 format!(
                     "~{r} registers per thread x {} threads exceeds the budget of {}",
                     c.threads(),

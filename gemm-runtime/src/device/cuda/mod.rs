@@ -59,7 +59,16 @@ fn driver_err(op: impl Into<String>, e: dres::DriverError) -> GemmError {
 ///
 /// Only properties are read here: a device's context (hundreds of MB of device memory)
 /// is created when it is first used.
+///
+/// Discovered once per process, like OpenCL's devices: `Device::list` (and so
+/// `Device::open`/`best`) runs on every call, and fresh handles each time would be devices
+/// that refuse each other's buffers, each with its own context and kernels.
 pub(crate) fn discover() -> Vec<Device> {
+    static ALL: std::sync::OnceLock<Vec<Device>> = std::sync::OnceLock::new();
+    ALL.get_or_init(discover_uncached).clone()
+}
+
+fn discover_uncached() -> Vec<Device> {
     if !cuda_present() || !nvrtc_present() || dres::init().is_err() {
         return Vec::new();
     }
