@@ -166,6 +166,79 @@ pub fn gemm_sampled(ir: &GemmIr, args: &[HostOperand<'_>], k: usize, points: &[(
         .collect()
 }
 
+/// [`gemm_sampled`] at every element, computed on all cores: `m * n` references in
+/// row-major order (element `(i, j)` at `i * n + j`, whatever the output layout), for
+/// checking a kernel's whole output where an O(MNK) host product is affordable. The
+/// operands are gathered first (A by rows, B by columns, tf32-rounded where the IR says
+/// so); every host allocation is fallible and an error names its size.
+pub fn gemm_full(
+    ir: &GemmIr,
+    args: &[HostOperand<'_>],
+    m: usize,
+    n: usize,
+    k: usize,
+) -> crate::error::Result<Vec<SampledRef>> {
+    let tf32 = ir.acc == AccMode::Tf32;
+    let conv = |x: f32| if tf32 { round_tf32(x) } else { x };
+    let a_op = args[ir.a as usize];
+    let b_op = args[ir.b as usize];
+    let a_at = |i: usize, kk: usize| if ir.a_t { at(&a_op, kk, i) } else { at(&a_op, i, kk) };
+    let b_at = |kk: usize, j: usize| if ir.b_t { at(&b_op, j, kk) } else { at(&b_op, kk, j) };
+    let mut a = try_vec::<f32>(m.saturating_mul(k), "the host reference's copy of A")?;
+    for i in 0..m {
+        a.extend((0..k).map(|kk| conv(a_at(i, kk))));
+    }
+    let mut b = try_vec::<f32>(n.saturating_mul(k), "the host reference's copy of B")?;
+    for j in 0..n {
+        b.extend((0..k).map(|kk| conv(b_at(kk, j))));
+    }
+    let zero = SampledRef {
+        acc: 0.0,
+        abs_sum: 0.0,
+        value: 0.0,
+    };
+    let mut out = try_vec::<SampledRef>(m.saturating_mul(n), "the host reference")?;
+    out.resize(m * n, zero);
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, 16);
+    let rows_per = m.div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        for (c, chunk) in out.chunks_mut(rows_per * n.max(1)).enumerate() {
+            let (a, b) = (&a, &b);
+            s.spawn(move || {
+                let mut stack = Vec::with_capacity(16);
+                for (r, row) in chunk.chunks_mut(n.max(1)).enumerate() {
+                    let i = c * rows_per + r;
+                    let ar = &a[i * k..(i + 1) * k];
+                    for (j, slot) in row.iter_mut().enumerate() {
+                        let br = &b[j * k..(j + 1) * k];
+                        let (mut acc, mut abs_sum) = (0f64, 0f64);
+                        for (&x, &y) in ar.iter().zip(br) {
+                            let p = x as f64 * y as f64;
+                            acc += p;
+                            abs_sum += p.abs();
+                        }
+                        let value = epilogue(ir, args, acc as f32, i, j, &mut stack);
+                        *slot = SampledRef { acc, abs_sum, value };
+                    }
+                }
+            });
+        }
+    });
+    Ok(out)
+}
+
+/// An empty vector with room for `len` elements, or an error naming the bytes.
+pub(crate) fn try_vec<T>(len: usize, what: &str) -> crate::error::Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).map_err(|_| {
+        crate::error::GemmError::Unsupported(format!(
+            "{what} needs {} bytes of host memory ({len} elements), which could not be allocated",
+            len.saturating_mul(std::mem::size_of::<T>())
+        ))
+    })?;
+    Ok(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,6 +358,58 @@ mod tests {
             assert_eq!(s.value, full[j * m + i], "({i},{j})");
             assert!(s.abs_sum >= s.acc.abs());
         }
+    }
+
+    /// The full reference is the sampled one at every element, in row-major order, for
+    /// either output layout and a transposed A.
+    #[test]
+    fn full_matches_sampled() {
+        let (m, n, k) = (7, 5, 33);
+        for (out_layout, a_t) in [(Layout::RowMajor, false), (Layout::ColMajor, true)] {
+            let ir = GemmIr {
+                name: "t".into(),
+                params: vec![
+                    Param::matrix("a", DType::F32, Layout::RowMajor),
+                    Param::matrix("b", DType::F32, Layout::ColMajor),
+                    Param::row("bias", DType::F32),
+                ],
+                a: 0,
+                a_t,
+                b: 1,
+                b_t: false,
+                ab_dtype: DType::F32,
+                acc: AccMode::Tf32,
+                out_dtype: DType::F32,
+                out_layout,
+                epilogue: vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Gelu)],
+            };
+            let a: Vec<f32> = (0..m * k).map(|x| (x as f32 * 0.37).sin()).collect();
+            let b: Vec<f32> = (0..k * n).map(|x| (x as f32 * 0.11).cos()).collect();
+            let bias: Vec<f32> = (0..n).map(|x| x as f32 * 0.1 - 0.3).collect();
+            let (ar, ac) = if a_t { (k, m) } else { (m, k) };
+            let args = [
+                HostOperand::Matrix {
+                    data: &a,
+                    rows: ar,
+                    cols: ac,
+                    layout: Layout::RowMajor,
+                },
+                HostOperand::Matrix {
+                    data: &b,
+                    rows: k,
+                    cols: n,
+                    layout: Layout::ColMajor,
+                },
+                HostOperand::Vector(&bias),
+            ];
+            let full = gemm_full(&ir, &args, m, n, k).unwrap();
+            let points: Vec<(usize, usize)> = (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).collect();
+            assert_eq!(full, gemm_sampled(&ir, &args, k, &points), "{out_layout:?}");
+        }
+        assert!(try_vec::<u64>(usize::MAX / 4, "x")
+            .unwrap_err()
+            .to_string()
+            .contains("bytes"));
     }
 
     #[test]

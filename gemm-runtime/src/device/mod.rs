@@ -20,6 +20,8 @@ pub(crate) mod cuda;
 pub(crate) mod host;
 #[cfg(feature = "opencl")]
 pub(crate) mod opencl;
+#[cfg(test)]
+pub(crate) mod test_switches;
 
 use crate::error::{GemmError, Result};
 use gemm_core::target::DeviceType;

@@ -5,10 +5,10 @@
 use super::options::{TuneMode, TuneOptions};
 use super::report::DISK_HITS;
 use super::search::tune_locked;
-use super::{file_key, first_line, TUNING};
+use super::{file_key, first_line, variant, TUNING};
 use crate::cache::{self, DiskCache, Winner};
 use crate::call::{Arg, Call, OutArg};
-use crate::error::Result;
+use crate::error::{GemmError, Result};
 use crate::spec::{KernelSpec, TargetKernel};
 use gemm_core::TileConfig;
 use std::collections::HashMap;
@@ -20,10 +20,21 @@ use std::sync::Mutex;
 pub(super) enum Origin {
     /// Tuned or read from the cache.
     Tuned,
-    /// `cached` mode found nothing; `full` mode tunes over it.
+    /// `cached` mode: the winner of the nearest bucket; `full` mode tunes over it.
+    Nearest,
+    /// `cached` mode found nothing (the planner's default); `full` mode tunes over it.
     NoEntry,
-    /// Tuning failed; not retried in this process.
+    /// Tuning failed (the planner's default); not retried in this process.
     TuneFailed,
+}
+
+impl Origin {
+    /// Whether the config is a winner (tuned, cached, nearest or imported), which is
+    /// verified at each build variant it runs as ([`super::variant`]); the planner's
+    /// default is not, as under `CROSSGEMM_TUNE=off`.
+    fn is_winner(self) -> bool {
+        matches!(self, Origin::Tuned | Origin::Nearest)
+    }
 }
 
 pub(super) type MemoKey = (usize, u64, String);
@@ -34,12 +45,53 @@ pub(super) fn memo() -> &'static Mutex<HashMap<MemoKey, (TileConfig, Origin)>> {
 }
 
 /// The config a launch without an explicit one uses. Called by `launch` on a device.
+/// A winner is checked at the call's build variant before its first use there.
 pub(crate) fn choose(call: &Call<'_, '_>, tk: &TargetKernel) -> Result<TileConfig> {
+    let (c, origin) = pick(call, tk)?;
+    if !origin.is_winner() || !call.usable(tk, &c) {
+        return Ok(c);
+    }
+    checked(call, tk, c)
+}
+
+/// `c` if it passes at `call`'s build variant, else the planner's default (checked too),
+/// with a warning; an error when neither does.
+fn checked(call: &Call<'_, '_>, tk: &TargetKernel, c: TileConfig) -> Result<TileConfig> {
+    let why = match variant::ensure(call, tk, &c)? {
+        Ok(()) => return Ok(c),
+        Err(why) => why,
+    };
+    let (m, n, k) = call.mnk();
+    let name = call.spec.name;
+    let fallback = call.default_config(tk)?;
+    let v = variant::describe(call, tk, &c);
+    if fallback != c {
+        if let Ok(()) = variant::ensure(call, tk, &fallback)? {
+            eprintln!(
+                "crossgemm: warning: `{name}` winner {c} failed its check at {m}x{n}x{k} [{v}]: {}; using {fallback}",
+                first_line(&why)
+            );
+            return Ok(fallback);
+        }
+    }
+    Err(GemmError::NoCandidatePassed {
+        kernel: name.to_string(),
+        device: call.device().info().to_string(),
+        candidates: if fallback == c { 1 } else { 2 },
+        failures: format!(
+            "at {m}x{n}x{k} [{v}] neither the winner {c} nor the planner's default {fallback} passes its check: {}",
+            first_line(&why)
+        ),
+    })
+}
+
+/// The config of the call's bucket and where it came from, per [`TuneMode`].
+fn pick(call: &Call<'_, '_>, tk: &TargetKernel) -> Result<(TileConfig, Origin)> {
     let spec = call.spec;
     let dev = call.device();
     let mode = TuneMode::from_env();
     if mode == TuneMode::Off {
-        return call.default_config(tk);
+        return Ok((call.default_config(tk)?, Origin::NoEntry));
     }
     let (m, n, k) = call.mnk();
     let bucket = cache::shape_key(m, n, k, crate::env::flag("CROSSGEMM_TUNE_EXACT"));
@@ -52,24 +104,24 @@ pub(crate) fn choose(call: &Call<'_, '_>, tk: &TargetKernel) -> Result<TileConfi
             .unwrap_or_else(|e| e.into_inner())
             .get(&mkey)
             .copied()
-            .filter(|(_, o)| !(mode == TuneMode::Full && *o == Origin::NoEntry))
+            .filter(|(_, o)| !(mode == TuneMode::Full && matches!(o, Origin::NoEntry | Origin::Nearest)))
     };
-    let runnable = |c: TileConfig| -> Result<TileConfig> {
+    let runnable = |(c, o): (TileConfig, Origin)| -> Result<(TileConfig, Origin)> {
         if call.usable(tk, &c) {
-            Ok(c)
+            Ok((c, o))
         } else {
-            call.default_config(tk)
+            Ok((call.default_config(tk)?, Origin::NoEntry))
         }
     };
-    if let Some((c, _)) = remembered(mode) {
-        return runnable(c);
+    if let Some(r) = remembered(mode) {
+        return runnable(r);
     }
     let remember = |c: TileConfig, o: Origin| {
         memo()
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(mkey.clone(), (c, o));
-        c
+        (c, o)
     };
     let opts = TuneOptions::from_env();
     if mode == TuneMode::Cached {
@@ -78,15 +130,15 @@ pub(crate) fn choose(call: &Call<'_, '_>, tk: &TargetKernel) -> Result<TileConfi
         }
         if let Some(dir) = &opts.cache_dir {
             if let Some((_, w)) = nearest_winner(call, tk, dir, &bucket) {
-                return Ok(remember(w.config, Origin::NoEntry));
+                return Ok(remember(w.config, Origin::Nearest));
             }
         }
         return Ok(remember(call.default_config(tk)?, Origin::NoEntry));
     }
     let _guard = TUNING.lock().unwrap_or_else(|e| e.into_inner());
     // Another thread may have tuned this key while we waited.
-    if let Some((c, _)) = remembered(mode) {
-        return runnable(c);
+    if let Some(r) = remembered(mode) {
+        return runnable(r);
     }
     match tune_locked(call, tk, &opts) {
         Ok(r) => Ok(remember(r.best, Origin::Tuned)),

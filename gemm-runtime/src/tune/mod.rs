@@ -20,16 +20,20 @@
 //! The run itself ([`search`]) compiles the candidates on a bounded pool, then verifies
 //! ([`verify`]) and times (with [`crate::measure`]) one at a time.
 
+mod candidate;
 mod choose;
+mod compare;
+mod operands;
 mod options;
 mod progress;
 mod report;
 mod search;
+mod variant;
 mod verify;
 
 pub(crate) use choose::choose;
 pub use choose::{lookup, Lookup, LookupSource};
-pub use options::{Inject, ProgressHook, TuneMode, TuneOptions, TuneProgress, TuneStage};
+pub use options::{set_launch_inject, Inject, ProgressHook, TuneMode, TuneOptions, TuneProgress, TuneStage};
 pub use report::{tune_stats, Failure, Timing, TuneReport, TuneStats};
 
 use crate::cache::FileKey;

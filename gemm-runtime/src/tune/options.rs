@@ -67,7 +67,7 @@ pub struct TuneOptions {
 }
 
 /// Faults the tests inject into a tuning run, by candidate index (position in
-/// [`TuneReport::candidates`]). Not a stable API.
+/// [`TuneReport::candidates`](crate::TuneReport::candidates)). Not a stable API.
 #[doc(hidden)]
 #[derive(Clone, Debug, Default)]
 pub struct Inject {
@@ -75,8 +75,68 @@ pub struct Inject {
     pub compile_error: Vec<usize>,
     /// These candidates' outputs are overwritten after they run, so verification fails.
     pub wrong_result: Vec<usize>,
+    /// These candidates' outputs are set to zeros after they run.
+    pub zero_output: Vec<usize>,
+    /// In these candidates' outputs one block tile of the config in the middle is off by
+    /// one after they run (and again after they are timed: a deterministic bug).
+    pub wrong_tile: Vec<usize>,
+    /// In these candidates' outputs the middle element is off by one.
+    pub wrong_element: Vec<usize>,
     /// These candidates' measured times are multiplied by 1000, so they count as too slow.
     pub slow: Vec<usize>,
+    /// The largest M·N·K verified against the full host reference, instead of
+    /// `FULL_MACS` (2^27): a test's way to the sampled mode at a small shape.
+    pub full_check_max: Option<u64>,
+    /// The first this many build-variant checks of launches (`choose`) get a wrong tile.
+    pub variant_wrong_tile: usize,
+}
+
+impl Inject {
+    /// The output fault of candidate `i`.
+    pub(crate) fn fault(&self, i: usize) -> super::candidate::Fault {
+        use super::candidate::Fault;
+        if self.wrong_result.contains(&i) {
+            Fault::Fill(0x3C)
+        } else if self.zero_output.contains(&i) {
+            Fault::Fill(0)
+        } else if self.wrong_tile.contains(&i) {
+            Fault::Tile
+        } else if self.wrong_element.contains(&i) {
+            Fault::Element
+        } else {
+            Fault::None
+        }
+    }
+
+    /// The full-check limit.
+    pub(crate) fn full_limit(&self) -> u64 {
+        self.full_check_max.unwrap_or(super::verify::FULL_MACS)
+    }
+}
+
+fn launch_inject() -> &'static std::sync::Mutex<Inject> {
+    static I: std::sync::OnceLock<std::sync::Mutex<Inject>> = std::sync::OnceLock::new();
+    I.get_or_init(Default::default)
+}
+
+/// Sets the faults that [`TuneOptions::from_env`] (what plain launches tune and check
+/// with) carries, process-wide. For the crate's tests, in a child process. Not a stable
+/// API.
+#[doc(hidden)]
+pub fn set_launch_inject(inject: Inject) {
+    *launch_inject().lock().unwrap_or_else(|e| e.into_inner()) = inject;
+}
+
+/// Takes one from [`Inject::variant_wrong_tile`] of the process-wide faults: whether this
+/// variant check gets a wrong tile.
+pub(crate) fn take_variant_fault() -> bool {
+    let mut i = launch_inject().lock().unwrap_or_else(|e| e.into_inner());
+    if i.variant_wrong_tile > 0 {
+        i.variant_wrong_tile -= 1;
+        true
+    } else {
+        false
+    }
 }
 
 impl TuneOptions {
@@ -95,7 +155,7 @@ impl TuneOptions {
             force: false,
             progress: true,
             on_progress: None,
-            inject: Inject::default(),
+            inject: launch_inject().lock().unwrap_or_else(|e| e.into_inner()).clone(),
         }
     }
 }

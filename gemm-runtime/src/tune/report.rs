@@ -60,6 +60,8 @@ pub struct TuneReport {
     pub compiled: usize,
     /// The cache file read and written, if any.
     pub cache_file: Option<PathBuf>,
+    /// How the candidates were checked (empty on a cache hit).
+    pub check: String,
 }
 
 /// Process-wide counters, for tests and diagnostics.
@@ -71,11 +73,19 @@ pub struct TuneStats {
     pub disk_hits: u64,
     /// Candidate kernels compiled by the tuner.
     pub compiled: u64,
+    /// Checks of a chosen config at a build variant it had not been verified at (see
+    /// [`crate::tune`]: first launches of a cached, nearest or tuned winner at a new
+    /// shape's `-D` flags or edge class).
+    pub variant_checks: u64,
+    /// Those of them that failed (the launch fell back to another config).
+    pub variant_failures: u64,
 }
 
 pub(super) static TUNES: AtomicU64 = AtomicU64::new(0);
 pub(super) static DISK_HITS: AtomicU64 = AtomicU64::new(0);
 pub(super) static COMPILED: AtomicU64 = AtomicU64::new(0);
+pub(super) static VARIANT_CHECKS: AtomicU64 = AtomicU64::new(0);
+pub(super) static VARIANT_FAILURES: AtomicU64 = AtomicU64::new(0);
 
 /// The counters so far in this process.
 pub fn tune_stats() -> TuneStats {
@@ -83,5 +93,7 @@ pub fn tune_stats() -> TuneStats {
         tunes: TUNES.load(Ordering::Relaxed),
         disk_hits: DISK_HITS.load(Ordering::Relaxed),
         compiled: COMPILED.load(Ordering::Relaxed),
+        variant_checks: VARIANT_CHECKS.load(Ordering::Relaxed),
+        variant_failures: VARIANT_FAILURES.load(Ordering::Relaxed),
     }
 }

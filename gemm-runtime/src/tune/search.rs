@@ -2,17 +2,16 @@
 //! candidates, compile them on a bounded pool, verify and time them one at a time, store
 //! the winner and the failures.
 
+use super::candidate::{Checker, Verdict};
 use super::options::{TuneOptions, TuneProgress, TuneStage};
 use super::progress::Progress;
 use super::report::{Failure, Timing, TuneReport, COMPILED, DISK_HITS, TUNES};
-use super::verify::{run_candidate, sample_points, Outcome};
-use super::{choose, file_key, first_line, GENERATION};
+use super::{choose, file_key, first_line, variant, GENERATION};
 use crate::cache::{self, CacheFile, DiskCache, FailStage, FailedConfig, Winner};
 use crate::call::{self, Call};
 use crate::device::RawBuffer;
 use crate::error::{GemmError, Result};
 use crate::measure;
-use crate::reference;
 use crate::spec::TargetKernel;
 use gemm_core::target::DeviceType;
 use gemm_core::{CompileNeeds, TileConfig};
@@ -54,6 +53,7 @@ pub(super) fn tune_locked(call: &Call<'_, '_>, tk: &TargetKernel, opts: &TuneOpt
         tune_ms: 0.0,
         compiled: 0,
         cache_file: disk.as_ref().map(|d| d.path().to_path_buf()),
+        check: String::new(),
     };
     let hit = |loaded: &Option<CacheFile>| {
         loaded
@@ -117,6 +117,8 @@ pub(super) fn tune_locked(call: &Call<'_, '_>, tk: &TargetKernel, opts: &TuneOpt
     // tunes again (skipping the failures recorded now).
     let winner = if tried.aborted.is_some() { None } else { tried.winner };
     let found = winner.map(|(i, kern)| {
+        // Verified at this call's shape: launches of this build variant need no check.
+        variant::remember(call, tk, &cands[i], Ok(()));
         dev.cache_kernel(
             builds[i].source,
             &call.ir().symbol(),
@@ -268,7 +270,8 @@ struct Tried {
     aborted: Option<GemmError>,
 }
 
-/// Verifies, then times, one candidate at a time, recording each outcome in `report`.
+/// Verifies, then times, one candidate at a time on the tuner's own operands (see
+/// [`super::candidate`]), recording each outcome in `report`.
 #[allow(clippy::too_many_arguments)]
 fn try_all(
     call: &Call<'_, '_>,
@@ -281,11 +284,8 @@ fn try_all(
     report: &mut TuneReport,
 ) -> Result<Tried> {
     let dev = call.device();
-    let (m, n, k) = call.mnk();
-    let data = call.download_operands()?;
-    let ops = call.host_operands(&data);
-    let points = sample_points(m, n, call.spec.ir_hash);
-    let refs = reference::gemm_sampled(call.ir(), &ops, k, &points);
+    let mut checker = Checker::new(call, opts.inject.full_limit(), true)?;
+    report.check = checker.describe();
     let flush = RawBuffer::new(
         dev,
         measure::flush_bytes(tk.spec().l2_bytes, dev.info().device_type, dev.info().global_mem_bytes),
@@ -297,6 +297,9 @@ fn try_all(
         new_failures: Vec::new(),
         aborted: None,
     };
+    // Verified and timed: (candidate, kernel, median ms).
+    let mut passed: Vec<(usize, Compiled, f64)> = Vec::new();
+    let best = |passed: &[(usize, Compiled, f64)]| passed.iter().map(|p| p.2).fold(f64::INFINITY, f64::min);
     for (i, cfg) in cands.iter().enumerate() {
         if let Some(f) = known.iter().find(|f| f.config == *cfg) {
             report.failed.push(Failure {
@@ -307,11 +310,12 @@ fn try_all(
             });
             continue;
         }
+        let best_ms = best(&passed);
         progress.event(TuneProgress {
             stage: TuneStage::Timing,
             done: i,
             total: cands.len(),
-            best_ms: t.best_ms.is_finite().then_some(t.best_ms),
+            best_ms: best_ms.is_finite().then_some(best_ms),
         });
         let fail = |stage, reason| FailedConfig {
             config: *cfg,
@@ -330,48 +334,81 @@ fn try_all(
                 break;
             }
         };
-        let outcome = run_candidate(
-            call,
-            &*kernel,
-            cfg,
-            &ops,
-            &points,
-            &refs,
-            flush.as_ref(),
-            opts.inject.wrong_result.contains(&i),
-            measure::TOO_SLOW_FACTOR * t.best_ms,
-            if opts.inject.slow.contains(&i) { 1000.0 } else { 1.0 },
-        );
-        match outcome {
-            Ok(Outcome::Timed(ms)) => {
-                report.timings.push(Timing { config: *cfg, ms });
-                if ms < t.best_ms {
-                    t.best_ms = ms;
-                    t.winner = Some((i, kernel));
-                }
-            }
-            Ok(Outcome::Wrong(why)) => record(report, &mut t.new_failures, fail(FailStage::WrongResult, why)),
-            // Reported, not stored: `record` would persist it for every shape.
-            Ok(Outcome::TooSlow(ms)) => report.failed.push(Failure {
-                config: *cfg,
-                stage: FailStage::TooSlow,
-                reason: format!(
-                    "first timed run {ms:.3} ms > {}x the best so far ({:.3} ms)",
-                    measure::TOO_SLOW_FACTOR,
-                    t.best_ms
-                ),
-                from_cache: false,
-            }),
-            Ok(Outcome::LaunchFailed(e)) => {
-                record(report, &mut t.new_failures, fail(FailStage::Launch, short_reason(&e)))
-            }
-            // Not the config's fault (no memory for its output, a dead context after an
-            // earlier fault): stop, keep what was learnt, and do not blame this config.
+        let fault = opts.inject.fault(i);
+        // `Err`: not the config's fault (no memory, a dead context after an earlier
+        // fault): stop, keep what was learnt, and do not blame this config.
+        let verdict = match checker.run(cfg, &*kernel, fault) {
+            Ok(v) => v,
             Err(e) => {
                 t.aborted = Some(e);
                 break;
             }
+        };
+        match verdict {
+            Verdict::Wrong(why) => {
+                record(report, &mut t.new_failures, fail(FailStage::WrongResult, why));
+                continue;
+            }
+            Verdict::LaunchFailed(e) => {
+                record(report, &mut t.new_failures, fail(FailStage::Launch, short_reason(&e)));
+                continue;
+            }
+            Verdict::Pass {
+                demoted: Some((d, why)),
+            } => {
+                // The trusted result this one was compared with was wrong: its config
+                // fails after all, its timing goes.
+                passed.retain(|p| p.0 != d);
+                report.timings.retain(|x| x.config != cands[d]);
+                record(
+                    report,
+                    &mut t.new_failures,
+                    FailedConfig {
+                        config: cands[d],
+                        stage: FailStage::WrongResult,
+                        reason: why,
+                    },
+                );
+            }
+            Verdict::Pass { demoted: None } => {}
         }
+        let best_ms = best(&passed);
+        let scale = if opts.inject.slow.contains(&i) { 1000.0 } else { 1.0 };
+        let timed = match checker.time(cfg, &*kernel, flush.as_ref(), measure::TOO_SLOW_FACTOR * best_ms, scale) {
+            Ok(r) => r,
+            Err(e) => {
+                t.aborted = Some(e);
+                break;
+            }
+        };
+        match timed {
+            Ok(measure::Measured::Median(ms)) => {
+                report.timings.push(Timing { config: *cfg, ms });
+                passed.push((i, kernel, ms));
+            }
+            // Reported, not stored: `record` would persist it for every shape.
+            Ok(measure::Measured::TooSlow(ms)) => report.failed.push(Failure {
+                config: *cfg,
+                stage: FailStage::TooSlow,
+                reason: format!(
+                    "first timed run {ms:.3} ms > {}x the best so far ({best_ms:.3} ms)",
+                    measure::TOO_SLOW_FACTOR,
+                ),
+                from_cache: false,
+            }),
+            Err(e) => {
+                record(report, &mut t.new_failures, fail(FailStage::Launch, short_reason(&e)));
+                continue;
+            }
+        }
+        if let Err(e) = checker.promote(i, cfg, fault) {
+            t.aborted = Some(e);
+            break;
+        }
+    }
+    if let Some((i, kern, ms)) = passed.into_iter().min_by(|a, b| a.2.total_cmp(&b.2)) {
+        t.best_ms = ms;
+        t.winner = Some((i, kern));
     }
     Ok(t)
 }

@@ -1,0 +1,48 @@
+//! The REQUIRE switches for the runtime's own unit tests, as tests/common reads them for
+//! the integration tests: `CROSSGEMM_REQUIRE_OPENCL`, `CROSSGEMM_REQUIRE_CUDA` and
+//! `CROSSGEMM_REQUIRE_NVRTC` are `1` (a skip is a failure) or `0`/unset (a skip is
+//! reported on the real stderr, so that it shows in `cargo test` output); any other
+//! value fails, so that a misspelt switch cannot let a skip through.
+
+/// Whether `var` is on: `1` yes; unset, empty or `0` no; anything else panics.
+pub(crate) fn required(var: &str) -> bool {
+    match std::env::var(var) {
+        Err(std::env::VarError::NotPresent) => false,
+        Ok(v) if v.trim().is_empty() || v.trim() == "0" => false,
+        Ok(v) if v.trim() == "1" => true,
+        Ok(v) => panic!("{var}={v:?}: expected 1 (require) or 0/unset (allow skipping)"),
+        Err(e) => panic!("{var}: {e}"),
+    }
+}
+
+/// Reports that `test` skips `what` because `why`, as `SKIPPED <test>: <what>: <why>` on
+/// the process's real stderr (the harness captures `eprintln!` of a passing test); panics
+/// instead when `switch` is on.
+pub(crate) fn skip(test: &str, what: &str, why: &str, switch: &str) {
+    if required(switch) {
+        panic!("{test}: {switch}=1 but {why}: {what} cannot run");
+    }
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "SKIPPED {test}: {what}: {why} (set {switch}=1 to make this a failure)"
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The parse, without touching the process's environment (tests run in parallel):
+    /// a variable no one sets is off.
+    #[test]
+    fn an_unset_switch_is_off() {
+        assert!(!required("CROSSGEMM_REQUIRE_NOTHING_AT_ALL"));
+        skip(
+            "t",
+            "nothing",
+            "a test of the skip line",
+            "CROSSGEMM_REQUIRE_NOTHING_AT_ALL",
+        );
+    }
+}

@@ -1,0 +1,302 @@
+//! The tuner's own operands: what candidates are verified and timed on, instead of the
+//! caller's data (which may be zeros, padding or anything else that makes a check
+//! vacuous, and whose zeros would also run faster on tensor cores than real data).
+//!
+//! Same shapes, dtypes and layouts as the call; every buffer element is drawn from a
+//! fixed-seed generator, uniform in ±[1/64, 1) (never zero, never tiny) and rounded to
+//! its dtype, and the host keeps the rounded values for the reference. A is scaled by
+//! 2^-⌊log2(K)/2⌋ (exact, a power of two) so that the product stays of order 1/3 for
+//! any K: epilogues then neither saturate (tanh, sigmoid, clamp) nor overflow (exp, f16
+//! outputs), and the check stays sensitive to the product everywhere. Scalars keep the
+//! caller's values where they make the output depend on the product (see
+//! [`super::verify::Plan`]), else 1.0.
+
+use crate::call::{self, Arg, Call, OutArg};
+use crate::device::RawBuffer;
+use crate::error::{GemmError, Result};
+use crate::reference::{try_vec, HostOperand};
+use gemm_core::{DType, GemmIr, ParamKind};
+
+/// The generator's seed (fixed: a failure reproduces, and every process checks a
+/// candidate on the same data).
+const SEED: u64 = 0x6372_6f73_7367_656d;
+
+/// Operands on the device and their values on the host.
+pub(crate) struct Operands {
+    /// Per parameter: its buffer (`None` for scalars).
+    bufs: Vec<Option<RawBuffer>>,
+    /// Per parameter: the stored values widened to f32 (empty for scalars).
+    host: Vec<Vec<f32>>,
+    /// Per parameter: the scalar value passed (unused for buffers).
+    pub(crate) scalars: Vec<f32>,
+    /// The caller's arguments' shapes, reused for ours.
+    shapes: Vec<Shape>,
+    /// (rows, cols) of the output.
+    out_dims: (usize, usize),
+}
+
+/// The shape of one argument.
+#[derive(Clone, Copy, Debug)]
+enum Shape {
+    Matrix(usize, usize),
+    Vector(usize),
+    Scalar,
+}
+
+/// Bytes of device memory the tuner's copies of `call`'s operands take.
+pub(crate) fn device_bytes(call: &Call<'_, '_>) -> u128 {
+    call.ir()
+        .params
+        .iter()
+        .zip(call.args)
+        .map(|(p, a)| {
+            let size = match p.kind {
+                ParamKind::Matrix { dtype, .. } | ParamKind::Row { dtype } | ParamKind::Col { dtype } => dtype.size(),
+                ParamKind::Scalar => 0,
+            } as u128;
+            match *a {
+                Arg::Matrix { rows, cols, .. } => rows as u128 * cols as u128 * size,
+                Arg::Vector { len, .. } => len as u128 * size,
+                Arg::Scalar(_) => 0,
+            }
+        })
+        .sum()
+}
+
+/// Bytes of one output of `call`.
+pub(crate) fn out_bytes(call: &Call<'_, '_>) -> u128 {
+    call.out.rows as u128 * call.out.cols as u128 * call.ir().out_dtype.size() as u128
+}
+
+/// Refuses a check that needs more device memory than the device has: the call's own
+/// buffers, the tuner's copies of the operands and `outputs` outputs of its own.
+pub(crate) fn check_device_memory(call: &Call<'_, '_>, outputs: usize, what: &str) -> Result<()> {
+    let info = call.device().info();
+    let ours = device_bytes(call) + outputs as u128 * out_bytes(call);
+    let callers = device_bytes(call) + out_bytes(call);
+    if ours + callers > info.global_mem_bytes as u128 {
+        let (m, n, k) = call.mnk();
+        return Err(GemmError::Unsupported(format!(
+            "{what} `{}` at {m}x{n}x{k} needs {ours} bytes of device memory for its own operands and {outputs} output(s), beside the call's {callers}; {} has {} bytes",
+            call.spec.name, info, info.global_mem_bytes
+        )));
+    }
+    Ok(())
+}
+
+/// A generator of the values above: xorshift64*, one stream per parameter.
+struct Values(u64);
+
+impl Values {
+    fn new(param: usize) -> Values {
+        Values((SEED ^ (param as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1)
+    }
+    /// Uniform in ±[1/64, 1), times `scale`.
+    fn next(&mut self, scale: f32) -> f32 {
+        let mut s = self.0;
+        s ^= s >> 12;
+        s ^= s << 25;
+        s ^= s >> 27;
+        self.0 = s;
+        let r = s.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        let u = (r >> 40) as f32 / (1u64 << 24) as f32; // [0, 1)
+        let mag = 1.0 / 64.0 + (1.0 - 1.0 / 64.0) * u;
+        let v = if r & 1 == 0 { mag } else { -mag };
+        v * scale
+    }
+}
+
+/// 2^-⌊log2(K)/2⌋: about 1/√K, exact in every dtype.
+pub(crate) fn a_scale(k: usize) -> f32 {
+    let log2 = usize::BITS - 1 - k.max(1).leading_zeros();
+    2f32.powi(-((log2 / 2) as i32))
+}
+
+/// Fills `len` values of `dtype` from `g`: the device bytes, and (in `host`) the values
+/// they hold. Both vectors are allocated fallibly.
+fn generate(dtype: DType, len: usize, g: &mut Values, scale: f32, host: &mut Vec<f32>) -> Result<Vec<u8>> {
+    let size = dtype.size() as usize;
+    let mut bytes = try_vec::<u8>(len.saturating_mul(size), "the tuner's operand")?;
+    *host = try_vec::<f32>(len, "the tuner's host copy of an operand")?;
+    for _ in 0..len {
+        let v = g.next(scale);
+        match dtype {
+            DType::F32 => {
+                bytes.extend_from_slice(&v.to_le_bytes());
+                host.push(v);
+            }
+            DType::F16 => {
+                let h = half::f16::from_f32(v);
+                bytes.extend_from_slice(&h.to_le_bytes());
+                host.push(h.to_f32());
+            }
+            DType::Bf16 => {
+                let h = half::bf16::from_f32(v);
+                bytes.extend_from_slice(&h.to_le_bytes());
+                host.push(h.to_f32());
+            }
+        }
+    }
+    Ok(bytes)
+}
+
+impl Operands {
+    /// Uploads random operands of `call`'s shapes to its device, with `scalars` (one per
+    /// parameter; only the scalar parameters' entries are read).
+    pub(crate) fn new(call: &Call<'_, '_>, scalars: Vec<f32>) -> Result<Operands> {
+        let ir = call.ir();
+        let (_, _, k) = call.mnk();
+        let dev = call.device();
+        let mut bufs = Vec::with_capacity(call.args.len());
+        let mut host = Vec::with_capacity(call.args.len());
+        let mut shapes = Vec::with_capacity(call.args.len());
+        for (i, (p, a)) in ir.params.iter().zip(call.args).enumerate() {
+            let dtype = match p.kind {
+                ParamKind::Matrix { dtype, .. } | ParamKind::Row { dtype } | ParamKind::Col { dtype } => dtype,
+                ParamKind::Scalar => {
+                    bufs.push(None);
+                    host.push(Vec::new());
+                    shapes.push(Shape::Scalar);
+                    continue;
+                }
+            };
+            let (len, shape) = match *a {
+                Arg::Matrix { rows, cols, .. } => (rows * cols, Shape::Matrix(rows, cols)),
+                Arg::Vector { len, .. } => (len, Shape::Vector(len)),
+                Arg::Scalar(_) => {
+                    return Err(GemmError::Unsupported(format!(
+                        "`{}`: parameter `{}` is a buffer but a scalar was passed",
+                        call.spec.name, p.name
+                    )))
+                }
+            };
+            let scale = if i as u32 == ir.a { a_scale(k) } else { 1.0 };
+            let mut values = Vec::new();
+            let bytes = generate(dtype, len, &mut Values::new(i), scale, &mut values)?;
+            let buf = RawBuffer::new(dev, bytes.len())?;
+            buf.upload(&bytes)?;
+            drop(bytes);
+            bufs.push(Some(buf));
+            host.push(values);
+            shapes.push(shape);
+        }
+        Ok(Operands {
+            bufs,
+            host,
+            scalars,
+            shapes,
+            out_dims: (call.out.rows, call.out.cols),
+        })
+    }
+
+    /// The argument list over our buffers, in signature order.
+    pub(crate) fn args(&self) -> Vec<Arg<'_>> {
+        self.shapes
+            .iter()
+            .enumerate()
+            .map(|(i, s)| match (*s, &self.bufs[i]) {
+                (Shape::Matrix(rows, cols), Some(buf)) => Arg::Matrix { buf, rows, cols },
+                (Shape::Vector(len), Some(buf)) => Arg::Vector { buf, len },
+                _ => Arg::Scalar(self.scalars[i]),
+            })
+            .collect()
+    }
+
+    /// A call of `spec` on our operands writing `out`; checked like any call.
+    pub(crate) fn call<'c, 'a>(
+        &'a self,
+        spec: &'static crate::spec::KernelSpec,
+        args: &'c [Arg<'a>],
+        out: &'a RawBuffer,
+    ) -> Result<Call<'c, 'a>> {
+        let (rows, cols) = self.out_dims;
+        Call::new(spec, args, OutArg { buf: out, rows, cols })
+    }
+
+    /// The operands as the host reference reads them (with `scalars` for the scalars).
+    pub(crate) fn host_operands<'d>(&'d self, ir: &GemmIr, scalars: &[f32]) -> Vec<HostOperand<'d>> {
+        let args: Vec<Arg<'_>> = self
+            .args()
+            .into_iter()
+            .enumerate()
+            .map(|(i, a)| match a {
+                Arg::Scalar(_) => Arg::Scalar(scalars[i]),
+                other => other,
+            })
+            .collect();
+        call::operands(ir, &args, &self.host)
+    }
+}
+
+/// The scalar values to try, best first: the caller's (a non-finite one replaced by
+/// 1.0), then all 1.0 (when that differs). Entries of buffer parameters are 0.
+pub(crate) fn scalar_choices(call: &Call<'_, '_>) -> Vec<Vec<f32>> {
+    let callers: Vec<f32> = call
+        .args
+        .iter()
+        .map(|a| match *a {
+            Arg::Scalar(s) if s.is_finite() => s,
+            Arg::Scalar(_) => 1.0,
+            _ => 0.0,
+        })
+        .collect();
+    let ones: Vec<f32> = call
+        .args
+        .iter()
+        .map(|a| if matches!(a, Arg::Scalar(_)) { 1.0 } else { 0.0 })
+        .collect();
+    if ones == callers {
+        vec![callers]
+    } else {
+        vec![callers, ones]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_never_small_and_both_signs() {
+        let mut g = Values::new(3);
+        let v: Vec<f32> = (0..100_000).map(|_| g.next(1.0)).collect();
+        assert!(v.iter().all(|x| x.abs() >= 1.0 / 64.0 && x.abs() < 1.0));
+        let neg = v.iter().filter(|x| **x < 0.0).count();
+        assert!((45_000..55_000).contains(&neg), "{neg}");
+        let mean_abs = v.iter().map(|x| x.abs() as f64).sum::<f64>() / v.len() as f64;
+        assert!((mean_abs - 0.508).abs() < 0.01, "{mean_abs}");
+        // Deterministic, and another stream per parameter.
+        let mut a = Values::new(3);
+        let mut b = Values::new(4);
+        assert_eq!(a.next(1.0), v[0]);
+        assert_ne!(b.next(1.0), v[0]);
+    }
+
+    #[test]
+    fn a_scale_is_about_one_over_sqrt_k() {
+        assert_eq!(a_scale(0), 1.0);
+        assert_eq!(a_scale(1), 1.0);
+        assert_eq!(a_scale(4), 0.5);
+        assert_eq!(a_scale(4095), 1.0 / 32.0);
+        assert_eq!(a_scale(4096), 1.0 / 64.0);
+        assert_eq!(a_scale(i32::MAX as usize), 2f32.powi(-15));
+    }
+
+    #[test]
+    fn generated_values_are_what_the_device_holds() {
+        let mut host = Vec::new();
+        let bytes = generate(DType::F16, 1000, &mut Values::new(0), 1.0 / 64.0, &mut host).unwrap();
+        assert_eq!(bytes.len(), 2000);
+        for (c, h) in bytes.chunks_exact(2).zip(&host) {
+            let v = half::f16::from_le_bytes([c[0], c[1]]).to_f32();
+            assert_eq!(v, *h);
+            assert!(v != 0.0);
+        }
+        assert!(
+            generate(DType::F32, usize::MAX / 2, &mut Values::new(0), 1.0, &mut host)
+                .unwrap_err()
+                .to_string()
+                .contains("bytes of host memory")
+        );
+    }
+}
