@@ -76,11 +76,21 @@ static_assert(WARPS % KSPLIT == 0, "KSPLIT must divide WARPS");
 static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
 
 static __device__ __forceinline__ float cg_elem(cg_ab_t x) { return cg_f16_to_f32(x); }
+/* One 16-byte chunk through the read-only path (B and A are never written here). Not
+   volatile: the compiler may hoist the next iteration's loads above this one's math. */
+static __device__ __forceinline__ cg_u4 cg_ld16(const cg_ab_t* p) {
+    cg_u4 v;
+    asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+}
 /* The CG_VEC elements of one 16-byte chunk, as floats. */
 static __device__ __forceinline__ void cg_unpack(const cg_u4& v, float* f) {
-    const unsigned short* p = reinterpret_cast<const unsigned short*>(&v);
+    const unsigned w[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
-    for (int e = 0; e < 8; ++e) f[e] = cg_f16_to_f32(p[e]);
+    for (int e = 0; e < 4; ++e) {
+        f[2 * e] = cg_f16_to_f32((unsigned short)(w[e] & 0xffffu));
+        f[2 * e + 1] = cg_f16_to_f32((unsigned short)(w[e] >> 16));
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bias_relu_ca192860(int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2) {
@@ -101,27 +111,33 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bias_relu_ca1928
         /* Every row of A and column of B is a whole number of 16-byte chunks. */
 #pragma unroll 2
         for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
+            /* Rows past M and columns past N read row M-1 / column N-1 instead (always in
+               bounds, M, N >= 1 at launch): no predicate keeps the loads apart, and those
+               sums are never stored. */
             float a[MR][CG_VEC];
 #pragma unroll
-            for (int i = 0; i < MR; ++i) {
-                if (i < M) {
-                    cg_unpack(*reinterpret_cast<const cg_u4*>(ga + (long)i * K + k), a[i]);
-                } else {
+            for (int d = 0; d < MR; ++d) {
+                const int i = d < M ? d : M - 1;
+                cg_unpack(cg_ld16(ga + (long)i * K + k), a[d]);
+            }
+            /* Every column's chunk in flight before the first multiply. */
+            cg_u4 braw[COLS];
 #pragma unroll
-                    for (int e = 0; e < CG_VEC; ++e) a[i][e] = 0.0f;
-                }
+            for (int c = 0; c < COLS; ++c) {
+                const int n = n0 + c < N ? n0 + c : N - 1;
+                (void)n;
+                braw[c] = cg_ld16(gb + (long)n * K + k);
             }
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
-                const int n = n0 + c;
-                if (n < N) {
-                    float b[CG_VEC];
-                    cg_unpack(*reinterpret_cast<const cg_u4*>(gb + (long)n * K + k), b);
+                const int n = n0 + c < N ? n0 + c : N - 1;
+                (void)n;
+                float b[CG_VEC];
+                cg_unpack(braw[c], b);
 #pragma unroll
-                    for (int i = 0; i < MR; ++i)
+                for (int i = 0; i < MR; ++i)
 #pragma unroll
-                        for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fmaf(a[i][e], b[e], acc[i][c]);
-                }
+                    for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fmaf(a[i][e], b[e], acc[i][c]);
             }
         }
     } else {

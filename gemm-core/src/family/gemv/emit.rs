@@ -22,10 +22,12 @@ use crate::target::Backend;
 pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let mut s = preamble(ir, "gemv fma", variant);
     let (ab_t, _) = ab_type(ir.ab_dtype);
+    // From the chunk's four 32-bit words (never through memory: a pointer cast of the
+    // loaded struct lets the compiler split the 16-byte load into element loads).
     let unpack = match ir.ab_dtype {
-        DType::F32 => "    const float* p = reinterpret_cast<const float*>(&v);\n#pragma unroll\n    for (int e = 0; e < 4; ++e) f[e] = p[e];",
-        DType::F16 => "    const unsigned short* p = reinterpret_cast<const unsigned short*>(&v);\n#pragma unroll\n    for (int e = 0; e < 8; ++e) f[e] = cg_f16_to_f32(p[e]);",
-        DType::Bf16 => "    const unsigned short* p = reinterpret_cast<const unsigned short*>(&v);\n#pragma unroll\n    for (int e = 0; e < 8; ++e) f[e] = cg_bf16_to_f32(p[e]);",
+        DType::F32 => "    f[0] = __uint_as_float(v.x); f[1] = __uint_as_float(v.y); f[2] = __uint_as_float(v.z); f[3] = __uint_as_float(v.w);",
+        DType::F16 => "    const unsigned w[4] = {v.x, v.y, v.z, v.w};\n#pragma unroll\n    for (int e = 0; e < 4; ++e) {\n        f[2 * e] = cg_f16_to_f32((unsigned short)(w[e] & 0xffffu));\n        f[2 * e + 1] = cg_f16_to_f32((unsigned short)(w[e] >> 16));\n    }",
+        DType::Bf16 => "    const unsigned w[4] = {v.x, v.y, v.z, v.w};\n#pragma unroll\n    for (int e = 0; e < 4; ++e) {\n        f[2 * e] = __uint_as_float(w[e] << 16);\n        f[2 * e + 1] = __uint_as_float(w[e] & 0xffff0000u);\n    }",
     };
     let cvt = match ir.ab_dtype {
         DType::F32 => "x",
@@ -37,12 +39,12 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let a_row_major = ir.a_layout() == Layout::RowMajor;
     let (load_a_vec, load_a) = if a_row_major {
         (
-            "cg_unpack(*reinterpret_cast<const cg_u4*>(ga + (long)i * K + k), a[i]);",
+            "cg_unpack(cg_ld16(ga + (long)i * K + k), a[d]);",
             "cg_elem(ga[(long)i * K + k])",
         )
     } else {
         (
-            "for (int e = 0; e < CG_VEC; ++e) a[i][e] = cg_elem(ga[(long)(k + e) * M + i]);",
+            "for (int e = 0; e < CG_VEC; ++e) a[d][e] = cg_elem(ga[(long)(k + e) * M + i]);",
             "cg_elem(ga[(long)k * M + i])",
         )
     };
@@ -57,10 +59,14 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             "acc[i][c] = fmaf(a[i], b, acc[i][c]);",
         ),
     };
+    let load_b_raw = match variant {
+        Variant::ComputeOnly => "cg_u4{0u, 0u, 0u, 0u}",
+        _ => "cg_ld16(gb + (long)n * K + k)",
+    };
     let (load_a_vec, load_a, load_b_vec, load_b) = match variant {
         // The values depend on the loop index, so the multiply-adds cannot be folded.
         Variant::ComputeOnly => (
-            "for (int e = 0; e < CG_VEC; ++e) a[i][e] = (float)(k + e + i) * 1e-9f;".to_string(),
+            "for (int e = 0; e < CG_VEC; ++e) a[d][e] = (float)(k + e + i) * 1e-9f;".to_string(),
             "(float)(k + i) * 1e-9f".to_string(),
             "for (int e = 0; e < CG_VEC; ++e) b[e] = (float)(k + e - n) * 1e-9f;".to_string(),
             "(float)(k - n) * 1e-9f".to_string(),
@@ -68,7 +74,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         _ => (
             load_a_vec.to_string(),
             load_a.to_string(),
-            "cg_unpack(*reinterpret_cast<const cg_u4*>(gb + (long)n * K + k), b);".to_string(),
+            "cg_unpack(braw[c], b);".to_string(),
             "cg_elem(gb[(long)n * K + k])".to_string(),
         ),
     };
@@ -86,6 +92,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             ("LOAD_A_VEC", load_a_vec),
             ("LOAD_A", load_a),
             ("LOAD_B_VEC", load_b_vec),
+            ("LOAD_B_RAW", load_b_raw.to_string()),
             ("LOAD_B", load_b),
             ("MATH_VEC", math_vec.to_string()),
             ("MATH", math.to_string()),
@@ -106,6 +113,13 @@ static_assert(WARPS % KSPLIT == 0, "KSPLIT must divide WARPS");
 static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
 
 static __device__ __forceinline__ float cg_elem(cg_ab_t x) { return @CVT@; }
+/* One 16-byte chunk through the read-only path (B and A are never written here). Not
+   volatile: the compiler may hoist the next iteration's loads above this one's math. */
+static __device__ __forceinline__ cg_u4 cg_ld16(const cg_ab_t* p) {
+    cg_u4 v;
+    asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+}
 /* The CG_VEC elements of one 16-byte chunk, as floats. */
 static __device__ __forceinline__ void cg_unpack(const cg_u4& v, float* f) {
 @UNPACK@
@@ -129,27 +143,33 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int
         /* Every row of A and column of B is a whole number of 16-byte chunks. */
 #pragma unroll 2
         for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
+            /* Rows past M and columns past N read row M-1 / column N-1 instead (always in
+               bounds, M, N >= 1 at launch): no predicate keeps the loads apart, and those
+               sums are never stored. */
             float a[MR][CG_VEC];
 #pragma unroll
-            for (int i = 0; i < MR; ++i) {
-                if (i < M) {
-                    @LOAD_A_VEC@
-                } else {
+            for (int d = 0; d < MR; ++d) {
+                const int i = d < M ? d : M - 1;
+                @LOAD_A_VEC@
+            }
+            /* Every column's chunk in flight before the first multiply. */
+            cg_u4 braw[COLS];
 #pragma unroll
-                    for (int e = 0; e < CG_VEC; ++e) a[i][e] = 0.0f;
-                }
+            for (int c = 0; c < COLS; ++c) {
+                const int n = n0 + c < N ? n0 + c : N - 1;
+                (void)n;
+                braw[c] = @LOAD_B_RAW@;
             }
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
-                const int n = n0 + c;
-                if (n < N) {
-                    float b[CG_VEC];
-                    @LOAD_B_VEC@
+                const int n = n0 + c < N ? n0 + c : N - 1;
+                (void)n;
+                float b[CG_VEC];
+                @LOAD_B_VEC@
 #pragma unroll
-                    for (int i = 0; i < MR; ++i)
+                for (int i = 0; i < MR; ++i)
 #pragma unroll
-                        for (int e = 0; e < CG_VEC; ++e) @MATH_VEC@
-                }
+                    for (int e = 0; e < CG_VEC; ++e) @MATH_VEC@
             }
         }
     } else {
