@@ -30,20 +30,75 @@
 //!   parameters (either may be `.t()`), and any elementwise epilogue over it: `+ - * /`,
 //!   literals, parameters, and `relu`, `gelu` (tanh form), `gelu_erf`, `silu`, `sigmoid`,
 //!   `tanh`, `exp`, `abs`, `min`, `max`, `clamp`, `leaky_relu`. It is evaluated in f32.
+//! - `*` is the matrix product only between two bare Matrix parameters; everywhere else it
+//!   is elementwise. `a * b * c` with a third Matrix `c` is a compile error (it reads like
+//!   a chained product, which a kernel does not compute): write `(a * b) * c` for the
+//!   product multiplied elementwise by `c`. Scaling by a scalar or a `Row`/`Col`
+//!   (`x * w * alpha`) is not ambiguous and needs no parentheses.
 //! - Attribute arguments: `acc = f32 | tf32` (tf32: tensor cores for f32 operands),
 //!   `targets(h200, opencl_cpu, ..)`, `tune(block_m = [64, 128], stages = 2..=4, ..)`,
-//!   `crate = path`.
+//!   `fma_ok`, `crate = path`.
+//! - A kernel that runs on scalar FMA on a chip with matrix instructions (full-f32
+//!   operands on `a100`/`h200`: no tensor-core instruction takes them) gets a build-time
+//!   performance note naming the target, shown as a deprecation warning at the attribute
+//!   and only when this crate's feature for that target (`sm80`, `sm90`) is on.
+//!   `#[gemm_kernel(fma_ok)]` accepts the FMA path and silences it; `acc = tf32` puts f32
+//!   on tensor cores instead.
 //!
 //! Every misuse is a compile error at the offending token. At run time, wrong shapes,
 //! mixed devices and driver failures are `Err(GemmError::..)`.
 //!
 //! ## Cargo features
 //! `opencl` (OpenCL backend + OpenCL targets), `cuda` (CUDA backend), `sm80` (Ampere+
-//! tensor-core code), `sm90` (H200-planned code). All are on by default; the drivers are
-//! loaded at run time, so a default build runs on a machine with no GPU.
+//! tensor-core code), `sm90` (H200-planned code), `baseline` (cuBLAS beside ours in
+//! `crossgemm bench`), `cli` (the `crossgemm` binary and its dependencies: clap,
+//! indicatif, plotters, toml). All are on by default; the drivers are loaded at run time,
+//! so a default build runs on a machine with no GPU. A library user who wants none of the
+//! CLI's dependencies turns default features off and picks the rest, e.g.
+//! `default-features = false, features = ["opencl", "cuda", "sm80", "sm90"]`.
 
 pub use gemm_macros::gemm_kernel;
 pub use gemm_runtime::*;
+
+// What `#[gemm_kernel]` wraps around a note about one target: the note is kept where this
+// crate's feature of the target is on, and dropped where it is off (the macro itself may be
+// built with more targets than this crate asks for, through cargo's feature unification).
+#[cfg(feature = "sm80")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __if_sm80 {
+    ($($t:tt)*) => { $($t)* };
+}
+#[cfg(not(feature = "sm80"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __if_sm80 {
+    ($($t:tt)*) => {};
+}
+#[cfg(feature = "sm90")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __if_sm90 {
+    ($($t:tt)*) => { $($t)* };
+}
+#[cfg(not(feature = "sm90"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __if_sm90 {
+    ($($t:tt)*) => {};
+}
+#[cfg(feature = "opencl")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __if_opencl {
+    ($($t:tt)*) => { $($t)* };
+}
+#[cfg(not(feature = "opencl"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __if_opencl {
+    ($($t:tt)*) => {};
+}
 
 /// Everything a kernel definition and its caller need.
 pub mod prelude {

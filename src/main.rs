@@ -1,10 +1,6 @@
 //! `crossgemm`: list devices, tune the built-in kernels, and manage the tuning cache and
 //! tuning records. `crossgemm --help` says how; the README has a short tour.
 
-// f32 kernels fall back to scalar FMA on the CUDA targets (exact f32 is what they are
-// for); the macro says so with a deprecation warning, which is expected here.
-#![allow(deprecated)]
-
 mod cli;
 
 use cli::{Dtype, Epilogue, KernelEntry};
@@ -40,17 +36,20 @@ fn gemm_bf16_bias_gelu(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>, bias: Row<bf1
     gelu(x * w + bias)
 }
 
-#[gemm_kernel]
+// Exact f32 is what these are for: scalar FMA on the CUDA targets is accepted.
+#[gemm_kernel(fma_ok)]
 fn gemm_f32_none(x: Matrix<f32>, w: Matrix<f32, ColMajor>) -> Matrix<f32> {
     x * w
 }
 
-#[gemm_kernel]
+// Exact f32 is what these are for: scalar FMA on the CUDA targets is accepted.
+#[gemm_kernel(fma_ok)]
 fn gemm_f32_bias_relu(x: Matrix<f32>, w: Matrix<f32, ColMajor>, bias: Row<f32>) -> Matrix<f32> {
     relu(x * w + bias)
 }
 
-#[gemm_kernel]
+// Exact f32 is what these are for: scalar FMA on the CUDA targets is accepted.
+#[gemm_kernel(fma_ok)]
 fn gemm_f32_bias_gelu(x: Matrix<f32>, w: Matrix<f32, ColMajor>, bias: Row<f32>) -> Matrix<f32> {
     gelu(x * w + bias)
 }

@@ -1,5 +1,6 @@
 //! The arguments of `#[gemm_kernel(..)]`:
-//! `acc = f32 | tf32`, `targets(name, ..)`, `tune(key = values, ..)`, `crate = path`.
+//! `acc = f32 | tf32`, `targets(name, ..)`, `tune(key = values, ..)`, `fma_ok`,
+//! `crate = path`.
 
 use crate::ctxt::Ctxt;
 use gemm_core::plan::{TuneSpace, TUNE_KEYS};
@@ -17,7 +18,11 @@ pub struct Attr {
     pub targets: Option<Vec<(String, Span)>>,
     pub tune: TuneSpace,
     pub tune_span: Option<Span>,
-    /// Path to the `crossgemm` facade (or any crate re-exporting its `__private`).
+    /// `fma_ok`: the kernel accepts scalar FMA on chips with matrix instructions (no
+    /// performance note).
+    pub fma_ok: bool,
+    /// Path to the `crossgemm` facade (or any crate re-exporting its `__private` and its
+    /// `__if_*` macros).
     pub krate: syn::Path,
 }
 
@@ -26,6 +31,7 @@ mod kw {
     syn::custom_keyword!(acc);
     syn::custom_keyword!(targets);
     syn::custom_keyword!(tune);
+    syn::custom_keyword!(fma_ok);
 }
 
 /// One argument of the attribute.
@@ -36,6 +42,8 @@ enum Item {
     Targets(kw::targets, proc_macro2::TokenStream),
     /// `tune(..)`
     Tune(kw::tune, proc_macro2::TokenStream),
+    /// `fma_ok`
+    FmaOk,
     /// `crate = path`
     Crate(Expr),
     /// Any other `key = value` or `key(..)`: reported by name.
@@ -67,6 +75,10 @@ impl Parse for Item {
         if input.peek(kw::tune) && input.peek2(syn::token::Paren) {
             return Ok(Item::Tune(input.parse()?, list(input)?));
         }
+        if input.peek(kw::fma_ok) && (input.peek2(Token![,]) || input.peek2(syn::parse::End)) {
+            input.parse::<kw::fma_ok>()?;
+            return Ok(Item::FmaOk);
+        }
         let key: Ident = input.parse()?;
         if input.peek(syn::token::Paren) {
             list(input)?;
@@ -78,7 +90,7 @@ impl Parse for Item {
     }
 }
 
-const ATTR_HELP: &str = "expected `acc = f32 | tf32`, `targets(..)`, `tune(..)` or `crate = path`";
+const ATTR_HELP: &str = "expected `acc = f32 | tf32`, `targets(..)`, `tune(..)`, `fma_ok` or `crate = path`";
 
 pub fn parse(cx: &Ctxt, args: proc_macro2::TokenStream) -> Attr {
     let mut attr = Attr {
@@ -87,6 +99,7 @@ pub fn parse(cx: &Ctxt, args: proc_macro2::TokenStream) -> Attr {
         targets: None,
         tune: TuneSpace::default(),
         tune_span: None,
+        fma_ok: false,
         krate: syn::parse_quote!(::crossgemm),
     };
     let items = match syn::parse::Parser::parse2(Punctuated::<Item, Token![,]>::parse_terminated, args) {
@@ -128,6 +141,7 @@ pub fn parse(cx: &Ctxt, args: proc_macro2::TokenStream) -> Attr {
                     )),
                 }
             }
+            Item::FmaOk => attr.fma_ok = true,
             Item::Tune(key, body) => {
                 attr.tune_span = Some(key.span);
                 parse_tune(cx, body, &mut attr.tune);

@@ -198,7 +198,9 @@ fn generate(
     let warn_items = warnings.iter().enumerate().map(|(i, w)| {
         let wname = format!("{}_warning_{i}", ir.name);
         let warning = proc_macro_warning::FormattedWarning::new_deprecated(wname, w.text.clone(), w.span);
-        quote_spanned!(w.span=> const _: () = { #warning };)
+        // Only where crossgemm itself emits the target (its feature is on there).
+        let gate = format_ident!("__if_{}", w.feature);
+        quote_spanned!(w.span=> #krate::#gate! { const _: () = { #warning }; })
     });
     let track = user_toml.map(|p| {
         let p = p.to_string_lossy().into_owned();

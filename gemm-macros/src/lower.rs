@@ -189,6 +189,21 @@ impl Lowerer<'_> {
                     {
                         return self.product(e, a, a_t, bb, b_t);
                     }
+                    if let Some((msg, other)) = self.chained_product(b) {
+                        self.cx.error_spanned_by(b.op, msg);
+                        // The product is lowered (it is the one product); the third
+                        // matrix is used, whatever was meant.
+                        let product = if std::ptr::eq(other, &*b.left) {
+                            &b.right
+                        } else {
+                            &b.left
+                        };
+                        self.expr(product);
+                        if let Some((i, _)) = self.matrix_operand(other) {
+                            self.used[i as usize] = true;
+                        }
+                        return None;
+                    }
                     if self.matrix_operand(&b.left).is_some() || self.matrix_operand(&b.right).is_some() {
                         self.near_miss = Some(e.to_token_stream());
                     }
@@ -278,6 +293,48 @@ impl Lowerer<'_> {
                 None
             }
         }
+    }
+
+    /// `a * b * c` (or `c * a * b`): a product of two Matrix parameters and, by an
+    /// unparenthesised `*`, a third Matrix parameter. It parses as `(a * b) * c`, which the
+    /// DSL reads as an elementwise product with `c`, while it reads as a chained matrix
+    /// product: ambiguous, so an error at the second `*`, with both spellings. The
+    /// parenthesised `(a * b) * c` states the elementwise product and is accepted.
+    fn chained_product<'e>(&self, b: &'e syn::ExprBinary) -> Option<(String, &'e Expr)> {
+        let bare_product = |e: &Expr| match e {
+            Expr::Binary(p) if matches!(p.op, BinOp::Mul(_)) => {
+                self.matrix_operand(&p.left).is_some() && self.matrix_operand(&p.right).is_some()
+            }
+            _ => false,
+        };
+        let text = |e: &Expr| {
+            e.to_token_stream()
+                .to_string()
+                .replace(" . ", ".")
+                .replace(" ()", "()")
+                .replace("( ", "(")
+                .replace(" )", ")")
+        };
+        let (product, other) = if bare_product(&b.left) && self.matrix_operand(&b.right).is_some() {
+            (&*b.left, &*b.right)
+        } else if bare_product(&b.right) && self.matrix_operand(&b.left).is_some() {
+            (&*b.right, &*b.left)
+        } else {
+            return None;
+        };
+        let (p, o) = (text(product), text(other));
+        let elementwise = if std::ptr::eq(product, &*b.left) {
+            format!("({p}) * {o}")
+        } else {
+            format!("{o} * ({p})")
+        };
+        Some((
+            format!(
+                "ambiguous `*`: `{}` would be read as the matrix product `{p}` multiplied elementwise by the Matrix `{o}`, not as a chained matrix product (a #[gemm_kernel] fn computes exactly one); write `{elementwise}` for the elementwise product",
+                text(&Expr::Binary(b.clone()))
+            ),
+            other,
+        ))
     }
 
     fn product(&mut self, e: &Expr, a: u32, a_t: bool, b: u32, b_t: bool) -> Option<Shape> {
@@ -404,6 +461,38 @@ mod tests {
         assert_eq!((ir.a_layout(), ir.b_layout()), (Layout::ColMajor, Layout::RowMajor));
         assert_eq!(ir.acc, AccMode::Tf32);
         assert_eq!(ir.epilogue.iter().filter(|o| **o == EpOp::Acc).count(), 2);
+    }
+
+    #[test]
+    fn a_chained_product_is_ambiguous_and_parentheses_state_the_elementwise_one() {
+        let errs = |body: syn::Expr| {
+            let f: syn::ItemFn = syn::parse_quote! {
+                fn k(a: Matrix<f16>, b: Matrix<f16>, c: Matrix<f16>, s: f32, r: Row<f16>) -> Matrix<f16> { #body + s + r }
+            };
+            lower_src(quote::quote!(), f).1
+        };
+        for bad in [
+            syn::parse_quote!(a * b * c),
+            syn::parse_quote!(c * a * b),
+            syn::parse_quote!(a.t() * b * c.t()),
+        ] {
+            let e = errs(bad);
+            assert!(e.len() == 1 && e[0].contains("ambiguous `*`"), "{e:?}");
+        }
+        assert!(errs(syn::parse_quote!(a * b * c))[0].contains("write `(a * b) * c`"));
+        // `c * a * b` is `(c * a) * b`: the product is `c * a`.
+        let e = errs(syn::parse_quote!(c * a * b));
+        assert!(e[0].contains("matrix product `c * a`") && e[0].contains("write `(c * a) * b`"), "{e:?}");
+        // Stated elementwise, or scaled by a scalar or a Row: one product, no ambiguity.
+        for ok in [
+            syn::parse_quote!((a * b) * c),
+            syn::parse_quote!(c * (a * b)),
+            syn::parse_quote!(a * b * s * c * 0.0 + c),
+            syn::parse_quote!(a * b * r * (c * 1.0)),
+        ] {
+            let e = errs(ok);
+            assert!(e.is_empty(), "{e:?}");
+        }
     }
 
     #[test]

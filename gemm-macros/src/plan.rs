@@ -16,9 +16,13 @@ pub struct Planned {
     pub sources: Vec<(FamilyId, String)>,
 }
 
-/// A build-time warning (emitted as a deprecation note at `span`).
+/// A build-time warning (emitted as a deprecation note at `span`) about a target: shown
+/// only where the crossgemm build has the target's cargo `feature` on (the expansion
+/// wraps it in that feature's `__if_<feature>!`), since feature unification may build
+/// the macro with targets the user's crossgemm does not emit.
 pub struct Warning {
     pub span: Span,
+    pub feature: String,
     pub text: String,
 }
 
@@ -120,16 +124,17 @@ pub fn plan_all(cx: &Ctxt, ir: &GemmIr, attr: &Attr, targets: &Targets, warnings
             .filter(|n| *n != Instr::Fma)
             .collect();
         let fma_only = plan.families.iter().all(|f| f.family().instr() == Instr::Fma);
-        if fma_only && !better.is_empty() {
+        if fma_only && !better.is_empty() && !attr.fma_ok {
             warnings.push(Warning {
                 span,
+                feature: spec.feature.clone(),
                 text: format!(
-                    "kernel `{}` on target `{}` falls back to scalar FMA: the chip's matrix instructions ({}) do not take {} operands{}",
+                    "performance note: kernel `{}` runs on scalar FMA on target `{}`, whose matrix instructions ({}) do not take {} operands{}; `#[gemm_kernel(fma_ok)]` accepts the FMA path and silences this note",
                     ir.name,
                     spec.name,
                     better.iter().map(|i| i.name()).collect::<Vec<_>>().join(", "),
                     ir.ab_dtype.name(),
-                    if ir.ab_dtype == gemm_core::DType::F32 { "; `acc = tf32` lets f32 use tensor cores" } else { "" }
+                    if ir.ab_dtype == gemm_core::DType::F32 { "; `acc = tf32` puts f32 on tensor cores" } else { "" }
                 ),
             });
         }
@@ -168,12 +173,19 @@ mod tests {
         assert_eq!(p.len(), 2);
         assert_eq!(w.len(), 1, "only h200 has better instructions than fma");
         assert!(
-            w[0].text.contains("h200") && w[0].text.contains("acc = tf32"),
+            w[0].text.contains("performance note")
+                && w[0].text.contains("target `h200`")
+                && w[0].text.contains("acc = tf32")
+                && w[0].text.contains("fma_ok"),
             "{}",
             w[0].text
         );
+        assert_eq!(w[0].feature, "sm90");
         let (_, w) = plan(&ir(DType::F32, AccMode::Tf32), "targets(h200)");
         assert!(w.is_empty());
+        // The kernel may accept the FMA path.
+        let (p, w) = plan(&ir(DType::F32, AccMode::F32), "targets(h200), fma_ok");
+        assert!(w.is_empty() && p.len() == 1);
     }
 
     #[test]
