@@ -192,6 +192,7 @@ fn child_launch() {
     assert_matches_reference(&o, &got, "plain launch");
     let s = crossgemm::tune_stats();
     println!("CHILD-STATS {} {} {}", s.tunes, s.disk_hits, s.compiled);
+    println!("CHILD-VARIANTS launch {} {}", s.variant_checks, s.variant_failures);
 }
 
 /// Child: the generated `tune` function, which must find the parent's winner.
@@ -508,5 +509,285 @@ fn too_slow_candidate_is_reported_not_cached() {
         !json.contains("too_slow"),
         "too-slow candidates stay out of the cache: {json}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Zeros from the caller (padding, a zero-initialised buffer) made the old check, on the
+/// caller's operands, vacuous: a candidate that writes zeros matched a zero reference.
+/// The tuner checks on its own random operands, so it fails.
+#[test]
+fn zero_operands_do_not_make_the_check_vacuous() {
+    let Some(dev) = device() else { return };
+    let dir = temp_dir("zeros");
+    let (m, n, k) = SHAPE;
+    let zeros = |len: usize| vec![f16::ZERO; len];
+    let mut o = Ops {
+        a: Matrix::from_host(&dev, m, k, &zeros(m * k)).unwrap(),
+        b: Matrix::from_host(&dev, k, n, &zeros(k * n)).unwrap(),
+        bias: Row::from_host(&dev, &vec![0.0f32; n]).unwrap(),
+        out: Matrix::zeros(&dev, m, n).unwrap(),
+    };
+    let mut bad = opts(&dir);
+    bad.inject.zero_output = vec![0];
+    let r = tune(&mut o, &bad);
+    assert!(
+        r.check.contains("every element") && r.check.contains("tuner's operands"),
+        "{}",
+        r.check
+    );
+    let f = r
+        .failed
+        .iter()
+        .find(|f| f.config == r.candidates[0])
+        .unwrap_or_else(|| panic!("the zero-writing candidate passed: {r:#?}"));
+    assert_eq!(f.stage, FailStage::WrongResult);
+    assert_ne!(r.best, r.candidates[0]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A shape checked the sampled way: 512x512 outputs (the test lowers the full-reference
+/// limit so that this runs in seconds on PoCL; the default is M·N·K = 2^27).
+const LARGE: (usize, usize, usize) = (512, 512, 64);
+
+fn sampled_opts(dir: &Path) -> TuneOptions {
+    let mut o = opts(dir);
+    o.inject.full_check_max = Some(0);
+    o
+}
+
+/// One block tile in the middle of a candidate's output off by one, where no sampled
+/// point looks (the case: a 128x128 tile of a 4096² output escaped ~580 sampled
+/// points with probability 0.6): the whole-output comparison rejects it.
+#[test]
+fn a_wrong_tile_is_rejected() {
+    let Some(dev) = device() else { return };
+    let dir = temp_dir("tile");
+    let mut o = ops(&dev, LARGE);
+    let mut bad = sampled_opts(&dir);
+    bad.inject.wrong_tile = vec![1];
+    // No random points: only the whole-output comparison looks inside the output.
+    bad.inject.sample_count = Some(0);
+    let r = tune(&mut o, &bad);
+    assert!(
+        r.check.contains("sampled elements")
+            && r.check.contains("whole 512x512 output")
+            && r.check.contains("on the device"),
+        "{}",
+        r.check
+    );
+    let f = r
+        .failed
+        .iter()
+        .find(|f| f.config == r.candidates[1])
+        .unwrap_or_else(|| panic!("the wrong tile passed: {r:#?}"));
+    assert!(
+        f.stage == FailStage::WrongResult
+            && f.reason.contains("whole-output comparison")
+            && f.reason.contains("differs from"),
+        "{}",
+        f.reason
+    );
+    assert!(r.check.starts_with("68 sampled elements"), "{}", r.check);
+    assert_ne!(r.best, r.candidates[1]);
+    check_config(&mut o, &r.best);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One wrong element in the middle, which the sampled points miss: the whole-output
+/// comparison with the trusted (first verified) candidate finds it, and the host
+/// reference says which side is wrong, also when it is the trusted one.
+#[test]
+fn a_single_wrong_element_is_found_by_the_whole_comparison() {
+    let Some(dev) = device() else { return };
+    let dir = temp_dir("element");
+    let mut o = ops(&dev, LARGE);
+    let mut bad = sampled_opts(&dir);
+    bad.inject.wrong_element = vec![1];
+    let r = tune(&mut o, &bad);
+    let f = r
+        .failed
+        .iter()
+        .find(|f| f.config == r.candidates[1])
+        .unwrap_or_else(|| panic!("the wrong element passed: {r:#?}"));
+    assert!(
+        f.stage == FailStage::WrongResult
+            && f.reason.contains("whole-output comparison")
+            && f.reason.contains("this one is wrong at 1"),
+        "{}",
+        f.reason
+    );
+    // The trusted candidate itself wrong at one element: the next one shows it, the
+    // trusted config fails and loses its timing.
+    let mut bad = sampled_opts(&dir);
+    bad.force = true;
+    bad.always_compile = true;
+    bad.inject.wrong_element = vec![0];
+    let r = tune(&mut o, &bad);
+    let f = r
+        .failed
+        .iter()
+        .find(|f| f.config == r.candidates[0])
+        .unwrap_or_else(|| panic!("the wrong trusted result passed: {r:#?}"));
+    assert!(
+        f.stage == FailStage::WrongResult && f.reason.contains(&format!("{} is wrong at 1", r.candidates[0])),
+        "{}",
+        f.reason
+    );
+    assert!(!r.timings.iter().any(|t| t.config == r.candidates[0]), "{r:#?}");
+    assert_ne!(r.best, r.candidates[0]);
+    check_config(&mut o, &r.best);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Shapes that cannot be held are an error, not an abort: a 4 TiB output is refused
+/// when it is allocated, and an untyped call whose shapes are larger than its buffers
+/// (which would otherwise make the tuner allocate a 4 TiB output of its own, and kernels
+/// write past the caller's) is refused before anything is allocated.
+#[test]
+fn a_huge_shape_is_an_error() {
+    let Some(dev) = device() else { return };
+    let huge = 1usize << 20;
+    let e = Matrix::<f32>::zeros(&dev, huge, huge).unwrap_err();
+    assert!(!e.to_string().is_empty());
+    use crossgemm::untyped::Arg;
+    let mut o = ops(&dev, SHAPE);
+    // The same buffers with other shapes.
+    fn reshape(a: Arg<'_>, huge: usize) -> Arg<'_> {
+        let k = SHAPE.2;
+        match a {
+            Arg::Matrix { buf, rows, .. } if rows == SHAPE.0 => Arg::Matrix {
+                buf,
+                rows: huge,
+                cols: k,
+            },
+            Arg::Matrix { buf, .. } => Arg::Matrix {
+                buf,
+                rows: k,
+                cols: huge,
+            },
+            Arg::Vector { buf, .. } => Arg::Vector { buf, len: huge },
+            s => s,
+        }
+    }
+    let args = [
+        reshape(o.a.__arg(), huge),
+        reshape(o.b.__arg(), huge),
+        reshape(o.bias.__arg(), huge),
+    ];
+    let out = crossgemm::untyped::OutArg {
+        buf: o.out.__out().buf,
+        rows: huge,
+        cols: huge,
+    };
+    let e = crossgemm::tune::tune_with(&tuned_bias::SPEC, &args, out, &TuneOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("bytes"), "{e}");
+}
+
+/// The bucket of [`SHAPE`] (pow2:64x32x64): a shape every planned tile divides, and two
+/// odd ones (ragged in M, N and K for any tile).
+const ALIGNED: (usize, usize, usize) = (64, 32, 64);
+const ODD: (usize, usize, usize) = (63, 31, 63);
+const ODD2: (usize, usize, usize) = (61, 29, 61);
+
+/// `name -> (variant checks, variant failures)` as a child printed them.
+fn child_variants(out: &Output) -> std::collections::HashMap<String, (u64, u64)> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_once("CHILD-VARIANTS ").map(|(_, s)| s.trim().to_string()))
+        .map(|l| {
+            let v: Vec<&str> = l.split(' ').collect();
+            (v[0].to_string(), (v[1].parse().unwrap(), v[2].parse().unwrap()))
+        })
+        .collect()
+}
+
+/// Child: tunes at [`ALIGNED`] (the planner's first candidate made slow, so that the
+/// winner is not the planner's default), then launches at `ALIGNED`, [`ODD`] and
+/// [`ODD2`], each checked, printing the variant counters after each. With
+/// `CROSSGEMM_TUNE_CHILD_FAULT` set, the first variant check gets a wrong tile.
+#[test]
+fn child_variant_launches() {
+    if !is_child() {
+        return;
+    }
+    let dev = device().unwrap();
+    let mut o = ops(&dev, ALIGNED);
+    let mut opts = TuneOptions::from_env();
+    opts.inject.slow = vec![0];
+    opts.progress = false;
+    let r = tune(&mut o, &opts);
+    println!("CHILD-BEST {} {}", r.best, r.candidates[0]);
+    if std::env::var_os("CROSSGEMM_TUNE_CHILD_FAULT").is_some() {
+        crossgemm::tune::set_launch_inject(crossgemm::tune::Inject {
+            variant_wrong_tile: 1,
+            ..Default::default()
+        });
+    }
+    for (name, shape) in [("aligned", ALIGNED), ("odd", ODD), ("odd2", ODD2)] {
+        let mut o = ops(&dev, shape);
+        tuned_bias_into(&o.a, &o.b, &o.bias, &mut o.out).unwrap();
+        let got = o.out.to_host().unwrap();
+        assert_matches_reference(&o, &got, name);
+        let s = crossgemm::tune_stats();
+        println!("CHILD-VARIANTS {name} {} {}", s.variant_checks, s.variant_failures);
+    }
+}
+
+/// A winner verified at one shape is verified again before its first launch at a build
+/// variant it was not verified at (here: an odd shape in the same bucket, whose ragged
+/// edges take other paths), once per variant; an injected fault there is caught and the
+/// launch falls back to the planner's default, with a warning.
+#[test]
+fn a_winner_is_checked_at_each_build_variant() {
+    let Some(_dev) = device() else { return };
+    let dir = temp_dir("variants");
+    let out = child(
+        "child_variant_launches",
+        &[("CROSSGEMM_CACHE_DIR", dir.display().to_string())],
+    );
+    let v = child_variants(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(v["aligned"], (0, 0), "the tune verified the aligned variant: {text}");
+    assert_eq!(v["odd"], (1, 0), "{text}");
+    assert_eq!(v["odd2"], (1, 0), "the same variant as `odd`: {text}");
+
+    let dir = temp_dir("variants-fault");
+    let out = child(
+        "child_variant_launches",
+        &[
+            ("CROSSGEMM_CACHE_DIR", dir.display().to_string()),
+            ("CROSSGEMM_TUNE_CHILD_FAULT", "1".to_string()),
+        ],
+    );
+    let v = child_variants(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(v["aligned"], (0, 0), "{err}");
+    // The winner failed at the odd variant; the planner's default was checked and used.
+    assert_eq!(v["odd"], (2, 1), "{err}");
+    assert_eq!(v["odd2"], (2, 1), "both outcomes are remembered: {err}");
+    assert!(
+        err.contains("failed its check at 63x31x63") && err.contains("every element") && err.contains("using"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `cached` mode's nearest-bucket winner is checked at its first launch too.
+#[test]
+fn a_nearest_winner_is_checked() {
+    let Some(dev) = device() else { return };
+    let dir = temp_dir("nearest");
+    let mut o = ops(&dev, SHAPE);
+    tune(&mut o, &opts(&dir));
+    let out = child(
+        "child_launch",
+        &[
+            ("CROSSGEMM_CACHE_DIR", dir.display().to_string()),
+            ("CROSSGEMM_TUNE", "cached".to_string()),
+            ("CROSSGEMM_TUNE_CHILD_SHAPE", "2".to_string()),
+        ],
+    );
+    assert_eq!(child_stats(&out).0, 0, "cached mode never tunes");
+    assert_eq!(child_variants(&out)["launch"], (1, 0));
     let _ = std::fs::remove_dir_all(&dir);
 }

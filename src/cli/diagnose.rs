@@ -13,7 +13,7 @@ use super::operands::Inputs;
 use super::{open_device, CliResult, Dtype, Epilogue, KernelEntry, ProblemArgs};
 use crossgemm::bench::{copy_bytes_for, copy_gbps, time_config, Timer, Variant};
 use crossgemm::tune::tune_with;
-use crossgemm::untyped::launch;
+use crossgemm::untyped::launch_with;
 use crossgemm::TileConfig;
 use crossgemm::{Device, Element, GemmError, Matrix, TuneOptions};
 use serde_json::json;
@@ -295,13 +295,12 @@ fn diagnose<T: Element>(
     let tk = spec.target_for(dev)?;
     let timer = Timer::new(dev, Timer::flush_bytes_for(dev, tk.spec().l2_bytes), 3, a.runs)?;
 
-    // 1. Correctness first: the winner through the public call path vs the reference.
+    // 1. Correctness first: exactly the config reported, into a NaN-filled output, vs
+    //    the reference.
     let report = tune_with(spec, &args, out.__out(), opts)?;
     let winner = report.best;
-    launch(spec, &args, out.__out())?;
-    let got: Vec<f32> = out.to_host()?.into_iter().map(T::to_f32).collect();
     let reference = SampledRef::new(spec, &inp, (m, n, k));
-    let error = reference.error(&got);
+    let ((), error) = checked(&mut out, &reference, |o| launch_with(spec, &winner, &args, o.__out()))?;
     let mut d = Diagnosis {
         device: dev.info().to_string(),
         config: winner.to_string(),
@@ -323,25 +322,27 @@ fn diagnose<T: Element>(
 
     // 2. The variants, as shares of the full kernel and of the roofs.
     let mut probe = |what: &str, cfg: &TileConfig, v: Variant, check: bool| -> Probe {
-        let run = time_config(spec, &args, out.__out(), cfg, v, &timer);
+        let first_line = |e: GemmError| e.to_string().lines().next().unwrap_or("").to_string();
+        // A neighbour that is fast but wrong must not look like a better config: its
+        // output is judged on its own (NaN-filled before it runs).
+        let (run, err) = if check {
+            match checked(&mut out, &reference, |o| {
+                time_config(spec, &args, o.__out(), cfg, v, &timer)
+            }) {
+                Ok((r, e)) => (Ok(r), Some(e)),
+                Err(e) => (Err(e), None),
+            }
+        } else {
+            (time_config(spec, &args, out.__out(), cfg, v, &timer), None)
+        };
         let occ = run
             .as_ref()
             .ok()
             .and_then(|r| occupancy(r.threads, r.smem_bytes, r.registers.map(|x| x.0), tk.spec()));
-        let mut us = run
-            .map(|r| r.sample.median_us)
-            .map_err(|e| e.to_string().lines().next().unwrap_or("").to_string());
-        // A neighbour that is fast but wrong must not look like a better config.
-        if check && us.is_ok() {
-            match out.to_host() {
-                Ok(o) => {
-                    let o: Vec<f32> = o.into_iter().map(T::to_f32).collect();
-                    let e = reference.error(&o);
-                    if e > ERR_LIMIT {
-                        us = Err(format!("wrong result (max rel err {e:.2e})"));
-                    }
-                }
-                Err(e) => us = Err(e.to_string()),
+        let mut us = run.map(|r| r.sample.median_us).map_err(first_line);
+        if let Some(e) = err.filter(|e| *e > ERR_LIMIT) {
+            if us.is_ok() {
+                us = Err(format!("wrong result (max rel err {e:.2e})"));
             }
         }
         Probe {
@@ -400,6 +401,21 @@ fn diagnose<T: Element>(
         .reasons
         .push(tiling(&winner, (m, n), dev.info().compute_units));
     Ok(d)
+}
+
+/// Fills `out` with NaN, runs `run` (which writes it), and returns what `run` returned
+/// and the max rel err of the output against `reference`: an element `run` leaves
+/// unwritten reads as an infinite error, never as an earlier run's value.
+fn checked<T: Element, R>(
+    out: &mut Matrix<T>,
+    reference: &SampledRef,
+    run: impl FnOnce(&mut Matrix<T>) -> Result<R, GemmError>,
+) -> Result<(R, f64), GemmError> {
+    let nan = vec![T::from_f32(f32::NAN); out.rows() * out.cols()];
+    out.upload(&nan)?;
+    let r = run(out)?;
+    let got: Vec<f32> = out.to_host()?.into_iter().map(T::to_f32).collect();
+    Ok((r, reference.error(&got)))
 }
 
 fn print(d: &Diagnosis, a: &DiagnoseArgs) {
@@ -522,6 +538,28 @@ mod tests {
             stages: 2,
             group_m: 8,
         })
+    }
+
+    /// A checked run is judged on what it wrote: a run that writes nothing after a
+    /// correct one is an infinite error, not the earlier run's zero.
+    #[test]
+    fn checked_runs_start_from_nan() {
+        let dev = Device::host();
+        let entry = KernelEntry::find(crate::KERNELS, Dtype::F32, Epilogue::BiasRelu).unwrap();
+        let (m, n, k) = (9, 7, 5);
+        let inp = Inputs::<f32>::new(&dev, (m, n, k), true).unwrap();
+        let args = inp.args();
+        let reference = SampledRef::new(entry.spec, &inp, (m, n, k));
+        let mut out = Matrix::<f32>::zeros(&dev, m, n).unwrap();
+        // The host device runs the reference whatever the config.
+        let cfg = mma();
+        let ((), e) = checked(&mut out, &reference, |o| {
+            launch_with(entry.spec, &cfg, &args, o.__out())
+        })
+        .unwrap();
+        assert_eq!(e, 0.0);
+        let ((), e) = checked(&mut out, &reference, |_| Ok(())).unwrap();
+        assert_eq!(e, f64::INFINITY, "a run that writes nothing");
     }
 
     #[test]

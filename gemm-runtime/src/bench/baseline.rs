@@ -548,6 +548,12 @@ mod tests {
     #[test]
     fn bias_act_source_compiles() {
         if !crate::nvrtc_available() {
+            crate::device::test_switches::skip(
+                "bench::baseline::bias_act_source_compiles",
+                "the NVRTC compile of the bias+activation kernel",
+                "libnvrtc.so.13 was not found (is its folder on LD_LIBRARY_PATH?)",
+                "CROSSGEMM_REQUIRE_NVRTC",
+            );
             return;
         }
         for dt in 0..3 {

@@ -151,14 +151,30 @@ mod tests {
         assert!(copy_gbps(&dev, 0).is_err());
     }
 
+    /// On every device found; a missing OpenCL or CUDA device is a reported skip (a
+    /// failure under its REQUIRE switch), not a quiet run on the host alone.
     #[test]
     fn copy_moves_the_bytes() {
-        for dev in Device::list() {
-            let a = Row::<f32>::from_host(&dev, &[1.0, 2.0, 3.0, 4.0]).unwrap();
-            let b = Matrix::<f32>::zeros(&dev, 1, 4).unwrap();
+        let devs = Device::list();
+        for dev in &devs {
+            let a = Row::<f32>::from_host(dev, &[1.0, 2.0, 3.0, 4.0]).unwrap();
+            let b = Matrix::<f32>::zeros(dev, 1, 4).unwrap();
             dev.backend().copy(&a.buf, &b.buf, 12).unwrap();
             assert_eq!(b.to_host().unwrap(), vec![1.0, 2.0, 3.0, 0.0], "{}", dev.info().id);
             assert!(dev.backend().copy(&a.buf, &b.buf, 17).is_err());
+        }
+        for (kind, switch) in [
+            (gemm_core::Backend::Opencl, "CROSSGEMM_REQUIRE_OPENCL"),
+            (gemm_core::Backend::Cuda, "CROSSGEMM_REQUIRE_CUDA"),
+        ] {
+            if !devs.iter().any(|d| d.info().kind == kind) {
+                crate::device::test_switches::skip(
+                    "bench::copy_moves_the_bytes",
+                    &format!("the copy on a {kind:?} device"),
+                    &format!("no {kind:?} device was found"),
+                    switch,
+                );
+            }
         }
     }
 

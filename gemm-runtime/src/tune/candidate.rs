@@ -20,6 +20,7 @@
 //! would recur.
 
 use super::compare::{self, Reader};
+use super::options::Inject;
 use super::verify::{Mode, Plan};
 use crate::call::Call;
 use crate::device::RawBuffer;
@@ -68,8 +69,8 @@ impl Checker {
     /// The tuner's operands for `call` and its reference ([`Plan::new`]), and the output
     /// buffers (a second one for the trusted result in sampled mode, if `trust`). `Err`
     /// when the device or host cannot hold them.
-    pub(crate) fn new(call: &Call<'_, '_>, full_limit: u64, trust: bool) -> Result<Checker> {
-        let plan = Plan::new(call, full_limit, trust)?;
+    pub(crate) fn new(call: &Call<'_, '_>, inject: &Inject, trust: bool) -> Result<Checker> {
+        let plan = Plan::new(call, inject, trust)?;
         let dev = call.device();
         let bytes = plan.m * plan.n * plan.ir.out_dtype.size() as usize;
         let outputs = if plan.mode == Mode::Sampled && trust { 2 } else { 1 };

@@ -74,14 +74,23 @@ pub(crate) fn check_device_memory(call: &Call<'_, '_>, outputs: usize, what: &st
     let info = call.device().info();
     let ours = device_bytes(call) + outputs as u128 * out_bytes(call);
     let callers = device_bytes(call) + out_bytes(call);
-    if ours + callers > info.global_mem_bytes as u128 {
-        let (m, n, k) = call.mnk();
-        return Err(GemmError::Unsupported(format!(
-            "{what} `{}` at {m}x{n}x{k} needs {ours} bytes of device memory for its own operands and {outputs} output(s), beside the call's {callers}; {} has {} bytes",
-            call.spec.name, info, info.global_mem_bytes
-        )));
+    match memory_error(ours, callers, info.global_mem_bytes) {
+        None => Ok(()),
+        Some(why) => {
+            let (m, n, k) = call.mnk();
+            Err(GemmError::Unsupported(format!(
+                "{what} `{}` at {m}x{n}x{k} on {info}: {why} ({outputs} output(s) of its own)",
+                call.spec.name
+            )))
+        }
     }
-    Ok(())
+}
+
+/// Why `ours` bytes beside the call's `callers` do not fit in `global` bytes, if not.
+fn memory_error(ours: u128, callers: u128, global: u64) -> Option<String> {
+    (ours + callers > global as u128).then(|| {
+        format!("needs {ours} bytes of device memory for its own operands and outputs beside the call's {callers}; the device has {global}")
+    })
 }
 
 /// A generator of the values above: xorshift64*, one stream per parameter.
@@ -270,6 +279,16 @@ mod tests {
         let mut b = Values::new(4);
         assert_eq!(a.next(1.0), v[0]);
         assert_ne!(b.next(1.0), v[0]);
+    }
+
+    #[test]
+    fn memory_is_checked_before_allocating() {
+        assert_eq!(memory_error(10, 10, 20), None);
+        let e = memory_error(3 << 40, 1 << 40, 16 << 30).unwrap();
+        assert!(
+            e.contains("needs 3298534883328 bytes") && e.contains("has 17179869184"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -87,6 +87,10 @@ pub struct Inject {
     /// The largest M·N·K verified against the full host reference, instead of
     /// `FULL_MACS` (2^27): a test's way to the sampled mode at a small shape.
     pub full_check_max: Option<u64>,
+    /// Random sampled points instead of the default count (corners and edges are always
+    /// checked): `Some(0)` leaves the interior of a large output to the whole-output
+    /// comparison alone.
+    pub sample_count: Option<usize>,
     /// The first this many build-variant checks of launches (`choose`) get a wrong tile.
     pub variant_wrong_tile: usize,
 }

@@ -284,7 +284,7 @@ fn try_all(
     report: &mut TuneReport,
 ) -> Result<Tried> {
     let dev = call.device();
-    let mut checker = Checker::new(call, opts.inject.full_limit(), true)?;
+    let mut checker = Checker::new(call, &opts.inject, true)?;
     report.check = checker.describe();
     let flush = RawBuffer::new(
         dev,

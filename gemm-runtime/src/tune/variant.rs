@@ -125,7 +125,7 @@ fn check(call: &Call<'_, '_>, tk: &TargetKernel, cfg: &TileConfig) -> Result<Opt
         Ok(k) => k,
         Err(e) => return Ok(Some(Err(super::first_line(&e.to_string()).to_string()))),
     };
-    let mut checker = match Checker::new(call, opts.inject.full_limit(), false) {
+    let mut checker = match Checker::new(call, &opts.inject, false) {
         Ok(c) => c,
         Err(e) => {
             static SAID: std::sync::Once = std::sync::Once::new();

@@ -17,6 +17,7 @@
 //! (an epilogue that overflows the output type); a NaN never passes, on either side.
 
 use super::operands::{self, Operands};
+use super::options::Inject;
 use crate::call::Call;
 use crate::element::{decode, encode};
 use crate::error::Result;
@@ -24,7 +25,8 @@ use crate::reference::{self, HostOperand, SampledRef};
 use gemm_core::{AccMode, DType, GemmIr, Layout};
 
 /// Largest M·N·K whose full host reference a tuning run computes: 2^27 multiply-adds,
-/// about 0.1 s on two cores of the CI machine (measured: README, tests/tune.rs).
+/// 0.26-0.41 s on the two cores of the CI machine (measured at 512³, 724²×256,
+/// 1024²×128, 2048²×32), once per run; 8192 sampled points cost 2-40 ms there.
 pub(crate) const FULL_MACS: u64 = 1 << 27;
 /// Largest output whose full host reference a tuning run keeps (24 bytes an element).
 const FULL_ELEMS: u64 = 1 << 22;
@@ -103,12 +105,13 @@ pub(crate) fn sample_count(k: usize) -> usize {
 
 impl Plan {
     /// Uploads the tuner's operands for `call` and computes the reference: full where
-    /// [`full_mode`] says so (with `full_limit`), else at [`sample_points`]. `trust`: the
+    /// [`full_mode`] says so, else at [`sample_points`] (a test's `inject` may move the
+    /// limit or the count). `trust`: the
     /// sampled mode keeps a second output (the trusted one), for the memory check.
-    pub(crate) fn new(call: &Call<'_, '_>, full_limit: u64, trust: bool) -> Result<Plan> {
+    pub(crate) fn new(call: &Call<'_, '_>, inject: &Inject, trust: bool) -> Result<Plan> {
         let (m, n, k) = call.mnk();
         let ir = call.ir();
-        let mode = if full_mode(m, n, k, full_limit) {
+        let mode = if full_mode(m, n, k, inject.full_limit()) {
             Mode::Full
         } else {
             Mode::Sampled
@@ -117,7 +120,7 @@ impl Plan {
         operands::check_device_memory(call, outputs, "checking")?;
         let choices = operands::scalar_choices(call);
         let mut ops = Operands::new(call, choices[0].clone())?;
-        let points = sample_points(m, n, call.spec.ir_hash, sample_count(k));
+        let points = sample_points(m, n, call.spec.ir_hash, inject.sample_count.unwrap_or(sample_count(k)));
         // The first scalar choice whose reference is finite and depends on the product at
         // a quarter of the points or more; else the best of them.
         let mut best: Option<((bool, usize), Vec<f32>, Vec<SampledRef>)> = None;

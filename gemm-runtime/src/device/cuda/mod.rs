@@ -535,6 +535,7 @@ impl CudaBackend {
 mod tests {
     use super::nvrtc::nvrtc_build;
     use super::*;
+    use crate::device::test_switches;
 
     const SAXPY: &str = r#"
 extern "C" __global__ void saxpy(int n, float a, const float* x, float* y) {
@@ -598,8 +599,7 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
 
     #[test]
     fn nvrtc_compiles_for_sm90_without_a_gpu() {
-        if !nvrtc_present() {
-            eprintln!("skipped: libnvrtc not found");
+        if !nvrtc_or_skip("nvrtc_compiles_for_sm90_without_a_gpu") {
             return;
         }
         let log = nvrtc_compile_check(SAXPY, "saxpy", 90.into(), &defs(&[("BIAS", 0)])).expect("saxpy compiles");
@@ -616,8 +616,7 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
         use gemm_core::codegen::Variant;
         use gemm_core::{AccMode, Backend, DType, EpOp, FamilyId, Func, GemmIr, Layout, MmaTile, Param, Problem};
         use gemm_core::{SimtTile, TileConfig};
-        if !nvrtc_present() {
-            eprintln!("skipped: libnvrtc not found");
+        if !nvrtc_or_skip("generated_sources_compile_for_sm90") {
             return;
         }
         let ir = |dt: DType, acc: AccMode| GemmIr {
@@ -678,8 +677,7 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
 
     #[test]
     fn nvrtc_rejections_carry_the_log() {
-        if !nvrtc_present() {
-            eprintln!("skipped: libnvrtc not found");
+        if !nvrtc_or_skip("nvrtc_rejections_carry_the_log") {
             return;
         }
         // BIAS undefined: a compile error naming it.
@@ -706,8 +704,7 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
 
     #[test]
     fn dump_writes_source_and_log() {
-        if !nvrtc_present() {
-            eprintln!("skipped: libnvrtc not found");
+        if !nvrtc_or_skip("dump_writes_source_and_log") {
             return;
         }
         let dir = std::env::temp_dir().join(format!("crossgemm-dump-test-{}", std::process::id()));
@@ -729,17 +726,45 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    fn first_gpu() -> Option<Device> {
+    /// Whether libnvrtc is there for `test`'s compile checks; a skip is reported, or
+    /// fails under `CROSSGEMM_REQUIRE_NVRTC=1`.
+    fn nvrtc_or_skip(test: &str) -> bool {
+        if nvrtc_present() {
+            return true;
+        }
+        test_switches::skip(
+            &format!("device::cuda::{test}"),
+            "NVRTC compile checks",
+            "libnvrtc.so.13 was not found (is its folder on LD_LIBRARY_PATH?)",
+            "CROSSGEMM_REQUIRE_NVRTC",
+        );
+        false
+    }
+
+    /// The first CUDA device for `test`; without one the skip is reported, or fails
+    /// under `CROSSGEMM_REQUIRE_CUDA=1`.
+    fn first_gpu(test: &str) -> Option<Device> {
         let d = discover().into_iter().next();
         if d.is_none() {
-            eprintln!("skipped: no CUDA device");
+            test_switches::skip(
+                &format!("device::cuda::{test}"),
+                "runs on a CUDA device",
+                if cuda_present() {
+                    "no CUDA device was found (libcuda loads; `nvidia-smi`?)"
+                } else {
+                    "libcuda.so.1 was not found"
+                },
+                "CROSSGEMM_REQUIRE_CUDA",
+            );
         }
         d
     }
 
     #[test]
     fn info_is_filled_in() {
-        let Some(dev) = first_gpu() else { return };
+        let Some(dev) = first_gpu("info_is_filled_in") else {
+            return;
+        };
         let i = dev.info();
         assert_eq!(i.kind, Backend::Cuda);
         assert!(i.compute_capability.unwrap() >= 50);
@@ -750,7 +775,9 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
 
     #[test]
     fn upload_launch_download() {
-        let Some(dev) = first_gpu() else { return };
+        let Some(dev) = first_gpu("upload_launch_download") else {
+            return;
+        };
         let n = 1000usize;
         let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
         let y: Vec<f32> = (0..n).map(|i| 2.0 * i as f32).collect();
@@ -794,7 +821,9 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
 
     #[test]
     fn large_dynamic_shared_memory() {
-        let Some(dev) = first_gpu() else { return };
+        let Some(dev) = first_gpu("large_dynamic_shared_memory") else {
+            return;
+        };
         let max = dev.info().smem_per_block;
         let words = (96 * 1024 / 4).min(max / 4);
         let n = words as usize;
