@@ -197,7 +197,21 @@ fn measure_all(
     cache_dir: Option<PathBuf>,
     checkpoint: &dyn Fn(&Report) -> CliResult,
 ) -> Result<Report, String> {
-    let table = ShapeTable::load(&a.shapes)?;
+    // Explicit shapes need no table: without one they get the `cli` group and, unless
+    // --dtypes/--epilogues say otherwise, f16 with every epilogue.
+    let table = if !a.shape.is_empty() && !a.shapes.exists() {
+        ShapeTable {
+            source: format!("--shape (no {})", a.shapes.display()),
+            dtypes: vec!["f16".into()],
+            epilogues: crossgemm::bench::Epilogue::NAMES
+                .iter()
+                .map(|e| e.to_string())
+                .collect(),
+            groups: Vec::new(),
+        }
+    } else {
+        ShapeTable::load(&a.shapes)?
+    };
     let filter = Filter {
         groups: a.groups.clone(),
         dtypes: a.dtypes.clone(),

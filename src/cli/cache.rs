@@ -6,13 +6,25 @@ use std::path::Path;
 
 pub fn ls(dir: &Path, json: bool) -> CliResult {
     let doc = records::collect(dir);
+    // Files named like cache files that cannot be read: lookups treat them as empty (and
+    // retune); `cache clear` removes them.
+    let bad = records::unusable(dir);
     if json {
         println!("{}", serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?);
+        for (p, why) in &bad {
+            eprintln!("crossgemm: warning: unusable tuning-cache file {}: {why}", p.display());
+        }
         return Ok(());
     }
     println!("cache: {}", dir.display());
-    if doc.records.is_empty() {
+    if doc.records.is_empty() && bad.is_empty() {
         println!("(no entries)");
+    }
+    for (p, why) in &bad {
+        println!(
+            "unusable: {} — {why} (read as empty; `crossgemm cache clear` removes it)",
+            p.display()
+        );
     }
     for r in &doc.records {
         println!(

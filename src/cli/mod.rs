@@ -83,7 +83,8 @@ impl KernelEntry {
     about = "Devices, autotuning, the tuning cache and benchmarks of crossgemm's generated GEMM kernels"
 )]
 struct Cli {
-    /// Tuning cache folder (default: CROSSGEMM_CACHE_DIR, else the platform cache folder).
+    /// Cache folder: tuning results and compiled kernels (`<DIR>/bin`) (default:
+    /// CROSSGEMM_CACHE_DIR, else the platform cache folder).
     #[arg(long, global = true, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
     #[command(subcommand)]
@@ -102,7 +103,8 @@ enum Command {
     ///
     /// With CROSSGEMM_TUNE=cached nothing is tuned: it reports the config a `cached`
     /// launch would use (the bucket's winner, else the nearest bucket's, else the
-    /// planner's default).
+    /// planner's default). With CROSSGEMM_TUNE=off nothing is tuned or read from the
+    /// cache: it reports the planner's default, which an `off` launch uses.
     Tune(tune::TuneArgs),
     /// Time the shape table beside cuBLAS and cuBLASLt; write JSON, markdown and an SVG chart.
     ///
@@ -210,9 +212,31 @@ pub fn open_device(id: Option<&str>, what: &str) -> Result<crossgemm::Device, St
     Ok(dev)
 }
 
+/// The cache folder of this run: `--cache-dir`, which then holds the compiled kernels
+/// too (the runtime is told), else the runtime's (CROSSGEMM_CACHE_DIR, else the platform
+/// folder). A folder that is a file is an error: nothing could be saved there.
+fn cache_folder(flag: Option<PathBuf>) -> Result<Option<PathBuf>, String> {
+    match flag {
+        Some(dir) => {
+            crossgemm::check_cache_dir(&dir).map_err(|why| format!("--cache-dir: {why}"))?;
+            crossgemm::set_cache_dir(Some(dir.clone()));
+            Ok(Some(dir))
+        }
+        None => crossgemm::cache_dir_checked(),
+    }
+}
+
 pub fn main(kernels: &'static [KernelEntry]) -> ExitCode {
     let cli = Cli::parse();
-    let cache_dir = cli.cache_dir.clone().or_else(crossgemm::cache_dir);
+    let cache_dir = match (&cli.command, cache_folder(cli.cache_dir.clone())) {
+        (_, Ok(d)) => d,
+        // Listing devices needs no cache.
+        (Command::Devices { .. }, Err(_)) => None,
+        (_, Err(why)) => {
+            eprintln!("crossgemm: error: {why}: nothing could be saved (point it at a folder)");
+            return ExitCode::FAILURE;
+        }
+    };
     let r = match cli.command {
         Command::Devices { json } => devices::run(json),
         Command::Tune(args) => tune::run(kernels, &args, cache_dir),

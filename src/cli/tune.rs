@@ -106,7 +106,13 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
     let mut opts = super::tune_options(cache_dir, a.max);
     opts.force = a.force;
     opts.exact_shape |= a.exact;
-    let cached_only = TuneMode::from_env() == TuneMode::Cached;
+    // CROSSGEMM_TUNE=cached: the lookup a `cached` launch does; off: what an `off` launch
+    // uses, the planner's default (the lookup with no cache folder finds nothing else).
+    let mode = TuneMode::from_env();
+    let cached_only = mode != TuneMode::Full;
+    if mode == TuneMode::Off {
+        opts.cache_dir = None;
+    }
     if !cached_only {
         opts.on_progress = progress_hook();
     }
@@ -173,7 +179,10 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
             let o = j.as_object_mut().expect("an object");
             o.insert("target".into(), json!(l.target));
             o.insert("shape_key".into(), json!(l.shape_key));
-            o.insert("mode".into(), json!("cached"));
+            o.insert(
+                "mode".into(),
+                json!(if mode == TuneMode::Off { "off" } else { "cached" }),
+            );
             o.insert("source".into(), json!(source));
             o.insert("cache_hit".into(), json!(l.source == LookupSource::Cache));
             o.insert("candidates".into(), json!(0));
@@ -225,6 +234,9 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
                     f.reason.lines().next().unwrap_or("")
                 );
             }
+        }
+        Outcome::Looked(_) if mode == TuneMode::Off => {
+            println!("CROSSGEMM_TUNE=off: nothing tuned and no cache read; a launch uses the planner's default config")
         }
         Outcome::Looked(_) => println!(
             "CROSSGEMM_TUNE=cached: nothing tuned; a launch uses the {} config{}",
