@@ -513,3 +513,175 @@ fn diagnose_reports_variants_neighbours_and_a_verdict() {
         .any(|r| r.as_str().unwrap().contains("blocks of")));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// --- issue 11, item 4 and 8 ---------------------------------------------------------------
+
+#[test]
+fn cache_dir_flag_moves_the_compiled_kernels_and_clear_removes_them() {
+    if !opencl() {
+        return;
+    }
+    let env_dir = temp_dir("env-folder");
+    let flag_dir = temp_dir("flag-folder");
+    // The environment names one folder, --cache-dir another: everything goes to the latter.
+    let out = run(
+        &env_dir,
+        &[
+            "--cache-dir",
+            flag_dir.to_str().unwrap(),
+            "tune",
+            "--shape",
+            "24x16x8",
+            "--epilogue",
+            "none",
+            "--json",
+        ],
+        &[("CROSSGEMM_TUNE_MAX", "1")],
+    );
+    ok(out);
+    let bins = |d: &Path| std::fs::read_dir(d.join("bin")).map_or(0, |r| r.count());
+    assert!(bins(&flag_dir) > 0, "compiled kernels in --cache-dir/bin");
+    assert!(!env_dir.exists(), "nothing in CROSSGEMM_CACHE_DIR");
+    let text = ok(run(
+        &env_dir,
+        &[
+            "--cache-dir",
+            flag_dir.to_str().unwrap(),
+            "cache",
+            "clear",
+            "--binaries",
+        ],
+        &[],
+    ));
+    assert!(text.contains("removed the compiled-kernel cache"), "{text}");
+    assert!(!flag_dir.join("bin").exists());
+    let _ = std::fs::remove_dir_all(&flag_dir);
+}
+
+#[test]
+fn tune_under_tune_off_tunes_nothing_and_reports_the_default() {
+    if !opencl() {
+        return;
+    }
+    let dir = temp_dir("tune-off");
+    let tuned = tune_json(&dir, "40x24x33", &[]);
+    let off = tune_json(&dir, "40x24x33", &[("CROSSGEMM_TUNE", "off")]);
+    assert_eq!(
+        (&off["mode"], &off["source"], &off["candidates"]),
+        (&Value::from("off"), &Value::from("default"), &Value::from(0)),
+        "{off}"
+    );
+    assert_eq!(off["cache_hit"], false, "off reads no cache: {off}");
+    let text = ok(run(
+        &dir,
+        &["tune", "--shape", "100x24x33"],
+        &[("CROSSGEMM_TUNE", "off")],
+    ));
+    assert!(text.contains("CROSSGEMM_TUNE=off: nothing tuned"), "{text}");
+    // Nothing was tuned for the new shape.
+    let after = ok(run(&dir, &["cache", "ls"], &[]));
+    assert!(!after.contains("pow2:128x32x64"), "{after}");
+    assert!(tuned["candidates"].as_u64().unwrap() > 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bench_with_shapes_needs_no_shape_table() {
+    if !opencl() {
+        return;
+    }
+    let dir = temp_dir("bench-no-table");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = Command::new(BIN)
+        .current_dir(&dir) // no bench/shapes.toml here
+        .args([
+            "bench",
+            "--shape",
+            "16x8x8",
+            "--dtypes",
+            "f16",
+            "--epilogues",
+            "none",
+            "--runs",
+            "10",
+            "--warmup",
+            "1",
+            "--max",
+            "1",
+            "--out",
+            "res",
+            "--name",
+            "t",
+        ])
+        .env("CROSSGEMM_CACHE_DIR", dir.join("cache"))
+        .env("CROSSGEMM_DEVICE", "opencl")
+        .env_remove("CROSSGEMM_TUNE")
+        .output()
+        .unwrap();
+    ok(out);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("res/t.json")).unwrap()).unwrap();
+    assert_eq!(v["rows"].as_array().map(|r| r.len()), Some(1), "{v}");
+    // Without --shape the table is still needed.
+    let out = Command::new(BIN).current_dir(&dir).args(["bench"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("shapes.toml"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_corrupt_cache_file_shows_in_ls_and_goes_with_clear() {
+    if !opencl() {
+        return;
+    }
+    let dir = temp_dir("corrupt-ls");
+    tune_json(&dir, "40x24x33", &[]);
+    let good: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    assert_eq!(good.len(), 1);
+    std::fs::write(&good[0], b"{ \"format\": \"crossgemm-tune-cache\", trunc").unwrap();
+    let text = ok(run(&dir, &["cache", "ls"], &[]));
+    assert!(
+        text.contains("unusable:") && text.contains(&good[0].display().to_string()) && text.contains("not valid JSON"),
+        "{text}"
+    );
+    let text = ok(run(&dir, &["cache", "clear"], &[]));
+    assert!(text.contains("removed 1 tuning-cache file"), "{text}");
+    assert!(!good[0].exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The library without the `cli` feature builds none of the CLI's dependencies.
+#[test]
+fn the_library_alone_pulls_no_cli_dependency() {
+    let tree = |features: &[&str]| {
+        let out = Command::new(env!("CARGO"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args([
+                "tree",
+                "-p",
+                "crossgemm",
+                "-e",
+                "normal",
+                "--prefix",
+                "none",
+                "--offline",
+            ])
+            .args(features)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let cli_deps = |t: &str| {
+        ["clap ", "indicatif ", "plotters "]
+            .iter()
+            .filter(|d| t.lines().any(|l| l.starts_with(*d)))
+            .count()
+    };
+    assert_eq!(cli_deps(&tree(&[])), 3, "the default build has the CLI");
+    let lib = tree(&["--no-default-features", "--features", "opencl,cuda,sm80,sm90,baseline"]);
+    assert_eq!(cli_deps(&lib), 0, "{lib}");
+}
