@@ -109,7 +109,9 @@ fn f32_and_tf32() {
 /// them), each on shapes of its own: aligned (the vector / TMA load paths) spanning three
 /// blocks in M and N (the last one partial) and twice the K its load ring holds (the ring
 /// wraps); the same with one block of rows; and odd ones (67x45x77 and 7x45x77: element
-/// loads, ragged edges; the second with at most as many rows as one block). Each runs where its family accepts the shape, and where it does
+/// loads, ragged edges; 67x45x72 and 7x45x72 with K a multiple of 8, for families whose
+/// loads need 16-byte rows; the second of each with at most as many rows as one block).
+/// Each runs where its family accepts the shape, and where it does
 /// not, a launch with it must say so; every config runs at least one aligned and one odd
 /// shape.
 macro_rules! check_all_configs {
@@ -134,7 +136,15 @@ macro_rules! check_all_configs {
                 let ring = cfg.resources(dtype).ring_k as usize;
                 let (bm, bn) = (bm as usize, bn as usize);
                 let (n, k) = (2 * bn + 8, 2 * ring + 8);
-                let shapes = [(2 * bm + (bm / 2).max(8), n, k), (bm, n, k), (67, 45, 77), (bm.min(7), 45, 77)];
+                let few = bm.min(7);
+                let shapes = [
+                    (2 * bm + (bm / 2).max(8), n, k),
+                    (bm, n, k),
+                    (67, 45, 77),
+                    (few, 45, 77),
+                    (67, 45, 72),
+                    (few, 45, 72),
+                ];
                 let mut ran = [false; 2];
                 for (s, (m, n, k)) in shapes.into_iter().enumerate() {
                     let a = mat::<$ta, $la>(&dev, &mut r, m, k);
@@ -148,7 +158,7 @@ macro_rules! check_all_configs {
                         (Ok(()), Ok(())) => {
                             let want = $kernel::reference(&a, &b).unwrap();
                             assert_close(&out.to_host().unwrap(), &want, k, $tf32, &what);
-                            ran[s / 2] = true;
+                            ran[usize::from(s >= 2)] = true;
                         }
                         (Err(e), Err(_)) => assert!(e.to_string().contains("cannot run"), "{what}: {e}"),
                         (r, a) => panic!("{what}: launch {r:?}, but the family says {a:?}"),
