@@ -45,10 +45,8 @@ pub const VARS: &[Var] = &[
     Var {
         name: "CROSSGEMM_CACHE_DIR",
         accepts: "a folder (created when missing)",
-        check: |v| match check_cache_dir(Path::new(v)) {
-            Ok(()) => Ok(()),
-            Err(_) => Err("no disk cache: tuning results and compiled kernels live in this process only".into()),
-        },
+        // A file is reported by `cache_dir`, which every reader of the folder goes through.
+        check: |_| Ok(()),
     },
     Var {
         name: "CROSSGEMM_TUNE_MAX",
