@@ -206,7 +206,20 @@ impl KernelFamily for Gemv {
 }
 
 // Rationale per rule: the source's static_asserts and the register budget.
-const RULES: [Rule<GemvTile>; 4] = [
+const RULES: [Rule<GemvTile>; 5] = [
+    // Bounds first, so that the rules after them compute with small numbers (a config
+    // read from disk may hold anything).
+    Rule {
+        name: "extents",
+        check: |_, t| {
+            (!(1..=32).contains(&t.warps) || !(1..=8).contains(&t.cols) || !(1..=32).contains(&t.ksplit)).then(|| {
+                format!(
+                    "warps {}, cols {}, ksplit {} (1-32, 1-8 and 1-32)",
+                    t.warps, t.cols, t.ksplit
+                )
+            })
+        },
+    },
     Rule {
         name: "rows",
         check: |_, t| (!matches!(t.mr, 1 | 2 | 4 | 8)).then(|| format!("MR = {} (1, 2, 4 or 8)", t.mr)),
