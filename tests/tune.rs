@@ -731,6 +731,8 @@ fn child_variant_launches() {
         let s = crossgemm::tune_stats();
         println!("CHILD-VARIANTS {name} {} {}", s.variant_checks, s.variant_failures);
     }
+    let s = crossgemm::tune_stats();
+    println!("CHILD-STATS {} {} {}", s.tunes, s.disk_hits, s.compiled);
 }
 
 /// A winner verified at one shape is verified again before its first launch at a build
@@ -751,6 +753,8 @@ fn a_winner_is_checked_at_each_build_variant() {
     assert_eq!(v["odd"], (1, 0), "{text}");
     assert_eq!(v["odd2"], (1, 0), "the same variant as `odd`: {text}");
 
+    // A fault in the check at the odd variant, under `full`: the winner is marked failed
+    // in the cache and the bucket tuned again at the odd shape (verified there by the tune).
     let dir = temp_dir("variants-fault");
     let out = child(
         "child_variant_launches",
@@ -762,13 +766,48 @@ fn a_winner_is_checked_at_each_build_variant() {
     let v = child_variants(&out);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(v["aligned"], (0, 0), "{err}");
-    // The winner failed at the odd variant; the planner's default was checked and used.
-    assert_eq!(v["odd"], (2, 1), "{err}");
-    assert_eq!(v["odd2"], (2, 1), "both outcomes are remembered: {err}");
+    assert_eq!(v["odd"], (1, 1), "{err}");
+    assert_eq!(
+        v["odd2"],
+        (1, 1),
+        "the retuned winner was verified at this variant: {err}"
+    );
     assert!(
-        err.contains("failed its check at 63x31x63") && err.contains("every element") && err.contains("using"),
+        err.contains("failed its check at 63x31x63") && err.contains("every element") && err.contains("tuning again"),
         "{err}"
     );
+    let (tunes, _, _) = child_stats(&out);
+    assert_eq!(tunes, 2, "{}", String::from_utf8_lossy(&out.stdout));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let best = text
+        .lines()
+        .find_map(|l| l.split_once("CHILD-BEST ").map(|(_, s)| s.to_string()))
+        .unwrap();
+    let json = std::fs::read_to_string(dir.join(&files(&dir)[0])).unwrap();
+    assert!(
+        json.contains("\"wrong_result\"") && json.contains("every element"),
+        "{best}: {json}"
+    );
+
+    // The same under `cached`, which never tunes: the planner's default, checked too.
+    let dir = temp_dir("variants-cached");
+    let out = child(
+        "child_variant_launches",
+        &[
+            ("CROSSGEMM_CACHE_DIR", dir.display().to_string()),
+            ("CROSSGEMM_TUNE_CHILD_FAULT", "1".to_string()),
+            ("CROSSGEMM_TUNE", "cached".to_string()),
+        ],
+    );
+    let v = child_variants(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(v["odd"], (2, 1), "the winner failed, the default passed: {err}");
+    assert_eq!(v["odd2"], (2, 1), "both outcomes are remembered: {err}");
+    assert!(
+        err.contains("failed its check at 63x31x63") && err.contains("using"),
+        "{err}"
+    );
+    assert_eq!(child_stats(&out).0, 1, "only the child's explicit tune");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -6,12 +6,20 @@
 
 /// Whether `var` is on: `1` yes; unset, empty or `0` no; anything else panics.
 pub(crate) fn required(var: &str) -> bool {
-    match std::env::var(var) {
-        Err(std::env::VarError::NotPresent) => false,
-        Ok(v) if v.trim().is_empty() || v.trim() == "0" => false,
-        Ok(v) if v.trim() == "1" => true,
-        Ok(v) => panic!("{var}={v:?}: expected 1 (require) or 0/unset (allow skipping)"),
+    let v = match std::env::var(var) {
+        Err(std::env::VarError::NotPresent) => None,
+        Ok(v) => Some(v),
         Err(e) => panic!("{var}: {e}"),
+    };
+    parse(v.as_deref()).unwrap_or_else(|v| panic!("{var}={v:?}: expected 1 (require) or 0/unset (allow skipping)"))
+}
+
+/// A switch's value: `1` on; unset, empty or `0` off; anything else is returned.
+fn parse(v: Option<&str>) -> Result<bool, String> {
+    match v.map(str::trim) {
+        None | Some("") | Some("0") => Ok(false),
+        Some("1") => Ok(true),
+        Some(other) => Err(other.to_string()),
     }
 }
 

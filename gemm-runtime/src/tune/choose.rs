@@ -6,7 +6,7 @@ use super::options::{TuneMode, TuneOptions};
 use super::report::DISK_HITS;
 use super::search::tune_locked;
 use super::{file_key, first_line, variant, TUNING};
-use crate::cache::{self, DiskCache, Winner};
+use crate::cache::{self, DiskCache, FailStage, Winner};
 use crate::call::{Arg, Call, OutArg};
 use crate::error::{GemmError, Result};
 use crate::spec::{KernelSpec, TargetKernel};
@@ -54,23 +54,30 @@ pub(crate) fn choose(call: &Call<'_, '_>, tk: &TargetKernel) -> Result<TileConfi
     checked(call, tk, c)
 }
 
-/// `c` if it passes at `call`'s build variant, else the planner's default (checked too),
-/// with a warning; an error when neither does.
+/// `c` if it passes at `call`'s build variant; else, under `full`, the winner of a
+/// retune at this shape ([`retune`]); else the planner's default (checked too); each
+/// with a warning. An error when none passes.
 fn checked(call: &Call<'_, '_>, tk: &TargetKernel, c: TileConfig) -> Result<TileConfig> {
-    let why = match variant::ensure(call, tk, &c)? {
+    let (stage, why) = match variant::ensure(call, tk, &c)? {
         Ok(()) => return Ok(c),
-        Err(why) => why,
+        Err(f) => f,
     };
     let (m, n, k) = call.mnk();
     let name = call.spec.name;
-    let fallback = call.default_config(tk)?;
     let v = variant::describe(call, tk, &c);
+    let what = format!(
+        "`{name}` winner {c} failed its check at {m}x{n}x{k} [{v}]: {}",
+        first_line(&why)
+    );
+    if TuneMode::from_env() == TuneMode::Full {
+        if let Some(r) = retune(call, tk, &c, stage, &why, &what)? {
+            return Ok(r);
+        }
+    }
+    let fallback = call.default_config(tk)?;
     if fallback != c {
         if let Ok(()) = variant::ensure(call, tk, &fallback)? {
-            eprintln!(
-                "crossgemm: warning: `{name}` winner {c} failed its check at {m}x{n}x{k} [{v}]: {}; using {fallback}",
-                first_line(&why)
-            );
+            eprintln!("crossgemm: warning: {what}; using {fallback}");
             return Ok(fallback);
         }
     }
@@ -78,11 +85,60 @@ fn checked(call: &Call<'_, '_>, tk: &TargetKernel, c: TileConfig) -> Result<Tile
         kernel: name.to_string(),
         device: call.device().info().to_string(),
         candidates: if fallback == c { 1 } else { 2 },
-        failures: format!(
-            "at {m}x{n}x{k} [{v}] neither the winner {c} nor the planner's default {fallback} passes its check: {}",
-            first_line(&why)
-        ),
+        failures: format!("{what}; nor does the planner's default {fallback}"),
     })
+}
+
+/// Under `full`: marks `c` failed in the tuning cache (the bucket loses it as its
+/// winner, the config joins the failures, so no later tune picks it) and tunes the
+/// bucket again at this call's shape, once. The new winner, checked at this variant
+/// (the tune verified it here, or `ensure` does), or `None`.
+fn retune(
+    call: &Call<'_, '_>,
+    tk: &TargetKernel,
+    c: &TileConfig,
+    stage: FailStage,
+    why: &str,
+    what: &str,
+) -> Result<Option<TileConfig>> {
+    let opts = TuneOptions::from_env();
+    let (m, n, k) = call.mnk();
+    let bucket = cache::shape_key(m, n, k, opts.exact_shape);
+    if let Some(dir) = &opts.cache_dir {
+        let d = DiskCache::new(dir, file_key(call.spec, tk, call.device()));
+        if let Err(e) = d.mark_failed(&bucket, c, stage, why) {
+            eprintln!(
+                "crossgemm: warning: could not record the failure in {}: {e}",
+                d.path().display()
+            );
+        }
+    }
+    eprintln!("crossgemm: warning: {what}; tuning again");
+    let mkey: MemoKey = (call.spec as *const KernelSpec as usize, call.device().serial(), bucket);
+    let tuned = {
+        let _guard = TUNING.lock().unwrap_or_else(|e| e.into_inner());
+        tune_locked(call, tk, &opts)
+    };
+    let best = match tuned {
+        Ok(r) if r.best != *c => r.best,
+        Ok(_) => return Ok(None),
+        Err(e) => {
+            eprintln!(
+                "crossgemm: warning: tuning `{}` at {m}x{n}x{k} failed: {}",
+                call.spec.name,
+                first_line(&e.to_string())
+            );
+            return Ok(None);
+        }
+    };
+    if variant::ensure(call, tk, &best)?.is_err() {
+        return Ok(None);
+    }
+    memo()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(mkey, (best, Origin::Tuned));
+    Ok(Some(best))
 }
 
 /// The config of the call's bucket and where it came from, per [`TuneMode`].

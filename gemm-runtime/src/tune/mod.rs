@@ -1,11 +1,25 @@
 //! The autotuner: on a cache miss, compile the target's planned configs that fit the
-//! device (in parallel), check each against the host reference, time the survivors and
-//! keep the fastest, on disk (see [`crate::cache`]) and in the process.
+//! device (in parallel), check each, time the survivors and keep the fastest, on disk
+//! (see [`crate::cache`]) and in the process.
 //!
 //! `CROSSGEMM_TUNE` decides what a plain launch does: `full` (the default) tunes on a
 //! miss, `cached` uses only the cache and otherwise the planner's first fitting config,
 //! `off` always uses that config. [`tune`] tunes on request
 //! whatever the mode says, and reports what happened ([`TuneReport`]).
+//!
+//! **What a candidate is checked on.** Not the caller's data (zeros or padding there
+//! would make any check vacuous, and zeros run faster on tensor cores): the tuner's own
+//! operands, of the call's shapes, dtypes and layouts, random with a fixed seed and never
+//! zero (`operands.rs`). Each candidate runs into a NaN-filled output. Up to M·N·K = 2^27
+//! every element is checked against the host reference; above, sampled elements are,
+//! and the whole output is compared on the device with the first verified candidate's,
+//! disputes being settled by the host reference (`candidate.rs`, `verify.rs`,
+//! `compare.rs`). The same operands time the candidates.
+//!
+//! **Build variants.** A winner is keyed by a shape bucket but runs as one compile per
+//! exact shape (its `-D` shape flags) and edge class; its first launch at a variant not
+//! verified in this process checks it there, and a failure falls back to the planner's
+//! default (`variant.rs`). Tuned, cached, nearest-bucket and imported winners alike.
 //!
 //! **Nearest-record start.** When the cache has no winner for a shape's bucket but has
 //! winners for other buckets of the same kernel on the same device (tuned here, or
@@ -17,8 +31,8 @@
 //! another driver or source (imported templates). A config that does not fit the device
 //! is never used.
 
-//! The run itself ([`search`]) compiles the candidates on a bounded pool, then verifies
-//! ([`verify`]) and times (with [`crate::measure`]) one at a time.
+//! The run itself (`search.rs`) compiles the candidates on a bounded pool, then verifies
+//! and times (with [`crate::measure`]) one at a time.
 
 mod candidate;
 mod choose;

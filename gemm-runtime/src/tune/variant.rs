@@ -9,13 +9,16 @@
 //! tuned, cached, nearest-bucket or imported winner at a variant not yet verified in
 //! this process checks it there: on the tuner's own operands at the call's shape,
 //! against the full host reference or sampled plus a whole-output NaN scan (the same
-//! rule as candidates). A winner that fails is remembered as failed for that variant
-//! and the launch falls back to the planner's default (checked the same way), with a
-//! warning. Variants the tuner verified while tuning are remembered too.
+//! rule as candidates). A winner that fails is remembered as failed for that variant;
+//! under `CROSSGEMM_TUNE=full` it is marked failed in the tuning cache and the bucket is
+//! tuned again at the call's shape (once), else the launch falls back to the planner's
+//! default (checked the same way); either with a warning. Variants the tuner verified
+//! while tuning are remembered too.
 
 use super::candidate::{Checker, Fault, Verdict};
 use super::options::take_variant_fault;
 use super::report::{VARIANT_CHECKS, VARIANT_FAILURES};
+use crate::cache::FailStage;
 use crate::call::{self, Call};
 use crate::error::Result;
 use crate::spec::{KernelSpec, TargetKernel};
@@ -27,8 +30,15 @@ use std::sync::Mutex;
 /// (kernel spec, device, config, variant description).
 type Key = (usize, u64, TileConfig, String);
 
-fn verified() -> &'static Mutex<HashMap<Key, std::result::Result<(), String>>> {
-    static V: std::sync::OnceLock<Mutex<HashMap<Key, std::result::Result<(), String>>>> = std::sync::OnceLock::new();
+/// Why a config fails at a variant: the stage (compile, launch, wrong result) and the
+/// reason.
+pub(crate) type Failed = (FailStage, String);
+
+/// The outcome of a check.
+pub(crate) type Outcome = std::result::Result<(), Failed>;
+
+fn verified() -> &'static Mutex<HashMap<Key, Outcome>> {
+    static V: std::sync::OnceLock<Mutex<HashMap<Key, Outcome>>> = std::sync::OnceLock::new();
     V.get_or_init(Default::default)
 }
 
@@ -69,7 +79,7 @@ fn key(call: &Call<'_, '_>, tk: &TargetKernel, cfg: &TileConfig) -> Key {
 }
 
 /// Records the outcome of a check of `cfg` at `call`'s variant.
-pub(crate) fn remember(call: &Call<'_, '_>, tk: &TargetKernel, cfg: &TileConfig, r: std::result::Result<(), String>) {
+pub(crate) fn remember(call: &Call<'_, '_>, tk: &TargetKernel, cfg: &TileConfig, r: Outcome) {
     verified()
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -79,11 +89,7 @@ pub(crate) fn remember(call: &Call<'_, '_>, tk: &TargetKernel, cfg: &TileConfig,
 /// Whether `cfg` is right at `call`'s build variant: remembered, or checked now (and
 /// remembered). The inner `Err` says why not. The outer `Err` is for failures that are
 /// not the config's (the device).
-pub(crate) fn ensure(
-    call: &Call<'_, '_>,
-    tk: &TargetKernel,
-    cfg: &TileConfig,
-) -> Result<std::result::Result<(), String>> {
+pub(crate) fn ensure(call: &Call<'_, '_>, tk: &TargetKernel, cfg: &TileConfig) -> Result<Outcome> {
     let k = key(call, tk, cfg);
     if let Some(r) = verified().lock().unwrap_or_else(|e| e.into_inner()).get(&k) {
         return Ok(r.clone());
@@ -112,18 +118,23 @@ pub(crate) fn ensure(
 /// Compiles `cfg` for `call` (through the device's kernel map, which the launch then
 /// uses), runs it once on the tuner's operands and judges it. `None`: the check does not
 /// fit in memory.
-fn check(call: &Call<'_, '_>, tk: &TargetKernel, cfg: &TileConfig) -> Result<Option<std::result::Result<(), String>>> {
+fn check(call: &Call<'_, '_>, tk: &TargetKernel, cfg: &TileConfig) -> Result<Option<Outcome>> {
     let opts = super::TuneOptions::from_env();
     let dev = call.device();
     let ir = call.ir();
     let source = match tk.source_of(cfg) {
         Ok(s) => s,
-        Err(e) => return Ok(Some(Err(e.to_string()))),
+        Err(e) => return Ok(Some(Err((FailStage::Compile, e.to_string())))),
     };
     let defines = call::defines(ir, tk.backend, cfg, call.problem);
     let kern = match dev.kernel(source, &ir.symbol(), &defines, &cfg.compile_needs()) {
         Ok(k) => k,
-        Err(e) => return Ok(Some(Err(super::first_line(&e.to_string()).to_string()))),
+        Err(e) => {
+            return Ok(Some(Err((
+                FailStage::Compile,
+                super::first_line(&e.to_string()).to_string(),
+            ))))
+        }
     };
     let mut checker = match Checker::new(call, &opts.inject, false) {
         Ok(c) => c,
@@ -142,7 +153,7 @@ fn check(call: &Call<'_, '_>, tk: &TargetKernel, cfg: &TileConfig) -> Result<Opt
     let fault = if take_variant_fault() { Fault::Tile } else { Fault::None };
     Ok(Some(match checker.run(cfg, &*kern, fault)? {
         Verdict::Pass { .. } => Ok(()),
-        Verdict::Wrong(why) => Err(why),
-        Verdict::LaunchFailed(e) => Err(super::first_line(&e.to_string()).to_string()),
+        Verdict::Wrong(why) => Err((FailStage::WrongResult, why)),
+        Verdict::LaunchFailed(e) => Err((FailStage::Launch, super::first_line(&e.to_string()).to_string())),
     }))
 }
