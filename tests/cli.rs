@@ -685,3 +685,20 @@ fn the_library_alone_pulls_no_cli_dependency() {
     let lib = tree(&["--no-default-features", "--features", "opencl,cuda,sm80,sm90,baseline"]);
     assert_eq!(cli_deps(&lib), 0, "{lib}");
 }
+
+/// Issue 11's repro: a shape whose operands no host or device holds is an error naming
+/// the bytes, exit status 1, not an allocation abort (status 134).
+#[test]
+fn a_huge_shape_is_an_error_not_an_abort() {
+    if !opencl() {
+        return;
+    }
+    let dir = temp_dir("huge-shape");
+    for shape in ["99999999999x1x1", "4000000000x4000000000x2"] {
+        let out = run(&dir, &["tune", "--shape", shape], &[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{shape}: {err}");
+        assert!(err.contains("bytes of device memory"), "{shape}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -333,7 +333,6 @@ impl DiskCache {
     /// whether `config` was the bucket's winner; nothing is changed when it was not (a
     /// concurrent tune may have replaced it). For a launch of a cached winner that
     /// failed (see the tuner's `choose`).
-    #[allow(dead_code)] // until the tuner's launch-failure path calls it (issue 11)
     pub(crate) fn mark_failed(
         &self,
         bucket: &str,

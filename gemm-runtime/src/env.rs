@@ -229,9 +229,7 @@ pub(crate) fn log() -> bool {
     flag("CROSSGEMM_LOG")
 }
 
-/// `CROSSGEMM_TUNE`, as `full`, `cached` or `off` (unset or bad: `full`). For
-/// `TuneMode::from_env`, which still parses the variable itself (issue 11).
-#[allow(dead_code)]
+/// `CROSSGEMM_TUNE`, as `full`, `cached` or `off` (unset or bad: `full`).
 pub fn tune_mode() -> &'static str {
     checked("CROSSGEMM_TUNE")
         .and_then(|v| tune_mode_name(&v))
@@ -239,8 +237,6 @@ pub fn tune_mode() -> &'static str {
 }
 
 /// `CROSSGEMM_TUNE_MAX`: candidates per tune; `None` (unset or bad) means the default.
-/// For `TuneOptions::from_env`, which still parses the variable itself (issue 11).
-#[allow(dead_code)]
 pub fn tune_max() -> Option<usize> {
     checked("CROSSGEMM_TUNE_MAX").and_then(|v| parse_positive(&v))
 }

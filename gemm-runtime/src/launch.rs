@@ -8,8 +8,8 @@
 
 use crate::call::{self, Arg, Call, OutArg};
 use crate::element::{encode, Element};
-use crate::error::Result;
-use crate::spec::KernelSpec;
+use crate::error::{GemmError, Result};
+use crate::spec::{KernelSpec, TargetKernel};
 use crate::tune::{self, TuneMode};
 use gemm_core::{Backend, LaunchDims, TileConfig};
 use std::any::Any;
@@ -83,28 +83,52 @@ fn launch_impl(
         }
     }
     let tk = call.target()?;
-    let ir = spec.ir();
     let cfg = match config {
         Some(c) => {
             call.check_config(tk, c)?;
-            *c
+            return run(&call, tk, *c, None);
         }
         None => tune::choose(&call, tk)?,
     };
+    match run(&call, tk, cfg, key.map(|k| (k, generation))) {
+        // A winner the device cannot build or run (a record from another driver, a
+        // hand-edited cache): forgotten, recorded as failed, and replaced once.
+        Err(e) if is_config_fault(&e) => {
+            let other = tune::launch_failed(&call, tk, &cfg, &e)?;
+            run(&call, tk, other, key.map(|k| (k, tune::generation())))
+        }
+        r => r,
+    }
+}
+
+/// Whether a failure to build or launch a config is the config's own (a rejected source,
+/// a module or launch the driver refuses) rather than the call's (a shape, a device).
+fn is_config_fault(e: &GemmError) -> bool {
+    matches!(
+        e,
+        GemmError::Compile { .. } | GemmError::Driver { .. } | GemmError::ConfigDoesNotFit { .. }
+    )
+}
+
+/// Compiles (cached per device) and launches `cfg` for `call`; with a plan key, remembers
+/// the result as the warm path of later calls.
+fn run(call: &Call<'_, '_>, tk: &TargetKernel, cfg: TileConfig, plan: Option<(PlanKey, u64)>) -> Result<()> {
+    let (ir, dev, out) = (call.ir(), call.device(), call.out);
     let source = tk.source_of(&cfg)?;
     let defines = call::defines(ir, tk.backend, &cfg, call.problem);
     let kernel = dev.kernel(source, &ir.symbol(), &defines, &cfg.compile_needs())?;
     let dims = cfg.launch(ir, call.problem, call.machine());
-    if let Some(key) = key {
+    dev.backend().launch(&*kernel, dims, &call.kernel_args(&cfg, out.buf))?;
+    if let Some((key, generation)) = plan {
         let plan = LaunchPlan {
             config: cfg,
-            kernel: kernel.clone(),
+            kernel,
             dims,
             generation,
         };
         plans().write().unwrap_or_else(|e| e.into_inner()).insert(key, plan);
     }
-    dev.backend().launch(&*kernel, dims, &call.kernel_args(&cfg, out.buf))
+    Ok(())
 }
 
 /// The host reference for a call, rounded to the output type, in the output layout.

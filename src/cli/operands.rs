@@ -5,17 +5,34 @@
 use crossgemm::untyped::Arg;
 use crossgemm::{ColMajor, Device, Element, GemmError, Matrix, Row};
 
-/// Deterministic values in [-1, 1).
-pub fn values<T: Element>(n: usize, seed: u64) -> Vec<T> {
+/// `n` deterministic values in [-1, 1); an error (not an abort) when the host cannot
+/// hold them.
+pub fn values<T: Element>(n: usize, seed: u64) -> Result<Vec<T>, GemmError> {
+    let mut v: Vec<T> = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        GemmError::Unsupported(format!(
+            "cannot allocate {} bytes of host memory for {n} operand values",
+            n.saturating_mul(std::mem::size_of::<T>())
+        ))
+    })?;
     let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            T::from_f32((s >> 40) as f32 / (1u64 << 23) as f32 - 1.0)
-        })
-        .collect()
+    v.extend((0..n).map(|_| {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        T::from_f32((s >> 40) as f32 / (1u64 << 23) as f32 - 1.0)
+    }));
+    Ok(v)
+}
+
+/// The device bytes of an M×N×K call's x, w, bias and output, if they fit in `usize`.
+fn problem_bytes<T: Element>((m, n, k): (usize, usize, usize)) -> Option<usize> {
+    let elems = m
+        .checked_mul(k)?
+        .checked_add(k.checked_mul(n)?)?
+        .checked_add(n)?
+        .checked_add(m.checked_mul(n)?)?;
+    elems.checked_mul(std::mem::size_of::<T>())
 }
 
 /// The inputs of one call on a device, and their host values.
@@ -32,8 +49,20 @@ pub struct Inputs<T: Element> {
 
 impl<T: Element> Inputs<T> {
     /// Uploads `x`, `w` and `bias` for an M×N×K problem to `dev`.
+    /// A problem larger than the device's memory is refused before anything is allocated.
     pub fn new(dev: &Device, (m, n, k): (usize, usize, usize), bias: bool) -> Result<Inputs<T>, GemmError> {
-        let (xs, ws, bs) = (values::<T>(m * k, 1), values::<T>(k * n, 2), values::<T>(n, 3));
+        let have = dev.info().global_mem_bytes;
+        match problem_bytes::<T>((m, n, k)) {
+            Some(b) if (b as u64) <= have || have == 0 => {}
+            b => {
+                return Err(GemmError::Unsupported(format!(
+                    "a {m}x{n}x{k} problem needs {} bytes of device memory for its operands and output; {} has {have}",
+                    b.map_or("more than 2^64".to_string(), |b| b.to_string()),
+                    dev.info()
+                )))
+            }
+        }
+        let (xs, ws, bs) = (values::<T>(m * k, 1)?, values::<T>(k * n, 2)?, values::<T>(n, 3)?);
         Ok(Inputs {
             x: Matrix::from_host(dev, m, k, &xs)?,
             w: Matrix::from_host(dev, k, n, &ws)?,

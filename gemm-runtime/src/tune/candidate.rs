@@ -214,7 +214,7 @@ impl Checker {
                 demoted: Some((t, why)),
             };
         }
-        if std::env::var_os("CROSSGEMM_LOG").is_some() {
+        if crate::env::log() {
             eprintln!("crossgemm: {what}, both are right at all of them");
         }
         Verdict::Pass { demoted: None }

@@ -89,6 +89,42 @@ fn checked(call: &Call<'_, '_>, tk: &TargetKernel, c: TileConfig) -> Result<Tile
     })
 }
 
+/// After a launch of `c`, the config [`choose`] gave, failed with `err` (a cached winner
+/// the device cannot build or run): the config to launch instead, once. Under `full` the
+/// winner is marked failed in the tuning cache and its bucket tuned again ([`retune`]);
+/// otherwise (and when that finds nothing) the planner's default, unless that is `c`.
+/// The process forgets `c` for the bucket either way, with a warning.
+pub(crate) fn launch_failed(
+    call: &Call<'_, '_>,
+    tk: &TargetKernel,
+    c: &TileConfig,
+    err: &GemmError,
+) -> Result<TileConfig> {
+    let (m, n, k) = call.mnk();
+    let bucket = cache::shape_key(m, n, k, crate::env::flag("CROSSGEMM_TUNE_EXACT"));
+    let mkey: MemoKey = (call.spec as *const KernelSpec as usize, call.device().serial(), bucket);
+    memo().lock().unwrap_or_else(|e| e.into_inner()).remove(&mkey);
+    super::GENERATION.fetch_add(1, Ordering::AcqRel);
+    let why = first_line(&err.to_string()).to_string();
+    let what = format!("`{}` config {c} failed to launch at {m}x{n}x{k}: {why}", call.spec.name);
+    if TuneMode::from_env() == TuneMode::Full {
+        if let Some(r) = retune(call, tk, c, FailStage::Launch, &why, &what)? {
+            return Ok(r);
+        }
+    }
+    let fallback = call.default_config(tk)?;
+    if fallback == *c {
+        return Err(GemmError::NoCandidatePassed {
+            kernel: call.spec.name.to_string(),
+            device: call.device().info().to_string(),
+            candidates: 1,
+            failures: format!("{what}, and it is the planner's default"),
+        });
+    }
+    eprintln!("crossgemm: warning: {what}; using {fallback}");
+    Ok(fallback)
+}
+
 /// Under `full`: marks `c` failed in the tuning cache (the bucket loses it as its
 /// winner, the config joins the failures, so no later tune picks it) and tunes the
 /// bucket again at this call's shape, once. The new winner, checked at this variant

@@ -45,7 +45,7 @@ mod search;
 mod variant;
 mod verify;
 
-pub(crate) use choose::choose;
+pub(crate) use choose::{choose, launch_failed};
 pub use choose::{lookup, Lookup, LookupSource};
 pub use options::{set_launch_inject, Inject, ProgressHook, TuneMode, TuneOptions, TuneProgress, TuneStage};
 pub use report::{tune_stats, Failure, Timing, TuneReport, TuneStats};

@@ -18,16 +18,9 @@ pub enum TuneMode {
 
 impl TuneMode {
     /// `CROSSGEMM_TUNE` = `off` | `cached` | `full` (unset: `full`; anything else is
-    /// reported once on stderr and read as `full`).
+    /// reported once on stderr, by the environment's one reader, and read as `full`).
     pub fn from_env() -> TuneMode {
-        let v = std::env::var("CROSSGEMM_TUNE").unwrap_or_default();
-        TuneMode::parse(&v).unwrap_or_else(|| {
-            static WARNED: std::sync::Once = std::sync::Once::new();
-            WARNED.call_once(|| {
-                eprintln!("crossgemm: warning: CROSSGEMM_TUNE={v:?} is not off, cached or full; using full")
-            });
-            TuneMode::Full
-        })
+        TuneMode::parse(crate::env::tune_mode()).unwrap_or(TuneMode::Full)
     }
 
     /// `off`, `cached` or `full` (case-insensitive; empty is `full`, `0` is `off`).
@@ -151,10 +144,7 @@ impl TuneOptions {
         TuneOptions {
             cache_dir: crate::env::cache_dir(),
             exact_shape: crate::env::flag("CROSSGEMM_TUNE_EXACT"),
-            max_candidates: std::env::var("CROSSGEMM_TUNE_MAX")
-                .ok()
-                .and_then(|v| v.trim().parse().ok())
-                .filter(|&n: &usize| n > 0),
+            max_candidates: crate::env::tune_max(),
             always_compile: crate::env::flag("CROSSGEMM_ALWAYS_COMPILE"),
             force: false,
             progress: true,

@@ -145,7 +145,7 @@ pub(super) fn tune_locked(call: &Call<'_, '_>, tk: &TargetKernel, opts: &TuneOpt
     };
     report.best = w.config;
     report.best_ms = w.ms;
-    if std::env::var_os("CROSSGEMM_LOG").is_some() {
+    if crate::env::log() {
         eprintln!(
             "crossgemm: tuned `{}` {m}x{n}x{k} [{bucket}] on {}: {} in {:.4} ms; {} timed, {} failed, {} compiled, {:.0} ms",
             spec.name,

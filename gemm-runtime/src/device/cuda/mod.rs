@@ -224,10 +224,10 @@ fn load_kernel(c: &Ctx, cubin: Vec<u8>, symbol: &str, log: String) -> Result<Cud
 /// `CROSSGEMM_LOG` and `CROSSGEMM_DUMP` for a kernel loaded from the binary cache: the
 /// ptxas report comes from the log stored with the CUBIN.
 fn log_hit(source: &str, symbol: &str, arch: Arch, defines: &[(String, u32)], k: &CudaKernel, ms: f64) {
-    if let Some(dir) = std::env::var_os("CROSSGEMM_DUMP").filter(|d| !d.is_empty()) {
+    if let Some(dir) = crate::env::dump_dir() {
         dump(Path::new(&dir), source, symbol, arch, defines, &k.log);
     }
-    if std::env::var_os("CROSSGEMM_LOG").is_some() {
+    if crate::env::log() {
         let defs = defines
             .iter()
             .map(|(k, v)| format!("{k}={v}"))

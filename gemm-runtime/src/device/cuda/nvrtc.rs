@@ -296,7 +296,7 @@ pub(crate) fn nvrtc_compile_check(
 /// [`nvrtc_build`] plus the `CROSSGEMM_LOG` line and the `CROSSGEMM_DUMP` files.
 pub(super) fn compile_logged(source: &str, symbol: &str, arch: Arch, defines: &[(String, u32)]) -> Result<Built> {
     let result = nvrtc_build(source, symbol, arch, defines);
-    if let Some(dir) = std::env::var_os("CROSSGEMM_DUMP").filter(|d| !d.is_empty()) {
+    if let Some(dir) = crate::env::dump_dir() {
         let log = match &result {
             Ok(b) => b.log.as_str(),
             Err(GemmError::Compile { log, .. }) => log.as_str(),
@@ -304,7 +304,7 @@ pub(super) fn compile_logged(source: &str, symbol: &str, arch: Arch, defines: &[
         };
         dump(Path::new(&dir), source, symbol, arch, defines, log);
     }
-    if std::env::var_os("CROSSGEMM_LOG").is_some() {
+    if crate::env::log() {
         let defs = defines
             .iter()
             .map(|(k, v)| format!("{k}={v}"))
