@@ -166,6 +166,66 @@ pub fn gemm_sampled(ir: &GemmIr, args: &[HostOperand<'_>], k: usize, points: &[(
         .collect()
 }
 
+/// The four corners, `edge` points evenly spaced along the last row and the last column
+/// (where ragged-tile bugs show), and `count` pseudo-random elements; every element of
+/// an output of at most `count` elements. The one sampler of the tuner and the measuring
+/// tools.
+pub fn sample_points(m: usize, n: usize, seed: u64, count: usize) -> Vec<(usize, usize)> {
+    if m * n <= count {
+        return (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).collect();
+    }
+    let mut p = vec![(0, 0), (0, n - 1), (m - 1, 0), (m - 1, n - 1)];
+    let edge = 32;
+    p.extend((0..edge).map(|t| (m - 1, t * (n - 1) / (edge - 1))));
+    p.extend((0..edge).map(|t| (t * (m - 1) / (edge - 1), n - 1)));
+    let mut s = seed | 1;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    p.extend((0..count).map(|_| ((next() % m as u64) as usize, (next() % n as u64) as usize)));
+    p
+}
+
+/// The reference at a sample of an M×N output ([`sample_points`]): what large outputs
+/// are checked against without an O(MNK) host product (`crossgemm bench`, `diagnose`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sampled {
+    /// The elements, `(row, column)`.
+    pub points: Vec<(usize, usize)>,
+    /// The reference at each point.
+    pub refs: Vec<SampledRef>,
+    /// Each reference value rounded to the kernel's output type, as it would store it.
+    pub rounded: Vec<f32>,
+}
+
+impl Sampled {
+    /// The reference of `ir` over `args` at `count` sampled points of its `m × n` output
+    /// (every element when there are at most `count`).
+    pub fn new(
+        ir: &GemmIr,
+        args: &[HostOperand<'_>],
+        (m, n, k): (usize, usize, usize),
+        seed: u64,
+        count: usize,
+    ) -> Sampled {
+        let points = sample_points(m, n, seed, count);
+        let refs = gemm_sampled(ir, args, k, &points);
+        let rounded = refs
+            .iter()
+            .map(|r| crate::element::decode(ir.out_dtype, &crate::element::encode(ir.out_dtype, &[r.value]))[0])
+            .collect();
+        Sampled { points, refs, rounded }
+    }
+
+    /// The values of a row-major `? × n` output at the sampled points.
+    pub fn gather(&self, got: &[f32], n: usize) -> Vec<f32> {
+        self.points.iter().map(|&(i, j)| got[i * n + j]).collect()
+    }
+}
+
 /// [`gemm_sampled`] at every element, computed on all cores: `m * n` references in
 /// row-major order (element `(i, j)` at `i * n + j`, whatever the output layout), for
 /// checking a kernel's whole output where an O(MNK) host product is affordable. The

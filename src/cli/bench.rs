@@ -14,7 +14,7 @@ use super::report::{self, Case, Filter, LaunchOverhead, Report, Row, ShapeTable}
 use super::tune::parse_shape;
 use super::{CliResult, Dtype, Epilogue, KernelEntry};
 use crossgemm::bench::{back_to_back_us, bare_launch_us, copy_bytes_for, copy_gbps, Timer};
-use crossgemm::reference::{gemm_sampled, HostOperand};
+use crossgemm::reference::{HostOperand, Sampled};
 use crossgemm::tune::tune_with;
 use crossgemm::untyped::{launch, launch_with};
 use crossgemm::{Backend, Device, Element, GemmError, Layout, Matrix, TuneOptions};
@@ -475,7 +475,7 @@ impl Bench<'_> {
         let args = inp.args();
         // The host reference at sampled points: what cuBLAS is checked against, and
         // what ours is checked against when there is no trusted cuBLAS output.
-        let sampled = SampledRef::new(spec, &inp, (m, n, k));
+        let sampled = sampled_reference(spec, &inp, (m, n, k));
         let to_f32 =
             |o: &Matrix<T>| -> Result<Vec<f32>, GemmError> { Ok(o.to_host()?.into_iter().map(T::to_f32).collect()) };
 
@@ -524,7 +524,7 @@ impl Bench<'_> {
             // `theirs` now holds the last timed run's result: the GEMM (and epilogue).
             let want = to_f32(&theirs)?;
             drop(theirs);
-            let cublas_err = sampled.error(&want);
+            let cublas_err = sampled_error(&sampled, &want, n);
             row.cublas_max_rel_err = Some(cublas_err);
             // cuBLAS is the reference only while it agrees with the host's.
             let trusted = report::error_limit(&row.dtype).is_some_and(|l| cublas_err <= l);
@@ -532,7 +532,7 @@ impl Bench<'_> {
                 if trusted {
                     max_rel_err(o, &want)
                 } else {
-                    sampled.error(o)
+                    sampled_error(&sampled, o, n)
                 }
             };
             row.max_rel_err = Some(check(&got));
@@ -565,74 +565,46 @@ impl Bench<'_> {
         }
 
         // No vendor library: the host reference on a sample of the output.
-        row.max_rel_err = Some(sampled.error(&got));
+        row.max_rel_err = Some(sampled_error(&sampled, &got, n));
         Ok(())
     }
 }
 
-/// The host reference on a sample of the output ([`sample_points`]), rounded to the
-/// output type: a check of large outputs without an O(MNK) host product.
-pub(super) struct SampledRef {
-    points: Vec<(usize, usize)>,
-    want: Vec<f32>,
-    n: usize,
+/// The host reference of a call of a built-in kernel on `inp`'s host values, at a sample
+/// of its output: every element up to 65536, else 4096 spread over it with the corners,
+/// the last row and the last column (the runtime's one sampler,
+/// [`reference::sample_points`]).
+pub(super) fn sampled_reference<T: Element>(
+    spec: &crossgemm::KernelSpec,
+    inp: &Inputs<T>,
+    (m, n, k): (usize, usize, usize),
+) -> Sampled {
+    let widen = |v: &[T]| v.iter().map(|e| e.to_f32()).collect::<Vec<_>>();
+    let (xf, wf, bf) = (widen(&inp.xs), widen(&inp.ws), inp.bias_values().map(widen));
+    let mut ops = vec![
+        HostOperand::Matrix {
+            data: &xf,
+            rows: m,
+            cols: k,
+            layout: Layout::RowMajor,
+        },
+        HostOperand::Matrix {
+            data: &wf,
+            rows: k,
+            cols: n,
+            layout: Layout::ColMajor,
+        },
+    ];
+    if let Some(b) = &bf {
+        ops.push(HostOperand::Vector(b));
+    }
+    let count = if m * n <= 65_536 { 65_536 } else { 4096 };
+    Sampled::new(spec.ir(), &ops, (m, n, k), 0x2545_F491_4F6C_DD1D, count)
 }
 
-impl SampledRef {
-    /// For the host values of `inp`, the operands of an M×N×K call of `spec`.
-    pub(super) fn new<T: Element>(
-        spec: &crossgemm::KernelSpec,
-        inp: &Inputs<T>,
-        (m, n, k): (usize, usize, usize),
-    ) -> SampledRef {
-        let widen = |v: &[T]| v.iter().map(|e| e.to_f32()).collect::<Vec<_>>();
-        let (xf, wf, bf) = (widen(&inp.xs), widen(&inp.ws), inp.bias_values().map(widen));
-        let mut ops = vec![
-            HostOperand::Matrix {
-                data: &xf,
-                rows: m,
-                cols: k,
-                layout: Layout::RowMajor,
-            },
-            HostOperand::Matrix {
-                data: &wf,
-                rows: k,
-                cols: n,
-                layout: Layout::ColMajor,
-            },
-        ];
-        if let Some(b) = &bf {
-            ops.push(HostOperand::Vector(b));
-        }
-        let points = sample_points(m, n);
-        let want = gemm_sampled(spec.ir(), &ops, k, &points)
-            .iter()
-            .map(|r| T::from_f32(r.value).to_f32())
-            .collect();
-        SampledRef { points, want, n }
-    }
-
-    /// [`max_rel_err`] of a row-major output at the sampled points.
-    pub(super) fn error(&self, got: &[f32]) -> f64 {
-        let at: Vec<f32> = self.points.iter().map(|&(i, j)| got[i * self.n + j]).collect();
-        max_rel_err(&at, &self.want)
-    }
-}
-
-/// Every element of a small output; else 4096 spread over it, corners and edges included.
-fn sample_points(m: usize, n: usize) -> Vec<(usize, usize)> {
-    if m * n <= 65_536 {
-        return (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).collect();
-    }
-    let mut p = vec![(0, 0), (0, n - 1), (m - 1, 0), (m - 1, n - 1)];
-    let mut s = 0x2545_F491_4F6C_DD1Du64;
-    for _ in 0..4096 {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        p.push(((s % m as u64) as usize, ((s >> 32) % n as u64) as usize));
-    }
-    p
+/// [`max_rel_err`] of a row-major `? × n` output at the sampled points.
+pub(super) fn sampled_error(s: &Sampled, got: &[f32], n: usize) -> f64 {
+    max_rel_err(&s.gather(got, n), &s.rounded)
 }
 
 /// A warm call of a small generated kernel against a bare launch of an empty kernel,
@@ -729,10 +701,24 @@ mod tests {
     }
 
     #[test]
-    fn samples_cover_corners() {
-        let p = sample_points(1000, 3000);
-        assert!(p.contains(&(999, 2999)) && p.contains(&(0, 0)));
-        assert!(p.iter().all(|&(i, j)| i < 1000 && j < 3000));
-        assert_eq!(sample_points(3, 5).len(), 15);
+    fn the_sampled_reference_covers_corners_or_every_element() {
+        let dev = crossgemm::Device::host();
+        let entry = KernelEntry::find(crate::KERNELS, Dtype::F16, Epilogue::BiasRelu).unwrap();
+        let small = Inputs::<crossgemm::f16>::new(&dev, (3, 5, 4), true).unwrap();
+        assert_eq!(sampled_reference(entry.spec, &small, (3, 5, 4)).points.len(), 15);
+        let large = Inputs::<crossgemm::f16>::new(&dev, (300, 300, 4), true).unwrap();
+        let s = sampled_reference(entry.spec, &large, (300, 300, 4));
+        assert!(s.points.contains(&(299, 299)) && s.points.contains(&(0, 0)));
+        assert!(s.points.len() < 300 * 300 && s.points.len() >= 4096);
+        // The reference of a correct output has no error; one changed element, at a
+        // sampled point, is found.
+        let mut got = vec![0f32; 300 * 300];
+        for (&(i, j), &v) in s.points.iter().zip(&s.rounded) {
+            got[i * 300 + j] = v;
+        }
+        assert_eq!(sampled_error(&s, &got, 300), 0.0);
+        let (i, j) = s.points[7];
+        got[i * 300 + j] += 1.0;
+        assert!(sampled_error(&s, &got, 300) > 0.1);
     }
 }

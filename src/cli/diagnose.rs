@@ -8,10 +8,11 @@
 //!
 //! then a short verdict with the numbers behind it.
 
-use super::bench::SampledRef;
+use super::bench::{sampled_error, sampled_reference};
 use super::operands::Inputs;
 use super::{open_device, CliResult, Dtype, Epilogue, KernelEntry, ProblemArgs};
 use crossgemm::bench::{copy_bytes_for, copy_gbps, time_config, Timer, Variant};
+use crossgemm::reference::Sampled;
 use crossgemm::tune::tune_with;
 use crossgemm::untyped::launch_with;
 use crossgemm::TileConfig;
@@ -299,7 +300,7 @@ fn diagnose<T: Element>(
     //    the reference.
     let report = tune_with(spec, &args, out.__out(), opts)?;
     let winner = report.best;
-    let reference = SampledRef::new(spec, &inp, (m, n, k));
+    let reference = sampled_reference(spec, &inp, (m, n, k));
     let ((), error) = checked(&mut out, &reference, |o| launch_with(spec, &winner, &args, o.__out()))?;
     let mut d = Diagnosis {
         device: dev.info().to_string(),
@@ -408,14 +409,14 @@ fn diagnose<T: Element>(
 /// unwritten reads as an infinite error, never as an earlier run's value.
 fn checked<T: Element, R>(
     out: &mut Matrix<T>,
-    reference: &SampledRef,
+    reference: &Sampled,
     run: impl FnOnce(&mut Matrix<T>) -> Result<R, GemmError>,
 ) -> Result<(R, f64), GemmError> {
     let nan = vec![T::from_f32(f32::NAN); out.rows() * out.cols()];
     out.upload(&nan)?;
     let r = run(out)?;
     let got: Vec<f32> = out.to_host()?.into_iter().map(T::to_f32).collect();
-    Ok((r, reference.error(&got)))
+    Ok((r, sampled_error(reference, &got, out.cols())))
 }
 
 fn print(d: &Diagnosis, a: &DiagnoseArgs) {
@@ -549,7 +550,7 @@ mod tests {
         let (m, n, k) = (9, 7, 5);
         let inp = Inputs::<f32>::new(&dev, (m, n, k), true).unwrap();
         let args = inp.args();
-        let reference = SampledRef::new(entry.spec, &inp, (m, n, k));
+        let reference = sampled_reference(entry.spec, &inp, (m, n, k));
         let mut out = Matrix::<f32>::zeros(&dev, m, n).unwrap();
         // The host device runs the reference whatever the config.
         let cfg = mma();

@@ -21,7 +21,7 @@ use super::options::Inject;
 use crate::call::Call;
 use crate::element::decode;
 use crate::error::Result;
-use crate::reference::{self, HostOperand, SampledRef};
+use crate::reference::{self, sample_points, HostOperand, SampledRef};
 use gemm_core::{AccMode, DType, GemmIr, Layout};
 
 /// Largest M·N·K whose full host reference a tuning run computes: 2^27 multiply-adds,
@@ -417,28 +417,6 @@ fn filter_for(
         rel: 2.0 * (2.0 * e + 4.0 * f32::EPSILON),
         abs: 4.0 * abs,
     }
-}
-
-/// The four corners, `edge` points evenly spaced along the last row and the last column
-/// (where ragged-tile bugs show), and `count` pseudo-random elements; every element of
-/// an output of at most `count` elements.
-pub(crate) fn sample_points(m: usize, n: usize, seed: u64, count: usize) -> Vec<(usize, usize)> {
-    if m * n <= count {
-        return (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).collect();
-    }
-    let mut p = vec![(0, 0), (0, n - 1), (m - 1, 0), (m - 1, n - 1)];
-    let edge = 32;
-    p.extend((0..edge).map(|t| (m - 1, t * (n - 1) / (edge - 1))));
-    p.extend((0..edge).map(|t| (t * (m - 1) / (edge - 1), n - 1)));
-    let mut s = seed | 1;
-    let mut next = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    };
-    p.extend((0..count).map(|_| ((next() % m as u64) as usize, (next() % n as u64) as usize)));
-    p
 }
 
 #[cfg(test)]
