@@ -45,21 +45,6 @@ fn error_stubs(f: &syn::ItemFn, krate: &syn::Path, sig: &parse::Signature) -> To
     let vis = &f.vis;
     let name = &f.sig.ident;
     let name_into = format_ident!("{}_into", name);
-    let param_ty = |kind: ParamKind| match kind {
-        ParamKind::Matrix { dtype, layout } => {
-            let (t, l) = (elem_ty(krate, dtype), layout_ty(krate, layout));
-            quote!(&#krate::Matrix<#t, #l>)
-        }
-        ParamKind::Row { dtype } => {
-            let t = elem_ty(krate, dtype);
-            quote!(&#krate::Row<#t>)
-        }
-        ParamKind::Col { dtype } => {
-            let t = elem_ty(krate, dtype);
-            quote!(&#krate::Col<#t>)
-        }
-        ParamKind::Scalar => quote!(f32),
-    };
     // In signature order: read parameters typed, rejected ones take anything.
     let params: Vec<TokenStream> = f
         .sig
@@ -74,7 +59,7 @@ fn error_stubs(f: &syn::ItemFn, krate: &syn::Path, sig: &parse::Signature) -> To
         })
         .map(|ident| match sig.params.iter().find(|p| p.ident == *ident) {
             Some(p) => {
-                let t = param_ty(p.kind);
+                let t = param_ty(krate, p.kind);
                 quote!(#ident: #t)
             }
             None => quote!(#ident: impl ::core::marker::Sized),
@@ -104,6 +89,25 @@ fn error_stubs(f: &syn::ItemFn, krate: &syn::Path, sig: &parse::Signature) -> To
                 ::core::unimplemented!(#msg)
             }
         }
+    }
+}
+
+/// The wrapper's type for a parameter: a reference to its buffer, or `f32`.
+fn param_ty(krate: &syn::Path, kind: ParamKind) -> TokenStream {
+    match kind {
+        ParamKind::Matrix { dtype, layout } => {
+            let (t, l) = (elem_ty(krate, dtype), layout_ty(krate, layout));
+            quote!(&#krate::Matrix<#t, #l>)
+        }
+        ParamKind::Row { dtype } => {
+            let t = elem_ty(krate, dtype);
+            quote!(&#krate::Row<#t>)
+        }
+        ParamKind::Col { dtype } => {
+            let t = elem_ty(krate, dtype);
+            quote!(&#krate::Col<#t>)
+        }
+        ParamKind::Scalar => quote!(f32),
     }
 }
 
@@ -147,25 +151,7 @@ fn generate(
         .iter()
         .map(|p| syn::Ident::new(&p.name, Span::call_site()))
         .collect();
-    let ptypes: Vec<TokenStream> = ir
-        .params
-        .iter()
-        .map(|p| match p.kind {
-            ParamKind::Matrix { dtype, layout } => {
-                let (t, l) = (elem_ty(krate, dtype), layout_ty(krate, layout));
-                quote!(&#krate::Matrix<#t, #l>)
-            }
-            ParamKind::Row { dtype } => {
-                let t = elem_ty(krate, dtype);
-                quote!(&#krate::Row<#t>)
-            }
-            ParamKind::Col { dtype } => {
-                let t = elem_ty(krate, dtype);
-                quote!(&#krate::Col<#t>)
-            }
-            ParamKind::Scalar => quote!(f32),
-        })
-        .collect();
+    let ptypes: Vec<TokenStream> = ir.params.iter().map(|p| param_ty(krate, p.kind)).collect();
     let args: Vec<TokenStream> = ir
         .params
         .iter()
