@@ -7,8 +7,9 @@
 //! `CROSSGEMM_REQUIRE_NVRTC=1`, which turns the skip into a failure.
 
 use gemm_core::codegen::Variant;
-use gemm_core::family::wgmma::{self, WgmmaTile, DEFINES};
-use gemm_core::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param};
+use gemm_core::family::wgmma::{self, Wgmma, WgmmaTile, DEFINES};
+use gemm_core::family::{KernelFamily, Problem};
+use gemm_core::{AccMode, Backend, DType, EpOp, Func, GemmIr, Layout, Param};
 
 fn plain(dtype: DType, a: Layout, b: Layout) -> GemmIr {
     GemmIr::matmul("wg_test", dtype, AccMode::F32, a, b)
@@ -42,7 +43,11 @@ fn kernel_has_the_documented_abi() {
     assert!(src.contains("struct __align__(64) CgTmaMap { unsigned long long v[16]; };"));
     assert!(src.contains("#define CG_THREADS (128 * (CONSUMERS + 1))"));
     assert!(!src.contains("#include"), "NVRTC compiles the source bare");
-    assert!(src.contains("cg_epilogue(acc[mi][r], i, j, M, N, p2)"));
+    // The bias is a Row: staged once per tile, read as a pair per two columns.
+    assert!(src.contains("float cgw_epi(float acc, float v2)"));
+    assert!(src.contains("const float v0 = cgw_epi(acc[mi][r], a2_0);"));
+    assert!(src.contains("#define CGW_PF_2 (CGW_OFF_2 + BN * 2 <= CG_PAREA)"));
+    assert!(src.contains("cgw_cp4(dst, left >= 2 ? (const void*)(p2 + e) : (const void*)p2, left >= 2 ? 4u : 0u);"));
     // f32 column-major output: scalar stores at (long)(j) * M + (i).
     let mut f = plain(DType::F16, Layout::RowMajor, Layout::ColMajor);
     f.out_dtype = DType::F32;
@@ -132,7 +137,7 @@ fn variants_keep_symbol_and_abi() {
     let co = wgmma::emit_variant(&ir, Variant::ComputeOnly);
     assert!(co.contains("cg_wgmma(acc[mi]") && !co.contains("cg_tma_load(a_s"));
     let ne = wgmma::emit_variant(&ir, Variant::NoEpilogue);
-    assert!(!ne.contains("cg_epilogue") && ne.contains("const float v0 = acc[mi][r];"));
+    assert!(!ne.contains("cgw_epi(") && ne.contains("const float v0 = acc[mi][r];"));
 }
 
 #[test]
@@ -158,9 +163,11 @@ fn host_rules_match_the_source() {
     assert_eq!(d.threads(), 384);
     assert!(d.epi_smem && !d.inflight && d.group_m == 8 && d.cluster_m == 1);
     assert!(WgmmaTile::new(64, 128, 8, 1).inflight);
-    // The ring plus the staging buffers of the two consumers.
+    // The ring plus the staging buffers of the two consumers (whose row padding is the
+    // epilogue's 1 KiB parameter area).
     assert_eq!(d.smem_bytes(DType::Bf16), 197_696 + 2 * wgmma::EPI_STAGING_BYTES);
     assert_eq!(WgmmaTile { epi_smem: false, ..d }.smem_bytes(DType::F16), 197_696);
+    assert_eq!(wgmma::EPI_PARAM_BYTES, 1024);
     assert_eq!(d.grid(4096, 4096, 132), 132);
     assert_eq!(d.grid(1, 8, 132), 1);
     assert_eq!(d.grid(300, 300, 132), 3 * 2);
@@ -190,6 +197,89 @@ fn host_rules_match_the_source() {
     assert!(cfg(128, 256, 4, 2, 4).validate(&rc).unwrap_err().contains("CLUSTER_M"));
     assert_eq!(wgmma::tma_box(true, 128, 64), [64, 128]);
     assert_eq!(wgmma::tma_box(false, 256, 64), [64, 64]);
+}
+
+/// Every parameter kind reaches `cgw_epi` the way the IR says: a Col per slab from the
+/// parameter area, a row-major residual by pairs, a scalar as the argument itself.
+#[test]
+fn epilogue_parameters_follow_their_kinds() {
+    let mut ir = plain(DType::F16, Layout::RowMajor, Layout::ColMajor);
+    ir.params.push(Param::col("c", DType::Bf16));
+    ir.params.push(Param::matrix("res", DType::F16, Layout::RowMajor));
+    ir.params.push(Param::scalar("s"));
+    ir.params.push(Param::row("bias", DType::F32));
+    ir.epilogue = vec![
+        EpOp::Acc,
+        EpOp::Param(4),
+        EpOp::Mul,
+        EpOp::Param(2),
+        EpOp::Add,
+        EpOp::Call(Func::Gelu),
+        EpOp::Param(3),
+        EpOp::Add,
+        EpOp::Param(5),
+        EpOp::Add,
+    ];
+    let src = wgmma::emit(&ir);
+    assert!(src.contains("float cgw_epi(float acc, float v2, float v3, float v4, float v5)"));
+    assert!(src.contains("cgw_epi(acc[mi][r], cv2[(r >> 1) & 1], a3_0, p4, a5_0)"));
+    assert!(src.contains("#define CGW_PF_2 (CGW_OFF_2 + CG_WG_M * 2 <= CG_PAREA)"));
+    assert!(src.contains("#define CGW_PF_5 (CGW_OFF_5 + BN * 4 <= CG_PAREA)"));
+    assert!(src.contains("if (mat_ok3) { const unsigned w3 = *(const unsigned*)(p3 + (long)i * N + j);"));
+    assert!(src.contains("const cg_f2 w = *(const cg_f2*)(pbuf + CGW_PA(CGW_OFF_5 + 4 * jl));"));
+    // The fast gelu replaces the prelude's for every later use.
+    assert!(src.contains("#define cg_gelu cgw_gelu"));
+    assert!(src.find("#define cg_gelu cgw_gelu").unwrap() < src.find("float cgw_epi(").unwrap());
+}
+
+/// Rows TMA cannot map (K not a multiple of 8 for K-major operands, M or N for MN-major
+/// ones) go to the cp.async producer when they are 4-byte multiples, on configs without
+/// a cluster; its defines say so and its tensor maps are placeholders.
+#[test]
+fn unaligned_rows_take_the_cp_async_producer() {
+    let rc = plain(DType::F16, Layout::RowMajor, Layout::ColMajor);
+    let cr = plain(DType::Bf16, Layout::ColMajor, Layout::RowMajor);
+    let d = WgmmaTile::default();
+    let x2 = cfg(128, 256, 4, 2, 2);
+    let aligned = Problem::new(3000, 5000, 704);
+    let k700 = Problem::new(3000, 5000, 700);
+    assert!(wgmma::tma_ok(&rc, aligned) && !wgmma::tma_ok(&rc, k700));
+    assert!(Wgmma.accepts(&d, &rc, aligned).is_ok() && Wgmma.accepts(&x2, &rc, aligned).is_ok());
+    assert!(Wgmma.accepts(&d, &rc, k700).is_ok());
+    assert!(Wgmma.accepts(&x2, &rc, k700).unwrap_err().contains("multicast"));
+    // 1400-byte rows: 8-byte copies; 1404: 4-byte; odd K: neither.
+    assert_eq!(wgmma::cpasync_chunks(&rc, k700), Some([8, 8]));
+    assert_eq!(wgmma::cpasync_chunks(&rc, Problem::new(64, 64, 702)), Some([4, 4]));
+    assert_eq!(wgmma::cpasync_chunks(&rc, aligned), None);
+    assert!(Wgmma
+        .accepts(&d, &rc, Problem::new(64, 64, 701))
+        .unwrap_err()
+        .contains("4 bytes"));
+    // MN-major operands: the rows are M (A) and N (B); K is free.
+    assert!(wgmma::tma_ok(&cr, Problem::new(64, 128, 7)));
+    assert_eq!(wgmma::cpasync_chunks(&cr, Problem::new(100, 132, 64)), Some([8, 8]));
+    assert_eq!(wgmma::cpasync_chunks(&cr, Problem::new(96, 130, 64)), Some([16, 4]));
+    assert!(Wgmma.accepts(&d, &cr, Problem::new(97, 128, 64)).is_err());
+    let defs = Wgmma.defines(&d, &rc, Backend::Cuda, k700);
+    for want in [("CG_CPASYNC", 1), ("CG_CPA_A", 8), ("CG_CPA_B", 8)] {
+        assert!(defs.contains(&want), "{defs:?}");
+    }
+    assert!(!Wgmma
+        .defines(&d, &rc, Backend::Cuda, aligned)
+        .iter()
+        .any(|(k, _)| *k == "CG_CPASYNC"));
+    let maps = Wgmma.tensor_maps(&d, &rc, k700);
+    assert_eq!(maps.len(), 2);
+    assert!(maps
+        .iter()
+        .all(|m| m.dims == [8, 1] && m.pitch_bytes == 16 && !m.swizzle_128b));
+    assert_eq!((maps[0].param, maps[1].param), (rc.a, rc.b));
+    assert_eq!(Wgmma.tensor_maps(&d, &rc, aligned)[0].pitch_bytes, 704 * 2);
+    let src = wgmma::emit(&rc);
+    assert!(src.contains("cg_cpa_tile<BM, 1, CG_CPA_A>(a_s, CG_A_PTR, K, M, K, m0, k0, tid);"));
+    assert!(src.contains("#define CG_A_PTR p0\n#define CG_B_PTR p1"));
+    assert!(src.contains("cp.async.mbarrier.arrive.noinc.shared::cta.b64"));
+    assert!(src.contains("fence.proxy.async.shared::cta;"));
 }
 
 /// libnvrtc, opened at run time.
@@ -328,28 +418,53 @@ fn configs_compile_for_sm90a_without_spills() {
     let mut f32col = plain(DType::F16, Layout::RowMajor, Layout::ColMajor);
     f32col.out_dtype = DType::F32;
     f32col.out_layout = Layout::ColMajor;
-    let cases: Vec<(GemmIr, WgmmaTile, Variant)> = vec![
+    let tma = Problem::new(256, 256, 256);
+    let cases: Vec<(GemmIr, WgmmaTile, Variant, Problem)> = vec![
         (
             plain(DType::Bf16, Layout::RowMajor, Layout::ColMajor),
             WgmmaTile::default(),
             Variant::Full,
+            tma,
+        ),
+        // The cp.async producer: 8-byte copies of both (K = 700), 16 and 4 bytes (M-major
+        // A, K-major B with K = 702), one consumer.
+        (
+            bias_relu(DType::F16),
+            WgmmaTile::default(),
+            Variant::Full,
+            Problem::new(3000, 5000, 700),
+        ),
+        (
+            plain(DType::Bf16, Layout::ColMajor, Layout::ColMajor),
+            cfg(256, 128, 3, 2, 1),
+            Variant::Full,
+            Problem::new(1024, 1000, 702),
+        ),
+        (
+            plain(DType::F16, Layout::RowMajor, Layout::RowMajor),
+            cfg(64, 128, 8, 1, 1),
+            Variant::Full,
+            Problem::new(100, 132, 36),
         ),
         (
             plain(DType::F16, Layout::RowMajor, Layout::RowMajor),
             cfg(128, 128, 6, 2, 2),
             Variant::Full,
+            tma,
         ),
         (
             plain(DType::Bf16, Layout::ColMajor, Layout::ColMajor),
             cfg(64, 128, 8, 1, 1),
             Variant::Full,
+            tma,
         ),
-        (bias_relu(DType::Bf16), cfg(256, 128, 4, 2, 1), Variant::Full),
-        (f32col, cfg(128, 256, 3, 2, 2), Variant::Full),
+        (bias_relu(DType::Bf16), cfg(256, 128, 4, 2, 1), Variant::Full, tma),
+        (f32col, cfg(128, 256, 3, 2, 2), Variant::Full, tma),
         (
             plain(DType::Bf16, Layout::RowMajor, Layout::ColMajor),
             WgmmaTile::default(),
             Variant::ComputeOnly,
+            tma,
         ),
         (
             plain(DType::F16, Layout::ColMajor, Layout::RowMajor),
@@ -359,9 +474,10 @@ fn configs_compile_for_sm90a_without_spills() {
                 ..WgmmaTile::default()
             },
             Variant::Full,
+            tma,
         ),
     ];
-    for (ir, c, v) in cases {
+    for (ir, c, v, p) in cases {
         c.validate(&ir).unwrap();
         let src = wgmma::emit_variant(&ir, v);
         let mut opts = vec![
@@ -370,9 +486,14 @@ fn configs_compile_for_sm90a_without_spills() {
             "--ptxas-options=-v".into(),
             "--diag-suppress=177".into(),
         ];
-        opts.extend(c.defines().into_iter().map(|(k, v)| format!("-D{k}={v}")));
+        opts.extend(
+            Wgmma
+                .defines(&c, &ir, Backend::Cuda, p)
+                .into_iter()
+                .map(|(k, v)| format!("-D{k}={v}")),
+        );
         let (ok, log, cubin) = nv.compile(&src, &format!("{}.cu", ir.symbol()), &opts);
-        let what = format!("{} {c:?} {v}", ir.symbol());
+        let what = format!("{} {c:?} {v} {p:?}", ir.symbol());
         assert!(ok && cubin > 0, "{what} failed to compile:\n{log}");
         assert!(!log.contains("warning"), "{what}: ptxas warned:\n{log}");
         for (suffix, name) in [

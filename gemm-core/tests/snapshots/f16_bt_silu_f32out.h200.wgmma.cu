@@ -27,10 +27,45 @@ static __device__ __forceinline__ float cg_min(float a, float b) { return CG_FMI
 static __device__ __forceinline__ float cg_max(float a, float b) { return CG_FMAX(a, b); }
 static __device__ __forceinline__ float cg_clamp(float x, float lo, float hi) { return CG_FMIN(CG_FMAX(x, lo), hi); }
 static __device__ __forceinline__ float cg_leaky_relu(float x, float s) { return x > 0.0f ? x : s * x; }
-static __device__ __forceinline__ float cg_epilogue(float acc, int i, int j, int M, int N, const float* p2) {
-    (void)i; (void)j; (void)M; (void)N;
-    const float v2 = cg_ld_f32(p2, j);
-    return (cg_silu((acc - v2)) / 2.0f);
+
+#ifndef CG_FAST_MATH
+#define CG_FAST_MATH 1
+#endif
+#ifndef CG_GELU_TANH
+#define CG_GELU_TANH 0
+#endif
+#if CG_FAST_MATH
+static __device__ __forceinline__ float cgw_ex2(float x) { float y; asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
+static __device__ __forceinline__ float cgw_rcp(float x) { float y; asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
+static __device__ __forceinline__ float cgw_sigmoid(float x) { return cgw_rcp(1.0f + expf(-x)); }
+static __device__ __forceinline__ float cgw_silu(float x) { return x * cgw_rcp(1.0f + expf(-x)); }
+/* GELU, tanh form: 0.5 x (1 + tanh(u)) = x * sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3);
+   exp(-2u) = 2^(-x (2.3022082 + 0.10294324 x^2)). */
+static __device__ __forceinline__ float cgw_gelu(float x) {
+#if CG_GELU_TANH
+    float t;
+    const float u = 0.7978845608f * x * (1.0f + 0.044715f * x * x);
+    asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(u));
+    const float h = 0.5f * x;
+    return h * t + h;
+#else
+    return x * cgw_rcp(1.0f + cgw_ex2(x * (-2.302208198f - 0.1029432409f * x * x)));
+#endif
+}
+#define cg_gelu cgw_gelu
+#define cg_sigmoid cgw_sigmoid
+#define cg_silu cgw_silu
+#endif
+static __device__ __forceinline__ void cgw_cp4(unsigned dst, const void* src, unsigned bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(dst), "l"(src), "r"(bytes) : "memory");
+}
+static __device__ __forceinline__ void cgw_sts32(unsigned dst, unsigned v) {
+    asm volatile("st.shared.u32 [%0], %1;\n" :: "r"(dst), "r"(v) : "memory");
+}
+/* The named barrier of consumer warpgroup c's 128 threads (ids 1 and 2; 0 is __syncthreads). */
+static __device__ __forceinline__ void cgw_wg_sync(int c) {
+    if (c == 0) asm volatile("bar.sync 1, 128;\n" ::: "memory");
+    else asm volatile("bar.sync 2, 128;\n" ::: "memory");
 }
 
 #ifndef BM
@@ -51,11 +86,20 @@ static __device__ __forceinline__ float cg_epilogue(float acc, int i, int j, int
 #ifndef GROUP_M
 #define GROUP_M 8
 #endif
+#ifndef CG_CPASYNC
+#define CG_CPASYNC 0
+#endif
+#ifndef CG_CPA_A
+#define CG_CPA_A 16
+#endif
+#ifndef CG_CPA_B
+#define CG_CPA_B 16
+#endif
 #ifndef CG_PRODUCER_REGS
-#define CG_PRODUCER_REGS 24
+#define CG_PRODUCER_REGS (CG_CPASYNC ? 56 : 24)
 #endif
 #ifndef CG_CONSUMER_REGS
-#define CG_CONSUMER_REGS 240
+#define CG_CONSUMER_REGS (CG_CPASYNC ? 224 : 240)
 #endif
 #ifndef CG_INFLIGHT
 #define CG_INFLIGHT (CONSUMERS == 1)
@@ -79,8 +123,21 @@ static __device__ __forceinline__ float cg_epilogue(float acc, int i, int j, int
 #define CG_STG_PITCH 144
 #define CG_CW (128 / CG_OSZ)
 #define CG_SMEM_BYTES (1024 + STAGES * CG_STAGE_BYTES + 16 * STAGES + (CG_EPI_SMEM ? CONSUMERS * 4 * 16 * CG_STG_PITCH : 0))
+/* The epilogue's parameter area of a consumer: the 16 padding bytes after each 128-byte
+   row of its 4 warps' staging buffers (64 rows: 1 KiB); byte b of the area lies in row
+   b / 16 (warp b / 256), at offset 128 + b % 16. */
+#define CG_PAREA (CG_EPI_SMEM ? 1024 : 0)
+#define CGW_PA(b) (((b) >> 8) * (16 * CG_STG_PITCH) + (((b) >> 4) & 15) * CG_STG_PITCH + 128 + ((b) & 15))
+static __device__ __forceinline__ float cgw_epi(float acc, float v2) {
+    return (cg_silu((acc - v2)) / 2.0f);
+}
+#define CGW_OFF_2 (0)
+#define CGW_PF_2 (CGW_OFF_2 + BN * 4 <= CG_PAREA)
+#define CGW_PF_ANY (CGW_PF_2)
 #define CG_A_KMAJOR 1
 #define CG_B_KMAJOR 1
+#define CG_A_PTR p0
+#define CG_B_PTR p1
 
 static_assert(BK == 64, "BK must be 64: one 128-byte swizzle row of 16-bit elements");
 static_assert(CONSUMERS == 1 || CONSUMERS == 2, "CONSUMERS must be 1 or 2");
@@ -91,6 +148,9 @@ static_assert(CG_MI * BN / 2 <= 128, "at most 128 accumulator registers per cons
 static_assert(STAGES >= 2, "the TMA ring needs at least two stages");
 static_assert(GROUP_M >= 1, "GROUP_M must be at least 1");
 static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "CLUSTER_M must be 1 or 2");
+static_assert(!CG_CPASYNC || CLUSTER_M == 1, "the cp.async producer does not multicast: CLUSTER_M must be 1");
+static_assert(CG_CPA_A == 4 || CG_CPA_A == 8 || CG_CPA_A == 16, "CG_CPA_A is a cp.async size: 4, 8 or 16 bytes");
+static_assert(CG_CPA_B == 4 || CG_CPA_B == 8 || CG_CPA_B == 16, "CG_CPA_B is a cp.async size: 4, 8 or 16 bytes");
 static_assert(CG_SMEM_BYTES <= 232448, "the ring does not fit the 232448 bytes of shared memory of sm_90");
 static_assert(CG_PRODUCER_REGS % 8 == 0 && CG_CONSUMER_REGS % 8 == 0 && CG_PRODUCER_REGS >= 24 && CG_CONSUMER_REGS <= 256,
               "setmaxnreg counts are multiples of 8 in [24, 256]");
@@ -199,6 +259,61 @@ static __device__ __forceinline__ void cg_tile_coords(int tile, int grid_m, int 
     *tm = first_m + in % rows;
     *tn = in / rows;
 }
+
+#if CG_CPASYNC
+/* The cp.async producer (shapes TMA cannot map: rows that are not 16-byte multiples). */
+template <int CH> static __device__ __forceinline__ void cg_cpa(unsigned dst, const void* src, unsigned bytes);
+template <> __device__ __forceinline__ void cg_cpa<16>(unsigned dst, const void* src, unsigned bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: "r"(dst), "l"(src), "r"(bytes) : "memory");
+}
+template <> __device__ __forceinline__ void cg_cpa<8>(unsigned dst, const void* src, unsigned bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" :: "r"(dst), "l"(src), "r"(bytes) : "memory");
+}
+template <> __device__ __forceinline__ void cg_cpa<4>(unsigned dst, const void* src, unsigned bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(dst), "l"(src), "r"(bytes) : "memory");
+}
+/* One operand tile of R shared rows of 128 bytes, in the layout TMA's 128-byte swizzle
+   writes (16-byte unit u of row rho at rho * 128 + ((u ^ (rho & 7)) << 4)), by the 128
+   producer threads in CH-byte chunks: thread t copies chunk t % PER of rows t / PER,
+   + STEP, + 2 STEP, ... (consecutive threads on consecutive chunks of a row).
+   K-major (KM = 1): row rho is k0..k0+63 of global row mn0 + rho. MN-major: rows come in
+   64-row boxes, row rho is mn0 + 64 * (rho / 64) .. +63 of global row k0 + rho % 64.
+   Elements past the extents (mn_ext, k_ext) are zero-filled (src-size); every source
+   address is CH-aligned because the pitch ld * 2 and the base are. */
+template <int R, int KM, int CH>
+static __device__ __forceinline__ void cg_cpa_tile(unsigned dst, const unsigned short* g, int ld, int mn_ext, int k_ext, int mn0, int k0, int tid) {
+    constexpr int PER = 128 / CH, STEP = 128 / PER;
+    const int cc = tid % PER, rho0 = tid / PER;
+    const unsigned unit = (unsigned)(cc * CH) >> 4, within = (unsigned)(cc * CH) & 15;
+    if (KM) {
+        const int inner = k0 + cc * (CH / 2), left = k_ext - inner;
+        const unsigned kb = left >= CH / 2 ? CH : (left > 0 ? 2 * left : 0);
+        const unsigned short* src = g + (long)(mn0 + rho0) * ld + inner;
+        const int rows_left = mn_ext - (mn0 + rho0);
+#pragma unroll 4
+        for (int it = 0; it < R / STEP; ++it) {
+            const int rho = rho0 + it * STEP;
+            const unsigned b = it * STEP < rows_left ? kb : 0u;
+            cg_cpa<CH>(dst + rho * 128 + ((unit ^ (rho & 7)) << 4) + within, b ? (const void*)(src + (long)it * STEP * ld) : (const void*)g, b);
+        }
+    } else {
+        const unsigned short* src = g + (long)(k0 + rho0) * ld + mn0 + cc * (CH / 2);
+        const int rows_left = k_ext - (k0 + rho0);
+#pragma unroll 1
+        for (int box = 0; box < R / 64; ++box) {
+            const int left = mn_ext - (mn0 + box * 64 + cc * (CH / 2));
+            const unsigned mb = left >= CH / 2 ? CH : (left > 0 ? 2 * left : 0);
+#pragma unroll 4
+            for (int it = 0; it < 64 / STEP; ++it) {
+                const int kr = rho0 + it * STEP;
+                const unsigned b = it * STEP < rows_left ? mb : 0u;
+                cg_cpa<CH>(dst + box * 8192 + kr * 128 + ((unit ^ (kr & 7)) << 4) + within,
+                           b ? (const void*)(src + (long)it * STEP * ld + box * 64) : (const void*)g, b);
+            }
+        }
+    }
+}
+#endif
 /* d += A(64x16) * B(16xBN), both from shared memory; scale_d == 0 overwrites d. */
 #if BN == 16
 static __device__ __forceinline__ void cg_wgmma(float* d, unsigned long long da, unsigned long long db, int scale_d) {
@@ -332,13 +447,15 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
     if (threadIdx.x == 0) {
 #pragma unroll
         for (int s = 0; s < STAGES; ++s) {
-            cg_mbar_init(bars + s * 8, 1);                                    /* full: the producer's expect_tx */
+            cg_mbar_init(bars + s * 8, CG_CPASYNC ? 128 : 1);                 /* full: the producer's expect_tx, or every producer thread's cp.async */
             cg_mbar_init(bars + (STAGES + s) * 8, 4 * CONSUMERS * CLUSTER_M); /* empty: lane 0 of every consumer warp of the cluster */
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#if !CG_CPASYNC
         cg_tma_prefetch(&a_map);
         cg_tma_prefetch(&b_map);
+#endif
     }
 #if CLUSTER_M > 1
     cg_cluster_sync();
@@ -352,11 +469,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
     const int ktiles = (K + BK - 1) / BK;
 
     if (wg == 0) {
-        /* Producer warpgroup: one thread issues every load. */
+        /* Producer warpgroup: one thread issues every TMA load; with CG_CPASYNC all 128
+           threads copy. */
 #if CONSUMERS > 1
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" :: "n"(CG_PRODUCER_REGS));
 #endif
-        if (tid == 0) {
+        if (CG_CPASYNC || tid == 0) {
             int stage = 0;
             unsigned phase = 0;
             for (int tile = cluster; tile < tiles; tile += clusters) {
@@ -371,6 +489,20 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
                     const unsigned a_s = sa + stage * A_STAGE_BYTES, b_s = sb + stage * B_STAGE_BYTES;
                     (void)a_s; (void)b_s;
                     cg_mbar_wait_cluster(bars + (STAGES + stage) * 8, phase ^ 1);
+#if CG_CPASYNC
+                /* Every producer thread copies its chunks; its arrival counts once they have landed. */
+#if CG_A_KMAJOR
+                cg_cpa_tile<BM, 1, CG_CPA_A>(a_s, CG_A_PTR, K, M, K, m0, k0, tid);
+#else
+                cg_cpa_tile<BM, 0, CG_CPA_A>(a_s, CG_A_PTR, M, M, K, m0, k0, tid);
+#endif
+#if CG_B_KMAJOR
+                cg_cpa_tile<BN, 1, CG_CPA_B>(b_s, CG_B_PTR, K, N, K, n0, k0, tid);
+#else
+                cg_cpa_tile<BN, 0, CG_CPA_B>(b_s, CG_B_PTR, N, N, K, n0, k0, tid);
+#endif
+                asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" :: "r"(full) : "memory");
+#else
                 cg_mbar_expect_tx(full, CG_STAGE_BYTES);
 #if CG_A_KMAJOR
                 cg_tma_load(a_s, &a_map, full, k0, m0);
@@ -397,9 +529,13 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
                 for (int c = 0; c < BN / 64; ++c) cg_tma_load(b_s + c * 8192, &b_map, full, n0 + c * 64, k0);
 #endif
 #endif
+#endif
                     if (++stage == STAGES) { stage = 0; phase ^= 1; }
                 }
             }
+#if CG_CPASYNC
+            asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
         }
     } else {
         /* Consumer warpgroup c: rows [c * CG_WG_M, (c + 1) * CG_WG_M) of every tile. */
@@ -412,6 +548,11 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
         /* This warp's epilogue staging buffer: 16 rows of CG_STG_PITCH bytes. */
         unsigned char* const stg = cg_smem + (bars + 16 * STAGES - cg_smem_u32(cg_smem)) + (c * 4 + warp) * 16 * CG_STG_PITCH;
 #endif
+        /* This warpgroup's staging buffers, whose row padding is the parameter area of the
+           epilogue's vectors of the current tile (CGW_PA). */
+        unsigned char* const pbuf = cg_smem + (bars + 16 * STAGES - cg_smem_u32(cg_smem)) + c * 4 * 16 * CG_STG_PITCH;
+        const unsigned pbuf_s = cg_smem_u32(pbuf);
+        (void)pbuf; (void)pbuf_s;
         float acc[CG_MI][BN / 2];
 #pragma unroll
         for (int mi = 0; mi < CG_MI; ++mi)
@@ -423,11 +564,25 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
             int tm, tn;
             cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
             const int m0 = (tm * CLUSTER_M + (int)rank) * BM, n0 = tn * BN;
+#if CGW_PF_ANY
+            cgw_wg_sync(c);
+#if CGW_PF_2
+            for (int u = tid; u < BN; u += 128) {
+                const int e = n0 + u;
+                cgw_cp4(pbuf_s + CGW_PA(CGW_OFF_2 + 4 * u), e < N ? (const void*)(p2 + e) : (const void*)p2, e < N ? 4u : 0u);
+            }
+#endif
+            asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
 #if CG_INFLIGHT
             int prev = 0;
 #endif
             for (int kt = 0; kt < ktiles; ++kt) {
                 cg_mbar_wait(bars + stage * 8, phase);
+#if CG_CPASYNC
+                /* cp.async wrote through the generic proxy; wgmma reads through the async one. */
+                asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
                 const unsigned a_s = sa + stage * A_STAGE_BYTES, b_s = sb + stage * B_STAGE_BYTES;
                 cg_wgmma_fence();
 #pragma unroll
@@ -482,6 +637,10 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
 #else
             const bool vec_ok = 1 ? pair_ok : true;
 #endif
+#if CGW_PF_ANY
+            asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+            cgw_wg_sync(c);
+#endif
 #pragma unroll
             for (int mi = 0; mi < CG_MI; ++mi) {
                 const int wrow = m0 + c * CG_WG_M + mi * 64 + warp * 16;
@@ -489,6 +648,20 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
                 for (int q = 0; q < (BN + CG_CW - 1) / CG_CW; ++q) {
                     const int r_lo = q * CG_CW / 2;
                     const int r_hi = ((q + 1) * CG_CW < BN ? (q + 1) * CG_CW : BN) / 2;
+#if CGW_PF_2
+                    float rb2[CG_CW / 8][2];
+#pragma unroll
+                    for (int g = 0; g < CG_CW / 8; ++g) {
+                        const int jl = q * CG_CW + 8 * g + 2 * (lane & 3);
+                        if (q * CG_CW + 8 * g < BN) {
+                            const cg_f2 w = *(const cg_f2*)(pbuf + CGW_PA(CGW_OFF_2 + 4 * jl));
+                            rb2[g][0] = w.x;
+                            rb2[g][1] = w.y;
+                        } else {
+                            rb2[g][0] = rb2[g][1] = 0.0f;
+                        }
+                    }
+#endif
                     if (vec_ok && (q + 1) * CG_CW <= BN && wrow + 16 <= M && n0 + (q + 1) * CG_CW <= N) {
 #if CG_EPI_SMEM
 #pragma unroll
@@ -497,8 +670,13 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
                             if (r >= r_hi) break;
                             const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
                             const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
-                            const float v0 = cg_epilogue(acc[mi][r], i, j, M, N, p2);
-                            const float v1 = cg_epilogue(acc[mi][r + 1], i, j + 1, M, N, p2);
+                            #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_f32(p2, j), a2_1 = cg_ld_f32(p2, j + 1);
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = cgw_epi(acc[mi][r + 1], a2_1);
                             cg_st2(reinterpret_cast<cg_out_t*>(stg + ((lane >> 2) + 8 * ((r >> 1) & 1)) * CG_STG_PITCH +
                                                                (8 * ((r - r_lo) >> 2) + 2 * (lane & 3)) * CG_OSZ),
                                    v0, v1);
@@ -519,8 +697,13 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
                             if (r >= r_hi) break;
                             const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
                             const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
-                            const float v0 = cg_epilogue(acc[mi][r], i, j, M, N, p2);
-                            const float v1 = cg_epilogue(acc[mi][r + 1], i, j + 1, M, N, p2);
+                            #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_f32(p2, j), a2_1 = cg_ld_f32(p2, j + 1);
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = cgw_epi(acc[mi][r + 1], a2_1);
                             cg_st2(out + (long)i * N + j, v0, v1);
                         }
 #endif
@@ -533,8 +716,13 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
                             const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
                             if (i < M && j < N) {
                                 const bool two = j + 1 < N;
-                                const float v0 = cg_epilogue(acc[mi][r], i, j, M, N, p2);
-                                const float v1 = two ? cg_epilogue(acc[mi][r + 1], i, j + 1, M, N, p2) : 0.0f;
+                                #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_f32(p2, j), a2_1 = two ? cg_ld_f32(p2, j + 1) : 0.0f;
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = two ? cgw_epi(acc[mi][r + 1], a2_1) : 0.0f;
                                 if (two && pair_ok) cg_st2(out + (long)i * N + j, v0, v1);
                                 else { cg_st_f32(out, (long)(i) * N + (j), v0); if (two) cg_st_f32(out, (long)(i) * N + (j + 1), v1); }
                             }

@@ -31,6 +31,43 @@ extern "C" __global__ void sp_bias_relu(float* r, const unsigned short* bias, in
     }
 }
 
+/* The epilogues of the probe's kinds on a row-major M x N f32 product r, in place:
+   which 1 = relu(r + v[j]), 2 = gelu(r + v[j]) (tanh form, libdevice tanhf),
+   3 = silu(r * s + v[i]) + res[i * N + j]; v and res are f16 (bf16 when bf16 is set). */
+extern "C" __global__ void sp_epi(float* r, const unsigned short* v, const unsigned short* res, int M, int N, int bf16, int which, float s) {
+    SP_LOOP((unsigned long long)M * N) {
+        const int i = (int)(x / (unsigned long long)N), j = (int)(x % (unsigned long long)N);
+        const unsigned short vv = which == 3 ? v[i] : v[j];
+        const float b = bf16 ? sp_b2f(vv) : sp_h2f(vv);
+        float y = r[x];
+        if (which == 1) y = fmaxf(y + b, 0.0f);
+        else if (which == 2) { y += b; y = 0.5f * y * (1.0f + tanhf(0.7978846f * (y + 0.044715f * y * y * y))); }
+        else {
+            const float t = y * s + b;
+            const float rr = bf16 ? sp_b2f(res[x]) : sp_h2f(res[x]);
+            y = t / (1.0f + expf(-t)) + rr;
+        }
+        r[x] = y;
+    }
+}
+
+/* stats[4] += elements of o off the test suite's per-element tolerance (tests/common
+   assert_close): |o - w| > 2 e |w| + floor + e / 1000, w = r rounded to the output type
+   (odt), e its epsilon, floor = 1e-5 (sqrt(K) + 1). */
+extern "C" __global__ void sp_strict(const void* o, int odt, const float* r, int M, int N, int out_col, float floor, unsigned* stats) {
+    unsigned bad = 0;
+    SP_LOOP((unsigned long long)M * N) {
+        const unsigned long long i = x / (unsigned long long)N, j = x % (unsigned long long)N;
+        const unsigned long long oi = out_col ? j * (unsigned long long)M + i : x;
+        float v, w, e;
+        if (odt == 0) { v = ((const float*)o)[oi]; w = r[x]; e = 1.1920929e-7f; }
+        else if (odt == 1) { v = sp_h2f(((const unsigned short*)o)[oi]); w = sp_h2f(sp_f2h(r[x])); e = 9.765625e-4f; }
+        else { v = sp_b2f(((const unsigned short*)o)[oi]); w = sp_b2f(sp_f2b(r[x])); e = 7.8125e-3f; }
+        if (!(fabsf(v - w) <= 2.0f * e * fabsf(w) + floor + e * 1e-3f) && v != w) ++bad;
+    }
+    if (bad) atomicAdd(&stats[4], bad);
+}
+
 /* stats[0] = max |r| (float bits). */
 extern "C" __global__ void sp_absmax(const float* r, unsigned long long n, unsigned* stats) {
     float m = 0.0f;

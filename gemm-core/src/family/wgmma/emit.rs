@@ -1,7 +1,8 @@
 //! The `wgmma` family's CUDA source (header-free, NVRTC `sm_90a`).
 
+use super::epilogue::{self, epi_fn, fast_math, prefetch};
 use super::supports;
-use crate::codegen::prelude::{epilogue_args, epilogue_fn, helpers, kernel_params, store_out};
+use crate::codegen::prelude::{helpers, kernel_params};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
 use crate::target::Backend;
@@ -39,12 +40,17 @@ pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         ir.out_layout.name(),
     );
     s.push_str(&helpers(Backend::Cuda));
-    if variant != Variant::NoEpilogue {
-        s.push_str(&epilogue_fn(ir, Backend::Cuda));
-    }
+    s.push_str(&fast_math(ir));
     s.push_str(CONFIG);
+    if variant == Variant::NoEpilogue {
+        s.push_str("#define CGW_PF_ANY 0\n");
+    } else {
+        s.push_str(&epi_fn(ir));
+    }
     let _ = writeln!(s, "#define CG_A_KMAJOR {}", a_kmajor as u32);
     let _ = writeln!(s, "#define CG_B_KMAJOR {}", b_kmajor as u32);
+    // The cp.async producer reads A and B through their ABI pointers.
+    let _ = writeln!(s, "#define CG_A_PTR p{}\n#define CG_B_PTR p{}", ir.a, ir.b);
     s.push_str(CHECKS);
     s.push_str(PTX);
     s.push_str(&wgmma_fns(ty, !a_kmajor, !b_kmajor));
@@ -54,14 +60,15 @@ pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         ("PARAMS", kernel_params(ir, Backend::Cuda)),
         ("PRODUCE", produce(variant)),
         ("MMA", mma(variant)),
-        ("EPILOGUE", epilogue(ir, variant)),
+        ("PREFETCH", prefetch(ir, variant)),
+        ("EPILOGUE", epilogue::epilogue(ir, variant)),
     ];
     s.push_str(&fill(KERNEL, &subs));
     s
 }
 
 /// Replaces every `@KEY@` of `tpl`.
-fn fill(tpl: &str, subs: &[(&str, String)]) -> String {
+pub(super) fn fill(tpl: &str, subs: &[(&str, String)]) -> String {
     let mut s = tpl.to_string();
     for (k, v) in subs {
         s = s.replace(&format!("@{k}@"), v);
@@ -88,11 +95,20 @@ const CONFIG: &str = r#"
 #ifndef GROUP_M
 #define GROUP_M 8
 #endif
+#ifndef CG_CPASYNC
+#define CG_CPASYNC 0
+#endif
+#ifndef CG_CPA_A
+#define CG_CPA_A 16
+#endif
+#ifndef CG_CPA_B
+#define CG_CPA_B 16
+#endif
 #ifndef CG_PRODUCER_REGS
-#define CG_PRODUCER_REGS 24
+#define CG_PRODUCER_REGS (CG_CPASYNC ? 56 : 24)
 #endif
 #ifndef CG_CONSUMER_REGS
-#define CG_CONSUMER_REGS 240
+#define CG_CONSUMER_REGS (CG_CPASYNC ? 224 : 240)
 #endif
 #ifndef CG_INFLIGHT
 #define CG_INFLIGHT (CONSUMERS == 1)
@@ -116,6 +132,11 @@ const CONFIG: &str = r#"
 #define CG_STG_PITCH 144
 #define CG_CW (128 / CG_OSZ)
 #define CG_SMEM_BYTES (1024 + STAGES * CG_STAGE_BYTES + 16 * STAGES + (CG_EPI_SMEM ? CONSUMERS * 4 * 16 * CG_STG_PITCH : 0))
+/* The epilogue's parameter area of a consumer: the 16 padding bytes after each 128-byte
+   row of its 4 warps' staging buffers (64 rows: 1 KiB); byte b of the area lies in row
+   b / 16 (warp b / 256), at offset 128 + b % 16. */
+#define CG_PAREA (CG_EPI_SMEM ? 1024 : 0)
+#define CGW_PA(b) (((b) >> 8) * (16 * CG_STG_PITCH) + (((b) >> 4) & 15) * CG_STG_PITCH + 128 + ((b) & 15))
 "#;
 
 const CHECKS: &str = r#"
@@ -128,6 +149,9 @@ static_assert(CG_MI * BN / 2 <= 128, "at most 128 accumulator registers per cons
 static_assert(STAGES >= 2, "the TMA ring needs at least two stages");
 static_assert(GROUP_M >= 1, "GROUP_M must be at least 1");
 static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "CLUSTER_M must be 1 or 2");
+static_assert(!CG_CPASYNC || CLUSTER_M == 1, "the cp.async producer does not multicast: CLUSTER_M must be 1");
+static_assert(CG_CPA_A == 4 || CG_CPA_A == 8 || CG_CPA_A == 16, "CG_CPA_A is a cp.async size: 4, 8 or 16 bytes");
+static_assert(CG_CPA_B == 4 || CG_CPA_B == 8 || CG_CPA_B == 16, "CG_CPA_B is a cp.async size: 4, 8 or 16 bytes");
 static_assert(CG_SMEM_BYTES <= 232448, "the ring does not fit the 232448 bytes of shared memory of sm_90");
 static_assert(CG_PRODUCER_REGS % 8 == 0 && CG_CONSUMER_REGS % 8 == 0 && CG_PRODUCER_REGS >= 24 && CG_CONSUMER_REGS <= 256,
               "setmaxnreg counts are multiples of 8 in [24, 256]");
@@ -239,6 +263,61 @@ static __device__ __forceinline__ void cg_tile_coords(int tile, int grid_m, int 
     *tm = first_m + in % rows;
     *tn = in / rows;
 }
+
+#if CG_CPASYNC
+/* The cp.async producer (shapes TMA cannot map: rows that are not 16-byte multiples). */
+template <int CH> static __device__ __forceinline__ void cg_cpa(unsigned dst, const void* src, unsigned bytes);
+template <> __device__ __forceinline__ void cg_cpa<16>(unsigned dst, const void* src, unsigned bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: "r"(dst), "l"(src), "r"(bytes) : "memory");
+}
+template <> __device__ __forceinline__ void cg_cpa<8>(unsigned dst, const void* src, unsigned bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" :: "r"(dst), "l"(src), "r"(bytes) : "memory");
+}
+template <> __device__ __forceinline__ void cg_cpa<4>(unsigned dst, const void* src, unsigned bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(dst), "l"(src), "r"(bytes) : "memory");
+}
+/* One operand tile of R shared rows of 128 bytes, in the layout TMA's 128-byte swizzle
+   writes (16-byte unit u of row rho at rho * 128 + ((u ^ (rho & 7)) << 4)), by the 128
+   producer threads in CH-byte chunks: thread t copies chunk t % PER of rows t / PER,
+   + STEP, + 2 STEP, ... (consecutive threads on consecutive chunks of a row).
+   K-major (KM = 1): row rho is k0..k0+63 of global row mn0 + rho. MN-major: rows come in
+   64-row boxes, row rho is mn0 + 64 * (rho / 64) .. +63 of global row k0 + rho % 64.
+   Elements past the extents (mn_ext, k_ext) are zero-filled (src-size); every source
+   address is CH-aligned because the pitch ld * 2 and the base are. */
+template <int R, int KM, int CH>
+static __device__ __forceinline__ void cg_cpa_tile(unsigned dst, const unsigned short* g, int ld, int mn_ext, int k_ext, int mn0, int k0, int tid) {
+    constexpr int PER = 128 / CH, STEP = 128 / PER;
+    const int cc = tid % PER, rho0 = tid / PER;
+    const unsigned unit = (unsigned)(cc * CH) >> 4, within = (unsigned)(cc * CH) & 15;
+    if (KM) {
+        const int inner = k0 + cc * (CH / 2), left = k_ext - inner;
+        const unsigned kb = left >= CH / 2 ? CH : (left > 0 ? 2 * left : 0);
+        const unsigned short* src = g + (long)(mn0 + rho0) * ld + inner;
+        const int rows_left = mn_ext - (mn0 + rho0);
+#pragma unroll 4
+        for (int it = 0; it < R / STEP; ++it) {
+            const int rho = rho0 + it * STEP;
+            const unsigned b = it * STEP < rows_left ? kb : 0u;
+            cg_cpa<CH>(dst + rho * 128 + ((unit ^ (rho & 7)) << 4) + within, b ? (const void*)(src + (long)it * STEP * ld) : (const void*)g, b);
+        }
+    } else {
+        const unsigned short* src = g + (long)(k0 + rho0) * ld + mn0 + cc * (CH / 2);
+        const int rows_left = k_ext - (k0 + rho0);
+#pragma unroll 1
+        for (int box = 0; box < R / 64; ++box) {
+            const int left = mn_ext - (mn0 + box * 64 + cc * (CH / 2));
+            const unsigned mb = left >= CH / 2 ? CH : (left > 0 ? 2 * left : 0);
+#pragma unroll 4
+            for (int it = 0; it < 64 / STEP; ++it) {
+                const int kr = rho0 + it * STEP;
+                const unsigned b = it * STEP < rows_left ? mb : 0u;
+                cg_cpa<CH>(dst + box * 8192 + kr * 128 + ((unit ^ (kr & 7)) << 4) + within,
+                           b ? (const void*)(src + (long)it * STEP * ld + box * 64) : (const void*)g, b);
+            }
+        }
+    }
+}
+#endif
 "#;
 
 /// `cg_wgmma(d, desc_a, desc_b, scale_d)`: one `wgmma.mma_async.m64n{BN}k16` with f32
@@ -298,7 +377,21 @@ fn produce(variant: Variant) -> String {
                 cg_mbar_arrive(full);"
             .into();
     }
-    "                cg_mbar_expect_tx(full, CG_STAGE_BYTES);
+    "#if CG_CPASYNC
+                /* Every producer thread copies its chunks; its arrival counts once they have landed. */
+#if CG_A_KMAJOR
+                cg_cpa_tile<BM, 1, CG_CPA_A>(a_s, CG_A_PTR, K, M, K, m0, k0, tid);
+#else
+                cg_cpa_tile<BM, 0, CG_CPA_A>(a_s, CG_A_PTR, M, M, K, m0, k0, tid);
+#endif
+#if CG_B_KMAJOR
+                cg_cpa_tile<BN, 1, CG_CPA_B>(b_s, CG_B_PTR, K, N, K, n0, k0, tid);
+#else
+                cg_cpa_tile<BN, 0, CG_CPA_B>(b_s, CG_B_PTR, N, N, K, n0, k0, tid);
+#endif
+                asm volatile(\"cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\\n\" :: \"r\"(full) : \"memory\");
+#else
+                cg_mbar_expect_tx(full, CG_STAGE_BYTES);
 #if CG_A_KMAJOR
                 cg_tma_load(a_s, &a_map, full, k0, m0);
 #else
@@ -322,6 +415,7 @@ fn produce(variant: Variant) -> String {
 #else
 #pragma unroll
                 for (int c = 0; c < BN / 64; ++c) cg_tma_load(b_s + c * 8192, &b_map, full, n0 + c * 64, k0);
+#endif
 #endif
 #endif"
         .into()
@@ -359,143 +453,6 @@ fn mma(variant: Variant) -> String {
         .into()
 }
 
-/// The consumer's epilogue for one tile (`@EPILOGUE@`): every accumulator through
-/// `cg_epilogue` (raw for [`Variant::NoEpilogue`]) into the output.
-///
-/// The work is cut into chunks of 16 rows (one warp's) by `CG_CW` columns. A chunk
-/// wholly inside the output takes the fast path: no bounds checks and, with
-/// `CG_EPI_SMEM` (row-major outputs whose rows are 16-byte multiples and a 16-byte
-/// aligned `out`), a trip through the warp's own staging buffer in shared memory so that
-/// the global stores are 16 bytes wide and each row's 128 bytes go out together; without
-/// it, two adjacent elements per store. Chunks on the M or N edge store element by
-/// element with checks.
-fn epilogue(ir: &GemmIr, variant: Variant) -> String {
-    let epi = |acc: &str, i: &str, j: &str| {
-        if variant == Variant::NoEpilogue {
-            acc.to_string()
-        } else {
-            format!("cg_epilogue({acc}, {i}, {j}, M, N{})", epilogue_args(ir))
-        }
-    };
-    let row_major = ir.out_layout == Layout::RowMajor;
-    let fast_store = if row_major {
-        "cg_st2(out + (long)i * N + j, v0, v1);".to_string()
-    } else {
-        format!(
-            "{}; {};",
-            store_out(ir, "i", "j", "v0"),
-            store_out(ir, "i", "j + 1", "v1")
-        )
-    };
-    let checked_store = if row_major {
-        format!(
-            "if (two && pair_ok) cg_st2(out + (long)i * N + j, v0, v1);
-                                else {{ {}; if (two) {}; }}",
-            store_out(ir, "i", "j", "v0"),
-            store_out(ir, "i", "j + 1", "v1")
-        )
-    } else {
-        format!(
-            "{}; if (two) {};",
-            store_out(ir, "i", "j", "v0"),
-            store_out(ir, "i", "j + 1", "v1")
-        )
-    };
-    let staged = if row_major {
-        EPI_STAGED.to_string()
-    } else {
-        String::new()
-    };
-    fill(
-        EPI_TEMPLATE,
-        &[
-            ("STAGED", staged),
-            ("V0", epi("acc[mi][r]", "i", "j")),
-            ("V1", epi("acc[mi][r + 1]", "i", "j + 1")),
-            ("FAST_STORE", fast_store),
-            ("CHECKED_STORE", checked_store),
-            ("ROW_MAJOR", (row_major as u32).to_string()),
-        ],
-    )
-}
-
-/// Register r of slab mi of a consumer thread holds row
-/// `16 * warp + lane / 4 + 8 * ((r >> 1) & 1)` and column
-/// `8 * (r >> 2) + 2 * (lane & 3) + (r & 1)` of the slab: pairs (r, r + 1) are adjacent
-/// columns, and columns `[q * CG_CW, (q + 1) * CG_CW)` are registers
-/// `[q * CG_CW / 2, (q + 1) * CG_CW / 2)`.
-const EPI_TEMPLATE: &str = r#"            const bool pair_ok = (N & 1) == 0;
-#if CG_EPI_SMEM && @ROW_MAJOR@
-            const bool vec_ok = (N * CG_OSZ) % 16 == 0 && ((unsigned long long)out & 15) == 0;
-#else
-            const bool vec_ok = @ROW_MAJOR@ ? pair_ok : true;
-#endif
-#pragma unroll
-            for (int mi = 0; mi < CG_MI; ++mi) {
-                const int wrow = m0 + c * CG_WG_M + mi * 64 + warp * 16;
-#pragma unroll
-                for (int q = 0; q < (BN + CG_CW - 1) / CG_CW; ++q) {
-                    const int r_lo = q * CG_CW / 2;
-                    const int r_hi = ((q + 1) * CG_CW < BN ? (q + 1) * CG_CW : BN) / 2;
-                    if (vec_ok && (q + 1) * CG_CW <= BN && wrow + 16 <= M && n0 + (q + 1) * CG_CW <= N) {
-@STAGED@#if !(CG_EPI_SMEM && @ROW_MAJOR@)
-#pragma unroll
-                        for (int p = 0; p < CG_CW / 4; ++p) {
-                            const int r = r_lo + 2 * p;
-                            if (r >= r_hi) break;
-                            const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
-                            const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
-                            const float v0 = @V0@;
-                            const float v1 = @V1@;
-                            @FAST_STORE@
-                        }
-#endif
-                    } else {
-#pragma unroll
-                        for (int p = 0; p < CG_CW / 4; ++p) {
-                            const int r = r_lo + 2 * p;
-                            if (r >= r_hi) break;
-                            const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
-                            const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
-                            if (i < M && j < N) {
-                                const bool two = j + 1 < N;
-                                const float v0 = @V0@;
-                                const float v1 = two ? @V1@ : 0.0f;
-                                @CHECKED_STORE@
-                            }
-                        }
-                    }
-                }
-            }
-"#;
-
-/// The staged fast path of [`EPI_TEMPLATE`] (row-major outputs): the warp writes its 16 x
-/// CG_CW chunk (128 bytes a row) to its buffer, rows CG_STG_PITCH = 144 bytes apart (no
-/// bank conflicts for either access), then copies it out 16 bytes a lane, 8 lanes a row.
-const EPI_STAGED: &str = r#"#if CG_EPI_SMEM
-#pragma unroll
-                        for (int p = 0; p < CG_CW / 4; ++p) {
-                            const int r = r_lo + 2 * p;
-                            if (r >= r_hi) break;
-                            const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
-                            const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
-                            const float v0 = @V0@;
-                            const float v1 = @V1@;
-                            cg_st2(reinterpret_cast<cg_out_t*>(stg + ((lane >> 2) + 8 * ((r >> 1) & 1)) * CG_STG_PITCH +
-                                                               (8 * ((r - r_lo) >> 2) + 2 * (lane & 3)) * CG_OSZ),
-                                   v0, v1);
-                        }
-                        __syncwarp();
-#pragma unroll
-                        for (int t = 0; t < 4; ++t) {
-                            const int row = t * 4 + (lane >> 3), c16 = lane & 7;
-                            const cg_u4 v = *reinterpret_cast<const cg_u4*>(stg + row * CG_STG_PITCH + c16 * 16);
-                            *reinterpret_cast<cg_u4*>(out + (long)(wrow + row) * N + n0 + q * CG_CW + c16 * (16 / CG_OSZ)) = v;
-                        }
-                        __syncwarp();
-#endif
-"#;
-
 const KERNEL: &str = r#"
 #if CLUSTER_M > 1
 #define CG_CLUSTER_DIMS __cluster_dims__(CLUSTER_M, 1, 1)
@@ -523,13 +480,15 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
     if (threadIdx.x == 0) {
 #pragma unroll
         for (int s = 0; s < STAGES; ++s) {
-            cg_mbar_init(bars + s * 8, 1);                                    /* full: the producer's expect_tx */
+            cg_mbar_init(bars + s * 8, CG_CPASYNC ? 128 : 1);                 /* full: the producer's expect_tx, or every producer thread's cp.async */
             cg_mbar_init(bars + (STAGES + s) * 8, 4 * CONSUMERS * CLUSTER_M); /* empty: lane 0 of every consumer warp of the cluster */
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#if !CG_CPASYNC
         cg_tma_prefetch(&a_map);
         cg_tma_prefetch(&b_map);
+#endif
     }
 #if CLUSTER_M > 1
     cg_cluster_sync();
@@ -543,11 +502,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
     const int ktiles = (K + BK - 1) / BK;
 
     if (wg == 0) {
-        /* Producer warpgroup: one thread issues every load. */
+        /* Producer warpgroup: one thread issues every TMA load; with CG_CPASYNC all 128
+           threads copy. */
 #if CONSUMERS > 1
         asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" :: "n"(CG_PRODUCER_REGS));
 #endif
-        if (tid == 0) {
+        if (CG_CPASYNC || tid == 0) {
             int stage = 0;
             unsigned phase = 0;
             for (int tile = cluster; tile < tiles; tile += clusters) {
@@ -566,6 +526,9 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
                     if (++stage == STAGES) { stage = 0; phase ^= 1; }
                 }
             }
+#if CG_CPASYNC
+            asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
         }
     } else {
         /* Consumer warpgroup c: rows [c * CG_WG_M, (c + 1) * CG_WG_M) of every tile. */
@@ -578,6 +541,11 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
         /* This warp's epilogue staging buffer: 16 rows of CG_STG_PITCH bytes. */
         unsigned char* const stg = cg_smem + (bars + 16 * STAGES - cg_smem_u32(cg_smem)) + (c * 4 + warp) * 16 * CG_STG_PITCH;
 #endif
+        /* This warpgroup's staging buffers, whose row padding is the parameter area of the
+           epilogue's vectors of the current tile (CGW_PA). */
+        unsigned char* const pbuf = cg_smem + (bars + 16 * STAGES - cg_smem_u32(cg_smem)) + c * 4 * 16 * CG_STG_PITCH;
+        const unsigned pbuf_s = cg_smem_u32(pbuf);
+        (void)pbuf; (void)pbuf_s;
         float acc[CG_MI][BN / 2];
 #pragma unroll
         for (int mi = 0; mi < CG_MI; ++mi)
@@ -589,11 +557,15 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
             int tm, tn;
             cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
             const int m0 = (tm * CLUSTER_M + (int)rank) * BM, n0 = tn * BN;
-#if CG_INFLIGHT
+@PREFETCH@#if CG_INFLIGHT
             int prev = 0;
 #endif
             for (int kt = 0; kt < ktiles; ++kt) {
                 cg_mbar_wait(bars + stage * 8, phase);
+#if CG_CPASYNC
+                /* cp.async wrote through the generic proxy; wgmma reads through the async one. */
+                asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
                 const unsigned a_s = sa + stage * A_STAGE_BYTES, b_s = sb + stage * B_STAGE_BYTES;
 @MMA@
 #if CG_INFLIGHT

@@ -18,18 +18,30 @@
 //!   or N-major (row-major B, `imm-trans-b` = 1). MN-major operands need their tile
 //!   extent to be a multiple of 64 (`BM` for A, `BN` for B; a static_assert says so).
 //! - Output: any `ir.out_dtype` and `ir.out_layout`, through the fused epilogue
-//!   `cg_epilogue(acc, i, j, M, N, p..)` of the prelude (parameters read element by
-//!   element). Each consumer warp stores 16-row × 128-byte chunks: a chunk wholly inside
+//!   `cgw_epi(acc, v..)` (the DSL expression over the parameter values; `epilogue.rs`):
+//!   `Row` and `Col` parameters are copied once per tile into the consumer's parameter
+//!   area (`cp.async` at the tile's start, so they land while the mainloop runs) and read
+//!   as pairs from shared memory, row-major residuals by pairs from global memory,
+//!   scalars as they are; gelu, sigmoid and silu use `ex2`/`rcp.approx` (`CG_FAST_MATH`).
+//!   Each consumer warp stores 16-row × 128-byte chunks: a chunk wholly inside
 //!   a row-major output whose rows are 16-byte multiples (and `out` 16-byte aligned,
 //!   checked at run time) goes through the warp's shared-memory staging buffer and out
 //!   as 16-byte stores (`CG_EPI_SMEM`, the default); other interior chunks store two
 //!   adjacent elements at a time without checks; chunks on the M or N edge store element
 //!   by element with bounds checks. Column-major outputs store elements.
 //! - Shapes: any `M, N, K >= 1` whose operand rows (the contiguous dimension: K for
-//!   K-major, M or N for MN-major) are a multiple of 16 bytes (`K % 8 == 0` for K-major
-//!   16-bit operands) with 16-byte aligned bases: what `cuTensorMapEncodeTiled`
-//!   accepts. TMA zero-fills every out-of-range element of a box, so M, N and K tails
-//!   (K = 8: one partial k-tile) need no special load code; the stores check bounds.
+//!   K-major, M or N for MN-major) are a multiple of 4 bytes (even extents), with
+//!   16-byte aligned bases. Rows of a multiple of 16 bytes (`K % 8 == 0` for K-major
+//!   16-bit operands: what `cuTensorMapEncodeTiled` accepts) load by TMA, which
+//!   zero-fills every out-of-range element of a box, so M, N and K tails need no special
+//!   load code. Other rows ([`tma_ok`] false) take the **cp.async producer**
+//!   (`CG_CPASYNC`, set per call by [`Wgmma`]'s `defines`): all 128 producer threads copy
+//!   the tiles in 16-, 8- or 4-byte chunks (the largest that divides the row pitch,
+//!   [`cpasync_chunks`]) into the same swizzled ring, zero-filling past the extents, and
+//!   each arrives on the stage's `full` barrier with `cp.async.mbarrier.arrive.noinc`
+//!   (count 128); consumers fence the async proxy before their wgmma. It has no B
+//!   multicast, so configs with `CLUSTER_M == 2` refuse those calls; odd extents (rows of
+//!   2-byte multiples) go to mma.sync. The stores check bounds in every case.
 //!
 //! # Kernel ABI
 //!
@@ -43,9 +55,9 @@
 //! unsigned long long v[16]; }` (128 bytes, the driver's `CUtensorMap` bit for bit);
 //! after the two maps comes exactly the ABI of the other CUDA kernels (the prelude's
 //! `kernel_params`):
-//! `out` and every signature parameter `p<i>`, the A and B parameters included (the
-//! kernel never reads them: it loads A and B through the maps; the runtime still
-//! passes their pointers so that the argument list is the same for every family).
+//! `out` and every signature parameter `p<i>`, the A and B parameters included (the TMA
+//! kernel never reads them: it loads A and B through the maps; the cp.async producer
+//! reads A and B through them, and its maps are placeholders, [`placeholder_map`]).
 //!
 //! # Launch
 //!
@@ -56,10 +68,11 @@
 //!   slack to align the base to 1024, the ring of A and B tiles, then one `full` and one
 //!   `empty` 8-byte mbarrier per stage), plus, when `CG_EPI_SMEM` is 1 (the default),
 //!   `CONSUMERS * EPI_STAGING_BYTES` = `CONSUMERS * 9216` for the epilogue's staging
-//!   buffers. 128×256×64 with 4 stages and 2 consumers: 197696 + 18432 = 216128 bytes.
-//!   Above 48 KiB the runtime must raise `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`
-//!   first; the limit on the H200 is 232448 bytes (a static_assert in the source enforces
-//!   it).
+//!   buffers (whose row padding is the epilogue's parameter area). 128×256×64 with 4
+//!   stages and 2 consumers: 197696 + 18432 = 216128 bytes. Above 48 KiB the runtime must
+//!   raise
+//!   `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` first; the limit on the H200 is
+//!   232448 bytes (a static_assert in the source enforces it).
 //! - Grid: persistent, `grid = (CLUSTER_M * min(tiles, sm_count / CLUSTER_M), 1, 1)`
 //!   ([`WgmmaTile::grid`]) with `tiles = ceil(M / (BM * CLUSTER_M)) * ceil(N / BN)`;
 //!   with `CLUSTER_M == 1` that is `min(ceil(M / BM) * ceil(N / BN), sm_count)`. A plain
@@ -112,6 +125,8 @@
 //! CONSUMERS * CLUSTER_M`). The first wgmma of a tile uses `scale-d = 0`, so accumulators
 //! are never zeroed by hand. After the last k-tile the consumers store the tile (see
 //! `CG_EPI_SMEM`) while the producer already fills the ring with the next tile's stages.
+//! With `CG_CPASYNC` the same ring is filled by `cp.async` from all 128 producer threads
+//! (see Shapes above); the barriers, descriptors and consumers are the same.
 //!
 //! Measured on the H200 (bench/wgmma-probe.md, ours and cuBLAS alternating run by run):
 //! the default config (128×256×64, 4 stages, 2 consumers, `CG_INFLIGHT` 0, staged
@@ -119,10 +134,15 @@
 //! 1.01–1.03× at 8192³ (power-capped, 1.35–1.6 GHz); without the staged epilogue the
 //! same tile is 10% slower. Small problems want small tiles (64×128, one consumer, is
 //! 0.91–1.02× cuBLAS at 1000³, 1024×1024×2048 and 128×8192×8192); this kernel has no
-//! split-K or stream-K for them.
+//! split-K or stream-K for them. The fused epilogue (run 6, f16, against cuBLASLt's own
+//! RELU_BIAS / GELU_BIAS): bias+relu 1.00–1.05× cuBLASLt (4096×4096×128 18.7 vs 19.7 µs),
+//! bias+gelu 0.97–1.03× (4096³ 191.8 vs 191.1). The cp.async producer serves
+//! 3000×5000×700 in 121 µs (1.03× cuBLAS, which has no TMA for it either; 8-byte copies;
+//! with 4-byte copies, K = 702, 208 µs, 0.6×).
 //!
 
 mod emit;
+mod epilogue;
 
 pub use emit::emit_variant;
 
@@ -167,11 +187,11 @@ pub const DEFINES: &[(&str, &str)] = &[
     ),
     (
         "CG_PRODUCER_REGS",
-        "setmaxnreg.dec value of the producer warpgroup when CONSUMERS > 1; default 24 (multiple of 8 in [24, 256]).",
+        "setmaxnreg.dec value of the producer warpgroup when CONSUMERS > 1; default 24, 56 with CG_CPASYNC (multiple of 8 in [24, 256]).",
     ),
     (
         "CG_CONSUMER_REGS",
-        "setmaxnreg.inc value of each consumer warpgroup when CONSUMERS > 1; default 240. 128 * (producer + 2 * consumer) must stay <= 65536.",
+        "setmaxnreg.inc value of each consumer warpgroup when CONSUMERS > 1; default 240, 224 with CG_CPASYNC. 128 * (producer + 2 * consumer) must stay <= 65536.",
     ),
     (
         "CG_INFLIGHT",
@@ -180,6 +200,26 @@ pub const DEFINES: &[(&str, &str)] = &[
     (
         "CG_EPI_SMEM",
         "1: row-major outputs leave through a per-warp shared-memory staging buffer as 16-byte stores (CONSUMERS * 9216 more bytes of shared memory: EPI_STAGING_BYTES per consumer); 0: 2-element stores straight from registers; default 1.",
+    ),
+    (
+        "CG_CPASYNC",
+        "1: the producer warpgroup loads A and B with cp.async (all 128 threads, CG_CPA_A / CG_CPA_B bytes a copy, zero-fill past the extents) into the same swizzled ring instead of TMA, for shapes whose rows TMA cannot map; the host sets it per call (Wgmma::defines); default 0. Needs CLUSTER_M 1.",
+    ),
+    (
+        "CG_CPA_A",
+        "bytes per cp.async of A with CG_CPASYNC: 16, 8 or 4, the largest that divides A's row pitch; default 16.",
+    ),
+    (
+        "CG_CPA_B",
+        "bytes per cp.async of B with CG_CPASYNC, as CG_CPA_A; default 16.",
+    ),
+    (
+        "CG_FAST_MATH",
+        "1: gelu, sigmoid and silu with ex2.approx / rcp.approx (2 MUFU operations a value, a few f32 ulps of error); 0: the prelude's libdevice forms; default 1.",
+    ),
+    (
+        "CG_GELU_TANH",
+        "with CG_FAST_MATH, 1: gelu as 0.5 x (1 + tanh.approx.f32(u)) (1 MUFU operation a value; measured within the tests' tolerances); 0: x / (1 + ex2.approx(-2u log2 e)) with rcp.approx (2 MUFU operations, a few f32 ulps); default 1 for 16-bit outputs, 0 for f32 outputs.",
     ),
     (
         "CG_WATCHDOG",
@@ -271,7 +311,8 @@ impl WgmmaTile {
     }
 
     /// Dynamic shared memory bytes for `dtype` operands: [`smem_bytes`] plus, with
-    /// `epi_smem`, [`EPI_STAGING_BYTES`] per consumer warpgroup.
+    /// `epi_smem`, [`EPI_STAGING_BYTES`] per consumer warpgroup (whose row padding holds
+    /// the epilogue's parameter area, [`EPI_PARAM_BYTES`]).
     pub fn smem_bytes(&self, dtype: DType) -> u32 {
         smem_bytes(self.bm, self.bn, self.bk, self.stages, dtype.size())
             + if self.epi_smem {
@@ -326,6 +367,11 @@ impl WgmmaTile {
 /// warps of 16 rows of 144 bytes.
 pub const EPI_STAGING_BYTES: u32 = 4 * 16 * 144;
 
+/// The epilogue parameter area of one consumer warpgroup (`CG_PAREA`, the current tile's
+/// values of the `Row` and `Col` parameters that fit): the 16 padding bytes of each of
+/// the 64 rows of its staging buffers, so part of [`EPI_STAGING_BYTES`], not extra.
+pub const EPI_PARAM_BYTES: u32 = 4 * 16 * (144 - 128);
+
 /// Dynamic shared memory of one block with `CG_EPI_SMEM = 0`, in bytes: 1024 bytes of alignment slack (the
 /// 128-byte swizzle needs a 1024-byte aligned base, and the dynamic window's start is
 /// only 16-byte aligned by contract), `stages` A tiles of `bm × bk` and B tiles of `bn
@@ -342,6 +388,53 @@ pub fn tma_box(k_major: bool, rows: u32, bk: u32) -> [u32; 2] {
         [bk, rows]
     } else {
         [64, bk]
+    }
+}
+
+/// A's and B's storage rows for `p`: (operand, dimension name, contiguous extent in
+/// elements).
+fn operand_rows(ir: &GemmIr, p: Problem) -> [(&'static str, &'static str, usize); 2] {
+    let a = match ir.a_layout() {
+        Layout::RowMajor => ("A", "K", p.k),
+        Layout::ColMajor => ("A", "M", p.m),
+    };
+    let b = match ir.b_layout() {
+        Layout::ColMajor => ("B", "K", p.k),
+        Layout::RowMajor => ("B", "N", p.n),
+    };
+    [a, b]
+}
+
+/// Whether TMA can map both operands of `p`: rows of a multiple of 16 bytes.
+pub fn tma_ok(ir: &GemmIr, p: Problem) -> bool {
+    let esz = ir.ab_dtype.size() as usize;
+    operand_rows(ir, p).iter().all(|&(_, _, e)| e * esz % 16 == 0)
+}
+
+/// For a call TMA cannot map but the cp.async producer can (rows of a multiple of 4
+/// bytes), the bytes of one copy for A and for B: the largest of 16, 8, 4 that divides
+/// the operand's row pitch (and so every row's start and every chunk of it).
+pub fn cpasync_chunks(ir: &GemmIr, p: Problem) -> Option<[u32; 2]> {
+    if tma_ok(ir, p) {
+        return None;
+    }
+    let esz = ir.ab_dtype.size() as usize;
+    let chunk = |e: usize| [16u32, 8, 4].into_iter().find(|&c| (e * esz) % c as usize == 0);
+    let [a, b] = operand_rows(ir, p);
+    Some([chunk(a.2)?, chunk(b.2)?])
+}
+
+/// The tensor map of a call served by the cp.async producer, which reads none: 8
+/// elements of the operand as one 16-byte row, so that the runtime's encoding succeeds
+/// whatever the shape.
+pub fn placeholder_map(param: u32, dtype: DType) -> TensorMap {
+    TensorMap {
+        param,
+        dtype,
+        dims: [8, 1],
+        pitch_bytes: 16,
+        box_dims: [8, 1],
+        swizzle_128b: false,
     }
 }
 
@@ -393,27 +486,26 @@ impl KernelFamily for Wgmma {
     }
 
     /// TMA maps need every operand's rows (its contiguous extent) to be a multiple of 16
-    /// bytes and K at least 1. Base addresses are 256-byte aligned (crossgemm allocates
-    /// every buffer so).
-    fn accepts(&self, _t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Result<(), String> {
-        let per16 = 16 / ir.ab_dtype.size() as usize;
-        let a_row = match ir.a_layout() {
-            Layout::RowMajor => ("K", p.k),
-            Layout::ColMajor => ("M", p.m),
-        };
-        let b_row = match ir.b_layout() {
-            Layout::ColMajor => ("K", p.k),
-            Layout::RowMajor => ("N", p.n),
-        };
+    /// bytes; the cp.async producer (`CG_CPASYNC`, configs without a cluster) takes rows
+    /// of any multiple of 4 bytes. K at least 1. Base addresses are 256-byte aligned
+    /// (crossgemm allocates every buffer so).
+    fn accepts(&self, t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Result<(), String> {
         if p.k == 0 {
             return Err("K = 0 has no tile to load".into());
         }
-        for (op, (dim, extent)) in [("A", a_row), ("B", b_row)] {
-            if extent % per16 != 0 {
+        if tma_ok(ir, p) {
+            return Ok(());
+        }
+        let esz = ir.ab_dtype.size() as usize;
+        for (op, dim, extent) in operand_rows(ir, p) {
+            if extent * esz % 4 != 0 {
                 return Err(format!(
-                    "{op}'s rows ({dim} = {extent} elements) are not a multiple of 16 bytes, which TMA needs"
+                    "{op}'s rows ({dim} = {extent} elements) are not a multiple of 4 bytes, which TMA (16) and cp.async (4) need"
                 ));
             }
+        }
+        if t.cluster_m != 1 {
+            return Err("rows that are not 16-byte multiples take the cp.async producer, which has no B multicast (a cluster of 2)".into());
         }
         Ok(())
     }
@@ -498,8 +590,13 @@ impl KernelFamily for Wgmma {
     }
 
     /// A's and B's maps, as the module docs lay out: K-major operands in one box of
-    /// `{BK, rows}` per stage, MN-major ones in `{64, BK}` boxes; 128-byte swizzle.
+    /// `{BK, rows}` per stage, MN-major ones in `{64, BK}` boxes; 128-byte swizzle. For a
+    /// call that the cp.async producer serves ([`cpasync_chunks`]) the kernel reads no
+    /// map: both are placeholders over 8 elements of the operand ([`placeholder_map`]).
     fn tensor_maps(&self, t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Vec<TensorMap> {
+        if !tma_ok(ir, p) {
+            return vec![placeholder_map(ir.a, ir.ab_dtype), placeholder_map(ir.b, ir.ab_dtype)];
+        }
         let esz = ir.ab_dtype.size() as u64;
         let (m, n, k) = (p.m as u64, p.n as u64, p.k as u64);
         let map = |param: u32, k_major: bool, rows: u64, tile_rows: u32| {
@@ -519,8 +616,14 @@ impl KernelFamily for Wgmma {
         ]
     }
 
-    fn defines(&self, t: &WgmmaTile, _ir: &GemmIr, _backend: Backend, _p: Problem) -> Vec<(&'static str, u32)> {
-        t.defines()
+    /// The tile's defines; for a call whose rows TMA cannot map, `CG_CPASYNC` and the
+    /// copy sizes of [`cpasync_chunks`].
+    fn defines(&self, t: &WgmmaTile, ir: &GemmIr, _backend: Backend, p: Problem) -> Vec<(&'static str, u32)> {
+        let mut d = t.defines();
+        if let Some([a, b]) = cpasync_chunks(ir, p) {
+            d.extend([("CG_CPASYNC", 1), ("CG_CPA_A", a), ("CG_CPA_B", b)]);
+        }
+        d
     }
 
     /// wgmma and setmaxnreg exist on `sm_90a` only.
