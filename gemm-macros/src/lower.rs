@@ -482,7 +482,10 @@ mod tests {
         assert!(errs(syn::parse_quote!(a * b * c))[0].contains("write `(a * b) * c`"));
         // `c * a * b` is `(c * a) * b`: the product is `c * a`.
         let e = errs(syn::parse_quote!(c * a * b));
-        assert!(e[0].contains("matrix product `c * a`") && e[0].contains("write `(c * a) * b`"), "{e:?}");
+        assert!(
+            e[0].contains("matrix product `c * a`") && e[0].contains("write `(c * a) * b`"),
+            "{e:?}"
+        );
         // Stated elementwise, or scaled by a scalar or a Row: one product, no ambiguity.
         for ok in [
             syn::parse_quote!((a * b) * c),
