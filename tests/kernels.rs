@@ -109,8 +109,9 @@ fn f32_and_tf32() {
 /// them), each on shapes of its own: aligned (the vector / TMA load paths) spanning three
 /// blocks in M and N (the last one partial) and twice the K its load ring holds (the ring
 /// wraps); the same with one block of rows; and odd ones (67x45x77 and 7x45x77: element
-/// loads, ragged edges; 67x45x72 and 7x45x72 with K a multiple of 8, for families whose
-/// loads need 16-byte rows; the second of each with at most as many rows as one block).
+/// loads, ragged edges; 67x45x72 and 7x45x72 with K a multiple of 8, and 66x46x77 and
+/// 6x46x77 with M and N even, for families whose loads need 4- or 16-byte rows along K or
+/// along M/N; the second of each with at most as many rows as one block).
 /// Each runs where its family accepts the shape, and where it does
 /// not, a launch with it must say so; every config runs at least one aligned and one odd
 /// shape.
@@ -144,6 +145,8 @@ macro_rules! check_all_configs {
                     (few, 45, 77),
                     (67, 45, 72),
                     (few, 45, 72),
+                    (66, 46, 77),
+                    (few.min(6), 46, 77),
                 ];
                 let mut ran = [false; 2];
                 for (s, (m, n, k)) in shapes.into_iter().enumerate() {
