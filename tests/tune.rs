@@ -179,11 +179,18 @@ fn child_shape() -> (usize, usize, usize) {
 }
 
 /// Child: one plain launch (whatever `CROSSGEMM_TUNE` says), checked; prints the
-/// tuner's counters.
+/// tuner's counters. With `CROSSGEMM_TUNE_CHILD_LAUNCH_FAULT` set, the first launch of
+/// the chosen winner fails as a launch the driver refuses.
 #[test]
 fn child_launch() {
     if !is_child() {
         return;
+    }
+    if std::env::var_os("CROSSGEMM_TUNE_CHILD_LAUNCH_FAULT").is_some() {
+        crossgemm::tune::set_launch_inject(crossgemm::tune::Inject {
+            launch_failure: 1,
+            ..Default::default()
+        });
     }
     let dev = device().unwrap();
     let mut o = ops(&dev, child_shape());
@@ -809,6 +816,83 @@ fn a_winner_is_checked_at_each_build_variant() {
     );
     assert_eq!(child_stats(&out).0, 1, "only the child's explicit tune");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A cached winner that passes its checks but fails to launch (a record from another
+/// driver, a device out of some resource) is forgotten and replaced, once, and the call
+/// still gives the right output: under `full` the winner is marked failed in the cache
+/// (stage `launch`) and the bucket tuned again without it; under `cached`, which never
+/// tunes, the planner's default runs.
+#[test]
+fn a_winner_that_fails_to_launch_is_replaced() {
+    let Some(dev) = device() else { return };
+    let dir = temp_dir("launch-fault");
+    let mut o = ops(&dev, SHAPE);
+    let mut first = opts(&dir);
+    // The planner's first candidate (its default) made slow: the winner is another.
+    first.inject.slow = vec![0];
+    let r = tune(&mut o, &first);
+    assert_ne!(r.best, r.candidates[0], "{r:#?}");
+    let winner = r.best.to_string();
+
+    let cached_dir = temp_dir("launch-fault-cached");
+    for f in files(&dir) {
+        std::fs::copy(dir.join(&f), cached_dir.join(&f)).unwrap();
+    }
+
+    let fault = [
+        ("CROSSGEMM_CACHE_DIR", dir.display().to_string()),
+        ("CROSSGEMM_TUNE_CHILD_LAUNCH_FAULT", "1".to_string()),
+    ];
+    let out = child("child_launch", &fault);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("config {winner} failed to launch"))
+            && err.contains("injected launch failure")
+            && err.contains("tuning again"),
+        "{err}"
+    );
+    assert_eq!(child_stats(&out).0, 1, "one tune, without the failed winner: {err}");
+    let json = std::fs::read_to_string(dir.join(&files(&dir)[0])).unwrap();
+    let file: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let best = serde_json::to_value(r.best).unwrap();
+    assert!(
+        file["failed"].as_array().unwrap().iter().any(|f| f["config"] == best
+            && f["stage"] == "launch"
+            && f["reason"].as_str().unwrap().contains("injected launch failure")),
+        "the failure is recorded: {json}"
+    );
+    assert!(
+        file["winners"]
+            .as_object()
+            .unwrap()
+            .values()
+            .all(|w| w["config"] != best),
+        "the failed winner is no longer the bucket's winner: {json}"
+    );
+    // The next process takes the new winner without tuning or failing.
+    let out = child("child_launch", &[("CROSSGEMM_CACHE_DIR", dir.display().to_string())]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(child_stats(&out).0, 0, "{err}");
+    assert!(!err.contains("failed to launch"), "{err}");
+
+    let out = child(
+        "child_launch",
+        &[
+            ("CROSSGEMM_CACHE_DIR", cached_dir.display().to_string()),
+            ("CROSSGEMM_TUNE_CHILD_LAUNCH_FAULT", "1".to_string()),
+            ("CROSSGEMM_TUNE", "cached".to_string()),
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("config {winner} failed to launch"))
+            && err.contains(&format!("using {}", r.candidates[0])),
+        "{err}"
+    );
+    assert_eq!(child_stats(&out).0, 0, "cached mode never tunes: {err}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&cached_dir);
 }
 
 /// `cached` mode's nearest-bucket winner is checked at its first launch too.

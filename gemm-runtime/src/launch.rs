@@ -118,6 +118,17 @@ fn run(call: &Call<'_, '_>, tk: &TargetKernel, cfg: TileConfig, plan: Option<(Pl
     let defines = call::defines(ir, tk.backend, &cfg, call.problem);
     let kernel = dev.kernel(source, &ir.symbol(), &defines, &cfg.compile_needs())?;
     let dims = cfg.launch(ir, call.problem, call.machine());
+    if plan.is_some() && tune::take_launch_failure() {
+        return Err(GemmError::Driver {
+            backend: match dev.info().kind {
+                Backend::Cuda => "CUDA",
+                _ => "OpenCL",
+            },
+            op: format!("launch of {}", ir.symbol()),
+            message: "injected launch failure (crossgemm test)".to_string(),
+            source: None,
+        });
+    }
     dev.backend().launch(&*kernel, dims, &call.kernel_args(&cfg, out.buf))?;
     if let Some((key, generation)) = plan {
         let plan = LaunchPlan {

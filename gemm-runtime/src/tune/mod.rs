@@ -47,6 +47,7 @@ mod verify;
 
 pub(crate) use choose::{choose, launch_failed};
 pub use choose::{lookup, Lookup, LookupSource};
+pub(crate) use options::take_launch_failure;
 pub use options::{set_launch_inject, Inject, ProgressHook, TuneMode, TuneOptions, TuneProgress, TuneStage};
 pub use report::{tune_stats, Failure, Timing, TuneReport, TuneStats};
 

@@ -86,6 +86,10 @@ pub struct Inject {
     pub sample_count: Option<usize>,
     /// The first this many build-variant checks of launches (`choose`) get a wrong tile.
     pub variant_wrong_tile: usize,
+    /// The first this many launches of a chosen winner fail after it is built, as a
+    /// launch the driver refuses would (a record from another driver, a device that
+    /// lost a resource): what no config that passes every check does on PoCL.
+    pub launch_failure: usize,
 }
 
 impl Inject {
@@ -127,9 +131,21 @@ pub fn set_launch_inject(inject: Inject) {
 /// Takes one from [`Inject::variant_wrong_tile`] of the process-wide faults: whether this
 /// variant check gets a wrong tile.
 pub(crate) fn take_variant_fault() -> bool {
+    take(|i| &mut i.variant_wrong_tile)
+}
+
+/// Takes one from [`Inject::launch_failure`] of the process-wide faults: whether this
+/// launch of a chosen winner fails.
+pub(crate) fn take_launch_failure() -> bool {
+    take(|i| &mut i.launch_failure)
+}
+
+/// Counts one down from the process-wide counter `field` picks: whether it was above 0.
+fn take(field: impl FnOnce(&mut Inject) -> &mut usize) -> bool {
     let mut i = launch_inject().lock().unwrap_or_else(|e| e.into_inner());
-    if i.variant_wrong_tile > 0 {
-        i.variant_wrong_tile -= 1;
+    let n = field(&mut i);
+    if *n > 0 {
+        *n -= 1;
         true
     } else {
         false
