@@ -305,7 +305,7 @@ fn bias(j: usize) -> f64 {
 /// `Col` values, one per row: 1/4, -1/2, 3/4, -1, 5/4, -3/2, 7/4.
 fn scale(i: usize) -> f64 {
     let s = 0.25 * (i + 1) as f64;
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         s
     } else {
         -s

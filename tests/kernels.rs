@@ -39,11 +39,13 @@ fn bf16_rc(a: Matrix<bf16>, b: Matrix<bf16, ColMajor>) -> Matrix<bf16> {
 fn bf16_cr(a: Matrix<bf16, ColMajor>, b: Matrix<bf16>) -> Matrix<f32> {
     a * b
 }
-#[gemm_kernel]
+// Scalar FMA on the CUDA targets, on purpose: the f32 path is under test.
+#[gemm_kernel(fma_ok)]
 fn f32_rr(a: Matrix<f32>, b: Matrix<f32>) -> Matrix<f32> {
     a * b
 }
-#[gemm_kernel]
+// Scalar FMA on the CUDA targets, on purpose: the f32 path is under test.
+#[gemm_kernel(fma_ok)]
 fn f32_cc(a: Matrix<f32, ColMajor>, b: Matrix<f32, ColMajor>) -> Matrix<f32> {
     a * b
 }
@@ -209,7 +211,8 @@ fn ep_gelu_erf_residual(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>, res: Matrix<
 fn ep_silu_sigmoid(x: Matrix<f16>, w: Matrix<f16, ColMajor>, res: Matrix<f32, ColMajor>) -> Matrix<f32> {
     silu(x * w) + sigmoid(res)
 }
-#[gemm_kernel]
+// Scalar FMA on the CUDA targets, on purpose: the f32 path is under test.
+#[gemm_kernel(fma_ok)]
 fn ep_tanh_exp_abs(x: Matrix<f32>, w: Matrix<f32>, alpha: f32) -> Matrix<f32> {
     tanh(x * w) + exp(0.1 * abs(alpha * (x * w)))
 }

@@ -134,7 +134,7 @@ pub fn parse(cx: &Ctxt, args: proc_macro2::TokenStream) -> Attr {
                     Ok(names) if !names.is_empty() => {
                         attr.targets = Some(names.iter().map(|n| (n.to_string(), n.span())).collect())
                     }
-                    Ok(_) => cx.error_spanned_by(&key, "`targets(..)` needs at least one target name"),
+                    Ok(_) => cx.error_spanned_by(key, "`targets(..)` needs at least one target name"),
                     Err(e) => cx.push(syn::Error::new(
                         e.span(),
                         "`targets(..)` takes target names from targets.toml, e.g. `targets(h200, opencl_cpu)`",

@@ -53,7 +53,12 @@ pub fn shape_defines(ir: &GemmIr, m: usize, n: usize, k: usize) -> Vec<(&'static
         Layout::ColMajor => k,
     };
     let per_chunk = 16 / ir.ab_dtype.size() as usize;
-    let align = |e: usize| [8u32, 4, 2, 1].into_iter().find(|&v| e % v as usize == 0).unwrap_or(1);
+    let align = |e: usize| {
+        [8u32, 4, 2, 1]
+            .into_iter()
+            .find(|&v| e.is_multiple_of(v as usize))
+            .unwrap_or(1)
+    };
     vec![
         ("A_VEC", (a_ext % per_chunk == 0) as u32),
         ("B_VEC", (b_ext % per_chunk == 0) as u32),

@@ -26,7 +26,6 @@ use opencl3::program::Program;
 use opencl3::types::{cl_float, cl_int, cl_mem, CL_BLOCKING};
 use std::any::Any;
 use std::ffi::c_void;
-use std::path::PathBuf;
 use std::ptr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -538,7 +537,6 @@ fn log_and_dump(device: &str, source: &str, symbol: &str, options: &str, ms: f64
     let Some(dir) = crate::env::dump_dir() else {
         return;
     };
-    let dir = PathBuf::from(dir);
     let stem = format!("{symbol}-{:016x}", fnv1a(options.as_bytes()));
     let log_text = format!(
         "device: {device}\noptions: {options}\nbuild: {ms:.1} ms, {}\n\n{log}\n",

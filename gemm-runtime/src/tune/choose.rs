@@ -296,7 +296,7 @@ pub(super) fn nearest_winner(
                 continue;
             }
             let dist = cache::log_distance(want, d);
-            if best.as_ref().map_or(true, |(s, _, _)| (rank, dist) < *s) {
+            if best.as_ref().is_none_or(|(s, _, _)| (rank, dist) < *s) {
                 best = Some(((rank, dist), b, w));
             }
         }

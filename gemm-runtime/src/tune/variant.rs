@@ -52,7 +52,7 @@ pub(crate) fn describe(call: &Call<'_, '_>, tk: &TargetKernel, cfg: &TileConfig)
         .map_or(1, |(_, v)| *v);
     let (m, n, k) = call.mnk();
     let edge = |x: usize, b: u32| {
-        if b > 0 && x % b as usize == 0 {
+        if b > 0 && x.is_multiple_of(b as usize) {
             "whole"
         } else {
             "ragged"

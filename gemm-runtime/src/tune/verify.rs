@@ -129,7 +129,7 @@ impl Plan {
             let refs = reference::gemm_sampled(ir, &host, k, &points);
             let score = sensitivity(ir, &host, k, &points, &refs);
             let good = score.0 && score.1 * 4 >= points.len();
-            if best.as_ref().map_or(true, |(b, _, _)| score > *b) {
+            if best.as_ref().is_none_or(|(b, _, _)| score > *b) {
                 best = Some((score, s, refs));
             }
             if good {

@@ -34,7 +34,7 @@ pub struct ChartFilter {
 
 impl ChartFilter {
     fn keeps(&self, r: &Row) -> bool {
-        let within = |list: &Option<Vec<String>>, v: &str| list.as_ref().map_or(true, |l| l.iter().any(|x| x == v));
+        let within = |list: &Option<Vec<String>>, v: &str| list.as_ref().is_none_or(|l| l.iter().any(|x| x == v));
         within(&self.dtypes, &r.dtype) && within(&self.epilogues, &r.epilogue)
     }
 }

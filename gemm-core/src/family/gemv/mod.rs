@@ -107,7 +107,7 @@ impl KernelFamily for Gemv {
                             cols,
                             ksplit,
                         };
-                        if space.0.get("block_n").map_or(true, |bn| bn.contains(&t.block_n())) {
+                        if space.0.get("block_n").is_none_or(|bn| bn.contains(&t.block_n())) {
                             v.push(t);
                         }
                     }
@@ -168,7 +168,7 @@ impl KernelFamily for Gemv {
     fn neighbours(&self, t: &GemvTile) -> Vec<(String, GemvTile)> {
         let mut v = Vec::new();
         for ksplit in [t.ksplit / 2, t.ksplit * 2] {
-            if ksplit >= 1 && t.warps % ksplit == 0 {
+            if ksplit >= 1 && t.warps.is_multiple_of(ksplit) {
                 v.push((format!("ksplit {ksplit}"), GemvTile { ksplit, ..*t }));
             }
         }

@@ -165,7 +165,7 @@ impl KernelFamily for MmaSync {
             (t.warps_n, t.warps_m),
         ] {
             let ok = wm >= 1 && wn >= 1 && (wm, wn) != (t.warps_m, t.warps_n) && wm * wn <= 16;
-            if ok && t.block_m % (wm * 16) == 0 && t.block_n % (wn * 16) == 0 {
+            if ok && t.block_m.is_multiple_of(wm * 16) && t.block_n.is_multiple_of(wn * 16) {
                 let n = MmaTile {
                     warps_m: wm,
                     warps_n: wn,

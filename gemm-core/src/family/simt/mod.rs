@@ -143,11 +143,12 @@ impl KernelFamily for Simt {
     fn neighbours(&self, t: &SimtTile) -> Vec<(String, SimtTile)> {
         let mut v = Vec::new();
         for vw in [t.vw / 2, t.vw * 2] {
-            if (1..=8).contains(&vw) && t.mwg % vw == 0 && t.nwg % vw == 0 && t.kwg % vw == 0 {
+            if (1..=8).contains(&vw) && t.mwg.is_multiple_of(vw) && t.nwg.is_multiple_of(vw) && t.kwg.is_multiple_of(vw)
+            {
                 v.push((format!("vector {vw}"), SimtTile { vw, ..*t }));
             }
         }
-        if t.mdimc != t.ndimc && t.mwg % t.ndimc == 0 && t.nwg % t.mdimc == 0 {
+        if t.mdimc != t.ndimc && t.mwg.is_multiple_of(t.ndimc) && t.nwg.is_multiple_of(t.mdimc) {
             let n = SimtTile {
                 mdimc: t.ndimc,
                 ndimc: t.mdimc,

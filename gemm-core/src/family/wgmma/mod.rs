@@ -408,7 +408,9 @@ fn operand_rows(ir: &GemmIr, p: Problem) -> [(&'static str, &'static str, usize)
 /// Whether TMA can map both operands of `p`: rows of a multiple of 16 bytes.
 pub fn tma_ok(ir: &GemmIr, p: Problem) -> bool {
     let esz = ir.ab_dtype.size() as usize;
-    operand_rows(ir, p).iter().all(|&(_, _, e)| e * esz % 16 == 0)
+    operand_rows(ir, p)
+        .iter()
+        .all(|&(_, _, e)| (e * esz).is_multiple_of(16))
 }
 
 /// For a call TMA cannot map but the cp.async producer can (rows of a multiple of 4
@@ -419,7 +421,11 @@ pub fn cpasync_chunks(ir: &GemmIr, p: Problem) -> Option<[u32; 2]> {
         return None;
     }
     let esz = ir.ab_dtype.size() as usize;
-    let chunk = |e: usize| [16u32, 8, 4].into_iter().find(|&c| (e * esz) % c as usize == 0);
+    let chunk = |e: usize| {
+        [16u32, 8, 4]
+            .into_iter()
+            .find(|&c| (e * esz).is_multiple_of(c as usize))
+    };
     let [a, b] = operand_rows(ir, p);
     Some([chunk(a.2)?, chunk(b.2)?])
 }
@@ -498,7 +504,7 @@ impl KernelFamily for Wgmma {
         }
         let esz = ir.ab_dtype.size() as usize;
         for (op, dim, extent) in operand_rows(ir, p) {
-            if extent * esz % 4 != 0 {
+            if !(extent * esz).is_multiple_of(4) {
                 return Err(format!(
                     "{op}'s rows ({dim} = {extent} elements) are not a multiple of 4 bytes, which TMA (16) and cp.async (4) need"
                 ));

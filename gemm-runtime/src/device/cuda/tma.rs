@@ -110,7 +110,7 @@ impl std::error::Error for TmaError {}
 pub(crate) fn encode_2d(m: &Tma2d) -> Result<TmaMap, TmaError> {
     let esz = m.dtype.size();
     let bad = |s: String| Err(TmaError::Invalid(s));
-    if m.base % 16 != 0 {
+    if !m.base.is_multiple_of(16) {
         return bad(format!("base address {:#x} is not 16-byte aligned", m.base));
     }
     for (i, &d) in m.dims.iter().enumerate() {
@@ -118,7 +118,7 @@ pub(crate) fn encode_2d(m: &Tma2d) -> Result<TmaMap, TmaError> {
             return bad(format!("dimension {i} = {d} is outside [1, 2^32]"));
         }
     }
-    if m.pitch % 16 != 0 || m.pitch >= 1 << 40 {
+    if !m.pitch.is_multiple_of(16) || m.pitch >= 1 << 40 {
         return bad(format!(
             "row pitch {} bytes is not a multiple of 16 below 2^40 (rows of {} elements of {esz} bytes)",
             m.pitch, m.dims[0]
