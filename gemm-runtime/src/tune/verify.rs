@@ -425,6 +425,18 @@ mod tests {
     use crate::element::encode;
     use gemm_core::{EpOp, Func, Param};
 
+    /// Row-major `a` (m × k) and `b` (k × n) and the scalar `alpha`: the operands of
+    /// the test kernels here, whose third parameter is a scalar.
+    fn row_major_ops<'a>(a: &'a [f32], b: &'a [f32], m: usize, n: usize, k: usize, alpha: f32) -> [HostOperand<'a>; 3] {
+        let matrix = |data, rows, cols| HostOperand::Matrix {
+            data,
+            rows,
+            cols,
+            layout: Layout::RowMajor,
+        };
+        [matrix(a, m, k), matrix(b, k, n), HostOperand::Scalar(alpha)]
+    }
+
     #[test]
     fn samples_cover_edges_and_stay_in_range() {
         let all = sample_points(3, 5, 1, 512);
@@ -519,21 +531,7 @@ mod tests {
             (ir(DType::F16, AccMode::F32, vec![EpOp::Acc]), 1.0),
             (scaled, 0.01),
         ] {
-            let ops = [
-                HostOperand::Matrix {
-                    data: &a,
-                    rows: m,
-                    cols: k,
-                    layout: Layout::RowMajor,
-                },
-                HostOperand::Matrix {
-                    data: &b,
-                    rows: k,
-                    cols: n,
-                    layout: Layout::RowMajor,
-                },
-                HostOperand::Scalar(alpha),
-            ];
+            let ops = row_major_ops(&a, &b, m, n, k, alpha);
             // A kernel's f32 sum in reverse order, stored in the output type.
             let mut vals = vec![0f32; m * n];
             for i in 0..m {
@@ -570,23 +568,7 @@ mod tests {
         let (m, n, k) = (2, 2, 3);
         let a = vec![1.0f32; m * k];
         let b = vec![1.0f32; k * n];
-        let ops = |alpha: f32| {
-            [
-                HostOperand::Matrix {
-                    data: &a,
-                    rows: m,
-                    cols: k,
-                    layout: Layout::RowMajor,
-                },
-                HostOperand::Matrix {
-                    data: &b,
-                    rows: k,
-                    cols: n,
-                    layout: Layout::RowMajor,
-                },
-                HostOperand::Scalar(alpha),
-            ]
-        };
+        let ops = |alpha: f32| row_major_ops(&a, &b, m, n, k, alpha);
         // acc / alpha with alpha = 0: +inf everywhere; 0 * inf: NaN.
         let div = ir(DType::F32, AccMode::F32, vec![EpOp::Acc, EpOp::Param(2), EpOp::Div]);
         let o = ops(0.0);
@@ -619,21 +601,7 @@ mod tests {
         let k = 1024;
         let a = vec![0.5f32; k];
         let b = vec![0.5f32; k];
-        let ops = [
-            HostOperand::Matrix {
-                data: &a,
-                rows: 1,
-                cols: k,
-                layout: Layout::RowMajor,
-            },
-            HostOperand::Matrix {
-                data: &b,
-                rows: k,
-                cols: 1,
-                layout: Layout::RowMajor,
-            },
-            HostOperand::Scalar(1.0),
-        ];
+        let ops = row_major_ops(&a, &b, 1, 1, k, 1.0);
         let r = reference::gemm_sampled(&g, &ops, k, &[(0, 0)])[0];
         // Terms of 1/4: delta = 2^-10 * (32 + 1) * 4 * 0.25 = 0.0322.
         let abs = absolute_part(&g, &ops, k, &r, 0, 0, &mut Vec::new());
@@ -654,21 +622,7 @@ mod tests {
         let g = ir(DType::F32, AccMode::F32, vec![EpOp::Param(2), EpOp::Acc, EpOp::Mul]);
         let points: Vec<(usize, usize)> = (0..m).flat_map(|i| (0..n).map(move |j| (i, j))).collect();
         for (alpha, want) in [(0.0, 0), (1.0, m * n)] {
-            let ops = [
-                HostOperand::Matrix {
-                    data: &a,
-                    rows: m,
-                    cols: k,
-                    layout: Layout::RowMajor,
-                },
-                HostOperand::Matrix {
-                    data: &b,
-                    rows: k,
-                    cols: n,
-                    layout: Layout::RowMajor,
-                },
-                HostOperand::Scalar(alpha),
-            ];
+            let ops = row_major_ops(&a, &b, m, n, k, alpha);
             let refs = reference::gemm_sampled(&g, &ops, k, &points);
             assert_eq!(sensitivity(&g, &ops, k, &points, &refs), (true, want), "alpha {alpha}");
         }
