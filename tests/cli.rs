@@ -30,19 +30,25 @@ fn temp_dir(name: &str) -> PathBuf {
     d
 }
 
-/// Runs the binary on the first OpenCL device with `dir` as its cache.
-fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+/// The binary on the first OpenCL device with `dir` as its cache, 3 candidates a tune.
+fn command(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
     let mut c = Command::new(BIN);
     c.args(args)
         .env("CROSSGEMM_CACHE_DIR", dir)
         .env("CROSSGEMM_DEVICE", "opencl")
         .env("CROSSGEMM_TUNE_MAX", "3")
         .env_remove("CROSSGEMM_TUNE")
-        .env_remove("CROSSGEMM_TUNE_EXACT");
+        .env_remove("CROSSGEMM_TUNE_EXACT")
+        .env_remove("CROSSGEMM_TUNE_BUDGET_MS");
     for (k, v) in env {
         c.env(k, v);
     }
-    c.output().unwrap()
+    c
+}
+
+/// Runs [`command`].
+fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    command(dir, args, env).output().unwrap()
 }
 
 fn ok(out: Output) -> String {
@@ -223,6 +229,50 @@ fn nearest_record_start() {
     assert_eq!(full["candidates"], 2);
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&other);
+}
+
+/// Without a candidate count, a small problem times the first candidate that passes and
+/// says what it skipped; `--thorough` lists them all, and `--budget-ms` stops the search
+/// after the first that passes.
+#[test]
+fn tune_scales_its_search_and_keeps_its_budget() {
+    if !opencl() {
+        return;
+    }
+    let dir = temp_dir("scope");
+    let tune = |extra: &[&str]| -> Value {
+        let mut args = vec!["tune", "--shape", "40x24x33", "--json", "--force"];
+        args.extend_from_slice(extra);
+        let mut c = command(&dir, &args, &[]);
+        c.env_remove("CROSSGEMM_TUNE_MAX");
+        serde_json::from_str(ok(c.output().unwrap()).trim()).unwrap()
+    };
+    let small = tune(&[]);
+    assert_eq!(small["timed"], 1, "{small}");
+    assert!(
+        small["scope"]
+            .as_str()
+            .unwrap()
+            .contains("the first candidate that passes"),
+        "{small}"
+    );
+    let listed = small["candidates"].as_u64().unwrap();
+    assert!(listed > 1, "{small}");
+    assert_eq!(small["skipped"].as_array().unwrap().len() as u64, listed - 1, "{small}");
+    assert_eq!(small["budget_spent"], false);
+    assert_eq!(small["tied"][0], small["best"], "the winner heads its tie: {small}");
+
+    let budget = tune(&["--thorough", "--budget-ms", "0.001"]);
+    assert!(budget["scope"].as_str().unwrap().starts_with("thorough"), "{budget}");
+    assert_eq!(budget["timed"], 1, "{budget}");
+    assert_eq!(budget["budget_spent"], true, "{budget}");
+    assert!(!budget["skipped"].as_array().unwrap().is_empty(), "{budget}");
+
+    let out = run(&dir, &["tune", "--shape", "40x24x33", "--budget-ms", "0"], &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("not a number of milliseconds > 0"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -895,6 +895,80 @@ fn a_winner_that_fails_to_launch_is_replaced() {
     let _ = std::fs::remove_dir_all(&cached_dir);
 }
 
+/// Without a candidate count, a problem of a few MFLOP is tuned by the first candidate
+/// that passes; one that fails sends the search on down the list; a thorough tune times
+/// them all, and the winner heads its tie.
+#[test]
+fn a_small_problem_takes_the_first_candidate_that_passes() {
+    let Some(dev) = device() else { return };
+    let dir = temp_dir("scope");
+    let mut o = ops(&dev, SHAPE);
+    let base = TuneOptions {
+        cache_dir: Some(dir.clone()),
+        force: true,
+        ..TuneOptions::default()
+    };
+    let r = tune(&mut o, &base);
+    assert!(r.scope.contains("first candidate that passes"), "{r:#?}");
+    assert_eq!(r.timings.len(), 1, "{r:#?}");
+    assert_eq!(r.compiled, 1, "{r:#?}");
+    assert_eq!(r.best, r.candidates[0]);
+    assert_eq!(r.skipped, r.candidates[1..].to_vec());
+    assert!(!r.budget_spent);
+
+    let mut bad = base.clone();
+    bad.inject.wrong_result = vec![0];
+    let r = tune(&mut o, &bad);
+    assert_eq!(r.failed.len(), 1, "{r:#?}");
+    assert_eq!(r.failed[0].config, r.candidates[0]);
+    assert_eq!(r.timings.len(), 1, "{r:#?}");
+    assert_eq!(r.best, r.candidates[1], "on to the next: {r:#?}");
+    assert!(!r.skipped.contains(&r.candidates[0]) && !r.skipped.contains(&r.candidates[1]));
+
+    let thorough = TuneOptions {
+        thorough: true,
+        ..base.clone()
+    };
+    let r = tune(&mut o, &thorough);
+    assert!(r.skipped.is_empty(), "{r:#?}");
+    assert_eq!(r.timings.len() + r.failed.len(), r.candidates.len(), "{r:#?}");
+    assert_eq!(r.tied.first(), Some(&r.best), "{r:#?}");
+    let fastest = r.timings.iter().map(|t| t.ms).fold(f64::INFINITY, f64::min);
+    for c in &r.tied {
+        let t = r
+            .timings
+            .iter()
+            .find(|t| t.config == *c)
+            .expect("a tied config was timed");
+        assert!(t.ms <= fastest * 1.05 + 1e-12, "{c}: {} vs {fastest}", t.ms);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `CROSSGEMM_TUNE_BUDGET_MS` (here through the options): once spent, the search stops
+/// after the first candidate that passes, and says so.
+#[test]
+fn a_spent_budget_stops_the_search() {
+    let Some(dev) = device() else { return };
+    let dir = temp_dir("budget");
+    let mut o = ops(&dev, SHAPE);
+    let opts = TuneOptions {
+        cache_dir: Some(dir.clone()),
+        thorough: true,
+        budget_ms: Some(0.001),
+        ..TuneOptions::default()
+    };
+    let r = tune(&mut o, &opts);
+    assert!(r.budget_spent, "{r:#?}");
+    assert_eq!(r.timings.len(), 1, "{r:#?}");
+    assert_eq!(r.skipped.len(), r.candidates.len() - 1, "{r:#?}");
+    assert!(
+        r.compiled < r.candidates.len() || r.candidates.len() <= 2,
+        "waves: {r:#?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `cached` mode's nearest-bucket winner is checked at its first launch too.
 #[test]
 fn a_nearest_winner_is_checked() {

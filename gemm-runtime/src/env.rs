@@ -58,6 +58,11 @@ pub const VARS: &[Var] = &[
         },
     },
     Var {
+        name: "CROSSGEMM_TUNE_BUDGET_MS",
+        accepts: "a number of milliseconds > 0",
+        check: |v| parse_ms(v).map(|_| ()).ok_or_else(|| "no time limit".into()),
+    },
+    Var {
         name: "CROSSGEMM_TUNE_EXACT",
         accepts: FLAG,
         check: check_flag,
@@ -196,6 +201,10 @@ fn parse_positive(v: &str) -> Option<usize> {
     v.trim().parse::<usize>().ok().filter(|&n| n > 0)
 }
 
+fn parse_ms(v: &str) -> Option<f64> {
+    v.trim().parse::<f64>().ok().filter(|&ms| ms.is_finite() && ms > 0.0)
+}
+
 /// `CROSSGEMM_TUNE`'s canonical name (`full`, `cached`, `off`) for `v`, if it is one of
 /// the accepted spellings.
 pub fn tune_mode_name(v: &str) -> Option<&'static str> {
@@ -239,6 +248,11 @@ pub fn tune_mode() -> &'static str {
 /// `CROSSGEMM_TUNE_MAX`: candidates per tune; `None` (unset or bad) means the default.
 pub fn tune_max() -> Option<usize> {
     checked("CROSSGEMM_TUNE_MAX").and_then(|v| parse_positive(&v))
+}
+
+/// `CROSSGEMM_TUNE_BUDGET_MS`: one tune's time budget; `None` (unset or bad): no limit.
+pub fn tune_budget_ms() -> Option<f64> {
+    checked("CROSSGEMM_TUNE_BUDGET_MS").and_then(|v| parse_ms(&v))
 }
 
 /// `CROSSGEMM_BINARY_CACHE_MB`: the compiled-kernel cache's size limit in MiB.
@@ -369,6 +383,10 @@ mod tests {
         assert!(check("CROSSGEMM_BINARY_CACHE_MB", "-1").is_err());
         assert!(check("CROSSGEMM_BINARY_CACHE_MB", "0").is_ok());
         assert!(check("CROSSGEMM_TUNE_MAX", "0").is_err());
+        assert_eq!(parse_ms(" 250.5 "), Some(250.5));
+        for bad in ["0", "-3", "inf", "NaN", "soon"] {
+            assert!(check("CROSSGEMM_TUNE_BUDGET_MS", bad).is_err(), "{bad}");
+        }
         assert!(check("CROSSGEMM_REQUIRE_OPENCL", "yes").is_err());
         let names: HashSet<&str> = VARS.iter().map(|v| v.name).collect();
         assert_eq!(names.len(), VARS.len(), "each variable once");

@@ -54,10 +54,31 @@ pub(crate) fn median(v: &mut [f64]) -> f64 {
 /// it cannot win, and its remaining runs would only lengthen the tune.
 pub(crate) const TOO_SLOW_FACTOR: f64 = 20.0;
 
+/// A candidate's timed runs, summarised.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Timed {
+    /// Median, ms.
+    pub(crate) ms: f64,
+    /// The runs' interquartile range over their median: how far apart two medians of
+    /// this kernel may lie by noise alone (the tuner's tie band).
+    pub(crate) spread: f64,
+}
+
+impl Timed {
+    /// The median and spread of a non-empty sample.
+    pub(crate) fn of(times: &mut [f64]) -> Timed {
+        let ms = median(times);
+        // `median` sorted the sample; quartiles by nearest rank.
+        let q = |p: f64| times[((times.len() - 1) as f64 * p).round() as usize];
+        let spread = if ms > 0.0 { (q(0.75) - q(0.25)) / ms } else { 0.0 };
+        Timed { ms, spread }
+    }
+}
+
 /// What timing one candidate gave.
 pub(crate) enum Measured {
-    /// Median of the timed runs, ms.
-    Median(f64),
+    /// The timed runs' median and spread.
+    Median(Timed),
     /// The first timed run (ms) passed the limit; no further runs were made.
     TooSlow(f64),
 }
@@ -93,7 +114,7 @@ pub(crate) fn measure(
     for _ in 1..reps_for(first, dev.info().device_type) {
         times.push(timed(b)?);
     }
-    Ok(Measured::Median(median(&mut times)))
+    Ok(Measured::Median(Timed::of(&mut times)))
 }
 
 #[cfg(test)]
@@ -109,6 +130,17 @@ mod tests {
         assert_eq!(reps_for(1.0, DeviceType::Gpu), 20);
         assert_eq!(reps_for(0.001, DeviceType::Gpu), MAX_REPS);
         assert_eq!(reps_for(0.0, DeviceType::Gpu), MIN_REPS);
+    }
+
+    #[test]
+    fn spread_is_the_relative_interquartile_range() {
+        let t = Timed::of(&mut [1.0, 1.0, 1.0, 1.0, 1.0]);
+        assert_eq!((t.ms, t.spread), (1.0, 0.0));
+        // Sorted 0.9 1.0 1.0 1.1 5.0: quartiles 1.0 and 1.1 (the outlier does not count).
+        let t = Timed::of(&mut [1.1, 5.0, 1.0, 0.9, 1.0]);
+        assert_eq!(t.ms, 1.0);
+        assert!((t.spread - 0.1).abs() < 1e-12, "{t:?}");
+        assert_eq!(Timed::of(&mut [0.0, 0.0]).spread, 0.0);
     }
 
     #[test]

@@ -229,7 +229,9 @@ fn measure_all(
         .map_or(0, |t| t.spec().l2_bytes);
     let flush = Timer::flush_bytes_for(&dev, l2);
     let timer = Timer::new(&dev, flush, a.warmup, a.runs).map_err(|e| e.to_string())?;
-    let opts = super::tune_options(cache_dir, a.max);
+    let mut opts = super::tune_options(cache_dir, a.max);
+    // A benchmark wants each shape's best, not a first call's quick choice.
+    opts.thorough = true;
 
     let i = dev.info();
     let mut rep = Report::new(

@@ -21,6 +21,14 @@ pub struct TuneArgs {
     /// Most candidates to try (default CROSSGEMM_TUNE_MAX, else 48 on GPUs, 6 on CPUs).
     #[arg(long)]
     max: Option<usize>,
+    /// Time every candidate whatever the problem's size (without it, problems under
+    /// 8.4 MFLOP take the first candidate that passes and under 1.07 GFLOP the first 16).
+    #[arg(long)]
+    thorough: bool,
+    /// Stop the search after this many milliseconds, compiles included, with the best so
+    /// far (default CROSSGEMM_TUNE_BUDGET_MS, else no limit).
+    #[arg(long, value_name = "MS", value_parser = parse_budget)]
+    budget_ms: Option<f64>,
     /// Tune even when the cache has a winner (the new winner replaces it).
     #[arg(long)]
     force: bool,
@@ -30,6 +38,13 @@ pub struct TuneArgs {
     /// Print one JSON object instead of a summary.
     #[arg(long)]
     json: bool,
+}
+
+fn parse_budget(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(ms) if ms.is_finite() && ms > 0.0 => Ok(ms),
+        _ => Err(format!("`{s}` is not a number of milliseconds > 0")),
+    }
 }
 
 pub(super) fn parse_shape(s: &str) -> Result<(usize, usize, usize), String> {
@@ -105,6 +120,10 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
     let dev = open_device(a.p.device.as_deref(), "tune")?;
     let mut opts = super::tune_options(cache_dir, a.max);
     opts.force = a.force;
+    opts.thorough = a.thorough;
+    if a.budget_ms.is_some() {
+        opts.budget_ms = a.budget_ms;
+    }
     opts.exact_shape |= a.exact;
     // CROSSGEMM_TUNE=cached: the lookup a `cached` launch does; off: what an `off` launch
     // uses, the planner's default (the lookup with no cache folder finds nothing else).
@@ -157,6 +176,16 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
             o.insert("candidates".into(), json!(t.candidates.len()));
             o.insert("seeded_from".into(), json!(t.seeded_from));
             o.insert("timed".into(), json!(t.timings.len()));
+            o.insert("scope".into(), json!(t.scope));
+            o.insert(
+                "skipped".into(),
+                json!(t.skipped.iter().map(|c| c.to_string()).collect::<Vec<_>>()),
+            );
+            o.insert("budget_spent".into(), json!(t.budget_spent));
+            o.insert(
+                "tied".into(),
+                json!(t.tied.iter().map(|c| c.to_string()).collect::<Vec<_>>()),
+            );
             o.insert("compiled".into(), json!(t.compiled));
             o.insert("failed".into(), json!(failed));
             o.insert("best".into(), json!(t.best.to_string()));
@@ -186,6 +215,10 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
             o.insert("source".into(), json!(source));
             o.insert("cache_hit".into(), json!(l.source == LookupSource::Cache));
             o.insert("candidates".into(), json!(0));
+            o.insert("scope".into(), json!(null));
+            o.insert("skipped".into(), json!([]));
+            o.insert("budget_spent".into(), json!(false));
+            o.insert("tied".into(), json!([]));
             o.insert("seeded_from".into(), json!(from));
             o.insert("failed".into(), json!([]));
             o.insert("best".into(), json!(l.config.to_string()));
@@ -225,6 +258,19 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
                     .map(|b| format!(" (started from the winner of {b})"))
                     .unwrap_or_default()
             );
+            println!(
+                "  scope: {}; {} skipped{}",
+                t.scope,
+                t.skipped.len(),
+                if t.budget_spent { " (time budget spent)" } else { "" }
+            );
+            if t.tied.len() > 1 {
+                println!(
+                    "  {} tied within noise; the planner's first won: {}",
+                    t.tied.len(),
+                    t.tied.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")
+                );
+            }
             for f in &t.failed {
                 println!(
                     "  failed {} ({:?}{}): {}",

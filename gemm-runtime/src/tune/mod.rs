@@ -1,6 +1,6 @@
 //! The autotuner: on a cache miss, compile the target's planned configs that fit the
-//! device (in parallel), check each, time the survivors and keep the fastest, on disk
-//! (see [`crate::cache`]) and in the process.
+//! device (in parallel), check each, time the survivors and keep the fastest (a tie within
+//! noise going to the planner's first), on disk (see [`crate::cache`]) and in the process.
 //!
 //! `CROSSGEMM_TUNE` decides what a plain launch does: `full` (the default) tunes on a
 //! miss, `cached` uses only the cache and otherwise the planner's first fitting config,
@@ -31,16 +31,26 @@
 //! another driver or source (imported templates). A config that does not fit the device
 //! is never used.
 
-//! The run itself (`search.rs`) compiles the candidates on a bounded pool, then verifies
-//! and times (with [`crate::measure`]) one at a time.
+//! **How many are timed.** Small problems time fewer candidates than large ones
+//! (`scope.rs`: the first that passes below 8.4 MFLOP, 16 below 1.07 GFLOP, else all),
+//! unless a count is given or the tune is thorough; `CROSSGEMM_TUNE_BUDGET_MS` stops a
+//! tune with the best so far.
+//!
+//! **Ties.** Candidates whose medians lie within the fastest's measured noise tie, and a
+//! tie goes to the planner's first (`pick.rs`), so that repeated tunes agree.
+//!
+//! The run itself (`search.rs`) compiles the candidates in waves on a bounded pool, then
+//! verifies and times (with [`crate::measure`]) one at a time.
 
 mod candidate;
 mod choose;
 mod compare;
 mod operands;
 mod options;
+mod pick;
 mod progress;
 mod report;
+mod scope;
 mod search;
 mod variant;
 mod verify;

@@ -43,8 +43,18 @@ pub struct TuneOptions {
     /// (`CROSSGEMM_TUNE_EXACT=1`).
     pub exact_shape: bool,
     /// Most candidates to try, best-ranked first (`CROSSGEMM_TUNE_MAX`); `None`: 48 on
-    /// GPUs, 6 on CPU devices (whose compilers take about a second per config).
+    /// GPUs, 6 on CPU devices (whose compilers take about a second per config). A count
+    /// given here is timed whatever the problem's size; without one, small problems time
+    /// fewer (the first that passes below 8.4 MFLOP, 16 below 1.07 GFLOP: see
+    /// [`TuneReport::scope`](crate::TuneReport::scope)).
     pub max_candidates: Option<usize>,
+    /// Time every listed candidate whatever the problem's size (`crossgemm bench` and
+    /// `crossgemm tune --thorough` do).
+    pub thorough: bool,
+    /// Wall-clock budget of one tune, compiles included, ms (`CROSSGEMM_TUNE_BUDGET_MS`):
+    /// once spent, the search stops with the best so far (after the first candidate
+    /// that passes, if none has yet). `None`: no limit.
+    pub budget_ms: Option<f64>,
     /// Retry configs the cache records as failed (`CROSSGEMM_ALWAYS_COMPILE=1`).
     pub always_compile: bool,
     /// Tune even when a winner is cached (the new winner replaces it).
@@ -154,13 +164,16 @@ fn take(field: impl FnOnce(&mut Inject) -> &mut usize) -> bool {
 
 impl TuneOptions {
     /// From `CROSSGEMM_CACHE_DIR` (else the platform cache folder),
-    /// `CROSSGEMM_TUNE_EXACT`, `CROSSGEMM_TUNE_MAX` and `CROSSGEMM_ALWAYS_COMPILE`;
+    /// `CROSSGEMM_TUNE_EXACT`, `CROSSGEMM_TUNE_MAX`, `CROSSGEMM_TUNE_BUDGET_MS` and
+    /// `CROSSGEMM_ALWAYS_COMPILE`;
     /// progress on.
     pub fn from_env() -> TuneOptions {
         TuneOptions {
             cache_dir: crate::env::cache_dir(),
             exact_shape: crate::env::flag("CROSSGEMM_TUNE_EXACT"),
             max_candidates: crate::env::tune_max(),
+            thorough: false,
+            budget_ms: crate::env::tune_budget_ms(),
             always_compile: crate::env::flag("CROSSGEMM_ALWAYS_COMPILE"),
             force: false,
             progress: true,

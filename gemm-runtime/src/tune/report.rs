@@ -50,6 +50,19 @@ pub struct TuneReport {
     pub timings: Vec<Timing>,
     /// Candidates that failed (or were skipped as known failures), in candidate order.
     pub failed: Vec<Failure>,
+    /// How many candidates the tune set out to time, and why (empty on a cache hit):
+    /// small problems time fewer (see [`TuneOptions::max_candidates`](crate::TuneOptions)).
+    pub scope: String,
+    /// Candidates listed but neither timed nor failed: beyond the scope, or left when the
+    /// time budget ran out.
+    pub skipped: Vec<TileConfig>,
+    /// `true` when [`TuneOptions::budget_ms`](crate::TuneOptions::budget_ms) stopped the
+    /// search.
+    pub budget_spent: bool,
+    /// The candidates whose medians tied with the fastest's (within its measured noise,
+    /// 1% to 5%), the winner first: a tie goes to the planner's first, so that repeated
+    /// tunes agree. Just the winner when nothing tied; empty on a cache hit.
+    pub tied: Vec<TileConfig>,
     /// The winner.
     pub best: TileConfig,
     /// The winner's median time, ms (the cached time on a hit).

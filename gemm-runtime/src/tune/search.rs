@@ -6,19 +6,19 @@ use super::candidate::{Checker, Verdict};
 use super::options::{TuneOptions, TuneProgress, TuneStage};
 use super::progress::Progress;
 use super::report::{Failure, Timing, TuneReport, COMPILED, DISK_HITS, TUNES};
-use super::{choose, file_key, first_line, variant, GENERATION};
+use super::{choose, file_key, first_line, pick, scope, variant, GENERATION};
 use crate::cache::{self, CacheFile, DiskCache, FailStage, FailedConfig, Winner};
 use crate::call::{self, Call};
 use crate::device::RawBuffer;
 use crate::error::{GemmError, Result};
-use crate::measure;
+use crate::measure::{self, Timed};
 use crate::spec::TargetKernel;
 use gemm_core::target::DeviceType;
 use gemm_core::{CompileNeeds, TileConfig};
 use std::any::Any;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// A kernel as `Backend::compile` returns it.
 type Compiled = Arc<dyn Any + Send + Sync>;
@@ -48,6 +48,10 @@ pub(super) fn tune_locked(call: &Call<'_, '_>, tk: &TargetKernel, opts: &TuneOpt
         seeded_from: None,
         timings: Vec::new(),
         failed: Vec::new(),
+        scope: String::new(),
+        skipped: Vec::new(),
+        budget_spent: false,
+        tied: Vec::new(),
         best: call.default_config(tk)?,
         best_ms: f64::NAN,
         tune_ms: 0.0,
@@ -104,14 +108,49 @@ pub(super) fn tune_locked(call: &Call<'_, '_>, tk: &TargetKernel, opts: &TuneOpt
             needs: c.compile_needs(),
         })
         .collect();
-    let todo: Vec<usize> = (0..cands.len())
-        .filter(|&i| !known.iter().any(|f| f.config == cands[i]))
-        .collect();
-    let mut compiled = compile_all(call, &builds, &todo, opts, &progress);
-    report.compiled = todo.len();
-    COMPILED.fetch_add(todo.len() as u64, Ordering::Relaxed);
-    let tried = try_all(call, tk, opts, &cands, &known, &mut compiled, &progress, &mut report)?;
+    let scope = scope::scope((m, n, k), cands.len(), opts.max_candidates.is_some(), opts.thorough);
+    report.scope = scope.rule.clone();
+    let deadline = opts.budget_ms.map(|ms| start + Duration::from_secs_f64(ms / 1e3));
+    let is_known = |i: usize| known.iter().any(|f| f.config == cands[i]);
+    let mut search = Search::new(call, tk, opts, &mut report)?;
+    // Compiled in waves, so that a search that stops early (its scope reached, its budget
+    // spent) has not compiled what it will not time.
+    let wave = 2 * compile_threads();
+    let planned = (0..scope.wanted.min(cands.len())).filter(|&i| !is_known(i)).count();
+    let mut next = 0;
+    while next < cands.len() && search.aborted.is_none() && !search.enough(next, scope.wanted, deadline) {
+        let end = if next < scope.wanted {
+            scope.wanted.min(next + wave)
+        } else {
+            // Nothing passed among the wanted: on down the list until one does.
+            (next + wave).min(cands.len())
+        };
+        let todo: Vec<usize> = (next..end).filter(|&i| !is_known(i)).collect();
+        let mut compiled = compile_all(
+            call,
+            &builds,
+            &todo,
+            opts,
+            &progress,
+            (report.compiled, planned.max(report.compiled + todo.len())),
+        );
+        report.compiled += todo.len();
+        COMPILED.fetch_add(todo.len() as u64, Ordering::Relaxed);
+        next = search.try_range(
+            next..end,
+            &cands,
+            &known,
+            &mut compiled,
+            &progress,
+            &mut report,
+            (scope.wanted, deadline),
+        );
+    }
+    report.budget_spent = search.aborted.is_none() && next < scope.wanted.min(cands.len());
+    report.skipped = cands[next..].to_vec();
     progress.done();
+    let tried = search.finish(&cands, tk);
+    report.tied = tried.tied.clone();
 
     // After an abort the winner is of a partial run: not stored, so that the next process
     // tunes again (skipping the failures recorded now).
@@ -202,28 +241,32 @@ fn candidates(
     cands
 }
 
-/// Compiles the candidates `todo` on a pool of at most 8 threads; slot `i` holds
-/// candidate `i`'s kernel or error (`None` for those not in `todo`).
+/// Threads of the compile pool: the machine's, at most 8.
+fn compile_threads() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8)
+}
+
+/// Compiles the candidates `todo` on a pool of [`compile_threads`]; slot `i` holds
+/// candidate `i`'s kernel or error (`None` for those not in `todo`). Progress counts
+/// from `done_before` of `total` (earlier waves' compiles).
 fn compile_all(
     call: &Call<'_, '_>,
     builds: &[Build],
     todo: &[usize],
     opts: &TuneOptions,
     progress: &Progress,
+    (done_before, total): (usize, usize),
 ) -> Vec<Option<Result<Compiled>>> {
     let dev = call.device();
     let symbol = call.ir().symbol();
     let compiled: Vec<Mutex<Option<Result<Compiled>>>> = builds.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .clamp(1, 8)
-        .min(todo.len().max(1));
+    let done = AtomicUsize::new(done_before);
+    let threads = compile_threads().min(todo.len().max(1));
     progress.event(TuneProgress {
         stage: TuneStage::Compiling,
-        done: 0,
-        total: todo.len(),
+        done: done_before,
+        total,
         best_ms: None,
     });
     std::thread::scope(|s| {
@@ -247,7 +290,7 @@ fn compile_all(
                 progress.event(TuneProgress {
                     stage: TuneStage::Compiling,
                     done: d,
-                    total: todo.len(),
+                    total,
                     best_ms: None,
                 });
             });
@@ -261,46 +304,106 @@ fn compile_all(
 
 /// What verifying and timing the candidates found.
 struct Tried {
-    /// The fastest verified candidate and its kernel.
+    /// The winner ([`pick`]) and its kernel.
     winner: Option<(usize, Compiled)>,
+    /// The winner's median, ms.
     best_ms: f64,
+    /// The tie the winner won, the winner first ([`TuneReport::tied`]).
+    tied: Vec<TileConfig>,
     /// Failures to store (compile, launch and wrong-result ones; not too-slow ones).
     new_failures: Vec<FailedConfig>,
     /// An error that is not a candidate's (no memory, a dead context): the run stopped.
     aborted: Option<GemmError>,
 }
 
-/// Verifies, then times, one candidate at a time on the tuner's own operands (see
-/// [`super::candidate`]), recording each outcome in `report`.
-#[allow(clippy::too_many_arguments)]
-fn try_all(
-    call: &Call<'_, '_>,
-    tk: &TargetKernel,
-    opts: &TuneOptions,
-    cands: &[TileConfig],
-    known: &[FailedConfig],
-    compiled: &mut [Option<Result<Compiled>>],
-    progress: &Progress,
-    report: &mut TuneReport,
-) -> Result<Tried> {
-    let dev = call.device();
-    let mut checker = Checker::new(call, &opts.inject, true)?;
-    report.check = checker.describe();
-    let flush = RawBuffer::new(
-        dev,
-        measure::flush_bytes(tk.spec().l2_bytes, dev.info().device_type, dev.info().global_mem_bytes),
-    )
-    .ok();
-    let mut t = Tried {
-        winner: None,
-        best_ms: f64::INFINITY,
-        new_failures: Vec::new(),
-        aborted: None,
-    };
-    // Verified and timed: (candidate, kernel, median ms).
-    let mut passed: Vec<(usize, Compiled, f64)> = Vec::new();
-    let best = |passed: &[(usize, Compiled, f64)]| passed.iter().map(|p| p.2).fold(f64::INFINITY, f64::min);
-    for (i, cfg) in cands.iter().enumerate() {
+/// The search over one tune's candidates, wave after wave: the checker and its operands,
+/// and what passed and failed so far.
+struct Search<'s> {
+    opts: &'s TuneOptions,
+    checker: Checker,
+    flush: Option<RawBuffer>,
+    /// Verified and timed: (candidate, kernel, timing).
+    passed: Vec<(usize, Compiled, Timed)>,
+    new_failures: Vec<FailedConfig>,
+    aborted: Option<GemmError>,
+}
+
+impl<'s> Search<'s> {
+    fn new(
+        call: &Call<'_, '_>,
+        tk: &TargetKernel,
+        opts: &'s TuneOptions,
+        report: &mut TuneReport,
+    ) -> Result<Search<'s>> {
+        let dev = call.device();
+        let checker = Checker::new(call, &opts.inject, true)?;
+        report.check = checker.describe();
+        let flush = RawBuffer::new(
+            dev,
+            measure::flush_bytes(tk.spec().l2_bytes, dev.info().device_type, dev.info().global_mem_bytes),
+        )
+        .ok();
+        Ok(Search {
+            opts,
+            checker,
+            flush,
+            passed: Vec::new(),
+            new_failures: Vec::new(),
+            aborted: None,
+        })
+    }
+
+    /// Whether the search may stop before candidate `next`: something passed, and either
+    /// the `wanted` candidates are behind it or the deadline is.
+    fn enough(&self, next: usize, wanted: usize, deadline: Option<Instant>) -> bool {
+        !self.passed.is_empty() && (next >= wanted || deadline.is_some_and(|d| Instant::now() >= d))
+    }
+
+    /// The fastest median so far, ms (infinite before the first).
+    fn best_ms(&self) -> f64 {
+        self.passed.iter().map(|p| p.2.ms).fold(f64::INFINITY, f64::min)
+    }
+
+    /// Verifies, then times, the candidates of `range` one at a time on the tuner's own
+    /// operands (see [`super::candidate`]), recording each outcome in `report`; stops
+    /// early when [`enough`](Self::enough) says so or on an abort. Returns the index it
+    /// stopped before.
+    #[allow(clippy::too_many_arguments)]
+    fn try_range(
+        &mut self,
+        range: std::ops::Range<usize>,
+        cands: &[TileConfig],
+        known: &[FailedConfig],
+        compiled: &mut [Option<Result<Compiled>>],
+        progress: &Progress,
+        report: &mut TuneReport,
+        (wanted, deadline): (usize, Option<Instant>),
+    ) -> usize {
+        for i in range.clone() {
+            if self.enough(i, wanted, deadline) {
+                return i;
+            }
+            self.try_one(i, &cands[i], cands, known, compiled, progress, report, wanted);
+            if self.aborted.is_some() {
+                return i;
+            }
+        }
+        range.end
+    }
+
+    /// One candidate: skipped as a known failure, or compiled (already), verified, timed.
+    #[allow(clippy::too_many_arguments)]
+    fn try_one(
+        &mut self,
+        i: usize,
+        cfg: &TileConfig,
+        cands: &[TileConfig],
+        known: &[FailedConfig],
+        compiled: &mut [Option<Result<Compiled>>],
+        progress: &Progress,
+        report: &mut TuneReport,
+        wanted: usize,
+    ) {
         if let Some(f) = known.iter().find(|f| f.config == *cfg) {
             report.failed.push(Failure {
                 config: *cfg,
@@ -308,13 +411,13 @@ fn try_all(
                 reason: f.reason.clone(),
                 from_cache: true,
             });
-            continue;
+            return;
         }
-        let best_ms = best(&passed);
+        let best_ms = self.best_ms();
         progress.event(TuneProgress {
             stage: TuneStage::Timing,
             done: i,
-            total: cands.len(),
+            total: wanted.max(i + 1).min(cands.len()),
             best_ms: best_ms.is_finite().then_some(best_ms),
         });
         let fail = |stage, reason| FailedConfig {
@@ -326,43 +429,51 @@ fn try_all(
             Ok(kern) => kern,
             // Module loading (CUDA) is part of `compile`; its errors are the config's too.
             Err(e) if is_build_error(&e) => {
-                record(report, &mut t.new_failures, fail(FailStage::Compile, short_reason(&e)));
-                continue;
+                record(
+                    report,
+                    &mut self.new_failures,
+                    fail(FailStage::Compile, short_reason(&e)),
+                );
+                return;
             }
             Err(e) => {
-                t.aborted = Some(e);
-                break;
+                self.aborted = Some(e);
+                return;
             }
         };
-        let fault = opts.inject.fault(i);
+        let fault = self.opts.inject.fault(i);
         // `Err`: not the config's fault (no memory, a dead context after an earlier
         // fault): stop, keep what was learnt, and do not blame this config.
-        let verdict = match checker.run(cfg, &*kernel, fault) {
+        let verdict = match self.checker.run(cfg, &*kernel, fault) {
             Ok(v) => v,
             Err(e) => {
-                t.aborted = Some(e);
-                break;
+                self.aborted = Some(e);
+                return;
             }
         };
         match verdict {
             Verdict::Wrong(why) => {
-                record(report, &mut t.new_failures, fail(FailStage::WrongResult, why));
-                continue;
+                record(report, &mut self.new_failures, fail(FailStage::WrongResult, why));
+                return;
             }
             Verdict::LaunchFailed(e) => {
-                record(report, &mut t.new_failures, fail(FailStage::Launch, short_reason(&e)));
-                continue;
+                record(
+                    report,
+                    &mut self.new_failures,
+                    fail(FailStage::Launch, short_reason(&e)),
+                );
+                return;
             }
             Verdict::Pass {
                 demoted: Some((d, why)),
             } => {
                 // The trusted result this one was compared with was wrong: its config
                 // fails after all, its timing goes.
-                passed.retain(|p| p.0 != d);
+                self.passed.retain(|p| p.0 != d);
                 report.timings.retain(|x| x.config != cands[d]);
                 record(
                     report,
-                    &mut t.new_failures,
+                    &mut self.new_failures,
                     FailedConfig {
                         config: cands[d],
                         stage: FailStage::WrongResult,
@@ -372,19 +483,24 @@ fn try_all(
             }
             Verdict::Pass { demoted: None } => {}
         }
-        let best_ms = best(&passed);
-        let scale = if opts.inject.slow.contains(&i) { 1000.0 } else { 1.0 };
-        let timed = match checker.time(cfg, &*kernel, flush.as_ref(), measure::TOO_SLOW_FACTOR * best_ms, scale) {
+        let best_ms = self.best_ms();
+        let scale = if self.opts.inject.slow.contains(&i) {
+            1000.0
+        } else {
+            1.0
+        };
+        let limit = measure::TOO_SLOW_FACTOR * best_ms;
+        let timed = match self.checker.time(cfg, &*kernel, self.flush.as_ref(), limit, scale) {
             Ok(r) => r,
             Err(e) => {
-                t.aborted = Some(e);
-                break;
+                self.aborted = Some(e);
+                return;
             }
         };
         match timed {
-            Ok(measure::Measured::Median(ms)) => {
-                report.timings.push(Timing { config: *cfg, ms });
-                passed.push((i, kernel, ms));
+            Ok(measure::Measured::Median(t)) => {
+                report.timings.push(Timing { config: *cfg, ms: t.ms });
+                self.passed.push((i, kernel, t));
             }
             // Reported, not stored: `record` would persist it for every shape.
             Ok(measure::Measured::TooSlow(ms)) => report.failed.push(Failure {
@@ -397,20 +513,48 @@ fn try_all(
                 from_cache: false,
             }),
             Err(e) => {
-                record(report, &mut t.new_failures, fail(FailStage::Launch, short_reason(&e)));
-                continue;
+                record(
+                    report,
+                    &mut self.new_failures,
+                    fail(FailStage::Launch, short_reason(&e)),
+                );
+                return;
             }
         }
-        if let Err(e) = checker.promote(i, cfg, fault) {
-            t.aborted = Some(e);
-            break;
+        if let Err(e) = self.checker.promote(i, cfg, fault) {
+            self.aborted = Some(e);
         }
     }
-    if let Some((i, kern, ms)) = passed.into_iter().min_by(|a, b| a.2.total_cmp(&b.2)) {
-        t.best_ms = ms;
-        t.winner = Some((i, kern));
+
+    /// The winner among what passed ([`pick`]: ties by the plan's order).
+    fn finish(self, cands: &[TileConfig], tk: &TargetKernel) -> Tried {
+        let plan = &tk.plan().configs;
+        let entries: Vec<pick::Entry> = self
+            .passed
+            .iter()
+            .map(|(i, _, t)| pick::Entry {
+                config: cands[*i],
+                rank: plan.iter().position(|c| *c == cands[*i]).unwrap_or(usize::MAX),
+                timed: *t,
+            })
+            .collect();
+        let picked = pick::pick(&entries);
+        let mut passed = self.passed;
+        let (winner, best_ms, tied) = match picked {
+            Some(p) => {
+                let (i, kern, t) = passed.swap_remove(p.winner);
+                (Some((i, kern)), t.ms, p.tied)
+            }
+            None => (None, f64::INFINITY, Vec::new()),
+        };
+        Tried {
+            winner,
+            best_ms,
+            tied,
+            new_failures: self.new_failures,
+            aborted: self.aborted,
+        }
     }
-    Ok(t)
 }
 
 /// Writes the winner (if any) and the new failures into the cache file; a failure to

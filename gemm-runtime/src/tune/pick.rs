@@ -1,0 +1,125 @@
+//! The winner among the verified, timed candidates. The fastest median wins, except that
+//! candidates whose medians lie within the noise of the fastest (the tie band) are one
+//! tie, decided by a fixed order: the planner's rank, then the config's text. Two
+//! processes, or two identical GPUs, timing the same shape then pick the same config
+//! whenever their timings differ by noise only, and the tie goes to the config the planner
+//! ranks first (the one other shapes of the bucket are most likely to share).
+
+use crate::measure::Timed;
+use gemm_core::TileConfig;
+
+/// Narrowest tie band: medians within 1% tie even when the fastest's runs agreed to the
+/// last digit (a device clock's step, launch jitter between processes).
+pub(crate) const MIN_TIE: f64 = 0.01;
+/// Widest: a noisy device (a CPU under load) does not make a config 10% slower a tie.
+pub(crate) const MAX_TIE: f64 = 0.05;
+
+/// One verified, timed candidate.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Entry {
+    /// The config.
+    pub(crate) config: TileConfig,
+    /// Its position in the plan's config list (`usize::MAX` for one not in it, such as a
+    /// nearest-bucket winner of another build).
+    pub(crate) rank: usize,
+    /// Its timing.
+    pub(crate) timed: Timed,
+}
+
+/// What [`pick`] decided.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Picked {
+    /// Index of the winner in the entries.
+    pub(crate) winner: usize,
+    /// The fastest median, ms.
+    pub(crate) fastest_ms: f64,
+    /// The band: medians up to `fastest_ms * (1 + band)` tie.
+    pub(crate) band: f64,
+    /// The configs in the tie, the winner first, then in the fixed order.
+    pub(crate) tied: Vec<TileConfig>,
+}
+
+/// The winner of `entries` (`None` when empty): the fixed order's first among those
+/// within the band of the fastest, the band being the fastest's own spread, clamped to
+/// [`MIN_TIE`]..[`MAX_TIE`].
+pub(crate) fn pick(entries: &[Entry]) -> Option<Picked> {
+    let fastest = entries.iter().min_by(|a, b| a.timed.ms.total_cmp(&b.timed.ms))?;
+    let band = fastest.timed.spread.clamp(MIN_TIE, MAX_TIE);
+    let limit = fastest.timed.ms * (1.0 + band);
+    let mut tied: Vec<usize> = (0..entries.len()).filter(|&i| entries[i].timed.ms <= limit).collect();
+    tied.sort_by_cached_key(|&i| (entries[i].rank, entries[i].config.to_string()));
+    Some(Picked {
+        winner: tied[0],
+        fastest_ms: fastest.timed.ms,
+        band,
+        tied: tied.iter().map(|&i| entries[i].config).collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gemm_core::SimtTile;
+
+    fn cfg(mwg: u32) -> TileConfig {
+        TileConfig::Simt(SimtTile {
+            mwg,
+            nwg: 32,
+            kwg: 16,
+            mdimc: 8,
+            ndimc: 8,
+            vw: 1,
+            group_m: 1,
+        })
+    }
+
+    fn entry(mwg: u32, rank: usize, ms: f64, spread: f64) -> Entry {
+        Entry {
+            config: cfg(mwg),
+            rank,
+            timed: Timed { ms, spread },
+        }
+    }
+
+    #[test]
+    fn the_fastest_wins_outside_the_band() {
+        let p = pick(&[entry(16, 0, 1.10, 0.0), entry(32, 1, 1.00, 0.0)]).unwrap();
+        assert_eq!((p.winner, p.band, p.tied.len()), (1, MIN_TIE, 1));
+        assert!(pick(&[]).is_none());
+    }
+
+    #[test]
+    fn a_tie_goes_to_the_planners_first() {
+        // 0.5% apart: a tie under the narrowest band, whichever process measured faster.
+        for (a, b) in [(1.000, 1.005), (1.005, 1.000)] {
+            let p = pick(&[entry(32, 3, a, 0.0), entry(16, 1, b, 0.0), entry(64, 0, 1.2, 0.0)]).unwrap();
+            assert_eq!(p.winner, 1, "{a} {b}");
+            assert_eq!(p.tied, vec![cfg(16), cfg(32)]);
+        }
+    }
+
+    #[test]
+    fn the_band_follows_the_fastests_noise_within_limits() {
+        // 3% apart: a tie when the fastest's runs spread 4%, not when they spread 0.
+        let noisy = pick(&[entry(32, 1, 1.00, 0.04), entry(16, 0, 1.03, 0.0)]).unwrap();
+        assert_eq!((noisy.winner, noisy.band), (1, 0.04));
+        let quiet = pick(&[entry(32, 1, 1.00, 0.0), entry(16, 0, 1.03, 0.0)]).unwrap();
+        assert_eq!(quiet.winner, 0);
+        // A spread of 50% still ties only within 5%.
+        let wild = pick(&[entry(32, 1, 1.00, 0.5), entry(16, 0, 1.06, 0.0)]).unwrap();
+        assert_eq!((wild.winner, wild.band), (0, MAX_TIE));
+    }
+
+    #[test]
+    fn equal_ranks_fall_back_to_the_configs_text() {
+        let p = pick(&[entry(32, usize::MAX, 1.0, 0.0), entry(16, usize::MAX, 1.0, 0.0)]).unwrap();
+        assert_eq!(
+            p.tied[0],
+            if cfg(16).to_string() < cfg(32).to_string() {
+                cfg(16)
+            } else {
+                cfg(32)
+            }
+        );
+    }
+}
