@@ -218,10 +218,26 @@ fn nearest_record_start() {
     assert_eq!(cached["seeded_from"], "pow2:32x32x32", "{cached}");
     assert_eq!(cached["best"], near["best"]);
     assert_eq!(cached["cache_hit"], false);
-    // With no record at all, `cached` is the planner's default.
+    // With no record at all, `cached` is the planner's default, or without a cache the
+    // config table's nearest entry (the shipped records/pocl-cpu.json has this kernel).
     let other = temp_dir("near-empty");
-    let none = tune_json(&other, "40x30x50", &[("CROSSGEMM_TUNE", "cached")]);
+    let none = tune_json(
+        &other,
+        "40x30x50",
+        &[("CROSSGEMM_TUNE", "cached"), ("CROSSGEMM_IGNORE_TABLES", "1")],
+    );
     assert_eq!(none["source"], "default", "{none}");
+    let table = tune_json(&other, "40x30x50", &[("CROSSGEMM_TUNE", "cached")]);
+    assert!(
+        table["source"] == "table" || table["source"] == "table_nearest",
+        "{table}"
+    );
+    assert!(
+        table["seeded_from"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("table pow2:") && s.contains("records/pocl-cpu.json")),
+        "{table}"
+    );
     // A full tune tries the nearest winner first.
     let full = tune_json(&dir, "40x30x50", &[("CROSSGEMM_TUNE_MAX", "2")]);
     assert_eq!(full["cache_hit"], false);
@@ -435,7 +451,11 @@ fn bench_under_tune_off_times_the_config_it_reports() {
     let dir = temp_dir("bench-off");
     let empty = temp_dir("bench-off-empty");
     let shape = "33x17x9";
-    let default = tune_json(&empty, shape, &[("CROSSGEMM_TUNE", "cached")]);
+    let default = tune_json(
+        &empty,
+        shape,
+        &[("CROSSGEMM_TUNE", "cached"), ("CROSSGEMM_IGNORE_TABLES", "1")],
+    );
     assert_eq!(default["source"], "default", "{default}");
     let tuned = tune_json(&dir, shape, &[("CROSSGEMM_TUNE_MAX", "1")]);
     // Make the cached winner differ from the default: the same tile, another vector width.

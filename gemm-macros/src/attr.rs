@@ -1,6 +1,6 @@
 //! The arguments of `#[gemm_kernel(..)]`:
 //! `acc = f32 | tf32`, `targets(name, ..)`, `tune(key = values, ..)`, `fma_ok`,
-//! `crate = path`.
+//! `records = "path"` (repeatable) or `records = none`, `crate = path`.
 
 use crate::ctxt::Ctxt;
 use gemm_core::plan::{TuneSpace, TUNE_KEYS};
@@ -21,6 +21,12 @@ pub struct Attr {
     /// `fma_ok`: the kernel accepts scalar FMA on chips with matrix instructions (no
     /// performance note).
     pub fma_ok: bool,
+    /// Tuning-record files the kernel's config tables read besides the shipped ones
+    /// (`records = "path"`, relative to the crate's Cargo.toml), with their spans.
+    pub records: Vec<(String, Span)>,
+    /// `records = none`: neither the shipped records nor `CROSSGEMM_RECORDS`' files, only
+    /// the attribute's own (no table at all without them).
+    pub no_records: Option<Span>,
     /// Path to the `crossgemm` facade (or any crate re-exporting its `__private` and its
     /// `__if_*` macros).
     pub krate: syn::Path,
@@ -32,6 +38,7 @@ mod kw {
     syn::custom_keyword!(targets);
     syn::custom_keyword!(tune);
     syn::custom_keyword!(fma_ok);
+    syn::custom_keyword!(records);
 }
 
 /// One argument of the attribute.
@@ -44,6 +51,8 @@ enum Item {
     Tune(kw::tune, proc_macro2::TokenStream),
     /// `fma_ok`
     FmaOk,
+    /// `records = "path"` or `records = none`
+    Records(kw::records, Expr),
     /// `crate = path`
     Crate(Expr),
     /// Any other `key = value` or `key(..)`: reported by name.
@@ -69,6 +78,11 @@ impl Parse for Item {
             input.parse::<Token![=]>()?;
             return Ok(Item::Acc(k, input.parse()?));
         }
+        if input.peek(kw::records) && input.peek2(Token![=]) {
+            let k = input.parse()?;
+            input.parse::<Token![=]>()?;
+            return Ok(Item::Records(k, input.parse()?));
+        }
         if input.peek(kw::targets) && input.peek2(syn::token::Paren) {
             return Ok(Item::Targets(input.parse()?, list(input)?));
         }
@@ -90,7 +104,8 @@ impl Parse for Item {
     }
 }
 
-const ATTR_HELP: &str = "expected `acc = f32 | tf32`, `targets(..)`, `tune(..)`, `fma_ok` or `crate = path`";
+const ATTR_HELP: &str =
+    "expected `acc = f32 | tf32`, `targets(..)`, `tune(..)`, `fma_ok`, `records = \"path\" | none` or `crate = path`";
 
 pub fn parse(cx: &Ctxt, args: proc_macro2::TokenStream) -> Attr {
     let mut attr = Attr {
@@ -100,6 +115,8 @@ pub fn parse(cx: &Ctxt, args: proc_macro2::TokenStream) -> Attr {
         tune: TuneSpace::default(),
         tune_span: None,
         fma_ok: false,
+        records: Vec::new(),
+        no_records: None,
         krate: syn::parse_quote!(::crossgemm),
     };
     let items = match syn::parse::Parser::parse2(Punctuated::<Item, Token![,]>::parse_terminated, args) {
@@ -142,6 +159,7 @@ pub fn parse(cx: &Ctxt, args: proc_macro2::TokenStream) -> Attr {
                 }
             }
             Item::FmaOk => attr.fma_ok = true,
+            Item::Records(key, value) => records(cx, key, &value, &mut attr),
             Item::Tune(key, body) => {
                 attr.tune_span = Some(key.span);
                 parse_tune(cx, body, &mut attr.tune);
@@ -152,6 +170,25 @@ pub fn parse(cx: &Ctxt, args: proc_macro2::TokenStream) -> Attr {
         }
     }
     attr
+}
+
+/// `records = "path"` adds a file; `records = none` drops the shipped records and those
+/// of `CROSSGEMM_RECORDS`, leaving only the files the attribute names (if any).
+fn records(cx: &Ctxt, key: kw::records, value: &Expr, attr: &mut Attr) {
+    match value {
+        Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => {
+            if s.value().trim().is_empty() {
+                cx.error_spanned_by(value, "`records = \"..\"` needs a file path");
+            } else {
+                attr.records.push((s.value(), s.span()));
+            }
+        }
+        Expr::Path(p) if p.path.is_ident("none") => attr.no_records = Some(key.span),
+        other => cx.error_spanned_by(
+            other,
+            "`records` takes a file path (`records = \"tuned/h100.json\"`, relative to Cargo.toml) or `none`",
+        ),
+    }
 }
 
 struct TuneItem {

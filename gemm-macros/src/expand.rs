@@ -23,9 +23,10 @@ pub fn gemm_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     let sig = parse::signature(&cx, &f);
     let ir = lower::lower(&cx, &f, &sig, &attr);
     let (targets, user_toml) = crate::plan::load_targets(&cx);
+    let (records, record_files) = crate::plan::load_records(&cx, &attr);
     let mut warnings = Vec::new();
     let planned = match &ir {
-        Some(ir) if !cx.has_errors() => plan_all(&cx, ir, &attr, &targets, &mut warnings),
+        Some(ir) if !cx.has_errors() => plan_all(&cx, ir, &attr, &targets, &records, &mut warnings),
         _ => Vec::new(),
     };
     if let Err(e) = cx.check() {
@@ -36,7 +37,8 @@ pub fn gemm_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
         return out;
     }
     let ir = ir.expect("no errors means the IR was lowered");
-    generate(&f, &attr.krate, &ir, &planned, &warnings, user_toml.as_deref())
+    let tracked: Vec<&std::path::Path> = user_toml.iter().chain(&record_files).map(|p| p.as_path()).collect();
+    generate(&f, &attr.krate, &ir, &planned, &warnings, &tracked)
 }
 
 /// `k` and `k_into` (and `k::reference`) with the signatures the macro would have
@@ -140,7 +142,7 @@ fn generate(
     ir: &GemmIr,
     planned: &[Planned],
     warnings: &[Warning],
-    user_toml: Option<&std::path::Path>,
+    tracked: &[&std::path::Path],
 ) -> TokenStream {
     let vis = &f.vis;
     let name = &f.sig.ident;
@@ -178,7 +180,8 @@ fn generate(
         });
         let spec_json = serde_json::to_string(&p.spec).expect("spec serialises");
         let plan_json = serde_json::to_string(&p.plan).expect("plan serialises");
-        quote!(#krate::__private::TargetKernel::__new(#t, #backend, &[#(#sources),*], #spec_json, #plan_json))
+        let table_json = serde_json::to_string(&p.table).expect("table serialises");
+        quote!(#krate::__private::TargetKernel::__new(#t, #backend, &[#(#sources),*], #spec_json, #plan_json, #table_json))
     });
     let ntargets = planned.len();
     let warn_items = warnings.iter().enumerate().map(|(i, w)| {
@@ -188,7 +191,8 @@ fn generate(
         let gate = format_ident!("__if_{}", w.feature);
         quote_spanned!(w.span=> #krate::#gate! { const _: () = { #warning }; })
     });
-    let track = user_toml.map(|p| {
+    // The user's targets.toml and records files: a change to one rebuilds the kernel.
+    let track = tracked.iter().map(|p| {
         let p = p.to_string_lossy().into_owned();
         quote!(
             const _: &[u8] = include_bytes!(#p);
@@ -241,7 +245,7 @@ fn generate(
                 #krate::__private::tune(&SPEC, &[#(#args),*], out.__out())
             }
             #(#warn_items)*
-            #track
+            #(#track)*
         }
     }
 }

@@ -3,6 +3,8 @@
 use crate::attr::Attr;
 use crate::ctxt::Ctxt;
 use gemm_core::plan::{plan_target, Plan};
+use gemm_core::records::Records;
+use gemm_core::table::{self, Seed, BUILTIN_RECORDS};
 use gemm_core::target::{Instr, Targets, BUILTIN_TARGETS};
 use gemm_core::{FamilyId, GemmIr, TargetSpec};
 use proc_macro2::Span;
@@ -14,6 +16,8 @@ pub struct Planned {
     pub plan: Plan,
     /// One source per family of the plan, in the plan's order.
     pub sources: Vec<(FamilyId, String)>,
+    /// The config table: the records' winners and starting points for this kernel.
+    pub table: Vec<Seed>,
 }
 
 /// A build-time warning (emitted as a deprecation note at `span`) about a target: shown
@@ -55,7 +59,80 @@ pub fn load_targets(cx: &Ctxt) -> (Targets, Option<PathBuf>) {
     (targets, user)
 }
 
-pub fn plan_all(cx: &Ctxt, ir: &GemmIr, attr: &Attr, targets: &Targets, warnings: &mut Vec<Warning>) -> Vec<Planned> {
+/// The build-time environment variable naming more records files (a path list, as
+/// `PATH` is; relative paths are from the crate's Cargo.toml).
+pub const RECORDS_ENV: &str = "CROSSGEMM_RECORDS";
+
+/// The shipped records, parsed once per compiler process.
+fn builtin_records() -> &'static [(String, Records)] {
+    static DOCS: std::sync::OnceLock<Vec<(String, Records)>> = std::sync::OnceLock::new();
+    DOCS.get_or_init(|| {
+        BUILTIN_RECORDS
+            .iter()
+            .map(|(name, text)| {
+                let doc = gemm_core::records::parse(text).expect("crossgemm's shipped records parse (tested)");
+                (name.to_string(), doc)
+            })
+            .collect()
+    })
+}
+
+/// The records a kernel's tables read: the shipped ones and those of [`RECORDS_ENV`]
+/// (both unless `records = none`), and the files of its `records = ".."` options; and
+/// the paths of the user's files, for the expansion to track. A file that cannot be read
+/// or is not a records file is an error at its option (or at the attribute, for the
+/// variable).
+pub fn load_records(cx: &Ctxt, attr: &Attr) -> (Vec<(String, Records)>, Vec<PathBuf>) {
+    let mut docs: Vec<(String, Records)> = match attr.no_records {
+        Some(_) => Vec::new(),
+        None => builtin_records().to_vec(),
+    };
+    let mut paths = Vec::new();
+    let base = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    // (path, span for errors, how the user named it)
+    let mut files: Vec<(PathBuf, Span, String)> = attr
+        .records
+        .iter()
+        .map(|(p, span)| (base.join(p), *span, format!("`records = \"{p}\"`")))
+        .collect();
+    if let Some(list) = std::env::var_os(RECORDS_ENV).filter(|_| attr.no_records.is_none()) {
+        files.extend(
+            std::env::split_paths(&list)
+                .filter(|p| !p.as_os_str().is_empty())
+                .map(|p| {
+                    (
+                        base.join(&p),
+                        Span::call_site(),
+                        format!("{RECORDS_ENV} entry {}", p.display()),
+                    )
+                }),
+        );
+    }
+    for (path, span, what) in files {
+        let read = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read it ({e})"))
+            .and_then(|t| gemm_core::records::parse(&t).map_err(|e| e.to_string()));
+        match read {
+            Ok(doc) => {
+                docs.push((path.display().to_string(), doc));
+                paths.push(path);
+            }
+            Err(e) => cx.error_at(span, format!("{what}: not a usable tuning-records file: {e}")),
+        }
+    }
+    (docs, paths)
+}
+
+pub fn plan_all(
+    cx: &Ctxt,
+    ir: &GemmIr,
+    attr: &Attr,
+    targets: &Targets,
+    records: &[(String, Records)],
+    warnings: &mut Vec<Warning>,
+) -> Vec<Planned> {
     let chosen: Vec<(&TargetSpec, Span)> = match &attr.targets {
         Some(names) => names
             .iter()
@@ -139,10 +216,12 @@ pub fn plan_all(cx: &Ctxt, ir: &GemmIr, attr: &Attr, targets: &Targets, warnings
             });
         }
         let sources = plan.sources(ir, spec.backend);
+        let table = table::seeds(ir, spec, &plan, records);
         out.push(Planned {
             spec: spec.clone(),
             plan,
             sources,
+            table,
         });
     }
     out
@@ -162,7 +241,8 @@ mod tests {
         let attr = crate::attr::parse(&cx, targets.parse().unwrap());
         let (t, _) = load_targets(&cx);
         let mut w = Vec::new();
-        let p = plan_all(&cx, ir, &attr, &t, &mut w);
+        let (docs, _) = load_records(&cx, &attr);
+        let p = plan_all(&cx, ir, &attr, &t, &docs, &mut w);
         cx.check().unwrap();
         (p, w)
     }

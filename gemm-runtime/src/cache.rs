@@ -17,6 +17,7 @@
 //! something else. A config in a file is never trusted either: the runtime validates it
 //! against its family's rules before launching it (`Call::validate`).
 
+pub(crate) use gemm_core::records::{bucket_dims, log_distance, shape_key, FailStage};
 use gemm_core::TileConfig;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
@@ -103,6 +104,10 @@ pub(crate) struct CacheFile {
     /// The compiler (NVRTC version, OpenCL driver) when the file was last written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) compiler: Option<String>,
+    /// The kernel's IR, for tuning records that serve other kernels of the same
+    /// mainloop at build time. Absent in files of older writers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) ir: Option<gemm_core::GemmIr>,
 }
 
 impl CacheFile {
@@ -115,23 +120,9 @@ impl CacheFile {
             failed: Vec::new(),
             target_spec: None,
             compiler: None,
+            ir: None,
         }
     }
-}
-
-/// (M, N, K) of a bucket key (`pow2:MxNxK` or `exact:MxNxK`).
-pub(crate) fn bucket_dims(key: &str) -> Option<[usize; 3]> {
-    let dims = key.split_once(':')?.1;
-    let v: Vec<usize> = dims.split('x').map(|d| d.parse().ok()).collect::<Option<_>>()?;
-    <[usize; 3]>::try_from(v).ok()
-}
-
-/// Sum over M, N, K of |ln a - ln b| (dimensions below 1 read as 1).
-pub(crate) fn log_distance(a: [usize; 3], b: [usize; 3]) -> f64 {
-    a.iter()
-        .zip(&b)
-        .map(|(&x, &y)| ((x.max(1) as f64).ln() - (y.max(1) as f64).ln()).abs())
-        .sum()
 }
 
 /// Every usable tuning-cache file in `dir`, with its path, sorted by path. Files of
@@ -241,17 +232,6 @@ pub(crate) fn remove_lock_file(path: &Path) -> io::Result<bool> {
     }
 }
 
-/// The bucket a shape's winner is stored under: each dimension rounded up to a power of
-/// two, or the exact shape when `exact`.
-pub(crate) fn shape_key(m: usize, n: usize, k: usize, exact: bool) -> String {
-    if exact {
-        format!("exact:{m}x{n}x{k}")
-    } else {
-        let p = |v: usize| v.max(1).next_power_of_two();
-        format!("pow2:{}x{}x{}", p(m), p(n), p(k))
-    }
-}
-
 /// Prints `msg` once per process for `path` (a corrupt file is read on every miss).
 fn warn_once(path: &Path, msg: &str) {
     static SEEN: Mutex<Option<HashSet<(PathBuf, String)>>> = Mutex::new(None);
@@ -262,22 +242,6 @@ fn warn_once(path: &Path, msg: &str) {
     {
         eprintln!("crossgemm: warning: tuning cache {}: {msg}", path.display());
     }
-}
-
-/// Where a candidate failed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FailStage {
-    /// The driver's compiler rejected it.
-    Compile,
-    /// It compiled but a launch (or reading its output back) failed.
-    Launch,
-    /// It ran but its output disagreed with the host reference.
-    WrongResult,
-    /// It ran, correctly, but its first timed run took more than `TOO_SLOW_FACTOR`
-    /// times the best time so far. Kept in the report, not in the cache: at another
-    /// shape the same config may be the fastest.
-    TooSlow,
 }
 
 /// One cache file.

@@ -68,6 +68,18 @@ pub const VARS: &[Var] = &[
         check: check_flag,
     },
     Var {
+        name: "CROSSGEMM_IGNORE_TABLES",
+        accepts: FLAG,
+        check: check_flag,
+    },
+    Var {
+        // Read by `#[gemm_kernel]` at build time; listed so that it is documented and
+        // checked with the rest.
+        name: "CROSSGEMM_RECORDS",
+        accepts: "a list of tuning-records files, separated as in PATH (read when the kernels are compiled)",
+        check: |_| Ok(()),
+    },
+    Var {
         name: "CROSSGEMM_BINARY_CACHE_MB",
         accepts: "a whole number of MiB >= 0 (0: no compiled-kernel cache)",
         check: |v| {
@@ -236,6 +248,12 @@ pub(crate) fn flag(name: &str) -> bool {
 /// `CROSSGEMM_LOG`: one stderr line per JIT compile and tune.
 pub(crate) fn log() -> bool {
     flag("CROSSGEMM_LOG")
+}
+
+/// `CROSSGEMM_IGNORE_TABLES`: launches and tunes leave the kernels' build-time config
+/// tables out (to compare with them, or to distrust them).
+pub fn ignore_tables() -> bool {
+    flag("CROSSGEMM_IGNORE_TABLES")
 }
 
 /// `CROSSGEMM_TUNE`, as `full`, `cached` or `off` (unset or bad: `full`).

@@ -32,7 +32,6 @@ mod spec;
 pub mod tune;
 
 pub use buffer::{Col, Matrix, Row};
-pub use cache::FailStage;
 pub use device::binary_cache::{compile_stats, CompileStats};
 pub use device::{Device, DeviceInfo};
 pub use element::{ColMajor, Element, LayoutType, RowMajor};
@@ -40,6 +39,9 @@ pub use env::{cache_dir, cache_dir_checked, check_cache_dir, set_cache_dir};
 pub use error::{GemmError, Result};
 pub use gemm_core::codegen::Variant;
 pub use gemm_core::plan::{Plan, Pruned};
+pub use gemm_core::records::FailStage;
+/// Build-time config tables from tuning records: what a kernel's [`TargetKernel::table`] holds.
+pub use gemm_core::table;
 pub use gemm_core::target::{Targets, BUILTIN_TARGETS};
 pub use gemm_core::{AccMode, Backend, DType, FamilyId, Layout, MmaTile, Problem, SimtTile, TargetSpec, TileConfig};
 pub use half::{bf16, f16};

@@ -15,97 +15,11 @@
 //! name is a template: shapes with no winner start from the nearest record's winner
 //! (the tuner's nearest-record start, see `CROSSGEMM_TUNE` in the README).
 
-use crate::cache::FailStage;
 use crate::cache::{self, CacheFile, DiskCache, FailedConfig, FileKey, Winner};
-use gemm_core::TileConfig;
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
-use std::fmt;
+pub use gemm_core::records::{
+    parse, tflops, BucketRecord, FailStage, FailedRecord, Record, RecordError, Records, FORMAT, VERSION,
+};
 use std::path::Path;
-
-/// Written in every document; anything else is refused.
-pub const FORMAT: &str = "crossgemm-tuning-records";
-/// The document layout's version; other versions are refused.
-pub const VERSION: u32 = 1;
-
-/// A tuning-records document.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Records {
-    /// Always [`FORMAT`].
-    pub format: String,
-    /// Always [`VERSION`].
-    pub version: u32,
-    /// The crossgemm version that wrote it.
-    pub crossgemm: String,
-    /// One per (kernel, target, device, driver, source).
-    pub records: Vec<Record>,
-}
-
-/// The tuning results of one kernel on one device.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Record {
-    /// Kernel (fn) name.
-    pub kernel: String,
-    /// Target (a table of targets.toml) whose code ran.
-    pub target: String,
-    /// Device name as the driver reports it.
-    pub device_name: String,
-    /// Device id (`cuda:0`, `opencl:0:0`) on the machine that measured.
-    pub device_id: String,
-    /// Driver version.
-    pub driver: String,
-    /// Compiler: `NVRTC x.y`, or the OpenCL driver (which compiles); empty if unknown.
-    #[serde(default)]
-    pub compiler: String,
-    /// Hash of the generated source, IR, runtime version and timing protocol.
-    pub source_hash: String,
-    /// The target's limits (gemm-core's `TargetSpec`), if known.
-    #[serde(default)]
-    pub target_spec: Option<serde_json::Value>,
-    /// Shape bucket (`pow2:MxNxK` / `exact:MxNxK`) → best config.
-    pub buckets: BTreeMap<String, BucketRecord>,
-    /// Configs that failed, with why.
-    #[serde(default)]
-    pub failed: Vec<FailedRecord>,
-}
-
-/// The best config of one shape bucket, as measured.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct BucketRecord {
-    /// The winner.
-    pub config: TileConfig,
-    /// The shape that was timed.
-    pub shape: [usize; 3],
-    /// Its median device time, µs.
-    pub us: f64,
-    /// 2·M·N·K / time, TFLOP/s.
-    pub tflops: f64,
-    /// How many candidates were timed.
-    pub candidates: usize,
-}
-
-/// A config that failed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FailedRecord {
-    /// The config.
-    pub config: TileConfig,
-    /// Where it failed.
-    pub stage: FailStage,
-    /// Why (compiler log lines, driver error, mismatching elements).
-    pub reason: String,
-}
-
-/// Why a document could not be read or written.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RecordError(pub String);
-
-impl fmt::Display for RecordError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for RecordError {}
 
 /// What an import did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -120,15 +34,6 @@ pub struct ImportSummary {
     pub failures: usize,
 }
 
-/// TFLOP/s of a GEMM of `shape` taking `ms`.
-pub fn tflops(shape: [usize; 3], ms: f64) -> f64 {
-    if ms > 0.0 {
-        2.0 * shape.iter().map(|&d| d as f64).product::<f64>() / (ms * 1e-3) / 1e12
-    } else {
-        0.0
-    }
-}
-
 fn to_record(f: CacheFile) -> Record {
     Record {
         kernel: f.key.kernel,
@@ -139,6 +44,7 @@ fn to_record(f: CacheFile) -> Record {
         compiler: f.compiler.unwrap_or_default(),
         source_hash: f.key.source_hash,
         target_spec: f.target_spec,
+        ir: f.ir,
         buckets: f
             .winners
             .into_iter()
@@ -195,33 +101,6 @@ pub fn export(dir: &Path, file: &Path) -> Result<Records, RecordError> {
     Ok(doc)
 }
 
-/// Parses a document, checking format and version before the layout.
-pub fn parse(text: &str) -> Result<Records, RecordError> {
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| RecordError(format!("not valid JSON ({e})")))?;
-    if v.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
-        return Err(RecordError(format!(
-            "not a crossgemm tuning-records file (expected \"format\": \"{FORMAT}\")"
-        )));
-    }
-    match v.get("version").and_then(|f| f.as_u64()) {
-        Some(x) if x == VERSION as u64 => {}
-        other => {
-            return Err(RecordError(format!(
-                "tuning-records version {other:?}; this crossgemm reads version {VERSION}"
-            )))
-        }
-    }
-    let doc: Records = serde_json::from_value(v).map_err(|e| RecordError(format!("malformed records ({e})")))?;
-    for r in &doc.records {
-        for b in r.buckets.keys() {
-            if cache::bucket_dims(b).is_none() {
-                return Err(RecordError(format!("record of `{}`: bad shape bucket {b:?}", r.kernel)));
-            }
-        }
-    }
-    Ok(doc)
-}
-
 /// Reads `file` and merges it into the cache in `dir` (see the module doc).
 pub fn import(dir: &Path, file: &Path) -> Result<ImportSummary, RecordError> {
     let text =
@@ -252,6 +131,9 @@ pub fn merge(dir: &Path, doc: &Records) -> Result<ImportSummary, RecordError> {
             }
             if f.compiler.is_none() && !r.compiler.is_empty() {
                 f.compiler = Some(r.compiler.clone());
+            }
+            if f.ir.is_none() {
+                f.ir = r.ir.clone();
             }
             for (b, w) in &r.buckets {
                 if f.winners.contains_key(b) {
@@ -344,6 +226,7 @@ mod tests {
                 compiler: "OpenCL driver 1".into(),
                 source_hash: "ab".into(),
                 target_spec: None,
+                ir: None,
                 buckets: [(
                     "pow2:64x64x64".to_string(),
                     BucketRecord {

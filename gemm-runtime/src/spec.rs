@@ -4,6 +4,7 @@
 use crate::device::{Device, DeviceInfo};
 use crate::error::{GemmError, Result};
 use gemm_core::plan::Plan;
+use gemm_core::table::Seed;
 use gemm_core::{Backend, FamilyId, GemmIr, TargetSpec, TileConfig};
 use std::sync::OnceLock;
 
@@ -29,7 +30,8 @@ pub struct TargetKernel {
     sources: &'static [(&'static str, &'static str)],
     spec_json: &'static str,
     plan_json: &'static str,
-    parsed: OnceLock<(TargetSpec, Plan)>,
+    table_json: &'static str,
+    parsed: OnceLock<(TargetSpec, Plan, Vec<Seed>)>,
 }
 
 impl KernelSpec {
@@ -107,6 +109,7 @@ impl TargetKernel {
         sources: &'static [(&'static str, &'static str)],
         spec_json: &'static str,
         plan_json: &'static str,
+        table_json: &'static str,
     ) -> Self {
         TargetKernel {
             target,
@@ -114,11 +117,12 @@ impl TargetKernel {
             sources,
             spec_json,
             plan_json,
+            table_json,
             parsed: OnceLock::new(),
         }
     }
 
-    fn parsed(&self) -> &(TargetSpec, Plan) {
+    fn parsed(&self) -> &(TargetSpec, Plan, Vec<Seed>) {
         self.parsed.get_or_init(|| {
             let mut spec: TargetSpec =
                 serde_json::from_str(self.spec_json).expect("target JSON written by #[gemm_kernel]");
@@ -126,8 +130,16 @@ impl TargetKernel {
             (
                 spec,
                 serde_json::from_str(self.plan_json).expect("plan JSON written by #[gemm_kernel]"),
+                serde_json::from_str(self.table_json).expect("table JSON written by #[gemm_kernel]"),
             )
         })
+    }
+
+    /// The config table the macro built from tuning records for this kernel and target
+    /// (see [`gemm_core::table`]): per device and shape bucket, a measured winner or a
+    /// starting point.
+    pub fn table(&self) -> &[Seed] {
+        &self.parsed().2
     }
 
     /// The target chip's limits.

@@ -17,7 +17,7 @@ use crossgemm::bench::{back_to_back_us, bare_launch_us, copy_bytes_for, copy_gbp
 use crossgemm::reference::{HostOperand, Sampled};
 use crossgemm::tune::tune_with;
 use crossgemm::untyped::{launch, launch_with};
-use crossgemm::{Backend, Device, Element, GemmError, Layout, Matrix, TuneOptions};
+use crossgemm::{Backend, Device, Element, GemmError, Layout, LookupSource, Matrix, TuneOptions};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -80,6 +80,13 @@ pub struct BenchArgs {
     /// rev-parse --short HEAD`, else "unknown").
     #[arg(long)]
     commit: Option<String>,
+    /// Tune nothing: launch each case as a user's first call does under
+    /// `CROSSGEMM_TUNE=cached` (the cache's or the config table's winner, else the
+    /// nearest entry, else the planner's default), record that call's wall time and the
+    /// config's source, then time that config. With --against a full-tune report, the
+    /// change section compares the two.
+    #[arg(long, conflicts_with = "report_only")]
+    first_call: bool,
 }
 
 /// Everything a case needs that does not change between cases.
@@ -90,6 +97,8 @@ struct Bench<'a> {
     cublas: Option<crossgemm::bench::baseline::Cublas>,
     opts: TuneOptions,
     kernels: &'a [KernelEntry],
+    /// `--first-call`: look up and launch as `cached` does instead of tuning.
+    first_call: bool,
 }
 
 pub fn run(kernels: &'static [KernelEntry], a: &BenchArgs, cache_dir: Option<PathBuf>) -> CliResult {
@@ -101,6 +110,11 @@ pub fn run(kernels: &'static [KernelEntry], a: &BenchArgs, cache_dir: Option<Pat
             .collect::<Result<Vec<_>, _>>()?;
         Report::combine(parts)?
     } else {
+        if a.first_call {
+            // Before any thread or launch reads it: every plain launch of this process
+            // is then a `cached` one, as in the user's program being imitated.
+            std::env::set_var("CROSSGEMM_TUNE", "cached");
+        }
         // The JSON is rewritten after every case, so a run cut short (a device session's
         // time limit) keeps what it measured; `--report-only` can combine such parts.
         let checkpoint = |rep: &Report| rep.write_json(&output(rep, &a.out, a.name.as_deref(), "json"));
@@ -121,7 +135,8 @@ pub fn run(kernels: &'static [KernelEntry], a: &BenchArgs, cache_dir: Option<Pat
         }
         None => None,
     };
-    write_outputs(&rep, &a.out, a.name.as_deref(), change.as_deref())?;
+    let extra = rep.first_call_markdown() + change.as_deref().unwrap_or("");
+    write_outputs(&rep, &a.out, a.name.as_deref(), Some(&extra))?;
     wrong_outputs_fail(&rep)
 }
 
@@ -232,6 +247,7 @@ fn measure_all(
     let mut opts = super::tune_options(cache_dir, a.max);
     // A benchmark wants each shape's best, not a first call's quick choice.
     opts.thorough = true;
+    let first_call = a.first_call;
 
     let i = dev.info();
     let mut rep = Report::new(
@@ -255,10 +271,12 @@ fn measure_all(
             "host clock between two queue drains"
         }
     ));
-    rep.notes.push(
+    rep.notes.push(if first_call {
+        "ours (--first-call): nothing tuned; each case first runs once as a plain `CROSSGEMM_TUNE=cached` launch (its wall time is `first_call_ms`), then the config that lookup names is timed, named explicitly".into()
+    } else {
         "ours: the tuner's winner for the shape (tuned in this run unless cached), launched with that config named explicitly (so CROSSGEMM_TUNE cannot make the timed config differ from the reported one; the per-call config lookup runs on the host while the L2 overwrite before each run still occupies the device)"
-            .into(),
-    );
+            .into()
+    });
     rep.notes.push(format!(
         "checks: every output is written into a NaN-filled buffer; an error over the dtype's limit (max rel err: {}) or not finite marks that side wrong, and its speed-ups are left out",
         report::DTYPES
@@ -275,6 +293,7 @@ fn measure_all(
         timer,
         opts,
         kernels,
+        first_call,
     };
     #[cfg(not(feature = "baseline"))]
     rep.notes
@@ -482,18 +501,23 @@ impl Bench<'_> {
             |o: &Matrix<T>| -> Result<Vec<f32>, GemmError> { Ok(o.to_host()?.into_iter().map(T::to_f32).collect()) };
 
         let mut scratch = Matrix::<T>::zeros(&self.dev, m, n)?;
-        let t = tune_with(spec, &args, scratch.__out(), &self.opts)?;
+        let best = if self.first_call {
+            self.first_call(spec, &args, &mut scratch, row)?
+        } else {
+            let t = tune_with(spec, &args, scratch.__out(), &self.opts)?;
+            row.tune_ms = if t.cache_hit { 0.0 } else { t.tune_ms };
+            row.tune_cache_hit = t.cache_hit;
+            row.config_source = if t.cache_hit { "cache" } else { "tuned" }.into();
+            if !t.failed.is_empty() {
+                row.note = format!("{} tuning candidates failed", t.failed.len());
+            }
+            t.best
+        };
         drop(scratch);
-        row.config = t.best.to_string();
-        row.tune_ms = if t.cache_hit { 0.0 } else { t.tune_ms };
-        row.tune_cache_hit = t.cache_hit;
-        if !t.failed.is_empty() {
-            row.note = format!("{} tuning candidates failed", t.failed.len());
-        }
+        row.config = best.to_string();
         // The reported config, named explicitly: a plain `launch` picks its config by
         // CROSSGEMM_TUNE (the planner's default under `off`, whatever was just tuned),
         // and the row would time and check one config while naming another.
-        let best = t.best;
         let mut out = poisoned::<T>(&self.dev, m, n)?;
         let ours = self.timer.time(&mut || launch_with(spec, &best, &args, out.__out()))?;
         row.ours_us = Some(ours.median_us);
@@ -569,6 +593,36 @@ impl Bench<'_> {
         // No vendor library: the host reference on a sample of the output.
         row.max_rel_err = Some(sampled_error(&sampled, &got, n));
         Ok(())
+    }
+}
+
+impl Bench<'_> {
+    /// `--first-call`: one plain launch, timed on the wall clock to its completion, as
+    /// the user's first call of the kernel at this shape would be under
+    /// `CROSSGEMM_TUNE=cached` (set for the process by [`run`]); then the config
+    /// that launch used, by the same lookup.
+    fn first_call<T: Element>(
+        &self,
+        spec: &'static crossgemm::KernelSpec,
+        args: &[crossgemm::untyped::Arg<'_>],
+        out: &mut Matrix<T>,
+        row: &mut Row,
+    ) -> Result<crossgemm::TileConfig, GemmError> {
+        let start = Instant::now();
+        launch(spec, args, out.__out())?;
+        self.dev.synchronize()?;
+        row.first_call_ms = Some(start.elapsed().as_secs_f64() * 1e3);
+        let l = crossgemm::tune::lookup(spec, args, out.__out(), &self.opts)?;
+        row.config_source = match &l.source {
+            LookupSource::Cache => "cache",
+            LookupSource::Table { winner: true, .. } => "table",
+            LookupSource::Table { winner: false, .. } => "table_nearest",
+            LookupSource::Nearest(_) => "nearest",
+            LookupSource::Default => "default",
+        }
+        .into();
+        row.tune_cache_hit = l.source == LookupSource::Cache;
+        Ok(l.config)
     }
 }
 

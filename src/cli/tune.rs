@@ -202,9 +202,14 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
             let (source, from) = match &l.source {
                 LookupSource::Cache => ("cache", None),
                 LookupSource::Nearest(b) => ("nearest", Some(b.clone())),
+                LookupSource::Table { entry, winner: true } => ("table", Some(entry.clone())),
+                LookupSource::Table { entry, winner: false } => ("table_nearest", Some(entry.clone())),
                 LookupSource::Default => ("default", None),
             };
-            let ms = if l.source == LookupSource::Cache { l.ms } else { None };
+            let ms = match l.source {
+                LookupSource::Cache | LookupSource::Table { winner: true, .. } => l.ms,
+                _ => None,
+            };
             let o = j.as_object_mut().expect("an object");
             o.insert("target".into(), json!(l.target));
             o.insert("shape_key".into(), json!(l.shape_key));

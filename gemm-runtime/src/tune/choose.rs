@@ -1,11 +1,12 @@
 //! Which config a launch uses: remembered per (kernel, device, shape bucket) in the
-//! process, read from the tuning cache, started from the nearest bucket's winner, tuned,
-//! or the planner's default, depending on [`TuneMode`].
+//! process, read from the tuning cache or the kernel's build-time table, started from
+//! the nearest bucket's winner, tuned, or the planner's default, depending on
+//! [`TuneMode`].
 
 use super::options::{TuneMode, TuneOptions};
 use super::report::DISK_HITS;
 use super::search::tune_locked;
-use super::{file_key, first_line, variant, TUNING};
+use super::{file_key, first_line, table, variant, TUNING};
 use crate::cache::{self, DiskCache, FailStage, Winner};
 use crate::call::{Arg, Call, OutArg};
 use crate::error::{GemmError, Result};
@@ -18,7 +19,7 @@ use std::sync::Mutex;
 /// Where a launch's config came from, remembered per (kernel, device, shape key).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Origin {
-    /// Tuned or read from the cache.
+    /// Tuned, read from the cache, or the table's winner for this device.
     Tuned,
     /// `cached` mode: the winner of the nearest bucket; `full` mode tunes over it.
     Nearest,
@@ -216,14 +217,30 @@ fn pick(call: &Call<'_, '_>, tk: &TargetKernel) -> Result<(TileConfig, Origin)> 
         (c, o)
     };
     let opts = TuneOptions::from_env();
-    if mode == TuneMode::Cached {
-        if let Some(w) = cached_winner(call, tk, &bucket, &opts) {
-            return Ok(remember(w.config, Origin::Tuned));
+    // A winner measured on this machine, then one measured on its kind of device and
+    // shipped in the kernel's table: either way nothing needs tuning.
+    if let Some(w) = cached_winner(call, tk, &bucket, &opts) {
+        return Ok(remember(w.config, Origin::Tuned));
+    }
+    if let Some(s) = table::winner(call, tk, &bucket) {
+        if crate::env::log() {
+            eprintln!(
+                "crossgemm: `{}` {m}x{n}x{k} uses {}: {}",
+                spec.name,
+                table::describe(s),
+                s.config
+            );
         }
+        return Ok(remember(s.config, Origin::Tuned));
+    }
+    if mode == TuneMode::Cached {
         if let Some(dir) = &opts.cache_dir {
             if let Some((_, w)) = nearest_winner(call, tk, dir, &bucket) {
                 return Ok(remember(w.config, Origin::Nearest));
             }
+        }
+        if let Some(s) = table::nearest(call, tk, &bucket) {
+            return Ok(remember(s.config, Origin::Nearest));
         }
         return Ok(remember(call.default_config(tk)?, Origin::NoEntry));
     }
@@ -311,6 +328,9 @@ pub enum LookupSource {
     Cache,
     /// The winner of another bucket (nearest-record start); its bucket key.
     Nearest(String),
+    /// The kernel's build-time table ([`gemm_core::table`]): a winner measured on this
+    /// kind of device, or (with `winner` false) the nearest starting point; which entry.
+    Table { entry: String, winner: bool },
     /// The planner's first config that fits.
     Default,
 }
@@ -331,7 +351,8 @@ pub struct Lookup {
 }
 
 /// The config a launch in `cached` mode would use: the bucket's cached winner, else the
-/// nearest bucket's, else the planner's default. Tunes nothing.
+/// table's winner for this device, else the nearest bucket's in the cache, else the
+/// table's nearest entry, else the planner's default. Tunes nothing.
 pub fn lookup(spec: &'static KernelSpec, args: &[Arg<'_>], out: OutArg<'_>, opts: &TuneOptions) -> Result<Lookup> {
     let call = Call::new(spec, args, out)?;
     let (m, n, k) = call.mnk();
@@ -344,16 +365,30 @@ pub fn lookup(spec: &'static KernelSpec, args: &[Arg<'_>], out: OutArg<'_>, opts
         shape_key: bucket.clone(),
         target: tk.target.to_string(),
     };
+    let table_entry = |l: &mut Lookup, s: &gemm_core::table::Seed| {
+        l.config = s.config;
+        l.source = LookupSource::Table {
+            entry: table::describe(s),
+            winner: s.winner && s.device_name == call.device().info().name,
+        };
+        l.ms = Some(s.us / 1e3);
+    };
     if let Some(w) = cached_winner(&call, tk, &bucket, opts) {
         l.config = w.config;
         l.source = LookupSource::Cache;
         l.ms = Some(w.ms);
-    } else if let Some(dir) = &opts.cache_dir {
-        if let Some((b, w)) = nearest_winner(&call, tk, dir, &bucket) {
-            l.config = w.config;
-            l.source = LookupSource::Nearest(b);
-            l.ms = Some(w.ms);
-        }
+    } else if let Some(s) = table::winner(&call, tk, &bucket) {
+        table_entry(&mut l, s);
+    } else if let Some((b, w)) = opts
+        .cache_dir
+        .as_ref()
+        .and_then(|dir| nearest_winner(&call, tk, dir, &bucket))
+    {
+        l.config = w.config;
+        l.source = LookupSource::Nearest(b);
+        l.ms = Some(w.ms);
+    } else if let Some(s) = table::nearest(&call, tk, &bucket) {
+        table_entry(&mut l, s);
     }
     Ok(l)
 }

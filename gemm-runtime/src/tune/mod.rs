@@ -31,6 +31,14 @@
 //! another driver or source (imported templates). A config that does not fit the device
 //! is never used.
 
+//! **Config tables.** The macro embeds, per target, the winners of tuning records (the
+//! shipped `records/`, `records = ".."` files, `CROSSGEMM_RECORDS`) that apply to the
+//! kernel ([`gemm_core::table`]). A launch whose bucket has no winner in the cache uses
+//! the table's winner for its device name and bucket as if it were cached (in `full` and
+//! `cached` mode alike, checked at its build variant); `cached` launches without one use
+//! the table's nearest entry after the cache's nearest winner, and a tune without a
+//! cached start times the table's entry first.
+//!
 //! **How many are timed.** Small problems time fewer candidates than large ones
 //! (`scope.rs`: the first that passes below 8.4 MFLOP, 16 below 1.07 GFLOP, else all),
 //! unless a count is given or the tune is thorough; `CROSSGEMM_TUNE_BUDGET_MS` stops a
@@ -52,6 +60,7 @@ mod progress;
 mod report;
 mod scope;
 mod search;
+mod table;
 mod variant;
 mod verify;
 

@@ -44,7 +44,8 @@ pub struct TuneReport {
     pub cache_hit: bool,
     /// The candidates considered, best-ranked first (empty on a cache hit).
     pub candidates: Vec<TileConfig>,
-    /// The bucket whose cached winner was tried first (nearest-record start), if any.
+    /// What was tried first: the bucket whose cached winner it is (nearest-record start),
+    /// or the kernel's table entry (`table <bucket> (<file>: <kernel>)`), if any.
     pub seeded_from: Option<String>,
     /// Candidates that passed verification, in candidate order.
     pub timings: Vec<Timing>,

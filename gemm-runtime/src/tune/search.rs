@@ -6,7 +6,7 @@ use super::candidate::{Checker, Verdict};
 use super::options::{TuneOptions, TuneProgress, TuneStage};
 use super::progress::Progress;
 use super::report::{Failure, Timing, TuneReport, COMPILED, DISK_HITS, TUNES};
-use super::{choose, file_key, first_line, pick, scope, variant, GENERATION};
+use super::{choose, file_key, first_line, pick, scope, table, variant, GENERATION};
 use crate::cache::{self, CacheFile, DiskCache, FailStage, FailedConfig, Winner};
 use crate::call::{self, Call};
 use crate::device::RawBuffer;
@@ -173,7 +173,7 @@ pub(super) fn tune_locked(call: &Call<'_, '_>, tk: &TargetKernel, opts: &TuneOpt
         }
     });
     if let Some(d) = &disk {
-        store(d, tk, dev, &bucket, found.as_ref(), &tried.new_failures);
+        store(d, call.ir(), tk, dev, &bucket, found.as_ref(), &tried.new_failures);
     }
     report.tune_ms = start.elapsed().as_secs_f64() * 1e3;
     if let Some(e) = tried.aborted {
@@ -208,8 +208,9 @@ struct Build {
 }
 
 /// The target's planned configs that can run the call, best first, at most
-/// `opts.max_candidates` (48 on GPUs, 6 on CPU devices by default); the nearest bucket's
-/// winner first when the call's bucket has none (nearest-record start).
+/// `opts.max_candidates` (48 on GPUs, 6 on CPU devices by default); when the call's
+/// bucket has no winner in the cache, the nearest bucket's winner first (nearest-record
+/// start), else the table's entry for the bucket or its nearest.
 fn candidates(
     call: &Call<'_, '_>,
     tk: &TargetKernel,
@@ -229,12 +230,23 @@ fn candidates(
         }
     }
     cands.truncate(max);
-    if let (Some(dir), false) = (opts.cache_dir.as_ref(), has_winner) {
-        if let Some((b, w)) = choose::nearest_winner(call, tk, dir, bucket) {
-            cands.retain(|c| *c != w.config);
-            cands.insert(0, w.config);
+    if !has_winner {
+        // The nearest winner in the cache, else the table's winner or nearest entry.
+        let seed = opts
+            .cache_dir
+            .as_ref()
+            .and_then(|dir| choose::nearest_winner(call, tk, dir, bucket))
+            .map(|(b, w)| (b, w.config))
+            .or_else(|| {
+                table::winner(call, tk, bucket)
+                    .or_else(|| table::nearest(call, tk, bucket))
+                    .map(|s| (table::describe(s), s.config))
+            });
+        if let Some((from, c)) = seed {
+            cands.retain(|x| *x != c);
+            cands.insert(0, c);
             cands.truncate(opts.max_candidates.unwrap_or(usize::MAX).max(1));
-            report.seeded_from = Some(b);
+            report.seeded_from = Some(from);
         }
     }
     report.candidates = cands.clone();
@@ -561,6 +573,7 @@ impl<'s> Search<'s> {
 /// write is a warning (the result still serves this process).
 fn store(
     d: &DiskCache,
+    ir: &gemm_core::GemmIr,
     tk: &TargetKernel,
     dev: &crate::Device,
     bucket: &str,
@@ -573,6 +586,7 @@ fn store(
     let stored = d.update(|f| {
         f.target_spec = serde_json::from_str(tk.spec_json()).ok();
         f.compiler = Some(dev.compiler_version());
+        f.ir = Some(ir.clone());
         if let Some(w) = found {
             f.winners.insert(bucket.to_string(), w.clone());
         }

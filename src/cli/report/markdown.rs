@@ -315,6 +315,44 @@ impl Report {
 }
 
 impl Report {
+    /// `bench --first-call`: per row, where the config came from and what the first
+    /// call cost; then the median and the largest first call. Empty when no row has one.
+    pub fn first_call_markdown(&self) -> String {
+        let rows: Vec<&Row> = self.rows.iter().filter(|r| r.first_call_ms.is_some()).collect();
+        if rows.is_empty() {
+            return String::new();
+        }
+        let mut out = String::from(
+            "\n## First calls\n\nEach case's first plain launch under `CROSSGEMM_TUNE=cached` in this process: the config's lookup, its check at the call's build variant, the JIT compile of that one config and the run, wall clock.\n\n",
+        );
+        out.push_str("| shape (MxNxK) | dtype | epilogue | source | first call ms | ours µs | config |\n");
+        out.push_str("|:--|:--|:--|:--|--:|--:|:--|\n");
+        let mut ms: Vec<f64> = Vec::new();
+        for r in rows {
+            let t = r.first_call_ms.unwrap_or(f64::NAN);
+            ms.push(t);
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {t:.0} | {} | {} |",
+                r.shape_text(),
+                r.dtype,
+                cell(&r.epilogue),
+                cell(&r.config_source),
+                us(r.ours_us),
+                cell(&r.config)
+            );
+        }
+        ms.sort_by(f64::total_cmp);
+        let _ = writeln!(
+            out,
+            "\n{} first calls: median {:.0} ms, largest {:.0} ms.",
+            ms.len(),
+            ms[ms.len() / 2],
+            ms[ms.len() - 1]
+        );
+        out
+    }
+
     /// How ours changed against an earlier report `before` (another commit, another
     /// planner): per row that both measured, ours then and now and their ratio (> 1:
     /// faster now) with both configs, then the geometric mean per dtype. A markdown

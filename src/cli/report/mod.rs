@@ -155,6 +155,15 @@ pub struct Row {
     pub tune_ms: f64,
     /// Whether the winner came from the tuning cache.
     pub tune_cache_hit: bool,
+    /// `bench --first-call`: the wall time of the case's first plain launch under
+    /// `CROSSGEMM_TUNE=cached` (config lookup, the winner's check at its build variant,
+    /// the JIT compile of that one config, the run), ms.
+    #[serde(default)]
+    pub first_call_ms: Option<f64>,
+    /// Where the config came from: "tuned", "cache", "table", "table_nearest",
+    /// "nearest" or "default" (empty in reports older than the field).
+    #[serde(default)]
+    pub config_source: String,
     /// Why a column is missing or a failure, in words; empty when all went well.
     pub note: String,
 }

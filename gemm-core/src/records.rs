@@ -1,0 +1,184 @@
+//! Tuning records: the tuning cache as a portable, versioned JSON document, to ship
+//! measured winners with a project (the repository's `records/`) or move them between
+//! machines. The format lives here, beside the planner, because both ends read it: the
+//! runtime exports and imports it (`crossgemm cache export` / `import`), and
+//! `#[gemm_kernel]` reads records at build time into config tables ([`crate::table`]).
+//!
+//! A document holds one [`Record`] per cache file: kernel, target, device name and id,
+//! driver, compiler (NVRTC version or OpenCL driver), the source hash that pins the
+//! generated code, the kernel's IR (from which its mainloop signature and epilogue class
+//! follow), the target's limits, the winner of every shape bucket with its measured time
+//! (µs) and throughput (TFLOP/s at the timed shape), and the configs that failed, with
+//! where and why.
+
+use crate::family::TileConfig;
+use crate::ir::GemmIr;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Written in every document; anything else is refused.
+pub const FORMAT: &str = "crossgemm-tuning-records";
+/// The document layout's version; other versions are refused.
+pub const VERSION: u32 = 1;
+
+/// A tuning-records document.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Records {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Always [`VERSION`].
+    pub version: u32,
+    /// The crossgemm version that wrote it.
+    pub crossgemm: String,
+    /// One per (kernel, target, device, driver, source).
+    pub records: Vec<Record>,
+}
+
+/// The tuning results of one kernel on one device.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// Kernel (fn) name.
+    pub kernel: String,
+    /// Target (a table of targets.toml) whose code ran.
+    pub target: String,
+    /// Device name as the driver reports it.
+    pub device_name: String,
+    /// Device id (`cuda:0`, `opencl:0:0`) on the machine that measured.
+    pub device_id: String,
+    /// Driver version.
+    pub driver: String,
+    /// Compiler: `NVRTC x.y`, or the OpenCL driver (which compiles); empty if unknown.
+    #[serde(default)]
+    pub compiler: String,
+    /// Hash of the generated source, IR, runtime version and timing protocol.
+    pub source_hash: String,
+    /// The target's limits (gemm-core's `TargetSpec`), if known.
+    #[serde(default)]
+    pub target_spec: Option<serde_json::Value>,
+    /// The kernel's IR, when the tune that measured it recorded it: what lets a record
+    /// serve other kernels of the same mainloop at build time ([`crate::table`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ir: Option<GemmIr>,
+    /// Shape bucket (`pow2:MxNxK` / `exact:MxNxK`) → best config.
+    pub buckets: BTreeMap<String, BucketRecord>,
+    /// Configs that failed, with why.
+    #[serde(default)]
+    pub failed: Vec<FailedRecord>,
+}
+
+/// The best config of one shape bucket, as measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BucketRecord {
+    /// The winner.
+    pub config: TileConfig,
+    /// The shape that was timed.
+    pub shape: [usize; 3],
+    /// Its median device time, µs.
+    pub us: f64,
+    /// 2·M·N·K / time, TFLOP/s.
+    pub tflops: f64,
+    /// How many candidates were timed.
+    pub candidates: usize,
+}
+
+/// A config that failed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FailedRecord {
+    /// The config.
+    pub config: TileConfig,
+    /// Where it failed.
+    pub stage: FailStage,
+    /// Why (compiler log lines, driver error, mismatching elements).
+    pub reason: String,
+}
+
+/// Why a document could not be read or written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordError(pub String);
+
+impl fmt::Display for RecordError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RecordError {}
+
+/// Where a candidate failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailStage {
+    /// The driver's compiler rejected it.
+    Compile,
+    /// It compiled but a launch (or reading its output back) failed.
+    Launch,
+    /// It ran but its output disagreed with the host reference.
+    WrongResult,
+    /// It ran, correctly, but its first timed run took more than `TOO_SLOW_FACTOR`
+    /// times the best time so far. Kept in the report, not in the cache: at another
+    /// shape the same config may be the fastest.
+    TooSlow,
+}
+
+/// TFLOP/s of a GEMM of `shape` taking `ms`.
+pub fn tflops(shape: [usize; 3], ms: f64) -> f64 {
+    if ms > 0.0 {
+        2.0 * shape.iter().map(|&d| d as f64).product::<f64>() / (ms * 1e-3) / 1e12
+    } else {
+        0.0
+    }
+}
+
+/// (M, N, K) of a bucket key (`pow2:MxNxK` or `exact:MxNxK`).
+pub fn bucket_dims(key: &str) -> Option<[usize; 3]> {
+    let dims = key.split_once(':')?.1;
+    let v: Vec<usize> = dims.split('x').map(|d| d.parse().ok()).collect::<Option<_>>()?;
+    <[usize; 3]>::try_from(v).ok()
+}
+
+/// Sum over M, N, K of |ln a - ln b| (dimensions below 1 read as 1).
+pub fn log_distance(a: [usize; 3], b: [usize; 3]) -> f64 {
+    a.iter()
+        .zip(&b)
+        .map(|(&x, &y)| ((x.max(1) as f64).ln() - (y.max(1) as f64).ln()).abs())
+        .sum()
+}
+
+/// The bucket a shape's winner is stored under: each dimension rounded up to a power of
+/// two, or the exact shape when `exact`.
+pub fn shape_key(m: usize, n: usize, k: usize, exact: bool) -> String {
+    if exact {
+        format!("exact:{m}x{n}x{k}")
+    } else {
+        let p = |v: usize| v.max(1).next_power_of_two();
+        format!("pow2:{}x{}x{}", p(m), p(n), p(k))
+    }
+}
+
+/// Parses a document, checking format and version before the layout.
+pub fn parse(text: &str) -> Result<Records, RecordError> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| RecordError(format!("not valid JSON ({e})")))?;
+    if v.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+        return Err(RecordError(format!(
+            "not a crossgemm tuning-records file (expected \"format\": \"{FORMAT}\")"
+        )));
+    }
+    match v.get("version").and_then(|f| f.as_u64()) {
+        Some(x) if x == VERSION as u64 => {}
+        other => {
+            return Err(RecordError(format!(
+                "tuning-records version {other:?}; this crossgemm reads version {VERSION}"
+            )))
+        }
+    }
+    let doc: Records = serde_json::from_value(v).map_err(|e| RecordError(format!("malformed records ({e})")))?;
+    for r in &doc.records {
+        for b in r.buckets.keys() {
+            if bucket_dims(b).is_none() {
+                return Err(RecordError(format!("record of `{}`: bad shape bucket {b:?}", r.kernel)));
+            }
+        }
+    }
+    Ok(doc)
+}

@@ -1,0 +1,150 @@
+//! The kernel's build-time config table ([`gemm_core::table`]) at launch: a measured
+//! winner for this device and bucket, or the nearest starting point.
+//!
+//! The table is consulted after the tuning cache: a winner tuned on this very machine
+//! knows more than one shipped with the crate. `CROSSGEMM_IGNORE_TABLES` leaves it out.
+
+use crate::cache;
+use crate::call::Call;
+use crate::spec::TargetKernel;
+use gemm_core::table::Seed;
+use gemm_core::TileConfig;
+
+/// The table's winner for `bucket` on the call's device (same device name, same
+/// signature and epilogue class, same bucket), if it can run the call.
+pub(super) fn winner<'t>(call: &Call<'_, '_>, tk: &'t TargetKernel, bucket: &str) -> Option<&'t Seed> {
+    winner_in(entries(tk), &call.device().info().name, bucket, |c| call.usable(tk, c))
+}
+
+/// The table's best starting point for `bucket` on the call's device.
+pub(super) fn nearest<'t>(call: &Call<'_, '_>, tk: &'t TargetKernel, bucket: &str) -> Option<&'t Seed> {
+    nearest_in(entries(tk), &call.device().info().name, bucket, |c| call.usable(tk, c))
+}
+
+fn entries(tk: &TargetKernel) -> &[Seed] {
+    if crate::env::ignore_tables() {
+        &[]
+    } else {
+        tk.table()
+    }
+}
+
+fn winner_in<'t>(
+    table: &'t [Seed],
+    device: &str,
+    bucket: &str,
+    usable: impl Fn(&TileConfig) -> bool,
+) -> Option<&'t Seed> {
+    table
+        .iter()
+        .find(|s| s.winner && s.bucket == bucket && s.device_name == device && usable(&s.config))
+}
+
+/// Entries measured on a device of this name first, then the nearest bucket (log
+/// distance, as [`super::choose::nearest_winner`] measures it: a tile that suits the
+/// shape matters more than the epilogue it was tuned with), then winners before
+/// starting points. Never this device's winner of `bucket` itself, which is
+/// [`winner_in`]'s.
+fn nearest_in<'t>(
+    table: &'t [Seed],
+    device: &str,
+    bucket: &str,
+    usable: impl Fn(&TileConfig) -> bool,
+) -> Option<&'t Seed> {
+    let want = cache::bucket_dims(bucket)?;
+    let mut best: Option<((u8, f64, u8), &Seed)> = None;
+    for s in table {
+        let here = s.device_name == device;
+        if here && s.winner && s.bucket == bucket {
+            continue;
+        }
+        let Some(d) = cache::bucket_dims(&s.bucket) else {
+            continue;
+        };
+        let rank = (u8::from(!here), cache::log_distance(want, d), u8::from(!s.winner));
+        if best.as_ref().is_some_and(|(r, _)| *r <= rank) || !usable(&s.config) {
+            continue;
+        }
+        best = Some((rank, s));
+    }
+    best.map(|(_, s)| s)
+}
+
+/// How a table entry is named in reports and logs: `table <bucket> (<file>: <kernel>)`.
+pub(super) fn describe(s: &Seed) -> String {
+    format!("table {} ({})", s.bucket, s.from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gemm_core::family::SimtTile;
+
+    fn config(mwg: u32) -> TileConfig {
+        TileConfig::Simt(SimtTile {
+            mwg,
+            nwg: 64,
+            kwg: 16,
+            mdimc: 8,
+            ndimc: 8,
+            vw: 2,
+            group_m: 8,
+        })
+    }
+
+    fn seed(bucket: &str, device: &str, winner: bool, mwg: u32) -> Seed {
+        Seed {
+            bucket: bucket.into(),
+            config: config(mwg),
+            shape: cache::bucket_dims(bucket).unwrap(),
+            us: 1.0,
+            device_name: device.into(),
+            winner,
+            from: "t.json: k".into(),
+        }
+    }
+
+    #[test]
+    fn a_winner_is_of_this_device_and_bucket_and_runs() {
+        let t = vec![
+            seed("pow2:64x64x64", "other", true, 16),
+            seed("pow2:64x64x64", "cpu", false, 32),
+            seed("pow2:64x64x64", "cpu", true, 64),
+        ];
+        let any = |_: &TileConfig| true;
+        assert_eq!(winner_in(&t, "cpu", "pow2:64x64x64", any).unwrap().config, config(64));
+        assert!(winner_in(&t, "cpu", "pow2:128x64x64", any).is_none());
+        assert!(winner_in(&t, "gpu", "pow2:64x64x64", any).is_none());
+        assert!(winner_in(&t, "cpu", "pow2:64x64x64", |c| *c != config(64)).is_none());
+    }
+
+    #[test]
+    fn the_nearest_prefers_this_device_then_distance_then_winners() {
+        let t = vec![
+            seed("pow2:64x64x64", "other", true, 8),
+            seed("pow2:64x64x128", "cpu", false, 16),
+            seed("pow2:64x64x1024", "cpu", true, 32),
+            seed("pow2:64x64x64", "cpu", true, 64),
+            seed("pow2:64x64x128", "cpu", true, 128),
+        ];
+        let any = |_: &TileConfig| true;
+        // This device's winner of the bucket itself is not a starting point; of two at
+        // the same distance the winner.
+        assert_eq!(nearest_in(&t, "cpu", "pow2:64x64x64", any).unwrap().config, config(128));
+        assert_eq!(
+            nearest_in(&t, "cpu", "pow2:64x64x64", |c| *c != config(128))
+                .unwrap()
+                .config,
+            config(16)
+        );
+        assert_eq!(
+            nearest_in(&t, "cpu", "pow2:64x64x1024", any).unwrap().config,
+            config(128),
+            "its own bucket's winner excluded, the nearest winner"
+        );
+        // On a device of another name its entries rank alike: the nearest first.
+        assert_eq!(nearest_in(&t, "gpu", "pow2:64x64x64", any).unwrap().config, config(8));
+        assert!(nearest_in(&t, "cpu", "not a bucket", any).is_none());
+        assert!(nearest_in(&t, "cpu", "pow2:64x64x64", |_| false).is_none());
+    }
+}
