@@ -126,7 +126,7 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
     }
     opts.exact_shape |= a.exact;
     // CROSSGEMM_TUNE=cached: the lookup a `cached` launch does; off: what an `off` launch
-    // uses, the planner's default (the lookup with no cache folder finds nothing else).
+    // uses, the planner's default (the lookup says so under `off`, reading no cache).
     let mode = TuneMode::from_env();
     let cached_only = mode != TuneMode::Full;
     if mode == TuneMode::Off {

@@ -350,9 +350,10 @@ pub struct Lookup {
     pub target: String,
 }
 
-/// The config a launch in `cached` mode would use: the bucket's cached winner, else the
-/// table's winner for this device, else the nearest bucket's in the cache, else the
-/// table's nearest entry, else the planner's default. Tunes nothing.
+/// The config a launch would use without tuning. Under `CROSSGEMM_TUNE=off` the
+/// planner's default; otherwise what a `cached` launch uses: the bucket's cached winner,
+/// else the table's winner for this device, else the nearest bucket's in the cache, else
+/// the table's nearest entry, else the planner's default. Tunes nothing.
 pub fn lookup(spec: &'static KernelSpec, args: &[Arg<'_>], out: OutArg<'_>, opts: &TuneOptions) -> Result<Lookup> {
     let call = Call::new(spec, args, out)?;
     let (m, n, k) = call.mnk();
@@ -365,6 +366,9 @@ pub fn lookup(spec: &'static KernelSpec, args: &[Arg<'_>], out: OutArg<'_>, opts
         shape_key: bucket.clone(),
         target: tk.target.to_string(),
     };
+    if TuneMode::from_env() == TuneMode::Off {
+        return Ok(l);
+    }
     let table_entry = |l: &mut Lookup, s: &gemm_core::table::Seed| {
         l.config = s.config;
         l.source = LookupSource::Table {

@@ -3,7 +3,7 @@
 //! vacuous, and whose zeros would also run faster on tensor cores than real data).
 //!
 //! Same shapes, dtypes and layouts as the call; every buffer element is drawn from a
-//! fixed-seed generator, uniform in ±[1/64, 1) (never zero, never tiny) and rounded to
+//! fixed-seed counter-based generator (large operands are filled on every core), uniform in ±[1/64, 1) (never zero, never tiny) and rounded to
 //! its dtype, and the host keeps the rounded values for the reference. A is scaled by
 //! 2^-⌊log2(K)/2⌋ (exact, a power of two) so that the product stays of order 1/3 for
 //! any K: epilogues then neither saturate (tanh, sigmoid, clamp) nor overflow (exp, f16
@@ -93,24 +93,28 @@ fn memory_error(ours: u128, callers: u128, global: u64) -> Option<String> {
     })
 }
 
-/// A generator of the values above: xorshift64*, one stream per parameter.
+/// The values above as a pure function of (parameter, element index): splitmix64 of a
+/// per-parameter key plus the index. A counter, not a stream, so that the elements of
+/// a large operand (tens of millions, for a check at an LLM shape) are generated on
+/// every core at once, each chunk knowing its values without the ones before it.
+#[derive(Clone, Copy)]
 struct Values(u64);
 
 impl Values {
     fn new(param: usize) -> Values {
-        Values((SEED ^ (param as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1)
+        Values(SEED ^ (param as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03))
     }
-    /// Uniform in ±[1/64, 1), times `scale`.
-    fn next(&mut self, scale: f32) -> f32 {
-        let mut s = self.0;
-        s ^= s >> 12;
-        s ^= s << 25;
-        s ^= s >> 27;
-        self.0 = s;
-        let r = s.wrapping_mul(0x2545_F491_4F6C_DD1D);
-        let u = (r >> 40) as f32 / (1u64 << 24) as f32; // [0, 1)
+    /// Element `i`: uniform in ±[1/64, 1), times `scale`.
+    fn at(self, i: u64, scale: f32) -> f32 {
+        let mut z = self
+            .0
+            .wrapping_add(i.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        let u = (z >> 40) as f32 / (1u64 << 24) as f32; // [0, 1)
         let mag = 1.0 / 64.0 + (1.0 - 1.0 / 64.0) * u;
-        let v = if r & 1 == 0 { mag } else { -mag };
+        let v = if z & 1 == 0 { mag } else { -mag };
         v * scale
     }
 }
@@ -121,31 +125,61 @@ pub(crate) fn a_scale(k: usize) -> f32 {
     2f32.powi(-((log2 / 2) as i32))
 }
 
+/// Elements per chunk of the parallel fill: big enough that a thread's start costs
+/// nothing beside it, small enough that small operands stay on the calling thread.
+const CHUNK: usize = 1 << 18;
+
 /// Fills `len` values of `dtype` from `g`: the device bytes, and (in `host`) the values
-/// they hold. Both vectors are allocated fallibly.
-fn generate(dtype: DType, len: usize, g: &mut Values, scale: f32, host: &mut Vec<f32>) -> Result<Vec<u8>> {
+/// they hold. Both vectors are allocated fallibly; large ones are filled on every core.
+fn generate(dtype: DType, len: usize, g: Values, scale: f32, host: &mut Vec<f32>) -> Result<Vec<u8>> {
     let size = dtype.size() as usize;
     let mut bytes = try_vec::<u8>(len.saturating_mul(size), "the tuner's operand")?;
     *host = try_vec::<f32>(len, "the tuner's host copy of an operand")?;
-    for _ in 0..len {
-        let v = g.next(scale);
-        match dtype {
-            DType::F32 => {
-                bytes.extend_from_slice(&v.to_le_bytes());
-                host.push(v);
-            }
-            DType::F16 => {
-                let h = half::f16::from_f32(v);
-                bytes.extend_from_slice(&h.to_le_bytes());
-                host.push(h.to_f32());
-            }
-            DType::Bf16 => {
-                let h = half::bf16::from_f32(v);
-                bytes.extend_from_slice(&h.to_le_bytes());
-                host.push(h.to_f32());
-            }
+    bytes.resize(len * size, 0);
+    host.resize(len, 0.0);
+    let fill = |first: usize, bytes: &mut [u8], host: &mut [f32]| {
+        for (j, (b, h)) in bytes.chunks_exact_mut(size).zip(host.iter_mut()).enumerate() {
+            let v = g.at((first + j) as u64, scale);
+            *h = match dtype {
+                DType::F32 => {
+                    b.copy_from_slice(&v.to_le_bytes());
+                    v
+                }
+                DType::F16 => {
+                    let x = half::f16::from_f32(v);
+                    b.copy_from_slice(&x.to_le_bytes());
+                    x.to_f32()
+                }
+                DType::Bf16 => {
+                    let x = half::bf16::from_f32(v);
+                    b.copy_from_slice(&x.to_le_bytes());
+                    x.to_f32()
+                }
+            };
         }
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if len <= CHUNK || threads == 1 {
+        fill(0, &mut bytes, host);
+        return Ok(bytes);
     }
+    // Contiguous chunks handed out in turn: threads that finish early take more.
+    let chunks: Vec<(usize, &mut [u8], &mut [f32])> = bytes
+        .chunks_mut(CHUNK * size)
+        .zip(host.chunks_mut(CHUNK))
+        .enumerate()
+        .map(|(c, (b, h))| (c * CHUNK, b, h))
+        .collect();
+    let queue = std::sync::Mutex::new(chunks);
+    std::thread::scope(|s| {
+        for _ in 0..threads.min(len.div_ceil(CHUNK)) {
+            s.spawn(|| loop {
+                let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop();
+                let Some((first, b, h)) = next else { break };
+                fill(first, b, h);
+            });
+        }
+    });
     Ok(bytes)
 }
 
@@ -181,7 +215,7 @@ impl Operands {
             };
             let scale = if i as u32 == ir.a { a_scale(k) } else { 1.0 };
             let mut values = Vec::new();
-            let bytes = generate(dtype, len, &mut Values::new(i), scale, &mut values)?;
+            let bytes = generate(dtype, len, Values::new(i), scale, &mut values)?;
             let buf = RawBuffer::new(dev, bytes.len())?;
             buf.upload(&bytes)?;
             drop(bytes);
@@ -267,18 +301,39 @@ mod tests {
 
     #[test]
     fn values_are_never_small_and_both_signs() {
-        let mut g = Values::new(3);
-        let v: Vec<f32> = (0..100_000).map(|_| g.next(1.0)).collect();
+        let g = Values::new(3);
+        let v: Vec<f32> = (0..100_000).map(|i| g.at(i, 1.0)).collect();
         assert!(v.iter().all(|x| x.abs() >= 1.0 / 64.0 && x.abs() < 1.0));
         let neg = v.iter().filter(|x| **x < 0.0).count();
         assert!((45_000..55_000).contains(&neg), "{neg}");
         let mean_abs = v.iter().map(|x| x.abs() as f64).sum::<f64>() / v.len() as f64;
         assert!((mean_abs - 0.508).abs() < 0.01, "{mean_abs}");
         // Deterministic, and another stream per parameter.
-        let mut a = Values::new(3);
-        let mut b = Values::new(4);
-        assert_eq!(a.next(1.0), v[0]);
-        assert_ne!(b.next(1.0), v[0]);
+        assert_eq!(Values::new(3).at(0, 1.0), v[0]);
+        assert_ne!(Values::new(4).at(0, 1.0), v[0]);
+        let same = (0..1000)
+            .filter(|&i| Values::new(4).at(i, 1.0) == v[i as usize])
+            .count();
+        assert!(same < 5, "{same} of 1000 equal");
+        // Neighbouring elements are not correlated (a counter hash, not a stride).
+        let lag: f64 = v.windows(2).map(|w| (w[0] * w[1]) as f64).sum::<f64>() / v.len() as f64;
+        assert!(lag.abs() < 0.01, "{lag}");
+    }
+
+    #[test]
+    fn the_parallel_fill_is_the_serial_one() {
+        let len = 3 * CHUNK + 77;
+        let (mut host, mut one) = (Vec::new(), Vec::new());
+        let bytes = generate(DType::Bf16, len, Values::new(1), 0.25, &mut host).unwrap();
+        let g = Values::new(1);
+        for i in [0, 1, CHUNK - 1, CHUNK, 2 * CHUNK + 5, len - 1] {
+            let want = half::bf16::from_f32(g.at(i as u64, 0.25));
+            assert_eq!(host[i], want.to_f32(), "element {i}");
+            assert_eq!(bytes[2 * i..2 * i + 2], want.to_le_bytes(), "element {i}");
+        }
+        let small = generate(DType::Bf16, 1000, Values::new(1), 0.25, &mut one).unwrap();
+        assert_eq!(small[..], bytes[..2000]);
+        assert_eq!(one[..], host[..1000]);
     }
 
     #[test]
@@ -304,18 +359,16 @@ mod tests {
     #[test]
     fn generated_values_are_what_the_device_holds() {
         let mut host = Vec::new();
-        let bytes = generate(DType::F16, 1000, &mut Values::new(0), 1.0 / 64.0, &mut host).unwrap();
+        let bytes = generate(DType::F16, 1000, Values::new(0), 1.0 / 64.0, &mut host).unwrap();
         assert_eq!(bytes.len(), 2000);
         for (c, h) in bytes.chunks_exact(2).zip(&host) {
             let v = half::f16::from_le_bytes([c[0], c[1]]).to_f32();
             assert_eq!(v, *h);
             assert!(v != 0.0);
         }
-        assert!(
-            generate(DType::F32, usize::MAX / 2, &mut Values::new(0), 1.0, &mut host)
-                .unwrap_err()
-                .to_string()
-                .contains("bytes of host memory")
-        );
+        assert!(generate(DType::F32, usize::MAX / 2, Values::new(0), 1.0, &mut host)
+            .unwrap_err()
+            .to_string()
+            .contains("bytes of host memory"));
     }
 }

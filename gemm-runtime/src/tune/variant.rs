@@ -127,16 +127,27 @@ fn check(call: &Call<'_, '_>, tk: &TargetKernel, cfg: &TileConfig) -> Result<Opt
         Err(e) => return Ok(Some(Err((FailStage::Compile, e.to_string())))),
     };
     let defines = call::defines(ir, tk.backend, cfg, call.problem);
-    let kern = match dev.kernel(source, &ir.symbol(), &defines, &cfg.compile_needs()) {
-        Ok(k) => k,
-        Err(e) => {
+    // The JIT compile (hundreds of ms for a wgmma kernel) and the check's operands (tens
+    // of millions of elements at an LLM shape) are independent: made at the same time,
+    // a first call waits for the longer of the two, not their sum.
+    let symbol = ir.symbol();
+    let needs = cfg.compile_needs();
+    let (kern, checker) = std::thread::scope(|s| {
+        let compiling = s.spawn(|| dev.kernel(source, &symbol, &defines, &needs));
+        let checker = Checker::new(call, &opts.inject, false);
+        (compiling.join(), checker)
+    });
+    let kern = match kern {
+        Ok(Ok(k)) => k,
+        Ok(Err(e)) => {
             return Ok(Some(Err((
                 FailStage::Compile,
                 super::first_line(&e.to_string()).to_string(),
             ))))
         }
+        Err(panic) => std::panic::resume_unwind(panic),
     };
-    let mut checker = match Checker::new(call, &opts.inject, false) {
+    let mut checker = match checker {
         Ok(c) => c,
         Err(e) => {
             static SAID: std::sync::Once = std::sync::Once::new();
