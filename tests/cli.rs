@@ -772,3 +772,71 @@ fn a_huge_shape_is_an_error_not_an_abort() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `cache merge` pools records of several machines into one per kernel: the shipped
+/// PoCL records twice (two "machines") give the same kernels and buckets, each bucket
+/// pooled; a kernel only one file has stays as it was; a bad file is an error naming it.
+#[test]
+fn cache_merge_pools_records_of_several_machines() {
+    let dir = temp_dir("merge");
+    std::fs::create_dir_all(&dir).unwrap();
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let pocl = manifest.join("records/pocl-cpu.json");
+    let other = manifest.join("tests/data/table-records.json");
+    let out = dir.join("merged.json");
+    let res = run(
+        &dir,
+        &[
+            "cache",
+            "merge",
+            pocl.to_str().unwrap(),
+            pocl.to_str().unwrap(),
+            other.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(res.status.success(), "{}", String::from_utf8_lossy(&res.stderr));
+    let said = String::from_utf8_lossy(&res.stderr);
+    let shipped: Value = serde_json::from_str(&std::fs::read_to_string(&pocl).unwrap()).unwrap();
+    let merged: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let count = |v: &Value| v["records"].as_array().unwrap().len();
+    let buckets = |v: &Value| -> usize {
+        v["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["buckets"].as_object().unwrap().len())
+            .sum()
+    };
+    // The test file's three records are of kernels of their own.
+    assert_eq!(count(&merged), count(&shipped) + 3, "{merged}");
+    assert!(
+        said.contains(&format!("{} pooled from several machines", buckets(&shipped))),
+        "{said}"
+    );
+    for r in merged["records"].as_array().unwrap() {
+        let from_shipped = shipped["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["kernel"] == r["kernel"]);
+        let id = r["device_id"].as_str().unwrap();
+        assert_eq!(id == "merged from 2 records", from_shipped, "{id}");
+    }
+    let bad = run(
+        &dir,
+        &[
+            "cache",
+            "merge",
+            manifest.join("Cargo.toml").to_str().unwrap(),
+            "-o",
+            "-",
+        ],
+        &[],
+    );
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("Cargo.toml: not valid JSON"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

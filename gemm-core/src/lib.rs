@@ -7,12 +7,14 @@
 //! - [`family`]: the kernel families (tile spaces, rules, host contracts, sources);
 //! - [`plan`]: per target, the families that serve a kernel and their pruned candidates;
 //! - [`codegen`]: one CUDA C or OpenCL C source per (IR, backend, family);
-//! - [`records`]: the tuning-records format, and [`table`]: the config tables that the
-//!   macro builds from records for each kernel.
+//! - [`records`]: the tuning-records format, [`merge`]: records of several machines
+//!   combined, and [`table`]: the config tables that the macro builds from records for
+//!   each kernel.
 
 pub mod codegen;
 pub mod family;
 pub mod ir;
+pub mod merge;
 pub mod plan;
 pub mod records;
 pub mod space;

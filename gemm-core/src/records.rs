@@ -80,6 +80,19 @@ pub struct BucketRecord {
     pub tflops: f64,
     /// How many candidates were timed.
     pub candidates: usize,
+    /// Every timed candidate's median, µs, the winner's included (absent in records of
+    /// older writers): what `crossgemm cache merge` combines across machines.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timings: Vec<ConfigTime>,
+}
+
+/// One candidate's measured median.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConfigTime {
+    /// The config.
+    pub config: TileConfig,
+    /// Its median device time, µs, at the bucket's timed shape.
+    pub us: f64,
 }
 
 /// A config that failed.

@@ -204,6 +204,7 @@ mod tests {
                         us,
                         tflops: 0.0,
                         candidates: 6,
+                        timings: Vec::new(),
                     };
                     (b.to_string(), r)
                 })

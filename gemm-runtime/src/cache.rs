@@ -17,7 +17,7 @@
 //! something else. A config in a file is never trusted either: the runtime validates it
 //! against its family's rules before launching it (`Call::validate`).
 
-pub(crate) use gemm_core::records::{bucket_dims, log_distance, shape_key, FailStage};
+pub(crate) use gemm_core::records::{bucket_dims, log_distance, shape_key, ConfigTime, FailStage};
 use gemm_core::TileConfig;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
@@ -40,12 +40,14 @@ pub(crate) const VERSION: u32 = 1;
 const LOCK_WAIT: Duration = Duration::from_secs(20);
 
 /// Identity of one cache file. Every field must match for any entry to be used.
+///
+/// The device is its name, not its index: identical GPUs of a machine (or of machines
+/// sharing a cache folder) share one tuning entry, and so agree on every winner.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct FileKey {
     pub(crate) kernel: String,
     pub(crate) target: String,
     pub(crate) device_name: String,
-    pub(crate) device_id: String,
     pub(crate) driver: String,
     /// Hash of the IR hash, the target's generated source, the runtime version and the
     /// timing protocol.
@@ -55,8 +57,8 @@ pub(crate) struct FileKey {
 impl FileKey {
     fn file_name(&self) -> String {
         let id = format!(
-            "{}\0{}\0{}\0{}\0{}\0{}",
-            self.kernel, self.target, self.device_name, self.device_id, self.driver, self.source_hash
+            "{}\0{}\0{}\0{}\0{}",
+            self.kernel, self.target, self.device_name, self.driver, self.source_hash
         );
         let safe: String = self
             .kernel
@@ -78,6 +80,10 @@ pub(crate) struct Winner {
     pub(crate) shape: [usize; 3],
     /// How many candidates were timed.
     pub(crate) candidates: usize,
+    /// Every timed candidate's median (µs), for records and `cache merge`; absent in
+    /// files of older writers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) timings: Vec<ConfigTime>,
 }
 
 /// A config that failed, with why. Not retried while the file's key stays the same.
@@ -108,6 +114,10 @@ pub(crate) struct CacheFile {
     /// mainloop at build time. Absent in files of older writers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) ir: Option<gemm_core::GemmIr>,
+    /// The device (`cuda:1`, `opencl:0:0`) that last wrote the file: informational, as
+    /// every device of the key's name shares it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) device_id: Option<String>,
 }
 
 impl CacheFile {
@@ -121,6 +131,7 @@ impl CacheFile {
             target_spec: None,
             compiler: None,
             ir: None,
+            device_id: None,
         }
     }
 }
@@ -543,7 +554,6 @@ pub(crate) mod tests {
             kernel: "k".into(),
             target: "opencl".into(),
             device_name: "dev".into(),
-            device_id: "opencl:0:0".into(),
             driver: "1.0".into(),
             source_hash: "00ff".into(),
         }
@@ -597,6 +607,7 @@ pub(crate) mod tests {
                     ms: 1.5,
                     shape: [1, 2, 3],
                     candidates: 4,
+                    timings: Vec::new(),
                 },
             );
         })
@@ -649,6 +660,7 @@ pub(crate) mod tests {
                 ms: 1.0,
                 shape: [1, 1, 1],
                 candidates: 1,
+                timings: Vec::new(),
             },
         );
         fs::write(c.path(), serde_json::to_vec(&f).unwrap()).unwrap();
@@ -769,6 +781,7 @@ pub(crate) mod tests {
             ms: 1.0,
             shape: [64, 64, 64],
             candidates: 2,
+            timings: Vec::new(),
         };
         c.update(|f| {
             f.winners.insert("pow2:64x64x64".into(), w(32));
@@ -835,6 +848,7 @@ pub(crate) mod tests {
                                         ms: 1.0,
                                         shape: [t, i, 0],
                                         candidates: 1,
+                                        timings: Vec::new(),
                                     },
                                 );
                             })

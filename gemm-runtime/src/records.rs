@@ -16,8 +16,9 @@
 //! (the tuner's nearest-record start, see `CROSSGEMM_TUNE` in the README).
 
 use crate::cache::{self, CacheFile, DiskCache, FailedConfig, FileKey, Winner};
+pub use gemm_core::merge::{merge as combine, MergeSummary, TIE_BAND};
 pub use gemm_core::records::{
-    parse, tflops, BucketRecord, FailStage, FailedRecord, Record, RecordError, Records, FORMAT, VERSION,
+    parse, tflops, BucketRecord, ConfigTime, FailStage, FailedRecord, Record, RecordError, Records, FORMAT, VERSION,
 };
 use std::path::Path;
 
@@ -39,7 +40,7 @@ fn to_record(f: CacheFile) -> Record {
         kernel: f.key.kernel,
         target: f.key.target,
         device_name: f.key.device_name,
-        device_id: f.key.device_id,
+        device_id: f.device_id.unwrap_or_default(),
         driver: f.key.driver,
         compiler: f.compiler.unwrap_or_default(),
         source_hash: f.key.source_hash,
@@ -57,6 +58,7 @@ fn to_record(f: CacheFile) -> Record {
                         us: w.ms * 1e3,
                         tflops: tflops(w.shape, w.ms),
                         candidates: w.candidates,
+                        timings: w.timings,
                     },
                 )
             })
@@ -120,7 +122,6 @@ pub fn merge(dir: &Path, doc: &Records) -> Result<ImportSummary, RecordError> {
             kernel: r.kernel.clone(),
             target: r.target.clone(),
             device_name: r.device_name.clone(),
-            device_id: r.device_id.clone(),
             driver: r.driver.clone(),
             source_hash: r.source_hash.clone(),
         };
@@ -135,6 +136,9 @@ pub fn merge(dir: &Path, doc: &Records) -> Result<ImportSummary, RecordError> {
             if f.ir.is_none() {
                 f.ir = r.ir.clone();
             }
+            if f.device_id.is_none() && !r.device_id.is_empty() {
+                f.device_id = Some(r.device_id.clone());
+            }
             for (b, w) in &r.buckets {
                 if f.winners.contains_key(b) {
                     sum.kept += 1;
@@ -147,6 +151,7 @@ pub fn merge(dir: &Path, doc: &Records) -> Result<ImportSummary, RecordError> {
                         ms: w.us * 1e-3,
                         shape: w.shape,
                         candidates: w.candidates,
+                        timings: w.timings.clone(),
                     },
                 );
                 sum.added += 1;
@@ -235,6 +240,7 @@ mod tests {
                         us: 100.0,
                         tflops: tflops([64, 64, 64], 0.1),
                         candidates: 3,
+                        timings: Vec::new(),
                     },
                 )]
                 .into(),

@@ -1,8 +1,8 @@
-//! `crossgemm cache ls|clear|export|import`.
+//! `crossgemm cache ls|clear|export|import|merge`.
 
 use super::CliResult;
 use crossgemm::records;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub fn ls(dir: &Path, json: bool) -> CliResult {
     let doc = records::collect(dir);
@@ -89,6 +89,35 @@ pub fn import(dir: &Path, file: &Path) -> CliResult {
         s.added,
         s.kept,
         s.failures
+    );
+    Ok(())
+}
+
+pub fn merge(files: &[PathBuf], out: &Path) -> CliResult {
+    let docs = files
+        .iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?;
+            records::parse(&text).map_err(|e| format!("{}: {e}", f.display()))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let targets = crossgemm::Targets::parse(crossgemm::BUILTIN_TARGETS).map_err(|e| e.to_string())?;
+    let (doc, s) = records::combine(&docs, &targets);
+    let mut text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
+    text.push('\n');
+    if out == Path::new("-") {
+        print!("{text}");
+    } else {
+        std::fs::write(out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    }
+    eprintln!(
+        "merged {} record(s) from {} file(s) into {} record(s), {} bucket(s): {} pooled from several machines, {} decided by the planner's order within the tie band",
+        s.inputs,
+        files.len(),
+        s.records,
+        s.buckets,
+        s.pooled,
+        s.ties
     );
     Ok(())
 }

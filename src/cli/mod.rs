@@ -152,6 +152,17 @@ enum CacheCommand {
         /// The records file.
         file: PathBuf,
     },
+    /// Combine tuning-records files from several machines into one: per bucket, each
+    /// config's median over the machines that timed it; medians within 2 % of the
+    /// fastest tie, and a tie goes to the planner's order. Reads no cache.
+    Merge {
+        /// The records files.
+        #[arg(required = true, num_args = 1..)]
+        files: Vec<PathBuf>,
+        /// Where to write the merged records (`-`: stdout).
+        #[arg(long, short)]
+        out: PathBuf,
+    },
 }
 
 /// A failed command's message.
@@ -242,6 +253,9 @@ pub fn main(kernels: &'static [KernelEntry]) -> ExitCode {
         Command::Tune(args) => tune::run(kernels, &args, cache_dir),
         Command::Bench(args) => bench::run(kernels, &args, cache_dir),
         Command::Diagnose(args) => diagnose::run(kernels, &args, cache_dir),
+        Command::Cache {
+            command: CacheCommand::Merge { files, out },
+        } => cache::merge(&files, &out),
         Command::Cache { command } => {
             let Some(dir) = cache_dir else {
                 eprintln!("crossgemm: error: no cache folder: set CROSSGEMM_CACHE_DIR or pass --cache-dir");
@@ -252,6 +266,7 @@ pub fn main(kernels: &'static [KernelEntry]) -> ExitCode {
                 CacheCommand::Clear { binaries } => cache::clear(&dir, binaries),
                 CacheCommand::Export { file } => cache::export(&dir, &file),
                 CacheCommand::Import { file } => cache::import(&dir, &file),
+                CacheCommand::Merge { .. } => unreachable!("handled above: merging reads no cache"),
             }
         }
     };

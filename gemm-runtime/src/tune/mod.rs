@@ -113,7 +113,6 @@ fn file_key(spec: &KernelSpec, tk: &TargetKernel, dev: &Device) -> FileKey {
         kernel: spec.name.to_string(),
         target: tk.target.to_string(),
         device_name: i.name.clone(),
-        device_id: i.id.clone(),
         driver: i.driver.clone(),
         source_hash: source_hash(spec, tk),
     }

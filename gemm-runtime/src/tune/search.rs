@@ -170,6 +170,14 @@ pub(super) fn tune_locked(call: &Call<'_, '_>, tk: &TargetKernel, opts: &TuneOpt
             ms: tried.best_ms,
             shape: [m, n, k],
             candidates: report.timings.len(),
+            timings: report
+                .timings
+                .iter()
+                .map(|t| cache::ConfigTime {
+                    config: t.config,
+                    us: t.ms * 1e3,
+                })
+                .collect(),
         }
     });
     if let Some(d) = &disk {
@@ -587,6 +595,7 @@ fn store(
         f.target_spec = serde_json::from_str(tk.spec_json()).ok();
         f.compiler = Some(dev.compiler_version());
         f.ir = Some(ir.clone());
+        f.device_id = Some(dev.info().id.clone());
         if let Some(w) = found {
             f.winners.insert(bucket.to_string(), w.clone());
         }
