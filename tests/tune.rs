@@ -242,7 +242,12 @@ fn cache_round_trip() {
     );
     assert!(first.candidates.contains(&first.best) && first.best_ms.is_finite() && first.best_ms >= 0.0);
     let min = first.timings.iter().map(|t| t.ms).fold(f64::INFINITY, f64::min);
-    assert_eq!(first.best_ms, min);
+    // The fastest, or a config it tied with (within 5 % at most), chosen by the planner's
+    // order and reported as the tie's winner.
+    assert!(
+        first.best_ms == min || (first.tied.first() == Some(&first.best) && first.best_ms <= 1.05 * min),
+        "{first:#?}"
+    );
     assert_eq!(first.shape_key, "pow2:64x32x64");
     check_config(&mut o, &first.best);
     let file = first.cache_file.clone().unwrap();
