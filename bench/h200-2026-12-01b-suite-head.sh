@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# H200, 2026-12-01 afternoon, last call (issue 14): the CUDA test suite at the head of
-# main (binaries in .dev/s3, built at the commit in .dev/s3/COMMIT): tests/kernels.rs
+# H200 (issue 14): the CUDA test suite at the head of main, for the next session's
+# first device call (2026-12-01's device time ran out before it could run: the last
+# suite run is h200-2026-12-01b-records{,2}.sh's at 925bfd9/0381489). Binaries in
+# .dev/s3, built at the commit in .dev/s3/COMMIT: tests/kernels.rs
 # (every planned config of every family on its aligned and odd shapes), the epilogue
 # values, the runtime's CUDA unit tests. CROSSGEMM_REQUIRE_CUDA=1: a CUDA that fails to
 # load fails instead of skipping.
