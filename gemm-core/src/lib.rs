@@ -12,6 +12,7 @@
 //!   each kernel.
 
 pub mod codegen;
+pub mod estimate;
 pub mod family;
 pub mod ir;
 pub mod merge;

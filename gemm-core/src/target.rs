@@ -149,6 +149,10 @@ pub struct TargetSpec {
     /// the vendor's datasheet: the compute roof of `crossgemm diagnose`. Optional.
     #[serde(default)]
     pub peak_tflops: std::collections::BTreeMap<String, u32>,
+    /// Memory bandwidth from the datasheet, GB/s: the memory roof of the tuner's cost
+    /// estimate ([`crate::estimate`]). Optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_gbps: Option<u32>,
 }
 
 impl TargetSpec {

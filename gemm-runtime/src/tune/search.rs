@@ -14,7 +14,7 @@ use crate::error::{GemmError, Result};
 use crate::measure::{self, Timed};
 use crate::spec::TargetKernel;
 use gemm_core::target::DeviceType;
-use gemm_core::{CompileNeeds, TileConfig};
+use gemm_core::{CompileNeeds, Problem, TileConfig};
 use std::any::Any;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -215,7 +215,8 @@ struct Build {
     needs: CompileNeeds,
 }
 
-/// The target's planned configs that can run the call, best first, at most
+/// The target's planned configs that can run the call, ordered by the cost estimate
+/// ([`gemm_core::estimate`]; the planner's order where the target has none), at most
 /// `opts.max_candidates` (48 on GPUs, 6 on CPU devices by default); when the call's
 /// bucket has no winner in the cache, the nearest bucket's winner first (nearest-record
 /// start), else the table's entry for the bucket or its nearest.
@@ -237,6 +238,10 @@ fn candidates(
             cands.push(*c);
         }
     }
+    // The tiles that suit this shape first (a roofline with wave quantisation), so that a
+    // short list (a mid-size problem's) holds them; the planner's order among equals.
+    let (m, n, k) = call.mnk();
+    let mut cands = gemm_core::estimate::by_estimate(&cands, call.ir(), tk.spec(), Problem::new(m, n, k));
     cands.truncate(max);
     if !has_winner {
         // The nearest winner in the cache, else the table's winner or nearest entry.
