@@ -57,11 +57,10 @@ pub fn estimate_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem)
     let (tiles_m, tiles_n) = ((m / bm).ceil(), (n / bn).ceil());
     let tiles = tiles_m * tiles_n;
     let res = c.resources(ir.ab_dtype);
-    let by_smem = if res.smem_bytes == 0 {
-        u32::MAX
-    } else {
-        target.smem_per_block_optin / res.smem_bytes
-    };
+    let by_smem = target
+        .smem_per_block_optin
+        .checked_div(res.smem_bytes)
+        .unwrap_or(u32::MAX);
     let by_regs = target.regs_per_sm / (res.threads.max(1) * res.est_regs.max(1));
     let per_sm = by_smem.min(by_regs).clamp(1, 32) as f64;
     let sms = target.sm_count.max(1) as f64;

@@ -47,20 +47,62 @@ impl<T: Element, L: LayoutType> Matrix<T, L> {
 
     /// A zero-filled matrix.
     pub fn zeros(device: &Device, rows: usize, cols: usize) -> Result<Self> {
-        let bytes = rows
-            .checked_mul(cols)
-            .and_then(|n| n.checked_mul(std::mem::size_of::<T>()))
-            .ok_or(GemmError::DataLength {
-                len: usize::MAX,
-                rows,
-                cols,
-            })?;
+        let bytes = Self::bytes(rows, cols)?;
         Ok(Matrix {
             buf: RawBuffer::new(device, bytes)?,
             rows,
             cols,
             _p: PhantomData,
         })
+    }
+
+    /// A matrix over the caller's OpenCL buffer, without a copy: `rows × cols` elements in
+    /// layout `L` from the buffer's start. `device` must be made from a queue of the
+    /// buffer's context ([`Device::from_opencl_queue`]); the buffer is retained, so it
+    /// lives as long as this matrix, and both see the same memory (the caller's writes
+    /// ordered by that queue). A buffer of another context or smaller than the matrix is
+    /// an error.
+    #[cfg(feature = "opencl")]
+    pub fn from_opencl_buffer(
+        device: &Device,
+        buffer: &opencl3::memory::Buffer<T>,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Self> {
+        use opencl3::memory::ClMem;
+        // SAFETY: an opencl3 buffer holds a valid cl_mem for as long as it lives.
+        unsafe { Self::from_raw_cl_mem(device, buffer.get(), rows, cols) }
+    }
+
+    /// [`Matrix::from_opencl_buffer`] for a raw `cl_mem` (another binding's).
+    ///
+    /// # Safety
+    /// `mem` must be a valid OpenCL buffer object.
+    #[cfg(feature = "opencl")]
+    pub unsafe fn from_raw_cl_mem(
+        device: &Device,
+        mem: opencl3::types::cl_mem,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Self> {
+        let bytes = Self::bytes(rows, cols)?;
+        Ok(Matrix {
+            buf: device.wrap_cl_mem(mem, bytes)?,
+            rows,
+            cols,
+            _p: PhantomData,
+        })
+    }
+
+    /// Bytes of a `rows × cols` matrix of `T`, or an error on overflow.
+    fn bytes(rows: usize, cols: usize) -> Result<usize> {
+        rows.checked_mul(cols)
+            .and_then(|n| n.checked_mul(std::mem::size_of::<T>()))
+            .ok_or(GemmError::DataLength {
+                len: usize::MAX,
+                rows,
+                cols,
+            })
     }
 
     /// Downloads the elements, in layout `L`.
@@ -147,6 +189,32 @@ macro_rules! vector_type {
                     _p: PhantomData,
                 })
             }
+            #[doc = concat!("A vector ", $len_doc, " over the caller's OpenCL buffer, without a copy (its first `len` elements); as [`Matrix::from_opencl_buffer`].")]
+            #[cfg(feature = "opencl")]
+            pub fn from_opencl_buffer(device: &Device, buffer: &opencl3::memory::Buffer<T>, len: usize) -> Result<Self> {
+                use opencl3::memory::ClMem;
+                // SAFETY: an opencl3 buffer holds a valid cl_mem for as long as it lives.
+                unsafe { Self::from_raw_cl_mem(device, buffer.get(), len) }
+            }
+
+            #[doc = concat!("[`", stringify!($name), "::from_opencl_buffer`] for a raw `cl_mem`.")]
+            ///
+            /// # Safety
+            /// `mem` must be a valid OpenCL buffer object.
+            #[cfg(feature = "opencl")]
+            pub unsafe fn from_raw_cl_mem(device: &Device, mem: opencl3::types::cl_mem, len: usize) -> Result<Self> {
+                let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or(GemmError::DataLength {
+                    len: usize::MAX,
+                    rows: 1,
+                    cols: len,
+                })?;
+                Ok($name {
+                    buf: device.wrap_cl_mem(mem, bytes)?,
+                    len,
+                    _p: PhantomData,
+                })
+            }
+
             /// Downloads the elements.
             pub fn to_host(&self) -> Result<Vec<T>> {
                 let mut v = vec![T::zeroed(); self.len];

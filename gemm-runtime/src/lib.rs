@@ -47,6 +47,10 @@ pub use gemm_core::{AccMode, Backend, DType, FamilyId, Layout, MmaTile, Problem,
 pub use half::{bf16, f16};
 #[cfg(feature = "cuda")]
 pub use nvrtc_check::{check_cuda_compiles, nvrtc_available, CompileReport};
+/// The opencl3 crate crossgemm's OpenCL interop takes (its `CommandQueue` and `Buffer`),
+/// so that callers build against the same version.
+#[cfg(feature = "opencl")]
+pub use opencl3;
 pub use spec::{KernelSpec, TargetKernel};
 pub use tune::{
     tune_stats, Failure, Lookup, LookupSource, ProgressHook, Timing, TuneMode, TuneOptions, TuneProgress, TuneReport,

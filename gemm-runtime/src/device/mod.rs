@@ -125,6 +125,11 @@ pub(crate) trait DeviceBackend: Send + Sync {
     fn time_region(&self, work: &mut dyn FnMut() -> Result<()>) -> Result<f64>;
     /// Copies the first `bytes` of `src` to `dst`, in order with the device's other work.
     fn copy(&self, src: &RawBuffer, dst: &RawBuffer, bytes: usize) -> Result<()>;
+    /// The OpenCL backend behind an OpenCL device (wrapping a caller's memory needs it).
+    #[cfg(feature = "opencl")]
+    fn as_opencl(&self) -> Option<&opencl::OpenclBackend> {
+        None
+    }
     /// The CUDA backend behind a CUDA device (vendor libraries need its stream).
     #[cfg(feature = "cuda")]
     #[cfg_attr(not(feature = "baseline"), allow(dead_code))]

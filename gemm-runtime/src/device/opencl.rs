@@ -3,7 +3,9 @@
 //!
 //! One context and one in-order, profiling-enabled queue per device. Every command goes
 //! to that queue, so uploads, launches and downloads on a device are ordered without
-//! events, and a blocking download also waits for the launches before it.
+//! events, and a blocking download also waits for the launches before it. A device made
+//! from a caller's queue ([`Device::from_opencl_queue`]) sends everything to that queue
+//! instead, in order with the caller's own work on it.
 
 use super::binary_cache::{self, BinaryCache, BinaryKey};
 use super::{Device, DeviceBackend, DeviceInfo, KernelArg, RawBuffer};
@@ -12,22 +14,22 @@ use gemm_core::target::DeviceType;
 use gemm_core::Backend;
 use gemm_core::{CompileNeeds, LaunchDims};
 use opencl3::command_queue::{
-    enqueue_copy_buffer, enqueue_fill_buffer, enqueue_read_buffer, enqueue_write_buffer, CommandQueue,
-    CL_QUEUE_PROFILING_ENABLE,
+    enqueue_copy_buffer, enqueue_fill_buffer, enqueue_read_buffer, enqueue_write_buffer, retain_command_queue,
+    CommandQueue, CL_QUEUE_PROFILING_ENABLE,
 };
 use opencl3::context::Context;
 use opencl3::device::{Device as ClDevice, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU};
 use opencl3::error_codes::{ClError, CL_BUILD_PROGRAM_FAILURE};
 use opencl3::event::Event;
 use opencl3::kernel::Kernel;
-use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
+use opencl3::memory::{retain_mem_object, Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::platform::get_platforms;
 use opencl3::program::Program;
-use opencl3::types::{cl_float, cl_int, cl_mem, CL_BLOCKING};
+use opencl3::types::{cl_command_queue, cl_float, cl_int, cl_mem, CL_BLOCKING};
 use std::any::Any;
 use std::ffi::c_void;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
@@ -71,6 +73,25 @@ fn discover_uncached() -> Vec<Device> {
     out
 }
 
+/// Numbers the devices made from callers' queues, for their ids.
+static EXTERNAL: AtomicUsize = AtomicUsize::new(0);
+
+/// The platform and device indices of `dev` as discovery numbers them (`opencl:P:D`),
+/// with the platform's name; `(?, ?)` for a device no platform lists.
+fn locate(dev: opencl3::types::cl_device_id) -> (String, String, String) {
+    if let Ok(platforms) = get_platforms() {
+        for (p, platform) in platforms.iter().enumerate() {
+            if let Ok(ids) = platform.get_devices(CL_DEVICE_TYPE_ALL) {
+                if let Some(d) = ids.iter().position(|&i| i == dev) {
+                    let name = platform.name().unwrap_or_default().trim().to_string();
+                    return (p.to_string(), d.to_string(), name);
+                }
+            }
+        }
+    }
+    ("?".into(), "?".into(), String::new())
+}
+
 pub(crate) struct OpenclBackend {
     info: DeviceInfo,
     // Declared before `context` so that it is released first.
@@ -79,6 +100,9 @@ pub(crate) struct OpenclBackend {
     device: ClDevice,
     /// The platform's, device's and OpenCL C versions: part of the binary cache's key.
     compiler: String,
+    /// Whether the queue has profiling on (ours always; a caller's may not): without,
+    /// a launch is timed on the host clock between two drains of the queue.
+    profiling: bool,
 }
 
 /// Device memory of a buffer on an OpenCL device.
@@ -124,6 +148,45 @@ fn saturate_u32(v: u64) -> u32 {
 
 impl OpenclBackend {
     fn new(device: ClDevice, id: String, platform: &str) -> std::result::Result<OpenclBackend, ClError> {
+        let context = Context::from_device(&device)?;
+        // clCreateCommandQueue is deprecated since 2.0 but every 1.2–3.0 driver exports
+        // it; the 2.0 entry point is only the fallback for a driver that dropped it.
+        let queue = match unsafe { CommandQueue::create(&context, device.id(), CL_QUEUE_PROFILING_ENABLE) } {
+            Ok(q) => q,
+            Err(_) => unsafe {
+                CommandQueue::create_with_properties(&context, device.id(), CL_QUEUE_PROFILING_ENABLE, 0)?
+            },
+        };
+        Self::with_queue(device, context, queue, id, platform)
+    }
+
+    /// A backend on a queue the caller made (see [`Device::from_opencl_queue`]): its
+    /// context and device, retained, so that they outlive the caller's handles if need be.
+    ///
+    /// # Safety
+    /// `raw` must be a valid command queue.
+    unsafe fn from_raw_queue(raw: cl_command_queue) -> std::result::Result<OpenclBackend, ClError> {
+        // SAFETY (caller): a valid queue. Each retain is matched by the release of the
+        // opencl3 wrapper made for it.
+        retain_command_queue(raw).map_err(ClError)?;
+        let queue = CommandQueue::new(raw, 3);
+        let ctx = queue.context()?;
+        let dev = queue.device()?;
+        opencl3::context::context::retain_context(ctx).map_err(ClError)?;
+        let context = Context::new(ctx, &[dev]);
+        let device = ClDevice::new(dev);
+        let (p, d, platform) = locate(dev);
+        let id = format!("opencl:{p}:{d}+queue{}", EXTERNAL.fetch_add(1, Ordering::Relaxed));
+        Self::with_queue(device, context, queue, id, &platform)
+    }
+
+    fn with_queue(
+        device: ClDevice,
+        context: Context,
+        queue: CommandQueue,
+        id: String,
+        platform: &str,
+    ) -> std::result::Result<OpenclBackend, ClError> {
         let ty = device.dev_type()?;
         let device_type = if ty & CL_DEVICE_TYPE_GPU != 0 {
             DeviceType::Gpu
@@ -145,15 +208,7 @@ impl OpenclBackend {
             max_threads_per_block: saturate_u32(device.max_work_group_size()? as u64),
             global_mem_bytes: device.global_mem_size()?,
         };
-        let context = Context::from_device(&device)?;
-        // clCreateCommandQueue is deprecated since 2.0 but every 1.2–3.0 driver exports
-        // it; the 2.0 entry point is only the fallback for a driver that dropped it.
-        let queue = match unsafe { CommandQueue::create(&context, device.id(), CL_QUEUE_PROFILING_ENABLE) } {
-            Ok(q) => q,
-            Err(_) => unsafe {
-                CommandQueue::create_with_properties(&context, device.id(), CL_QUEUE_PROFILING_ENABLE, 0)?
-            },
-        };
+        let profiling = queue.properties()? & CL_QUEUE_PROFILING_ENABLE != 0;
         let platform_version = device
             .platform()
             .ok()
@@ -171,7 +226,42 @@ impl OpenclBackend {
             context,
             device,
             compiler,
+            profiling,
         })
+    }
+
+    /// Wraps `raw`, memory of this backend's context of at least `bytes`, retaining it:
+    /// the caller's buffer and the wrapper each hold a reference, and the memory lives
+    /// until both are dropped.
+    ///
+    /// # Safety
+    /// `raw` must be a valid memory object.
+    pub(crate) unsafe fn wrap(&self, raw: cl_mem, bytes: usize) -> Result<Box<dyn Any + Send + Sync>> {
+        let op = || format!("wrapping a caller's cl_mem for {}", self.info.id);
+        retain_mem_object(raw).map_err(|e| cl_err(op(), ClError(e), " (clRetainMemObject)"))?;
+        // From here the wrapper releases its reference on every path.
+        let mem = Buffer::<u8>::new(raw);
+        let ctx = mem.context().map_err(|e| cl_err(op(), e, ""))?;
+        if ctx as usize != self.context_key() {
+            return Err(driver_err(
+                op(),
+                format!(
+                    "the memory belongs to another OpenCL context than {}'s queue: make the device from a queue of the buffer's context",
+                    self.info.id
+                ),
+            ));
+        }
+        let size = mem.size().map_err(|e| cl_err(op(), e, ""))?;
+        if size < bytes {
+            return Err(driver_err(
+                op(),
+                format!("the memory holds {size} bytes; the view needs {bytes}"),
+            ));
+        }
+        Ok(Box::new(ClBuffer {
+            mem,
+            context: self.context_key(),
+        }))
     }
 
     fn context_key(&self) -> usize {
@@ -451,6 +541,10 @@ impl DeviceBackend for OpenclBackend {
         self.launch_event(kernel, dims, args).map(drop)
     }
 
+    fn as_opencl(&self) -> Option<&OpenclBackend> {
+        Some(self)
+    }
+
     fn synchronize(&self) -> Result<()> {
         self.queue
             .finish()
@@ -514,6 +608,11 @@ impl DeviceBackend for OpenclBackend {
     }
 
     fn time_launch(&self, kernel: &(dyn Any + Send + Sync), dims: LaunchDims, args: &[KernelArg<'_>]) -> Result<f64> {
+        if !self.profiling {
+            // A caller's queue without profiling: the host clock around the launch,
+            // between two drains (as time_region), enqueue and drain latency included.
+            return self.time_region(&mut || self.launch(kernel, dims, args));
+        }
         let Some(ev) = self.launch_event(kernel, dims, args)? else {
             return Ok(0.0);
         };
@@ -995,5 +1094,52 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
     fn opencl_dump_names_are_stable() {
         assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
         assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+}
+
+impl Device {
+    /// A device that runs everything on the caller's OpenCL queue: every upload, launch
+    /// and download of crossgemm's calls on it is enqueued there, in order with the
+    /// caller's own commands, and a launch returns without waiting (only
+    /// [`Device::synchronize`], a download and the first launch of a config at a new
+    /// build variant, which checks it, wait for the queue).
+    ///
+    /// The queue, its context and device are retained: they live while the device or a
+    /// buffer of it does, whatever the caller drops. Buffers of the queue's context can
+    /// be used as operands ([`Matrix::from_opencl_buffer`](crate::Matrix::from_opencl_buffer));
+    /// crossgemm's own devices (of their own contexts) do not mix with this one. A queue
+    /// without profiling works; the tuner then times launches on the host clock.
+    pub fn from_opencl_queue(queue: &CommandQueue) -> Result<Device> {
+        // SAFETY: an opencl3 queue holds a valid handle for as long as it lives.
+        unsafe { Device::from_raw_opencl_queue(queue.get()) }
+    }
+
+    /// [`Device::from_opencl_queue`] for a raw `cl_command_queue` (another binding's).
+    ///
+    /// # Safety
+    /// `queue` must be a valid OpenCL command queue.
+    pub unsafe fn from_raw_opencl_queue(queue: cl_command_queue) -> Result<Device> {
+        let b = OpenclBackend::from_raw_queue(queue)
+            .map_err(|e| cl_err("making a device from a caller's OpenCL queue", e, ""))?;
+        Ok(Device::from_backend(Box::new(b)))
+    }
+
+    /// Wraps the caller's `mem` of this device's context as a buffer of `bytes` (it must
+    /// hold at least that many), retaining it.
+    ///
+    /// # Safety
+    /// `mem` must be a valid OpenCL memory object.
+    pub(crate) unsafe fn wrap_cl_mem(&self, mem: cl_mem, bytes: usize) -> Result<RawBuffer> {
+        let b = self.backend().as_opencl().ok_or_else(|| {
+            driver_err(
+                "wrapping a caller's cl_mem",
+                format!("{} is not an OpenCL device", self.info().id),
+            )
+        })?;
+        Ok(RawBuffer {
+            device: self.clone(),
+            bytes,
+            inner: b.wrap(mem, bytes)?,
+        })
     }
 }

@@ -1,0 +1,139 @@
+//! A program's own OpenCL context, queue and buffers (issue 13, the caller's memory and
+//! queue): a kernel runs on them with no copy, its work ordered on the caller's queue; a
+//! buffer of another context, one too small, or one mixed with crossgemm's own devices
+//! is an error. On the first OpenCL device (PoCL in CI).
+
+mod common;
+
+use common::*;
+use crossgemm::opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
+use crossgemm::opencl3::context::Context;
+use crossgemm::opencl3::device::{get_all_devices, Device as ClDevice, CL_DEVICE_TYPE_ALL};
+use crossgemm::opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
+use crossgemm::opencl3::types::{CL_BLOCKING, CL_NON_BLOCKING};
+use crossgemm::prelude::*;
+
+#[gemm_kernel]
+fn interop_linear(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
+    relu(x * w + bias)
+}
+
+/// The first OpenCL device, as opencl3 sees it (the caller's side). Looked up once: the
+/// ICD loader's first platform query is not safe to race from two test threads.
+fn cl_device(test: &str) -> Option<ClDevice> {
+    static FIRST: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    let d = FIRST
+        .get_or_init(|| {
+            get_all_devices(CL_DEVICE_TYPE_ALL)
+                .ok()
+                .and_then(|ids| ids.first().map(|&id| id as usize))
+        })
+        .map(|id| ClDevice::new(id as crossgemm::opencl3::types::cl_device_id));
+    if d.is_none() {
+        skip(
+            test,
+            "the OpenCL interop",
+            "no OpenCL device",
+            "CROSSGEMM_REQUIRE_OPENCL",
+        );
+    }
+    d
+}
+
+#[allow(deprecated)] // clCreateCommandQueue: OpenCL 1.2, which PoCL and NVIDIA's drivers take
+fn queue(context: &Context, device: &ClDevice, profiling: bool) -> CommandQueue {
+    let props = if profiling { CL_QUEUE_PROFILING_ENABLE } else { 0 };
+    unsafe { CommandQueue::create(context, device.id(), props) }.unwrap()
+}
+
+/// A buffer of `data`, written through the caller's queue.
+fn buffer<T>(context: &Context, queue: &CommandQueue, data: &[T]) -> Buffer<T> {
+    let mut b = unsafe { Buffer::<T>::create(context, CL_MEM_READ_WRITE, data.len(), std::ptr::null_mut()) }.unwrap();
+    unsafe { queue.enqueue_write_buffer(&mut b, CL_BLOCKING, 0, data, &[]) }.unwrap();
+    b
+}
+
+fn values(len: usize, salt: usize) -> Vec<f16> {
+    (0..len)
+        .map(|i| f16::from_f32((((i * 37 + salt * 11) % 61) as f32 - 30.0) / 64.0))
+        .collect()
+}
+
+fn isolated_cache() {
+    let dir = std::env::temp_dir().join(format!("crossgemm-interop-{}", std::process::id()));
+    crossgemm::set_cache_dir(Some(dir));
+}
+
+#[test]
+fn a_kernel_runs_on_the_callers_queue_and_buffers_without_a_copy() {
+    let Some(d) = cl_device("a_kernel_runs_on_the_callers_queue_and_buffers_without_a_copy") else {
+        return;
+    };
+    isolated_cache();
+    let context = Context::from_device(&d).unwrap();
+    let (m, n, k) = (37, 29, 45);
+    // With and without profiling on the caller's queue: the tuner times either way.
+    for profiling in [false, true] {
+        let q = queue(&context, &d, profiling);
+        let (xs, ws, bs) = (values(m * k, 1), values(k * n, 2), values(n, 3));
+        let (xb, wb, bb) = (
+            buffer(&context, &q, &xs),
+            buffer(&context, &q, &ws),
+            buffer(&context, &q, &bs),
+        );
+        let ob = buffer(&context, &q, &vec![f16::from_f32(f32::NAN); m * n]);
+        let dev = Device::from_opencl_queue(&q).unwrap();
+        assert!(dev.info().id.contains("+queue"), "{}", dev.info().id);
+        let x = Matrix::<f16>::from_opencl_buffer(&dev, &xb, m, k).unwrap();
+        let w = Matrix::<f16, ColMajor>::from_opencl_buffer(&dev, &wb, k, n).unwrap();
+        let bias = Row::<f16>::from_opencl_buffer(&dev, &bb, n).unwrap();
+        let mut out = Matrix::<f16>::from_opencl_buffer(&dev, &ob, m, n).unwrap();
+        interop_linear_into(&x, &w, &bias, &mut out).unwrap();
+        // Drop crossgemm's handles first: the caller's buffers are still the memory.
+        let want = interop_linear::reference(&x, &w, &bias).unwrap();
+        drop((x, w, bias, out, dev));
+        // The caller reads its own buffer after its own queue's commands.
+        let mut got = vec![f16::ZERO; m * n];
+        let ev = unsafe { q.enqueue_read_buffer(&ob, CL_NON_BLOCKING, 0, &mut got, &[]) }.unwrap();
+        ev.wait().unwrap();
+        // NaN-filled before: an output written anywhere but the caller's buffer fails.
+        assert_close(&got, &want, k, false, &format!("caller's queue, profiling {profiling}"));
+    }
+}
+
+#[test]
+fn foreign_small_or_mixed_buffers_are_errors() {
+    let Some(d) = cl_device("foreign_small_or_mixed_buffers_are_errors") else {
+        return;
+    };
+    let context = Context::from_device(&d).unwrap();
+    let q = queue(&context, &d, false);
+    let dev = Device::from_opencl_queue(&q).unwrap();
+    let small = buffer(&context, &q, &values(10, 0));
+    let e = Matrix::<f16>::from_opencl_buffer(&dev, &small, 4, 4)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("holds 20 bytes; the view needs 32"), "{e}");
+    // Memory of another context.
+    let other = Context::from_device(&d).unwrap();
+    let oq = queue(&other, &d, false);
+    let foreign = buffer(&other, &oq, &values(16, 0));
+    let e = Matrix::<f16>::from_opencl_buffer(&dev, &foreign, 4, 4)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("another OpenCL context"), "{e}");
+    // Not an OpenCL device.
+    let e = Matrix::<f16>::from_opencl_buffer(&Device::host(), &foreign, 4, 4)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not an OpenCL device"), "{e}");
+    // A caller's buffer and crossgemm's own device do not mix in one call.
+    let x = Matrix::<f16>::from_opencl_buffer(&dev, &buffer(&context, &q, &values(4 * 4, 1)), 4, 4).unwrap();
+    let own = Device::list()
+        .into_iter()
+        .find(|d| d.info().kind == Backend::Opencl)
+        .unwrap();
+    let w = Matrix::<f16, ColMajor>::from_host(&own, 4, 4, &values(16, 2)).unwrap();
+    let bias = Row::<f16>::from_host(&own, &values(4, 3)).unwrap();
+    assert!(interop_linear(&x, &w, &bias).is_err());
+}
