@@ -8,11 +8,13 @@
 //! and splits K over the warps of a block (`KSPLIT`) when N alone cannot fill the chip.
 //! The sums are reduced in a fixed order, so the result is the same on every run.
 //!
-//! It serves CUDA targets, f16/bf16/f32 operands (f32 and tf32 kernels compute in full
-//! f32), B K-major and A in either layout; [`KernelFamily::accepts`] takes calls with
-//! M ≤ `MR`. Every other call goes to the families after it.
+//! It serves CUDA and OpenCL targets (`emit.rs`, `opencl.rs`), f16/bf16/f32 operands (f32
+//! and tf32 kernels compute in full f32), B K-major and A in either layout;
+//! [`KernelFamily::accepts`] takes calls with M ≤ `MR`. Every other call goes to the
+//! families after it.
 
 mod emit;
+mod opencl;
 
 use super::{KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule};
 use crate::codegen::Variant;
@@ -72,8 +74,8 @@ impl KernelFamily for Gemv {
     }
 
     fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String> {
-        if target.backend != Backend::Cuda {
-            return Err("the gemv kernel is CUDA only".into());
+        if target.backend == Backend::Host {
+            return Err("the host backend runs the reference, not kernels".into());
         }
         if ir.b_layout() != Layout::ColMajor {
             return Err("the gemv kernel streams K-contiguous B columns (B column-major)".into());
@@ -160,8 +162,11 @@ impl KernelFamily for Gemv {
         d
     }
 
-    fn emit(&self, ir: &GemmIr, _backend: Backend, variant: Variant) -> String {
-        emit::emit_variant(ir, variant)
+    fn emit(&self, ir: &GemmIr, backend: Backend, variant: Variant) -> String {
+        match backend {
+            Backend::Opencl => opencl::emit_variant(ir, variant),
+            _ => emit::emit_variant(ir, variant),
+        }
     }
 
     /// Half and twice the K split, the other warp count, one column more or less.
@@ -206,7 +211,7 @@ impl KernelFamily for Gemv {
 }
 
 // Rationale per rule: the source's static_asserts and the register budget.
-const RULES: [Rule<GemvTile>; 5] = [
+const RULES: [Rule<GemvTile>; 6] = [
     // Bounds first, so that the rules after them compute with small numbers (a config
     // read from disk may hold anything).
     Rule {
@@ -244,6 +249,20 @@ const RULES: [Rule<GemvTile>; 5] = [
                     t.cols,
                     t.mr,
                     t.threads()
+                )
+            })
+        },
+    },
+    // OpenCL has no warp shuffles: every work-item's partial sums go through local
+    // memory (`cg_red[MR][COLS][threads]`). CUDA reduces in registers first.
+    Rule {
+        name: "local memory",
+        check: |x, t| {
+            let bytes = t.threads() * t.mr * t.cols * 4;
+            (x.target.backend == Backend::Opencl && bytes > x.target.smem_per_block).then(|| {
+                format!(
+                    "{bytes} bytes of partial sums in local memory (the device has {})",
+                    x.target.smem_per_block
                 )
             })
         },

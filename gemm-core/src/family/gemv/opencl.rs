@@ -1,0 +1,233 @@
+//! The `gemv` family's OpenCL C 1.2 source: the CUDA kernel's plan (see `emit.rs`) in a
+//! dialect without warp shuffles.
+//!
+//! One work-group of `WARPS × 32` work-items computes `CG_NB = (WARPS / KSPLIT) * COLS`
+//! output columns for every row (`M <= MR`). The 32 work-items of a "warp" (a logical
+//! group; the device's SIMD width does not matter) stride their group's share of K in
+//! chunks of `CG_VEC` elements (16 bytes: one `vload4`, `vload_half8` or `vload8`), each
+//! chunk of A's rows read once and reused for the `COLS` columns. Every work-item then
+//! leaves its partial sums in local memory, and one work-item per output adds the
+//! `32 × KSPLIT` partials of its column in a fixed order (the same bits on every run),
+//! applies the fused epilogue and stores. Halves go through `vload_half`, so no
+//! `cl_khr_fp16` is needed.
+
+use crate::codegen::prelude::{epilogue_args, epilogue_fn, helpers, kernel_params, store_out};
+use crate::codegen::Variant;
+use crate::ir::{DType, GemmIr, Layout};
+use crate::target::Backend;
+use std::fmt::Write;
+
+/// The OpenCL C source of diagnosis variant `variant` ([`Variant::Full`]: the kernel),
+/// with the same symbol, arguments and defines in every variant:
+/// - `LoadOnly`: every load stays; the multiply-adds become adds of each loaded value.
+/// - `NoEpilogue`: the store writes the raw dot product.
+/// - `ComputeOnly`: no load of A or B; the multiply-adds run on values derived from the
+///   loop index (which no compiler can fold away).
+pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
+    let d = Backend::Opencl;
+    let mut s = variant.marker();
+    let _ = writeln!(
+        s,
+        "/* crossgemm kernel `{}`: out = {} (OpenCL C 1.2, gemv) */",
+        ir.name,
+        ir.epilogue_text()
+    );
+    s.push_str(&helpers(d));
+    if variant != Variant::NoEpilogue {
+        s.push_str(&epilogue_fn(ir, d));
+    }
+    let st = d.storage(ir.ab_dtype);
+    let (vec, chunk) = match ir.ab_dtype {
+        // Through vstoreN into the private array: OpenCL C 1.2 has no subscript on vectors.
+        DType::F32 => (4, "vstore4(vload4(0, p + i), 0, out);"),
+        DType::F16 => (8, "vstore8(vload_half8(0, (const __global half*)(p + i)), 0, out);"),
+        DType::Bf16 => (
+            8,
+            "ushort u[8];\n    vstore8(vload8(0, p + i), 0, u);\n    for (int e = 0; e < 8; ++e) out[e] = cg_bf16_to_f32(u[e]);",
+        ),
+    };
+    let n = ir.ab_dtype.name();
+    // A(i, k): row-major A has K contiguous, column-major A is M x K with M <= 8 (a few
+    // cached lines) and is read element by element.
+    let a_row_major = ir.a_layout() == Layout::RowMajor;
+    let (load_a_vec, load_a) = if a_row_major {
+        ("cg_chunk(ga, (long)i * K + k, a[d]);", "cg_ld_@N@(ga, (long)i * K + k)")
+    } else {
+        (
+            "for (int e = 0; e < CG_VEC; ++e) a[d][e] = cg_ld_@N@(ga, (long)(k + e) * M + i);",
+            "cg_ld_@N@(ga, (long)k * M + i)",
+        )
+    };
+    let vec_ok = if a_row_major { "(A_VEC && B_VEC)" } else { "B_VEC" };
+    let (load_a_vec, load_a, load_b_vec, load_b) = match variant {
+        Variant::ComputeOnly => (
+            "for (int e = 0; e < CG_VEC; ++e) a[d][e] = (float)(k + e + i) * 1e-9f;".to_string(),
+            "(float)(k + i) * 1e-9f".to_string(),
+            "for (int e = 0; e < CG_VEC; ++e) b[e] = (float)(k + e - nn) * 1e-9f;".to_string(),
+            "(float)(k - nn) * 1e-9f".to_string(),
+        ),
+        _ => (
+            load_a_vec.replace("@N@", n),
+            load_a.replace("@N@", n),
+            "cg_chunk(gb, (long)nn * K + k, b);".to_string(),
+            format!("cg_ld_{n}(gb, (long)nn * K + k)"),
+        ),
+    };
+    let (math_vec, math) = match variant {
+        Variant::LoadOnly => (
+            "acc[0][c] += b[e]; acc[i][0] += a[i][e];",
+            "acc[0][c] += b; acc[i][0] += a[i];",
+        ),
+        _ => (
+            "acc[i][c] = fma(a[i][e], b[e], acc[i][c]);",
+            "acc[i][c] = fma(a[i], b, acc[i][c]);",
+        ),
+    };
+    let store = match variant {
+        Variant::NoEpilogue => store_out(ir, "i", "j", "sum"),
+        _ => store_out(
+            ir,
+            "i",
+            "j",
+            &format!("cg_epilogue(sum, i, j, M, N{})", epilogue_args(ir)),
+        ),
+    };
+    let g = d.global();
+    let _ = write!(
+        s,
+        r#"
+#ifndef MR
+#error "gemv parameters MR WARPS COLS KSPLIT must be defined (-D) at compile time"
+#endif
+#ifndef A_VEC
+#define A_VEC 0
+#endif
+#ifndef B_VEC
+#define B_VEC 0
+#endif
+#define CG_THREADS (WARPS * 32)
+#define CG_GROUPS (WARPS / KSPLIT)
+#define CG_NB (CG_GROUPS * COLS)
+#define CG_VEC {vec}
+#if WARPS % KSPLIT != 0 || CG_NB * MR > CG_THREADS
+#error "KSPLIT must divide WARPS, and the block's outputs must not outnumber its work-items"
+#endif
+
+/* CG_VEC consecutive elements from p + i, as floats (vloadN needs element alignment only). */
+static inline void cg_chunk(const {g}{st}* p, long i, float* out) {{
+    {chunk}
+}}
+
+__kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))
+void {sym}(int M, int N, int K, {params})
+{{
+    __local float cg_red[MR][COLS][CG_THREADS];
+    const int tid = get_local_id(0), lane = tid & 31, warp = tid >> 5;
+    const int group = warp / KSPLIT, part = warp % KSPLIT;
+    const int n0 = get_group_id(0) * CG_NB + group * COLS;
+    const {g}{st}* ga = p{a};
+    const {g}{st}* gb = p{b};
+    float acc[MR][COLS];
+    for (int i = 0; i < MR; ++i)
+        for (int c = 0; c < COLS; ++c) acc[i][c] = 0.0f;
+
+    if ({vec_ok}) {{
+        /* Every row of A and column of B is a whole number of chunks. Rows past M and
+           columns past N read row M-1 / column N-1 (in bounds: M, N >= 1 at launch);
+           those sums are never stored. */
+        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {{
+            float a[MR][CG_VEC];
+            for (int d = 0; d < MR; ++d) {{
+                const int i = d < M ? d : M - 1;
+                {load_a_vec}
+            }}
+            for (int c = 0; c < COLS; ++c) {{
+                const int nn = n0 + c < N ? n0 + c : N - 1;
+                float b[CG_VEC];
+                {load_b_vec}
+                for (int i = 0; i < MR; ++i)
+                    for (int e = 0; e < CG_VEC; ++e) {math_vec}
+            }}
+        }}
+    }} else {{
+        for (int k = part * 32 + lane; k < K; k += KSPLIT * 32) {{
+            float a[MR];
+            for (int i = 0; i < MR; ++i) a[i] = i < M ? {load_a} : 0.0f;
+            for (int c = 0; c < COLS; ++c) {{
+                const int nn = n0 + c;
+                if (nn < N) {{
+                    const float b = {load_b};
+                    for (int i = 0; i < MR; ++i) {math}
+                }}
+            }}
+        }}
+    }}
+
+    /* Every work-item's partials, then per output the 32 x KSPLIT of its column group
+       in work-item order. */
+    for (int i = 0; i < MR; ++i)
+        for (int c = 0; c < COLS; ++c) cg_red[i][c][tid] = acc[i][c];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (tid < CG_NB * MR) {{
+        const int i = tid / CG_NB, cc = tid % CG_NB, g = cc / COLS, c = cc % COLS;
+        const int j = get_group_id(0) * CG_NB + cc;
+        if (i < M && j < N) {{
+            float sum = 0.0f;
+            for (int t = g * KSPLIT * 32; t < (g + 1) * KSPLIT * 32; ++t) sum += cg_red[i][c][t];
+            {store};
+        }}
+    }}
+}}
+"#,
+        sym = ir.symbol(),
+        params = kernel_params(ir, d),
+        a = ir.a,
+        b = ir.b,
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{AccMode, EpOp, Func, Param};
+
+    fn ir(dtype: DType, a: Layout) -> GemmIr {
+        GemmIr {
+            name: "decode".into(),
+            params: vec![
+                Param::matrix("x", dtype, a),
+                Param::matrix("w", dtype, Layout::ColMajor),
+                Param::row("bias", dtype),
+            ],
+            a: 0,
+            a_t: false,
+            b: 1,
+            b_t: false,
+            ab_dtype: dtype,
+            acc: AccMode::F32,
+            out_dtype: dtype,
+            out_layout: Layout::RowMajor,
+            epilogue: vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Silu)],
+        }
+    }
+
+    #[test]
+    fn the_source_is_opencl_with_the_epilogue_fused_and_no_shuffles() {
+        for dtype in [DType::F16, DType::Bf16, DType::F32] {
+            for a in [Layout::RowMajor, Layout::ColMajor] {
+                let s = emit_variant(&ir(dtype, a), Variant::Full);
+                assert!(s.contains("__kernel") && s.contains("reqd_work_group_size(CG_THREADS, 1, 1)"));
+                assert!(
+                    s.contains("cg_silu") && s.contains("cg_epilogue(sum, i, j, M, N, p2)"),
+                    "{s}"
+                );
+                assert!(!s.contains("__shfl") && !s.contains("cl_khr_fp16") && !s.contains("__global__"));
+                assert_eq!(s.contains("vload_half8"), dtype == DType::F16);
+                assert_eq!(s, emit_variant(&ir(dtype, a), Variant::Full), "deterministic");
+            }
+        }
+        let raw = emit_variant(&ir(DType::F16, Layout::RowMajor), Variant::NoEpilogue);
+        assert!(!raw.contains("cg_epilogue(") && raw.contains("cg_st_f16(out, (long)(i) * N + (j), sum)"));
+    }
+}

@@ -1,0 +1,120 @@
+/* crossgemm kernel `f16_colcol_leaky_clamp`: out = clamp(leaky_relu((acc * alpha), 0.1), -6.0, 6.0) (OpenCL C 1.2, gemv) */
+static inline float cg_bf16_to_f32(ushort h) { return as_float(((uint)h) << 16); }
+static inline ushort cg_f32_to_bf16(float f) {
+    uint u = as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u); /* quiet NaN */
+    u += 0x7fffu + ((u >> 16) & 1u); /* round to nearest even */
+    return (ushort)(u >> 16);
+}
+#define CG_EXP exp
+#define CG_TANH tanh
+#define CG_ERF erf
+#define CG_FMAX fmax
+#define CG_FMIN fmin
+#define CG_FABS fabs
+static inline float cg_ld_f32(const __global float* p, long i) { return p[i]; }
+static inline void cg_st_f32(__global float* p, long i, float v) { p[i] = v; }
+static inline float cg_ld_f16(const __global ushort* p, long i) { return vload_half(i, (const __global half*)p); }
+static inline void cg_st_f16(__global ushort* p, long i, float v) { vstore_half_rte(v, i, (__global half*)p); }
+static inline float cg_ld_bf16(const __global ushort* p, long i) { return cg_bf16_to_f32(p[i]); }
+static inline void cg_st_bf16(__global ushort* p, long i, float v) { p[i] = cg_f32_to_bf16(v); }
+static inline float cg_relu(float x) { return CG_FMAX(x, 0.0f); }
+static inline float cg_gelu(float x) { return 0.5f * x * (1.0f + CG_TANH(0.7978845608f * (x + 0.044715f * x * x * x))); }
+static inline float cg_gelu_erf(float x) { return 0.5f * x * (1.0f + CG_ERF(x * 0.7071067812f)); }
+static inline float cg_sigmoid(float x) { return 1.0f / (1.0f + CG_EXP(-x)); }
+static inline float cg_silu(float x) { return x / (1.0f + CG_EXP(-x)); }
+static inline float cg_tanh(float x) { return CG_TANH(x); }
+static inline float cg_exp(float x) { return CG_EXP(x); }
+static inline float cg_abs(float x) { return CG_FABS(x); }
+static inline float cg_min(float a, float b) { return CG_FMIN(a, b); }
+static inline float cg_max(float a, float b) { return CG_FMAX(a, b); }
+static inline float cg_clamp(float x, float lo, float hi) { return CG_FMIN(CG_FMAX(x, lo), hi); }
+static inline float cg_leaky_relu(float x, float s) { return x > 0.0f ? x : s * x; }
+static inline float cg_epilogue(float acc, int i, int j, int M, int N, float p2) {
+    (void)i; (void)j; (void)M; (void)N;
+    const float v2 = p2;
+    return cg_clamp(cg_leaky_relu((acc * v2), 0.1f), (-6.0f), 6.0f);
+}
+
+#ifndef MR
+#error "gemv parameters MR WARPS COLS KSPLIT must be defined (-D) at compile time"
+#endif
+#ifndef A_VEC
+#define A_VEC 0
+#endif
+#ifndef B_VEC
+#define B_VEC 0
+#endif
+#define CG_THREADS (WARPS * 32)
+#define CG_GROUPS (WARPS / KSPLIT)
+#define CG_NB (CG_GROUPS * COLS)
+#define CG_VEC 8
+#if WARPS % KSPLIT != 0 || CG_NB * MR > CG_THREADS
+#error "KSPLIT must divide WARPS, and the block's outputs must not outnumber its work-items"
+#endif
+
+/* CG_VEC consecutive elements from p + i, as floats (vloadN needs element alignment only). */
+static inline void cg_chunk(const __global ushort* p, long i, float* out) {
+    vstore8(vload_half8(0, (const __global half*)(p + i)), 0, out);
+}
+
+__kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))
+void cg_f16_colcol_leaky_clamp_ef23c54c(int M, int N, int K, __global ushort* restrict out, const __global ushort* restrict p0, const __global ushort* restrict p1, float p2)
+{
+    __local float cg_red[MR][COLS][CG_THREADS];
+    const int tid = get_local_id(0), lane = tid & 31, warp = tid >> 5;
+    const int group = warp / KSPLIT, part = warp % KSPLIT;
+    const int n0 = get_group_id(0) * CG_NB + group * COLS;
+    const __global ushort* ga = p0;
+    const __global ushort* gb = p1;
+    float acc[MR][COLS];
+    for (int i = 0; i < MR; ++i)
+        for (int c = 0; c < COLS; ++c) acc[i][c] = 0.0f;
+
+    if (B_VEC) {
+        /* Every row of A and column of B is a whole number of chunks. Rows past M and
+           columns past N read row M-1 / column N-1 (in bounds: M, N >= 1 at launch);
+           those sums are never stored. */
+        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
+            float a[MR][CG_VEC];
+            for (int d = 0; d < MR; ++d) {
+                const int i = d < M ? d : M - 1;
+                for (int e = 0; e < CG_VEC; ++e) a[d][e] = cg_ld_f16(ga, (long)(k + e) * M + i);
+            }
+            for (int c = 0; c < COLS; ++c) {
+                const int nn = n0 + c < N ? n0 + c : N - 1;
+                float b[CG_VEC];
+                cg_chunk(gb, (long)nn * K + k, b);
+                for (int i = 0; i < MR; ++i)
+                    for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fma(a[i][e], b[e], acc[i][c]);
+            }
+        }
+    } else {
+        for (int k = part * 32 + lane; k < K; k += KSPLIT * 32) {
+            float a[MR];
+            for (int i = 0; i < MR; ++i) a[i] = i < M ? cg_ld_f16(ga, (long)k * M + i) : 0.0f;
+            for (int c = 0; c < COLS; ++c) {
+                const int nn = n0 + c;
+                if (nn < N) {
+                    const float b = cg_ld_f16(gb, (long)nn * K + k);
+                    for (int i = 0; i < MR; ++i) acc[i][c] = fma(a[i], b, acc[i][c]);
+                }
+            }
+        }
+    }
+
+    /* Every work-item's partials, then per output the 32 x KSPLIT of its column group
+       in work-item order. */
+    for (int i = 0; i < MR; ++i)
+        for (int c = 0; c < COLS; ++c) cg_red[i][c][tid] = acc[i][c];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (tid < CG_NB * MR) {
+        const int i = tid / CG_NB, cc = tid % CG_NB, g = cc / COLS, c = cc % COLS;
+        const int j = get_group_id(0) * CG_NB + cc;
+        if (i < M && j < N) {
+            float sum = 0.0f;
+            for (int t = g * KSPLIT * 32; t < (g + 1) * KSPLIT * 32; ++t) sum += cg_red[i][c][t];
+            cg_st_f16(out, (long)(i) * N + (j), cg_epilogue(sum, i, j, M, N, p2));
+        }
+    }
+}
