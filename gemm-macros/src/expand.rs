@@ -4,7 +4,7 @@
 //! - `fn k(a: &Matrix<f16>, ..) -> Result<Matrix<f16>, GemmError>`: allocates the result
 //!   on the operands' device and runs the kernel;
 //! - `fn k_into(a: &Matrix<f16>, .., out: &mut Matrix<f16>) -> Result<(), GemmError>`;
-//! - `mod k { SPEC, spec(), reference(..), run_with(config, ..), tune(..) }`.
+//! - `mod k { SPEC, spec(), reference(..), run_with(config, ..), tune(..), prepare(device) }`.
 
 use crate::ctxt::Ctxt;
 use crate::plan::{plan_all, Planned, Warning};
@@ -243,6 +243,13 @@ fn generate(
             /// calls do on their own.
             pub fn tune(#(#pnames: #ptypes,)* out: &mut #out_ty) -> ::core::result::Result<#krate::TuneReport, #krate::GemmError> {
                 #krate::__private::tune(&SPEC, &[#(#args),*], out.__out())
+            }
+            /// Compiles the configs this kernel's build-time config table gives `device`
+            /// (its winners there, else every entry), on all cores, so that first calls
+            /// skip the JIT: for programs that know at start-up what they will call.
+            /// Tunes nothing. See `crossgemm::tune::prepare`.
+            pub fn prepare(device: &#krate::Device) -> ::core::result::Result<#krate::PrepareReport, #krate::GemmError> {
+                #krate::__private::prepare(&SPEC, device)
             }
             #(#warn_items)*
             #(#track)*

@@ -53,8 +53,8 @@ pub use nvrtc_check::{check_cuda_compiles, nvrtc_available, CompileReport};
 pub use opencl3;
 pub use spec::{KernelSpec, TargetKernel};
 pub use tune::{
-    tune_stats, Failure, Lookup, LookupSource, ProgressHook, Timing, TuneMode, TuneOptions, TuneProgress, TuneReport,
-    TuneStage, TuneStats,
+    tune_stats, Failure, Lookup, LookupSource, PrepareReport, ProgressHook, Timing, TuneMode, TuneOptions,
+    TuneProgress, TuneReport, TuneStage, TuneStats,
 };
 
 /// Running a kernel from its [`KernelSpec`] and an argument list, as the generated
@@ -71,7 +71,7 @@ pub mod __private {
     pub use crate::call::{dims, Arg, OutArg};
     pub use crate::launch::{launch, launch_with, reference};
     pub use crate::spec::{KernelSpec, TargetKernel};
-    pub use crate::tune::tune;
+    pub use crate::tune::{prepare, tune};
     pub use gemm_core::Backend;
     pub use gemm_core::TileConfig;
 }

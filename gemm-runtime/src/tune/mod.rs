@@ -56,6 +56,7 @@ mod compare;
 mod operands;
 mod options;
 mod pick;
+mod prepare;
 mod progress;
 mod report;
 mod scope;
@@ -68,6 +69,7 @@ pub(crate) use choose::{choose, launch_failed};
 pub use choose::{lookup, Lookup, LookupSource};
 pub(crate) use options::take_launch_failure;
 pub use options::{set_launch_inject, Inject, ProgressHook, TuneMode, TuneOptions, TuneProgress, TuneStage};
+pub use prepare::{prepare, PrepareReport};
 pub use report::{tune_stats, Failure, Timing, TuneReport, TuneStats};
 
 use crate::cache::FileKey;

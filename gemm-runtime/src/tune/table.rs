@@ -21,6 +21,18 @@ pub(super) fn nearest<'t>(call: &Call<'_, '_>, tk: &'t TargetKernel, bucket: &st
     nearest_in(entries(tk), &call.device().info().name, bucket, |c| call.usable(tk, c))
 }
 
+/// The entries a device of this name may run: its winners, or, when the table has none
+/// for it, every entry (a `cached` launch starts from the nearest one).
+pub(super) fn for_device<'t>(tk: &'t TargetKernel, device: &str) -> Vec<&'t Seed> {
+    let all = entries(tk);
+    let mine: Vec<&Seed> = all.iter().filter(|s| s.winner && s.device_name == device).collect();
+    if mine.is_empty() {
+        all.iter().collect()
+    } else {
+        mine
+    }
+}
+
 fn entries(tk: &TargetKernel) -> &[Seed] {
     if crate::env::ignore_tables() {
         &[]

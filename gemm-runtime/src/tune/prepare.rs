@@ -1,0 +1,105 @@
+//! Compiling a kernel's table configs ahead of its first calls ([`prepare`]).
+//!
+//! A first call with a table winner times nothing, but it still JIT-compiles its config:
+//! on the H200 0.1 s for a gemv config and 0.4–1.5 s for a wgmma tile (NVRTC), most of
+//! that first call. A program that knows which kernels it will call (a server loading a
+//! model) can compile them at start-up, in parallel, with `k::prepare(&device)`; the first
+//! calls then cost the winner's check at its build variant (milliseconds). The kernels
+//! land in the device's kernel map and in the compiled-kernel cache on disk, so a later
+//! process loads them in under a millisecond.
+
+use super::table;
+use crate::call;
+use crate::device::Device;
+use crate::error::{GemmError, Result};
+use crate::spec::KernelSpec;
+use gemm_core::{Problem, TileConfig};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// What [`prepare`] compiled.
+#[derive(Clone, Debug, Default)]
+pub struct PrepareReport {
+    /// The target whose code was compiled.
+    pub target: String,
+    /// Each compiled config with the shape whose build variant it was compiled for.
+    pub prepared: Vec<(TileConfig, [usize; 3])>,
+    /// Configs whose compile failed, with why (their first launch falls back as usual).
+    pub failed: Vec<(TileConfig, String)>,
+    /// Wall time of the whole preparation, ms.
+    pub ms: f64,
+}
+
+/// Compiles, on the machine's cores, the configs `spec`'s build-time table gives `dev`:
+/// its winners for this device's name, or, when the table has none for it, every entry
+/// (`cached` launches start from the nearest). Each is compiled for the build variant of
+/// the shape it was measured at, which is the variant of every shape of its class on
+/// families whose defines do not depend on the shape (wgmma) and of aligned shapes on the
+/// others. Tunes and checks nothing; without a table (or with `CROSSGEMM_IGNORE_TABLES`)
+/// there is nothing to do.
+pub fn prepare(spec: &'static KernelSpec, dev: &Device) -> Result<PrepareReport> {
+    let start = Instant::now();
+    let tk = spec.target_for(dev)?;
+    let ir = spec.ir();
+    let entries = table::for_device(tk, &dev.info().name);
+    let mut builds: Vec<(TileConfig, [usize; 3], Vec<(String, u32)>)> = Vec::new();
+    for s in entries {
+        let [m, n, k] = s.shape;
+        let defines = call::defines(ir, tk.backend, &s.config, Problem::new(m, n, k));
+        if !builds.iter().any(|(c, _, d)| *c == s.config && *d == defines) {
+            builds.push((s.config, s.shape, defines));
+        }
+    }
+    let report = Mutex::new(PrepareReport {
+        target: tk.target.to_string(),
+        ..PrepareReport::default()
+    });
+    let next = AtomicUsize::new(0);
+    let symbol = ir.symbol();
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(1, 16)
+        .min(builds.len().max(1));
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let Some((cfg, shape, defines)) = builds.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                    break;
+                };
+                let r = tk
+                    .source_of(cfg)
+                    .and_then(|source| dev.kernel(source, &symbol, defines, &cfg.compile_needs()));
+                let mut rep = report.lock().unwrap_or_else(|e| e.into_inner());
+                match r {
+                    Ok(_) => rep.prepared.push((*cfg, *shape)),
+                    Err(e) => rep.failed.push((*cfg, super::first_line(&e.to_string()).to_string())),
+                }
+            });
+        }
+    });
+    let mut report = report.into_inner().unwrap_or_else(|e| e.into_inner());
+    // In table order, whatever the threads' order.
+    let pos = |c: &TileConfig, sh: &[usize; 3]| builds.iter().position(|(x, y, _)| x == c && y == sh);
+    report.prepared.sort_by_key(|(c, sh)| pos(c, sh));
+    report.ms = start.elapsed().as_secs_f64() * 1e3;
+    if crate::env::log() {
+        eprintln!(
+            "crossgemm: prepared `{}` on {}: {} config(s) compiled, {} failed, {:.0} ms",
+            spec.name,
+            dev.info().id,
+            report.prepared.len(),
+            report.failed.len(),
+            report.ms
+        );
+    }
+    if report.prepared.is_empty() && !report.failed.is_empty() {
+        return Err(GemmError::Unsupported(format!(
+            "preparing `{}` on {}: no config compiled; the first: {}",
+            spec.name,
+            dev.info(),
+            report.failed[0].1
+        )));
+    }
+    Ok(report)
+}

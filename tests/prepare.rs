@@ -1,0 +1,90 @@
+//! `k::prepare(&device)` compiles a kernel's table configs before its first calls (issue
+//! 12): once, into the device's kernel map, so that neither a second prepare nor a launch
+//! of a prepared config at its shape compiles anything. One test in its own binary: the
+//! compile counters are per process, and no other test may compile meanwhile.
+
+mod common;
+
+use common::*;
+use crossgemm::prelude::*;
+
+/// The signature of the records in tests/data/table-records.json (measured on "a CPU of
+/// another name": on this machine both entries are starting points).
+#[gemm_kernel(targets(opencl_cpu), records = none, records = "tests/data/table-records.json")]
+fn prepared(x: Matrix<f32>, w: Matrix<f32, ColMajor>) -> Matrix<f32> {
+    x * w
+}
+
+#[gemm_kernel(targets(opencl_cpu), records = none)]
+fn unprepared(x: Matrix<f32>, w: Matrix<f32, ColMajor>) -> Matrix<f32> {
+    x * w
+}
+
+#[test]
+fn prepare_compiles_the_table_configs_once_and_launches_use_them() {
+    let Some(dev) = Device::list()
+        .into_iter()
+        .find(|d| d.info().kind == Backend::Opencl && prepared::spec().target_for(d).is_ok())
+    else {
+        skip(
+            "prepare",
+            "preparing a kernel",
+            "no OpenCL CPU device",
+            "CROSSGEMM_REQUIRE_OPENCL",
+        );
+        return;
+    };
+    // A cache folder of its own: the first compiles are real compiles.
+    let dir = std::env::temp_dir().join(format!("crossgemm-prepare-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    crossgemm::set_cache_dir(Some(dir.clone()));
+    let compiles = || crossgemm::compile_stats().compiles;
+
+    let before = compiles();
+    let r = prepared::prepare(&dev).unwrap();
+    assert_eq!(r.target, "opencl_cpu");
+    assert!(r.failed.is_empty(), "{r:?}");
+    // The table's entries (a winner for that other CPU and a starting point), one compile
+    // per distinct build: the two share their config and build variant here.
+    let table = prepared::spec().targets()[0].table();
+    assert_eq!(table.len(), 2);
+    assert_eq!(r.prepared.len(), 1, "{r:?}");
+    for (cfg, shape) in &r.prepared {
+        assert!(
+            table.iter().any(|s| s.config == *cfg && s.shape == *shape),
+            "{cfg} {shape:?}"
+        );
+    }
+    let built = r.prepared.len() as u64;
+    assert_eq!(compiles() - before, built);
+
+    // Again: in the device's kernel map already.
+    let again = prepared::prepare(&dev).unwrap();
+    assert_eq!(again.prepared, r.prepared);
+    assert_eq!(compiles() - before, built, "a second prepare compiles nothing");
+
+    // A launch of a prepared config at its shape compiles nothing, and is right.
+    let (cfg, [m, n, k]) = r.prepared[0];
+    let v = |len: usize, salt: usize| -> Vec<f32> {
+        (0..len)
+            .map(|i| (((i * 37 + salt * 11) % 61) as f32 - 30.0) / 30.0)
+            .collect()
+    };
+    let x = Matrix::<f32>::from_host(&dev, m, k, &v(m * k, 1)).unwrap();
+    let w = Matrix::<f32, ColMajor>::from_host(&dev, k, n, &v(k * n, 2)).unwrap();
+    let mut out = Matrix::<f32>::zeros(&dev, m, n).unwrap();
+    prepared::run_with(&cfg, &x, &w, &mut out).unwrap();
+    assert_eq!(compiles() - before, built, "the launch used the prepared kernel");
+    assert_close(
+        &out.to_host().unwrap(),
+        &prepared::reference(&x, &w).unwrap(),
+        k,
+        false,
+        "prepared",
+    );
+
+    // No table, nothing to prepare.
+    let none = unprepared::prepare(&dev).unwrap();
+    assert!(none.prepared.is_empty() && none.failed.is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}
