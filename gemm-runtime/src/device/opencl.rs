@@ -626,7 +626,7 @@ impl DeviceBackend for OpenclBackend {
 }
 
 /// `CROSSGEMM_LOG`: one stderr line per build. `CROSSGEMM_DUMP=<dir>`: the source and the
-/// build log of every build, named by symbol and a hash of the options. Diagnostics only:
+/// build log of every build, named by symbol and a hash of the device and options. Diagnostics only:
 /// an I/O error is reported once and never fails the build.
 fn log_and_dump(device: &str, source: &str, symbol: &str, options: &str, ms: f64, log: &str, err: Option<&ClError>) {
     if crate::env::log() {
@@ -636,7 +636,9 @@ fn log_and_dump(device: &str, source: &str, symbol: &str, options: &str, ms: f64
     let Some(dir) = crate::env::dump_dir() else {
         return;
     };
-    let stem = format!("{symbol}-{:016x}", fnv1a(options.as_bytes()));
+    // The device is part of the name: one process builds the same source and options
+    // for every OpenCL device under test, and each build's log is its own.
+    let stem = format!("{symbol}-{:016x}", fnv1a(format!("{device}\0{options}").as_bytes()));
     let log_text = format!(
         "device: {device}\noptions: {options}\nbuild: {ms:.1} ms, {}\n\n{log}\n",
         err.map_or("ok".into(), |e| e.to_string())

@@ -711,6 +711,9 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
         let d = defs(&[("BIAS", 2)]);
         let built = nvrtc_build(SAXPY, "saxpy", 90.into(), &d).unwrap();
         dump(&dir, SAXPY, "saxpy", 90.into(), &d, &built.log);
+        // The same defines for another architecture are another file, not an overwrite.
+        let sm90a = nvrtc::Arch { cc: 90, suffix: "a" };
+        dump(&dir, SAXPY, "saxpy", sm90a, &d, &built.log);
         let names: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -723,6 +726,7 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
             names.iter().any(|n| n.starts_with("saxpy-") && n.ends_with(".log")),
             "{names:?}"
         );
+        assert_eq!(names.iter().filter(|n| n.ends_with(".cu")).count(), 2, "{names:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -343,7 +343,8 @@ pub(super) fn compile_logged(source: &str, symbol: &str, arch: Arch, defines: &[
 
 /// Writes `<symbol>-<hash of defines>.cu` and `.log` under `dir`.
 pub(super) fn dump(dir: &Path, source: &str, symbol: &str, arch: Arch, defines: &[(String, u32)], log: &str) {
-    let key = defines.iter().map(|(k, v)| format!("{k}={v};")).collect::<String>();
+    // The architecture is part of the name: the same defines build for sm_90 and sm_90a.
+    let key = format!("{arch};") + &defines.iter().map(|(k, v)| format!("{k}={v};")).collect::<String>();
     let stem = format!("{symbol}-{:016x}", gemm_core::ir::fnv1a(key.as_bytes()));
     // The .cu stays byte-identical to what NVRTC saw, so log line numbers match it; the
     // options needed to reproduce the build head the .log instead.
