@@ -196,6 +196,47 @@ fn every_planned_config_bf16_f32() {
     check_all_configs!(tf32_rc, f32, RowMajor, f32, ColMajor, true, 25);
 }
 
+/// The gemv kernels sum in a fixed order (lanes, then the K-split warps in order; on
+/// OpenCL through local memory), so two runs of a config give the same bits, with K
+/// split over every lane and warp (issue 10: determinism checked by running twice).
+#[test]
+fn gemv_configs_give_the_same_bits_twice() {
+    for dev in devices() {
+        let mut r = rng(31);
+        let tk = f16_rc::SPEC.target_for(&dev).unwrap();
+        let gemv: Vec<TileConfig> = tk
+            .plan()
+            .configs
+            .iter()
+            .copied()
+            .filter(|c| c.family_id() == crossgemm::FamilyId::Gemv)
+            .collect();
+        // Every OpenCL and CUDA target plans gemv for this kernel (B column-major).
+        assert!(
+            !gemv.is_empty() || dev.info().kind == Backend::Host,
+            "no gemv config planned for {}",
+            dev.info()
+        );
+        for cfg in gemv {
+            let (m, n, k) = (cfg.block_mn().0 as usize, 70, 4104);
+            let a = mat::<f16, RowMajor>(&dev, &mut r, m, k);
+            let b = mat::<f16, ColMajor>(&dev, &mut r, k, n);
+            let run = || {
+                let mut out = Matrix::<f16>::zeros(&dev, m, n).unwrap();
+                f16_rc::run_with(&cfg, &a, &b, &mut out).unwrap();
+                out.to_host().unwrap()
+            };
+            let (first, second) = (run(), run());
+            let what = format!("gemv {cfg} at {m}x{n}x{k} on {}", dev.info());
+            assert!(
+                first.iter().zip(&second).all(|(x, y)| x.to_bits() == y.to_bits()),
+                "{what}: two runs differ"
+            );
+            assert_close(&first, &f16_rc::reference(&a, &b).unwrap(), k, false, &what);
+        }
+    }
+}
+
 // --- epilogue ops --------------------------------------------------------------------
 
 #[gemm_kernel]
