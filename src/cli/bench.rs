@@ -87,6 +87,11 @@ pub struct BenchArgs {
     /// change section compares the two.
     #[arg(long, conflicts_with = "report_only")]
     first_call: bool,
+    /// With --first-call: first `prepare` every kernel the cases use on the device (its
+    /// config table's configs compiled in parallel, timed and reported), as a program
+    /// would at start-up; the first calls then show what is left.
+    #[arg(long, requires = "first_call")]
+    prepare: bool,
 }
 
 /// Everything a case needs that does not change between cases.
@@ -308,6 +313,9 @@ fn measure_all(
         }
     };
 
+    if a.prepare {
+        prepare_all(&bench, &cases, &mut rep);
+    }
     let bar = progress_bar(cases.len());
     let started = Instant::now();
     for (i, case) in cases.iter().enumerate() {
@@ -597,6 +605,49 @@ impl Bench<'_> {
         row.max_rel_err = Some(sampled_error(&sampled, &got, n));
         Ok(())
     }
+}
+
+/// `--prepare`: `prepare` for every kernel the cases use, once each, in case order; what
+/// it compiled and how long it took go into the report's notes.
+fn prepare_all(bench: &Bench<'_>, cases: &[Case], rep: &mut Report) {
+    let mut done: Vec<&'static crossgemm::KernelSpec> = Vec::new();
+    let started = Instant::now();
+    for case in cases {
+        let (Ok(dtype), Ok(epi)) = (
+            <Dtype as clap::ValueEnum>::from_str(&case.dtype, true),
+            case.epilogue.parse::<Epilogue>(),
+        ) else {
+            continue;
+        };
+        let Ok(entry) = KernelEntry::find(bench.kernels, dtype, epi) else {
+            continue;
+        };
+        if done.iter().any(|s| std::ptr::eq(*s, entry.spec)) {
+            continue;
+        }
+        done.push(entry.spec);
+        let note = match crossgemm::tune::prepare(entry.spec, &bench.dev) {
+            Ok(r) => format!(
+                "prepare `{}`: {} config(s) compiled, {} failed, {:.0} ms",
+                entry.spec.name,
+                r.prepared.len(),
+                r.failed.len(),
+                r.ms
+            ),
+            Err(e) => format!(
+                "prepare `{}` failed: {}",
+                entry.spec.name,
+                e.to_string().lines().next().unwrap_or("")
+            ),
+        };
+        eprintln!("{note}");
+        rep.notes.push(note);
+    }
+    rep.notes.push(format!(
+        "--prepare: {} kernel(s) prepared in {:.1} s before the first calls",
+        done.len(),
+        started.elapsed().as_secs_f64()
+    ));
 }
 
 impl Bench<'_> {

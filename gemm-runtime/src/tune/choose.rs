@@ -369,11 +369,13 @@ pub fn lookup(spec: &'static KernelSpec, args: &[Arg<'_>], out: OutArg<'_>, opts
     if TuneMode::from_env() == TuneMode::Off {
         return Ok(l);
     }
-    let table_entry = |l: &mut Lookup, s: &gemm_core::table::Seed| {
+    // `winner`: the table's winner of this very bucket on this device, not the nearest
+    // entry (which may be another bucket's winner).
+    let table_entry = |l: &mut Lookup, s: &gemm_core::table::Seed, winner: bool| {
         l.config = s.config;
         l.source = LookupSource::Table {
             entry: table::describe(s),
-            winner: s.winner && s.device_name == call.device().info().name,
+            winner,
         };
         l.ms = Some(s.us / 1e3);
     };
@@ -382,7 +384,7 @@ pub fn lookup(spec: &'static KernelSpec, args: &[Arg<'_>], out: OutArg<'_>, opts
         l.source = LookupSource::Cache;
         l.ms = Some(w.ms);
     } else if let Some(s) = table::winner(&call, tk, &bucket) {
-        table_entry(&mut l, s);
+        table_entry(&mut l, s, true);
     } else if let Some((b, w)) = opts
         .cache_dir
         .as_ref()
@@ -392,7 +394,7 @@ pub fn lookup(spec: &'static KernelSpec, args: &[Arg<'_>], out: OutArg<'_>, opts
         l.source = LookupSource::Nearest(b);
         l.ms = Some(w.ms);
     } else if let Some(s) = table::nearest(&call, tk, &bucket) {
-        table_entry(&mut l, s);
+        table_entry(&mut l, s, false);
     }
     Ok(l)
 }
