@@ -6,13 +6,13 @@
 //! | layer | modules |
 //! |---|---|
 //! | public call: launch plans, typed wrappers' entry points | `launch` |
-//! | tuner (options, search, verification) and measuring API | [`tune`], [`bench`] |
+//! | tuner (options, search, verification) and measuring API | [`tune`], [`mod@bench`] |
 //! | timing protocol shared by both | `measure` |
 //! | call preparation: checks, dims, defines, operands | `call` |
 //! | tuning caches and records (disk formats) | `cache`, [`records`] |
 //! | generated-kernel descriptions | `spec`, `nvrtc_check` |
 //! | devices, their compiled-binary cache | [`device`] |
-//! | basics | `buffer`, `element`, `error`, `env`, [`reference`] |
+//! | basics | `buffer`, `element`, `error`, `env`, [`mod@reference`] |
 
 pub mod bench;
 mod buffer;

@@ -35,7 +35,7 @@ pub(crate) fn preamble(ir: &GemmIr, kernel: &str, variant: Variant) -> String {
     s
 }
 
-/// Per-shape preprocessor flags for the sources of [`emit`]:
+/// Per-shape preprocessor flags for the sources of `emit`:
 /// - `A_VEC` / `B_VEC`: 1 when the operand's contiguous extent (K for row-major A, M for
 ///   column-major A, N for row-major B, K for column-major B) is a multiple of 16 bytes
 ///   (8 f16/bf16 elements, 4 f32). With 256-byte-aligned base pointers every 16-byte

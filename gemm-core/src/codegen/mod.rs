@@ -1,5 +1,5 @@
 //! What the kernel families' generators share: the C text of conversions, epilogues and
-//! stores ([`prelude`]), the CUDA preamble and alignment flags ([`cuda`]), and the
+//! stores (`prelude`), the CUDA preamble and alignment flags ([`cuda`]), and the
 //! diagnosis [`Variant`]s. Each family writes its own source from these, a pure function
 //! of (IR, backend, variant); tile parameters stay preprocessor constants
 //! ([`TileConfig::defines`]), so one source serves every configuration of a family and is
@@ -10,7 +10,7 @@
 //! vectors (f16/bf16 as 16-bit unsigned integers), a `float` for scalars.
 //!
 //! Besides the real kernel ([`Variant::Full`]) the generators write *diagnosis variants*
-//! ([`emit_variant`]): the same kernel with one part of its work taken out, so that
+//! (`emit_variant`): the same kernel with one part of its work taken out, so that
 //! timing them side by side says where the time of the full kernel goes. Every variant
 //! keeps the kernel symbol, the ABI and the tile constants of the full source: the
 //! runtime compiles it with the same `-D` definitions and launches it with the same

@@ -1,6 +1,6 @@
 //! The autotuner: on a cache miss, compile the target's planned configs that fit the
 //! device (in parallel), check each, time the survivors and keep the fastest (a tie within
-//! noise going to the planner's first), on disk (see [`crate::cache`]) and in the process.
+//! noise going to the planner's first), on disk (see `crate::cache`) and in the process.
 //!
 //! `CROSSGEMM_TUNE` decides what a plain launch does: `full` (the default) tunes on a
 //! miss, `cached` uses only the cache and otherwise the planner's first fitting config,
@@ -48,7 +48,7 @@
 //! tie goes to the planner's first (`pick.rs`), so that repeated tunes agree.
 //!
 //! The run itself (`search.rs`) compiles the candidates in waves on a bounded pool, then
-//! verifies and times (with [`crate::measure`]) one at a time.
+//! verifies and times (with `crate::measure`) one at a time.
 
 mod candidate;
 mod choose;

@@ -27,7 +27,7 @@ pub struct SimtTile {
     pub ndimc: u32,
     /// Elements per global vector load (1, 2, 4 or 8) along the contiguous dimension.
     pub vw: u32,
-    /// Launch-order group height, as in [`MmaTile::group_m`].
+    /// Launch-order group height, as in `MmaTile::group_m`.
     pub group_m: u32,
 }
 
