@@ -137,3 +137,56 @@ fn foreign_small_or_mixed_buffers_are_errors() {
     let bias = Row::<f16>::from_host(&own, &values(4, 3)).unwrap();
     assert!(interop_linear(&x, &w, &bias).is_err());
 }
+
+/// A batch stored back to back in the program's buffers: one view per matrix at its
+/// offset (OpenCL sub-buffers), each call right; a misaligned offset or one past the end
+/// is an error naming the rule.
+#[test]
+fn views_at_offsets_run_a_batch_in_one_buffer() {
+    let Some(d) = cl_device("views_at_offsets_run_a_batch_in_one_buffer") else {
+        return;
+    };
+    isolated_cache();
+    let context = Context::from_device(&d).unwrap();
+    let q = queue(&context, &d, false);
+    let dev = Device::from_opencl_queue(&q).unwrap();
+    // Offsets must be multiples of the device's base-address alignment (bits).
+    let align = (d.mem_base_addr_align().unwrap() as usize / 8 / std::mem::size_of::<f16>()).max(1);
+    let stride = |elems: usize| elems.div_ceil(align) * align;
+    let (batch, m, n, k) = (3, 5, 24, 40);
+    let (sx, so) = (stride(m * k), stride(m * n));
+    let xs = values(batch * sx, 1);
+    let (ws, bs) = (values(k * n, 2), values(n, 3));
+    let (xb, wb, bb) = (
+        buffer(&context, &q, &xs),
+        buffer(&context, &q, &ws),
+        buffer(&context, &q, &bs),
+    );
+    let ob = buffer(&context, &q, &vec![f16::from_f32(f32::NAN); batch * so]);
+    // One weight and one bias for every matrix of the batch.
+    let w = Matrix::<f16, ColMajor>::from_opencl_buffer(&dev, &wb, k, n).unwrap();
+    let bias = Row::<f16>::from_opencl_buffer(&dev, &bb, n).unwrap();
+    let mut want = Vec::new();
+    for b in 0..batch {
+        let x = Matrix::<f16>::from_opencl_buffer_at(&dev, &xb, b * sx, m, k).unwrap();
+        let mut out = Matrix::<f16>::from_opencl_buffer_at(&dev, &ob, b * so, m, n).unwrap();
+        interop_linear_into(&x, &w, &bias, &mut out).unwrap();
+        want.push(interop_linear::reference(&x, &w, &bias).unwrap());
+    }
+    let mut got = vec![f16::ZERO; batch * so];
+    unsafe { q.enqueue_read_buffer(&ob, CL_BLOCKING, 0, &mut got, &[]) }.unwrap();
+    for (b, want) in want.iter().enumerate() {
+        assert_close(&got[b * so..b * so + m * n], want, k, false, &format!("batch item {b}"));
+    }
+    if align > 1 {
+        let e = Matrix::<f16>::from_opencl_buffer_at(&dev, &xb, 1, m, k)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("must start at a multiple of"), "{e}");
+    }
+    let e = Matrix::<f16>::from_opencl_buffer_at(&dev, &xb, (batch - 1) * sx + align, m, k)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("the view needs"), "{e}");
+}

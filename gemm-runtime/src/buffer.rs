@@ -74,6 +74,39 @@ impl<T: Element, L: LayoutType> Matrix<T, L> {
         unsafe { Self::from_raw_cl_mem(device, buffer.get(), rows, cols) }
     }
 
+    /// A matrix over the caller's OpenCL buffer from element `offset` on (e.g. one matrix
+    /// of a batch stored back to back), without a copy: an OpenCL sub-buffer, so the
+    /// offset in bytes must be a multiple of the device's base-address alignment
+    /// (`CL_DEVICE_MEM_BASE_ADDR_ALIGN`, typically 128 bytes or more), else an error says
+    /// so; past the buffer's end is an error too. Otherwise as
+    /// [`Matrix::from_opencl_buffer`].
+    #[cfg(feature = "opencl")]
+    pub fn from_opencl_buffer_at(
+        device: &Device,
+        buffer: &opencl3::memory::Buffer<T>,
+        offset: usize,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Self> {
+        use opencl3::memory::ClMem;
+        let bytes = Self::bytes(rows, cols)?;
+        let origin = offset
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or(GemmError::DataLength {
+                len: usize::MAX,
+                rows,
+                cols,
+            })?;
+        // SAFETY: an opencl3 buffer holds a valid cl_mem for as long as it lives.
+        let buf = unsafe { device.sub_cl_mem(buffer.get(), origin, bytes)? };
+        Ok(Matrix {
+            buf,
+            rows,
+            cols,
+            _p: PhantomData,
+        })
+    }
+
     /// [`Matrix::from_opencl_buffer`] for a raw `cl_mem` (another binding's).
     ///
     /// # Safety

@@ -230,6 +230,55 @@ impl OpenclBackend {
         })
     }
 
+    /// A sub-buffer of the caller's `parent` (memory of this backend's context): `bytes`
+    /// from byte `origin`, which must be a multiple of the device's base-address
+    /// alignment (OpenCL's rule for sub-buffers). The sub-buffer keeps its parent alive.
+    ///
+    /// # Safety
+    /// `parent` must be a valid buffer object.
+    pub(crate) unsafe fn sub_buffer(
+        &self,
+        parent: cl_mem,
+        origin: usize,
+        bytes: usize,
+    ) -> Result<Box<dyn Any + Send + Sync>> {
+        let op = || format!("a view at byte {origin} of a caller's cl_mem on {}", self.info.id);
+        let align_bits = self.device.mem_base_addr_align().map_err(|e| cl_err(op(), e, ""))? as usize;
+        let align = (align_bits / 8).max(1);
+        if !origin.is_multiple_of(align) {
+            return Err(driver_err(
+                op(),
+                format!("an OpenCL sub-buffer must start at a multiple of {align} bytes on this device"),
+            ));
+        }
+        // Checked before creating anything: the size and context of the parent.
+        let size = opencl3::memory::get_mem_object_info(parent, opencl3::memory::CL_MEM_SIZE)
+            .map(usize::from)
+            .map_err(|e| cl_err(op(), ClError(e), ""))?;
+        if origin.checked_add(bytes).is_none_or(|end| end > size) {
+            return Err(driver_err(
+                op(),
+                format!("the memory holds {size} bytes; the view needs {bytes} from byte {origin}"),
+            ));
+        }
+        let region = opencl3::types::cl_buffer_region {
+            origin,
+            size: bytes.max(1),
+        };
+        let sub = opencl3::memory::create_sub_buffer(
+            parent,
+            0,
+            opencl3::memory::CL_BUFFER_CREATE_TYPE_REGION,
+            &region as *const _ as *const c_void,
+        )
+        .map_err(|e| cl_err(op(), ClError(e), " (clCreateSubBuffer)"))?;
+        // Our one reference: wrap retains, so let go of the creation's reference after.
+        let owned = Buffer::<u8>::new(sub);
+        let wrapped = self.wrap(sub, bytes);
+        drop(owned);
+        wrapped
+    }
+
     /// Wraps `raw`, memory of this backend's context of at least `bytes`, retaining it:
     /// the caller's buffer and the wrapper each hold a reference, and the memory lives
     /// until both are dropped.
@@ -1124,6 +1173,24 @@ impl Device {
         let b = OpenclBackend::from_raw_queue(queue)
             .map_err(|e| cl_err("making a device from a caller's OpenCL queue", e, ""))?;
         Ok(Device::from_backend(Box::new(b)))
+    }
+
+    /// A view of `bytes` from byte `origin` of the caller's `mem` (an OpenCL sub-buffer).
+    ///
+    /// # Safety
+    /// `mem` must be a valid OpenCL memory object.
+    pub(crate) unsafe fn sub_cl_mem(&self, mem: cl_mem, origin: usize, bytes: usize) -> Result<RawBuffer> {
+        let b = self.backend().as_opencl().ok_or_else(|| {
+            driver_err(
+                "viewing a caller's cl_mem",
+                format!("{} is not an OpenCL device", self.info().id),
+            )
+        })?;
+        Ok(RawBuffer {
+            device: self.clone(),
+            bytes,
+            inner: b.sub_buffer(mem, origin, bytes)?,
+        })
     }
 
     /// Wraps the caller's `mem` of this device's context as a buffer of `bytes` (it must
