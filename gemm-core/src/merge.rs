@@ -290,6 +290,51 @@ mod tests {
         assert_eq!(m.records[0].buckets["pow2:64x64x64"].config, c[3]);
     }
 
+    proptest::proptest! {
+        /// Whatever the machines measured, merging gives the same winner in any input
+        /// order, a winner within the tie band of the fastest median, and each config's
+        /// time the median of the machines that timed it.
+        #[test]
+        fn the_winner_does_not_depend_on_the_order_of_the_machines(
+            machines in proptest::collection::vec(
+                proptest::collection::vec((0usize..6, 1.0f64..100.0), 1..6),
+                1..5,
+            )
+        ) {
+            let docs: Vec<Records> = machines
+                .iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    // One time per config and machine (the last one given wins).
+                    let mut seen: Vec<(usize, f64)> = Vec::new();
+                    for &(c, us) in t {
+                        seen.retain(|(x, _)| *x != c);
+                        seen.push((c, us));
+                    }
+                    doc(vec![record(&format!("m{i}"), &seen)])
+                })
+                .collect();
+            let (a, _) = merge(&docs, &targets());
+            let mut reversed = docs.clone();
+            reversed.reverse();
+            let (b, _) = merge(&reversed, &targets());
+            let (wa, wb) = (&a.records[0].buckets["pow2:64x64x64"], &b.records[0].buckets["pow2:64x64x64"]);
+            proptest::prop_assert_eq!(wa.config, wb.config);
+            proptest::prop_assert_eq!(wa.us, wb.us);
+            let fastest = wa.timings.iter().map(|t| t.us).fold(f64::INFINITY, f64::min);
+            proptest::prop_assert!(wa.us <= fastest * (1.0 + TIE_BAND));
+            for t in &wa.timings {
+                let mut all: Vec<f64> = docs
+                    .iter()
+                    .flat_map(|d| &d.records[0].buckets["pow2:64x64x64"].timings)
+                    .filter(|x| x.config == t.config)
+                    .map(|x| x.us)
+                    .collect();
+                proptest::prop_assert_eq!(t.us, median(&mut all));
+            }
+        }
+    }
+
     #[test]
     fn records_without_timings_count_their_winner_and_other_kernels_stay_apart() {
         let c = configs();
