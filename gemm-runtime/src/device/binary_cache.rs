@@ -3,9 +3,12 @@
 //!
 //! Files live in `<cache dir>/bin/` (see [`crate::cache_dir`]), one per build, named by
 //! a hash of everything that makes a binary wrong for another build: the source, the
-//! kernel symbol, the compiler options (defines included), the device's name and id, the
+//! kernel symbol, the compiler options (defines included), the device's name (not its
+//! index: identical GPUs, and the same GPU in another container, share the binaries), the
 //! driver version, the compiler's version (NVRTC's, or the OpenCL platform's and
-//! device's) and crossgemm's version. The full key is also stored in the file and
+//! device's) and crossgemm's version. A cache folder built on one machine therefore serves
+//! a fresh machine with the same device, driver and NVRTC: shipped with a program, it
+//! spares its first calls the JIT. The full key is also stored in the file and
 //! compared on load, so a hash collision is a miss, never a wrong kernel.
 //!
 //! A file is `MAGIC`, a little-endian `u32` header length, a JSON header (key, payload
@@ -83,7 +86,6 @@ pub(crate) struct BinaryKey {
     pub(crate) source_hash: String,
     pub(crate) options: Vec<String>,
     pub(crate) device_name: String,
-    pub(crate) device_id: String,
     pub(crate) driver: String,
     /// NVRTC's version, or the OpenCL platform/device/compiler versions.
     pub(crate) compiler: String,
@@ -117,7 +119,6 @@ impl BinaryKey {
             source_hash: format!("{}-{}", hash128(source.as_bytes()), source.len()),
             options: options.to_vec(),
             device_name: info.name.clone(),
-            device_id: info.id.clone(),
             driver: info.driver.clone(),
             compiler: compiler.into(),
             crossgemm: env!("CARGO_PKG_VERSION").into(),
@@ -518,10 +519,6 @@ mod tests {
             key_with(&["-D A=1"], "1.0", "cl 3.1", "src"),
             key_with(&["-D A=1"], "1.0", "cl 3.0", "src "),
             BinaryKey {
-                device_id: "opencl:0:1".into(),
-                ..key()
-            },
-            BinaryKey {
                 device_name: "other".into(),
                 ..key()
             },
@@ -537,6 +534,18 @@ mod tests {
             assert!(names.insert(k.file_name()), "{k:?} shares a file name");
         }
         assert_eq!(key().file_name(), base.file_name(), "stable");
+    }
+
+    /// Identical devices (another index, another container) share binaries: the key
+    /// holds the device's name, never its id.
+    #[test]
+    fn identical_devices_share_a_binary() {
+        let mut other = info("1.0");
+        other.id = "opencl:3:7".into();
+        let o = vec!["-D A=1".to_string()];
+        let theirs = BinaryKey::new("opencl", "src", "k", &o, &other, "cl 3.0");
+        assert_eq!(theirs, key());
+        assert_eq!(theirs.file_name(), key().file_name());
     }
 
     #[test]
