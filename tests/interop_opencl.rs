@@ -138,8 +138,8 @@ fn foreign_small_or_mixed_buffers_are_errors() {
     assert!(interop_linear(&x, &w, &bias).is_err());
 }
 
-/// A batch stored back to back in the program's buffers: one view per matrix at its
-/// offset (OpenCL sub-buffers), each call right; a misaligned offset or one past the end
+/// A batch stored back to back in the program's buffers: one view per matrix (and per
+/// bias) at its offset (OpenCL sub-buffers), each call right; a misaligned offset or one past the end
 /// is an error naming the rule.
 #[test]
 fn views_at_offsets_run_a_batch_in_one_buffer() {
@@ -156,18 +156,20 @@ fn views_at_offsets_run_a_batch_in_one_buffer() {
     let (batch, m, n, k) = (3, 5, 24, 40);
     let (sx, so) = (stride(m * k), stride(m * n));
     let xs = values(batch * sx, 1);
-    let (ws, bs) = (values(k * n, 2), values(n, 3));
+    // One bias per matrix of the batch, back to back too.
+    let sb = stride(n);
+    let (ws, bs) = (values(k * n, 2), values(batch * sb, 3));
     let (xb, wb, bb) = (
         buffer(&context, &q, &xs),
         buffer(&context, &q, &ws),
         buffer(&context, &q, &bs),
     );
     let ob = buffer(&context, &q, &vec![f16::from_f32(f32::NAN); batch * so]);
-    // One weight and one bias for every matrix of the batch.
+    // One weight for every matrix of the batch.
     let w = Matrix::<f16, ColMajor>::from_opencl_buffer(&dev, &wb, k, n).unwrap();
-    let bias = Row::<f16>::from_opencl_buffer(&dev, &bb, n).unwrap();
     let mut want = Vec::new();
     for b in 0..batch {
+        let bias = Row::<f16>::from_opencl_buffer_at(&dev, &bb, b * sb, n).unwrap();
         let x = Matrix::<f16>::from_opencl_buffer_at(&dev, &xb, b * sx, m, k).unwrap();
         let mut out = Matrix::<f16>::from_opencl_buffer_at(&dev, &ob, b * so, m, n).unwrap();
         interop_linear_into(&x, &w, &bias, &mut out).unwrap();

@@ -230,6 +230,36 @@ macro_rules! vector_type {
                 unsafe { Self::from_raw_cl_mem(device, buffer.get(), len) }
             }
 
+            #[doc = concat!("A vector ", $len_doc, " at element `offset` of the caller's OpenCL buffer (a sub-buffer); as [`Matrix::from_opencl_buffer_at`].")]
+            #[cfg(feature = "opencl")]
+            pub fn from_opencl_buffer_at(
+                device: &Device,
+                buffer: &opencl3::memory::Buffer<T>,
+                offset: usize,
+                len: usize,
+            ) -> Result<Self> {
+                use opencl3::memory::ClMem;
+                let size = std::mem::size_of::<T>();
+                let overflow = GemmError::DataLength {
+                    len: usize::MAX,
+                    rows: 1,
+                    cols: len,
+                };
+                let bytes = len.checked_mul(size).ok_or(overflow)?;
+                let origin = offset.checked_mul(size).ok_or(GemmError::DataLength {
+                    len: usize::MAX,
+                    rows: 1,
+                    cols: len,
+                })?;
+                // SAFETY: an opencl3 buffer holds a valid cl_mem for as long as it lives.
+                let buf = unsafe { device.sub_cl_mem(buffer.get(), origin, bytes)? };
+                Ok($name {
+                    buf,
+                    len,
+                    _p: PhantomData,
+                })
+            }
+
             #[doc = concat!("[`", stringify!($name), "::from_opencl_buffer`] for a raw `cl_mem`.")]
             ///
             /// # Safety
