@@ -31,6 +31,9 @@ pub struct PrepareReport {
     pub ms: f64,
 }
 
+/// One compile: the config, the shape whose build variant it is, its defines.
+type Build = (TileConfig, [usize; 3], Vec<(String, u32)>);
+
 /// Compiles, on the machine's cores, the configs `spec`'s build-time table gives `dev`:
 /// its winners for this device's name, or, when the table has none for it, every entry
 /// (`cached` launches start from the nearest). Each is compiled for the build variant of
@@ -43,7 +46,7 @@ pub fn prepare(spec: &'static KernelSpec, dev: &Device) -> Result<PrepareReport>
     let tk = spec.target_for(dev)?;
     let ir = spec.ir();
     let entries = table::for_device(tk, &dev.info().name);
-    let mut builds: Vec<(TileConfig, [usize; 3], Vec<(String, u32)>)> = Vec::new();
+    let mut builds: Vec<Build> = Vec::new();
     for s in entries {
         let [m, n, k] = s.shape;
         let defines = call::defines(ir, tk.backend, &s.config, Problem::new(m, n, k));
@@ -63,17 +66,16 @@ pub fn prepare(spec: &'static KernelSpec, dev: &Device) -> Result<PrepareReport>
         .min(builds.len().max(1));
     std::thread::scope(|s| {
         for _ in 0..threads {
-            s.spawn(|| loop {
-                let Some((cfg, shape, defines)) = builds.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                    break;
-                };
-                let r = tk
-                    .source_of(cfg)
-                    .and_then(|source| dev.kernel(source, &symbol, defines, &cfg.compile_needs()));
-                let mut rep = report.lock().unwrap_or_else(|e| e.into_inner());
-                match r {
-                    Ok(_) => rep.prepared.push((*cfg, *shape)),
-                    Err(e) => rep.failed.push((*cfg, super::first_line(&e.to_string()).to_string())),
+            s.spawn(|| {
+                while let Some((cfg, shape, defines)) = builds.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let r = tk
+                        .source_of(cfg)
+                        .and_then(|source| dev.kernel(source, &symbol, defines, &cfg.compile_needs()));
+                    let mut rep = report.lock().unwrap_or_else(|e| e.into_inner());
+                    match r {
+                        Ok(_) => rep.prepared.push((*cfg, *shape)),
+                        Err(e) => rep.failed.push((*cfg, super::first_line(&e.to_string()).to_string())),
+                    }
                 }
             });
         }
