@@ -713,6 +713,71 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+impl Device {
+    /// A device that runs everything on the caller's OpenCL queue: every upload, launch
+    /// and download of crossgemm's calls on it is enqueued there, in order with the
+    /// caller's own commands, and a launch returns without waiting (only
+    /// [`Device::synchronize`], a download and the first launch of a config at a new
+    /// build variant, which checks it, wait for the queue).
+    ///
+    /// The queue, its context and device are retained: they live while the device or a
+    /// buffer of it does, whatever the caller drops. Buffers of the queue's context can
+    /// be used as operands ([`Matrix::from_opencl_buffer`](crate::Matrix::from_opencl_buffer));
+    /// crossgemm's own devices (of their own contexts) do not mix with this one. A queue
+    /// without profiling works; the tuner then times launches on the host clock.
+    pub fn from_opencl_queue(queue: &CommandQueue) -> Result<Device> {
+        // SAFETY: an opencl3 queue holds a valid handle for as long as it lives.
+        unsafe { Device::from_raw_opencl_queue(queue.get()) }
+    }
+
+    /// [`Device::from_opencl_queue`] for a raw `cl_command_queue` (another binding's).
+    ///
+    /// # Safety
+    /// `queue` must be a valid OpenCL command queue.
+    pub unsafe fn from_raw_opencl_queue(queue: cl_command_queue) -> Result<Device> {
+        let b = OpenclBackend::from_raw_queue(queue)
+            .map_err(|e| cl_err("making a device from a caller's OpenCL queue", e, ""))?;
+        Ok(Device::from_backend(Box::new(b)))
+    }
+
+    /// A view of `bytes` from byte `origin` of the caller's `mem` (an OpenCL sub-buffer).
+    ///
+    /// # Safety
+    /// `mem` must be a valid OpenCL memory object.
+    pub(crate) unsafe fn sub_cl_mem(&self, mem: cl_mem, origin: usize, bytes: usize) -> Result<RawBuffer> {
+        let b = self.backend().as_opencl().ok_or_else(|| {
+            driver_err(
+                "viewing a caller's cl_mem",
+                format!("{} is not an OpenCL device", self.info().id),
+            )
+        })?;
+        Ok(RawBuffer {
+            device: self.clone(),
+            bytes,
+            inner: b.sub_buffer(mem, origin, bytes)?,
+        })
+    }
+
+    /// Wraps the caller's `mem` of this device's context as a buffer of `bytes` (it must
+    /// hold at least that many), retaining it.
+    ///
+    /// # Safety
+    /// `mem` must be a valid OpenCL memory object.
+    pub(crate) unsafe fn wrap_cl_mem(&self, mem: cl_mem, bytes: usize) -> Result<RawBuffer> {
+        let b = self.backend().as_opencl().ok_or_else(|| {
+            driver_err(
+                "wrapping a caller's cl_mem",
+                format!("{} is not an OpenCL device", self.info().id),
+            )
+        })?;
+        Ok(RawBuffer {
+            device: self.clone(),
+            bytes,
+            inner: b.wrap(mem, bytes)?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1145,70 +1210,5 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
     fn opencl_dump_names_are_stable() {
         assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
         assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
-    }
-}
-
-impl Device {
-    /// A device that runs everything on the caller's OpenCL queue: every upload, launch
-    /// and download of crossgemm's calls on it is enqueued there, in order with the
-    /// caller's own commands, and a launch returns without waiting (only
-    /// [`Device::synchronize`], a download and the first launch of a config at a new
-    /// build variant, which checks it, wait for the queue).
-    ///
-    /// The queue, its context and device are retained: they live while the device or a
-    /// buffer of it does, whatever the caller drops. Buffers of the queue's context can
-    /// be used as operands ([`Matrix::from_opencl_buffer`](crate::Matrix::from_opencl_buffer));
-    /// crossgemm's own devices (of their own contexts) do not mix with this one. A queue
-    /// without profiling works; the tuner then times launches on the host clock.
-    pub fn from_opencl_queue(queue: &CommandQueue) -> Result<Device> {
-        // SAFETY: an opencl3 queue holds a valid handle for as long as it lives.
-        unsafe { Device::from_raw_opencl_queue(queue.get()) }
-    }
-
-    /// [`Device::from_opencl_queue`] for a raw `cl_command_queue` (another binding's).
-    ///
-    /// # Safety
-    /// `queue` must be a valid OpenCL command queue.
-    pub unsafe fn from_raw_opencl_queue(queue: cl_command_queue) -> Result<Device> {
-        let b = OpenclBackend::from_raw_queue(queue)
-            .map_err(|e| cl_err("making a device from a caller's OpenCL queue", e, ""))?;
-        Ok(Device::from_backend(Box::new(b)))
-    }
-
-    /// A view of `bytes` from byte `origin` of the caller's `mem` (an OpenCL sub-buffer).
-    ///
-    /// # Safety
-    /// `mem` must be a valid OpenCL memory object.
-    pub(crate) unsafe fn sub_cl_mem(&self, mem: cl_mem, origin: usize, bytes: usize) -> Result<RawBuffer> {
-        let b = self.backend().as_opencl().ok_or_else(|| {
-            driver_err(
-                "viewing a caller's cl_mem",
-                format!("{} is not an OpenCL device", self.info().id),
-            )
-        })?;
-        Ok(RawBuffer {
-            device: self.clone(),
-            bytes,
-            inner: b.sub_buffer(mem, origin, bytes)?,
-        })
-    }
-
-    /// Wraps the caller's `mem` of this device's context as a buffer of `bytes` (it must
-    /// hold at least that many), retaining it.
-    ///
-    /// # Safety
-    /// `mem` must be a valid OpenCL memory object.
-    pub(crate) unsafe fn wrap_cl_mem(&self, mem: cl_mem, bytes: usize) -> Result<RawBuffer> {
-        let b = self.backend().as_opencl().ok_or_else(|| {
-            driver_err(
-                "wrapping a caller's cl_mem",
-                format!("{} is not an OpenCL device", self.info().id),
-            )
-        })?;
-        Ok(RawBuffer {
-            device: self.clone(),
-            bytes,
-            inner: b.wrap(mem, bytes)?,
-        })
     }
 }
