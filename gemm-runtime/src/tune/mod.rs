@@ -39,6 +39,10 @@
 //! the table's nearest entry after the cache's nearest winner, and a tune without a
 //! cached start times the table's entry first.
 //!
+//! **Preparing.** [`prepare`] (the generated `k::prepare(&device)`) compiles the table's
+//! configs for a device ahead of the first calls, on all cores, so that those calls skip the
+//! JIT; the compiled-kernel cache keeps them for later processes.
+//!
 //! **How many are timed.** Small problems time fewer candidates than large ones
 //! (`scope.rs`: the first that passes below 8.4 MFLOP, 16 below 1.07 GFLOP, else all),
 //! unless a count is given or the tune is thorough; `CROSSGEMM_TUNE_BUDGET_MS` stops a
