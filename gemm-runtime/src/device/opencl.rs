@@ -717,8 +717,9 @@ impl Device {
     /// A device that runs everything on the caller's OpenCL queue: every upload, launch
     /// and download of crossgemm's calls on it is enqueued there, in order with the
     /// caller's own commands, and a launch returns without waiting (only
-    /// [`Device::synchronize`], a download and the first launch of a config at a new
-    /// build variant, which checks it, wait for the queue).
+    /// [`Device::synchronize`], a download, a tune (under `CROSSGEMM_TUNE=full`, a launch
+    /// whose shape has no winner yet) and the first launch of a config at a new build
+    /// variant, which checks it, wait for the queue).
     ///
     /// The queue, its context and device are retained: they live while the device or a
     /// buffer of it does, whatever the caller drops. Buffers of the queue's context can
