@@ -59,17 +59,12 @@ fn values(len: usize, salt: usize) -> Vec<f16> {
         .collect()
 }
 
-fn isolated_cache() {
-    let dir = std::env::temp_dir().join(format!("crossgemm-interop-{}", std::process::id()));
-    crossgemm::set_cache_dir(Some(dir));
-}
-
 #[test]
 fn a_kernel_runs_on_the_callers_queue_and_buffers_without_a_copy() {
     let Some(d) = cl_device("a_kernel_runs_on_the_callers_queue_and_buffers_without_a_copy") else {
         return;
     };
-    isolated_cache();
+    isolated_cache("interop-queue");
     let context = Context::from_device(&d).unwrap();
     let (m, n, k) = (37, 29, 45);
     // With and without profiling on the caller's queue: the tuner times either way.
@@ -146,7 +141,7 @@ fn views_at_offsets_run_a_batch_in_one_buffer() {
     let Some(d) = cl_device("views_at_offsets_run_a_batch_in_one_buffer") else {
         return;
     };
-    isolated_cache();
+    isolated_cache("interop-batch");
     let context = Context::from_device(&d).unwrap();
     let q = queue(&context, &d, false);
     let dev = Device::from_opencl_queue(&q).unwrap();

@@ -22,22 +22,11 @@ fn unprepared(x: Matrix<f32>, w: Matrix<f32, ColMajor>) -> Matrix<f32> {
 
 #[test]
 fn prepare_compiles_the_table_configs_once_and_launches_use_them() {
-    let Some(dev) = Device::list()
-        .into_iter()
-        .find(|d| d.info().kind == Backend::Opencl && prepared::spec().target_for(d).is_ok())
-    else {
-        skip(
-            "prepare",
-            "preparing a kernel",
-            "no OpenCL CPU device",
-            "CROSSGEMM_REQUIRE_OPENCL",
-        );
+    let Some(dev) = opencl_device_for("prepare", prepared::spec()) else {
         return;
     };
     // A cache folder of its own: the first compiles are real compiles.
-    let dir = std::env::temp_dir().join(format!("crossgemm-prepare-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    crossgemm::set_cache_dir(Some(dir.clone()));
+    let dir = isolated_cache("prepare");
     let compiles = || crossgemm::compile_stats().compiles;
 
     let before = compiles();

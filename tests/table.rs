@@ -65,21 +65,6 @@ fn the_macro_keeps_the_records_that_apply_by_signature() {
     assert_eq!(other, vec![("pow2:64x64x64", from("f32_rowmajor_b").as_str(), true)]);
 }
 
-fn cpu_device(test: &str) -> Option<Device> {
-    let d = Device::list()
-        .into_iter()
-        .find(|d| d.info().kind == Backend::Opencl && from_table::spec().target_for(d).is_ok());
-    if d.is_none() {
-        skip(
-            test,
-            "the table's runtime use",
-            "no OpenCL CPU device",
-            "CROSSGEMM_REQUIRE_OPENCL",
-        );
-    }
-    d
-}
-
 fn operands(dev: &Device, (m, n, k): (usize, usize, usize)) -> (Matrix<f32>, Matrix<f32, ColMajor>) {
     let v = |len: usize, salt: usize| -> Vec<f32> {
         (0..len)
@@ -102,7 +87,10 @@ fn empty_cache(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn a_cached_lookup_starts_from_the_nearest_table_entry_and_runs_it_right() {
-    let Some(dev) = cpu_device("a_cached_lookup_starts_from_the_nearest_table_entry_and_runs_it_right") else {
+    let Some(dev) = opencl_device_for(
+        "a_cached_lookup_starts_from_the_nearest_table_entry_and_runs_it_right",
+        from_table::spec(),
+    ) else {
         return;
     };
     let shape = (40, 50, 60);
@@ -144,7 +132,7 @@ fn a_cached_lookup_starts_from_the_nearest_table_entry_and_runs_it_right() {
 
 #[test]
 fn a_tune_times_the_table_entry_first() {
-    let Some(dev) = cpu_device("a_tune_times_the_table_entry_first") else {
+    let Some(dev) = opencl_device_for("a_tune_times_the_table_entry_first", from_table::spec()) else {
         return;
     };
     // Another bucket than the entry's: its nearest.

@@ -52,21 +52,10 @@ fn with_table(device: &str, bucket: &str, config: crossgemm::TileConfig, shape: 
 
 #[test]
 fn a_table_winner_for_this_device_is_used_without_tuning() {
-    let Some(dev) = Device::list()
-        .into_iter()
-        .find(|d| d.info().kind == Backend::Opencl && base::spec().target_for(d).is_ok())
-    else {
-        skip(
-            "table_winner",
-            "the table winner's launch",
-            "no OpenCL CPU device",
-            "CROSSGEMM_REQUIRE_OPENCL",
-        );
+    let Some(dev) = opencl_device_for("table_winner", base::spec()) else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("crossgemm-table-winner-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    crossgemm::set_cache_dir(Some(dir.clone()));
+    let dir = isolated_cache("table-winner");
     let (m, n, k) = (40, 50, 60);
     let plan = base::SPEC.targets()[0].plan();
     // A config that is not the planner's default, so that using it shows.

@@ -237,3 +237,29 @@ pub fn assert_close<T: Element>(got: &[T], want: &[T], k: usize, tf32: bool, wha
         }
     }
 }
+
+/// The first OpenCL device `spec` has a target for (its `opencl_cpu` target: PoCL in CI),
+/// or a loud skip of `test` (a failure under `CROSSGEMM_REQUIRE_OPENCL=1`).
+pub fn opencl_device_for(test: &str, spec: &crossgemm::KernelSpec) -> Option<Device> {
+    let d = Device::list()
+        .into_iter()
+        .find(|d| d.info().kind == Backend::Opencl && spec.target_for(d).is_ok());
+    if d.is_none() {
+        skip(
+            test,
+            "its kernel",
+            "no OpenCL device this kernel has a target for",
+            "CROSSGEMM_REQUIRE_OPENCL",
+        );
+    }
+    d
+}
+
+/// An empty cache folder of this process for `name`, made the process's cache folder:
+/// the tuner, the tables and the compiled-kernel cache then see nothing from elsewhere.
+pub fn isolated_cache(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("crossgemm-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    crossgemm::set_cache_dir(Some(dir.clone()));
+    dir
+}
