@@ -245,7 +245,7 @@ fn generate(
                 #krate::__private::tune(&SPEC, &[#(#args),*], out.__out())
             }
             /// Compiles the configs this kernel's build-time config table gives `device`
-            /// (its winners there, else every entry), on all cores, so that first calls
+            /// (its winners there, else every entry), in parallel, so that first calls
             /// skip the JIT: for programs that know at start-up what they will call.
             /// Tunes nothing. See `crossgemm::tune::prepare`.
             pub fn prepare(device: &#krate::Device) -> ::core::result::Result<#krate::PrepareReport, #krate::GemmError> {

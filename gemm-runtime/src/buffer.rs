@@ -69,9 +69,7 @@ impl<T: Element, L: LayoutType> Matrix<T, L> {
         rows: usize,
         cols: usize,
     ) -> Result<Self> {
-        use opencl3::memory::ClMem;
-        // SAFETY: an opencl3 buffer holds a valid cl_mem for as long as it lives.
-        unsafe { Self::from_raw_cl_mem(device, buffer.get(), rows, cols) }
+        Self::from_opencl_buffer_at(device, buffer, 0, rows, cols)
     }
 
     /// A matrix over the caller's OpenCL buffer from element `offset` on (e.g. one matrix
@@ -89,22 +87,8 @@ impl<T: Element, L: LayoutType> Matrix<T, L> {
         cols: usize,
     ) -> Result<Self> {
         use opencl3::memory::ClMem;
-        let bytes = Self::bytes(rows, cols)?;
-        let origin = offset
-            .checked_mul(std::mem::size_of::<T>())
-            .ok_or(GemmError::DataLength {
-                len: usize::MAX,
-                rows,
-                cols,
-            })?;
         // SAFETY: an opencl3 buffer holds a valid cl_mem for as long as it lives.
-        let buf = unsafe { device.sub_cl_mem(buffer.get(), origin, bytes)? };
-        Ok(Matrix {
-            buf,
-            rows,
-            cols,
-            _p: PhantomData,
-        })
+        unsafe { Self::from_cl_mem_at(device, buffer.get(), offset, rows, cols) }
     }
 
     /// [`Matrix::from_opencl_buffer`] for a raw `cl_mem` (another binding's).
@@ -118,9 +102,31 @@ impl<T: Element, L: LayoutType> Matrix<T, L> {
         rows: usize,
         cols: usize,
     ) -> Result<Self> {
+        Self::from_cl_mem_at(device, mem, 0, rows, cols)
+    }
+
+    /// The matrix at element `offset` of `mem`: what the `from_opencl*` constructors share.
+    ///
+    /// # Safety
+    /// `mem` must be a valid OpenCL buffer object.
+    #[cfg(feature = "opencl")]
+    unsafe fn from_cl_mem_at(
+        device: &Device,
+        mem: opencl3::types::cl_mem,
+        offset: usize,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Self> {
         let bytes = Self::bytes(rows, cols)?;
+        let origin = offset
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or(GemmError::DataLength {
+                len: usize::MAX,
+                rows,
+                cols,
+            })?;
         Ok(Matrix {
-            buf: device.wrap_cl_mem(mem, bytes)?,
+            buf: device.view_cl_mem(mem, origin, bytes)?,
             rows,
             cols,
             _p: PhantomData,
@@ -225,9 +231,7 @@ macro_rules! vector_type {
             #[doc = concat!("A vector ", $len_doc, " over the caller's OpenCL buffer, without a copy (its first `len` elements); as [`Matrix::from_opencl_buffer`].")]
             #[cfg(feature = "opencl")]
             pub fn from_opencl_buffer(device: &Device, buffer: &opencl3::memory::Buffer<T>, len: usize) -> Result<Self> {
-                use opencl3::memory::ClMem;
-                // SAFETY: an opencl3 buffer holds a valid cl_mem for as long as it lives.
-                unsafe { Self::from_raw_cl_mem(device, buffer.get(), len) }
+                Self::from_opencl_buffer_at(device, buffer, 0, len)
             }
 
             #[doc = concat!("A vector ", $len_doc, " at element `offset` of the caller's OpenCL buffer (a sub-buffer); as [`Matrix::from_opencl_buffer_at`].")]
@@ -239,25 +243,8 @@ macro_rules! vector_type {
                 len: usize,
             ) -> Result<Self> {
                 use opencl3::memory::ClMem;
-                let size = std::mem::size_of::<T>();
-                let overflow = GemmError::DataLength {
-                    len: usize::MAX,
-                    rows: 1,
-                    cols: len,
-                };
-                let bytes = len.checked_mul(size).ok_or(overflow)?;
-                let origin = offset.checked_mul(size).ok_or(GemmError::DataLength {
-                    len: usize::MAX,
-                    rows: 1,
-                    cols: len,
-                })?;
                 // SAFETY: an opencl3 buffer holds a valid cl_mem for as long as it lives.
-                let buf = unsafe { device.sub_cl_mem(buffer.get(), origin, bytes)? };
-                Ok($name {
-                    buf,
-                    len,
-                    _p: PhantomData,
-                })
+                unsafe { Self::from_cl_mem_at(device, buffer.get(), offset, len) }
             }
 
             #[doc = concat!("[`", stringify!($name), "::from_opencl_buffer`] for a raw `cl_mem`.")]
@@ -266,13 +253,25 @@ macro_rules! vector_type {
             /// `mem` must be a valid OpenCL buffer object.
             #[cfg(feature = "opencl")]
             pub unsafe fn from_raw_cl_mem(device: &Device, mem: opencl3::types::cl_mem, len: usize) -> Result<Self> {
-                let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or(GemmError::DataLength {
+                Self::from_cl_mem_at(device, mem, 0, len)
+            }
+
+            /// The vector at element `offset` of `mem`: what the `from_opencl*` constructors share.
+            ///
+            /// # Safety
+            /// `mem` must be a valid OpenCL buffer object.
+            #[cfg(feature = "opencl")]
+            unsafe fn from_cl_mem_at(device: &Device, mem: opencl3::types::cl_mem, offset: usize, len: usize) -> Result<Self> {
+                let size = std::mem::size_of::<T>();
+                let overflow = || GemmError::DataLength {
                     len: usize::MAX,
                     rows: 1,
                     cols: len,
-                })?;
+                };
+                let bytes = len.checked_mul(size).ok_or_else(overflow)?;
+                let origin = offset.checked_mul(size).ok_or_else(overflow)?;
                 Ok($name {
-                    buf: device.wrap_cl_mem(mem, bytes)?,
+                    buf: device.view_cl_mem(mem, origin, bytes)?,
                     len,
                     _p: PhantomData,
                 })

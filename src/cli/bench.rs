@@ -466,22 +466,14 @@ impl Bench<'_> {
             err_vs: "reference".into(),
             ..case.row()
         };
-        let parsed = (
-            <Dtype as clap::ValueEnum>::from_str(&case.dtype, true),
-            case.epilogue.parse::<Epilogue>(),
-        );
-        let (Ok(dtype), Ok(epi)) = parsed else {
-            row.note = format!("unknown dtype or epilogue `{} {}`", case.dtype, case.epilogue);
-            return row;
-        };
-        let entry = match KernelEntry::find(self.kernels, dtype, epi) {
+        let entry = match entry_for(self.kernels, case) {
             Ok(e) => e,
             Err(why) => {
                 row.note = why;
                 return row;
             }
         };
-        let r = match dtype {
+        let r = match entry.dtype {
             Dtype::F16 => self.measure::<crossgemm::f16>(entry, &mut row),
             Dtype::Bf16 => self.measure::<crossgemm::bf16>(entry, &mut row),
             Dtype::F32 | Dtype::Tf32 => self.measure::<f32>(entry, &mut row),
@@ -607,19 +599,26 @@ impl Bench<'_> {
     }
 }
 
+/// The built-in kernel of a case's dtype and epilogue, or why there is none.
+fn entry_for<'k>(kernels: &'k [KernelEntry], case: &Case) -> Result<&'k KernelEntry, String> {
+    let parsed = (
+        <Dtype as clap::ValueEnum>::from_str(&case.dtype, true),
+        case.epilogue.parse::<Epilogue>(),
+    );
+    let (Ok(dtype), Ok(epi)) = parsed else {
+        return Err(format!("unknown dtype or epilogue `{} {}`", case.dtype, case.epilogue));
+    };
+    KernelEntry::find(kernels, dtype, epi)
+}
+
 /// `--prepare`: `prepare` for every kernel the cases use, once each, in case order; what
 /// it compiled and how long it took go into the report's notes.
 fn prepare_all(bench: &Bench<'_>, cases: &[Case], rep: &mut Report) {
     let mut done: Vec<&'static crossgemm::KernelSpec> = Vec::new();
     let started = Instant::now();
     for case in cases {
-        let (Ok(dtype), Ok(epi)) = (
-            <Dtype as clap::ValueEnum>::from_str(&case.dtype, true),
-            case.epilogue.parse::<Epilogue>(),
-        ) else {
-            continue;
-        };
-        let Ok(entry) = KernelEntry::find(bench.kernels, dtype, epi) else {
+        // A case without a kernel says so in its own row.
+        let Ok(entry) = entry_for(bench.kernels, case) else {
             continue;
         };
         if done.iter().any(|s| std::ptr::eq(*s, entry.spec)) {
@@ -667,14 +666,7 @@ impl Bench<'_> {
         self.dev.synchronize()?;
         row.first_call_ms = Some(start.elapsed().as_secs_f64() * 1e3);
         let l = crossgemm::tune::lookup(spec, args, out.__out(), &self.opts)?;
-        row.config_source = match &l.source {
-            LookupSource::Cache => "cache",
-            LookupSource::Table { winner: true, .. } => "table",
-            LookupSource::Table { winner: false, .. } => "table_nearest",
-            LookupSource::Nearest(_) => "nearest",
-            LookupSource::Default => "default",
-        }
-        .into();
+        row.config_source = l.source.name().into();
         row.tune_cache_hit = l.source == LookupSource::Cache;
         Ok(l.config)
     }

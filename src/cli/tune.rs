@@ -199,12 +199,11 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
             o.insert("cache_file".into(), json!(t.cache_file));
         }
         Outcome::Looked(l) => {
-            let (source, from) = match &l.source {
-                LookupSource::Cache => ("cache", None),
-                LookupSource::Nearest(b) => ("nearest", Some(b.clone())),
-                LookupSource::Table { entry, winner: true } => ("table", Some(entry.clone())),
-                LookupSource::Table { entry, winner: false } => ("table_nearest", Some(entry.clone())),
-                LookupSource::Default => ("default", None),
+            let source = l.source.name();
+            let from = match &l.source {
+                LookupSource::Nearest(b) => Some(b.clone()),
+                LookupSource::Table { entry, .. } => Some(entry.clone()),
+                LookupSource::Cache | LookupSource::Default => None,
             };
             let ms = match l.source {
                 LookupSource::Cache | LookupSource::Table { winner: true, .. } => l.ms,

@@ -741,40 +741,27 @@ impl Device {
         Ok(Device::from_backend(Box::new(b)))
     }
 
-    /// A view of `bytes` from byte `origin` of the caller's `mem` (an OpenCL sub-buffer).
+    /// A view of `bytes` from byte `origin` of the caller's `mem`: the memory itself at
+    /// origin 0, else an OpenCL sub-buffer. Retained either way.
     ///
     /// # Safety
     /// `mem` must be a valid OpenCL memory object.
-    pub(crate) unsafe fn sub_cl_mem(&self, mem: cl_mem, origin: usize, bytes: usize) -> Result<RawBuffer> {
+    pub(crate) unsafe fn view_cl_mem(&self, mem: cl_mem, origin: usize, bytes: usize) -> Result<RawBuffer> {
         let b = self.backend().as_opencl().ok_or_else(|| {
             driver_err(
                 "viewing a caller's cl_mem",
                 format!("{} is not an OpenCL device", self.info().id),
             )
         })?;
+        let inner = if origin == 0 {
+            b.wrap(mem, bytes)?
+        } else {
+            b.sub_buffer(mem, origin, bytes)?
+        };
         Ok(RawBuffer {
             device: self.clone(),
             bytes,
-            inner: b.sub_buffer(mem, origin, bytes)?,
-        })
-    }
-
-    /// Wraps the caller's `mem` of this device's context as a buffer of `bytes` (it must
-    /// hold at least that many), retaining it.
-    ///
-    /// # Safety
-    /// `mem` must be a valid OpenCL memory object.
-    pub(crate) unsafe fn wrap_cl_mem(&self, mem: cl_mem, bytes: usize) -> Result<RawBuffer> {
-        let b = self.backend().as_opencl().ok_or_else(|| {
-            driver_err(
-                "wrapping a caller's cl_mem",
-                format!("{} is not an OpenCL device", self.info().id),
-            )
-        })?;
-        Ok(RawBuffer {
-            device: self.clone(),
-            bytes,
-            inner: b.wrap(mem, bytes)?,
+            inner,
         })
     }
 }

@@ -217,30 +217,15 @@ fn pick(call: &Call<'_, '_>, tk: &TargetKernel) -> Result<(TileConfig, Origin)> 
         (c, o)
     };
     let opts = TuneOptions::from_env();
-    // A winner measured on this machine, then one measured on its kind of device and
-    // shipped in the kernel's table: either way nothing needs tuning.
-    if let Some(w) = cached_winner(call, tk, &bucket, &opts) {
-        return Ok(remember(w.config, Origin::Tuned));
-    }
-    if let Some(s) = table::winner(call, tk, &bucket) {
-        if crate::env::log() {
-            eprintln!(
-                "crossgemm: `{}` {m}x{n}x{k} uses {}: {}",
-                spec.name,
-                table::describe(s),
-                s.config
-            );
+    if let Some(f) = found_winner(call, tk, &bucket, &opts) {
+        if let (LookupSource::Table { entry, .. }, true) = (&f.source, crate::env::log()) {
+            eprintln!("crossgemm: `{}` {m}x{n}x{k} uses {entry}: {}", spec.name, f.config);
         }
-        return Ok(remember(s.config, Origin::Tuned));
+        return Ok(remember(f.config, Origin::Tuned));
     }
     if mode == TuneMode::Cached {
-        if let Some(dir) = &opts.cache_dir {
-            if let Some((_, w)) = nearest_winner(call, tk, dir, &bucket) {
-                return Ok(remember(w.config, Origin::Nearest));
-            }
-        }
-        if let Some(s) = table::nearest(call, tk, &bucket) {
-            return Ok(remember(s.config, Origin::Nearest));
+        if let Some(f) = found_start(call, tk, &bucket, &opts) {
+            return Ok(remember(f.config, Origin::Nearest));
         }
         return Ok(remember(call.default_config(tk)?, Origin::NoEntry));
     }
@@ -261,6 +246,58 @@ fn pick(call: &Call<'_, '_>, tk: &TargetKernel) -> Result<(TileConfig, Origin)> 
             Ok(remember(fallback, Origin::TuneFailed))
         }
     }
+}
+
+/// A config found without tuning, where it came from, and its recorded time (ms).
+struct Found {
+    config: TileConfig,
+    source: LookupSource,
+    ms: Option<f64>,
+}
+
+/// The bucket's winner: the tuning cache's (measured on this machine), else the kernel's
+/// table's for this device (measured on its kind of device). Either way nothing needs
+/// tuning. The one order [`pick`] and [`lookup`] both follow.
+fn found_winner(call: &Call<'_, '_>, tk: &TargetKernel, bucket: &str, opts: &TuneOptions) -> Option<Found> {
+    if let Some(w) = cached_winner(call, tk, bucket, opts) {
+        return Some(Found {
+            config: w.config,
+            source: LookupSource::Cache,
+            ms: Some(w.ms),
+        });
+    }
+    table::winner(call, tk, bucket).map(|s| Found {
+        config: s.config,
+        source: LookupSource::Table {
+            entry: table::describe(s),
+            winner: true,
+        },
+        ms: Some(s.us / 1e3),
+    })
+}
+
+/// A starting point for a bucket with no winner: the cache's nearest bucket, else the
+/// table's nearest entry (which may be another bucket's winner).
+fn found_start(call: &Call<'_, '_>, tk: &TargetKernel, bucket: &str, opts: &TuneOptions) -> Option<Found> {
+    if let Some((b, w)) = opts
+        .cache_dir
+        .as_ref()
+        .and_then(|dir| nearest_winner(call, tk, dir, bucket))
+    {
+        return Some(Found {
+            config: w.config,
+            source: LookupSource::Nearest(b),
+            ms: Some(w.ms),
+        });
+    }
+    table::nearest(call, tk, bucket).map(|s| Found {
+        config: s.config,
+        source: LookupSource::Table {
+            entry: table::describe(s),
+            winner: false,
+        },
+        ms: Some(s.us / 1e3),
+    })
 }
 
 /// The cache's winner of `bucket`, when it can run `problem` on `dev`.
@@ -335,6 +372,21 @@ pub enum LookupSource {
     Default,
 }
 
+impl LookupSource {
+    /// The source's name in reports (`tune --json`'s `source`, the bench's
+    /// `config_source`): `cache`, `table` (this bucket's winner on this device),
+    /// `nearest`, `table_nearest` or `default`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            LookupSource::Cache => "cache",
+            LookupSource::Nearest(_) => "nearest",
+            LookupSource::Table { winner: true, .. } => "table",
+            LookupSource::Table { winner: false, .. } => "table_nearest",
+            LookupSource::Default => "default",
+        }
+    }
+}
+
 /// What a `cached`-mode launch would use for these operands, without tuning.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Lookup {
@@ -369,32 +421,10 @@ pub fn lookup(spec: &'static KernelSpec, args: &[Arg<'_>], out: OutArg<'_>, opts
     if TuneMode::from_env() == TuneMode::Off {
         return Ok(l);
     }
-    // `winner`: the table's winner of this very bucket on this device, not the nearest
-    // entry (which may be another bucket's winner).
-    let table_entry = |l: &mut Lookup, s: &gemm_core::table::Seed, winner: bool| {
-        l.config = s.config;
-        l.source = LookupSource::Table {
-            entry: table::describe(s),
-            winner,
-        };
-        l.ms = Some(s.us / 1e3);
-    };
-    if let Some(w) = cached_winner(&call, tk, &bucket, opts) {
-        l.config = w.config;
-        l.source = LookupSource::Cache;
-        l.ms = Some(w.ms);
-    } else if let Some(s) = table::winner(&call, tk, &bucket) {
-        table_entry(&mut l, s, true);
-    } else if let Some((b, w)) = opts
-        .cache_dir
-        .as_ref()
-        .and_then(|dir| nearest_winner(&call, tk, dir, &bucket))
-    {
-        l.config = w.config;
-        l.source = LookupSource::Nearest(b);
-        l.ms = Some(w.ms);
-    } else if let Some(s) = table::nearest(&call, tk, &bucket) {
-        table_entry(&mut l, s, false);
+    if let Some(f) = found_winner(&call, tk, &bucket, opts).or_else(|| found_start(&call, tk, &bucket, opts)) {
+        l.config = f.config;
+        l.source = f.source;
+        l.ms = f.ms;
     }
     Ok(l)
 }

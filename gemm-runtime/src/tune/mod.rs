@@ -40,7 +40,7 @@
 //! cached start times the table's entry first.
 //!
 //! **Preparing.** [`prepare`] (the generated `k::prepare(&device)`) compiles the table's
-//! configs for a device ahead of the first calls, on all cores, so that those calls skip the
+//! configs for a device ahead of the first calls, in parallel, so that those calls skip the
 //! JIT; the compiled-kernel cache keeps them for later processes.
 //!
 //! **How many are timed.** Small problems time fewer candidates than large ones

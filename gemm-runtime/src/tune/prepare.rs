@@ -34,7 +34,7 @@ pub struct PrepareReport {
 /// One compile: the config, the shape whose build variant it is, its defines.
 type Build = (TileConfig, [usize; 3], Vec<(String, u32)>);
 
-/// Compiles, on the machine's cores, the configs `spec`'s build-time table gives `dev`:
+/// Compiles, on the tuner's compile pool, the configs `spec`'s build-time table gives `dev`:
 /// its winners for this device's name, or, when the table has none for it, every entry
 /// (`cached` launches start from the nearest). Each is compiled for the build variant of
 /// the shape it was measured at, which is the variant of every shape of its class on
@@ -60,10 +60,8 @@ pub fn prepare(spec: &'static KernelSpec, dev: &Device) -> Result<PrepareReport>
     });
     let next = AtomicUsize::new(0);
     let symbol = ir.symbol();
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .clamp(1, 16)
-        .min(builds.len().max(1));
+    // The tuner's compile pool.
+    let threads = super::search::compile_threads().min(builds.len().max(1));
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| {

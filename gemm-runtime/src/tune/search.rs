@@ -267,7 +267,7 @@ fn candidates(
 }
 
 /// Threads of the compile pool: the machine's, at most 8.
-fn compile_threads() -> usize {
+pub(super) fn compile_threads() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8)
 }
 
