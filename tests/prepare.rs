@@ -54,13 +54,8 @@ fn prepare_compiles_the_table_configs_once_and_launches_use_them() {
 
     // A launch of a prepared config at its shape compiles nothing, and is right.
     let (cfg, [m, n, k]) = r.prepared[0];
-    let v = |len: usize, salt: usize| -> Vec<f32> {
-        (0..len)
-            .map(|i| (((i * 37 + salt * 11) % 61) as f32 - 30.0) / 30.0)
-            .collect()
-    };
-    let x = Matrix::<f32>::from_host(&dev, m, k, &v(m * k, 1)).unwrap();
-    let w = Matrix::<f32, ColMajor>::from_host(&dev, k, n, &v(k * n, 2)).unwrap();
+    let x = Matrix::<f32>::from_host(&dev, m, k, &ramp(m * k, 1)).unwrap();
+    let w = Matrix::<f32, ColMajor>::from_host(&dev, k, n, &ramp(k * n, 2)).unwrap();
     let mut out = Matrix::<f32>::zeros(&dev, m, n).unwrap();
     prepared::run_with(&cfg, &x, &w, &mut out).unwrap();
     assert_eq!(compiles() - before, built, "the launch used the prepared kernel");

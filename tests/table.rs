@@ -66,14 +66,9 @@ fn the_macro_keeps_the_records_that_apply_by_signature() {
 }
 
 fn operands(dev: &Device, (m, n, k): (usize, usize, usize)) -> (Matrix<f32>, Matrix<f32, ColMajor>) {
-    let v = |len: usize, salt: usize| -> Vec<f32> {
-        (0..len)
-            .map(|i| (((i * 37 + salt * 11) % 61) as f32 - 30.0) / 30.0)
-            .collect()
-    };
     (
-        Matrix::from_host(dev, m, k, &v(m * k, 1)).unwrap(),
-        Matrix::from_host(dev, k, n, &v(k * n, 2)).unwrap(),
+        Matrix::from_host(dev, m, k, &ramp(m * k, 1)).unwrap(),
+        Matrix::from_host(dev, k, n, &ramp(k * n, 2)).unwrap(),
     )
 }
 

@@ -63,13 +63,8 @@ fn a_table_winner_for_this_device_is_used_without_tuning() {
     assert_ne!(config, plan.configs[0]);
     let spec = with_table(&dev.info().name, "pow2:64x64x64", config, [m, n, k]);
 
-    let v = |len: usize, salt: usize| -> Vec<f32> {
-        (0..len)
-            .map(|i| (((i * 37 + salt * 11) % 61) as f32 - 30.0) / 30.0)
-            .collect()
-    };
-    let x = Matrix::<f32>::from_host(&dev, m, k, &v(m * k, 1)).unwrap();
-    let w = Matrix::<f32, ColMajor>::from_host(&dev, k, n, &v(k * n, 2)).unwrap();
+    let x = Matrix::<f32>::from_host(&dev, m, k, &ramp(m * k, 1)).unwrap();
+    let w = Matrix::<f32, ColMajor>::from_host(&dev, k, n, &ramp(k * n, 2)).unwrap();
     let mut out = Matrix::<f32>::zeros(&dev, m, n).unwrap();
     let args = [x.__arg(), w.__arg()];
 

@@ -263,3 +263,11 @@ pub fn isolated_cache(name: &str) -> std::path::PathBuf {
     crossgemm::set_cache_dir(Some(dir.clone()));
     dir
 }
+
+/// Deterministic operand values in [-1, 1] (a ramp modulo 61, shifted by `salt` per
+/// operand): the same in every run and process, for tests that compare runs.
+pub fn ramp(len: usize, salt: usize) -> Vec<f32> {
+    (0..len)
+        .map(|i| (((i * 37 + salt * 11) % 61) as f32 - 30.0) / 30.0)
+        .collect()
+}
