@@ -153,7 +153,9 @@ mod tests {
             .find(|(n, _)| n.ends_with("h200.json"))
             .unwrap();
         let doc = crate::records::parse(text).unwrap();
-        let (mut planner, mut estimate, mut mid) = (0, 0, 0);
+        let (mut planner, mut estimate, mut mid, mut buckets) = (0, 0, 0, 0);
+        // The winner as the single pick, and within the first 3.
+        let (mut first, mut first_est, mut three, mut three_est) = (0, 0, 0, 0);
         for r in &doc.records {
             let ir = r.ir.as_ref().unwrap();
             let t = targets.get(&r.target).unwrap();
@@ -168,8 +170,13 @@ mod tests {
                     .collect();
                 let at = |list: &[TileConfig]| list.iter().position(|c| *c == b.config).unwrap();
                 let (by_plan, by_est) = (at(&ok), at(&by_estimate(&ok, ir, t, p)));
+                buckets += 1;
                 planner += usize::from(by_plan < 16);
                 estimate += usize::from(by_est < 16);
+                first += usize::from(by_plan == 0);
+                first_est += usize::from(by_est == 0);
+                three += usize::from(by_plan < 3);
+                three_est += usize::from(by_est < 3);
                 let flop = 2.0 * (m * n * k) as f64;
                 if (2f64.powi(23)..2f64.powi(30)).contains(&flop) {
                     mid += 1;
@@ -182,6 +189,11 @@ mod tests {
                 }
             }
         }
+        // What the note quotes: `cargo test -p gemm-core --lib estimate -- --nocapture`.
+        eprintln!(
+            "{buckets} buckets ({mid} mid-size): the winner among the first 16 {estimate} (planner {planner}), \
+             first {first_est} (planner {first}), among the first 3 {three_est} (planner {three})"
+        );
         assert!(mid > 0 && estimate > planner, "{estimate} vs {planner} of the buckets");
     }
 
