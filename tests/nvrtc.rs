@@ -219,7 +219,7 @@ mod checks {
         compiles
     }
 
-    /// Two wgmma kernels: K-major A and B, and M-major A with N-major B.
+    /// Three wgmma kernels: K-major A and B (f16 and tf32), and M-major A with N-major B.
     #[cfg(feature = "sm90")]
     #[test]
     fn every_wgmma_config_compiles() {
@@ -230,6 +230,7 @@ mod checks {
             use crossgemm::FamilyId::Wgmma;
             compile_every_config(&nv_f16_bias_relu::SPEC, "h200", Wgmma, "90a", &[ALIGNED]);
             compile_every_config(&nv_bf16_t_gelu_erf::SPEC, "h200", Wgmma, "90a", &[ALIGNED]);
+            compile_every_config(&nv_tf32::SPEC, "h200", Wgmma, "90a", &[ALIGNED]);
         }
     }
 

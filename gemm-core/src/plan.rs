@@ -286,12 +286,15 @@ mod tests {
         // A row-major B is not K-contiguous: no gemv.
         let rr = GemmIr::matmul("t", DType::F16, AccMode::F32, Layout::RowMajor, Layout::RowMajor);
         assert_eq!(families_for(&rr, h200), [FamilyId::Wgmma, FamilyId::MmaSync]);
-        // The wgmma family generates no tf32 kernel: it is reported as skipped.
+        // K-major tf32 runs on wgmma; an N-major B has no tf32 wgmma (no transpose), and
+        // the family is reported as skipped.
         assert_eq!(
             families_for(&ir(DType::F32, AccMode::Tf32), h200),
-            [FamilyId::Gemv, FamilyId::MmaSync]
+            [FamilyId::Gemv, FamilyId::Wgmma, FamilyId::MmaSync]
         );
-        let tf32 = plan_target(&ir(DType::F32, AccMode::Tf32), h200, &TuneSpace::default());
+        let tf32_rr = GemmIr::matmul("t", DType::F32, AccMode::Tf32, Layout::RowMajor, Layout::RowMajor);
+        assert_eq!(families_for(&tf32_rr, h200), [FamilyId::MmaSync]);
+        let tf32 = plan_target(&tf32_rr, h200, &TuneSpace::default());
         assert_eq!(tf32.skipped_instrs, [Instr::Wgmma]);
         let a100 = t.get("a100").unwrap();
         assert_eq!(

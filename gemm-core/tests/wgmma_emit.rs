@@ -140,8 +140,12 @@ fn variants_keep_symbol_and_abi() {
     assert!(!ne.contains("cgw_epi(") && ne.contains("const float v0 = acc[mi][r];"));
 }
 
+fn tf32(a: Layout, b: Layout) -> GemmIr {
+    GemmIr::matmul("wg_tf32", DType::F32, AccMode::Tf32, a, b)
+}
+
 #[test]
-fn supports_16_bit_operands_only() {
+fn supports_16_bit_operands_and_k_major_tf32() {
     for d in [DType::F16, DType::Bf16] {
         for a in [Layout::RowMajor, Layout::ColMajor] {
             for b in [Layout::RowMajor, Layout::ColMajor] {
@@ -151,8 +155,40 @@ fn supports_16_bit_operands_only() {
     }
     let f32 = plain(DType::F32, Layout::RowMajor, Layout::ColMajor);
     assert!(wgmma::supports(&f32).unwrap_err().contains("SIMT"));
-    let tf32 = GemmIr::matmul("t", DType::F32, AccMode::Tf32, Layout::RowMajor, Layout::ColMajor);
-    assert!(wgmma::supports(&tf32).unwrap_err().contains("tf32"));
+    assert!(wgmma::supports(&tf32(Layout::RowMajor, Layout::ColMajor)).is_ok());
+    for (a, b, which) in [
+        (Layout::RowMajor, Layout::RowMajor, "B"),
+        (Layout::ColMajor, Layout::ColMajor, "A"),
+        (Layout::ColMajor, Layout::RowMajor, "A"),
+    ] {
+        let why = wgmma::supports(&tf32(a, b)).unwrap_err();
+        assert!(
+            why.contains("K-major operands only") && why.contains(&format!("{which} is MN-major")),
+            "{why}"
+        );
+    }
+}
+
+/// tf32: k8 steps without transpose operands, 32-element (128-byte) k-tiles, f32 storage.
+#[test]
+fn tf32_takes_k8_steps_on_128_byte_k_tiles() {
+    let ir = tf32(Layout::RowMajor, Layout::ColMajor);
+    let src = wgmma::emit(&ir);
+    assert!(src.contains("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {"));
+    assert!(src.contains("p, 1, 1;"), "tf32 wgmma has no transpose immediates");
+    assert!(src.contains("#define CG_ESZ 4\ntypedef float cg_ab_t;"));
+    assert_eq!(wgmma::bk_for(DType::F32), 32);
+    let t = WgmmaTile::for_dtype(128, 256, 4, 2, DType::F32);
+    t.validate(&ir).unwrap();
+    // The same bytes as the 16-bit 128x256x64 ring.
+    assert_eq!(t.smem_bytes(DType::F32), WgmmaTile::default().smem_bytes(DType::F16));
+    let why = WgmmaTile::default().validate(&ir).unwrap_err();
+    assert!(why.contains("BK = 64 (only 32"), "{why}");
+    // The TMA box of a K-major f32 tile is 32 elements (128 bytes) deep.
+    let maps = Wgmma.tensor_maps(&t, &ir, Problem::new(256, 256, 256));
+    assert_eq!(maps[0].box_dims, [32, 128]);
+    assert_eq!(maps[1].box_dims, [32, 256]);
+    assert_eq!(maps[0].pitch_bytes, 1024);
 }
 
 #[test]
@@ -475,6 +511,28 @@ fn configs_compile_for_sm90a_without_spills() {
             },
             Variant::Full,
             tma,
+        ),
+        // tf32: TMA, a cluster of 2, and the cp.async producer with 4-byte copies (K odd).
+        (
+            tf32(Layout::RowMajor, Layout::ColMajor),
+            WgmmaTile::for_dtype(128, 256, 4, 2, DType::F32),
+            Variant::Full,
+            tma,
+        ),
+        (
+            tf32(Layout::RowMajor, Layout::ColMajor),
+            WgmmaTile {
+                cluster_m: 2,
+                ..WgmmaTile::for_dtype(64, 128, 8, 1, DType::F32)
+            },
+            Variant::Full,
+            tma,
+        ),
+        (
+            tf32(Layout::RowMajor, Layout::ColMajor),
+            WgmmaTile::for_dtype(128, 128, 6, 2, DType::F32),
+            Variant::Full,
+            Problem::new(77, 45, 67),
         ),
     ];
     for (ir, c, v, p) in cases {

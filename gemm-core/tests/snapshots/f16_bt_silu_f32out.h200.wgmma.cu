@@ -67,6 +67,8 @@ static __device__ __forceinline__ void cgw_wg_sync(int c) {
     if (c == 0) asm volatile("bar.sync 1, 128;\n" ::: "memory");
     else asm volatile("bar.sync 2, 128;\n" ::: "memory");
 }
+#define CG_ESZ 2
+typedef unsigned short cg_ab_t;
 
 #ifndef BM
 #define BM 128
@@ -75,7 +77,7 @@ static __device__ __forceinline__ void cgw_wg_sync(int c) {
 #define BN 256
 #endif
 #ifndef BK
-#define BK 64
+#define BK (128 / CG_ESZ)
 #endif
 #ifndef STAGES
 #define STAGES 4
@@ -116,7 +118,8 @@ static __device__ __forceinline__ void cgw_wg_sync(int c) {
 #define CG_THREADS (128 * (CONSUMERS + 1))
 #define CG_WG_M (BM / CONSUMERS)
 #define CG_MI (CG_WG_M / 64)
-#define CG_ESZ 2
+/* wgmma k-steps per k-tile: 32 bytes each (k16 of 16-bit, k8 of tf32 elements). */
+#define CG_KSTEPS (BK * CG_ESZ / 32)
 #define A_STAGE_BYTES (BM * BK * CG_ESZ)
 #define B_STAGE_BYTES (BN * BK * CG_ESZ)
 #define CG_STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
@@ -139,7 +142,8 @@ static __device__ __forceinline__ float cgw_epi(float acc, float v2) {
 #define CG_A_PTR p0
 #define CG_B_PTR p1
 
-static_assert(BK == 64, "BK must be 64: one 128-byte swizzle row of 16-bit elements");
+static_assert(BK * CG_ESZ == 128, "BK must be one 128-byte swizzle row: 64 16-bit or 32 tf32 elements");
+static_assert(CG_ESZ == 2 || (CG_A_KMAJOR && CG_B_KMAJOR), "wgmma .tf32 takes K-major operands only (row-major A, column-major B)");
 static_assert(CONSUMERS == 1 || CONSUMERS == 2, "CONSUMERS must be 1 or 2");
 static_assert(BM <= 256 && BM % (64 * CONSUMERS) == 0, "BM / CONSUMERS must be a multiple of 64, BM <= 256");
 static_assert(BN >= 16 && BN <= 256 && BN % 16 == 0, "BN must be a multiple of 16 in [16, 256]");
@@ -279,16 +283,17 @@ template <> __device__ __forceinline__ void cg_cpa<4>(unsigned dst, const void* 
    K-major (KM = 1): row rho is k0..k0+63 of global row mn0 + rho. MN-major: rows come in
    64-row boxes, row rho is mn0 + 64 * (rho / 64) .. +63 of global row k0 + rho % 64.
    Elements past the extents (mn_ext, k_ext) are zero-filled (src-size); every source
-   address is CH-aligned because the pitch ld * 2 and the base are. */
+   address is CH-aligned because the pitch ld * CG_ESZ and the base are. EL: elements a
+   chunk, RE: elements a 128-byte row. */
 template <int R, int KM, int CH>
-static __device__ __forceinline__ void cg_cpa_tile(unsigned dst, const unsigned short* g, int ld, int mn_ext, int k_ext, int mn0, int k0, int tid) {
-    constexpr int PER = 128 / CH, STEP = 128 / PER;
+static __device__ __forceinline__ void cg_cpa_tile(unsigned dst, const cg_ab_t* g, int ld, int mn_ext, int k_ext, int mn0, int k0, int tid) {
+    constexpr int PER = 128 / CH, STEP = 128 / PER, EL = CH / CG_ESZ, RE = 128 / CG_ESZ;
     const int cc = tid % PER, rho0 = tid / PER;
     const unsigned unit = (unsigned)(cc * CH) >> 4, within = (unsigned)(cc * CH) & 15;
     if (KM) {
-        const int inner = k0 + cc * (CH / 2), left = k_ext - inner;
-        const unsigned kb = left >= CH / 2 ? CH : (left > 0 ? 2 * left : 0);
-        const unsigned short* src = g + (long)(mn0 + rho0) * ld + inner;
+        const int inner = k0 + cc * EL, left = k_ext - inner;
+        const unsigned kb = left >= EL ? CH : (left > 0 ? CG_ESZ * left : 0);
+        const cg_ab_t* src = g + (long)(mn0 + rho0) * ld + inner;
         const int rows_left = mn_ext - (mn0 + rho0);
 #pragma unroll 4
         for (int it = 0; it < R / STEP; ++it) {
@@ -297,24 +302,24 @@ static __device__ __forceinline__ void cg_cpa_tile(unsigned dst, const unsigned 
             cg_cpa<CH>(dst + rho * 128 + ((unit ^ (rho & 7)) << 4) + within, b ? (const void*)(src + (long)it * STEP * ld) : (const void*)g, b);
         }
     } else {
-        const unsigned short* src = g + (long)(k0 + rho0) * ld + mn0 + cc * (CH / 2);
+        const cg_ab_t* src = g + (long)(k0 + rho0) * ld + mn0 + cc * EL;
         const int rows_left = k_ext - (k0 + rho0);
 #pragma unroll 1
-        for (int box = 0; box < R / 64; ++box) {
-            const int left = mn_ext - (mn0 + box * 64 + cc * (CH / 2));
-            const unsigned mb = left >= CH / 2 ? CH : (left > 0 ? 2 * left : 0);
+        for (int box = 0; box < R / RE; ++box) {
+            const int left = mn_ext - (mn0 + box * RE + cc * EL);
+            const unsigned mb = left >= EL ? CH : (left > 0 ? CG_ESZ * left : 0);
 #pragma unroll 4
             for (int it = 0; it < 64 / STEP; ++it) {
                 const int kr = rho0 + it * STEP;
                 const unsigned b = it * STEP < rows_left ? mb : 0u;
                 cg_cpa<CH>(dst + box * 8192 + kr * 128 + ((unit ^ (kr & 7)) << 4) + within,
-                           b ? (const void*)(src + (long)it * STEP * ld + box * 64) : (const void*)g, b);
+                           b ? (const void*)(src + (long)it * STEP * ld + box * RE) : (const void*)g, b);
             }
         }
     }
 }
 #endif
-/* d += A(64x16) * B(16xBN), both from shared memory; scale_d == 0 overwrites d. */
+/* d += A(64 x k-step) * B(k-step x BN), both from shared memory; scale_d == 0 overwrites d. */
 #if BN == 16
 static __device__ __forceinline__ void cg_wgmma(float* d, unsigned long long da, unsigned long long db, int scale_d) {
     asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %10, 0;\n wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p, 1, 1, 0, 0;\n}\n"
@@ -586,11 +591,11 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
                 const unsigned a_s = sa + stage * A_STAGE_BYTES, b_s = sb + stage * B_STAGE_BYTES;
                 cg_wgmma_fence();
 #pragma unroll
-                for (int kk = 0; kk < BK / 16; ++kk) {
+                for (int kk = 0; kk < CG_KSTEPS; ++kk) {
 #pragma unroll
                     for (int mi = 0; mi < CG_MI; ++mi) {
 #if CG_A_KMAJOR
-                        /* K-major: rows of 128 bytes, 8-row groups 1024 apart; k16 = 32 bytes. */
+                        /* K-major: rows of 128 bytes, 8-row groups 1024 apart; a k-step = 32 bytes. */
                         const unsigned long long da = cg_desc(a_s + (c * CG_WG_M + mi * 64) * 128 + kk * 32, 16, 1024);
 #else
                         /* M-major: 64-row boxes of 8 KiB; k16 = 16 rows of 128 bytes. */

@@ -24,7 +24,8 @@ pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let b_kmajor = ir.b_layout() == Layout::ColMajor;
     let ty = match ir.ab_dtype {
         DType::F16 => "f16",
-        _ => "bf16",
+        DType::Bf16 => "bf16",
+        DType::F32 => "tf32",
     };
     let mut s = variant.marker();
     let _ = writeln!(
@@ -41,6 +42,13 @@ pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     );
     s.push_str(&helpers(Backend::Cuda));
     s.push_str(&fast_math(ir));
+    // Operand element bytes: the k-tile is one 128-byte row of them (BK = 128 / CG_ESZ).
+    let _ = writeln!(
+        s,
+        "#define CG_ESZ {}\ntypedef {} cg_ab_t;",
+        ir.ab_dtype.size(),
+        Backend::Cuda.storage(ir.ab_dtype)
+    );
     s.push_str(CONFIG);
     if variant == Variant::NoEpilogue {
         s.push_str("#define CGW_PF_ANY 0\n");
@@ -84,7 +92,7 @@ const CONFIG: &str = r#"
 #define BN 256
 #endif
 #ifndef BK
-#define BK 64
+#define BK (128 / CG_ESZ)
 #endif
 #ifndef STAGES
 #define STAGES 4
@@ -125,7 +133,8 @@ const CONFIG: &str = r#"
 #define CG_THREADS (128 * (CONSUMERS + 1))
 #define CG_WG_M (BM / CONSUMERS)
 #define CG_MI (CG_WG_M / 64)
-#define CG_ESZ 2
+/* wgmma k-steps per k-tile: 32 bytes each (k16 of 16-bit, k8 of tf32 elements). */
+#define CG_KSTEPS (BK * CG_ESZ / 32)
 #define A_STAGE_BYTES (BM * BK * CG_ESZ)
 #define B_STAGE_BYTES (BN * BK * CG_ESZ)
 #define CG_STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
@@ -140,7 +149,8 @@ const CONFIG: &str = r#"
 "#;
 
 const CHECKS: &str = r#"
-static_assert(BK == 64, "BK must be 64: one 128-byte swizzle row of 16-bit elements");
+static_assert(BK * CG_ESZ == 128, "BK must be one 128-byte swizzle row: 64 16-bit or 32 tf32 elements");
+static_assert(CG_ESZ == 2 || (CG_A_KMAJOR && CG_B_KMAJOR), "wgmma .tf32 takes K-major operands only (row-major A, column-major B)");
 static_assert(CONSUMERS == 1 || CONSUMERS == 2, "CONSUMERS must be 1 or 2");
 static_assert(BM <= 256 && BM % (64 * CONSUMERS) == 0, "BM / CONSUMERS must be a multiple of 64, BM <= 256");
 static_assert(BN >= 16 && BN <= 256 && BN % 16 == 0, "BN must be a multiple of 16 in [16, 256]");
@@ -283,16 +293,17 @@ template <> __device__ __forceinline__ void cg_cpa<4>(unsigned dst, const void* 
    K-major (KM = 1): row rho is k0..k0+63 of global row mn0 + rho. MN-major: rows come in
    64-row boxes, row rho is mn0 + 64 * (rho / 64) .. +63 of global row k0 + rho % 64.
    Elements past the extents (mn_ext, k_ext) are zero-filled (src-size); every source
-   address is CH-aligned because the pitch ld * 2 and the base are. */
+   address is CH-aligned because the pitch ld * CG_ESZ and the base are. EL: elements a
+   chunk, RE: elements a 128-byte row. */
 template <int R, int KM, int CH>
-static __device__ __forceinline__ void cg_cpa_tile(unsigned dst, const unsigned short* g, int ld, int mn_ext, int k_ext, int mn0, int k0, int tid) {
-    constexpr int PER = 128 / CH, STEP = 128 / PER;
+static __device__ __forceinline__ void cg_cpa_tile(unsigned dst, const cg_ab_t* g, int ld, int mn_ext, int k_ext, int mn0, int k0, int tid) {
+    constexpr int PER = 128 / CH, STEP = 128 / PER, EL = CH / CG_ESZ, RE = 128 / CG_ESZ;
     const int cc = tid % PER, rho0 = tid / PER;
     const unsigned unit = (unsigned)(cc * CH) >> 4, within = (unsigned)(cc * CH) & 15;
     if (KM) {
-        const int inner = k0 + cc * (CH / 2), left = k_ext - inner;
-        const unsigned kb = left >= CH / 2 ? CH : (left > 0 ? 2 * left : 0);
-        const unsigned short* src = g + (long)(mn0 + rho0) * ld + inner;
+        const int inner = k0 + cc * EL, left = k_ext - inner;
+        const unsigned kb = left >= EL ? CH : (left > 0 ? CG_ESZ * left : 0);
+        const cg_ab_t* src = g + (long)(mn0 + rho0) * ld + inner;
         const int rows_left = mn_ext - (mn0 + rho0);
 #pragma unroll 4
         for (int it = 0; it < R / STEP; ++it) {
@@ -301,18 +312,18 @@ static __device__ __forceinline__ void cg_cpa_tile(unsigned dst, const unsigned 
             cg_cpa<CH>(dst + rho * 128 + ((unit ^ (rho & 7)) << 4) + within, b ? (const void*)(src + (long)it * STEP * ld) : (const void*)g, b);
         }
     } else {
-        const unsigned short* src = g + (long)(k0 + rho0) * ld + mn0 + cc * (CH / 2);
+        const cg_ab_t* src = g + (long)(k0 + rho0) * ld + mn0 + cc * EL;
         const int rows_left = k_ext - (k0 + rho0);
 #pragma unroll 1
-        for (int box = 0; box < R / 64; ++box) {
-            const int left = mn_ext - (mn0 + box * 64 + cc * (CH / 2));
-            const unsigned mb = left >= CH / 2 ? CH : (left > 0 ? 2 * left : 0);
+        for (int box = 0; box < R / RE; ++box) {
+            const int left = mn_ext - (mn0 + box * RE + cc * EL);
+            const unsigned mb = left >= EL ? CH : (left > 0 ? CG_ESZ * left : 0);
 #pragma unroll 4
             for (int it = 0; it < 64 / STEP; ++it) {
                 const int kr = rho0 + it * STEP;
                 const unsigned b = it * STEP < rows_left ? mb : 0u;
                 cg_cpa<CH>(dst + box * 8192 + kr * 128 + ((unit ^ (kr & 7)) << 4) + within,
-                           b ? (const void*)(src + (long)it * STEP * ld + box * 64) : (const void*)g, b);
+                           b ? (const void*)(src + (long)it * STEP * ld + box * RE) : (const void*)g, b);
             }
         }
     }
@@ -320,11 +331,19 @@ static __device__ __forceinline__ void cg_cpa_tile(unsigned dst, const unsigned 
 #endif
 "#;
 
-/// `cg_wgmma(d, desc_a, desc_b, scale_d)`: one `wgmma.mma_async.m64n{BN}k16` with f32
-/// accumulators `d[0..BN/2]`, one `#if` branch per supported BN.
+/// `cg_wgmma(d, desc_a, desc_b, scale_d)`: one `wgmma.mma_async.m64n{BN}k16` (k8 for
+/// tf32, which has no transpose operands) with f32 accumulators `d[0..BN/2]`, one `#if`
+/// branch per supported BN.
 fn wgmma_fns(ty: &str, trans_a: bool, trans_b: bool) -> String {
-    let mut s = String::from("/* d += A(64x16) * B(16xBN), both from shared memory; scale_d == 0 overwrites d. */\n");
+    let mut s = String::from(
+        "/* d += A(64 x k-step) * B(k-step x BN), both from shared memory; scale_d == 0 overwrites d. */\n",
+    );
     let (ta, tb) = (trans_a as u32, trans_b as u32);
+    let (k, trans) = if ty == "tf32" {
+        (8, String::new())
+    } else {
+        (16, format!(", {ta}, {tb}"))
+    };
     for (idx, n) in (16..=256).step_by(16).enumerate() {
         let regs = n / 2;
         let _ = writeln!(s, "#{} BN == {n}", if idx == 0 { "if" } else { "elif" });
@@ -335,7 +354,7 @@ fn wgmma_fns(ty: &str, trans_a: bool, trans_b: bool) -> String {
         let list: Vec<String> = (0..regs).map(|r| format!("%{r}")).collect();
         let _ = writeln!(
             s,
-            "    asm volatile(\"{{\\n .reg .pred p;\\n setp.ne.b32 p, %{}, 0;\\n wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ty}.{ty} {{{}}}, %{}, %{}, p, 1, 1, {ta}, {tb};\\n}}\\n\"",
+            "    asm volatile(\"{{\\n .reg .pred p;\\n setp.ne.b32 p, %{}, 0;\\n wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ty}.{ty} {{{}}}, %{}, %{}, p, 1, 1{trans};\\n}}\\n\"",
             regs + 2,
             list.join(", "),
             regs,
@@ -430,11 +449,11 @@ fn mma(variant: Variant) -> String {
     }
     "                cg_wgmma_fence();
 #pragma unroll
-                for (int kk = 0; kk < BK / 16; ++kk) {
+                for (int kk = 0; kk < CG_KSTEPS; ++kk) {
 #pragma unroll
                     for (int mi = 0; mi < CG_MI; ++mi) {
 #if CG_A_KMAJOR
-                        /* K-major: rows of 128 bytes, 8-row groups 1024 apart; k16 = 32 bytes. */
+                        /* K-major: rows of 128 bytes, 8-row groups 1024 apart; a k-step = 32 bytes. */
                         const unsigned long long da = cg_desc(a_s + (c * CG_WG_M + mi * 64) * 128 + kk * 32, 16, 1024);
 #else
                         /* M-major: 64-row boxes of 8 KiB; k16 = 16 rows of 128 bytes. */

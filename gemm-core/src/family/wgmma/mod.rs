@@ -9,10 +9,15 @@
 //!
 //! # What it serves ([`supports`])
 //!
-//! - Operands: f16 or bf16 (`ir.ab_dtype`), f32 accumulation. **Unsupported:** f32
-//!   operands (neither full f32, which has no tensor-core instruction, nor the tf32
-//!   mode `AccMode::Tf32`, which would need `wgmma ... .tf32` with K-major operands
-//!   only and an 8-wide k-step; route both to the mma.sync/SIMT families).
+//! - Operands: f16 or bf16 (`ir.ab_dtype`), f32 accumulation; or f32 operands in the
+//!   tf32 mode (`AccMode::Tf32`, `wgmma ... m64nNk8.f32.tf32.tf32`), which the hardware
+//!   takes **K-major only** (row-major A, column-major B: the `x * w` of a linear layer
+//!   with an `nn.Linear` weight) and reads as tf32 by ignoring the low 13 mantissa bits
+//!   (rounding toward zero, where mma.sync rounds to nearest with `cvt.rna`; the
+//!   tuner's tolerance allows for it). The k-tile is one 128-byte swizzle row in either
+//!   case: `BK` = 64 16-bit or 32 f32 elements ([`bk_for`]), so the ring, the
+//!   descriptors and the byte offsets are the same. **Unsupported:** full f32 (no
+//!   tensor-core instruction: SIMT) and tf32 with an M-major A or N-major B (mma.sync).
 //! - Layouts: every combination. A K-major (row-major A) or M-major (column-major A,
 //!   wgmma `imm-trans-a` = 1); B K-major (column-major B, the `nn.Linear` weight case)
 //!   or N-major (row-major B, `imm-trans-b` = 1). MN-major operands need their tile
@@ -89,7 +94,8 @@
 //! # Tensor maps (how the runtime encodes `a_map` and `b_map`)
 //!
 //! Both with `cuTensorMapEncodeTiled`, rank 2, element type
-//! `CU_TENSOR_MAP_DATA_TYPE_FLOAT16` (f16) or `CU_TENSOR_MAP_DATA_TYPE_BFLOAT16` (bf16),
+//! `CU_TENSOR_MAP_DATA_TYPE_FLOAT16` (f16), `CU_TENSOR_MAP_DATA_TYPE_BFLOAT16` (bf16) or
+//! `CU_TENSOR_MAP_DATA_TYPE_FLOAT32` (tf32: the f32 bits as they are),
 //! `globalAddress` = the operand's base pointer (16-byte aligned), `elementStrides =
 //! {1, 1}`, `CU_TENSOR_MAP_INTERLEAVE_NONE`, `CU_TENSOR_MAP_SWIZZLE_128B`,
 //! `CU_TENSOR_MAP_L2_PROMOTION_L2_256B` (any promotion is correct; this one is what the
@@ -99,9 +105,9 @@
 //!
 //! | operand | IR layout | `globalDim` | `globalStrides` (bytes) | `boxDim` |
 //! |---|---|---|---|---|
-//! | A K-major | `a_layout() == RowMajor` (M×K, K contiguous) | `{K, M}` | `{K * 2}` | `{BK, BM}` = `{64, BM}` |
+//! | A K-major | `a_layout() == RowMajor` (M×K, K contiguous) | `{K, M}` | `{K * esz}` | `{BK, BM}` = `{64 or 32 (tf32), BM}` |
 //! | A M-major | `a_layout() == ColMajor` (K×M storage) | `{M, K}` | `{M * 2}` | `{64, BK}` = `{64, 64}` |
-//! | B K-major | `b_layout() == ColMajor` (N×K storage) | `{K, N}` | `{K * 2}` | `{BK, BN}` = `{64, BN}` |
+//! | B K-major | `b_layout() == ColMajor` (N×K storage) | `{K, N}` | `{K * esz}` | `{BK, BN}` = `{64 or 32 (tf32), BN}` |
 //! | B N-major | `b_layout() == RowMajor` (K×N, N contiguous) | `{N, K}` | `{N * 2}` | `{64, BK}` = `{64, 64}` |
 //!
 //! K-major tiles arrive in one box per stage; MN-major tiles in `BM / 64` (or `BN / 64`)
@@ -167,7 +173,7 @@ pub const DEFINES: &[(&str, &str)] = &[
     ),
     (
         "BK",
-        "k-tile depth; default 64 and only 64 (one 128-byte swizzle row of 16-bit elements).",
+        "k-tile depth in elements: one 128-byte swizzle row, so 64 for 16-bit operands and 32 for tf32 (128 / CG_ESZ), the default and the only value.",
     ),
     (
         "STAGES",
@@ -234,7 +240,8 @@ pub struct WgmmaTile {
     pub bm: u32,
     /// CTA tile columns (the wgmma N).
     pub bn: u32,
-    /// k-tile depth (64).
+    /// k-tile depth in elements: one 128-byte row, 64 for 16-bit operands, 32 for tf32
+    /// ([`bk_for`]).
     pub bk: u32,
     /// TMA ring depth.
     pub stages: u32,
@@ -262,9 +269,9 @@ impl Default for WgmmaTile {
 pub const SM90_SMEM_LIMIT: u32 = 232_448;
 
 impl WgmmaTile {
-    /// A `bm × bn × 64` tile with `stages` and `consumers`, and the source's defaults for
-    /// the rest: GROUP_M 8, no cluster, `CG_INFLIGHT` on only with one consumer, the
-    /// staged epilogue.
+    /// A `bm × bn × 64` tile (16-bit operands) with `stages` and `consumers`, and the
+    /// source's defaults for the rest: GROUP_M 8, no cluster, `CG_INFLIGHT` on only with
+    /// one consumer, the staged epilogue. [`WgmmaTile::for_dtype`] for tf32.
     pub fn new(bm: u32, bn: u32, stages: u32, consumers: u32) -> WgmmaTile {
         WgmmaTile {
             bm,
@@ -276,6 +283,14 @@ impl WgmmaTile {
             cluster_m: 1,
             inflight: consumers == 1,
             epi_smem: true,
+        }
+    }
+
+    /// [`WgmmaTile::new`] with the k-tile of `dtype` operands ([`bk_for`]: 32 for f32).
+    pub fn for_dtype(bm: u32, bn: u32, stages: u32, consumers: u32, dtype: DType) -> WgmmaTile {
+        WgmmaTile {
+            bk: bk_for(dtype),
+            ..WgmmaTile::new(bm, bn, stages, consumers)
         }
     }
 
@@ -363,6 +378,13 @@ impl WgmmaTile {
     }
 }
 
+/// The k-tile depth of `dtype` operands: one 128-byte swizzle row (64 f16/bf16, 32 f32
+/// elements). wgmma's k-step is 32 bytes in both cases (k16, tf32 k8), so a k-tile is
+/// always 4 of them and every byte offset in the kernel is the same.
+pub fn bk_for(dtype: DType) -> u32 {
+    128 / dtype.size()
+}
+
 /// Shared memory of the `CG_EPI_SMEM` staging buffers of one consumer warpgroup: 4
 /// warps of 16 rows of 144 bytes.
 pub const EPI_STAGING_BYTES: u32 = 4 * 16 * 144;
@@ -448,10 +470,18 @@ pub fn placeholder_map(param: u32, dtype: DType) -> TensorMap {
 pub fn supports(ir: &GemmIr) -> Result<(), String> {
     match (ir.ab_dtype, ir.acc) {
         (DType::F16 | DType::Bf16, _) => Ok(()),
-        (DType::F32, AccMode::Tf32) => Err(
-            "tf32 operands are not generated by the wgmma family yet (wgmma .tf32 needs K-major operands and k8 steps); use mma.sync"
-                .into(),
-        ),
+        (DType::F32, AccMode::Tf32) => {
+            if ir.a_layout() == Layout::RowMajor && ir.b_layout() == Layout::ColMajor {
+                Ok(())
+            } else {
+                Err(format!(
+                    "wgmma .tf32 reads K-major operands only (it has no transpose), and this product's {} is MN-major (A {}, B {}); mma.sync serves it",
+                    if ir.a_layout() == Layout::RowMajor { "B" } else { "A" },
+                    ir.a_layout().name(),
+                    ir.b_layout().name()
+                ))
+            }
+        }
         (DType::F32, AccMode::F32) => {
             Err("f32 operands with f32 products have no tensor-core instruction; use the SIMT family".into())
         }
@@ -516,11 +546,11 @@ impl KernelFamily for Wgmma {
         Ok(())
     }
 
-    fn space(&self, _cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
+    fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
         let mut v = Vec::new();
         for bm in space.pick("block_m", &[64, 128, 256]) {
             for bn in space.pick("block_n", &[64, 128, 192, 256]) {
-                for bk in space.pick("block_k", &[64]) {
+                for bk in space.pick("block_k", &[bk_for(cx.dtype)]) {
                     for stages in space.pick("stages", &[3, 4, 5, 6, 8, 10]) {
                         for consumers in [1, 2] {
                             for group_m in space.pick("group_m", &[8]) {
@@ -698,11 +728,18 @@ impl KernelFamily for Wgmma {
 // Rationale per rule: each is one of the source's static_asserts (a config that breaks
 // it would not compile) or a limit of the chip.
 const RULES: [Rule<WgmmaTile>; 9] = [
-    // One 128-byte swizzle row of 16-bit elements per k-tile row.
+    // One 128-byte swizzle row per k-tile row.
     Rule {
         name: "k_step",
-        check: |_, c| {
-            (c.bk != 64).then(|| format!("BK = {} (only 64, one 128-byte swizzle row of 16-bit elements)", c.bk))
+        check: |x, c| {
+            (c.bk != bk_for(x.dtype)).then(|| {
+                format!(
+                    "BK = {} (only {}: one 128-byte swizzle row of {:?} elements)",
+                    c.bk,
+                    bk_for(x.dtype),
+                    x.dtype
+                )
+            })
         },
     },
     // A producer warpgroup and one or two consumers: three consumers would leave 128
