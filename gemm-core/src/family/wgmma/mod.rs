@@ -452,16 +452,17 @@ pub fn cpasync_chunks(ir: &GemmIr, p: Problem) -> Option<[u32; 2]> {
     Some([chunk(a.2)?, chunk(b.2)?])
 }
 
-/// The tensor map of a call served by the cp.async producer, which reads none: 8
-/// elements of the operand as one 16-byte row, so that the runtime's encoding succeeds
-/// whatever the shape.
+/// The tensor map of a call served by the cp.async producer, which reads none: the first
+/// 16 bytes of the operand as one row (8 16-bit or 4 f32 elements), so that the
+/// runtime's encoding succeeds whatever the shape.
 pub fn placeholder_map(param: u32, dtype: DType) -> TensorMap {
+    let elems = 16 / dtype.size() as u64;
     TensorMap {
         param,
         dtype,
-        dims: [8, 1],
+        dims: [elems, 1],
         pitch_bytes: 16,
-        box_dims: [8, 1],
+        box_dims: [elems as u32, 1],
         swizzle_128b: false,
     }
 }

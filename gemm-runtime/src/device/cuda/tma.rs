@@ -108,40 +108,7 @@ impl std::error::Error for TmaError {}
 ///
 /// The caller must hold a current CUDA context (the driver library must be loaded).
 pub(crate) fn encode_2d(m: &Tma2d) -> Result<TmaMap, TmaError> {
-    let esz = m.dtype.size();
-    let bad = |s: String| Err(TmaError::Invalid(s));
-    if !m.base.is_multiple_of(16) {
-        return bad(format!("base address {:#x} is not 16-byte aligned", m.base));
-    }
-    for (i, &d) in m.dims.iter().enumerate() {
-        if d == 0 || d > 1 << 32 {
-            return bad(format!("dimension {i} = {d} is outside [1, 2^32]"));
-        }
-    }
-    if !m.pitch.is_multiple_of(16) || m.pitch >= 1 << 40 {
-        return bad(format!(
-            "row pitch {} bytes is not a multiple of 16 below 2^40 (rows of {} elements of {esz} bytes)",
-            m.pitch, m.dims[0]
-        ));
-    }
-    if m.pitch < m.dims[0] * esz {
-        return bad(format!(
-            "row pitch {} bytes is shorter than a row ({} bytes)",
-            m.pitch,
-            m.dims[0] * esz
-        ));
-    }
-    for (i, &b) in m.box_dim.iter().enumerate() {
-        if b == 0 || b > 256 {
-            return bad(format!("box dimension {i} = {b} is outside [1, 256]"));
-        }
-    }
-    if m.swizzle == TmaSwizzle::B128 && m.box_dim[0] as u64 * esz > 128 {
-        return bad(format!(
-            "inner box of {} bytes exceeds the 128-byte swizzle span",
-            m.box_dim[0] as u64 * esz
-        ));
-    }
+    check(m)?;
     let dims = m.dims;
     let strides = [m.pitch];
     let box_dim = m.box_dim;
@@ -180,14 +147,58 @@ pub(crate) fn encode_2d(m: &Tma2d) -> Result<TmaMap, TmaError> {
     Ok(TmaMap(raw.opaque))
 }
 
+/// The driver's rules of [`encode_2d`], on the host (no driver needed).
+fn check(m: &Tma2d) -> Result<(), TmaError> {
+    let esz = m.dtype.size();
+    let bad = |s: String| Err(TmaError::Invalid(s));
+    if !m.base.is_multiple_of(16) {
+        return bad(format!("base address {:#x} is not 16-byte aligned", m.base));
+    }
+    for (i, &d) in m.dims.iter().enumerate() {
+        if d == 0 || d > 1 << 32 {
+            return bad(format!("dimension {i} = {d} is outside [1, 2^32]"));
+        }
+    }
+    if !m.pitch.is_multiple_of(16) || m.pitch >= 1 << 40 {
+        return bad(format!(
+            "row pitch {} bytes is not a multiple of 16 below 2^40 (rows of {} elements of {esz} bytes)",
+            m.pitch, m.dims[0]
+        ));
+    }
+    if m.pitch < m.dims[0] * esz {
+        return bad(format!(
+            "row pitch {} bytes is shorter than a row ({} bytes)",
+            m.pitch,
+            m.dims[0] * esz
+        ));
+    }
+    for (i, &b) in m.box_dim.iter().enumerate() {
+        if b == 0 || b > 256 {
+            return bad(format!("box dimension {i} = {b} is outside [1, 256]"));
+        }
+    }
+    if m.swizzle == TmaSwizzle::B128 && m.box_dim[0] as u64 * esz > 128 {
+        return bad(format!(
+            "inner box of {} bytes exceeds the 128-byte swizzle span",
+            m.box_dim[0] as u64 * esz
+        ));
+    }
+    Ok(())
+}
+
 /// Encodes `map` over the operand at device address `base`.
 pub(crate) fn encode(base: u64, map: &TensorMap) -> Result<TmaMap, TmaError> {
+    encode_2d(&tma_2d(base, map))
+}
+
+/// A family's map description over the operand at `base`, as [`encode_2d`] takes it.
+fn tma_2d(base: u64, map: &TensorMap) -> Tma2d {
     let dtype = match map.dtype {
         DType::F16 => TmaDtype::F16,
         DType::Bf16 => TmaDtype::Bf16,
         DType::F32 => TmaDtype::F32,
     };
-    encode_2d(&Tma2d {
+    Tma2d {
         base,
         dtype,
         dims: map.dims,
@@ -198,9 +209,62 @@ pub(crate) fn encode(base: u64, map: &TensorMap) -> Result<TmaMap, TmaError> {
         } else {
             TmaSwizzle::None
         },
-    })
+    }
 }
 
 // SAFETY: a plain 128-byte, 64-byte aligned value that the kernel takes by value
 // (`const __grid_constant__ CgTmaMap`); cudarc copies it into the parameter buffer.
 unsafe impl cudarc::driver::DeviceRepr for TmaMap {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gemm_core::family::{KernelFamily, Problem, Wgmma};
+    use gemm_core::space::TuneSpace;
+    use gemm_core::target::{Targets, BUILTIN_TARGETS};
+    use gemm_core::{plan_target, AccMode, GemmIr, Layout, TileConfig};
+
+    /// Every map the wgmma family asks for, for every planned config of each operand type
+    /// and layout, on TMA shapes and on shapes the cp.async producer serves (whose maps
+    /// are placeholders), passes the driver's rules: a map the runtime cannot encode is a
+    /// launch error on the GPU (the tf32 placeholder once was one).
+    #[test]
+    fn every_wgmma_map_passes_the_drivers_rules() {
+        let targets = Targets::parse(BUILTIN_TARGETS).unwrap();
+        let h200 = targets.get("h200").unwrap();
+        let irs = [
+            GemmIr::matmul("t", DType::F16, AccMode::F32, Layout::RowMajor, Layout::ColMajor),
+            GemmIr::matmul("t", DType::Bf16, AccMode::F32, Layout::ColMajor, Layout::RowMajor),
+            GemmIr::matmul("t", DType::F32, AccMode::Tf32, Layout::RowMajor, Layout::ColMajor),
+        ];
+        let mut maps = 0;
+        for ir in &irs {
+            let plan = plan_target(ir, h200, &TuneSpace::default());
+            let tiles: Vec<_> = plan
+                .configs
+                .iter()
+                .filter_map(|c| match c {
+                    TileConfig::Wgmma(t) => Some(*t),
+                    _ => None,
+                })
+                .collect();
+            assert!(!tiles.is_empty(), "{:?}: no wgmma config", ir.ab_dtype);
+            for t in &tiles {
+                for p in [
+                    Problem::new(4096, 4096, 4096),
+                    Problem::new(67, 45, 77),
+                    Problem::new(1, 8, 2),
+                ] {
+                    if Wgmma.accepts(t, ir, p).is_err() {
+                        continue;
+                    }
+                    for map in Wgmma.tensor_maps(t, ir, p) {
+                        check(&tma_2d(256, &map)).unwrap_or_else(|e| panic!("{t:?} {p:?} {map:?}: {e}"));
+                        maps += 1;
+                    }
+                }
+            }
+        }
+        assert!(maps > 100, "{maps}");
+    }
+}
