@@ -130,9 +130,9 @@ pub(crate) trait DeviceBackend: Send + Sync {
     fn as_opencl(&self) -> Option<&opencl::OpenclBackend> {
         None
     }
-    /// The CUDA backend behind a CUDA device (vendor libraries need its stream).
+    /// The CUDA backend behind a CUDA device (vendor libraries need its stream; views
+    /// of a caller's memory its context).
     #[cfg(feature = "cuda")]
-    #[cfg_attr(not(feature = "baseline"), allow(dead_code))]
     fn as_cuda(&self) -> Option<&cuda::CudaBackend> {
         None
     }
