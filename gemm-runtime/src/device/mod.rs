@@ -329,7 +329,9 @@ impl Device {
     }
 }
 
-/// Untyped device memory, tagged with its device.
+/// Untyped device memory, tagged with its device: crossgemm's own allocation, or a view
+/// of a caller's memory (an OpenCL buffer or sub-buffer, CUDA memory), which dropping the
+/// buffer never frees.
 pub struct RawBuffer {
     pub(crate) device: Device,
     pub(crate) bytes: usize,
