@@ -133,6 +133,124 @@ impl<T: Element, L: LayoutType> Matrix<T, L> {
         })
     }
 
+    /// A matrix over the caller's CUDA memory, without a copy: `rows × cols` elements in
+    /// layout `L` from the slice's start. `device` must be made from a stream of the
+    /// slice's context ([`Device::from_cuda_stream`]), or be the discovered device of the
+    /// GPU where that context is the primary one (cudarc's `CudaContext::new`; crossgemm's
+    /// work then goes to that device's own stream, ordered as below); the matrix holds a clone of the
+    /// `Arc`, so the memory lives as long as the matrix does, whichever is dropped first,
+    /// and both see the same memory. Dropping the matrix never frees it, and once every
+    /// view is gone the caller's `Arc` is unique again (`Arc::get_mut`).
+    ///
+    /// The view's first byte must be 16-byte aligned (crossgemm's CUDA kernels move
+    /// operands in 16-byte chunks from their base; cudarc's allocations are 256-byte
+    /// aligned), and it must lie inside the slice; memory of another context, or a device
+    /// that is not CUDA, is an error too.
+    ///
+    /// Ordering: crossgemm's work goes to the device's stream. Where the slice lives on
+    /// another stream ([`CudaSlice::stream`](cudarc::driver::CudaSlice::stream)), making
+    /// the view makes the device's stream wait for the work queued on the slice's stream
+    /// so far, and dropping it makes the slice's stream wait for crossgemm's work queued
+    /// until then (so that cudarc's free of the slice, queued there, and the caller's next
+    /// work there come after it). Work of the caller's on any third stream is theirs to
+    /// order; cudarc's event tracking, where on, does not see crossgemm's use.
+    #[cfg(feature = "cuda")]
+    pub fn from_cuda_slice(
+        device: &Device,
+        slice: &std::sync::Arc<cudarc::driver::CudaSlice<T>>,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Self> {
+        Self::from_cuda_slice_at(device, slice, 0, rows, cols)
+    }
+
+    /// A matrix over the caller's CUDA memory from element `offset` on (e.g. one matrix of
+    /// a batch stored back to back), without a copy. The view's first byte must be 16-byte
+    /// aligned (for a slice of cudarc's, `offset * size_of::<T>()` a multiple of 16: 8
+    /// f16/bf16 elements, 4 f32), else an error says so; past the slice's end is an error
+    /// too. Otherwise as [`Matrix::from_cuda_slice`].
+    #[cfg(feature = "cuda")]
+    pub fn from_cuda_slice_at(
+        device: &Device,
+        slice: &std::sync::Arc<cudarc::driver::CudaSlice<T>>,
+        offset: usize,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Self> {
+        let (origin, bytes) = Self::extent(offset, rows, cols)?;
+        Ok(Self::over(device.view_cuda_slice(slice, origin, bytes)?, rows, cols))
+    }
+
+    /// [`Matrix::from_cuda_slice`] for a cudarc view (part of a slice, borrowed): the
+    /// matrix cannot hold what keeps a borrowed view's memory alive, hence `unsafe`.
+    /// The checks and the ordering of streams are those of [`Matrix::from_cuda_slice`].
+    ///
+    /// # Safety
+    /// The slice `view` is of must outlive the matrix.
+    #[cfg(feature = "cuda")]
+    pub unsafe fn from_cuda_view(
+        device: &Device,
+        view: &cudarc::driver::CudaView<'_, T>,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Self> {
+        let bytes = Self::bytes(rows, cols)?;
+        Ok(Self::over(device.view_cuda_view(view, 0, bytes)?, rows, cols))
+    }
+
+    /// [`Matrix::from_cuda_slice`] for a raw device pointer (another binding's memory):
+    /// the first `rows × cols` of the `held` elements at `ptr`. `ptr` must be 16-byte
+    /// aligned, and the matrix must fit in `held`; both are checked.
+    ///
+    /// # Safety
+    /// `ptr` must be `held` elements of device memory of the device's context (or
+    /// accessible from it), valid while the matrix lives and until the work crossgemm
+    /// queued on the device's stream with it is done: free it on that stream, or after
+    /// ordering the stream you free it on after that one (or synchronizing).
+    #[cfg(feature = "cuda")]
+    pub unsafe fn from_raw_cuda_ptr(
+        device: &Device,
+        ptr: cudarc::driver::sys::CUdeviceptr,
+        held: usize,
+        rows: usize,
+        cols: usize,
+    ) -> Result<Self> {
+        let bytes = Self::bytes(rows, cols)?;
+        let held_bytes = held
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or(GemmError::DataLength { len: held, rows, cols })?;
+        Ok(Self::over(
+            device.view_raw_cuda_ptr(ptr, held_bytes, 0, bytes)?,
+            rows,
+            cols,
+        ))
+    }
+
+    /// The byte offset of element `offset` and the bytes of a `rows × cols` matrix of
+    /// `T`, or an error on overflow.
+    #[cfg(feature = "cuda")]
+    fn extent(offset: usize, rows: usize, cols: usize) -> Result<(usize, usize)> {
+        let origin = offset
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or(GemmError::DataLength {
+                len: usize::MAX,
+                rows,
+                cols,
+            })?;
+        Ok((origin, Self::bytes(rows, cols)?))
+    }
+
+    /// A matrix of `rows × cols` over `buf`.
+    #[cfg(feature = "cuda")]
+    fn over(buf: RawBuffer, rows: usize, cols: usize) -> Self {
+        Matrix {
+            buf,
+            rows,
+            cols,
+            _p: PhantomData,
+        }
+    }
+
     /// Bytes of a `rows × cols` matrix of `T`, or an error on overflow.
     fn bytes(rows: usize, cols: usize) -> Result<usize> {
         rows.checked_mul(cols)
@@ -275,6 +393,86 @@ macro_rules! vector_type {
                     len,
                     _p: PhantomData,
                 })
+            }
+
+            #[doc = concat!("A vector ", $len_doc, " over the caller's CUDA memory, without a copy (its first `len` elements); as [`Matrix::from_cuda_slice`] (the same checks, the memory held by the vector, the same ordering of streams).")]
+            #[cfg(feature = "cuda")]
+            pub fn from_cuda_slice(
+                device: &Device,
+                slice: &std::sync::Arc<cudarc::driver::CudaSlice<T>>,
+                len: usize,
+            ) -> Result<Self> {
+                Self::from_cuda_slice_at(device, slice, 0, len)
+            }
+
+            #[doc = concat!("A vector ", $len_doc, " at element `offset` of the caller's CUDA memory, without a copy; as [`Matrix::from_cuda_slice_at`] (the view's first byte 16-byte aligned).")]
+            #[cfg(feature = "cuda")]
+            pub fn from_cuda_slice_at(
+                device: &Device,
+                slice: &std::sync::Arc<cudarc::driver::CudaSlice<T>>,
+                offset: usize,
+                len: usize,
+            ) -> Result<Self> {
+                let (origin, bytes) = Self::extent(offset, len)?;
+                Ok(Self::over(device.view_cuda_slice(slice, origin, bytes)?, len))
+            }
+
+            #[doc = concat!("[`", stringify!($name), "::from_cuda_slice`] for a cudarc view; as [`Matrix::from_cuda_view`].")]
+            ///
+            /// # Safety
+            /// The slice `view` is of must outlive the vector.
+            #[cfg(feature = "cuda")]
+            pub unsafe fn from_cuda_view(
+                device: &Device,
+                view: &cudarc::driver::CudaView<'_, T>,
+                len: usize,
+            ) -> Result<Self> {
+                let (_, bytes) = Self::extent(0, len)?;
+                Ok(Self::over(device.view_cuda_view(view, 0, bytes)?, len))
+            }
+
+            #[doc = concat!("[`", stringify!($name), "::from_cuda_slice`] for a raw device pointer: the first `len` of the `held` elements at `ptr`; as [`Matrix::from_raw_cuda_ptr`].")]
+            ///
+            /// # Safety
+            /// As [`Matrix::from_raw_cuda_ptr`]: `held` elements of device memory of the
+            /// device's context at `ptr`, valid while the vector lives and until the work
+            /// crossgemm queued with it is done.
+            #[cfg(feature = "cuda")]
+            pub unsafe fn from_raw_cuda_ptr(
+                device: &Device,
+                ptr: cudarc::driver::sys::CUdeviceptr,
+                held: usize,
+                len: usize,
+            ) -> Result<Self> {
+                let (_, bytes) = Self::extent(0, len)?;
+                let (_, held_bytes) = Self::extent(0, held)?;
+                Ok(Self::over(device.view_raw_cuda_ptr(ptr, held_bytes, 0, bytes)?, len))
+            }
+
+            /// The byte offset of element `offset` and the bytes of `len` elements, or an
+            /// error on overflow.
+            #[cfg(feature = "cuda")]
+            fn extent(offset: usize, len: usize) -> Result<(usize, usize)> {
+                let size = std::mem::size_of::<T>();
+                let overflow = || GemmError::DataLength {
+                    len: usize::MAX,
+                    rows: 1,
+                    cols: len,
+                };
+                Ok((
+                    offset.checked_mul(size).ok_or_else(overflow)?,
+                    len.checked_mul(size).ok_or_else(overflow)?,
+                ))
+            }
+
+            /// A vector of `len` elements over `buf`.
+            #[cfg(feature = "cuda")]
+            fn over(buf: RawBuffer, len: usize) -> Self {
+                $name {
+                    buf,
+                    len,
+                    _p: PhantomData,
+                }
             }
 
             /// Downloads the elements.

@@ -32,6 +32,10 @@ mod spec;
 pub mod tune;
 
 pub use buffer::{Col, Matrix, Row};
+/// The cudarc crate crossgemm's CUDA interop takes (its `CudaStream`, `CudaSlice`,
+/// `CudaView` and raw `sys` handles), so that callers build against the same version.
+#[cfg(feature = "cuda")]
+pub use cudarc;
 pub use device::binary_cache::{compile_stats, CompileStats};
 pub use device::{Device, DeviceInfo};
 pub use element::{ColMajor, Element, LayoutType, RowMajor};

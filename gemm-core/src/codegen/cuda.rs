@@ -38,8 +38,9 @@ pub(crate) fn preamble(ir: &GemmIr, kernel: &str, variant: Variant) -> String {
 /// Per-shape preprocessor flags for the sources of `emit`:
 /// - `A_VEC` / `B_VEC`: 1 when the operand's contiguous extent (K for row-major A, M for
 ///   column-major A, N for row-major B, K for column-major B) is a multiple of 16 bytes
-///   (8 f16/bf16 elements, 4 f32). With 256-byte-aligned base pointers every 16-byte
-///   chunk of a tile is then 16-byte aligned in global memory, so the MMA kernels may
+///   (8 f16/bf16 elements, 4 f32). With 16-byte-aligned base pointers (crossgemm's
+///   allocations are 256-byte aligned, views of a caller's CUDA memory are checked to be
+///   16-byte aligned) every 16-byte chunk of a tile is then 16-byte aligned in global memory, so the MMA kernels may
 ///   use cp.async (zero-filling out-of-range chunks); otherwise they load elements.
 /// - `A_ALIGN` / `B_ALIGN`: the largest of 8, 4, 2, 1 elements dividing that extent; the
 ///   SIMT kernel uses VW-wide loads when `VW` divides it.

@@ -130,9 +130,9 @@ pub(crate) trait DeviceBackend: Send + Sync {
     fn as_opencl(&self) -> Option<&opencl::OpenclBackend> {
         None
     }
-    /// The CUDA backend behind a CUDA device (vendor libraries need its stream).
+    /// The CUDA backend behind a CUDA device (vendor libraries need its stream; views
+    /// of a caller's memory its context).
     #[cfg(feature = "cuda")]
-    #[cfg_attr(not(feature = "baseline"), allow(dead_code))]
     fn as_cuda(&self) -> Option<&cuda::CudaBackend> {
         None
     }
@@ -329,7 +329,9 @@ impl Device {
     }
 }
 
-/// Untyped device memory, tagged with its device.
+/// Untyped device memory, tagged with its device: crossgemm's own allocation, or a view
+/// of a caller's memory (an OpenCL buffer or sub-buffer, CUDA memory), which dropping the
+/// buffer never frees.
 pub struct RawBuffer {
     pub(crate) device: Device,
     pub(crate) bytes: usize,

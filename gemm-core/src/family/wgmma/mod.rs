@@ -524,8 +524,9 @@ impl KernelFamily for Wgmma {
 
     /// TMA maps need every operand's rows (its contiguous extent) to be a multiple of 16
     /// bytes; the cp.async producer (`CG_CPASYNC`, configs without a cluster) takes rows
-    /// of any multiple of 4 bytes. K at least 1. Base addresses are 256-byte aligned
-    /// (crossgemm allocates every buffer so).
+    /// of any multiple of 4 bytes. K at least 1. Base addresses are 16-byte aligned, all
+    /// that TMA and the 16-byte cp.async need (crossgemm allocates every buffer 256-byte
+    /// aligned; views of a caller's CUDA memory are checked to start 16-byte aligned).
     fn accepts(&self, t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Result<(), String> {
         if p.k == 0 {
             return Err("K = 0 has no tile to load".into());

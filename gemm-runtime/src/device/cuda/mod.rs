@@ -1,6 +1,9 @@
 //! The CUDA backend: the driver API through cudarc, kernels compiled by NVRTC straight
 //! to a CUBIN for the device's own architecture.
 //!
+//! A device can also run on a caller's stream, with views of the caller's memory as
+//! operands (`interop`: [`Device::from_cuda_stream`]).
+//!
 //! Both libraries are loaded at run time. cudarc panics when it touches a library that
 //! is missing, so every entry point checks [`cuda_present`] / [`nvrtc_present`] first and
 //! a machine without CUDA simply lists no CUDA device.
@@ -9,6 +12,7 @@ use super::binary_cache::{self, BinaryCache, BinaryKey};
 use super::{Device, DeviceBackend, DeviceInfo, KernelArg, RawBuffer};
 use gemm_core::Backend;
 
+mod interop;
 mod nvrtc;
 mod tma;
 
@@ -19,6 +23,7 @@ use cudarc::driver::{
 };
 use gemm_core::target::DeviceType;
 use gemm_core::{CompileNeeds, LaunchDims};
+use interop::CudaBorrowed;
 use nvrtc::{compile_logged, dump, nvrtc_options};
 pub(crate) use nvrtc::{nvrtc_compile_check, nvrtc_present, nvrtc_version, Arch, PtxasInfo};
 use std::any::Any;
@@ -88,7 +93,8 @@ fn driver_version() -> Option<String> {
     Some(format!("{}.{}", v / 1000, (v % 1000) / 10))
 }
 
-/// The context of a device and the one stream all work goes to.
+/// The context of a device and the one stream all work goes to: crossgemm's own (a
+/// discovered device, made when first used) or the caller's ([`Device::from_cuda_stream`]).
 struct Ctx {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
@@ -102,37 +108,47 @@ pub(crate) struct CudaBackend {
     ctx: OnceLock<std::result::Result<Ctx, String>>,
 }
 
+/// What the driver says about `dev`, named `id` (`cuda:N`, or `cuda:N+streamK` for a
+/// device on a caller's stream): the one place both kinds of device read it, so that
+/// target matching, tuning-cache keys (the name) and the kernels' limits agree.
+fn device_info(dev: dsys::CUdevice, id: String, driver: &str) -> Result<DeviceInfo> {
+    use dsys::CUdevice_attribute_enum as A;
+    // SAFETY: `dev` came from cuDeviceGet (or a live context's cuCtxGetDevice).
+    let attr = |a| unsafe { dres::device::get_attribute(dev, a) }.map_err(|e| driver_err("cuDeviceGetAttribute", e));
+    let major = attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)? as u32;
+    let minor = attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)? as u32;
+    Ok(DeviceInfo {
+        kind: Backend::Cuda,
+        id,
+        name: dres::device::get_name(dev).map_err(|e| driver_err("cuDeviceGetName", e))?,
+        platform: "CUDA".into(),
+        driver: driver.into(),
+        device_type: DeviceType::Gpu,
+        compute_capability: Some(major * 10 + minor),
+        compute_units: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
+        smem_per_block: attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u32,
+        max_threads_per_block: attr(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
+        // SAFETY: as above.
+        global_mem_bytes: unsafe { dres::device::total_mem(dev) }.map_err(|e| driver_err("cuDeviceTotalMem", e))?
+            as u64,
+    })
+}
+
 impl CudaBackend {
     fn new(ordinal: usize, driver: &str) -> Result<CudaBackend> {
-        use dsys::CUdevice_attribute_enum as A;
         let dev = dres::device::get(ordinal as i32).map_err(|e| driver_err("cuDeviceGet", e))?;
-        // SAFETY: `dev` came from cuDeviceGet.
-        let attr =
-            |a| unsafe { dres::device::get_attribute(dev, a) }.map_err(|e| driver_err("cuDeviceGetAttribute", e));
-        let major = attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)? as u32;
-        let minor = attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)? as u32;
-        let cc = major * 10 + minor;
-        let info = DeviceInfo {
-            kind: Backend::Cuda,
-            id: format!("cuda:{ordinal}"),
-            name: dres::device::get_name(dev).map_err(|e| driver_err("cuDeviceGetName", e))?,
-            platform: "CUDA".into(),
-            driver: driver.into(),
-            device_type: DeviceType::Gpu,
-            compute_capability: Some(cc),
-            compute_units: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32,
-            smem_per_block: attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)? as u32,
-            max_threads_per_block: attr(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)? as u32,
-            // SAFETY: `dev` came from cuDeviceGet.
-            global_mem_bytes: unsafe { dres::device::total_mem(dev) }.map_err(|e| driver_err("cuDeviceTotalMem", e))?
-                as u64,
-        };
-        Ok(CudaBackend {
+        let info = device_info(dev, format!("cuda:{ordinal}"), driver)?;
+        Ok(CudaBackend::with_ctx(info, ordinal, OnceLock::new()))
+    }
+
+    /// A backend of `info`, with its context made already (a caller's stream) or not yet.
+    fn with_ctx(info: DeviceInfo, ordinal: usize, ctx: OnceLock<std::result::Result<Ctx, String>>) -> CudaBackend {
+        CudaBackend {
+            arch: info.compute_capability.expect("CUDA devices have one"),
             info,
             ordinal,
-            arch: cc,
-            ctx: OnceLock::new(),
-        })
+            ctx,
+        }
     }
 
     fn ctx(&self) -> Result<&Ctx> {
@@ -152,25 +168,39 @@ impl CudaBackend {
         })
     }
 
-    fn slice<'a>(&self, buf: &'a RawBuffer) -> Result<&'a CudaSlice<u8>> {
-        let s = buf
-            .inner
-            .downcast_ref::<CudaSlice<u8>>()
-            .ok_or_else(|| GemmError::Driver {
-                backend: "CUDA",
-                op: "buffer access".into(),
-                message: format!("{buf:?} is not CUDA memory"),
-                source: None,
-            })?;
-        if s.ordinal() != self.ordinal {
-            return Err(GemmError::Driver {
-                backend: "CUDA",
-                op: "buffer access".into(),
-                message: format!("{buf:?} lives on cuda:{}, not {}", s.ordinal(), self.info.id),
-                source: None,
-            });
+    /// The device address and size in bytes of `buf`: crossgemm's own allocation or a
+    /// view of a caller's memory ([`CudaBorrowed`]), either of this device's context.
+    fn mem(&self, c: &Ctx, buf: &RawBuffer) -> Result<(dsys::CUdeviceptr, usize)> {
+        let (ptr, len, ctx) = if let Some(s) = buf.inner.downcast_ref::<CudaSlice<u8>>() {
+            // On crossgemm's own contexts event tracking is off and the guard records
+            // nothing. On a caller's context that tracks, it records a read here, before
+            // the use: harmless, as crossgemm's own memory is only ever used on the
+            // device's one stream, whose order is all that its correctness needs.
+            let (ptr, _sync) = s.device_ptr(&c.stream);
+            (ptr, s.len(), s.context().cu_ctx() as usize)
+        } else if let Some(v) = buf.inner.downcast_ref::<CudaBorrowed>() {
+            (v.ptr, v.bytes, v.ctx)
+        } else {
+            return Err(access_err(format!("{buf:?} is not CUDA memory")));
+        };
+        // Another context's address means nothing here (a second device, or the same GPU
+        // through another context), so a launch would fault or touch unrelated memory.
+        if ctx != c.ctx.cu_ctx() as usize {
+            return Err(access_err(format!(
+                "{buf:?} belongs to another CUDA context than {}'s",
+                self.info.id
+            )));
         }
-        Ok(s)
+        Ok((ptr, len))
+    }
+}
+
+fn access_err(message: String) -> GemmError {
+    GemmError::Driver {
+        backend: "CUDA",
+        op: "buffer access".into(),
+        message,
+        source: None,
     }
 }
 
@@ -272,18 +302,17 @@ impl DeviceBackend for CudaBackend {
 
     fn upload(&self, dst: &RawBuffer, src: &[u8]) -> Result<()> {
         let c = self.ctx()?;
-        let s = self.slice(dst)?;
-        if src.len() > s.len() {
+        let (ptr, len) = self.mem(c, dst)?;
+        if src.len() > len {
             return Err(GemmError::Driver {
                 backend: "CUDA",
                 op: "upload".into(),
-                message: format!("{} bytes into a {}-byte buffer", src.len(), s.len()),
+                message: format!("{} bytes into a {len}-byte buffer", src.len()),
                 source: None,
             });
         }
         c.ctx.bind_to_thread().map_err(|e| driver_err("upload", e))?;
-        let (ptr, _sync) = s.device_ptr(&c.stream);
-        // SAFETY: `ptr` is a live allocation of at least `src.len()` bytes on this context;
+        // SAFETY: `ptr` is live memory of at least `src.len()` bytes on this context;
         // the synchronize below keeps `src` borrowed until the copy is done.
         unsafe { dres::memcpy_htod_async(ptr, src, c.stream.cu_stream()) }.map_err(|e| driver_err("upload", e))?;
         c.stream.synchronize().map_err(|e| driver_err("upload", e))
@@ -291,12 +320,12 @@ impl DeviceBackend for CudaBackend {
 
     fn download(&self, src: &RawBuffer, dst: &mut [u8]) -> Result<()> {
         let c = self.ctx()?;
-        let s = self.slice(src)?;
-        if dst.len() > s.len() {
+        let (ptr, len) = self.mem(c, src)?;
+        if dst.len() > len {
             return Err(GemmError::Driver {
                 backend: "CUDA",
                 op: "download".into(),
-                message: format!("{} bytes from a {}-byte buffer", dst.len(), s.len()),
+                message: format!("{} bytes from a {len}-byte buffer", dst.len()),
                 source: None,
             });
         }
@@ -304,7 +333,6 @@ impl DeviceBackend for CudaBackend {
         c.stream
             .synchronize()
             .map_err(|e| driver_err("synchronize before download", e))?;
-        let (ptr, _sync) = s.device_ptr(&c.stream);
         // SAFETY: `ptr` holds at least `dst.len()` bytes; the synchronize below completes
         // the copy while `dst` is still borrowed.
         unsafe { dres::memcpy_dtoh_async(dst, ptr, c.stream.cu_stream()) }.map_err(|e| driver_err("download", e))?;
@@ -406,12 +434,9 @@ impl DeviceBackend for CudaBackend {
                 Ok(match *a {
                     KernelArg::Int(v) => Val::I(v),
                     KernelArg::Float(v) => Val::F(v),
-                    KernelArg::Buffer(b) => {
-                        let (ptr, _sync) = self.slice(b)?.device_ptr(&c.stream);
-                        Val::P(ptr)
-                    }
+                    KernelArg::Buffer(b) => Val::P(self.mem(c, b)?.0),
                     KernelArg::TensorMap(b, map) => {
-                        let (ptr, _sync) = self.slice(b)?.device_ptr(&c.stream);
+                        let (ptr, _) = self.mem(c, b)?;
                         let encoded = tma::encode(ptr, &map).map_err(|e| GemmError::Driver {
                             backend: "CUDA",
                             op: format!("encoding a tensor map for `{}`", k.symbol),
@@ -453,12 +478,15 @@ impl DeviceBackend for CudaBackend {
     }
     fn fill(&self, buf: &RawBuffer, byte: u8) -> Result<()> {
         let c = self.ctx()?;
-        let s = self.slice(buf)?;
+        let (ptr, len) = self.mem(c, buf)?;
+        // Only an empty view of a caller's memory has no bytes (crossgemm allocates one at least).
+        if len == 0 {
+            return Ok(());
+        }
         c.ctx.bind_to_thread().map_err(|e| driver_err("fill", e))?;
-        let (ptr, _sync) = s.device_ptr(&c.stream);
-        // SAFETY: `ptr` is a live allocation of `s.len()` bytes on this context; the
-        // memset is ordered with every other use of the buffer on the one stream.
-        unsafe { dres::memset_d8_async(ptr, byte, s.len(), c.stream.cu_stream()) }.map_err(|e| driver_err("fill", e))
+        // SAFETY: `ptr` is live memory of `len` bytes on this context; the memset is
+        // ordered with every other use of the buffer on the one stream.
+        unsafe { dres::memset_d8_async(ptr, byte, len, c.stream.cu_stream()) }.map_err(|e| driver_err("fill", e))
     }
 
     fn time_launch(&self, kernel: &(dyn Any + Send + Sync), dims: LaunchDims, args: &[KernelArg<'_>]) -> Result<f64> {
@@ -491,19 +519,20 @@ impl DeviceBackend for CudaBackend {
 
     fn copy(&self, src: &RawBuffer, dst: &RawBuffer, bytes: usize) -> Result<()> {
         let c = self.ctx()?;
-        let (s, d) = (self.slice(src)?, self.slice(dst)?);
-        if bytes > s.len() || bytes > d.len() {
+        let ((sp, s_len), (dp, d_len)) = (self.mem(c, src)?, self.mem(c, dst)?);
+        if bytes > s_len || bytes > d_len {
             return Err(GemmError::Driver {
                 backend: "CUDA",
                 op: "copy".into(),
-                message: format!("{bytes} bytes from {} into {} bytes", s.len(), d.len()),
+                message: format!("{bytes} bytes from {s_len} into {d_len} bytes"),
                 source: None,
             });
         }
+        if bytes == 0 {
+            return Ok(());
+        }
         c.ctx.bind_to_thread().map_err(|e| driver_err("copy", e))?;
-        let (sp, _s) = s.device_ptr(&c.stream);
-        let (dp, _d) = d.device_ptr(&c.stream);
-        // SAFETY: both are live allocations of at least `bytes` on this context, and the
+        // SAFETY: both are live memory of at least `bytes` on this context, and the
         // copy is ordered with every other use of them on the one stream.
         unsafe { dres::memcpy_dtod_async(dp, sp, bytes, c.stream.cu_stream()) }.map_err(|e| driver_err("copy", e))
     }
@@ -526,8 +555,7 @@ impl CudaBackend {
     #[cfg_attr(not(feature = "baseline"), allow(dead_code))]
     pub(crate) fn device_ptr(&self, buf: &RawBuffer) -> Result<dsys::CUdeviceptr> {
         let c = self.ctx()?;
-        let (ptr, _sync) = self.slice(buf)?.device_ptr(&c.stream);
-        Ok(ptr)
+        Ok(self.mem(c, buf)?.0)
     }
 }
 
