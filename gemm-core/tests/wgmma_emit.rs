@@ -184,11 +184,23 @@ fn tf32_takes_k8_steps_on_128_byte_k_tiles() {
     assert_eq!(t.smem_bytes(DType::F32), WgmmaTile::default().smem_bytes(DType::F16));
     let why = WgmmaTile::default().validate(&ir).unwrap_err();
     assert!(why.contains("BK = 64 (only 32"), "{why}");
-    // The TMA box of a K-major f32 tile is 32 elements (128 bytes) deep.
+    // The TMA box of a K-major f32 tile is 32 elements (128 bytes) deep, and TMA rounds
+    // the elements to tf32 (TFLOAT32 maps).
     let maps = Wgmma.tensor_maps(&t, &ir, Problem::new(256, 256, 256));
     assert_eq!(maps[0].box_dims, [32, 128]);
     assert_eq!(maps[1].box_dims, [32, 256]);
     assert_eq!(maps[0].pitch_bytes, 1024);
+    assert!(maps.iter().all(|m| m.tf32));
+    let f16_maps = Wgmma.tensor_maps(
+        &WgmmaTile::default(),
+        &bias_relu(DType::F16),
+        Problem::new(256, 256, 256),
+    );
+    assert!(f16_maps.iter().all(|m| !m.tf32));
+    // Rows TMA cannot map would reach the tensor cores unrounded: mma.sync takes them.
+    assert!(Wgmma.accepts(&t, &ir, Problem::new(256, 256, 68)).is_ok());
+    let why = Wgmma.accepts(&t, &ir, Problem::new(256, 256, 67)).unwrap_err();
+    assert!(why.contains("unrounded"), "{why}");
 }
 
 #[test]
@@ -512,7 +524,7 @@ fn configs_compile_for_sm90a_without_spills() {
             Variant::Full,
             tma,
         ),
-        // tf32: TMA, a cluster of 2, and the cp.async producer with 4-byte copies (K odd).
+        // tf32: TMA, a cluster of 2, and edge tiles in M and N.
         (
             tf32(Layout::RowMajor, Layout::ColMajor),
             WgmmaTile::for_dtype(128, 256, 4, 2, DType::F32),
@@ -532,7 +544,7 @@ fn configs_compile_for_sm90a_without_spills() {
             tf32(Layout::RowMajor, Layout::ColMajor),
             WgmmaTile::for_dtype(128, 128, 6, 2, DType::F32),
             Variant::Full,
-            Problem::new(77, 45, 67),
+            Problem::new(77, 45, 68),
         ),
     ];
     for (ir, c, v, p) in cases {

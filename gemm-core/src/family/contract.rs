@@ -71,6 +71,11 @@ pub struct TensorMap {
     pub param: u32,
     /// Element type.
     pub dtype: DType,
+    /// f32 elements copied as tf32 (`CU_TENSOR_MAP_DATA_TYPE_TFLOAT32`): TMA rounds each
+    /// to the nearest tf32 on the way, as `cvt.rna` would (measured on the H200: bit for
+    /// bit cuBLAS's tf32 results, where a FLOAT32 map leaves the low bits for the tensor
+    /// cores to drop); only with `dtype` f32.
+    pub tf32: bool,
     /// Extents in elements, the contiguous dimension first.
     pub dims: [u64; 2],
     /// Bytes between consecutive rows (dimension 1); a multiple of 16.

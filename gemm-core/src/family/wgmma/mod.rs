@@ -12,12 +12,15 @@
 //! - Operands: f16 or bf16 (`ir.ab_dtype`), f32 accumulation; or f32 operands in the
 //!   tf32 mode (`AccMode::Tf32`, `wgmma ... m64nNk8.f32.tf32.tf32`), which the hardware
 //!   takes **K-major only** (row-major A, column-major B: the `x * w` of a linear layer
-//!   with an `nn.Linear` weight) and reads as tf32 by ignoring the low 13 mantissa bits
-//!   (rounding toward zero, where mma.sync rounds to nearest with `cvt.rna`; the
-//!   tuner's tolerance allows for it). The k-tile is one 128-byte swizzle row in either
-//!   case: `BK` = 64 16-bit or 32 f32 elements ([`bk_for`]), so the ring, the
+//!   with an `nn.Linear` weight). Its maps are of type `TFLOAT32`, so TMA rounds every
+//!   element to the nearest tf32 on the way into shared memory (with plain `FLOAT32`
+//!   maps the tensor cores would drop the low 13 bits instead: on the H200 that was
+//!   3e-3 off cuBLAS, against 0 with TFLOAT32). The k-tile is one 128-byte swizzle row in
+//!   either case: `BK` = 64 16-bit or 32 f32 elements ([`bk_for`]), so the ring, the
 //!   descriptors and the byte offsets are the same. **Unsupported:** full f32 (no
-//!   tensor-core instruction: SIMT) and tf32 with an M-major A or N-major B (mma.sync).
+//!   tensor-core instruction: SIMT), tf32 with an M-major A or N-major B, and tf32 rows
+//!   that TMA cannot map (`K % 4 != 0`: the cp.async producer would copy unrounded
+//!   bits); mma.sync serves those.
 //! - Layouts: every combination. A K-major (row-major A) or M-major (column-major A,
 //!   wgmma `imm-trans-a` = 1); B K-major (column-major B, the `nn.Linear` weight case)
 //!   or N-major (row-major B, `imm-trans-b` = 1). MN-major operands need their tile
@@ -460,6 +463,7 @@ pub fn placeholder_map(param: u32, dtype: DType) -> TensorMap {
     TensorMap {
         param,
         dtype,
+        tf32: false,
         dims: [elems, 1],
         pitch_bytes: 16,
         box_dims: [elems as u32, 1],
@@ -533,6 +537,12 @@ impl KernelFamily for Wgmma {
         }
         if tma_ok(ir, p) {
             return Ok(());
+        }
+        if ir.acc == AccMode::Tf32 {
+            return Err(format!(
+                "tf32 rows that TMA cannot map (K = {} is not a multiple of 4) would reach the tensor cores unrounded through the cp.async producer",
+                p.k
+            ));
         }
         let esz = ir.ab_dtype.size() as usize;
         for (op, dim, extent) in operand_rows(ir, p) {
@@ -630,7 +640,7 @@ impl KernelFamily for Wgmma {
     /// A's and B's maps, as the module docs lay out: K-major operands in one box of
     /// `{BK, rows}` per stage, MN-major ones in `{64, BK}` boxes; 128-byte swizzle. For a
     /// call that the cp.async producer serves ([`cpasync_chunks`]) the kernel reads no
-    /// map: both are placeholders over 8 elements of the operand ([`placeholder_map`]).
+    /// map: both are placeholders over the operand's first 16 bytes ([`placeholder_map`]).
     fn tensor_maps(&self, t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Vec<TensorMap> {
         if !tma_ok(ir, p) {
             return vec![placeholder_map(ir.a, ir.ab_dtype), placeholder_map(ir.b, ir.ab_dtype)];
@@ -642,6 +652,7 @@ impl KernelFamily for Wgmma {
             TensorMap {
                 param,
                 dtype: ir.ab_dtype,
+                tf32: ir.ab_dtype == DType::F32 && ir.acc == AccMode::Tf32,
                 dims,
                 pitch_bytes: dims[0] * esz,
                 box_dims: tma_box(k_major, tile_rows, t.bk),

@@ -31,6 +31,8 @@ pub(crate) enum TmaDtype {
     Bf16,
     /// IEEE binary32.
     F32,
+    /// binary32 in memory, rounded to tf32 (nearest) as TMA copies it.
+    Tf32,
 }
 
 impl TmaDtype {
@@ -38,7 +40,7 @@ impl TmaDtype {
     pub(crate) fn size(self) -> u64 {
         match self {
             TmaDtype::F16 | TmaDtype::Bf16 => 2,
-            TmaDtype::F32 => 4,
+            TmaDtype::F32 | TmaDtype::Tf32 => 4,
         }
     }
     fn cu(self) -> sys::CUtensorMapDataType {
@@ -46,6 +48,7 @@ impl TmaDtype {
             TmaDtype::F16 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
             TmaDtype::Bf16 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
             TmaDtype::F32 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+            TmaDtype::Tf32 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_TFLOAT32,
         }
     }
 }
@@ -196,6 +199,7 @@ fn tma_2d(base: u64, map: &TensorMap) -> Tma2d {
     let dtype = match map.dtype {
         DType::F16 => TmaDtype::F16,
         DType::Bf16 => TmaDtype::Bf16,
+        DType::F32 if map.tf32 => TmaDtype::Tf32,
         DType::F32 => TmaDtype::F32,
     };
     Tma2d {
@@ -259,7 +263,11 @@ mod tests {
                         continue;
                     }
                     for map in Wgmma.tensor_maps(t, ir, p) {
-                        check(&tma_2d(256, &map)).unwrap_or_else(|e| panic!("{t:?} {p:?} {map:?}: {e}"));
+                        let m = tma_2d(256, &map);
+                        check(&m).unwrap_or_else(|e| panic!("{t:?} {p:?} {map:?}: {e}"));
+                        // tf32 operands round as TMA copies them (placeholders read nothing).
+                        let tf32 = ir.acc == AccMode::Tf32 && map.swizzle_128b;
+                        assert_eq!(m.dtype == TmaDtype::Tf32, tf32, "{map:?}");
                         maps += 1;
                     }
                 }
