@@ -131,9 +131,9 @@ mod tests {
             .filter(|c| c.family().accepts(c, &ir, p).is_ok())
             .collect();
         let ordered = by_estimate(&accepted, &ir, &t, p);
-        let (_, bn) = ordered[0].block_mn();
-        // One row of tiles: 32 or 64 columns wide make 128 or 64 blocks, 256 only 16.
-        assert!(bn <= 64, "{}", ordered[0]);
+        let (bm, bn) = ordered[0].block_mn();
+        // One row of 64-row tiles: the narrow ones make 64 blocks, the 256-wide ones 16.
+        assert!(bm == 64 && bn <= 128, "{}", ordered[0]);
         assert_eq!(ordered.len(), accepted.len());
         // At a large square the planner's big tiles come first still.
         let big = Problem::new(8192, 8192, 8192);

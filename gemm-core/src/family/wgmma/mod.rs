@@ -561,7 +561,7 @@ impl KernelFamily for Wgmma {
     fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
         let mut v = Vec::new();
         for bm in space.pick("block_m", &[64, 128, 256]) {
-            for bn in space.pick("block_n", &[32, 64, 128, 192, 256]) {
+            for bn in space.pick("block_n", &[64, 128, 192, 256]) {
                 for bk in space.pick("block_k", &[bk_for(cx.dtype)]) {
                     for stages in space.pick("stages", &[3, 4, 5, 6, 8, 10]) {
                         for consumers in [1, 2] {
