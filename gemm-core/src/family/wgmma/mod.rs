@@ -152,8 +152,10 @@
 
 mod emit;
 mod epilogue;
+mod rules;
 
 pub use emit::emit_variant;
+use rules::RULES;
 
 use super::{CompileNeeds, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule, TensorMap};
 use crate::codegen::Variant;
@@ -737,91 +739,3 @@ impl KernelFamily for Wgmma {
         )
     }
 }
-
-// Rationale per rule: each is one of the source's static_asserts (a config that breaks
-// it would not compile) or a limit of the chip.
-const RULES: [Rule<WgmmaTile>; 9] = [
-    // One 128-byte swizzle row per k-tile row.
-    Rule {
-        name: "k_step",
-        check: |x, c| {
-            (c.bk != bk_for(x.dtype)).then(|| {
-                format!(
-                    "BK = {} (only {}: one 128-byte swizzle row of {:?} elements)",
-                    c.bk,
-                    bk_for(x.dtype),
-                    x.dtype
-                )
-            })
-        },
-    },
-    // A producer warpgroup and one or two consumers: three consumers would leave 128
-    // registers a thread, too few for an m64n256 accumulator.
-    Rule {
-        name: "consumers",
-        check: |_, c| {
-            (!(c.consumers == 1 || c.consumers == 2)).then(|| format!("CONSUMERS = {} (1 or 2)", c.consumers))
-        },
-    },
-    // Each consumer owns whole 64-row wgmma slabs.
-    Rule {
-        name: "warp_tile",
-        check: |_, c| {
-            (c.bm == 0 || c.bm > 256 || c.bm % (64 * c.consumers.max(1)) != 0)
-                .then(|| format!("BM = {} (BM / CONSUMERS must be a multiple of 64, BM <= 256)", c.bm))
-        },
-    },
-    // wgmma N is a multiple of 8 up to 256; the epilogue stores 16-column groups; an
-    // N-major B arrives in 64-column boxes.
-    Rule {
-        name: "block_n",
-        check: |x, c| {
-            if c.bn < 16 || c.bn > 256 || c.bn % 16 != 0 {
-                Some(format!("BN = {} (a multiple of 16 in [16, 256])", c.bn))
-            } else if x.b_layout == Layout::RowMajor && c.bn % 64 != 0 {
-                Some(format!("BN = {} (N-major B needs a multiple of 64)", c.bn))
-            } else {
-                None
-            }
-        },
-    },
-    // m64nN f32 accumulators take N/2 registers a thread per slab; past 128 the
-    // consumers (240 registers after setmaxnreg) spill.
-    Rule {
-        name: "accumulators",
-        check: |_, c| {
-            let acc = (c.bm / c.consumers.max(1) / 64) * c.bn / 2;
-            (acc > 128)
-                .then(|| format!("{acc} accumulator registers per thread (at most 128: BM / CONSUMERS / 64 * BN / 2)"))
-        },
-    },
-    // The ring needs a stage being filled while one is consumed.
-    Rule {
-        name: "stages",
-        check: |_, c| (c.stages < 2).then(|| format!("STAGES = {} (at least 2)", c.stages)),
-    },
-    Rule {
-        name: "group_m",
-        check: |_, c| (c.group_m < 1).then(|| "GROUP_M = 0 (at least 1)".to_string()),
-    },
-    // Pairs of blocks share B by multicast; larger clusters are not generated.
-    Rule {
-        name: "cluster",
-        check: |_, c| {
-            (!(c.cluster_m == 1 || c.cluster_m == 2)).then(|| format!("CLUSTER_M = {} (1 or 2)", c.cluster_m))
-        },
-    },
-    Rule {
-        name: "smem",
-        check: |x, c| {
-            let smem = c.smem_bytes(x.dtype);
-            let limit = x.target.smem_per_block_optin;
-            (smem > limit).then(|| {
-                format!(
-                    "{smem} bytes of shared memory ({} stages of ({}+{})x{} plus staging) exceed the {limit} B opt-in limit of {}",
-                    c.stages, c.bm, c.bn, c.bk, x.target.name
-                )
-            })
-        },
-    },
-];
