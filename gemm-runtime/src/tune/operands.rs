@@ -2,7 +2,8 @@
 //! caller's data (which may be zeros, padding or anything else that makes a check
 //! vacuous, and whose zeros would also run faster on tensor cores than real data).
 //!
-//! Same shapes, dtypes and layouts as the call; every buffer element is drawn from a
+//! The call's dtypes and layouts at the call's problem (`call.problem`, which a build
+//! variant's check may shrink: see `super::variant`); every buffer element is drawn from a
 //! fixed-seed counter-based generator (large operands are filled on every core), uniform in ±[1/64, 1) (never zero, never tiny) and rounded to
 //! its dtype, and the host keeps the rounded values for the reference. A is scaled by
 //! 2^-⌊log2(K)/2⌋ (exact, a power of two) so that the product stays of order 1/3 for
@@ -29,7 +30,7 @@ pub(crate) struct Operands {
     host: Vec<Vec<f32>>,
     /// Per parameter: the scalar value passed (unused for buffers).
     pub(crate) scalars: Vec<f32>,
-    /// The caller's arguments' shapes, reused for ours.
+    /// Per parameter: its shape at the call's problem ([`shapes`]).
     shapes: Vec<Shape>,
     /// (rows, cols) of the output.
     out_dims: (usize, usize),
@@ -43,29 +44,76 @@ enum Shape {
     Scalar,
 }
 
-/// Bytes of device memory the tuner's copies of `call`'s operands take.
+/// Each parameter's shape at `call.problem`: A and B as `M × K` and `K × N` after their
+/// `.t()` (so `K × M` and `N × K` as stored where transposed), other matrices `M × N`,
+/// `Row`s `N`, `Col`s `M`. The same as the caller's arguments unless the problem was
+/// changed (a shrunk check, which never changes it when A and B are one parameter).
+fn shapes(call: &Call<'_, '_>) -> Vec<Shape> {
+    let ir = call.ir();
+    let (m, n, k) = call.mnk();
+    let stored = |(r, c): (usize, usize), t: bool| if t { Shape::Matrix(c, r) } else { Shape::Matrix(r, c) };
+    ir.params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| match p.kind {
+            _ if i as u32 == ir.a => stored((m, k), ir.a_t),
+            _ if i as u32 == ir.b => stored((k, n), ir.b_t),
+            ParamKind::Matrix { .. } => Shape::Matrix(m, n),
+            ParamKind::Row { .. } => Shape::Vector(n),
+            ParamKind::Col { .. } => Shape::Vector(m),
+            ParamKind::Scalar => Shape::Scalar,
+        })
+        .collect()
+}
+
+fn param_size(p: &gemm_core::Param) -> u128 {
+    match p.kind {
+        ParamKind::Matrix { dtype, .. } | ParamKind::Row { dtype } | ParamKind::Col { dtype } => dtype.size() as u128,
+        ParamKind::Scalar => 0,
+    }
+}
+
+/// Bytes of device memory the tuner's copies of `call`'s operands take (at
+/// `call.problem`).
 pub(crate) fn device_bytes(call: &Call<'_, '_>) -> u128 {
     call.ir()
         .params
         .iter()
-        .zip(call.args)
-        .map(|(p, a)| {
-            let size = match p.kind {
-                ParamKind::Matrix { dtype, .. } | ParamKind::Row { dtype } | ParamKind::Col { dtype } => dtype.size(),
-                ParamKind::Scalar => 0,
-            } as u128;
-            match *a {
-                Arg::Matrix { rows, cols, .. } => rows as u128 * cols as u128 * size,
-                Arg::Vector { len, .. } => len as u128 * size,
-                Arg::Scalar(_) => 0,
-            }
+        .zip(shapes(call))
+        .map(|(p, s)| {
+            param_size(p)
+                * match s {
+                    Shape::Matrix(rows, cols) => rows as u128 * cols as u128,
+                    Shape::Vector(len) => len as u128,
+                    Shape::Scalar => 0,
+                }
         })
         .sum()
 }
 
-/// Bytes of one output of `call`.
+/// Bytes of the caller's own operands and output (which stay allocated during a check).
+fn callers_bytes(call: &Call<'_, '_>) -> u128 {
+    let args: u128 = call
+        .ir()
+        .params
+        .iter()
+        .zip(call.args)
+        .map(|(p, a)| {
+            param_size(p)
+                * match *a {
+                    Arg::Matrix { rows, cols, .. } => rows as u128 * cols as u128,
+                    Arg::Vector { len, .. } => len as u128,
+                    Arg::Scalar(_) => 0,
+                }
+        })
+        .sum();
+    args + call.out.rows as u128 * call.out.cols as u128 * call.ir().out_dtype.size() as u128
+}
+
+/// Bytes of one output of `call` (at `call.problem`).
 pub(crate) fn out_bytes(call: &Call<'_, '_>) -> u128 {
-    call.out.rows as u128 * call.out.cols as u128 * call.ir().out_dtype.size() as u128
+    let (m, n, _) = call.mnk();
+    m as u128 * n as u128 * call.ir().out_dtype.size() as u128
 }
 
 /// Refuses a check that needs more device memory than the device has: the call's own
@@ -73,7 +121,7 @@ pub(crate) fn out_bytes(call: &Call<'_, '_>) -> u128 {
 pub(crate) fn check_device_memory(call: &Call<'_, '_>, outputs: usize, what: &str) -> Result<()> {
     let info = call.device().info();
     let ours = device_bytes(call) + outputs as u128 * out_bytes(call);
-    let callers = device_bytes(call) + out_bytes(call);
+    let callers = callers_bytes(call);
     match memory_error(ours, callers, info.global_mem_bytes) {
         None => Ok(()),
         Some(why) => {
@@ -190,28 +238,28 @@ impl Operands {
         let ir = call.ir();
         let (_, _, k) = call.mnk();
         let dev = call.device();
-        let mut bufs = Vec::with_capacity(call.args.len());
-        let mut host = Vec::with_capacity(call.args.len());
-        let mut shapes = Vec::with_capacity(call.args.len());
+        let shapes = shapes(call);
+        let mut bufs = Vec::with_capacity(shapes.len());
+        let mut host = Vec::with_capacity(shapes.len());
         for (i, (p, a)) in ir.params.iter().zip(call.args).enumerate() {
             let dtype = match p.kind {
                 ParamKind::Matrix { dtype, .. } | ParamKind::Row { dtype } | ParamKind::Col { dtype } => dtype,
                 ParamKind::Scalar => {
                     bufs.push(None);
                     host.push(Vec::new());
-                    shapes.push(Shape::Scalar);
                     continue;
                 }
             };
-            let (len, shape) = match *a {
-                Arg::Matrix { rows, cols, .. } => (rows * cols, Shape::Matrix(rows, cols)),
-                Arg::Vector { len, .. } => (len, Shape::Vector(len)),
-                Arg::Scalar(_) => {
-                    return Err(GemmError::Unsupported(format!(
-                        "`{}`: parameter `{}` is a buffer but a scalar was passed",
-                        call.spec.name, p.name
-                    )))
-                }
+            if let Arg::Scalar(_) = a {
+                return Err(GemmError::Unsupported(format!(
+                    "`{}`: parameter `{}` is a buffer but a scalar was passed",
+                    call.spec.name, p.name
+                )));
+            }
+            let len = match shapes[i] {
+                Shape::Matrix(rows, cols) => rows * cols,
+                Shape::Vector(len) => len,
+                Shape::Scalar => 0,
             };
             let scale = if i as u32 == ir.a { a_scale(k) } else { 1.0 };
             let mut values = Vec::new();
@@ -221,14 +269,14 @@ impl Operands {
             drop(bytes);
             bufs.push(Some(buf));
             host.push(values);
-            shapes.push(shape);
         }
+        let (m, n, _) = call.mnk();
         Ok(Operands {
             bufs,
             host,
             scalars,
             shapes,
-            out_dims: (call.out.rows, call.out.cols),
+            out_dims: (m, n),
         })
     }
 

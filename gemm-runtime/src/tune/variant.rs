@@ -7,9 +7,11 @@
 //! block tile (the edge class: ragged tiles take other paths through the same code). A
 //! config verified at one variant says nothing about another, so the first launch of a
 //! tuned, cached, nearest-bucket or imported winner at a variant not yet verified in
-//! this process checks it there: on the tuner's own operands at the call's shape,
-//! against the full host reference or sampled plus a whole-output NaN scan (the same
-//! rule as candidates). A winner that fails is remembered as failed for that variant;
+//! this process checks it there: on the tuner's own operands against the full host
+//! reference or sampled plus a whole-output NaN scan (the same rule as candidates), at
+//! the call's shape shrunk to a few tiles per dimension where the variant stays the same
+//! ([`check_problem`]: at an LLM shape the operands of the full shape took most of a
+//! first call that needed no compile). A winner that fails is remembered as failed for that variant;
 //! under `CROSSGEMM_TUNE=full` it is marked failed in the tuning cache and the bucket is
 //! tuned again at the call's shape (once), else the launch falls back to the planner's
 //! default (checked the same way); either with a warning. Variants the tuner verified
@@ -22,7 +24,7 @@ use crate::cache::FailStage;
 use crate::call::{self, Call};
 use crate::error::Result;
 use crate::spec::{KernelSpec, TargetKernel};
-use gemm_core::TileConfig;
+use gemm_core::{Problem, TileConfig};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
@@ -44,13 +46,23 @@ fn verified() -> &'static Mutex<HashMap<Key, Outcome>> {
 
 /// The build variant `cfg` runs as for `call`: its defines, compile needs and edge class.
 pub(crate) fn describe(call: &Call<'_, '_>, tk: &TargetKernel, cfg: &TileConfig) -> String {
-    let defines = call::defines(call.ir(), tk.backend, cfg, call.problem);
-    let (bm, bn) = cfg.block_mn();
-    let bk = defines
+    describe_at(call.ir(), tk.backend, cfg, call.problem)
+}
+
+/// The k-tile of a config's defines (`BK`, `KWG`), 1 where it has none.
+fn k_tile(defines: &[(String, u32)]) -> u32 {
+    defines
         .iter()
         .find(|(k, _)| k == "BK" || k == "KWG")
-        .map_or(1, |(_, v)| *v);
-    let (m, n, k) = call.mnk();
+        .map_or(1, |(_, v)| *v)
+}
+
+/// [`describe`] at problem `p`.
+fn describe_at(ir: &gemm_core::GemmIr, backend: gemm_core::Backend, cfg: &TileConfig, p: Problem) -> String {
+    let defines = call::defines(ir, backend, cfg, p);
+    let (bm, bn) = cfg.block_mn();
+    let bk = k_tile(&defines);
+    let (m, n, k) = (p.m, p.n, p.k);
     let edge = |x: usize, b: u32| {
         if b > 0 && x.is_multiple_of(b as usize) {
             "whole"
@@ -67,6 +79,85 @@ pub(crate) fn describe(call: &Call<'_, '_>, tk: &TargetKernel, cfg: &TileConfig)
         edge(n, bn),
         edge(k, bk)
     )
+}
+
+/// Whole tiles a shrunk check keeps along M and N (several blocks, so that neighbouring
+/// blocks' edges and the grouped order are exercised).
+const CHECK_TILES_MN: usize = 2;
+/// k-tiles a shrunk check keeps beyond the config's ring (so that it wraps).
+const CHECK_TILES_K_PAST_RING: usize = 2;
+
+/// The step a shrunk extent moves by: the tile and 16 elements (what the families'
+/// alignment flags and copy sizes look at: rows of 16-byte multiples), so that the
+/// remainders both see stay.
+const CHECK_ALIGN: usize = 16;
+
+/// `x` cut to at least `whole` tiles of `b`, in steps of `lcm(b, CHECK_ALIGN)`, plus its
+/// remainder modulo that step (so its edge class, whole or ragged, and its alignment
+/// stay), where that is smaller than `x`.
+fn shrink(x: usize, b: usize, whole: usize) -> usize {
+    if b == 0 {
+        return x;
+    }
+    let step = b / gcd(b, CHECK_ALIGN) * CHECK_ALIGN;
+    x.min((whole * b).div_ceil(step) * step + x % step)
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// The shape a check of `cfg` at `call`'s build variant runs at: each of M, N and K cut
+/// to a few tiles plus its remainder ([`shrink`]: M and N to [`CHECK_TILES_MN`] tiles, K
+/// to the ring's depth plus [`CHECK_TILES_K_PAST_RING`] k-tiles). Kept as it is where the
+/// cut would change the variant ([`describe_at`]: the defines the family derives from the
+/// shape, alignment flags and copy sizes included, or the edge class) or where the family
+/// would refuse it, and M and N kept where blocks loop over several tiles (a persistent
+/// grid smaller than the tile count: the loop is part of what runs). A and B as one
+/// parameter (`x * x.t()`) keep the call's shape too.
+pub(crate) fn check_problem(
+    ir: &gemm_core::GemmIr,
+    backend: gemm_core::Backend,
+    cfg: &TileConfig,
+    p: Problem,
+    machine: gemm_core::Machine,
+) -> Problem {
+    if ir.a == ir.b {
+        return p;
+    }
+    let (bm, bn) = cfg.block_mn();
+    let (bm, bn) = (bm as usize, bn as usize);
+    let bk = k_tile(&call::defines(ir, backend, cfg, p)) as usize;
+    let ring = cfg.family().resources(cfg, ir.ab_dtype).ring_k as usize;
+    let k_tiles = ring.div_ceil(bk.max(1)) + CHECK_TILES_K_PAST_RING;
+    let tiles = p.m.div_ceil(bm.max(1)) * p.n.div_ceil(bn.max(1));
+    let grid = cfg.launch(ir, p, machine).grid;
+    let blocks = grid.iter().map(|&g| g as usize).product::<usize>();
+    let persistent = blocks < tiles;
+    let small = Problem::new(
+        if persistent {
+            p.m
+        } else {
+            shrink(p.m, bm, CHECK_TILES_MN)
+        },
+        if persistent {
+            p.n
+        } else {
+            shrink(p.n, bn, CHECK_TILES_MN)
+        },
+        shrink(p.k, bk, k_tiles),
+    );
+    let same = describe_at(ir, backend, cfg, small) == describe_at(ir, backend, cfg, p)
+        && cfg.family().accepts(cfg, ir, small).is_ok();
+    if same {
+        small
+    } else {
+        p
+    }
 }
 
 fn key(call: &Call<'_, '_>, tk: &TargetKernel, cfg: &TileConfig) -> Key {
@@ -134,7 +225,11 @@ fn check(call: &Call<'_, '_>, tk: &TargetKernel, cfg: &TileConfig) -> Result<Opt
     let needs = cfg.compile_needs();
     let (kern, checker) = std::thread::scope(|s| {
         let compiling = s.spawn(|| dev.kernel(source, &symbol, &defines, &needs));
-        let checker = Checker::new(call, &opts.inject, false);
+        let small = Call {
+            problem: check_problem(ir, tk.backend, cfg, call.problem, call.machine()),
+            ..*call
+        };
+        let checker = Checker::new(&small, &opts.inject, false);
         (compiling.join(), checker)
     });
     let kern = match kern {
@@ -167,4 +262,81 @@ fn check(call: &Call<'_, '_>, tk: &TargetKernel, cfg: &TileConfig) -> Result<Opt
         Verdict::Wrong(why) => Err((FailStage::WrongResult, why)),
         Verdict::LaunchFailed(e) => Err((FailStage::Launch, super::first_line(&e.to_string()).to_string())),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gemm_core::space::TuneSpace;
+    use gemm_core::target::{Targets, BUILTIN_TARGETS};
+    use gemm_core::{plan_target, AccMode, Backend, DType, GemmIr, Layout, Machine};
+
+    #[test]
+    fn shrink_keeps_the_remainder_and_whole_tiles() {
+        // 64-row tiles: steps of 64; 4096 = 64 whole tiles, 4095 one ragged.
+        assert_eq!(shrink(4096, 64, 2), 128);
+        assert_eq!(shrink(4095, 64, 2), 128 + 4095 % 64);
+        // A 192-wide tile steps by 192 (a multiple of 16); 1-wide (gemv K) by 16.
+        assert_eq!(shrink(12288, 192, 2), 384);
+        assert_eq!(shrink(4099, 1, 40), 48 + 3);
+        // Small extents stay.
+        assert_eq!(shrink(100, 64, 2), 100);
+        assert_eq!(shrink(7, 0, 2), 7);
+    }
+
+    /// Every planned config of the H200 and the OpenCL CPU target, f16 and tf32, at LLM
+    /// and odd shapes: the check's shape keeps the call's build variant (so the compile
+    /// the call runs is the one checked), is no larger, keeps M and N where a persistent
+    /// grid loops over tiles, and wraps the ring.
+    #[test]
+    fn check_shapes_keep_the_variant_and_shrink_the_llm_ones() {
+        let targets = Targets::parse(BUILTIN_TARGETS).unwrap();
+        for (name, backend, units) in [("h200", Backend::Cuda, 132), ("opencl_cpu", Backend::Opencl, 2)] {
+            for (dtype, acc) in [(DType::F16, AccMode::F32), (DType::F32, AccMode::Tf32)] {
+                let ir = GemmIr::matmul("t", dtype, acc, Layout::RowMajor, Layout::ColMajor);
+                check_shapes(targets.get(name).unwrap(), backend, &ir, Machine { units });
+            }
+        }
+    }
+
+    fn check_shapes(t: &gemm_core::TargetSpec, backend: Backend, ir: &GemmIr, machine: Machine) {
+        let plan = plan_target(ir, t, &TuneSpace::default());
+        let mut shrunk = 0;
+        for cfg in &plan.configs {
+            for p in [
+                Problem::new(16, 12288, 4096),
+                Problem::new(1, 12288, 4096),
+                Problem::new(4095, 4097, 4099),
+                Problem::new(7, 13, 1),
+                Problem::new(4096, 4096, 4096),
+            ] {
+                if cfg.family().accepts(cfg, &ir, p).is_err() {
+                    continue;
+                }
+                let s = check_problem(&ir, Backend::Cuda, cfg, p, machine);
+                assert_eq!(
+                    describe_at(&ir, Backend::Cuda, cfg, s),
+                    describe_at(&ir, Backend::Cuda, cfg, p),
+                    "{cfg} {p:?}"
+                );
+                assert!(s.m <= p.m && s.n <= p.n && s.k <= p.k, "{cfg} {p:?} -> {s:?}");
+                let ring = cfg.family().resources(cfg, ir.ab_dtype).ring_k as usize;
+                assert!(s.k == p.k || s.k > ring, "{cfg} {p:?} -> {s:?}: the ring does not wrap");
+                let grid: usize = cfg.launch(ir, p, machine).grid.iter().map(|&g| g as usize).product();
+                let (bm, bn) = cfg.block_mn();
+                if grid < p.m.div_ceil(bm as usize) * p.n.div_ceil(bn as usize) {
+                    assert_eq!((s.m, s.n), (p.m, p.n), "{cfg} {p:?}: a persistent grid's tile loop");
+                }
+                if p.n == 12288 && s != p {
+                    shrunk += 1;
+                    assert!(s.n * s.k * 4 <= p.n * p.k, "{cfg} {p:?} -> {s:?}");
+                }
+            }
+        }
+        assert!(
+            shrunk >= plan.configs.len(),
+            "{}: {shrunk} LLM-shape checks shrunk",
+            t.name
+        );
+    }
 }
