@@ -310,13 +310,13 @@ mod tests {
                 Problem::new(7, 13, 1),
                 Problem::new(4096, 4096, 4096),
             ] {
-                if cfg.family().accepts(cfg, &ir, p).is_err() {
+                if cfg.family().accepts(cfg, ir, p).is_err() {
                     continue;
                 }
-                let s = check_problem(&ir, Backend::Cuda, cfg, p, machine);
+                let s = check_problem(ir, backend, cfg, p, machine);
                 assert_eq!(
-                    describe_at(&ir, Backend::Cuda, cfg, s),
-                    describe_at(&ir, Backend::Cuda, cfg, p),
+                    describe_at(ir, backend, cfg, s),
+                    describe_at(ir, backend, cfg, p),
                     "{cfg} {p:?}"
                 );
                 assert!(s.m <= p.m && s.n <= p.n && s.k <= p.k, "{cfg} {p:?} -> {s:?}");
