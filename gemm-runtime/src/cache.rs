@@ -397,8 +397,12 @@ pub(crate) fn ensure_dir(dir: &Path) -> io::Result<()> {
 pub(crate) struct TuningLock(#[allow(dead_code)] FileLock);
 
 impl TuningLock {
-    /// The lock file of `device` in `dir`.
+    /// The lock file of `device` in `dir`. A device made from a caller's queue or stream
+    /// (`opencl:0:0+queue2`, `cuda:0+stream1`) is the same chip as the one it was made on,
+    /// so it takes that one's lock: two processes must not time candidates on one GPU at
+    /// once, whichever handles they hold.
     pub(crate) fn path(dir: &Path, device_name: &str, device_id: &str) -> PathBuf {
+        let device_id = device_id.split('+').next().unwrap_or(device_id);
         let safe: String = device_id
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
@@ -677,6 +681,16 @@ pub(crate) mod tests {
         let dir = temp_dir("tuning-lock");
         let first = TuningLock::acquire(&dir, "dev", "opencl:0:0").expect("a lock");
         let path = TuningLock::path(&dir, "dev", "opencl:0:0");
+        // A caller's queue or stream on the chip shares the chip's lock.
+        assert_eq!(TuningLock::path(&dir, "dev", "opencl:0:0+queue3"), path);
+        assert_eq!(
+            TuningLock::path(&dir, "dev", "cuda:0+stream1"),
+            TuningLock::path(&dir, "dev", "cuda:0")
+        );
+        assert_ne!(
+            TuningLock::path(&dir, "dev", "cuda:1"),
+            TuningLock::path(&dir, "dev", "cuda:0")
+        );
         assert!(path.exists() && is_cache_artifact(&path), "{}", path.display());
         assert_eq!(lock_holder(&path), Some(std::process::id()));
         drop(first);
