@@ -117,20 +117,8 @@ impl<T: Element, L: LayoutType> Matrix<T, L> {
         rows: usize,
         cols: usize,
     ) -> Result<Self> {
-        let bytes = Self::bytes(rows, cols)?;
-        let origin = offset
-            .checked_mul(std::mem::size_of::<T>())
-            .ok_or(GemmError::DataLength {
-                len: usize::MAX,
-                rows,
-                cols,
-            })?;
-        Ok(Matrix {
-            buf: device.view_cl_mem(mem, origin, bytes)?,
-            rows,
-            cols,
-            _p: PhantomData,
-        })
+        let (origin, bytes) = Self::extent(offset, rows, cols)?;
+        Ok(Self::over(device.view_cl_mem(mem, origin, bytes)?, rows, cols))
     }
 
     /// A matrix over the caller's CUDA memory, without a copy: `rows × cols` elements in
@@ -228,7 +216,7 @@ impl<T: Element, L: LayoutType> Matrix<T, L> {
 
     /// The byte offset of element `offset` and the bytes of a `rows × cols` matrix of
     /// `T`, or an error on overflow.
-    #[cfg(feature = "cuda")]
+    #[cfg(any(feature = "cuda", feature = "opencl"))]
     fn extent(offset: usize, rows: usize, cols: usize) -> Result<(usize, usize)> {
         let origin = offset
             .checked_mul(std::mem::size_of::<T>())
@@ -241,7 +229,7 @@ impl<T: Element, L: LayoutType> Matrix<T, L> {
     }
 
     /// A matrix of `rows × cols` over `buf`.
-    #[cfg(feature = "cuda")]
+    #[cfg(any(feature = "cuda", feature = "opencl"))]
     fn over(buf: RawBuffer, rows: usize, cols: usize) -> Self {
         Matrix {
             buf,
@@ -380,19 +368,8 @@ macro_rules! vector_type {
             /// `mem` must be a valid OpenCL buffer object.
             #[cfg(feature = "opencl")]
             unsafe fn from_cl_mem_at(device: &Device, mem: opencl3::types::cl_mem, offset: usize, len: usize) -> Result<Self> {
-                let size = std::mem::size_of::<T>();
-                let overflow = || GemmError::DataLength {
-                    len: usize::MAX,
-                    rows: 1,
-                    cols: len,
-                };
-                let bytes = len.checked_mul(size).ok_or_else(overflow)?;
-                let origin = offset.checked_mul(size).ok_or_else(overflow)?;
-                Ok($name {
-                    buf: device.view_cl_mem(mem, origin, bytes)?,
-                    len,
-                    _p: PhantomData,
-                })
+                let (origin, bytes) = Self::extent(offset, len)?;
+                Ok(Self::over(device.view_cl_mem(mem, origin, bytes)?, len))
             }
 
             #[doc = concat!("A vector ", $len_doc, " over the caller's CUDA memory, without a copy (its first `len` elements); as [`Matrix::from_cuda_slice`] (the same checks, the memory held by the vector, the same ordering of streams).")]
@@ -451,7 +428,7 @@ macro_rules! vector_type {
 
             /// The byte offset of element `offset` and the bytes of `len` elements, or an
             /// error on overflow.
-            #[cfg(feature = "cuda")]
+            #[cfg(any(feature = "cuda", feature = "opencl"))]
             fn extent(offset: usize, len: usize) -> Result<(usize, usize)> {
                 let size = std::mem::size_of::<T>();
                 let overflow = || GemmError::DataLength {
@@ -466,7 +443,7 @@ macro_rules! vector_type {
             }
 
             /// A vector of `len` elements over `buf`.
-            #[cfg(feature = "cuda")]
+            #[cfg(any(feature = "cuda", feature = "opencl"))]
             fn over(buf: RawBuffer, len: usize) -> Self {
                 $name {
                     buf,
