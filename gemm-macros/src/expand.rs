@@ -191,13 +191,21 @@ fn generate(
         let gate = format_ident!("__if_{}", w.feature);
         quote_spanned!(w.span=> #krate::#gate! { const _: () = { #warning }; })
     });
-    // The user's targets.toml and records files: a change to one rebuilds the kernel.
-    let track = tracked.iter().map(|p| {
-        let p = p.to_string_lossy().into_owned();
-        quote!(
-            const _: &[u8] = include_bytes!(#p);
-        )
-    });
+    // The user's targets.toml and records files: a change to one rebuilds the kernel. So
+    // does a change of the build-time records list: rustc records the variables that
+    // `option_env!` reads in the crate's dep-info, and cargo rebuilds when one changes.
+    let records_env = crate::plan::RECORDS_ENV;
+    let track = tracked
+        .iter()
+        .map(|p| {
+            let p = p.to_string_lossy().into_owned();
+            quote!(
+                const _: &[u8] = include_bytes!(#p);
+            )
+        })
+        .chain(std::iter::once(quote!(
+            const _: ::core::option::Option<&str> = ::core::option_env!(#records_env);
+        )));
     let ref_doc = format!("The host reference of `{kname}`: downloads the operands and computes the result on the CPU (f64 accumulation), in the output's layout.");
     let spec_doc =
         format!("What `#[gemm_kernel]` generated for `{kname}`: IR, sources, plans and pruning reports per target.");
