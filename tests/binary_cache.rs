@@ -5,6 +5,9 @@
 //! Each scenario runs in a child: this test binary re-run on `child_run` with
 //! `CROSSGEMM_BINCACHE_CHILD` set, so that every run starts as a fresh process.
 
+mod common;
+
+use common::ramp;
 use crossgemm::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -41,11 +44,7 @@ fn child_run() {
     }
     let dev = device().expect("the parent found a device");
     let (m, n, k) = SHAPE;
-    let v = |len: usize, salt: usize| -> Vec<f16> {
-        (0..len)
-            .map(|i| f16::from_f32((((i * 37 + salt * 11) % 61) as f32 - 30.0) / 30.0))
-            .collect()
-    };
+    let v = |len: usize, salt: usize| -> Vec<f16> { ramp(len, salt).into_iter().map(f16::from_f32).collect() };
     let a = Matrix::<f16>::from_host(&dev, m, k, &v(m * k, 1)).unwrap();
     let b = Matrix::<f16, ColMajor>::from_host(&dev, k, n, &v(k * n, 2)).unwrap();
     let mut out = Matrix::<f32>::zeros(&dev, m, n).unwrap();

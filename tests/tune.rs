@@ -6,6 +6,9 @@
 //! or on a fresh process runs in a child: this test binary, re-run on one `child_*` test
 //! with `CROSSGEMM_TUNE_CHILD` set. Those tests do nothing in a normal run.
 
+mod common;
+
+use common::ramp;
 use crossgemm::prelude::*;
 use crossgemm::{FailStage, TuneOptions, TuneReport};
 use std::path::{Path, PathBuf};
@@ -49,11 +52,7 @@ struct Ops {
 
 /// Deterministic operands, so that a child process sees the same problem.
 fn ops(dev: &Device, (m, n, k): (usize, usize, usize)) -> Ops {
-    let v = |len: usize, salt: usize| -> Vec<f32> {
-        (0..len)
-            .map(|i| (((i * 37 + salt * 11) % 61) as f32 - 30.0) / 30.0)
-            .collect()
-    };
+    let v = ramp;
     let h = |x: Vec<f32>| x.into_iter().map(f16::from_f32).collect::<Vec<_>>();
     Ops {
         a: Matrix::from_host(dev, m, k, &h(v(m * k, 1))).unwrap(),
