@@ -37,13 +37,16 @@
 //!   (`x * w * alpha`) is not ambiguous and needs no parentheses.
 //! - Attribute arguments: `acc = f32 | tf32` (tf32: tensor cores for f32 operands),
 //!   `targets(h200, opencl_cpu, ..)`, `tune(block_m = [64, 128], stages = 2..=4, ..)`,
-//!   `fma_ok`, `crate = path`.
+//!   `fma_ok`, `layout_ok`, `records = "path" | none`, `crate = path`.
 //! - A kernel that runs on scalar FMA on a chip with matrix instructions (full-f32
 //!   operands on `a100`/`h200`: no tensor-core instruction takes them) gets a build-time
 //!   performance note naming the target, shown as a deprecation warning at the attribute
 //!   and only when this crate's feature for that target (`sm80`, `sm90`) is on.
 //!   `#[gemm_kernel(fma_ok)]` accepts the FMA path and silences it; `acc = tf32` puts f32
 //!   on tensor cores instead.
+//! - A tf32 kernel whose A is M-major or B N-major (after `.t()`) gets the same kind of
+//!   note on `h200`: its wgmma takes tf32 operands K-major only, so the kernel runs on
+//!   mma.sync there. `#[gemm_kernel(layout_ok)]` keeps the layouts and silences it.
 //!
 //! Every misuse is a compile error at the offending token. At run time, wrong shapes,
 //! mixed devices and driver failures are `Err(GemmError::..)`.

@@ -271,7 +271,8 @@ mod kernels {
     layouts!(layouts_f16, f16);
     layouts!(layouts_bf16, bf16);
     layouts!(layouts_f32, f32);
-    layouts!(layouts_tf32, f32, (acc = tf32));
+    // `layout_ok`: `t_col_sub`'s `.t()` makes A M-major, which tf32 wgmma cannot take.
+    layouts!(layouts_tf32, f32, (acc = tf32, layout_ok));
 }
 
 use kernels::*;

@@ -1,5 +1,5 @@
 //! The arguments of `#[gemm_kernel(..)]`:
-//! `acc = f32 | tf32`, `targets(name, ..)`, `tune(key = values, ..)`, `fma_ok`,
+//! `acc = f32 | tf32`, `targets(name, ..)`, `tune(key = values, ..)`, `fma_ok`, `layout_ok`,
 //! `records = "path"` (repeatable) or `records = none`, `crate = path`.
 
 use crate::ctxt::Ctxt;
@@ -21,6 +21,9 @@ pub struct Attr {
     /// `fma_ok`: the kernel accepts scalar FMA on chips with matrix instructions (no
     /// performance note).
     pub fma_ok: bool,
+    /// `layout_ok`: the kernel keeps operand layouts that a target's fastest instruction
+    /// cannot take (tf32 wgmma with an M-major A or N-major B), with no performance note.
+    pub layout_ok: bool,
     /// Tuning-record files the kernel's config tables read besides the shipped ones
     /// (`records = "path"`, relative to the crate's Cargo.toml), with their spans.
     pub records: Vec<(String, Span)>,
@@ -38,6 +41,7 @@ mod kw {
     syn::custom_keyword!(targets);
     syn::custom_keyword!(tune);
     syn::custom_keyword!(fma_ok);
+    syn::custom_keyword!(layout_ok);
     syn::custom_keyword!(records);
 }
 
@@ -51,6 +55,8 @@ enum Item {
     Tune(kw::tune, proc_macro2::TokenStream),
     /// `fma_ok`
     FmaOk,
+    /// `layout_ok`
+    LayoutOk,
     /// `records = "path"` or `records = none`
     Records(kw::records, Expr),
     /// `crate = path`
@@ -93,6 +99,10 @@ impl Parse for Item {
             input.parse::<kw::fma_ok>()?;
             return Ok(Item::FmaOk);
         }
+        if input.peek(kw::layout_ok) && (input.peek2(Token![,]) || input.peek2(syn::parse::End)) {
+            input.parse::<kw::layout_ok>()?;
+            return Ok(Item::LayoutOk);
+        }
         let key: Ident = input.parse()?;
         if input.peek(syn::token::Paren) {
             list(input)?;
@@ -105,7 +115,7 @@ impl Parse for Item {
 }
 
 const ATTR_HELP: &str =
-    "expected `acc = f32 | tf32`, `targets(..)`, `tune(..)`, `fma_ok`, `records = \"path\" | none` or `crate = path`";
+    "expected `acc = f32 | tf32`, `targets(..)`, `tune(..)`, `fma_ok`, `layout_ok`, `records = \"path\" | none` or `crate = path`";
 
 pub fn parse(cx: &Ctxt, args: proc_macro2::TokenStream) -> Attr {
     let mut attr = Attr {
@@ -115,6 +125,7 @@ pub fn parse(cx: &Ctxt, args: proc_macro2::TokenStream) -> Attr {
         tune: TuneSpace::default(),
         tune_span: None,
         fma_ok: false,
+        layout_ok: false,
         records: Vec::new(),
         no_records: None,
         krate: syn::parse_quote!(::crossgemm),
@@ -159,6 +170,7 @@ pub fn parse(cx: &Ctxt, args: proc_macro2::TokenStream) -> Attr {
                 }
             }
             Item::FmaOk => attr.fma_ok = true,
+            Item::LayoutOk => attr.layout_ok = true,
             Item::Records(key, value) => records(cx, key, &value, &mut attr),
             Item::Tune(key, body) => {
                 attr.tune_span = Some(key.span);

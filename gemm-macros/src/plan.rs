@@ -215,6 +215,13 @@ pub fn plan_all(
                 ),
             });
         }
+        if let Some(text) = layout_note(ir, spec, &plan).filter(|_| !attr.layout_ok && !fma_only) {
+            warnings.push(Warning {
+                span,
+                feature: spec.feature.clone(),
+                text,
+            });
+        }
         let sources = plan.sources(ir, spec.backend);
         let table = table::seeds(ir, spec, &plan, records);
         out.push(Planned {
@@ -225,6 +232,31 @@ pub fn plan_all(
         });
     }
     out
+}
+
+/// The performance note of a kernel whose operand layouts keep it off an instruction the
+/// target offers for its operand type (the families that would use it refuse the kernel,
+/// e.g. tf32 wgmma with an N-major B), with each family's reason; `None` where nothing
+/// is skipped.
+fn layout_note(ir: &GemmIr, spec: &TargetSpec, plan: &gemm_core::Plan) -> Option<String> {
+    if plan.skipped_instrs.is_empty() {
+        return None;
+    }
+    let why: Vec<String> = gemm_core::FamilyId::ALL
+        .iter()
+        .filter(|f| plan.skipped_instrs.contains(&f.family().instr()))
+        .filter_map(|f| f.family().serves(spec, ir).err())
+        .collect();
+    let mut runs: Vec<&str> = plan.families.iter().map(|f| f.family().instr().name()).collect();
+    runs.dedup();
+    Some(format!(
+        "performance note: kernel `{}` cannot use {} on target `{}` ({}), so it runs on {} there; a row-major A and a column-major B (after `.t()`) take it; `#[gemm_kernel(layout_ok)]` keeps these layouts and silences this note",
+        ir.name,
+        plan.skipped_instrs.iter().map(|i| i.name()).collect::<Vec<_>>().join(", "),
+        spec.name,
+        why.join("; "),
+        runs.join(", "),
+    ))
 }
 
 #[cfg(test)]
@@ -261,11 +293,34 @@ mod tests {
             w[0].text
         );
         assert_eq!(w[0].feature, "sm90");
-        let (_, w) = plan(&ir(DType::F32, AccMode::Tf32), "targets(h200)");
+        // tf32 in layouts wgmma takes: no note.
+        let tn = GemmIr::matmul("k", DType::F32, AccMode::Tf32, Layout::RowMajor, Layout::ColMajor);
+        let (_, w) = plan(&tn, "targets(h200)");
         assert!(w.is_empty());
         // The kernel may accept the FMA path.
         let (p, w) = plan(&ir(DType::F32, AccMode::F32), "targets(h200), fma_ok");
         assert!(w.is_empty() && p.len() == 1);
+    }
+
+    /// tf32 with an N-major B cannot use wgmma: a note naming why, unless `layout_ok`;
+    /// none for a K-major B, for f16 in any layout, or on a chip without wgmma.
+    #[test]
+    fn tf32_layouts_wgmma_cannot_take_get_a_note() {
+        let (_, w) = plan(&ir(DType::F32, AccMode::Tf32), "targets(h200, a100)");
+        assert_eq!(w.len(), 1, "only h200 has wgmma");
+        let t = &w[0].text;
+        assert!(
+            t.contains("cannot use wgmma on target `h200`")
+                && t.contains("K-major operands only")
+                && t.contains("runs on mma_sync")
+                && t.contains("layout_ok"),
+            "{t}"
+        );
+        let (_, w) = plan(&ir(DType::F32, AccMode::Tf32), "targets(h200), layout_ok");
+        assert!(w.is_empty());
+        let tn = GemmIr::matmul("k", DType::F32, AccMode::Tf32, Layout::RowMajor, Layout::ColMajor);
+        assert!(plan(&tn, "targets(h200)").1.is_empty());
+        assert!(plan(&ir(DType::F16, AccMode::F32), "targets(h200)").1.is_empty());
     }
 
     #[test]
