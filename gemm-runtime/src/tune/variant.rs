@@ -117,8 +117,9 @@ fn gcd(a: usize, b: usize) -> usize {
 /// cut would change the variant ([`describe_at`]: the defines the family derives from the
 /// shape, alignment flags and copy sizes included, or the edge class) or where the family
 /// would refuse it, and M and N kept where blocks loop over several tiles (a persistent
-/// grid smaller than the tile count: the loop is part of what runs). A and B as one
-/// parameter (`x * x.t()`) keep the call's shape too.
+/// grid smaller than the tile count: the loop is part of what runs). A parameter in two
+/// roles (`x * x.t()`, or A or B read again by the epilogue) keeps the call's shape too:
+/// its one shape could not follow two cut extents.
 pub(crate) fn check_problem(
     ir: &gemm_core::GemmIr,
     backend: gemm_core::Backend,
@@ -126,7 +127,8 @@ pub(crate) fn check_problem(
     p: Problem,
     machine: gemm_core::Machine,
 ) -> Problem {
-    if ir.a == ir.b {
+    let epilogue = ir.epilogue_params();
+    if ir.a == ir.b || epilogue.contains(&ir.a) || epilogue.contains(&ir.b) {
         return p;
     }
     let (bm, bn) = cfg.block_mn();
@@ -270,6 +272,25 @@ mod tests {
     use gemm_core::space::TuneSpace;
     use gemm_core::target::{Targets, BUILTIN_TARGETS};
     use gemm_core::{plan_target, AccMode, Backend, DType, GemmIr, Layout, Machine};
+
+    /// A parameter in two roles keeps the call's shape.
+    #[test]
+    fn a_parameter_in_two_roles_is_checked_at_the_calls_shape() {
+        let t = Targets::parse(BUILTIN_TARGETS).unwrap();
+        let h200 = t.get("h200").unwrap();
+        let mut ir = GemmIr::matmul("t", DType::F16, AccMode::F32, Layout::RowMajor, Layout::ColMajor);
+        let p = Problem::new(4096, 4096, 4096);
+        let cfg = *plan_target(&ir, h200, &TuneSpace::default())
+            .configs
+            .iter()
+            .find(|c| c.family().accepts(c, &ir, p).is_ok())
+            .unwrap();
+        let m = Machine { units: 132 };
+        assert_ne!(check_problem(&ir, Backend::Cuda, &cfg, p, m).k, p.k);
+        // `x * w + x` (square): A is read again by the epilogue.
+        ir.epilogue = vec![gemm_core::EpOp::Acc, gemm_core::EpOp::Param(ir.a), gemm_core::EpOp::Add];
+        assert_eq!(check_problem(&ir, Backend::Cuda, &cfg, p, m), p);
+    }
 
     #[test]
     fn shrink_keeps_the_remainder_and_whole_tiles() {
