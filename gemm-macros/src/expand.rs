@@ -226,7 +226,7 @@ fn generate(
         }
 
         #[doc = #spec_doc]
-        #[allow(non_snake_case, dead_code)]
+        #[allow(non_snake_case, dead_code, clippy::too_many_arguments)]
         #vis mod #name {
             /// The generated kernel description.
             static TARGETS: [#krate::__private::TargetKernel; #ntargets] = [#(#targets),*];

@@ -32,12 +32,9 @@ pub struct Warning {
 
 /// Whether the cargo feature that enables a target is on in this build of the macro.
 fn feature_enabled(feature: &str) -> bool {
-    match feature {
-        "opencl" => cfg!(feature = "opencl"),
-        "sm80" => cfg!(feature = "sm80"),
-        "sm90" => cfg!(feature = "sm90"),
-        _ => false,
-    }
+    (feature == "opencl" && cfg!(feature = "opencl"))
+        || (feature == "sm80" && cfg!(feature = "sm80"))
+        || (feature == "sm90" && cfg!(feature = "sm90"))
 }
 
 /// The built-in targets plus the user crate's own targets.toml (beside its Cargo.toml),

@@ -349,7 +349,9 @@ impl Call<'_, '_> {
 /// Reports an invalid config (see [`Call::usable`]) once per process per kernel, target
 /// and config.
 fn warn_invalid(spec: &KernelSpec, tk: &TargetKernel, c: &TileConfig, e: &GemmError) {
-    static SEEN: Mutex<Option<HashSet<(usize, &'static str, TileConfig)>>> = Mutex::new(None);
+    /// (kernel spec, target name, config).
+    type Seen = HashSet<(usize, &'static str, TileConfig)>;
+    static SEEN: Mutex<Option<Seen>> = Mutex::new(None);
     let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
     if seen
         .get_or_insert_with(HashSet::new)

@@ -83,23 +83,21 @@ pub(crate) enum Measured {
     TooSlow(f64),
 }
 
-/// Times one compiled kernel: `warmup` untimed launches, then flushed, device-timed
-/// runs; returns the median in ms, or gives up after one run slower than `limit_ms`.
-/// `time_scale` is 1 except when a test injects a slow candidate.
+/// Times one compiled kernel: one untimed launch (the first touches the code and the
+/// operands), then flushed, device-timed runs; returns the median in ms, or gives up
+/// after one run slower than `limit_ms`. `time_scale` is 1 except when a test injects a
+/// slow candidate.
 pub(crate) fn measure(
     dev: &Device,
     kernel: &(dyn Any + Send + Sync),
     dims: LaunchDims,
     args: &[KernelArg<'_>],
     flush: Option<&RawBuffer>,
-    warmup: usize,
     limit_ms: f64,
     time_scale: f64,
 ) -> Result<Measured> {
     let b = dev.backend();
-    for _ in 0..warmup {
-        b.launch(kernel, dims, args)?;
-    }
+    b.launch(kernel, dims, args)?;
     let timed = |b: &dyn crate::device::DeviceBackend| -> Result<f64> {
         if let Some(f) = flush {
             f.fill(0)?;

@@ -60,7 +60,8 @@ pub(super) fn parse_shape(s: &str) -> Result<(usize, usize, usize), String> {
 }
 
 enum Outcome {
-    Tuned(TuneReport),
+    // Boxed: a report is far larger than a lookup, and one of them exists at a time.
+    Tuned(Box<TuneReport>),
     Looked(crossgemm::Lookup),
 }
 
@@ -78,7 +79,7 @@ fn run_kernel<T: Element>(
     if cached_only {
         lookup(spec, &args, out.__out(), opts).map(Outcome::Looked)
     } else {
-        tune_with(spec, &args, out.__out(), opts).map(Outcome::Tuned)
+        tune_with(spec, &args, out.__out(), opts).map(|t| Outcome::Tuned(Box::new(t)))
     }
 }
 

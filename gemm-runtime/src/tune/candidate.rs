@@ -238,7 +238,6 @@ impl Checker {
                 dims,
                 &call.kernel_args(cfg, out),
                 flush,
-                1,
                 limit_ms,
                 time_scale,
             )

@@ -123,7 +123,9 @@ impl Plan {
         let points = sample_points(m, n, call.spec.ir_hash, inject.sample_count.unwrap_or(sample_count(k)));
         // The first scalar choice whose reference is finite and depends on the product at
         // a quarter of the points or more; else the best of them.
-        let mut best: Option<((bool, usize), Vec<f32>, Vec<SampledRef>)> = None;
+        // (sensitivity, scalars, references at the points)
+        type Choice = ((bool, usize), Vec<f32>, Vec<SampledRef>);
+        let mut best: Option<Choice> = None;
         for s in choices {
             let host = ops.host_operands(ir, &s);
             let refs = reference::gemm_sampled(ir, &host, k, &points);

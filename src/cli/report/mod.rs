@@ -391,8 +391,8 @@ impl Row {
                 ("triton", self.triton_max_rel_err),
             ];
             for (side, e) in errors {
-                // `!(e <= limit)`: NaN is over every limit.
-                let over = e.is_some_and(|e| !(e <= limit));
+                // NaN is over every limit.
+                let over = e.is_some_and(|e| e.is_nan() || e > limit);
                 if over && !self.is_wrong(side) {
                     self.wrong_sides.push(side.to_string());
                 }
