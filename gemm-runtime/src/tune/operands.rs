@@ -47,7 +47,8 @@ enum Shape {
 /// Each parameter's shape at `call.problem`: A and B as `M × K` and `K × N` after their
 /// `.t()` (so `K × M` and `N × K` as stored where transposed), other matrices `M × N`,
 /// `Row`s `N`, `Col`s `M`. The same as the caller's arguments unless the problem was
-/// changed (a shrunk check, which never changes it when A and B are one parameter).
+/// changed (a build variant's check at a cut shape, which keeps the call's shape where a
+/// parameter has two roles).
 fn shapes(call: &Call<'_, '_>) -> Vec<Shape> {
     let ir = call.ir();
     let (m, n, k) = call.mnk();
@@ -66,48 +67,40 @@ fn shapes(call: &Call<'_, '_>) -> Vec<Shape> {
         .collect()
 }
 
-fn param_size(p: &gemm_core::Param) -> u128 {
-    match p.kind {
-        ParamKind::Matrix { dtype, .. } | ParamKind::Row { dtype } | ParamKind::Col { dtype } => dtype.size() as u128,
-        ParamKind::Scalar => 0,
-    }
+/// Bytes of `call`'s parameters at `shapes` (one per parameter).
+fn bytes_of(call: &Call<'_, '_>, shapes: impl Iterator<Item = Shape>) -> u128 {
+    call.ir()
+        .params
+        .iter()
+        .zip(shapes)
+        .map(|(p, s)| {
+            let size = match p.kind {
+                ParamKind::Matrix { dtype, .. } | ParamKind::Row { dtype } | ParamKind::Col { dtype } => dtype.size(),
+                ParamKind::Scalar => 0,
+            } as u128;
+            size * match s {
+                Shape::Matrix(rows, cols) => rows as u128 * cols as u128,
+                Shape::Vector(len) => len as u128,
+                Shape::Scalar => 0,
+            }
+        })
+        .sum()
 }
 
 /// Bytes of device memory the tuner's copies of `call`'s operands take (at
 /// `call.problem`).
 pub(crate) fn device_bytes(call: &Call<'_, '_>) -> u128 {
-    call.ir()
-        .params
-        .iter()
-        .zip(shapes(call))
-        .map(|(p, s)| {
-            param_size(p)
-                * match s {
-                    Shape::Matrix(rows, cols) => rows as u128 * cols as u128,
-                    Shape::Vector(len) => len as u128,
-                    Shape::Scalar => 0,
-                }
-        })
-        .sum()
+    bytes_of(call, shapes(call).into_iter())
 }
 
 /// Bytes of the caller's own operands and output (which stay allocated during a check).
 fn callers_bytes(call: &Call<'_, '_>) -> u128 {
-    let args: u128 = call
-        .ir()
-        .params
-        .iter()
-        .zip(call.args)
-        .map(|(p, a)| {
-            param_size(p)
-                * match *a {
-                    Arg::Matrix { rows, cols, .. } => rows as u128 * cols as u128,
-                    Arg::Vector { len, .. } => len as u128,
-                    Arg::Scalar(_) => 0,
-                }
-        })
-        .sum();
-    args + call.out.rows as u128 * call.out.cols as u128 * call.ir().out_dtype.size() as u128
+    let args = call.args.iter().map(|a| match *a {
+        Arg::Matrix { rows, cols, .. } => Shape::Matrix(rows, cols),
+        Arg::Vector { len, .. } => Shape::Vector(len),
+        Arg::Scalar(_) => Shape::Scalar,
+    });
+    bytes_of(call, args) + call.out.rows as u128 * call.out.cols as u128 * call.ir().out_dtype.size() as u128
 }
 
 /// Bytes of one output of `call` (at `call.problem`).
