@@ -11,11 +11,11 @@
 //! reference or sampled plus a whole-output NaN scan (the same rule as candidates), at
 //! the call's shape shrunk to a few tiles per dimension where the variant stays the same
 //! ([`check_problem`]: at an LLM shape the operands of the full shape took most of a
-//! first call that needed no compile). A winner that fails is remembered as failed for that variant;
-//! under `CROSSGEMM_TUNE=full` it is marked failed in the tuning cache and the bucket is
-//! tuned again at the call's shape (once), else the launch falls back to the planner's
-//! default (checked the same way); either with a warning. Variants the tuner verified
-//! while tuning are remembered too.
+//! first call that needed no compile). A winner that fails is remembered as failed for
+//! that variant; under `CROSSGEMM_TUNE=full` it is marked failed in the tuning cache and
+//! the bucket is tuned again at the call's shape (once), else the launch falls back to
+//! the planner's default (checked the same way); either with a warning. Variants the
+//! tuner verified while tuning are remembered too.
 
 use super::candidate::{Checker, Fault, Verdict};
 use super::options::take_variant_fault;

@@ -98,7 +98,8 @@
 //!
 //! Both with `cuTensorMapEncodeTiled`, rank 2, element type
 //! `CU_TENSOR_MAP_DATA_TYPE_FLOAT16` (f16), `CU_TENSOR_MAP_DATA_TYPE_BFLOAT16` (bf16) or
-//! `CU_TENSOR_MAP_DATA_TYPE_FLOAT32` (tf32: the f32 bits as they are),
+//! `CU_TENSOR_MAP_DATA_TYPE_TFLOAT32` (tf32, [`TensorMap::tf32`]: f32 in memory, rounded to
+//! the nearest tf32 as it is copied),
 //! `globalAddress` = the operand's base pointer (16-byte aligned), `elementStrides =
 //! {1, 1}`, `CU_TENSOR_MAP_INTERLEAVE_NONE`, `CU_TENSOR_MAP_SWIZZLE_128B`,
 //! `CU_TENSOR_MAP_L2_PROMOTION_L2_256B` (any promotion is correct; this one is what the
