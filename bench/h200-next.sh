@@ -7,6 +7,7 @@
 #    check runs at a cut shape (the evening's prepared table: median 175 ms, at most 639
 #    ms, the LLM shapes), and first calls in fresh processes at four shapes, with the
 #    NVRTC log (the afternoon's: 457, 685, 805, 1443 ms).
+# 3. compute-sanitizer on tunes whose candidates are tf32 wgmma configs.
 # Everything lands in one archive, $OUT/n.tgz.
 set -u
 B=.dev/next
@@ -26,4 +27,14 @@ for s in 4096x4096x4096 16x12288x4096 1x12288x4096 1024x1024x1024; do
   CROSSGEMM_LOG=1 CROSSGEMM_CACHE_DIR=/tmp/cg-fresh-$s timeout 60 $B/crossgemm bench --first-call --shape $s --dtypes f16 --epilogues bias_gelu --no-vendor --runs 10 --out /tmp/fc --name fresh-$s > $OUT/n/fresh-$s.log 2>&1
   echo "fresh $s rc=$? $(grep -o 'first call [0-9]* ms ([a-z_]*)' $OUT/n/fresh-$s.log)"
 done
+# 3. compute-sanitizer on tf32 wgmma kernels (the evening's sanitizer tunes timed mma.sync
+#    tiles only): at these shapes the first candidates are wgmma tiles (one and two
+#    consumers, a 2-block cluster).
+san() { # tool shape max
+  timeout 90 compute-sanitizer --tool $1 --print-limit 20 $B/crossgemm tune --shape $2 --dtype tf32 --epilogue bias_gelu --max $3 --json --cache-dir /tmp/cg-san-$1-$2 > $OUT/n/san-$1-$2.log 2>&1
+  echo "$1 $2 rc=$? $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' $OUT/n/san-$1-$2.log | tr '\n' ' ') $(grep -o '"best":"[^"]*"' $OUT/n/san-$1-$2.log)"
+}
+san memcheck 1024x1024x512 3
+san racecheck 1024x1024x512 2
+san synccheck 2048x2048x1024 3
 cd $OUT && tar czf n.tgz n && rm -rf n
