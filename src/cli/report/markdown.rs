@@ -355,8 +355,9 @@ impl Report {
 
     /// How ours changed against an earlier report `before` (another commit, another
     /// planner): per row that both measured, ours then and now and their ratio (> 1:
-    /// faster now) with both configs, then the geometric mean per dtype. A markdown
-    /// section to append to this report's own.
+    /// faster now) with both configs, then the geometric mean per dtype and the rows
+    /// slower now by more than [`SLOWER_BAND`] (issue 9's "no shape slower than before").
+    /// A markdown section to append to this report's own.
     pub fn change_markdown(&self, before: &Report) -> String {
         let mut out = format!(
             "\n## Change against {} ({}, {})\n\nOurs before / ours now (> 1: faster now), for the rows both reports measured.\n\n",
@@ -367,6 +368,7 @@ impl Report {
         out.push_str("| shape (MxNxK) | dtype | epilogue | before µs | now µs | × | config before | config now |\n");
         out.push_str("|:--|:--|:--|--:|--:|--:|:--|:--|\n");
         let mut by_dtype: Vec<(String, Vec<f64>)> = Vec::new();
+        let mut slower: Vec<String> = Vec::new();
         for now in &self.rows {
             let Some(then) = before.rows.iter().find(|r| r.is_key(&now.key())) else {
                 continue;
@@ -389,6 +391,15 @@ impl Report {
                 cell(&then.config),
                 cell(&now.config)
             );
+            if let Some(x) = ratio.filter(|&x| x < 1.0 - SLOWER_BAND) {
+                slower.push(format!(
+                    "{} {} {} ({})",
+                    now.shape_text(),
+                    now.dtype,
+                    cell(&now.epilogue),
+                    speedup(Some(x))
+                ));
+            }
             if let Some(x) = ratio {
                 match by_dtype.iter_mut().find(|(d, _)| *d == now.dtype) {
                     Some((_, v)) => v.push(x),
@@ -406,9 +417,27 @@ impl Report {
                 let _ = writeln!(out, "| {dtype} | {n} | {} | {wins}/{n} |", speedup(Some(g)));
             }
         }
+        let band = SLOWER_BAND * 100.0;
+        if slower.is_empty() {
+            let _ = writeln!(out, "\nNo row is slower now by more than {band:.0} %.");
+        } else {
+            let rows = if slower.len() == 1 { "row" } else { "rows" };
+            let _ = writeln!(
+                out,
+                "\nSlower now by more than {band:.0} % ({} {rows}): {}.",
+                slower.len(),
+                slower.join("; ")
+            );
+        }
         out
     }
 }
+
+/// How much slower than before a row may be before the change report lists it: 5 %. The
+/// same config moved by a median 1.4 % and at most 3.9 % slower (6.7 % faster) between
+/// two H200 runs of the f16 table (the afternoon's full tune and the evening's prepared
+/// first calls, 66 rows with the same config).
+pub const SLOWER_BAND: f64 = 0.05;
 
 #[cfg(test)]
 mod tests {
@@ -634,6 +663,10 @@ mod tests {
         // Rows only one report has are left out; the mean of 2.0 and 0.8 is 1.26.
         assert!(!md.contains("4096x4096x4096") && !md.contains("16x16x16"), "{md}");
         assert!(md.contains("| f16 | 2 | 1.26x | 1/2 |"), "{md}");
+        assert!(
+            md.contains("Slower now by more than 5 % (1 row): 2048x2048x2048 f16 none (0.80x)."),
+            "{md}"
+        );
         let none = now.change_markdown(&testing::report(vec![]));
         assert!(none.contains("No row was measured in both"), "{none}");
     }
