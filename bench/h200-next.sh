@@ -3,11 +3,9 @@
 # Build here first: `scripts/dev-build.sh` (into .dev/next), then carry .dev/next.
 # 1. issue 14: the CUDA suite at the new head (kernels, epilogue values, the runtime's
 #    CUDA unit tests, the CUDA interop test and example), every switch required.
-# 2. issue 12: first calls after `prepare` over the f16 table, now that the build-variant
-#    check runs at a cut shape (the evening's prepared table: median 175 ms, at most 639
-#    ms, the LLM shapes), and first calls in fresh processes at four shapes, with the
-#    NVRTC log (the afternoon's: 457, 685, 805, 1443 ms).
-# 3. compute-sanitizer on tunes whose candidates are tf32 wgmma configs.
+# 2. compute-sanitizer on tunes whose candidates are tf32 wgmma configs.
+# (bench/h200-next-first-calls.sh is the second call: first calls after prepare and in
+# fresh processes.)
 # Everything lands in one archive, $OUT/n.tgz.
 set -u
 B=.dev/next
@@ -21,13 +19,7 @@ CROSSGEMM_CACHE_DIR=/tmp/cg-suite timeout 30 $B/runtime_tests cuda --test-thread
 CROSSGEMM_CACHE_DIR=/tmp/cg-int timeout 60 $B/interop_cuda --test-threads 1 > $OUT/n/interop_cuda.log 2>&1; echo "interop rc=$?"
 CROSSGEMM_CACHE_DIR=/tmp/cg-int timeout 30 $B/interop_cuda_example >> $OUT/n/interop_cuda.log 2>&1; echo "interop example rc=$? $(tail -1 $OUT/n/interop_cuda.log)"
 grep -hE "test result|panicked" $OUT/n/*.log | head -12
-CROSSGEMM_CACHE_DIR=/tmp/cg-p timeout 200 $B/crossgemm bench --first-call --prepare --dtypes f16 --out $OUT/n --name prepared-table --against bench/results/h200-2026-12-01b/full-f16-bf16.json > $OUT/n/prepared-table.log 2>&1; echo "prepared table rc=$?"
-grep -h "first calls:" $OUT/n/prepared-table.md
-for s in 4096x4096x4096 16x12288x4096 1x12288x4096 1024x1024x1024; do
-  CROSSGEMM_LOG=1 CROSSGEMM_CACHE_DIR=/tmp/cg-fresh-$s timeout 60 $B/crossgemm bench --first-call --shape $s --dtypes f16 --epilogues bias_gelu --no-vendor --runs 10 --out /tmp/fc --name fresh-$s > $OUT/n/fresh-$s.log 2>&1
-  echo "fresh $s rc=$? $(grep -o 'first call [0-9]* ms ([a-z_]*)' $OUT/n/fresh-$s.log)"
-done
-# 3. compute-sanitizer on tf32 wgmma kernels (the evening's sanitizer tunes timed mma.sync
+# 2. compute-sanitizer on tf32 wgmma kernels (the evening's sanitizer tunes timed mma.sync
 #    tiles only): at these shapes the first candidates are wgmma tiles (one and two
 #    consumers, a 2-block cluster).
 san() { # tool shape max
