@@ -255,6 +255,20 @@ struct Found {
     ms: Option<f64>,
 }
 
+impl Found {
+    /// A table entry: the bucket's winner for this device (`winner`), or a starting point.
+    fn from_table(s: &gemm_core::table::Seed, winner: bool) -> Found {
+        Found {
+            config: s.config,
+            source: LookupSource::Table {
+                entry: table::describe(s),
+                winner,
+            },
+            ms: Some(s.us / 1e3),
+        }
+    }
+}
+
 /// The bucket's winner: the tuning cache's (measured on this machine), else the kernel's
 /// table's for this device (measured on its kind of device). Either way nothing needs
 /// tuning. The one order [`pick`] and [`lookup`] both follow.
@@ -266,14 +280,7 @@ fn found_winner(call: &Call<'_, '_>, tk: &TargetKernel, bucket: &str, opts: &Tun
             ms: Some(w.ms),
         });
     }
-    table::winner(call, tk, bucket).map(|s| Found {
-        config: s.config,
-        source: LookupSource::Table {
-            entry: table::describe(s),
-            winner: true,
-        },
-        ms: Some(s.us / 1e3),
-    })
+    table::winner(call, tk, bucket).map(|s| Found::from_table(s, true))
 }
 
 /// A starting point for a bucket with no winner: the cache's nearest bucket, else the
@@ -290,14 +297,7 @@ fn found_start(call: &Call<'_, '_>, tk: &TargetKernel, bucket: &str, opts: &Tune
             ms: Some(w.ms),
         });
     }
-    table::nearest(call, tk, bucket).map(|s| Found {
-        config: s.config,
-        source: LookupSource::Table {
-            entry: table::describe(s),
-            winner: false,
-        },
-        ms: Some(s.us / 1e3),
-    })
+    table::nearest(call, tk, bucket).map(|s| Found::from_table(s, false))
 }
 
 /// The cache's winner of `bucket`, when it can run `problem` on `dev`.
