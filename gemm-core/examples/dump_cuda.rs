@@ -1,0 +1,103 @@
+//! Writes the CUDA sources of a matrix of IRs to a folder, for offline NVRTC checks:
+//! `cargo run -p gemm-core --example dump_cuda -- /tmp/cu` then
+//! `scripts/nvrtc_check.py /tmp/cu/*.cu -D ...` (see scripts/nvrtc_check.py).
+//!
+//! Files are named `<tag>_<dtype>_<A layout><B layout>_<out>.cu` (r = row-major,
+//! c = column-major), e.g. `mma_f16_rc_f16.cu`.
+
+use gemm_core::codegen::Variant;
+use gemm_core::ir::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param};
+use gemm_core::{Backend, FamilyId};
+
+fn ir(dt: DType, acc: AccMode, la: Layout, lb: Layout, out: DType, out_layout: Layout) -> GemmIr {
+    GemmIr {
+        name: "dump".into(),
+        params: vec![
+            Param::matrix("a", dt, la),
+            Param::matrix("b", dt, lb),
+            Param::row("bias", DType::F32),
+            Param::matrix("res", out, Layout::ColMajor),
+            Param::scalar("alpha"),
+        ],
+        a: 0,
+        a_t: false,
+        b: 1,
+        b_t: false,
+        ab_dtype: dt,
+        acc,
+        out_dtype: out,
+        out_layout,
+        // gelu(alpha * (a * b) + bias) + res
+        epilogue: vec![
+            EpOp::Param(4),
+            EpOp::Acc,
+            EpOp::Mul,
+            EpOp::Param(2),
+            EpOp::Add,
+            EpOp::Call(Func::Gelu),
+            EpOp::Param(3),
+            EpOp::Add,
+        ],
+    }
+}
+
+fn main() {
+    let dir = std::env::args().nth(1).unwrap_or_else(|| "/tmp/cu".into());
+    std::fs::create_dir_all(&dir).expect("create output folder");
+    let l = |x: Layout| if x == Layout::RowMajor { "r" } else { "c" };
+    let mut n = 0;
+    for (tag, dt, acc, family, out, out_layout) in [
+        (
+            "mma",
+            DType::F16,
+            AccMode::F32,
+            FamilyId::MmaSync,
+            DType::F16,
+            Layout::RowMajor,
+        ),
+        (
+            "mma",
+            DType::Bf16,
+            AccMode::F32,
+            FamilyId::MmaSync,
+            DType::Bf16,
+            Layout::ColMajor,
+        ),
+        (
+            "mma",
+            DType::F32,
+            AccMode::Tf32,
+            FamilyId::MmaSync,
+            DType::F32,
+            Layout::RowMajor,
+        ),
+        (
+            "fma",
+            DType::F32,
+            AccMode::F32,
+            FamilyId::Simt,
+            DType::F32,
+            Layout::RowMajor,
+        ),
+        (
+            "fma",
+            DType::F16,
+            AccMode::F32,
+            FamilyId::Simt,
+            DType::F16,
+            Layout::ColMajor,
+        ),
+    ] {
+        for la in [Layout::RowMajor, Layout::ColMajor] {
+            for lb in [Layout::RowMajor, Layout::ColMajor] {
+                let g = ir(dt, acc, la, lb, out, out_layout);
+                let src = family.emit(&g, Backend::Cuda, Variant::Full);
+                let acc_tag = if acc == AccMode::Tf32 { "tf32" } else { dt.name() };
+                let path = format!("{dir}/{tag}_{acc_tag}_{}{}_{}.cu", l(la), l(lb), out.name());
+                std::fs::write(&path, src).expect("write source");
+                n += 1;
+            }
+        }
+    }
+    println!("wrote {n} sources to {dir}");
+}
