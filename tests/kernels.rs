@@ -238,6 +238,51 @@ fn gemv_configs_give_the_same_bits_twice() {
     }
 }
 
+/// Split-K configs (the wgmma family's `KSPLIT`) add their partial tiles in split order
+/// whichever block finishes last, so two runs give the same bits; f32 outputs, so that no
+/// rounding hides a different order. The second run also finds the arrival counters zero
+/// again (each launch resets what it counted on): a leftover count would make the wrong
+/// block the last one and the output wrong.
+#[test]
+fn split_k_configs_give_the_same_bits_twice() {
+    for dev in devices() {
+        let mut r = rng(32);
+        let tk = bf16_cr::SPEC.target_for(&dev).unwrap();
+        let split: Vec<TileConfig> = tk
+            .plan()
+            .configs
+            .iter()
+            .copied()
+            .filter(|c| c.k_split() > 1)
+            .collect();
+        if split.is_empty() {
+            // Only targets with wgmma plan split-K.
+            continue;
+        }
+        for cfg in split {
+            let (bm, bn) = (cfg.block_mn().0 as usize, cfg.block_mn().1 as usize);
+            // Decode-size M over four tile columns, and two tile rows with a partial one,
+            // K not a multiple of the k-tile nor of the split.
+            for (m, n, k) in [(16, 4 * bn, 4104), (bm + 6, 2 * bn + 8, 1000)] {
+                let a = mat::<bf16, ColMajor>(&dev, &mut r, m, k);
+                let b = mat::<bf16, RowMajor>(&dev, &mut r, k, n);
+                let run = || {
+                    let mut out = Matrix::<f32>::zeros(&dev, m, n).unwrap();
+                    bf16_cr::run_with(&cfg, &a, &b, &mut out).unwrap();
+                    out.to_host().unwrap()
+                };
+                let (first, second) = (run(), run());
+                let what = format!("{cfg} at {m}x{n}x{k} on {}", dev.info());
+                assert!(
+                    first.iter().zip(&second).all(|(x, y)| x.to_bits() == y.to_bits()),
+                    "{what}: two runs differ"
+                );
+                assert_close(&first, &bf16_cr::reference(&a, &b).unwrap(), k, false, &what);
+            }
+        }
+    }
+}
+
 // --- epilogue ops --------------------------------------------------------------------
 
 #[gemm_kernel]

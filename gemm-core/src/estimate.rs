@@ -16,6 +16,9 @@
 //! - the larger of the two. No cache, latency or pipeline terms: it orders, it does not
 //!   predict.
 //!
+//! A split-K config (`k_split` > 1) is `k_split` blocks per output tile, each over that
+//! share of K, and moves its f32 partials (written once, read once) besides.
+//!
 //! Targets without `peak_tflops` give no estimate (`None`), and the planner's order stands.
 
 use crate::family::{Problem, TileConfig};
@@ -55,7 +58,9 @@ pub fn estimate_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem)
     let (bm, bn) = (bm.max(1) as f64, bn.max(1) as f64);
     let (m, n, k) = (p.m.max(1) as f64, p.n.max(1) as f64, p.k.max(1) as f64);
     let (tiles_m, tiles_n) = ((m / bm).ceil(), (n / bn).ceil());
-    let tiles = tiles_m * tiles_n;
+    // With split-K every output tile is `split` blocks over a share of K each.
+    let split = c.k_split().max(1) as f64;
+    let tiles = tiles_m * tiles_n * split;
     let res = c.resources(ir.ab_dtype);
     let by_smem = target
         .smem_per_block_optin
@@ -67,7 +72,7 @@ pub fn estimate_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem)
     let waves = (tiles / (sms * per_sm)).ceil();
     // A block's share of its SM's peak: the SM's blocks split it.
     let block_flops = peak / sms / per_sm.min((tiles / sms).ceil().max(1.0));
-    let compute = waves * 2.0 * bm * bn * k / block_flops;
+    let compute = waves * 2.0 * bm * bn * (k / split) / block_flops;
     let memory = target.mem_gbps.map_or(0.0, |gbps| {
         let esize = ir.ab_dtype.size() as f64;
         // An operand re-read by every block row (column) comes from memory each time
@@ -81,7 +86,9 @@ pub fn estimate_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem)
                 bytes * times
             }
         };
-        let bytes = reads(m * k, tiles_n) + reads(k * n, tiles_m) + m * n * ir.out_dtype.size() as f64;
+        // Split-K writes every split's f32 partials and the last one reads them back.
+        let partials = if split > 1.0 { 8.0 * split * m * n } else { 0.0 };
+        let bytes = reads(m * k, tiles_n) + reads(k * n, tiles_m) + m * n * ir.out_dtype.size() as f64 + partials;
         let active = (tiles / sms).min(1.0);
         bytes / (gbps as f64 * 1e9 * active)
     });

@@ -25,6 +25,7 @@ pub mod target;
 
 pub use family::{
     CompileNeeds, FamilyId, GemvTile, LaunchDims, Machine, MmaTile, Problem, SimtTile, TensorMap, TileConfig, WgmmaTile,
+    Workspace,
 };
 pub use ir::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param, ParamKind};
 pub use plan::{plan_target, Plan, Pruned};

@@ -12,8 +12,11 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The most candidates a plan keeps: the seeds' rule of thumb (≤ ~50, 3–4 values per
-/// parameter) keeps a full tune short.
-pub const MAX_CANDIDATES: usize = 48;
+/// parameter) keeps a full tune short; 16 more make room for the wgmma family's split-K
+/// variants (8 block tiles × splits), which the runtime refuses at the large shapes a
+/// full tune times (their workspace would be too large), so a large tune still times
+/// about 50.
+pub const MAX_CANDIDATES: usize = 64;
 
 /// The planner's result for one target.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -135,8 +138,8 @@ fn budget(families: &[FamilyId], i: usize) -> usize {
 }
 
 /// The `max` configs a plan keeps from `ranked` (best first): the best config of every
-/// block tile (block_m x block_n) that survived the rules, then the rest by rank, in rank
-/// order. The score favours large tiles, which is right for large problems; a small or
+/// block tile (block_m x block_n, and its split of K) that survived the rules, then the
+/// rest by rank, in rank order. The score favours large tiles, which is right for large problems; a small or
 /// skinny one leaves most multiprocessors idle with them (1024x1024 in 128x128 tiles is
 /// 64 blocks for 132 SMs), and the tuner can only pick a small tile the plan kept.
 /// `ranked[0]`, the default config, stays first.
@@ -145,7 +148,7 @@ fn keep_every_block_tile(ranked: Vec<(f64, TileConfig)>, max: usize) -> Vec<(f64
     let mut keep = vec![false; ranked.len()];
     let mut n = 0;
     for (i, (_, c)) in ranked.iter().enumerate() {
-        if n < max && tiles.insert(c.block_mn()) {
+        if n < max && tiles.insert((c.block_mn(), c.k_split())) {
             keep[i] = true;
             n += 1;
         }

@@ -23,6 +23,10 @@ fn bias_relu(dtype: DType) -> GemmIr {
     ir
 }
 
+fn split(ksplit: u32, t: WgmmaTile) -> WgmmaTile {
+    WgmmaTile { ksplit, ..t }
+}
+
 fn cfg(bm: u32, bn: u32, stages: u32, consumers: u32, cluster_m: u32) -> WgmmaTile {
     WgmmaTile {
         cluster_m,
@@ -36,10 +40,12 @@ fn kernel_has_the_documented_abi() {
     let src = wgmma::emit(&ir);
     let sym = ir.symbol();
     let head = format!(
-        "__launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS {sym}(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2)"
+        "__launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS {sym}(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_SPLITK_ARGS int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2)"
     );
     assert!(src.contains(&head), "kernel signature not found:\n{head}");
     assert!(src.contains("extern \"C\" __global__ void"));
+    // Split-K builds take the workspace and the counters before M (gemm_core::Workspace).
+    assert!(src.contains("#define CG_SPLITK_ARGS float* __restrict__ cg_ws, unsigned* __restrict__ cg_flags,"));
     assert!(src.contains("struct __align__(64) CgTmaMap { unsigned long long v[16]; };"));
     assert!(src.contains("#define CG_THREADS (128 * (CONSUMERS + 1))"));
     assert!(!src.contains("#include"), "NVRTC compiles the source bare");
@@ -545,6 +551,28 @@ fn configs_compile_for_sm90a_without_spills() {
             WgmmaTile::for_dtype(128, 128, 6, 2, DType::F32),
             Variant::Full,
             Problem::new(77, 45, 68),
+        ),
+        // Split-K: one and two consumers, TMA and cp.async, 16-bit and tf32, with the
+        // fused bias (its prefetch is waited for on the splits that skip the epilogue).
+        (bias_relu(DType::F16), split(2, cfg(64, 64, 8, 1, 1)), Variant::Full, tma),
+        (bias_relu(DType::Bf16), split(4, cfg(64, 128, 8, 1, 1)), Variant::Full, tma),
+        (
+            bias_relu(DType::F16),
+            split(2, cfg(128, 128, 6, 2, 1)),
+            Variant::Full,
+            Problem::new(100, 132, 700),
+        ),
+        (
+            plain(DType::F16, Layout::ColMajor, Layout::RowMajor),
+            split(4, cfg(128, 64, 8, 2, 1)),
+            Variant::Full,
+            tma,
+        ),
+        (
+            tf32(Layout::RowMajor, Layout::ColMajor),
+            split(4, WgmmaTile::for_dtype(64, 128, 8, 1, DType::F32)),
+            Variant::Full,
+            tma,
         ),
     ];
     for (ir, c, v, p) in cases {

@@ -113,7 +113,8 @@ impl<'c, 'a> Call<'c, 'a> {
     }
 
     /// The arguments of `cfg`'s kernel with `out` as the output: its family's tensor maps
-    /// (if any), then the ABI (M, N, K, out, params...).
+    /// (if any), its workspace (if it takes one: two pointers), then the ABI (M, N, K,
+    /// out, params...).
     pub(crate) fn kernel_args<'b>(&self, cfg: &TileConfig, out: &'b RawBuffer) -> Vec<KernelArg<'b>>
     where
         'a: 'b,
@@ -126,6 +127,7 @@ impl<'c, 'a> Call<'c, 'a> {
                 _ => unreachable!("families map matrix operands only"),
             })
             .collect();
+        kargs.extend(cfg.workspace(self.ir(), self.problem).map(KernelArg::Workspace));
         kargs.extend(kernel_args(self.args, out, self.mnk()));
         kargs
     }

@@ -85,3 +85,17 @@ pub struct TensorMap {
     /// Whether boxes land in shared memory with the 128-byte swizzle (else unswizzled).
     pub swizzle_128b: bool,
 }
+
+/// Device scratch memory a launch takes besides its operands: what a split-K reduction
+/// keeps between the blocks of one output tile. The runtime keeps one per device, grown
+/// to the largest a call has needed, and passes two pointers after the tensor maps:
+/// `data` (`bytes` of it, contents undefined at launch) and `flags` (`flags` 32-bit
+/// counters, all zero at launch; a kernel that uses them leaves them zero again, so one
+/// zeroing at allocation serves every later launch in stream order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Workspace {
+    /// Bytes of scratch data.
+    pub bytes: u64,
+    /// 32-bit counters, zero before and after every launch.
+    pub flags: u64,
+}

@@ -23,7 +23,7 @@ mod mma_sync;
 mod simt;
 pub mod wgmma;
 
-pub use contract::{CompileNeeds, LaunchDims, Machine, Problem, Resources, TensorMap};
+pub use contract::{CompileNeeds, LaunchDims, Machine, Problem, Resources, TensorMap, Workspace};
 pub use gemv::{Gemv, GemvTile};
 pub use mma_sync::{MmaSync, MmaTile};
 pub use simt::{Simt, SimtTile, SIMT_LOCAL_PAD};
@@ -142,6 +142,18 @@ pub trait KernelFamily: Sync + 'static {
     /// Rows and columns of C one block computes.
     fn block_mn(&self, tile: &Self::Tile) -> (u32, u32);
 
+    /// Blocks that share one output tile, each over its part of K (split-K); 1 by default.
+    fn k_split(&self, tile: &Self::Tile) -> u32 {
+        let _ = tile;
+        1
+    }
+
+    /// Device scratch memory a launch of `tile` at `problem` needs (none by default).
+    fn workspace(&self, tile: &Self::Tile, ir: &GemmIr, problem: Problem) -> Option<Workspace> {
+        let _ = (tile, ir, problem);
+        None
+    }
+
     /// The launch geometry of one call on `machine`.
     fn launch(&self, tile: &Self::Tile, ir: &GemmIr, problem: Problem, machine: Machine) -> LaunchDims;
 
@@ -217,6 +229,10 @@ pub trait DynFamily: Sync {
     fn resources(&self, c: &TileConfig, dtype: DType) -> Resources;
     /// See [`KernelFamily::block_mn`].
     fn block_mn(&self, c: &TileConfig) -> (u32, u32);
+    /// See [`KernelFamily::k_split`].
+    fn k_split(&self, c: &TileConfig) -> u32;
+    /// See [`KernelFamily::workspace`].
+    fn workspace(&self, c: &TileConfig, ir: &GemmIr, problem: Problem) -> Option<Workspace>;
     /// See [`KernelFamily::launch`].
     fn launch(&self, c: &TileConfig, ir: &GemmIr, problem: Problem, machine: Machine) -> LaunchDims;
     /// See [`KernelFamily::tensor_maps`].
@@ -321,6 +337,12 @@ impl<F: KernelFamily> DynFamily for F {
     fn block_mn(&self, c: &TileConfig) -> (u32, u32) {
         KernelFamily::block_mn(self, tile_of::<F>(c))
     }
+    fn k_split(&self, c: &TileConfig) -> u32 {
+        KernelFamily::k_split(self, tile_of::<F>(c))
+    }
+    fn workspace(&self, c: &TileConfig, ir: &GemmIr, problem: Problem) -> Option<Workspace> {
+        KernelFamily::workspace(self, tile_of::<F>(c), ir, problem)
+    }
     fn launch(&self, c: &TileConfig, ir: &GemmIr, problem: Problem, machine: Machine) -> LaunchDims {
         KernelFamily::launch(self, tile_of::<F>(c), ir, problem, machine)
     }
@@ -374,6 +396,14 @@ impl TileConfig {
     /// (rows, columns) of C per block.
     pub fn block_mn(&self) -> (u32, u32) {
         self.family().block_mn(self)
+    }
+    /// Blocks per output tile along K (1 without split-K).
+    pub fn k_split(&self) -> u32 {
+        self.family().k_split(self)
+    }
+    /// The device scratch memory a launch for `problem` needs, if any.
+    pub fn workspace(&self, ir: &GemmIr, problem: Problem) -> Option<Workspace> {
+        self.family().workspace(self, ir, problem)
     }
     /// The launch geometry of one call of `ir` on `machine`.
     pub fn launch(&self, ir: &GemmIr, problem: Problem, machine: Machine) -> LaunchDims {

@@ -25,7 +25,7 @@ pub(crate) mod test_switches;
 
 use crate::error::{GemmError, Result};
 use gemm_core::target::DeviceType;
-use gemm_core::{Backend, CompileNeeds, LaunchDims, TensorMap};
+use gemm_core::{Backend, CompileNeeds, LaunchDims, TensorMap, Workspace};
 use std::any::Any;
 use std::collections::HashMap;
 use std::fmt;
@@ -75,6 +75,11 @@ pub(crate) enum KernelArg<'a> {
     /// the CUDA backend never reads it).
     #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     TensorMap(&'a RawBuffer, TensorMap),
+    /// The device's scratch memory for this launch, passed as two pointers (data, then
+    /// counters): see [`Workspace`]. The backend owns it (CUDA only, as the families
+    /// that take one are).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    Workspace(Workspace),
 }
 
 /// Registers per thread and spilled bytes of a compiled kernel, where the compiler said

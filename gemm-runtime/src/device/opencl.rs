@@ -369,6 +369,12 @@ impl OpenclBackend {
                             "tensor maps are a CUDA feature; no OpenCL kernel takes one",
                         ))
                     }
+                    KernelArg::Workspace(..) => {
+                        return Err(driver_err(
+                            &op,
+                            "a launch workspace (split-K) is a CUDA feature; no OpenCL kernel takes one",
+                        ))
+                    }
                 }
             };
             r.map_err(|e| cl_err(&op, e, &format!(" setting argument {i} ({})", sizes())))?;

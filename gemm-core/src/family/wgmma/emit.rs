@@ -63,6 +63,7 @@ pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     s.push_str(PTX);
     s.push_str(&wgmma_fns(ty, !a_kmajor, !b_kmajor));
     s.push_str(&store_fns(ir));
+    s.push_str(super::splitk::SOURCE);
     let subs = [
         ("SYM", ir.symbol()),
         ("PARAMS", kernel_params(ir, Backend::Cuda)),
@@ -465,7 +466,7 @@ fn mma(variant: Variant) -> String {
                         /* N-major: 64-column boxes 8 KiB apart (LBO), 8-row k groups 1024 apart (SBO). */
                         const unsigned long long db = cg_desc(b_s + kk * 2048, 8192, 1024);
 #endif
-                        cg_wgmma(acc[mi], da, db, (kt > 0 || kk > 0) ? 1 : 0);
+                        cg_wgmma(acc[mi], da, db, (kt > kt_begin || kk > 0) ? 1 : 0);
                     }
                 }
                 cg_wgmma_commit();"
@@ -478,7 +479,7 @@ const KERNEL: &str = r#"
 #else
 #define CG_CLUSTER_DIMS
 #endif
-extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM@(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, int M, int N, int K, @PARAMS@) {
+extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM@(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_SPLITK_ARGS int M, int N, int K, @PARAMS@) {
     extern __shared__ __align__(1024) unsigned char cg_smem[];
     /* The ring: STAGES A tiles, STAGES B tiles, then full[STAGES] and empty[STAGES]. */
     const unsigned smem = (cg_smem_u32(cg_smem) + 1023u) & ~1023u;
@@ -529,12 +530,13 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
         if (CG_CPASYNC || tid == 0) {
             int stage = 0;
             unsigned phase = 0;
-            for (int tile = cluster; tile < tiles; tile += clusters) {
+            for (int item = cluster; item < tiles * KSPLIT; item += clusters) {
+                const int tile = item / KSPLIT, split = item - tile * KSPLIT;
                 int tm, tn;
                 cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
                 const int m0 = (tm * CLUSTER_M + (int)rank) * BM, n0 = tn * BN;
                 (void)m0; (void)n0;
-                for (int kt = 0; kt < ktiles; ++kt) {
+                for (int kt = CG_KT(split); kt < CG_KT(split + 1); ++kt) {
                     const int k0 = kt * BK;
                     (void)k0;
                     const unsigned full = bars + stage * 8;
@@ -572,14 +574,18 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
             for (int r = 0; r < BN / 2; ++r) acc[mi][r] = 0.0f;
         int stage = 0;
         unsigned phase = 0;
-        for (int tile = cluster; tile < tiles; tile += clusters) {
+        /* Work items: split `split` of tile `tile` (KSPLIT = 1: the tiles). */
+        for (int item = cluster; item < tiles * KSPLIT; item += clusters) {
+            const int tile = item / KSPLIT, split = item - tile * KSPLIT;
+            const int kt_begin = CG_KT(split), kt_end = CG_KT(split + 1);
+            (void)split;
             int tm, tn;
             cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
             const int m0 = (tm * CLUSTER_M + (int)rank) * BM, n0 = tn * BN;
 @PREFETCH@#if CG_INFLIGHT
             int prev = 0;
 #endif
-            for (int kt = 0; kt < ktiles; ++kt) {
+            for (int kt = kt_begin; kt < kt_end; ++kt) {
                 cg_mbar_wait(bars + stage * 8, phase);
 #if CG_CPASYNC
                 /* cp.async wrote through the generic proxy; wgmma reads through the async one. */
@@ -591,7 +597,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
                 /* Keep this stage's group in flight; the previous one is done, so its
                    stage goes back to the producer(s). */
                 cg_wgmma_wait<1>();
-                if (kt > 0 && lane == 0) cg_release(bars + (STAGES + prev) * 8);
+                if (kt > kt_begin && lane == 0) cg_release(bars + (STAGES + prev) * 8);
 #else
                 /* Wait for this stage's group and give the stage back at once: one stage
                    held per consumer, the rest of the ring prefetching. */
@@ -609,7 +615,28 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
 #pragma unroll
                 for (int r = 0; r < BN / 2; ++r) cg_fence_acc(acc[mi][r]);
 #if CG_INFLIGHT
-            if (lane == 0) cg_release(bars + (STAGES + prev) * 8);
+            if (lane == 0 && kt_end > kt_begin) cg_release(bars + (STAGES + prev) * 8);
+#endif
+#if KSPLIT > 1
+            /* More splits than k-tiles leave some with none: they add zeros. */
+            if (kt_end == kt_begin) {
+#pragma unroll
+                for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+                    for (int r = 0; r < BN / 2; ++r) acc[mi][r] = 0.0f;
+            }
+            {
+                const long unit = ((long)tile * CLUSTER_M + rank) * CONSUMERS + c;
+                const bool rows = m0 + c * CG_WG_M + warp * 16 < M;
+                if (!cg_splitk_fold(acc, cg_ws + unit * KSPLIT * (CG_WG_M * BN), cg_flags + unit, split, tid, c, rows)) {
+#if CGW_PF_ANY
+                    /* Not the last split: no epilogue, but this tile's prefetch must land
+                       before the next one's reuses the area. */
+                    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+#endif
+                    continue;
+                }
+            }
 #endif
 
 @EPILOGUE@        }

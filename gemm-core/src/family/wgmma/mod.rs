@@ -154,11 +154,12 @@
 mod emit;
 mod epilogue;
 mod rules;
+pub mod splitk;
 
 pub use emit::emit_variant;
 use rules::RULES;
 
-use super::{CompileNeeds, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule, TensorMap};
+use super::{CompileNeeds, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule, TensorMap, Workspace};
 use crate::codegen::Variant;
 use crate::ir::{AccMode, DType, GemmIr, Layout};
 use crate::space::{TuneSpace, SMEM_SOFT_SHARE};
@@ -214,6 +215,10 @@ pub const DEFINES: &[(&str, &str)] = &[
         "1: row-major outputs leave through a per-warp shared-memory staging buffer as 16-byte stores (CONSUMERS * 9216 more bytes of shared memory: EPI_STAGING_BYTES per consumer); 0: 2-element stores straight from registers; default 1.",
     ),
     (
+        "KSPLIT",
+        "blocks per output tile along K, 1 to 16; default 1. With more, the kernel takes a workspace (cg_ws: KSPLIT f32 partial tiles per output tile) and arrival counters (cg_flags, zero before the launch and after it) after the tensor maps, and the last split of a tile to arrive adds the partials in split order and runs the epilogue (splitk.rs).",
+    ),
+    (
         "CG_CPASYNC",
         "1: the producer warpgroup loads A and B with cp.async (all 128 threads, CG_CPA_A / CG_CPA_B bytes a copy, zero-fill past the extents) into the same swizzled ring instead of TMA, for shapes whose rows TMA cannot map; the host sets it per call (Wgmma::defines); default 0. Needs CLUSTER_M 1.",
     ),
@@ -261,6 +266,10 @@ pub struct WgmmaTile {
     pub inflight: bool,
     /// `CG_EPI_SMEM`: the staged, 16-byte-store epilogue.
     pub epi_smem: bool,
+    /// `KSPLIT`: blocks that share one output tile, each over its share of the k-tiles,
+    /// reduced in a fixed order ([`splitk`]); 1 (the default, left out on disk) for none.
+    #[serde(default = "splitk::one", skip_serializing_if = "splitk::is_one")]
+    pub ksplit: u32,
 }
 
 impl Default for WgmmaTile {
@@ -289,6 +298,7 @@ impl WgmmaTile {
             cluster_m: 1,
             inflight: consumers == 1,
             epi_smem: true,
+            ksplit: 1,
         }
     }
 
@@ -312,6 +322,7 @@ impl WgmmaTile {
             ("CLUSTER_M", self.cluster_m),
             ("CG_INFLIGHT", self.inflight as u32),
             ("CG_EPI_SMEM", self.epi_smem as u32),
+            ("KSPLIT", self.ksplit),
         ]
     }
 
@@ -350,11 +361,12 @@ impl WgmmaTile {
         m.div_ceil((self.bm * self.cluster_m) as usize) * n.div_ceil(self.bn as usize)
     }
 
-    /// The persistent grid (`grid.x`; y = z = 1): `CLUSTER_M * min(tiles, sm_count /
-    /// CLUSTER_M)` blocks, at least `CLUSTER_M`.
+    /// The persistent grid (`grid.x`; y = z = 1): `CLUSTER_M * min(tiles * KSPLIT,
+    /// sm_count / CLUSTER_M)` blocks, at least `CLUSTER_M`.
     pub fn grid(&self, m: usize, n: usize, sm_count: u32) -> u32 {
         let cm = self.cluster_m.max(1);
-        let clusters = self.tiles(m, n).min((sm_count / cm) as usize).max(1) as u32;
+        let items = self.tiles(m, n) * self.ksplit.max(1) as usize;
+        let clusters = items.min((sm_count / cm) as usize).max(1) as u32;
         clusters * cm
     }
 
@@ -538,6 +550,7 @@ impl KernelFamily for Wgmma {
         if p.k == 0 {
             return Err("K = 0 has no tile to load".into());
         }
+        splitk::accepts(t, p)?;
         if tma_ok(ir, p) {
             return Ok(());
         }
@@ -561,6 +574,12 @@ impl KernelFamily for Wgmma {
         Ok(())
     }
 
+    /// A larger share of the plan than the other families: its split-K variants are
+    /// block tiles of their own ([`splitk::with_splits`]).
+    fn plan_share(&self) -> usize {
+        4
+    }
+
     fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
         let mut v = Vec::new();
         for bm in space.pick("block_m", &[64, 128, 256]) {
@@ -570,12 +589,13 @@ impl KernelFamily for Wgmma {
                         for consumers in [1, 2] {
                             for group_m in space.pick("group_m", &[8]) {
                                 for cluster_m in [1, 2] {
-                                    v.push(WgmmaTile {
+                                    let t = WgmmaTile {
                                         bk,
                                         group_m,
                                         cluster_m,
                                         ..WgmmaTile::new(bm, bn, stages, consumers)
-                                    });
+                                    };
+                                    v.extend(splitk::with_splits(t, space));
                                 }
                             }
                         }
@@ -612,6 +632,11 @@ impl KernelFamily for Wgmma {
         if t.group_m != 8 {
             s *= 0.985;
         }
+        // Split-K only pays where the output tiles leave SMs idle: the estimate brings
+        // these first for such shapes; for the rest they rank last.
+        if t.ksplit > 1 {
+            s *= 0.5;
+        }
         if t.smem_bytes(cx.dtype) as f64 > SMEM_SOFT_SHARE * cx.target.smem_per_block_optin as f64 {
             s *= 0.999;
         }
@@ -623,12 +648,22 @@ impl KernelFamily for Wgmma {
             threads: t.threads(),
             smem_bytes: t.smem_bytes(dtype),
             est_regs: t.est_regs(),
-            ring_k: t.bk * t.stages,
+            // Each split streams its own share of K through the ring.
+            ring_k: t.bk * t.stages * t.ksplit.max(1),
         }
     }
 
     fn block_mn(&self, t: &WgmmaTile) -> (u32, u32) {
         (t.bm, t.bn)
+    }
+
+    fn k_split(&self, t: &WgmmaTile) -> u32 {
+        t.ksplit.max(1)
+    }
+
+    /// Split-K configs reduce through device scratch memory ([`splitk::workspace`]).
+    fn workspace(&self, t: &WgmmaTile, _ir: &GemmIr, p: Problem) -> Option<Workspace> {
+        splitk::workspace(t, p)
     }
 
     /// Persistent: at most one block (cluster) per multiprocessor ([`WgmmaTile::grid`]).
@@ -714,6 +749,11 @@ impl KernelFamily for Wgmma {
                 ..*t
             },
         ));
+        for k in [t.ksplit / 2, t.ksplit * 2] {
+            if (1..=splitk::MAX_KSPLIT).contains(&k) {
+                v.push((format!("ksplit {k}"), WgmmaTile { ksplit: k, ..*t }));
+            }
+        }
         v
     }
 
@@ -727,7 +767,7 @@ impl KernelFamily for Wgmma {
 
     fn describe(&self, t: &WgmmaTile) -> String {
         format!(
-            "wgmma {}x{}x{} stages {} consumers {} cluster {} inflight {} group {}{}",
+            "wgmma {}x{}x{} stages {} consumers {} cluster {} inflight {} group {}{}{}",
             t.bm,
             t.bn,
             t.bk,
@@ -736,7 +776,12 @@ impl KernelFamily for Wgmma {
             t.cluster_m,
             u32::from(t.inflight),
             t.group_m,
-            if t.epi_smem { "" } else { " direct-stores" }
+            if t.epi_smem { "" } else { " direct-stores" },
+            if t.ksplit > 1 {
+                format!(" ksplit {}", t.ksplit)
+            } else {
+                String::new()
+            }
         )
     }
 }

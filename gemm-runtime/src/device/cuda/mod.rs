@@ -15,6 +15,7 @@ use gemm_core::Backend;
 mod interop;
 mod nvrtc;
 mod tma;
+mod workspace;
 
 use crate::error::{GemmError, Result};
 use cudarc::driver::{
@@ -106,6 +107,8 @@ pub(crate) struct CudaBackend {
     ordinal: usize,
     arch: u32,
     ctx: OnceLock<std::result::Result<Ctx, String>>,
+    /// Scratch memory of launches that take a workspace (split-K).
+    workspaces: workspace::Workspaces,
 }
 
 /// What the driver says about `dev`, named `id` (`cuda:N`, or `cuda:N+streamK` for a
@@ -148,6 +151,7 @@ impl CudaBackend {
             info,
             ordinal,
             ctx,
+            workspaces: Default::default(),
         }
     }
 
@@ -428,26 +432,29 @@ impl DeviceBackend for CudaBackend {
             P(dsys::CUdeviceptr),
             M(tma::TmaMap),
         }
-        let vals = args
-            .iter()
-            .map(|a| {
-                Ok(match *a {
-                    KernelArg::Int(v) => Val::I(v),
-                    KernelArg::Float(v) => Val::F(v),
-                    KernelArg::Buffer(b) => Val::P(self.mem(c, b)?.0),
-                    KernelArg::TensorMap(b, map) => {
-                        let (ptr, _) = self.mem(c, b)?;
-                        let encoded = tma::encode(ptr, &map).map_err(|e| GemmError::Driver {
-                            backend: "CUDA",
-                            op: format!("encoding a tensor map for `{}`", k.symbol),
-                            message: e.to_string(),
-                            source: Some(Box::new(e)),
-                        })?;
-                        Val::M(encoded)
-                    }
-                })
-            })
-            .collect::<Result<Vec<Val>>>()?;
+        let mut vals = Vec::with_capacity(args.len() + 1);
+        for a in args {
+            match *a {
+                KernelArg::Int(v) => vals.push(Val::I(v)),
+                KernelArg::Float(v) => vals.push(Val::F(v)),
+                KernelArg::Buffer(b) => vals.push(Val::P(self.mem(c, b)?.0)),
+                // The scratch data, then the counters (gemm_core::Workspace).
+                KernelArg::Workspace(need) => {
+                    let (data, flags) = self.workspaces.pointers(&c.stream, need)?;
+                    vals.extend([Val::P(data), Val::P(flags)]);
+                }
+                KernelArg::TensorMap(b, map) => {
+                    let (ptr, _) = self.mem(c, b)?;
+                    let encoded = tma::encode(ptr, &map).map_err(|e| GemmError::Driver {
+                        backend: "CUDA",
+                        op: format!("encoding a tensor map for `{}`", k.symbol),
+                        message: e.to_string(),
+                        source: Some(Box::new(e)),
+                    })?;
+                    vals.push(Val::M(encoded));
+                }
+            }
+        }
         let mut builder = c.stream.launch_builder(&k.func);
         for v in &vals {
             match v {

@@ -1,0 +1,228 @@
+//! Split-K for the wgmma family (`KSPLIT` > 1): `KSPLIT` blocks compute one output tile,
+//! each over its share of the k-tiles, and the last of them to finish adds the partial
+//! tiles **in split order** and runs the fused epilogue.
+//!
+//! Why: a skinny problem (decode-size M, N = 4096) has too few output tiles to give every
+//! SM a block (16×4096×4096 in 64×64 tiles: 64 blocks for 132 SMs), and each block's ring
+//! is latency-bound, so half the chip's bandwidth stays idle; a wider grid of narrower
+//! tiles did not help (BN = 32, measured on the H200), so the extra blocks come from K.
+//!
+//! How (in the kernel, [`SOURCE`]):
+//! - The persistent grid walks `tiles * KSPLIT` work items; item `i` is split
+//!   `i % KSPLIT` of tile `i / KSPLIT` and covers k-tiles `[s * kt / KSPLIT, (s + 1) * kt /
+//!   KSPLIT)`. The producer walks the same items.
+//! - Each consumer warpgroup is one *unit* (block tile row `rank`, consumer `c`) with
+//!   `KSPLIT` slots of `BM / CONSUMERS × BN` f32 in the workspace (`cg_ws`) and one arrival
+//!   counter (`cg_flags`). A split writes its accumulators to its slot in register order
+//!   (16-byte `st.global.cg`, 2 KiB contiguous per warpgroup and step), fences, and one
+//!   thread adds 1 to the counter (`atom.acq_rel.gpu`). The split that sees `KSPLIT - 1`
+//!   is the last: it resets the counter to 0, reads the slots back (`ld.global.cg`, L2,
+//!   never a stale L1 line; its own too, which keeps a second accumulator array out of
+//!   its registers) and sums `slot 0 + slot 1 + ...` in that order, one round of loads
+//!   per slot. So the bits do not depend on which split finished last or on the launch
+//!   order: a deterministic reduction with no waiting (no block ever spins on another,
+//!   so no co-residency is assumed).
+//! - Warps whose 16 rows lie past M write and read nothing (at M = 16 three of the four
+//!   warps of a 64-row tile).
+//! - The counters are zero before a launch and zero after it: the runtime zeroes them
+//!   once, when it allocates the workspace ([`crate::family::Workspace`]).
+//!
+//! The workspace grows with the output (`tiles * BM * BN * KSPLIT * 4` bytes), so
+//! [`accepts`] refuses calls whose partials would exceed [`MAX_WORKSPACE`]: problems with
+//! that many tiles fill the machine without splitting K.
+
+use super::WgmmaTile;
+use crate::family::{Problem, Workspace};
+use crate::space::TuneSpace;
+
+/// The largest `KSPLIT` the source takes.
+pub const MAX_KSPLIT: u32 = 16;
+
+/// The splits the planner tries on tiles small enough to leave SMs idle.
+pub const PLANNED: &[u32] = &[1, 2, 4];
+
+/// Block tiles up to this many rows and columns get split-K variants (64×64, 64×128,
+/// 128×64, 128×128): larger tiles are for problems that fill the machine anyway.
+pub const MAX_SPLIT_TILE: u32 = 128;
+
+/// The most workspace (partial tiles) a split-K call may take, bytes.
+pub const MAX_WORKSPACE: u64 = 64 << 20;
+
+pub(super) fn one() -> u32 {
+    1
+}
+
+pub(super) fn is_one(k: &u32) -> bool {
+    *k == 1
+}
+
+/// `t` with each split of the user's `ksplit` choices (the planner's by default) that
+/// suits it: none for large tiles or clusters (a pair of blocks shares B; one split each
+/// would still work, but the planner keeps the space small).
+pub(super) fn with_splits(t: WgmmaTile, space: &TuneSpace) -> Vec<WgmmaTile> {
+    space
+        .pick("ksplit", PLANNED)
+        .into_iter()
+        .filter(|&k| k == 1 || (t.bm <= MAX_SPLIT_TILE && t.bn <= MAX_SPLIT_TILE && t.cluster_m == 1))
+        .map(|ksplit| WgmmaTile { ksplit, ..t })
+        .collect()
+}
+
+/// The workspace of `t` at `p`: `KSPLIT` f32 slots of the block tile per output tile, and
+/// one counter per consumer warpgroup of each (`None` without split-K).
+pub fn workspace(t: &WgmmaTile, p: Problem) -> Option<Workspace> {
+    if t.ksplit <= 1 {
+        return None;
+    }
+    let blocks = (t.tiles(p.m, p.n) * t.cluster_m.max(1) as usize) as u64;
+    Some(Workspace {
+        bytes: blocks * (t.bm * t.bn) as u64 * 4 * t.ksplit as u64,
+        flags: blocks * t.consumers as u64,
+    })
+}
+
+/// `Err(why)` when `t` splits K and its workspace at `p` would exceed [`MAX_WORKSPACE`].
+pub(super) fn accepts(t: &WgmmaTile, p: Problem) -> Result<(), String> {
+    if t.ksplit > MAX_KSPLIT || t.ksplit == 0 {
+        return Err(format!("KSPLIT = {} (1 to {MAX_KSPLIT})", t.ksplit));
+    }
+    match workspace(t, p) {
+        Some(w) if w.bytes > MAX_WORKSPACE => Err(format!(
+            "split-K by {} at {}x{} would keep {} MiB of partial tiles (at most {}): a problem with {} output tiles fills the machine without it",
+            t.ksplit,
+            p.m,
+            p.n,
+            w.bytes >> 20,
+            MAX_WORKSPACE >> 20,
+            t.tiles(p.m, p.n)
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The kernel's split-K part: configuration, argument list, and the fold
+/// `cg_splitk_fold` that the consumer runs after its mainloop.
+pub(super) const SOURCE: &str = r#"
+#ifndef KSPLIT
+#define KSPLIT 1
+#endif
+static_assert(KSPLIT >= 1 && KSPLIT <= 16, "KSPLIT must be in [1, 16]");
+/* The k-tiles of split s: [CG_KT(s), CG_KT(s + 1)). */
+#define CG_KT(s) ((int)(((long long)(s) * ktiles) / KSPLIT))
+#if KSPLIT > 1
+#define CG_SPLITK_ARGS float* __restrict__ cg_ws, unsigned* __restrict__ cg_flags,
+struct __align__(16) cg_f4 { float x, y, z, w; };
+/* An L2 load (.cg): another block wrote it, so no L1 line may stand in for it. */
+static __device__ __forceinline__ cg_f4 cg_ld_f4(const cg_f4* p) {
+    cg_f4 v;
+    asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];\n" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p) : "memory");
+    return v;
+}
+/* Consumer warpgroup c's arrival with its partial tile of split `split`: writes it to its
+   slot of the unit's KSPLIT slots `ws`, counts itself on `flag`, and returns whether it
+   was the last of the tile's splits; if so `acc` is the sum of every slot in split order
+   on return (rows past M excepted: `rows` is 0 for a warp with none inside M). */
+static __device__ __forceinline__ bool cg_splitk_fold(float (&acc)[CG_MI][BN / 2], float* ws, unsigned* flag,
+                                                       int split, int tid, int c, bool rows) {
+    constexpr int Q = CG_MI * BN / 8; /* 16-byte groups of a thread's accumulators */
+    cg_f4* const slots = reinterpret_cast<cg_f4*>(ws);
+    if (rows) {
+#pragma unroll
+        for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+            for (int q = 0; q < BN / 8; ++q) {
+                cg_f4* const p = slots + (split * Q + mi * (BN / 8) + q) * 128 + tid;
+                asm volatile("st.global.cg.v4.f32 [%0], {%1, %2, %3, %4};\n" :: "l"(p), "f"(acc[mi][4 * q]),
+                             "f"(acc[mi][4 * q + 1]), "f"(acc[mi][4 * q + 2]), "f"(acc[mi][4 * q + 3]) : "memory");
+            }
+    }
+    __threadfence();
+    cgw_wg_sync(c);
+    unsigned last = 0;
+    if (tid == 0) {
+        unsigned old;
+        asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\n" : "=r"(old) : "l"(flag) : "memory");
+        last = old == KSPLIT - 1;
+        /* Every split has arrived: the counter is this launch's no more. */
+        if (last) asm volatile("st.relaxed.gpu.global.u32 [%0], 0;\n" :: "l"(flag) : "memory");
+    }
+    /* The warpgroup learns what thread 0 saw (the barrier of cgw_wg_sync, with an OR). */
+    asm volatile("{\n .reg .pred p, q;\n setp.ne.u32 p, %1, 0;\n barrier.red.or.pred q, %2, 128, p;\n selp.u32 %0, 1, 0, q;\n}\n"
+                 : "=r"(last) : "r"(last), "r"(c + 1) : "memory");
+    if (!last) return false;
+    __threadfence();
+    /* Slot 0, then + slot 1, + slot 2 ... (this split's own slot read back like the
+       others): one round of 16-byte loads per slot, in flight together. */
+    if (rows) {
+#pragma unroll
+        for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+            for (int q = 0; q < BN / 8; ++q) {
+                const cg_f4 v = cg_ld_f4(slots + (mi * (BN / 8) + q) * 128 + tid);
+                acc[mi][4 * q] = v.x; acc[mi][4 * q + 1] = v.y; acc[mi][4 * q + 2] = v.z; acc[mi][4 * q + 3] = v.w;
+            }
+#pragma unroll 1
+        for (int s = 1; s < KSPLIT; ++s)
+#pragma unroll
+            for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+                for (int q = 0; q < BN / 8; ++q) {
+                    const cg_f4 v = cg_ld_f4(slots + (s * Q + mi * (BN / 8) + q) * 128 + tid);
+                    acc[mi][4 * q] += v.x; acc[mi][4 * q + 1] += v.y; acc[mi][4 * q + 2] += v.z; acc[mi][4 * q + 3] += v.w;
+                }
+    }
+    return true;
+}
+#else
+#define CG_SPLITK_ARGS
+#endif
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_workspace_is_a_slot_per_split_and_a_counter_per_consumer() {
+        let t = WgmmaTile {
+            ksplit: 4,
+            ..WgmmaTile::new(64, 128, 8, 1)
+        };
+        // 16x4096: one tile row, 32 tile columns.
+        let w = workspace(&t, Problem::new(16, 4096, 11008)).unwrap();
+        assert_eq!(w.bytes, 32 * 64 * 128 * 4 * 4);
+        assert_eq!(w.flags, 32);
+        assert!(workspace(&WgmmaTile::new(64, 128, 8, 1), Problem::new(16, 4096, 4096)).is_none());
+        let two = WgmmaTile {
+            ksplit: 2,
+            ..WgmmaTile::new(128, 128, 6, 2)
+        };
+        assert_eq!(workspace(&two, Problem::new(128, 4096, 4096)).unwrap().flags, 32 * 2);
+    }
+
+    #[test]
+    fn large_outputs_are_refused_with_the_workspace_they_would_need() {
+        let t = WgmmaTile {
+            ksplit: 2,
+            ..WgmmaTile::new(64, 64, 8, 1)
+        };
+        assert!(accepts(&t, Problem::new(1024, 1024, 4096)).is_ok());
+        let why = accepts(&t, Problem::new(8192, 8192, 8192)).unwrap_err();
+        assert!(why.contains("512 MiB") && why.contains("16384 output tiles"), "{why}");
+        assert!(accepts(&WgmmaTile::new(64, 64, 8, 1), Problem::new(8192, 8192, 8192)).is_ok());
+    }
+
+    #[test]
+    fn only_small_unclustered_tiles_are_split() {
+        let space = TuneSpace::default();
+        let small = WgmmaTile::new(64, 128, 8, 1);
+        let ks: Vec<u32> = with_splits(small, &space).iter().map(|t| t.ksplit).collect();
+        assert_eq!(ks, PLANNED);
+        assert_eq!(with_splits(WgmmaTile::new(128, 256, 4, 2), &space).len(), 1);
+        let clustered = WgmmaTile { cluster_m: 2, ..small };
+        assert_eq!(with_splits(clustered, &space).len(), 1);
+        let mut only_one = TuneSpace::default();
+        only_one.0.insert("ksplit".into(), vec![1]);
+        assert_eq!(with_splits(small, &only_one).len(), 1);
+    }
+}
