@@ -27,6 +27,10 @@ fn split(ksplit: u32, t: WgmmaTile) -> WgmmaTile {
     WgmmaTile { ksplit, ..t }
 }
 
+fn deep(bk: u32, t: WgmmaTile) -> WgmmaTile {
+    WgmmaTile { bk, ..t }
+}
+
 fn cfg(bm: u32, bn: u32, stages: u32, consumers: u32, cluster_m: u32) -> WgmmaTile {
     WgmmaTile {
         cluster_m,
@@ -188,8 +192,14 @@ fn tf32_takes_k8_steps_on_128_byte_k_tiles() {
     t.validate(&ir).unwrap();
     // The same bytes as the 16-bit 128x256x64 ring.
     assert_eq!(t.smem_bytes(DType::F32), WgmmaTile::default().smem_bytes(DType::F16));
-    let why = WgmmaTile::default().validate(&ir).unwrap_err();
-    assert!(why.contains("BK = 64 (only 32"), "{why}");
+    // A k-tile is 1 to 4 swizzle rows (32 tf32 elements each); more than one row needs
+    // K-major operands.
+    let why = WgmmaTile { bk: 256, ..t }.validate(&ir).unwrap_err();
+    assert!(why.contains("BK = 256 (1 to 4 swizzle rows of 32"), "{why}");
+    WgmmaTile { bk: 64, stages: 2, ..t }.validate(&ir).unwrap();
+    let mn = plain(DType::F16, Layout::ColMajor, Layout::ColMajor);
+    let why = WgmmaTile { bk: 128, stages: 2, ..WgmmaTile::default() }.validate(&mn).unwrap_err();
+    assert!(why.contains("needs K-major A and B"), "{why}");
     // The TMA box of a K-major f32 tile is 32 elements (128 bytes) deep, and TMA rounds
     // the elements to tf32 (TFLOAT32 maps).
     let maps = Wgmma.tensor_maps(&t, &ir, Problem::new(256, 256, 256));
@@ -330,7 +340,9 @@ fn unaligned_rows_take_the_cp_async_producer() {
     assert_eq!((maps[0].param, maps[1].param), (rc.a, rc.b));
     assert_eq!(Wgmma.tensor_maps(&d, &rc, aligned)[0].pitch_bytes, 704 * 2);
     let src = wgmma::emit(&rc);
-    assert!(src.contains("cg_cpa_tile<BM, 1, CG_CPA_A>(a_s, CG_A_PTR, K, M, K, m0, k0, tid);"));
+    assert!(src.contains(
+        "cg_cpa_tile<BM, 1, CG_CPA_A>(a_s + j * (BM * 128), CG_A_PTR, K, M, K, m0, k0 + j * CG_KROW, tid);"
+    ));
     assert!(src.contains("#define CG_A_PTR p0\n#define CG_B_PTR p1"));
     assert!(src.contains("cp.async.mbarrier.arrive.noinc.shared::cta.b64"));
     assert!(src.contains("fence.proxy.async.shared::cta;"));
@@ -571,6 +583,22 @@ fn configs_compile_for_sm90a_without_spills() {
         (
             tf32(Layout::RowMajor, Layout::ColMajor),
             split(4, WgmmaTile::for_dtype(64, 128, 8, 1, DType::F32)),
+            Variant::Full,
+            tma,
+        ),
+        // k-tiles of two and four swizzle rows: TMA (with split-K and a cluster) and the
+        // cp.async producer, 16-bit and tf32.
+        (bias_relu(DType::F16), deep(128, split(2, cfg(64, 128, 4, 1, 1))), Variant::Full, tma),
+        (bias_relu(DType::Bf16), deep(256, cfg(64, 64, 3, 1, 2)), Variant::Full, tma),
+        (
+            bias_relu(DType::F16),
+            deep(128, split(4, cfg(64, 64, 6, 1, 1))),
+            Variant::Full,
+            Problem::new(16, 300, 700),
+        ),
+        (
+            tf32(Layout::RowMajor, Layout::ColMajor),
+            deep(64, split(2, WgmmaTile::for_dtype(64, 128, 4, 1, DType::F32))),
             Variant::Full,
             tma,
         ),

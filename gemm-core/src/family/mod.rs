@@ -148,6 +148,13 @@ pub trait KernelFamily: Sync + 'static {
         1
     }
 
+    /// What sets apart configs of one block tile that the plan keeps separately (each
+    /// gets a slot of its own in the plan, like a block tile): by default the split of K
+    /// and nothing else.
+    fn plan_class(&self, tile: &Self::Tile) -> (u32, u32) {
+        (self.k_split(tile), 0)
+    }
+
     /// Device scratch memory a launch of `tile` at `problem` needs (none by default).
     fn workspace(&self, tile: &Self::Tile, ir: &GemmIr, problem: Problem) -> Option<Workspace> {
         let _ = (tile, ir, problem);
@@ -231,6 +238,8 @@ pub trait DynFamily: Sync {
     fn block_mn(&self, c: &TileConfig) -> (u32, u32);
     /// See [`KernelFamily::k_split`].
     fn k_split(&self, c: &TileConfig) -> u32;
+    /// See [`KernelFamily::plan_class`].
+    fn plan_class(&self, c: &TileConfig) -> (u32, u32);
     /// See [`KernelFamily::workspace`].
     fn workspace(&self, c: &TileConfig, ir: &GemmIr, problem: Problem) -> Option<Workspace>;
     /// See [`KernelFamily::launch`].
@@ -339,6 +348,9 @@ impl<F: KernelFamily> DynFamily for F {
     }
     fn k_split(&self, c: &TileConfig) -> u32 {
         KernelFamily::k_split(self, tile_of::<F>(c))
+    }
+    fn plan_class(&self, c: &TileConfig) -> (u32, u32) {
+        KernelFamily::plan_class(self, tile_of::<F>(c))
     }
     fn workspace(&self, c: &TileConfig, ir: &GemmIr, problem: Problem) -> Option<Workspace> {
         KernelFamily::workspace(self, tile_of::<F>(c), ir, problem)

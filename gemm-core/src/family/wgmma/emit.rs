@@ -42,7 +42,7 @@ pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     );
     s.push_str(&helpers(Backend::Cuda));
     s.push_str(&fast_math(ir));
-    // Operand element bytes: the k-tile is one 128-byte row of them (BK = 128 / CG_ESZ).
+    // Operand element bytes: a swizzle row (a sub-tile's row) is 128 bytes of them.
     let _ = writeln!(
         s,
         "#define CG_ESZ {}\ntypedef {} cg_ab_t;",
@@ -136,6 +136,10 @@ const CONFIG: &str = r#"
 #define CG_MI (CG_WG_M / 64)
 /* wgmma k-steps per k-tile: 32 bytes each (k16 of 16-bit, k8 of tf32 elements). */
 #define CG_KSTEPS (BK * CG_ESZ / 32)
+/* A k-tile is CG_KSUB swizzle rows of CG_KROW elements (128 bytes): each operand tile of
+   a stage is CG_KSUB sub-tiles of rows x 128 bytes, one after the other. */
+#define CG_KROW (128 / CG_ESZ)
+#define CG_KSUB (BK / CG_KROW)
 #define A_STAGE_BYTES (BM * BK * CG_ESZ)
 #define B_STAGE_BYTES (BN * BK * CG_ESZ)
 #define CG_STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
@@ -150,7 +154,8 @@ const CONFIG: &str = r#"
 "#;
 
 const CHECKS: &str = r#"
-static_assert(BK * CG_ESZ == 128, "BK must be one 128-byte swizzle row: 64 16-bit or 32 tf32 elements");
+static_assert(BK % CG_KROW == 0 && CG_KSUB >= 1 && CG_KSUB <= 4, "BK must be 1 to 4 128-byte swizzle rows: 64 (or 32 tf32) elements each");
+static_assert(CG_KSUB == 1 || (CG_A_KMAJOR && CG_B_KMAJOR), "k-tiles of several swizzle rows need K-major A and B");
 static_assert(CG_ESZ == 2 || (CG_A_KMAJOR && CG_B_KMAJOR), "wgmma .tf32 takes K-major operands only (row-major A, column-major B)");
 static_assert(CONSUMERS == 1 || CONSUMERS == 2, "CONSUMERS must be 1 or 2");
 static_assert(BM <= 256 && BM % (64 * CONSUMERS) == 0, "BM / CONSUMERS must be a multiple of 64, BM <= 256");
@@ -400,12 +405,14 @@ fn produce(variant: Variant) -> String {
     "#if CG_CPASYNC
                 /* Every producer thread copies its chunks; its arrival counts once they have landed. */
 #if CG_A_KMAJOR
-                cg_cpa_tile<BM, 1, CG_CPA_A>(a_s, CG_A_PTR, K, M, K, m0, k0, tid);
+#pragma unroll
+                for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BM, 1, CG_CPA_A>(a_s + j * (BM * 128), CG_A_PTR, K, M, K, m0, k0 + j * CG_KROW, tid);
 #else
                 cg_cpa_tile<BM, 0, CG_CPA_A>(a_s, CG_A_PTR, M, M, K, m0, k0, tid);
 #endif
 #if CG_B_KMAJOR
-                cg_cpa_tile<BN, 1, CG_CPA_B>(b_s, CG_B_PTR, K, N, K, n0, k0, tid);
+#pragma unroll
+                for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BN, 1, CG_CPA_B>(b_s + j * (BN * 128), CG_B_PTR, K, N, K, n0, k0 + j * CG_KROW, tid);
 #else
                 cg_cpa_tile<BN, 0, CG_CPA_B>(b_s, CG_B_PTR, N, N, K, n0, k0, tid);
 #endif
@@ -413,7 +420,8 @@ fn produce(variant: Variant) -> String {
 #else
                 cg_mbar_expect_tx(full, CG_STAGE_BYTES);
 #if CG_A_KMAJOR
-                cg_tma_load(a_s, &a_map, full, k0, m0);
+#pragma unroll
+                for (int j = 0; j < CG_KSUB; ++j) cg_tma_load(a_s + j * (BM * 128), &a_map, full, k0 + j * CG_KROW, m0);
 #else
 #pragma unroll
                 for (int c = 0; c < BM / 64; ++c) cg_tma_load(a_s + c * 8192, &a_map, full, m0 + c * 64, k0);
@@ -422,7 +430,9 @@ fn produce(variant: Variant) -> String {
                 /* Block 0 of the cluster fetches the shared B tile for all of them. */
                 if (rank == 0) {
 #if CG_B_KMAJOR
-                    cg_tma_load_mc(b_s, &b_map, full, k0, n0, (unsigned short)((1u << CLUSTER_M) - 1));
+#pragma unroll
+                    for (int j = 0; j < CG_KSUB; ++j)
+                        cg_tma_load_mc(b_s + j * (BN * 128), &b_map, full, k0 + j * CG_KROW, n0, (unsigned short)((1u << CLUSTER_M) - 1));
 #else
 #pragma unroll
                     for (int c = 0; c < BN / 64; ++c)
@@ -431,7 +441,8 @@ fn produce(variant: Variant) -> String {
                 }
 #else
 #if CG_B_KMAJOR
-                cg_tma_load(b_s, &b_map, full, k0, n0);
+#pragma unroll
+                for (int j = 0; j < CG_KSUB; ++j) cg_tma_load(b_s + j * (BN * 128), &b_map, full, k0 + j * CG_KROW, n0);
 #else
 #pragma unroll
                 for (int c = 0; c < BN / 64; ++c) cg_tma_load(b_s + c * 8192, &b_map, full, n0 + c * 64, k0);
@@ -454,14 +465,15 @@ fn mma(variant: Variant) -> String {
 #pragma unroll
                     for (int mi = 0; mi < CG_MI; ++mi) {
 #if CG_A_KMAJOR
-                        /* K-major: rows of 128 bytes, 8-row groups 1024 apart; a k-step = 32 bytes. */
-                        const unsigned long long da = cg_desc(a_s + (c * CG_WG_M + mi * 64) * 128 + kk * 32, 16, 1024);
+                        /* K-major: rows of 128 bytes, 8-row groups 1024 apart; a k-step = 32 bytes,
+                           four to a sub-tile. */
+                        const unsigned long long da = cg_desc(a_s + (kk / 4) * (BM * 128) + (c * CG_WG_M + mi * 64) * 128 + (kk % 4) * 32, 16, 1024);
 #else
                         /* M-major: 64-row boxes of 8 KiB; k16 = 16 rows of 128 bytes. */
                         const unsigned long long da = cg_desc(a_s + (c * CG_MI + mi) * 8192 + kk * 2048, 8192, 1024);
 #endif
 #if CG_B_KMAJOR
-                        const unsigned long long db = cg_desc(b_s + kk * 32, 16, 1024);
+                        const unsigned long long db = cg_desc(b_s + (kk / 4) * (BN * 128) + (kk % 4) * 32, 16, 1024);
 #else
                         /* N-major: 64-column boxes 8 KiB apart (LBO), 8-row k groups 1024 apart (SBO). */
                         const unsigned long long db = cg_desc(b_s + kk * 2048, 8192, 1024);

@@ -403,6 +403,22 @@ pub fn bk_for(dtype: DType) -> u32 {
     128 / dtype.size()
 }
 
+/// The k-tile depths the planner tries on a `bm × bn` tile: one swizzle row (a 128-byte
+/// run of each operand row per stage), and on the 64-row tiles of decode-size problems
+/// with K-major A and B also two (64×128, 64×64) and four (64×64) rows, which the
+/// producer loads as one box per row back to back. Why: at M = 16 these tiles stream B
+/// as 128-byte runs of 64 or 128 rows 2K bytes apart, and longer runs per row and stage
+/// may suit the memory better (issue 10).
+fn k_tiles(cx: &PlanCtx, bm: u32, bn: u32) -> Vec<u32> {
+    let row = bk_for(cx.dtype);
+    let k_major = cx.a_layout == Layout::RowMajor && cx.b_layout == Layout::ColMajor;
+    match (bm, bn) {
+        (64, 64) if k_major => vec![row, 2 * row, 4 * row],
+        (64, 128) if k_major => vec![row, 2 * row],
+        _ => vec![row],
+    }
+}
+
 /// Shared memory of the `CG_EPI_SMEM` staging buffers of one consumer warpgroup: 4
 /// warps of 16 rows of 144 bytes.
 pub const EPI_STAGING_BYTES: u32 = 4 * 16 * 144;
@@ -420,9 +436,10 @@ pub fn smem_bytes(bm: u32, bn: u32, bk: u32, stages: u32, dtype_size: u32) -> u3
     1024 + stages * (bm + bn) * bk * dtype_size + 16 * stages
 }
 
-/// The TMA box (`boxDim`, dimension 0 first) of an operand tile: `{64, rows}` for a
-/// K-major operand (`rows` = BM for A, BN for B), `{64, BK}` for an MN-major one (the
-/// tile then arrives as `rows / 64` boxes).
+/// The TMA box (`boxDim`, dimension 0 first) of an operand tile: `{row, rows}` for a
+/// K-major operand (`row` = one 128-byte swizzle row of k, `rows` = BM for A, BN for B; a
+/// k-tile of several such rows arrives as one box per row), `{64, BK}` for an MN-major
+/// one (the tile then arrives as `rows / 64` boxes).
 pub fn tma_box(k_major: bool, rows: u32, bk: u32) -> [u32; 2] {
     if k_major {
         [bk, rows]
@@ -574,17 +591,17 @@ impl KernelFamily for Wgmma {
         Ok(())
     }
 
-    /// A larger share of the plan than the other families: its split-K variants are
-    /// block tiles of their own ([`splitk::with_splits`]).
+    /// A larger share of the plan than the other families: its split-K variants and
+    /// deeper k-tiles are block tiles of their own ([`splitk::with_splits`], [`k_tiles`]).
     fn plan_share(&self) -> usize {
-        4
+        5
     }
 
     fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
         let mut v = Vec::new();
         for bm in space.pick("block_m", &[64, 128, 256]) {
             for bn in space.pick("block_n", &[64, 128, 192, 256]) {
-                for bk in space.pick("block_k", &[bk_for(cx.dtype)]) {
+                for bk in space.pick("block_k", &k_tiles(cx, bm, bn)) {
                     for stages in space.pick("stages", &[3, 4, 5, 6, 8, 10]) {
                         for consumers in [1, 2] {
                             for group_m in space.pick("group_m", &[8]) {
@@ -637,6 +654,11 @@ impl KernelFamily for Wgmma {
         if t.ksplit > 1 {
             s *= 0.5;
         }
+        // Deeper k-tiles are for decode-size problems too (fewer stages in the same
+        // shared memory): after the one-row k-tile of the same tile.
+        if t.bk > bk_for(cx.dtype) {
+            s *= 0.99;
+        }
         if t.smem_bytes(cx.dtype) as f64 > SMEM_SOFT_SHARE * cx.target.smem_per_block_optin as f64 {
             s *= 0.999;
         }
@@ -659,6 +681,11 @@ impl KernelFamily for Wgmma {
 
     fn k_split(&self, t: &WgmmaTile) -> u32 {
         t.ksplit.max(1)
+    }
+
+    /// Split-K and k-tiles of several swizzle rows: each its own entry in the plan.
+    fn plan_class(&self, t: &WgmmaTile) -> (u32, u32) {
+        (t.ksplit.max(1), t.bk)
     }
 
     /// Split-K configs reduce through device scratch memory ([`splitk::workspace`]).
@@ -693,7 +720,7 @@ impl KernelFamily for Wgmma {
                 tf32: ir.ab_dtype == DType::F32 && ir.acc == AccMode::Tf32,
                 dims,
                 pitch_bytes: dims[0] * esz,
-                box_dims: tma_box(k_major, tile_rows, t.bk),
+                box_dims: tma_box(k_major, tile_rows, bk_for(ir.ab_dtype)),
                 swizzle_128b: true,
             }
         };

@@ -8,18 +8,26 @@ use crate::ir::Layout;
 // Rationale per rule: each is one of the source's static_asserts (a config that breaks
 // it would not compile) or a limit of the chip.
 pub(super) const RULES: [Rule<WgmmaTile>; 9] = [
-    // One 128-byte swizzle row per k-tile row.
+    // A k-tile is one to four 128-byte swizzle rows; more than one only with K-major A and
+    // B (their tiles then arrive as one box per row; MN-major boxes hold one row).
     Rule {
         name: "k_step",
         check: |x, c| {
-            (c.bk != bk_for(x.dtype)).then(|| {
-                format!(
-                    "BK = {} (only {}: one 128-byte swizzle row of {:?} elements)",
+            let row = bk_for(x.dtype);
+            if c.bk == 0 || c.bk % row != 0 || c.bk > 4 * row {
+                Some(format!(
+                    "BK = {} (1 to 4 swizzle rows of {row} {:?} elements)",
+                    c.bk, x.dtype
+                ))
+            } else if c.bk > row && !(x.a_layout == Layout::RowMajor && x.b_layout == Layout::ColMajor) {
+                Some(format!(
+                    "BK = {} is {} swizzle rows, which needs K-major A and B (row-major A, column-major B)",
                     c.bk,
-                    bk_for(x.dtype),
-                    x.dtype
-                )
-            })
+                    c.bk / row
+                ))
+            } else {
+                None
+            }
         },
     },
     // A producer warpgroup and one or two consumers: three consumers would leave 128
