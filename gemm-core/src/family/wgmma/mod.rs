@@ -56,8 +56,13 @@
 //! ```c
 //! extern "C" __global__ void __launch_bounds__(CG_THREADS, 1)
 //! SYMBOL(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map,
+//!        [float* cg_ws, unsigned* cg_flags,]  // KSPLIT > 1 only (splitk.rs)
 //!        int M, int N, int K, OUT* out, p0, p1, ...);
 //! ```
+//!
+//! With `KSPLIT > 1` the kernel takes its [`Workspace`] (f32 partial tiles, then arrival
+//! counters that are zero before and after every launch) after the maps
+//! ([`splitk::workspace`]); the runtime passes the device's scratch memory there.
 //!
 //! `SYMBOL` is [`GemmIr::symbol`]; `CgTmaMap` is `struct __align__(64) CgTmaMap {
 //! unsigned long long v[16]; }` (128 bytes, the driver's `CUtensorMap` bit for bit);
@@ -138,23 +143,36 @@
 //! With `CG_CPASYNC` the same ring is filled by `cp.async` from all 128 producer threads
 //! (see Shapes above); the barriers, descriptors and consumers are the same.
 //!
+//! **Split-K** (`KSPLIT` 2 or 4, tiles of at most 128×128): the persistent grid walks
+//! `tiles * KSPLIT` items, item `i` being split `i % KSPLIT` of tile `i / KSPLIT` over
+//! its share of the k-tiles; the last split of a tile to arrive adds the partials in split
+//! order and runs the epilogue ([`splitk`]). On the H200 (bench/results/h200-2026-12-01d,
+//! full tune beside cuBLAS) it took 16×4096×11008 from 46.4 to 35.3 µs, 16×4096×4096 from
+//! 20.2 to 18.2 and 128×4096×11008 from 41.9 to 37.5: level with cuBLAS, which those
+//! shapes' memory traffic also holds to ~2.5 TB/s (diagnose: load-only is 93 % of the
+//! time). **Deep k-tiles** (`BK` of 2 or 4 swizzle rows, 64-row tiles, K-major A and B):
+//! longer runs of each B row per stage; they won some 128-row LLM rows, by 1–2 %.
+//!
 //! Measured on the H200 (bench/wgmma-probe.md, ours and cuBLAS alternating run by run):
 //! the default config (128×256×64, 4 stages, 2 consumers, `CG_INFLIGHT` 0, staged
 //! epilogue) is at 0.99× cuBLAS at 4096³ (bf16 174.3 vs 172.5 µs, 789 TFLOP/s) and at
 //! 1.01–1.03× at 8192³ (power-capped, 1.35–1.6 GHz); without the staged epilogue the
 //! same tile is 10% slower. Small problems want small tiles (64×128, one consumer, is
-//! 0.91–1.02× cuBLAS at 1000³, 1024×1024×2048 and 128×8192×8192); this kernel has no
-//! split-K or stream-K for them. The fused epilogue (run 6, f16, against cuBLASLt's own
+//! 0.91–1.02× cuBLAS at 1000³, 1024×1024×2048 and 128×8192×8192; that probe predates
+//! split-K, and there is no stream-K). The fused epilogue (run 6, f16, against cuBLASLt's own
 //! RELU_BIAS / GELU_BIAS): bias+relu 1.00–1.05× cuBLASLt (4096×4096×128 18.7 vs 19.7 µs),
 //! bias+gelu 0.97–1.03× (4096³ 191.8 vs 191.1). The cp.async producer serves
 //! 3000×5000×700 in 121 µs (1.03× cuBLAS, which has no TMA for it either; 8-byte copies;
 //! with 4-byte copies, K = 702, 208 µs, 0.6×).
 //!
 
+mod defines;
 mod emit;
 mod epilogue;
 mod rules;
 pub mod splitk;
+
+pub use defines::DEFINES;
 
 pub use emit::emit_variant;
 use rules::RULES;
@@ -166,83 +184,6 @@ use crate::space::{TuneSpace, SMEM_SOFT_SHARE};
 use crate::target::{Backend, Instr, InstrType, TargetSpec};
 use serde::{Deserialize, Serialize};
 
-/// Every preprocessor constant the source reads, with its meaning, default and limits.
-/// The source defines each under `#ifndef`, so a compile without `-D` flags builds the
-/// default configuration ([`WgmmaTile::default`]).
-pub const DEFINES: &[(&str, &str)] = &[
-    (
-        "BM",
-        "CTA tile rows; default 128. (BM / CONSUMERS) must be a multiple of 64, BM <= 256.",
-    ),
-    (
-        "BN",
-        "CTA tile columns = wgmma N; default 256. A multiple of 16 in [16, 256]; a multiple of 64 when B is N-major.",
-    ),
-    (
-        "BK",
-        "k-tile depth in elements: one 128-byte swizzle row, so 64 for 16-bit operands and 32 for tf32 (128 / CG_ESZ), the default and the only value.",
-    ),
-    (
-        "STAGES",
-        "depth of the TMA ring; default 4. At least 2; the shared memory of smem_bytes() must fit 232448 bytes.",
-    ),
-    (
-        "CONSUMERS",
-        "consumer warpgroups, 1 or 2; default 2. Each owns BM / CONSUMERS rows of the tile (3 would leave 128 registers a thread at launch, too few for an m64n256 wgmma).",
-    ),
-    (
-        "GROUP_M",
-        "tile rows that sweep the columns together (grouped raster for L2 reuse); default 8, at least 1.",
-    ),
-    (
-        "CLUSTER_M",
-        "blocks per cluster along M, 1 or 2; default 1. With 2, the kernel is declared __cluster_dims__(2, 1, 1), block 0 of each pair loads the shared B tile once and multicasts it to both, and the grid must be a multiple of 2.",
-    ),
-    (
-        "CG_PRODUCER_REGS",
-        "setmaxnreg.dec value of the producer warpgroup when CONSUMERS > 1; default 24, 56 with CG_CPASYNC (multiple of 8 in [24, 256]).",
-    ),
-    (
-        "CG_CONSUMER_REGS",
-        "setmaxnreg.inc value of each consumer warpgroup when CONSUMERS > 1; default 240, 224 with CG_CPASYNC. 128 * (producer + 2 * consumer) must stay <= 65536.",
-    ),
-    (
-        "CG_INFLIGHT",
-        "1: keep one wgmma group in flight across k-tiles (a stage is released one k-tile late); 0: wait for each k-tile's group and release its stage at once (the other consumer keeps the tensor cores busy meanwhile); default 1 with one consumer, 0 with two.",
-    ),
-    (
-        "CG_EPI_SMEM",
-        "1: row-major outputs leave through a per-warp shared-memory staging buffer as 16-byte stores (CONSUMERS * 9216 more bytes of shared memory: EPI_STAGING_BYTES per consumer); 0: 2-element stores straight from registers; default 1.",
-    ),
-    (
-        "KSPLIT",
-        "blocks per output tile along K, 1 to 16; default 1. With more, the kernel takes a workspace (cg_ws: KSPLIT f32 partial tiles per output tile) and arrival counters (cg_flags, zero before the launch and after it) after the tensor maps, and the last split of a tile to arrive adds the partials in split order and runs the epilogue (splitk.rs).",
-    ),
-    (
-        "CG_CPASYNC",
-        "1: the producer warpgroup loads A and B with cp.async (all 128 threads, CG_CPA_A / CG_CPA_B bytes a copy, zero-fill past the extents) into the same swizzled ring instead of TMA, for shapes whose rows TMA cannot map; the host sets it per call (Wgmma::defines); default 0. Needs CLUSTER_M 1.",
-    ),
-    (
-        "CG_CPA_A",
-        "bytes per cp.async of A with CG_CPASYNC: 16, 8 or 4, the largest that divides A's row pitch; default 16.",
-    ),
-    (
-        "CG_CPA_B",
-        "bytes per cp.async of B with CG_CPASYNC, as CG_CPA_A; default 16.",
-    ),
-    (
-        "CG_FAST_MATH",
-        "1: gelu, sigmoid and silu with ex2.approx / rcp.approx (2 MUFU operations a value, a few f32 ulps of error); 0: the prelude's libdevice forms; default 1.",
-    ),
-    (
-        "CG_GELU_TANH",
-        "with CG_FAST_MATH, 1: gelu as 0.5 x (1 + tanh.approx.f32(u)) (1 MUFU operation a value; measured within the tests' tolerances); 0: x / (1 + ex2.approx(-2u log2 e)) with rcp.approx (2 MUFU operations, a few f32 ulps); default 1 for 16-bit outputs, 0 for f32 outputs.",
-    ),
-    (
-        "CG_WATCHDOG",
-        "debug only: when non-zero, every mbarrier wait traps after about 2^26 polls instead of hanging; default 0.",
-    ),
-];
 
 /// One tile configuration of the wgmma kernel: the values of its `-D` constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -592,7 +533,7 @@ impl KernelFamily for Wgmma {
     }
 
     /// A larger share of the plan than the other families: its split-K variants and
-    /// deeper k-tiles are block tiles of their own ([`splitk::with_splits`], [`k_tiles`]).
+    /// deeper k-tiles are block tiles of their own (`splitk::with_splits`, `k_tiles`).
     fn plan_share(&self) -> usize {
         5
     }

@@ -7,7 +7,7 @@
 //! is latency-bound, so half the chip's bandwidth stays idle; a wider grid of narrower
 //! tiles did not help (BN = 32, measured on the H200), so the extra blocks come from K.
 //!
-//! How (in the kernel, [`SOURCE`]):
+//! How (in the kernel, `SOURCE`):
 //! - The persistent grid walks `tiles * KSPLIT` work items; item `i` is split
 //!   `i % KSPLIT` of tile `i / KSPLIT` and covers k-tiles `[s * kt / KSPLIT, (s + 1) * kt /
 //!   KSPLIT)`. The producer walks the same items.
@@ -28,7 +28,7 @@
 //!   once, when it allocates the workspace ([`crate::family::Workspace`]).
 //!
 //! The workspace grows with the output (`tiles * BM * BN * KSPLIT * 4` bytes), so
-//! [`accepts`] refuses calls whose partials would exceed [`MAX_WORKSPACE`]: problems with
+//! The family's `accepts` refuses calls whose partials would exceed [`MAX_WORKSPACE`]: problems with
 //! that many tiles fill the machine without splitting K.
 
 use super::WgmmaTile;

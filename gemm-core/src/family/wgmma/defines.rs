@@ -1,0 +1,80 @@
+//! The wgmma source's preprocessor constants, documented: one place that the source's
+//! `#ifndef` defaults, the host's [`super::WgmmaTile::defines`] and the tests agree on.
+
+/// Every preprocessor constant the source reads, with its meaning, default and limits.
+/// The source defines each under `#ifndef`, so a compile without `-D` flags builds the
+/// default configuration ([`WgmmaTile::default`]).
+pub const DEFINES: &[(&str, &str)] = &[
+    (
+        "BM",
+        "CTA tile rows; default 128. (BM / CONSUMERS) must be a multiple of 64, BM <= 256.",
+    ),
+    (
+        "BN",
+        "CTA tile columns = wgmma N; default 256. A multiple of 16 in [16, 256]; a multiple of 64 when B is N-major.",
+    ),
+    (
+        "BK",
+        "k-tile depth in elements: 1 to 4 128-byte swizzle rows of 64 16-bit or 32 tf32 elements (128 / CG_ESZ each); default one row. More than one row needs K-major A and B: each row of the k-tile is a sub-tile of its own (one TMA box, or the cp.async producer's copies of one row), placed one after the other in the stage.",
+    ),
+    (
+        "STAGES",
+        "depth of the TMA ring; default 4. At least 2; the shared memory of smem_bytes() must fit 232448 bytes.",
+    ),
+    (
+        "CONSUMERS",
+        "consumer warpgroups, 1 or 2; default 2. Each owns BM / CONSUMERS rows of the tile (3 would leave 128 registers a thread at launch, too few for an m64n256 wgmma).",
+    ),
+    (
+        "GROUP_M",
+        "tile rows that sweep the columns together (grouped raster for L2 reuse); default 8, at least 1.",
+    ),
+    (
+        "CLUSTER_M",
+        "blocks per cluster along M, 1 or 2; default 1. With 2, the kernel is declared __cluster_dims__(2, 1, 1), block 0 of each pair loads the shared B tile once and multicasts it to both, and the grid must be a multiple of 2.",
+    ),
+    (
+        "CG_PRODUCER_REGS",
+        "setmaxnreg.dec value of the producer warpgroup when CONSUMERS > 1; default 24, 56 with CG_CPASYNC (multiple of 8 in [24, 256]).",
+    ),
+    (
+        "CG_CONSUMER_REGS",
+        "setmaxnreg.inc value of each consumer warpgroup when CONSUMERS > 1; default 240, 224 with CG_CPASYNC. 128 * (producer + 2 * consumer) must stay <= 65536.",
+    ),
+    (
+        "CG_INFLIGHT",
+        "1: keep one wgmma group in flight across k-tiles (a stage is released one k-tile late); 0: wait for each k-tile's group and release its stage at once (the other consumer keeps the tensor cores busy meanwhile); default 1 with one consumer, 0 with two.",
+    ),
+    (
+        "CG_EPI_SMEM",
+        "1: row-major outputs leave through a per-warp shared-memory staging buffer as 16-byte stores (CONSUMERS * 9216 more bytes of shared memory: EPI_STAGING_BYTES per consumer); 0: 2-element stores straight from registers; default 1.",
+    ),
+    (
+        "KSPLIT",
+        "blocks per output tile along K, 1 to 16; default 1. With more, the kernel takes a workspace (cg_ws: KSPLIT f32 partial tiles per output tile) and arrival counters (cg_flags, zero before the launch and after it) after the tensor maps, and the last split of a tile to arrive adds the partials in split order and runs the epilogue (splitk.rs).",
+    ),
+    (
+        "CG_CPASYNC",
+        "1: the producer warpgroup loads A and B with cp.async (all 128 threads, CG_CPA_A / CG_CPA_B bytes a copy, zero-fill past the extents) into the same swizzled ring instead of TMA, for shapes whose rows TMA cannot map; the host sets it per call (Wgmma::defines); default 0. Needs CLUSTER_M 1.",
+    ),
+    (
+        "CG_CPA_A",
+        "bytes per cp.async of A with CG_CPASYNC: 16, 8 or 4, the largest that divides A's row pitch; default 16.",
+    ),
+    (
+        "CG_CPA_B",
+        "bytes per cp.async of B with CG_CPASYNC, as CG_CPA_A; default 16.",
+    ),
+    (
+        "CG_FAST_MATH",
+        "1: gelu, sigmoid and silu with ex2.approx / rcp.approx (2 MUFU operations a value, a few f32 ulps of error); 0: the prelude's libdevice forms; default 1.",
+    ),
+    (
+        "CG_GELU_TANH",
+        "with CG_FAST_MATH, 1: gelu as 0.5 x (1 + tanh.approx.f32(u)) (1 MUFU operation a value; measured within the tests' tolerances); 0: x / (1 + ex2.approx(-2u log2 e)) with rcp.approx (2 MUFU operations, a few f32 ulps); default 1 for 16-bit outputs, 0 for f32 outputs.",
+    ),
+    (
+        "CG_WATCHDOG",
+        "debug only: when non-zero, every mbarrier wait traps after about 2^26 polls instead of hanging; default 0.",
+    ),
+];
