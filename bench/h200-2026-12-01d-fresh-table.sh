@@ -35,4 +35,15 @@ CROSSGEMM_CACHE_DIR=/tmp/cg-suite timeout 40 $B/runtime_tests cuda --test-thread
 CROSSGEMM_CACHE_DIR=/tmp/cg-int timeout 60 $B/interop_cuda --test-threads 1 > $OUT/t/interop_cuda.log 2>&1; echo "interop rc=$?"
 CROSSGEMM_CACHE_DIR=/tmp/cg-int timeout 30 $B/interop_cuda_example >> $OUT/t/interop_cuda.log 2>&1; echo "interop example rc=$? $(tail -1 $OUT/t/interop_cuda.log)"
 grep -hE "test result|panicked" $OUT/t/*.log | head -8
+# 3. issue 14, PoCL 5.0 on this machine: opencl_generated_gemm's f32 kernels read back
+#    zeros (bench/results/h200-2026-12-01c/pocl5-dump): with a fresh cache folder, without
+#    PoCL's kernel cache, and without crossgemm's compiled-binary cache as well.
+p5() { # name, env...
+  local name=$1; shift
+  env "$@" CROSSGEMM_CACHE_DIR=/tmp/cg-p5-$name timeout 60 $B/runtime_tests opencl_generated_gemm > $OUT/t/pocl5-$name.log 2>&1
+  echo "pocl5 $name rc=$? $(grep -c 'wrong' $OUT/t/pocl5-$name.log) wrong-lines $(grep -h 'test result' $OUT/t/pocl5-$name.log)"
+}
+p5 fresh X=1
+p5 nopoclcache POCL_KERNEL_CACHE=0
+p5 nocaches POCL_KERNEL_CACHE=0 CROSSGEMM_BINARY_CACHE_MB=0
 cd $OUT && tar czf t.tgz t && rm -rf t

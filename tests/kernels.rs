@@ -197,6 +197,25 @@ fn every_planned_config_bf16_f32() {
     check_all_configs!(tf32_rc, f32, RowMajor, f32, ColMajor, true, 25);
 }
 
+/// Runs `$kernel` with config `$cfg` on `$a`, `$b` twice into fresh `$out` matrices, and
+/// asserts that the two agree bit for bit and that the first matches the host reference.
+macro_rules! same_bits_twice {
+    ($kernel:ident, $out:ty, $dev:expr, $cfg:expr, $a:expr, $b:expr, ($m:expr, $n:expr, $k:expr), $what:expr) => {{
+        let run = || {
+            let mut out = Matrix::<$out>::zeros($dev, $m, $n).unwrap();
+            $kernel::run_with(&$cfg, &$a, &$b, &mut out).unwrap();
+            out.to_host().unwrap()
+        };
+        let (first, second) = (run(), run());
+        assert!(
+            first.iter().zip(&second).all(|(x, y)| x.to_bits() == y.to_bits()),
+            "{}: two runs differ",
+            $what
+        );
+        assert_close(&first, &$kernel::reference(&$a, &$b).unwrap(), $k, false, &$what);
+    }};
+}
+
 /// The gemv kernels sum in a fixed order (lanes, then the K-split warps in order; on
 /// OpenCL through local memory), so two runs of a config give the same bits, with K
 /// split over every lane and warp (issue 10: determinism checked by running twice).
@@ -222,18 +241,8 @@ fn gemv_configs_give_the_same_bits_twice() {
             let (m, n, k) = (cfg.block_mn().0 as usize, 70, 4104);
             let a = mat::<f16, RowMajor>(&dev, &mut r, m, k);
             let b = mat::<f16, ColMajor>(&dev, &mut r, k, n);
-            let run = || {
-                let mut out = Matrix::<f16>::zeros(&dev, m, n).unwrap();
-                f16_rc::run_with(&cfg, &a, &b, &mut out).unwrap();
-                out.to_host().unwrap()
-            };
-            let (first, second) = (run(), run());
             let what = format!("gemv {cfg} at {m}x{n}x{k} on {}", dev.info());
-            assert!(
-                first.iter().zip(&second).all(|(x, y)| x.to_bits() == y.to_bits()),
-                "{what}: two runs differ"
-            );
-            assert_close(&first, &f16_rc::reference(&a, &b).unwrap(), k, false, &what);
+            same_bits_twice!(f16_rc, f16, &dev, cfg, a, b, (m, n, k), what);
         }
     }
 }
@@ -266,18 +275,8 @@ fn split_k_configs_give_the_same_bits_twice() {
             for (m, n, k) in [(16, 4 * bn, 4104), (bm + 6, 2 * bn + 8, 1000)] {
                 let a = mat::<bf16, ColMajor>(&dev, &mut r, m, k);
                 let b = mat::<bf16, RowMajor>(&dev, &mut r, k, n);
-                let run = || {
-                    let mut out = Matrix::<f32>::zeros(&dev, m, n).unwrap();
-                    bf16_cr::run_with(&cfg, &a, &b, &mut out).unwrap();
-                    out.to_host().unwrap()
-                };
-                let (first, second) = (run(), run());
                 let what = format!("{cfg} at {m}x{n}x{k} on {}", dev.info());
-                assert!(
-                    first.iter().zip(&second).all(|(x, y)| x.to_bits() == y.to_bits()),
-                    "{what}: two runs differ"
-                );
-                assert_close(&first, &bf16_cr::reference(&a, &b).unwrap(), k, false, &what);
+                same_bits_twice!(bf16_cr, f32, &dev, cfg, a, b, (m, n, k), what);
             }
         }
     }

@@ -11,12 +11,10 @@ use crate::target::{Instr, InstrType, TargetSpec};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The most candidates a plan keeps: the seeds' rule of thumb (≤ ~50, 3–4 values per
-/// parameter) keeps a full tune short; 16 more make room for the wgmma family's split-K
-/// variants (8 block tiles × splits), which the runtime refuses at the large shapes a
-/// full tune times (their workspace would be too large), so a large tune still times
-/// about 50.
-pub const MAX_CANDIDATES: usize = 64;
+/// The most candidates a plan keeps besides what families ask for beyond it
+/// ([`plan_extra`](crate::family::KernelFamily::plan_extra)): the seeds' rule of thumb
+/// (≤ ~50, 3–4 values per parameter) keeps a full tune short.
+pub const MAX_CANDIDATES: usize = 48;
 
 /// The planner's result for one target.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -111,7 +109,8 @@ pub fn plan_target(ir: &GemmIr, target: &TargetSpec, space: &TuneSpace) -> Plan 
                 rule: "top_k".into(),
                 count: dropped,
                 example: format!(
-                    "only {MAX_CANDIDATES} are kept: per family the best of each block tile, then the best-ranked"
+                    "only {} are kept: per family the best of each block tile, then the best-ranked",
+                    total_budget(&families)
                 ),
             },
         );
@@ -126,15 +125,21 @@ pub fn plan_target(ir: &GemmIr, target: &TargetSpec, space: &TuneSpace) -> Plan 
     }
 }
 
-/// The share of [`MAX_CANDIDATES`] that family `i` of `families` may keep: in proportion
-/// to the families' [`plan_share`](crate::family::KernelFamily::plan_share), the
-/// remainder to the preferred family.
+/// The most configs a plan of `families` keeps: [`MAX_CANDIDATES`] and each family's
+/// [`plan_extra`](crate::family::KernelFamily::plan_extra).
+pub fn total_budget(families: &[FamilyId]) -> usize {
+    MAX_CANDIDATES + families.iter().map(|f| f.family().plan_extra()).sum::<usize>()
+}
+
+/// What family `i` of `families` may keep: its share of [`MAX_CANDIDATES`], in proportion
+/// to the families' [`plan_share`](crate::family::KernelFamily::plan_share) (the remainder
+/// to the preferred family), plus its own `plan_extra`.
 fn budget(families: &[FamilyId], i: usize) -> usize {
     let shares: Vec<usize> = families.iter().map(|f| f.family().plan_share().max(1)).collect();
     let total: usize = shares.iter().sum();
     let each = |s: usize| MAX_CANDIDATES * s / total;
     let rest = MAX_CANDIDATES - shares.iter().map(|&s| each(s)).sum::<usize>();
-    each(shares[i]) + if i == 0 { rest } else { 0 }
+    each(shares[i]) + if i == 0 { rest } else { 0 } + families[i].family().plan_extra()
 }
 
 /// The `max` configs a plan keeps from `ranked` (best first): the best config of every
@@ -231,7 +236,7 @@ mod tests {
             ] {
                 let p = plan_target(&ir(d, acc), spec, &TuneSpace::default());
                 assert!(!p.configs.is_empty(), "{} {d:?}: {:?}", spec.name, p.pruned);
-                assert!(p.configs.len() <= MAX_CANDIDATES);
+                assert!(p.configs.len() <= total_budget(&p.families));
                 for c in &p.configs {
                     assert!(c.smem_bytes(d) <= spec.smem_per_block_optin);
                 }
@@ -257,7 +262,7 @@ mod tests {
         assert!(c.bm * c.bn >= 128 * 128, "{c:?}");
         // Both families keep candidates: mma.sync runs what TMA cannot.
         assert!(p.configs.iter().any(|c| c.family_id() == FamilyId::MmaSync));
-        assert!(p.configs.len() <= MAX_CANDIDATES);
+        assert!(p.configs.len() <= total_budget(&p.families));
     }
 
     #[test]

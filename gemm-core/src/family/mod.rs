@@ -114,6 +114,13 @@ pub trait KernelFamily: Sync + 'static {
         3
     }
 
+    /// Configs it keeps beyond its share (none by default): room for variants that
+    /// are plan classes of their own ([`KernelFamily::plan_class`]), so that they do
+    /// not crowd out the stage and cluster variants of its block tiles.
+    fn plan_extra(&self) -> usize {
+        0
+    }
+
     /// Whether its configs can run every call of a kernel it serves. A plan takes families
     /// best first up to the first complete one, so that some config runs every call.
     fn complete(&self) -> bool {
@@ -215,6 +222,8 @@ pub trait DynFamily: Sync {
     fn preference(&self, target: &TargetSpec) -> (u8, usize);
     /// See [`KernelFamily::plan_share`].
     fn plan_share(&self) -> usize;
+    /// See [`KernelFamily::plan_extra`].
+    fn plan_extra(&self) -> usize;
     /// The family's candidates for `cx` that pass every rule, each with its score; what
     /// the rules removed is counted into `report`. Returns also how many were considered.
     fn plan(
@@ -291,6 +300,9 @@ impl<F: KernelFamily> DynFamily for F {
     }
     fn plan_share(&self) -> usize {
         KernelFamily::plan_share(self)
+    }
+    fn plan_extra(&self) -> usize {
+        KernelFamily::plan_extra(self)
     }
     fn plan(
         &self,

@@ -120,6 +120,10 @@ typedef unsigned short cg_ab_t;
 #define CG_MI (CG_WG_M / 64)
 /* wgmma k-steps per k-tile: 32 bytes each (k16 of 16-bit, k8 of tf32 elements). */
 #define CG_KSTEPS (BK * CG_ESZ / 32)
+/* A k-tile is CG_KSUB swizzle rows of CG_KROW elements (128 bytes): each operand tile of
+   a stage is CG_KSUB sub-tiles of rows x 128 bytes, one after the other. */
+#define CG_KROW (128 / CG_ESZ)
+#define CG_KSUB (BK / CG_KROW)
 #define A_STAGE_BYTES (BM * BK * CG_ESZ)
 #define B_STAGE_BYTES (BN * BK * CG_ESZ)
 #define CG_STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
@@ -142,7 +146,8 @@ static __device__ __forceinline__ float cgw_epi(float acc, float v2) {
 #define CG_A_PTR p0
 #define CG_B_PTR p1
 
-static_assert(BK * CG_ESZ == 128, "BK must be one 128-byte swizzle row: 64 16-bit or 32 tf32 elements");
+static_assert(BK % CG_KROW == 0 && CG_KSUB >= 1 && CG_KSUB <= 4, "BK must be 1 to 4 128-byte swizzle rows: 64 (or 32 tf32) elements each");
+static_assert(CG_KSUB == 1 || (CG_A_KMAJOR && CG_B_KMAJOR), "k-tiles of several swizzle rows need K-major A and B");
 static_assert(CG_ESZ == 2 || (CG_A_KMAJOR && CG_B_KMAJOR), "wgmma .tf32 takes K-major operands only (row-major A, column-major B)");
 static_assert(CONSUMERS == 1 || CONSUMERS == 2, "CONSUMERS must be 1 or 2");
 static_assert(BM <= 256 && BM % (64 * CONSUMERS) == 0, "BM / CONSUMERS must be a multiple of 64, BM <= 256");
@@ -426,12 +431,86 @@ static __device__ __forceinline__ void cg_st2(float* p, float v0, float v1) {
     *reinterpret_cast<cg_f2*>(p) = v;
 }
 
+#ifndef KSPLIT
+#define KSPLIT 1
+#endif
+static_assert(KSPLIT >= 1 && KSPLIT <= 16, "KSPLIT must be in [1, 16]");
+/* The k-tiles of split s: [CG_KT(s), CG_KT(s + 1)). */
+#define CG_KT(s) ((int)(((long long)(s) * ktiles) / KSPLIT))
+#if KSPLIT > 1
+#define CG_SPLITK_ARGS float* __restrict__ cg_ws, unsigned* __restrict__ cg_flags,
+struct __align__(16) cg_f4 { float x, y, z, w; };
+/* An L2 load (.cg): another block wrote it, so no L1 line may stand in for it. */
+static __device__ __forceinline__ cg_f4 cg_ld_f4(const cg_f4* p) {
+    cg_f4 v;
+    asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];\n" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p) : "memory");
+    return v;
+}
+/* Consumer warpgroup c's arrival with its partial tile of split `split`: writes it to its
+   slot of the unit's KSPLIT slots `ws`, counts itself on `flag`, and returns whether it
+   was the last of the tile's splits; if so `acc` is the sum of every slot in split order
+   on return (rows past M excepted: `rows` is 0 for a warp with none inside M). */
+static __device__ __forceinline__ bool cg_splitk_fold(float (&acc)[CG_MI][BN / 2], float* ws, unsigned* flag,
+                                                       int split, int tid, int c, bool rows) {
+    constexpr int Q = CG_MI * BN / 8; /* 16-byte groups of a thread's accumulators */
+    cg_f4* const slots = reinterpret_cast<cg_f4*>(ws);
+    if (rows) {
+#pragma unroll
+        for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+            for (int q = 0; q < BN / 8; ++q) {
+                cg_f4* const p = slots + (split * Q + mi * (BN / 8) + q) * 128 + tid;
+                asm volatile("st.global.cg.v4.f32 [%0], {%1, %2, %3, %4};\n" :: "l"(p), "f"(acc[mi][4 * q]),
+                             "f"(acc[mi][4 * q + 1]), "f"(acc[mi][4 * q + 2]), "f"(acc[mi][4 * q + 3]) : "memory");
+            }
+    }
+    __threadfence();
+    cgw_wg_sync(c);
+    unsigned last = 0;
+    if (tid == 0) {
+        unsigned old;
+        asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\n" : "=r"(old) : "l"(flag) : "memory");
+        last = old == KSPLIT - 1;
+        /* Every split has arrived: the counter is this launch's no more. */
+        if (last) asm volatile("st.relaxed.gpu.global.u32 [%0], 0;\n" :: "l"(flag) : "memory");
+    }
+    /* The warpgroup learns what thread 0 saw (the barrier of cgw_wg_sync, with an OR). */
+    asm volatile("{\n .reg .pred p, q;\n setp.ne.u32 p, %1, 0;\n barrier.red.or.pred q, %2, 128, p;\n selp.u32 %0, 1, 0, q;\n}\n"
+                 : "=r"(last) : "r"(last), "r"(c + 1) : "memory");
+    if (!last) return false;
+    __threadfence();
+    /* Slot 0, then + slot 1, + slot 2 ... (this split's own slot read back like the
+       others): one round of 16-byte loads per slot, in flight together. */
+    if (rows) {
+#pragma unroll
+        for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+            for (int q = 0; q < BN / 8; ++q) {
+                const cg_f4 v = cg_ld_f4(slots + (mi * (BN / 8) + q) * 128 + tid);
+                acc[mi][4 * q] = v.x; acc[mi][4 * q + 1] = v.y; acc[mi][4 * q + 2] = v.z; acc[mi][4 * q + 3] = v.w;
+            }
+#pragma unroll 1
+        for (int s = 1; s < KSPLIT; ++s)
+#pragma unroll
+            for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+                for (int q = 0; q < BN / 8; ++q) {
+                    const cg_f4 v = cg_ld_f4(slots + (s * Q + mi * (BN / 8) + q) * 128 + tid);
+                    acc[mi][4 * q] += v.x; acc[mi][4 * q + 1] += v.y; acc[mi][4 * q + 2] += v.z; acc[mi][4 * q + 3] += v.w;
+                }
+    }
+    return true;
+}
+#else
+#define CG_SPLITK_ARGS
+#endif
+
 #if CLUSTER_M > 1
 #define CG_CLUSTER_DIMS __cluster_dims__(CLUSTER_M, 1, 1)
 #else
 #define CG_CLUSTER_DIMS
 #endif
-extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f16_bt_silu_f32out_8eb01f64(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, int M, int N, int K, float* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const float* __restrict__ p2) {
+extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f16_bt_silu_f32out_8eb01f64(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_SPLITK_ARGS int M, int N, int K, float* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const float* __restrict__ p2) {
     extern __shared__ __align__(1024) unsigned char cg_smem[];
     /* The ring: STAGES A tiles, STAGES B tiles, then full[STAGES] and empty[STAGES]. */
     const unsigned smem = (cg_smem_u32(cg_smem) + 1023u) & ~1023u;
@@ -482,12 +561,13 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
         if (CG_CPASYNC || tid == 0) {
             int stage = 0;
             unsigned phase = 0;
-            for (int tile = cluster; tile < tiles; tile += clusters) {
+            for (int item = cluster; item < tiles * KSPLIT; item += clusters) {
+                const int tile = item / KSPLIT, split = item - tile * KSPLIT;
                 int tm, tn;
                 cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
                 const int m0 = (tm * CLUSTER_M + (int)rank) * BM, n0 = tn * BN;
                 (void)m0; (void)n0;
-                for (int kt = 0; kt < ktiles; ++kt) {
+                for (int kt = CG_KT(split); kt < CG_KT(split + 1); ++kt) {
                     const int k0 = kt * BK;
                     (void)k0;
                     const unsigned full = bars + stage * 8;
@@ -497,12 +577,14 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
 #if CG_CPASYNC
                 /* Every producer thread copies its chunks; its arrival counts once they have landed. */
 #if CG_A_KMAJOR
-                cg_cpa_tile<BM, 1, CG_CPA_A>(a_s, CG_A_PTR, K, M, K, m0, k0, tid);
+#pragma unroll
+                for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BM, 1, CG_CPA_A>(a_s + j * (BM * 128), CG_A_PTR, K, M, K, m0, k0 + j * CG_KROW, tid);
 #else
                 cg_cpa_tile<BM, 0, CG_CPA_A>(a_s, CG_A_PTR, M, M, K, m0, k0, tid);
 #endif
 #if CG_B_KMAJOR
-                cg_cpa_tile<BN, 1, CG_CPA_B>(b_s, CG_B_PTR, K, N, K, n0, k0, tid);
+#pragma unroll
+                for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BN, 1, CG_CPA_B>(b_s + j * (BN * 128), CG_B_PTR, K, N, K, n0, k0 + j * CG_KROW, tid);
 #else
                 cg_cpa_tile<BN, 0, CG_CPA_B>(b_s, CG_B_PTR, N, N, K, n0, k0, tid);
 #endif
@@ -510,7 +592,8 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
 #else
                 cg_mbar_expect_tx(full, CG_STAGE_BYTES);
 #if CG_A_KMAJOR
-                cg_tma_load(a_s, &a_map, full, k0, m0);
+#pragma unroll
+                for (int j = 0; j < CG_KSUB; ++j) cg_tma_load(a_s + j * (BM * 128), &a_map, full, k0 + j * CG_KROW, m0);
 #else
 #pragma unroll
                 for (int c = 0; c < BM / 64; ++c) cg_tma_load(a_s + c * 8192, &a_map, full, m0 + c * 64, k0);
@@ -519,7 +602,9 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
                 /* Block 0 of the cluster fetches the shared B tile for all of them. */
                 if (rank == 0) {
 #if CG_B_KMAJOR
-                    cg_tma_load_mc(b_s, &b_map, full, k0, n0, (unsigned short)((1u << CLUSTER_M) - 1));
+#pragma unroll
+                    for (int j = 0; j < CG_KSUB; ++j)
+                        cg_tma_load_mc(b_s + j * (BN * 128), &b_map, full, k0 + j * CG_KROW, n0, (unsigned short)((1u << CLUSTER_M) - 1));
 #else
 #pragma unroll
                     for (int c = 0; c < BN / 64; ++c)
@@ -528,7 +613,8 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
                 }
 #else
 #if CG_B_KMAJOR
-                cg_tma_load(b_s, &b_map, full, k0, n0);
+#pragma unroll
+                for (int j = 0; j < CG_KSUB; ++j) cg_tma_load(b_s + j * (BN * 128), &b_map, full, k0 + j * CG_KROW, n0);
 #else
 #pragma unroll
                 for (int c = 0; c < BN / 64; ++c) cg_tma_load(b_s + c * 8192, &b_map, full, n0 + c * 64, k0);
@@ -565,7 +651,11 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
             for (int r = 0; r < BN / 2; ++r) acc[mi][r] = 0.0f;
         int stage = 0;
         unsigned phase = 0;
-        for (int tile = cluster; tile < tiles; tile += clusters) {
+        /* Work items: split `split` of tile `tile` (KSPLIT = 1: the tiles). */
+        for (int item = cluster; item < tiles * KSPLIT; item += clusters) {
+            const int tile = item / KSPLIT, split = item - tile * KSPLIT;
+            const int kt_begin = CG_KT(split), kt_end = CG_KT(split + 1);
+            (void)split;
             int tm, tn;
             cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
             const int m0 = (tm * CLUSTER_M + (int)rank) * BM, n0 = tn * BN;
@@ -582,7 +672,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
 #if CG_INFLIGHT
             int prev = 0;
 #endif
-            for (int kt = 0; kt < ktiles; ++kt) {
+            for (int kt = kt_begin; kt < kt_end; ++kt) {
                 cg_mbar_wait(bars + stage * 8, phase);
 #if CG_CPASYNC
                 /* cp.async wrote through the generic proxy; wgmma reads through the async one. */
@@ -595,19 +685,20 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
 #pragma unroll
                     for (int mi = 0; mi < CG_MI; ++mi) {
 #if CG_A_KMAJOR
-                        /* K-major: rows of 128 bytes, 8-row groups 1024 apart; a k-step = 32 bytes. */
-                        const unsigned long long da = cg_desc(a_s + (c * CG_WG_M + mi * 64) * 128 + kk * 32, 16, 1024);
+                        /* K-major: rows of 128 bytes, 8-row groups 1024 apart; a k-step = 32 bytes,
+                           four to a sub-tile. */
+                        const unsigned long long da = cg_desc(a_s + (kk / 4) * (BM * 128) + (c * CG_WG_M + mi * 64) * 128 + (kk % 4) * 32, 16, 1024);
 #else
                         /* M-major: 64-row boxes of 8 KiB; k16 = 16 rows of 128 bytes. */
                         const unsigned long long da = cg_desc(a_s + (c * CG_MI + mi) * 8192 + kk * 2048, 8192, 1024);
 #endif
 #if CG_B_KMAJOR
-                        const unsigned long long db = cg_desc(b_s + kk * 32, 16, 1024);
+                        const unsigned long long db = cg_desc(b_s + (kk / 4) * (BN * 128) + (kk % 4) * 32, 16, 1024);
 #else
                         /* N-major: 64-column boxes 8 KiB apart (LBO), 8-row k groups 1024 apart (SBO). */
                         const unsigned long long db = cg_desc(b_s + kk * 2048, 8192, 1024);
 #endif
-                        cg_wgmma(acc[mi], da, db, (kt > 0 || kk > 0) ? 1 : 0);
+                        cg_wgmma(acc[mi], da, db, (kt > kt_begin || kk > 0) ? 1 : 0);
                     }
                 }
                 cg_wgmma_commit();
@@ -615,7 +706,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
                 /* Keep this stage's group in flight; the previous one is done, so its
                    stage goes back to the producer(s). */
                 cg_wgmma_wait<1>();
-                if (kt > 0 && lane == 0) cg_release(bars + (STAGES + prev) * 8);
+                if (kt > kt_begin && lane == 0) cg_release(bars + (STAGES + prev) * 8);
 #else
                 /* Wait for this stage's group and give the stage back at once: one stage
                    held per consumer, the rest of the ring prefetching. */
@@ -633,7 +724,28 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
 #pragma unroll
                 for (int r = 0; r < BN / 2; ++r) cg_fence_acc(acc[mi][r]);
 #if CG_INFLIGHT
-            if (lane == 0) cg_release(bars + (STAGES + prev) * 8);
+            if (lane == 0 && kt_end > kt_begin) cg_release(bars + (STAGES + prev) * 8);
+#endif
+#if KSPLIT > 1
+            /* More splits than k-tiles leave some with none: they add zeros. */
+            if (kt_end == kt_begin) {
+#pragma unroll
+                for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+                    for (int r = 0; r < BN / 2; ++r) acc[mi][r] = 0.0f;
+            }
+            {
+                const long unit = ((long)tile * CLUSTER_M + rank) * CONSUMERS + c;
+                const bool rows = m0 + c * CG_WG_M + warp * 16 < M;
+                if (!cg_splitk_fold(acc, cg_ws + unit * KSPLIT * (CG_WG_M * BN), cg_flags + unit, split, tid, c, rows)) {
+#if CGW_PF_ANY
+                    /* Not the last split: no epilogue, but this tile's prefetch must land
+                       before the next one's reuses the area. */
+                    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+#endif
+                    continue;
+                }
+            }
 #endif
 
             const bool pair_ok = (N & 1) == 0;

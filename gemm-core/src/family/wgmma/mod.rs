@@ -532,10 +532,12 @@ impl KernelFamily for Wgmma {
         Ok(())
     }
 
-    /// A larger share of the plan than the other families: its split-K variants and
-    /// deeper k-tiles are block tiles of their own (`splitk::with_splits`, `k_tiles`).
-    fn plan_share(&self) -> usize {
-        5
+    /// Room for its split-K variants and deeper k-tiles (17 plan classes of their own:
+    /// `splitk::with_splits`, `k_tiles`), which the runtime refuses at the large shapes a
+    /// full tune times (their workspace would be too large), so a large tune still times
+    /// about 50.
+    fn plan_extra(&self) -> usize {
+        16
     }
 
     fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
