@@ -350,7 +350,9 @@ mod tests {
                 }
                 if p.n == 12288 && s != p {
                     shrunk += 1;
-                    assert!(s.n * s.k * 4 <= p.n * p.k, "{cfg} {p:?} -> {s:?}");
+                    // At least a third of the work: the deepest rings (three 256-deep k-tiles
+                    // of the decode-size tiles) keep 1280 of K's 4096.
+                    assert!(s.n * s.k * 3 <= p.n * p.k, "{cfg} {p:?} -> {s:?}");
                 }
             }
         }
