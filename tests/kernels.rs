@@ -257,13 +257,7 @@ fn split_k_configs_give_the_same_bits_twice() {
     for dev in devices() {
         let mut r = rng(32);
         let tk = bf16_cr::SPEC.target_for(&dev).unwrap();
-        let split: Vec<TileConfig> = tk
-            .plan()
-            .configs
-            .iter()
-            .copied()
-            .filter(|c| c.k_split() > 1)
-            .collect();
+        let split: Vec<TileConfig> = tk.plan().configs.iter().copied().filter(|c| c.k_split() > 1).collect();
         if split.is_empty() {
             // Only targets with wgmma plan split-K.
             continue;

@@ -24,8 +24,8 @@ pub mod table;
 pub mod target;
 
 pub use family::{
-    CompileNeeds, FamilyId, GemvTile, LaunchDims, Machine, MmaTile, Problem, SimtTile, TensorMap, TileConfig, WgmmaTile,
-    Workspace,
+    CompileNeeds, FamilyId, GemvTile, LaunchDims, Machine, MmaTile, Problem, SimtTile, TensorMap, TileConfig,
+    WgmmaTile, Workspace,
 };
 pub use ir::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param, ParamKind};
 pub use plan::{plan_target, Plan, Pruned};

@@ -7,12 +7,19 @@
 //! within [`TIE_BAND`] of it: a tie goes to the planner's order for the record's kernel
 //! and target (then the config's text), the rule the tuner itself applies, so merging
 //! in any order, or tuning on any of the machines, gives the same answer. Failures are
-//! unioned. Timings of different shapes of one bucket are pooled as they are (the
-//! bucket's representative shape is the first record's).
+//! unioned.
+//!
+//! A bucket pools the timings of **one shape**: the one most inputs measured, and on a
+//! tie the one nearest the bucket's own dimensions (then the smaller). Inputs that timed
+//! another shape of the bucket are set aside ([`MergeSummary::set_aside`]): 1000³ and
+//! 1024³ share the bucket `pow2:1024x1024x1024`, yet on the H200 their best configs
+//! differ by 19 %, and a median over both would be a time of neither.
 
 use crate::family::TileConfig;
 use crate::plan::plan_target;
-use crate::records::{tflops, BucketRecord, ConfigTime, FailedRecord, Record, Records, FORMAT, VERSION};
+use crate::records::{
+    bucket_dims, log_distance, tflops, BucketRecord, ConfigTime, FailedRecord, Record, Records, FORMAT, VERSION,
+};
 use crate::space::TuneSpace;
 use crate::target::{TargetSpec, Targets};
 use std::collections::BTreeMap;
@@ -34,6 +41,24 @@ pub struct MergeSummary {
     pub pooled: usize,
     /// Buckets whose winner was decided by the planner's order within the tie band.
     pub ties: usize,
+    /// Inputs' buckets left out because they timed another shape of the bucket than the
+    /// one pooled.
+    pub set_aside: usize,
+}
+
+/// The shape a bucket pools among those its inputs timed (see the module doc).
+fn pooled_shape(bucket: &str, shapes: &[[usize; 3]]) -> Option<[usize; 3]> {
+    let count = |s: &[usize; 3]| shapes.iter().filter(|x| *x == s).count();
+    let nominal = bucket_dims(bucket);
+    shapes.iter().copied().min_by(|a, b| {
+        count(b)
+            .cmp(&count(a))
+            .then_with(|| match nominal {
+                Some(d) => log_distance(*a, d).total_cmp(&log_distance(*b, d)),
+                None => std::cmp::Ordering::Equal,
+            })
+            .then_with(|| a.cmp(b))
+    })
 }
 
 /// The median of `v` (not empty).
@@ -101,12 +126,20 @@ pub fn merge(docs: &[Records], targets: &Targets) -> (Records, MergeSummary) {
         let names: std::collections::BTreeSet<&String> = group.iter().flat_map(|r| r.buckets.keys()).collect();
         for b in names {
             let mut times: Vec<(TileConfig, Vec<f64>)> = Vec::new();
-            let mut shape = None;
+            let shapes: Vec<[usize; 3]> = group
+                .iter()
+                .filter_map(|r| r.buckets.get(b))
+                .map(|br| br.shape)
+                .collect();
+            let shape = pooled_shape(b, &shapes);
             let mut machines = 0;
             for r in group {
                 let Some(br) = r.buckets.get(b) else { continue };
+                if Some(br.shape) != shape {
+                    sum.set_aside += 1;
+                    continue;
+                }
                 machines += 1;
-                shape.get_or_insert(br.shape);
                 let own = [ConfigTime {
                     config: br.config,
                     us: br.us,
@@ -272,6 +305,50 @@ mod tests {
         assert_eq!(b.timings.iter().map(|t| t.us).collect::<Vec<_>>(), vec![13.0, 30.0]);
         assert_eq!(m.records[0].device_id, "merged from 3 records");
         assert_eq!(m.records[0].driver, "driver of a, driver of b, driver of c");
+    }
+
+    /// Two machines timed 1024³ and a third 1000³ in the same bucket: the two are pooled,
+    /// the third is set aside whatever the order; with one each, the shape nearer the
+    /// bucket's dimensions is pooled.
+    #[test]
+    fn a_bucket_pools_one_shape() {
+        let at = |machine: &str, shape: [usize; 3], timings: &[(usize, f64)]| {
+            let mut r = record(machine, timings);
+            let mut b = r.buckets.pop_first().unwrap().1;
+            b.shape = shape;
+            r.buckets.insert("pow2:1024x1024x1024".into(), b);
+            r
+        };
+        let big = [1024, 1024, 1024];
+        let odd = [1000, 1000, 1000];
+        for docs in [
+            vec![
+                at("a", big, &[(0, 9.0), (1, 12.0)]),
+                at("b", big, &[(0, 9.2), (1, 12.1)]),
+                at("c", odd, &[(0, 13.6), (1, 11.4)]),
+            ],
+            vec![
+                at("c", odd, &[(0, 13.6), (1, 11.4)]),
+                at("a", big, &[(0, 9.0), (1, 12.0)]),
+                at("b", big, &[(0, 9.2), (1, 12.1)]),
+            ],
+        ] {
+            let (out, sum) = merge(&[doc(docs)], &targets());
+            let b = out.records[0].buckets.values().next().unwrap();
+            assert_eq!(
+                (b.shape, b.config, sum.set_aside, sum.pooled),
+                (big, configs()[0], 1, 1)
+            );
+        }
+        let (out, sum) = merge(
+            &[doc(vec![
+                at("c", odd, &[(0, 13.6), (1, 11.4)]),
+                at("a", big, &[(0, 9.0), (1, 12.0)]),
+            ])],
+            &targets(),
+        );
+        assert_eq!(out.records[0].buckets.values().next().unwrap().shape, big);
+        assert_eq!(sum.set_aside, 1);
     }
 
     #[test]

@@ -198,7 +198,13 @@ fn tf32_takes_k8_steps_on_128_byte_k_tiles() {
     assert!(why.contains("BK = 256 (1 to 4 swizzle rows of 32"), "{why}");
     WgmmaTile { bk: 64, stages: 2, ..t }.validate(&ir).unwrap();
     let mn = plain(DType::F16, Layout::ColMajor, Layout::ColMajor);
-    let why = WgmmaTile { bk: 128, stages: 2, ..WgmmaTile::default() }.validate(&mn).unwrap_err();
+    let why = WgmmaTile {
+        bk: 128,
+        stages: 2,
+        ..WgmmaTile::default()
+    }
+    .validate(&mn)
+    .unwrap_err();
     assert!(why.contains("needs K-major A and B"), "{why}");
     // The TMA box of a K-major f32 tile is 32 elements (128 bytes) deep, and TMA rounds
     // the elements to tf32 (TFLOAT32 maps).
@@ -340,9 +346,8 @@ fn unaligned_rows_take_the_cp_async_producer() {
     assert_eq!((maps[0].param, maps[1].param), (rc.a, rc.b));
     assert_eq!(Wgmma.tensor_maps(&d, &rc, aligned)[0].pitch_bytes, 704 * 2);
     let src = wgmma::emit(&rc);
-    assert!(src.contains(
-        "cg_cpa_tile<BM, 1, CG_CPA_A>(a_s + j * (BM * 128), CG_A_PTR, K, M, K, m0, k0 + j * CG_KROW, tid);"
-    ));
+    assert!(src
+        .contains("cg_cpa_tile<BM, 1, CG_CPA_A>(a_s + j * (BM * 128), CG_A_PTR, K, M, K, m0, k0 + j * CG_KROW, tid);"));
     assert!(src.contains("#define CG_A_PTR p0\n#define CG_B_PTR p1"));
     assert!(src.contains("cp.async.mbarrier.arrive.noinc.shared::cta.b64"));
     assert!(src.contains("fence.proxy.async.shared::cta;"));
@@ -566,8 +571,18 @@ fn configs_compile_for_sm90a_without_spills() {
         ),
         // Split-K: one and two consumers, TMA and cp.async, 16-bit and tf32, with the
         // fused bias (its prefetch is waited for on the splits that skip the epilogue).
-        (bias_relu(DType::F16), split(2, cfg(64, 64, 8, 1, 1)), Variant::Full, tma),
-        (bias_relu(DType::Bf16), split(4, cfg(64, 128, 8, 1, 1)), Variant::Full, tma),
+        (
+            bias_relu(DType::F16),
+            split(2, cfg(64, 64, 8, 1, 1)),
+            Variant::Full,
+            tma,
+        ),
+        (
+            bias_relu(DType::Bf16),
+            split(4, cfg(64, 128, 8, 1, 1)),
+            Variant::Full,
+            tma,
+        ),
         (
             bias_relu(DType::F16),
             split(2, cfg(128, 128, 6, 2, 1)),
@@ -588,8 +603,18 @@ fn configs_compile_for_sm90a_without_spills() {
         ),
         // k-tiles of two and four swizzle rows: TMA (with split-K and a cluster) and the
         // cp.async producer, 16-bit and tf32.
-        (bias_relu(DType::F16), deep(128, split(2, cfg(64, 128, 4, 1, 1))), Variant::Full, tma),
-        (bias_relu(DType::Bf16), deep(256, cfg(64, 64, 3, 1, 2)), Variant::Full, tma),
+        (
+            bias_relu(DType::F16),
+            deep(128, split(2, cfg(64, 128, 4, 1, 1))),
+            Variant::Full,
+            tma,
+        ),
+        (
+            bias_relu(DType::Bf16),
+            deep(256, cfg(64, 64, 3, 1, 2)),
+            Variant::Full,
+            tma,
+        ),
         (
             bias_relu(DType::F16),
             deep(128, split(4, cfg(64, 64, 6, 1, 1))),

@@ -111,13 +111,14 @@ pub fn merge(files: &[PathBuf], out: &Path) -> CliResult {
         std::fs::write(out, text).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     }
     eprintln!(
-        "merged {} record(s) from {} file(s) into {} record(s), {} bucket(s): {} pooled from several machines, {} decided by the planner's order within the tie band",
+        "merged {} record(s) from {} file(s) into {} record(s), {} bucket(s): {} pooled from several machines, {} decided by the planner's order within the tie band, {} input bucket(s) set aside (another shape of the bucket than the one pooled)",
         s.inputs,
         files.len(),
         s.records,
         s.buckets,
         s.pooled,
-        s.ties
+        s.ties,
+        s.set_aside
     );
     Ok(())
 }

@@ -184,7 +184,6 @@ use crate::space::{TuneSpace, SMEM_SOFT_SHARE};
 use crate::target::{Backend, Instr, InstrType, TargetSpec};
 use serde::{Deserialize, Serialize};
 
-
 /// One tile configuration of the wgmma kernel: the values of its `-D` constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct WgmmaTile {
