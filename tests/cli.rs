@@ -281,6 +281,11 @@ fn tune_scales_its_search_and_keeps_its_budget() {
     let budget = tune(&["--thorough", "--budget-ms", "0.001"]);
     assert!(budget["scope"].as_str().unwrap().starts_with("thorough"), "{budget}");
     assert_eq!(budget["timed"], 1, "{budget}");
+    // The timed candidates' medians, fastest first; the winner is among the fastest.
+    let timings = budget["timings"].as_array().unwrap();
+    assert_eq!(timings.len(), 1, "{budget}");
+    assert_eq!(timings[0]["config"], budget["best"], "{budget}");
+    assert!(timings[0]["us"].as_f64().unwrap() > 0.0, "{budget}");
     assert_eq!(budget["budget_spent"], true, "{budget}");
     assert!(!budget["skipped"].as_array().unwrap().is_empty(), "{budget}");
 

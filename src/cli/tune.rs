@@ -35,7 +35,8 @@ pub struct TuneArgs {
     /// Key the winner by the exact shape instead of its power-of-two bucket.
     #[arg(long)]
     exact: bool,
-    /// Print one JSON object instead of a summary.
+    /// Print one JSON object instead of a summary (with `timings`: every timed candidate's
+    /// median, fastest first).
     #[arg(long)]
     json: bool,
 }
@@ -177,6 +178,16 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
             o.insert("candidates".into(), json!(t.candidates.len()));
             o.insert("seeded_from".into(), json!(t.seeded_from));
             o.insert("timed".into(), json!(t.timings.len()));
+            // Every timed candidate's median, fastest first: what the winner beat.
+            let mut timings = t.timings.clone();
+            timings.sort_by(|a, b| a.ms.total_cmp(&b.ms));
+            o.insert(
+                "timings".into(),
+                json!(timings
+                    .iter()
+                    .map(|t| json!({"config": t.config.to_string(), "us": t.ms * 1e3}))
+                    .collect::<Vec<_>>()),
+            );
             o.insert("scope".into(), json!(t.scope));
             o.insert(
                 "skipped".into(),
@@ -224,6 +235,7 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
             o.insert("skipped".into(), json!([]));
             o.insert("budget_spent".into(), json!(false));
             o.insert("tied".into(), json!([]));
+            o.insert("timings".into(), json!([]));
             o.insert("seeded_from".into(), json!(from));
             o.insert("failed".into(), json!([]));
             o.insert("best".into(), json!(l.config.to_string()));
