@@ -143,7 +143,7 @@ pub fn tflops(shape: [usize; 3], ms: f64) -> f64 {
     }
 }
 
-/// (M, N, K) of a bucket key (`pow2:MxNxK` or `exact:MxNxK`).
+/// (M, N, K) of a bucket key (`pow2:MxNxK`, `pow2r:MxNxK` or `exact:MxNxK`).
 pub fn bucket_dims(key: &str) -> Option<[usize; 3]> {
     let dims = key.split_once(':')?.1;
     let v: Vec<usize> = dims.split('x').map(|d| d.parse().ok()).collect::<Option<_>>()?;
@@ -158,15 +158,40 @@ pub fn log_distance(a: [usize; 3], b: [usize; 3]) -> f64 {
         .sum()
 }
 
+/// Tiles divide dimensions in steps of this many; a shape with a larger dimension that is
+/// not a multiple of it is *ragged* (see [`shape_key`]).
+pub const RAGGED_STEP: usize = 64;
+
+/// Whether some dimension of `m × n × k` is larger than [`RAGGED_STEP`] and not a
+/// multiple of it: the last tiles along it are partial.
+pub fn ragged(m: usize, n: usize, k: usize) -> bool {
+    [m, n, k].iter().any(|&d| d > RAGGED_STEP && d % RAGGED_STEP != 0)
+}
+
 /// The bucket a shape's winner is stored under: each dimension rounded up to a power of
-/// two, or the exact shape when `exact`.
+/// two (`pow2:`, or `pow2r:` for a [`ragged`] shape), or the exact shape when `exact`.
+///
+/// Ragged shapes have buckets of their own because their best tiles differ: on the H200
+/// 1000³ ran 19 % slower with 1024³'s winner than with its own (partial edge tiles, and
+/// K not a multiple of the k-tile). Dimensions of at most 64 never split a bucket: every
+/// tile pads them alike.
 pub fn shape_key(m: usize, n: usize, k: usize, exact: bool) -> String {
     if exact {
         format!("exact:{m}x{n}x{k}")
     } else {
         let p = |v: usize| v.max(1).next_power_of_two();
-        format!("pow2:{}x{}x{}", p(m), p(n), p(k))
+        let class = if ragged(m, n, k) { "pow2r" } else { "pow2" };
+        format!("{class}:{}x{}x{}", p(m), p(n), p(k))
     }
+}
+
+/// How far apart two bucket keys are for a nearest-bucket choice: the [`log_distance`] of
+/// their dimensions, plus 0.5 (a factor of 1.6 along one dimension) when one is ragged
+/// and the other not; `None` for a key that is not a bucket.
+pub fn bucket_distance(a: &str, b: &str) -> Option<f64> {
+    let class = |k: &str| k.split_once(':').map(|(c, _)| c == "pow2r");
+    let d = log_distance(bucket_dims(a)?, bucket_dims(b)?);
+    Some(d + if class(a)? != class(b)? { 0.5 } else { 0.0 })
 }
 
 /// Parses a document, checking format and version before the layout.

@@ -17,7 +17,7 @@
 //! something else. A config in a file is never trusted either: the runtime validates it
 //! against its family's rules before launching it (`Call::validate`).
 
-pub(crate) use gemm_core::records::{bucket_dims, log_distance, shape_key, ConfigTime, FailStage};
+pub(crate) use gemm_core::records::{bucket_dims, bucket_distance, shape_key, ConfigTime, FailStage};
 use gemm_core::TileConfig;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
@@ -551,6 +551,7 @@ impl Drop for FileLock {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use gemm_core::records::log_distance;
     use gemm_core::SimtTile;
 
     fn key() -> FileKey {
@@ -593,9 +594,22 @@ pub(crate) mod tests {
 
     #[test]
     fn shape_buckets() {
-        assert_eq!(shape_key(1000, 1, 513, false), "pow2:1024x1x1024");
+        assert_eq!(shape_key(1000, 1, 513, false), "pow2r:1024x1x1024");
         assert_eq!(shape_key(1000, 1, 513, true), "exact:1000x1x513");
         assert_eq!(shape_key(64, 64, 64, false), "pow2:64x64x64");
+        // Ragged: a dimension over 64 that is not a multiple of 64 (1000³ is not 1024³).
+        assert_eq!(shape_key(1024, 1024, 1024, false), "pow2:1024x1024x1024");
+        assert_eq!(shape_key(1000, 1000, 1000, false), "pow2r:1024x1024x1024");
+        assert_eq!(shape_key(16, 11008, 4096, false), "pow2:16x16384x4096");
+        assert_eq!(shape_key(7, 45, 33, false), "pow2:8x64x64");
+        assert_eq!(bucket_dims("pow2r:1024x1024x1024"), Some([1024; 3]));
+        // The nearest bucket prefers its own class at the same dimensions, not over a
+        // factor of 2 along one dimension.
+        let d = |a, b| gemm_core::records::bucket_distance(a, b).unwrap();
+        assert_eq!(d("pow2r:1024x1024x1024", "pow2r:1024x1024x1024"), 0.0);
+        assert!(d("pow2r:1024x1024x1024", "pow2:1024x1024x1024") < d("pow2r:1024x1024x1024", "pow2r:2048x1024x1024"));
+        assert!(d("pow2r:1024x1024x1024", "pow2:1024x1024x1024") > 0.0);
+        assert!(gemm_core::records::bucket_distance("pow2:1x2", "pow2:1x2x3").is_none());
     }
 
     #[test]

@@ -331,7 +331,7 @@ pub(super) fn nearest_winner(
     bucket: &str,
 ) -> Option<(String, Winner)> {
     let key = &file_key(call.spec, tk, call.device());
-    let want = cache::bucket_dims(bucket)?;
+    cache::bucket_dims(bucket)?;
     let mut best: Option<((u8, f64), String, Winner)> = None;
     for f in cache::read_all(dir) {
         if f.key.kernel != key.kernel || f.key.target != key.target || f.key.device_name != key.device_name {
@@ -345,11 +345,10 @@ pub(super) fn nearest_winner(
             if same && b == bucket {
                 continue;
             }
-            let Some(d) = cache::bucket_dims(&b) else { continue };
+            let Some(dist) = cache::bucket_distance(bucket, &b) else { continue };
             if !call.usable(tk, &w.config) {
                 continue;
             }
-            let dist = cache::log_distance(want, d);
             if best.as_ref().is_none_or(|(s, _, _)| (rank, dist) < *s) {
                 best = Some(((rank, dist), b, w));
             }

@@ -63,17 +63,17 @@ fn nearest_in<'t>(
     bucket: &str,
     usable: impl Fn(&TileConfig) -> bool,
 ) -> Option<&'t Seed> {
-    let want = cache::bucket_dims(bucket)?;
+    cache::bucket_dims(bucket)?;
     let mut best: Option<((u8, f64, u8), &Seed)> = None;
     for s in table {
         let here = s.device_name == device;
         if here && s.winner && s.bucket == bucket {
             continue;
         }
-        let Some(d) = cache::bucket_dims(&s.bucket) else {
+        let Some(dist) = cache::bucket_distance(bucket, &s.bucket) else {
             continue;
         };
-        let rank = (u8::from(!here), cache::log_distance(want, d), u8::from(!s.winner));
+        let rank = (u8::from(!here), dist, u8::from(!s.winner));
         if best.as_ref().is_some_and(|(r, _)| *r <= rank) || !usable(&s.config) {
             continue;
         }
