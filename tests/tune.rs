@@ -362,7 +362,7 @@ fn two_processes_tune_into_one_cache() {
     assert_eq!(names.len(), 1, "only the cache file is left: {names:?}");
     let json = std::fs::read_to_string(dir.join(&names[0])).unwrap();
     assert!(
-        json.contains("\"pow2:64x32x64\": {") && json.contains("\"pow2:128x32x64\": {"),
+        json.contains("\"pow2:64x32x64\": {") && json.contains("\"pow2r:128x32x64\": {"),
         "{json}"
     );
     // A later process hits for both shapes.
