@@ -3,7 +3,7 @@
 
 /// Every preprocessor constant the source reads, with its meaning, default and limits.
 /// The source defines each under `#ifndef`, so a compile without `-D` flags builds the
-/// default configuration ([`WgmmaTile::default`]).
+/// default configuration ([`super::WgmmaTile::default`]).
 pub const DEFINES: &[(&str, &str)] = &[
     (
         "BM",
