@@ -28,7 +28,10 @@ use crate::target::{Instr, TargetSpec};
 /// Share of the chip's dense peak an instruction reaches, relative to the best one the
 /// peak is quoted for: wgmma is the peak on Hopper, mma.sync reaches ~60 % there (issue
 /// 9's measurements: 342 vs 763 TFLOP/s at 4096³) and is the peak where there is no
-/// wgmma; scalar FMA runs at the f32 peak.
+/// wgmma; scalar FMA runs at the f32 peak. The same share scales the bandwidth a family
+/// draws: on the H200 no mma.sync config came within 1.27× of the winner in any bucket of
+/// the shipped records, memory-bound ones included (median 2.1×), as its cp.async ring
+/// keeps fewer bytes in flight than TMA.
 fn instr_share(instr: Instr, target: &TargetSpec) -> f64 {
     let has_wgmma = target.instructions.iter().any(|i| i.name == Instr::Wgmma);
     match instr {
@@ -73,6 +76,7 @@ pub fn estimate_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem)
     // A block's share of its SM's peak: the SM's blocks split it.
     let block_flops = peak / sms / per_sm.min((tiles / sms).ceil().max(1.0));
     let compute = waves * 2.0 * bm * bn * (k / split) / block_flops;
+    let share = instr_share(instr, target);
     let memory = target.mem_gbps.map_or(0.0, |gbps| {
         let esize = ir.ab_dtype.size() as f64;
         // An operand re-read by every block row (column) comes from memory each time
@@ -89,7 +93,7 @@ pub fn estimate_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem)
         // Split-K writes every split's f32 partials and the last one reads them back.
         let partials = if split > 1.0 { 8.0 * split * m * n } else { 0.0 };
         let bytes = reads(m * k, tiles_n) + reads(k * n, tiles_m) + m * n * ir.out_dtype.size() as f64 + partials;
-        bytes / (gbps as f64 * 1e9 * bandwidth_share(tiles / sms))
+        bytes / (gbps as f64 * 1e9 * bandwidth_share(tiles / sms) * share)
     });
     Some(compute.max(memory) * 1e6)
 }
