@@ -47,7 +47,9 @@ pub use gemm_core::records::FailStage;
 /// Build-time config tables from tuning records: what a kernel's [`TargetKernel::table`] holds.
 pub use gemm_core::table;
 pub use gemm_core::target::{Targets, BUILTIN_TARGETS};
-pub use gemm_core::{AccMode, Backend, DType, FamilyId, Layout, MmaTile, Problem, SimtTile, TargetSpec, TileConfig};
+pub use gemm_core::{
+    AccMode, Backend, DType, FamilyId, GemvTile, Layout, MmaTile, Problem, SimtTile, TargetSpec, TileConfig, WgmmaTile,
+};
 pub use half::{bf16, f16};
 #[cfg(feature = "cuda")]
 pub use nvrtc_check::{check_cuda_compiles, nvrtc_available, CompileReport};

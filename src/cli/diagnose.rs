@@ -230,16 +230,24 @@ pub fn orders(c: &TileConfig) -> Vec<(String, TileConfig)> {
         .collect()
 }
 
-/// How the output maps onto blocks and the machine: blocks, waves over the compute
-/// units (at one block per unit, the tiles' usual occupancy), and the share of the tile
-/// area that is padding past the matrix edge (work done for nothing; small M shows here).
+/// How the output maps onto blocks and the machine: blocks (output tiles times the split
+/// of K), waves over the compute units (at one block per unit, the tiles' usual
+/// occupancy), and the share of the tile area that is padding past the matrix edge (work
+/// done for nothing; small M shows here).
 pub fn tiling(c: &TileConfig, (m, n): (usize, usize), units: u32) -> String {
     let (bm, bn) = c.block_mn();
     let (bm, bn) = (bm as usize, bn as usize);
-    let blocks = m.div_ceil(bm) * n.div_ceil(bn);
-    let padding = 1.0 - (m * n) as f64 / (blocks * bm * bn) as f64;
+    let tiles = m.div_ceil(bm) * n.div_ceil(bn);
+    let split = c.k_split().max(1) as usize;
+    let blocks = tiles * split;
+    let padding = 1.0 - (m * n) as f64 / (tiles * bm * bn) as f64;
+    let what = if split > 1 {
+        format!("{blocks} blocks ({tiles} tiles of {bm}x{bn}, split {split} ways along K)")
+    } else {
+        format!("{blocks} blocks of {bm}x{bn}")
+    };
     format!(
-        "{blocks} blocks of {bm}x{bn} on {units} compute units ({:.2} waves at one block per unit); {:.0}% of the tile area is padding",
+        "{what} on {units} compute units ({:.2} waves at one block per unit); {:.0}% of the tile area is padding",
         blocks as f64 / units.max(1) as f64,
         padding * 100.0
     )
@@ -606,6 +614,17 @@ mod tests {
             "{t}"
         );
         assert!(tiling(&mma(), (4096, 4096), 132).contains("0% of the tile"));
+        // Split-K: the blocks are the tiles times the split.
+        let split = crossgemm::WgmmaTile {
+            ksplit: 2,
+            ..crossgemm::WgmmaTile::new(64, 128, 8, 1)
+        };
+        let t = tiling(&crossgemm::TileConfig::Wgmma(split), (16, 4096), 132);
+        assert!(
+            t.starts_with("64 blocks (32 tiles of 64x128, split 2 ways along K)") && t.contains("0.48 waves"),
+            "{t}"
+        );
+        assert!(t.contains("75% of the tile area is padding"), "{t}");
     }
 
     #[test]

@@ -345,7 +345,9 @@ pub(super) fn nearest_winner(
             if same && b == bucket {
                 continue;
             }
-            let Some(dist) = cache::bucket_distance(bucket, &b) else { continue };
+            let Some(dist) = cache::bucket_distance(bucket, &b) else {
+                continue;
+            };
             if !call.usable(tk, &w.config) {
                 continue;
             }
