@@ -265,6 +265,12 @@ fn host_rules_match_the_source() {
     assert!(cfg(128, 264, 2, 2, 1).validate(&rc).unwrap_err().contains("BN"));
     assert!(cfg(128, 256, 4, 3, 1).validate(&rc).unwrap_err().contains("CONSUMERS"));
     assert!(cfg(128, 256, 4, 2, 4).validate(&rc).unwrap_err().contains("CLUSTER_M"));
+    // KSPLIT's static_assert: 1 to 16.
+    for ksplit in [0, 17] {
+        let why = split(ksplit, cfg(64, 64, 8, 1, 1)).validate(&rc).unwrap_err();
+        assert!(why.contains(&format!("KSPLIT = {ksplit} (1 to 16)")), "{why}");
+    }
+    split(16, cfg(64, 64, 8, 1, 1)).validate(&rc).unwrap();
     assert_eq!(wgmma::tma_box(true, 128, 64), [64, 128]);
     assert_eq!(wgmma::tma_box(false, 256, 64), [64, 64]);
 }

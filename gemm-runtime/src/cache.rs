@@ -17,7 +17,7 @@
 //! something else. A config in a file is never trusted either: the runtime validates it
 //! against its family's rules before launching it (`Call::validate`).
 
-pub(crate) use gemm_core::records::{bucket_dims, bucket_distance, shape_key, ConfigTime, FailStage};
+pub(crate) use gemm_core::records::{bucket_distance, shape_key, ConfigTime, FailStage};
 use gemm_core::TileConfig;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
@@ -551,7 +551,7 @@ impl Drop for FileLock {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use gemm_core::records::log_distance;
+    use gemm_core::records::{bucket_dims, log_distance};
     use gemm_core::SimtTile;
 
     fn key() -> FileKey {

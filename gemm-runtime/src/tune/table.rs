@@ -63,7 +63,6 @@ fn nearest_in<'t>(
     bucket: &str,
     usable: impl Fn(&TileConfig) -> bool,
 ) -> Option<&'t Seed> {
-    cache::bucket_dims(bucket)?;
     let mut best: Option<((u8, f64, u8), &Seed)> = None;
     for s in table {
         let here = s.device_name == device;
@@ -108,7 +107,7 @@ mod tests {
         Seed {
             bucket: bucket.into(),
             config: config(mwg),
-            shape: cache::bucket_dims(bucket).unwrap(),
+            shape: gemm_core::records::bucket_dims(bucket).unwrap(),
             us: 1.0,
             device_name: device.into(),
             winner,

@@ -1,13 +1,14 @@
 //! The wgmma family's tile rules: the source's static_asserts and the chip's limits,
 //! checked on the host so that the planner never emits a config that would not build.
 
+use super::splitk::MAX_KSPLIT;
 use super::{bk_for, WgmmaTile};
 use crate::family::Rule;
 use crate::ir::Layout;
 
 // Rationale per rule: each is one of the source's static_asserts (a config that breaks
 // it would not compile) or a limit of the chip.
-pub(super) const RULES: [Rule<WgmmaTile>; 9] = [
+pub(super) const RULES: [Rule<WgmmaTile>; 10] = [
     // A k-tile is one to four 128-byte swizzle rows; more than one only with K-major A and
     // B (their tiles then arrive as one box per row; MN-major boxes hold one row).
     Rule {
@@ -84,6 +85,13 @@ pub(super) const RULES: [Rule<WgmmaTile>; 9] = [
         name: "cluster",
         check: |_, c| {
             (!(c.cluster_m == 1 || c.cluster_m == 2)).then(|| format!("CLUSTER_M = {} (1 or 2)", c.cluster_m))
+        },
+    },
+    // The source's static_assert on KSPLIT.
+    Rule {
+        name: "ksplit",
+        check: |_, c| {
+            (!(1..=MAX_KSPLIT).contains(&c.ksplit)).then(|| format!("KSPLIT = {} (1 to {MAX_KSPLIT})", c.ksplit))
         },
     },
     Rule {

@@ -82,10 +82,8 @@ pub fn workspace(t: &WgmmaTile, p: Problem) -> Option<Workspace> {
 }
 
 /// `Err(why)` when `t` splits K and its workspace at `p` would exceed [`MAX_WORKSPACE`].
+/// (A split outside 1..=[`MAX_KSPLIT`] is a broken rule, `ksplit`, not a refused call.)
 pub(super) fn accepts(t: &WgmmaTile, p: Problem) -> Result<(), String> {
-    if t.ksplit > MAX_KSPLIT || t.ksplit == 0 {
-        return Err(format!("KSPLIT = {} (1 to {MAX_KSPLIT})", t.ksplit));
-    }
     match workspace(t, p) {
         Some(w) if w.bytes > MAX_WORKSPACE => Err(format!(
             "split-K by {} at {}x{} would keep {} MiB of partial tiles (at most {}): a problem with {} output tiles fills the machine without it",

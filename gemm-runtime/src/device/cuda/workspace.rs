@@ -47,21 +47,14 @@ impl Workspaces {
                 .alloc_zeros::<u8>(bytes)
                 .map_err(|e| driver_err(format!("allocating {bytes} bytes of split-K {what}"), e))
         };
-        let (data, flags) = match held.take() {
-            Some(b) => (
-                if b.data.len() >= data_bytes {
-                    b.data
-                } else {
-                    alloc(data_bytes, "workspace")?
-                },
-                if b.flags.len() >= flag_bytes {
-                    b.flags
-                } else {
-                    alloc(flag_bytes, "counters")?
-                },
-            ),
-            None => (alloc(data_bytes, "workspace")?, alloc(flag_bytes, "counters")?),
+        // Each buffer is kept when it is large enough, else replaced.
+        let keep = |old: Option<CudaSlice<u8>>, bytes: usize, what: &str| match old {
+            Some(s) if s.len() >= bytes => Ok(s),
+            _ => alloc(bytes, what),
         };
+        let (old_data, old_flags) = held.take().map(|b| (b.data, b.flags)).unzip();
+        let data = keep(old_data, data_bytes, "workspace")?;
+        let flags = keep(old_flags, flag_bytes, "counters")?;
         let (d, _r1) = data.device_ptr(stream);
         let (f, _r2) = flags.device_ptr(stream);
         drop((_r1, _r2));
