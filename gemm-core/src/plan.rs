@@ -143,10 +143,11 @@ fn budget(families: &[FamilyId], i: usize) -> usize {
 }
 
 /// The `max` configs a plan keeps from `ranked` (best first): the best config of every
-/// block tile (block_m x block_n, and its family's plan class: the split of K, ...) that survived the rules, then the
-/// rest by rank, in rank order. The score favours large tiles, which is right for large problems; a small or
-/// skinny one leaves most multiprocessors idle with them (1024x1024 in 128x128 tiles is
-/// 64 blocks for 132 SMs), and the tuner can only pick a small tile the plan kept.
+/// block tile (block_m x block_n, and its family's plan class: the split of K, ...) that
+/// survived the rules, then the rest by rank, in rank order. The score favours large
+/// tiles, which is right for large problems; a small or skinny one leaves most
+/// multiprocessors idle with them (1024x1024 in 128x128 tiles is 64 blocks for 132 SMs),
+/// and the tuner can only pick a small tile the plan kept.
 /// `ranked[0]`, the default config, stays first.
 fn keep_every_block_tile(ranked: Vec<(f64, TileConfig)>, max: usize) -> Vec<(f64, TileConfig)> {
     let mut tiles = std::collections::HashSet::new();

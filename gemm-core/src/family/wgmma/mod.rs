@@ -15,9 +15,9 @@
 //!   with an `nn.Linear` weight). Its maps are of type `TFLOAT32`, so TMA rounds every
 //!   element to the nearest tf32 on the way into shared memory (with plain `FLOAT32`
 //!   maps the tensor cores would drop the low 13 bits instead: on the H200 that was
-//!   3e-3 off cuBLAS, against 0 with TFLOAT32). The k-tile is one 128-byte swizzle row in
-//!   either case: `BK` = 64 16-bit or 32 f32 elements ([`bk_for`]), so the ring, the
-//!   descriptors and the byte offsets are the same. **Unsupported:** full f32 (no
+//!   3e-3 off cuBLAS, against 0 with TFLOAT32). A k-tile is made of 128-byte swizzle rows
+//!   in either case (one by default: `BK` = 64 16-bit or 32 f32 elements, [`bk_for`]), so
+//!   the ring, the descriptors and the byte offsets are the same. **Unsupported:** full f32 (no
 //!   tensor-core instruction: SIMT), tf32 with an M-major A or N-major B, and tf32 rows
 //!   that TMA cannot map (`K % 4 != 0`: the cp.async producer would copy unrounded
 //!   bits); mma.sync serves those.
@@ -148,7 +148,7 @@
 //! its share of the k-tiles; the last split of a tile to arrive adds the partials in split
 //! order and runs the epilogue ([`splitk`]). On the H200 (bench/results/h200-2026-12-01d,
 //! full tune beside cuBLAS) it took 16×4096×11008 from 46.4 to 35.3 µs, 16×4096×4096 from
-//! 20.2 to 18.2 and 128×4096×11008 from 41.9 to 37.5: level with cuBLAS, which those
+//! 20.2 to 18.2 and 128×4096×11008 from 41.9 to 38.2 (f16, no epilogue): level with cuBLAS, which those
 //! shapes' memory traffic also holds to ~2.5 TB/s (diagnose: load-only is 93 % of the
 //! time). **Deep k-tiles** (`BK` of 2 or 4 swizzle rows, 64-row tiles, K-major A and B):
 //! longer runs of each B row per stage; they won some 128-row LLM rows, by 1–2 %.
@@ -191,8 +191,8 @@ pub struct WgmmaTile {
     pub bm: u32,
     /// CTA tile columns (the wgmma N).
     pub bn: u32,
-    /// k-tile depth in elements: one 128-byte row, 64 for 16-bit operands, 32 for tf32
-    /// ([`bk_for`]).
+    /// k-tile depth in elements: 1 to 4 128-byte swizzle rows of [`bk_for`] elements (64
+    /// for 16-bit operands, 32 for tf32); more than one needs K-major A and B.
     pub bk: u32,
     /// TMA ring depth.
     pub stages: u32,
@@ -336,9 +336,10 @@ impl WgmmaTile {
     }
 }
 
-/// The k-tile depth of `dtype` operands: one 128-byte swizzle row (64 f16/bf16, 32 f32
-/// elements). wgmma's k-step is 32 bytes in both cases (k16, tf32 k8), so a k-tile is
-/// always 4 of them and every byte offset in the kernel is the same.
+/// One 128-byte swizzle row of `dtype` operands (64 f16/bf16, 32 f32 elements): the
+/// default k-tile depth, and the unit of deeper ones. wgmma's k-step is 32 bytes in both
+/// cases (k16, tf32 k8), so a row is always 4 of them and every byte offset in the
+/// kernel is the same.
 pub fn bk_for(dtype: DType) -> u32 {
     128 / dtype.size()
 }
@@ -347,7 +348,7 @@ pub fn bk_for(dtype: DType) -> u32 {
 /// run of each operand row per stage), and on the 64-row tiles of decode-size problems
 /// with K-major A and B also two (64×128, 64×64) and four (64×64) rows, which the
 /// producer loads as one box per row back to back. Why: at M = 16 these tiles stream B
-/// as 128-byte runs of 64 or 128 rows 2K bytes apart, and longer runs per row and stage
+/// as 128-byte runs of 64 or 128 rows 2·K bytes apart, and longer runs per row and stage
 /// may suit the memory better (issue 10).
 fn k_tiles(cx: &PlanCtx, bm: u32, bn: u32) -> Vec<u32> {
     let row = bk_for(cx.dtype);
