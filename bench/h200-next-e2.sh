@@ -3,7 +3,8 @@
 # binaries of .dev/next (see bench/h200-next-e.sh). Issue 10: does the interleaved split-K
 # order (CG_KINTERLEAVE) stream B better than contiguous shares? Every planned candidate's
 # time (`tune --json`: `timings`) at the decode-size shapes where split-K won, f16 and
-# bf16, no epilogue; then the full-tune bench of those shapes against session d's report.
+# bf16, no epilogue (compare the `timings` of a tile's interleaved and contiguous splits
+# here afterwards); then the full-tune bench of those shapes against session d's report.
 set -u
 B=.dev/next
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
@@ -12,14 +13,7 @@ mkdir -p $OUT/i
 cp $B/COMMIT $OUT/i/commit.txt
 for s in 16x4096x4096 16x4096x11008 128x4096x11008; do for d in f16 bf16; do
   CROSSGEMM_CACHE_DIR=/tmp/cg-i-$s-$d timeout 60 $B/crossgemm tune --shape $s --dtype $d --epilogue none --max 80 --json > $OUT/i/tune-$s-$d.json 2> $OUT/i/tune-$s-$d.log
-  echo "$s $d rc=$? $(python3 -c "
-import json,sys
-t=json.load(open('$OUT/i/tune-$s-$d.json'))['timings']
-def us(pred):
-    v=[x['us'] for x in t if pred(x['config'])]
-    return min(v) if v else float('nan')
-print('best', t[0]['config'], round(t[0]['us'],1), 'us; best interleaved', round(us(lambda c: 'interleaved' in c),1), 'contiguous split', round(us(lambda c: 'ksplit' in c and 'interleaved' not in c),1))
-")"
+  echo "$s $d rc=$? $(grep -o '"best":"[^"]*"' $OUT/i/tune-$s-$d.json) $(grep -o '"best_us":[0-9.]*' $OUT/i/tune-$s-$d.json)"
 done; done
 S="--shape 16x4096x4096 --shape 16x4096x11008 --shape 128x4096x11008 --shape 16x12288x4096"
 CROSSGEMM_CACHE_DIR=/tmp/cg-ib timeout 200 $B/crossgemm bench $S --dtypes f16,bf16 --epilogues none,bias_relu --out $OUT/i --name skinny-interleave --against bench/results/h200-2026-12-01d/skinny-deepk.json > $OUT/i/bench.log 2>&1; echo "bench rc=$?"
