@@ -105,5 +105,8 @@ macro_rules! __if_opencl {
 
 /// Everything a kernel definition and its caller need.
 pub mod prelude {
-    pub use crate::{bf16, f16, gemm_kernel, Backend, Col, ColMajor, Device, GemmError, Matrix, Row, RowMajor};
+    pub use crate::{
+        bf16, f16, gemm_kernel, Backend, Col, ColMajor, ColView, Device, GemmError, Matrix, MatrixView, MatrixViewMut,
+        Row, RowMajor, RowView,
+    };
 }

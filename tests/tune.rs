@@ -668,17 +668,19 @@ fn a_huge_shape_is_an_error() {
     fn reshape(a: Arg<'_>, huge: usize) -> Arg<'_> {
         let k = SHAPE.2;
         match a {
-            Arg::Matrix { buf, rows, .. } if rows == SHAPE.0 => Arg::Matrix {
+            Arg::Matrix { buf, rows, at, .. } if rows == SHAPE.0 => Arg::Matrix {
                 buf,
                 rows: huge,
                 cols: k,
+                at,
             },
-            Arg::Matrix { buf, .. } => Arg::Matrix {
+            Arg::Matrix { buf, at, .. } => Arg::Matrix {
                 buf,
                 rows: k,
                 cols: huge,
+                at,
             },
-            Arg::Vector { buf, .. } => Arg::Vector { buf, len: huge },
+            Arg::Vector { buf, offset, .. } => Arg::Vector { buf, len: huge, offset },
             s => s,
         }
     }
@@ -691,6 +693,7 @@ fn a_huge_shape_is_an_error() {
         buf: o.out.__out().buf,
         rows: huge,
         cols: huge,
+        at: Default::default(),
     };
     let e = crossgemm::tune::tune_with(&tuned_bias::SPEC, &args, out, &TuneOptions::default()).unwrap_err();
     assert!(e.to_string().contains("bytes"), "{e}");

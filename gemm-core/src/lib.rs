@@ -24,7 +24,7 @@ pub mod table;
 pub mod target;
 
 pub use family::{
-    CompileNeeds, FamilyId, GemvTile, LaunchDims, Machine, MmaTile, Problem, SimtTile, TensorMap, TileConfig,
+    CompileNeeds, FamilyId, GemvTile, LaunchDims, Machine, MmaTile, Problem, SimtTile, Stored, TensorMap, TileConfig,
     WgmmaTile, Workspace,
 };
 pub use ir::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param, ParamKind};

@@ -412,8 +412,8 @@ fn no_epilogue_stores_the_raw_accumulator() {
                 _ => ("i", "j", "acc"),
             };
             let idx = match ir.out_layout {
-                Layout::RowMajor => format!("(long)({i}) * N + ({j})"),
-                Layout::ColMajor => format!("(long)({j}) * M + ({i})"),
+                Layout::RowMajor => format!("(long)({i}) * ldo + ({j})"),
+                Layout::ColMajor => format!("(long)({j}) * ldo + ({i})"),
             };
             let store = format!("cg_st_{out}(out, {idx}, {acc});");
             assert_eq!(count(vb, &store), 1, "{what}: expected `{store}`");

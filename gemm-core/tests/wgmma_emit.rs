@@ -44,7 +44,7 @@ fn kernel_has_the_documented_abi() {
     let src = wgmma::emit(&ir);
     let sym = ir.symbol();
     let head = format!(
-        "__launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS {sym}(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_SPLITK_ARGS int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2)"
+        "__launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS {sym}(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_SPLITK_ARGS int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2)"
     );
     assert!(src.contains(&head), "kernel signature not found:\n{head}");
     assert!(src.contains("extern \"C\" __global__ void"));
@@ -301,7 +301,7 @@ fn epilogue_parameters_follow_their_kinds() {
     assert!(src.contains("cgw_epi(acc[mi][r], cv2[(r >> 1) & 1], a3_0, p4, a5_0)"));
     assert!(src.contains("#define CGW_PF_2 (CGW_OFF_2 + CG_WG_M * 2 <= CG_PAREA)"));
     assert!(src.contains("#define CGW_PF_5 (CGW_OFF_5 + BN * 4 <= CG_PAREA)"));
-    assert!(src.contains("if (mat_ok3) { const unsigned w3 = *(const unsigned*)(p3 + (long)i * N + j);"));
+    assert!(src.contains("if (mat_ok3) { const unsigned w3 = *(const unsigned*)(p3 + (long)i * ld3 + j);"));
     assert!(src.contains("const cg_f2 w = *(const cg_f2*)(pbuf + CGW_PA(CGW_OFF_5 + 4 * jl));"));
     // The fast gelu replaces the prelude's for every later use.
     assert!(src.contains("#define cg_gelu cgw_gelu"));
@@ -352,9 +352,10 @@ fn unaligned_rows_take_the_cp_async_producer() {
     assert_eq!((maps[0].param, maps[1].param), (rc.a, rc.b));
     assert_eq!(Wgmma.tensor_maps(&d, &rc, aligned)[0].pitch_bytes, 704 * 2);
     let src = wgmma::emit(&rc);
-    assert!(src
-        .contains("cg_cpa_tile<BM, 1, CG_CPA_A>(a_s + j * (BM * 128), CG_A_PTR, K, M, K, m0, k0 + j * CG_KROW, tid);"));
-    assert!(src.contains("#define CG_A_PTR p0\n#define CG_B_PTR p1"));
+    assert!(src.contains(
+        "cg_cpa_tile<BM, 1, CG_CPA_A>(a_s + j * (BM * 128), CG_A_PTR, CG_A_LD, M, K, m0, k0 + j * CG_KROW, tid);"
+    ));
+    assert!(src.contains("#define CG_A_PTR p0\n#define CG_B_PTR p1\n#define CG_A_LD ld0\n#define CG_B_LD ld1"));
     assert!(src.contains("cp.async.mbarrier.arrive.noinc.shared::cta.b64"));
     assert!(src.contains("fence.proxy.async.shared::cta;"));
 }

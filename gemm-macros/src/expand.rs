@@ -1,9 +1,10 @@
 //! The pipeline and the generated items: parse → check/lower → plan → codegen → expand.
 //!
 //! For `fn k(a: Matrix<f16>, b: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16>`:
-//! - `fn k(a: &Matrix<f16>, ..) -> Result<Matrix<f16>, GemmError>`: allocates the result
-//!   on the operands' device and runs the kernel;
-//! - `fn k_into(a: &Matrix<f16>, .., out: &mut Matrix<f16>) -> Result<(), GemmError>`;
+//! - `fn k(a: &impl MatrixArg<f16, RowMajor>, ..) -> Result<Matrix<f16>, GemmError>`:
+//!   allocates the result on the operands' device and runs the kernel (each matrix
+//!   parameter takes a `Matrix` or a `MatrixView`, each `Row`/`Col` one or its view);
+//! - `fn k_into(a: &impl MatrixArg<f16, RowMajor>, .., out: &mut impl MatrixOut<f16, RowMajor>) -> Result<(), GemmError>`;
 //! - `mod k { SPEC, spec(), reference(..), run_with(config, ..), tune(..), prepare(device) }`.
 
 use crate::ctxt::Ctxt;
@@ -67,12 +68,12 @@ fn error_stubs(f: &syn::ItemFn, krate: &syn::Path, sig: &parse::Signature) -> To
             None => quote!(#ident: impl ::core::marker::Sized),
         })
         .collect();
-    let (out_ty, out_elem) = match sig.out {
+    let (out_ty, out_param, out_elem) = match sig.out {
         Some((d, l)) => {
-            let (t, l) = (elem_ty(krate, d), layout_ty(krate, l));
-            (quote!(#krate::Matrix<#t, #l>), quote!(#t))
+            let (t, lt) = (elem_ty(krate, d), layout_ty(krate, l));
+            (quote!(#krate::Matrix<#t, #lt>), out_param_ty(krate, d, l), quote!(#t))
         }
-        None => (quote!(()), quote!(())),
+        None => (quote!(()), quote!(&mut ()), quote!(())),
     };
     let msg = format!("`{name}` did not compile: see the errors reported at its definition");
     quote! {
@@ -81,7 +82,7 @@ fn error_stubs(f: &syn::ItemFn, krate: &syn::Path, sig: &parse::Signature) -> To
             ::core::unimplemented!(#msg)
         }
         #[allow(dead_code, unused_variables, clippy::too_many_arguments)]
-        #vis fn #name_into(#(#params,)* out: &mut #out_ty) -> ::core::result::Result<(), #krate::GemmError> {
+        #vis fn #name_into(#(#params,)* out: #out_param) -> ::core::result::Result<(), #krate::GemmError> {
             ::core::unimplemented!(#msg)
         }
         #[allow(non_snake_case, dead_code)]
@@ -94,23 +95,30 @@ fn error_stubs(f: &syn::ItemFn, krate: &syn::Path, sig: &parse::Signature) -> To
     }
 }
 
-/// The wrapper's type for a parameter: a reference to its buffer, or `f32`.
+/// The wrapper's type for a parameter: a reference to its buffer or a view of one
+/// (`crossgemm::MatrixArg` and its kin), or `f32`.
 fn param_ty(krate: &syn::Path, kind: ParamKind) -> TokenStream {
     match kind {
         ParamKind::Matrix { dtype, layout } => {
             let (t, l) = (elem_ty(krate, dtype), layout_ty(krate, layout));
-            quote!(&#krate::Matrix<#t, #l>)
+            quote!(&impl #krate::MatrixArg<#t, #l>)
         }
         ParamKind::Row { dtype } => {
             let t = elem_ty(krate, dtype);
-            quote!(&#krate::Row<#t>)
+            quote!(&impl #krate::RowArg<#t>)
         }
         ParamKind::Col { dtype } => {
             let t = elem_ty(krate, dtype);
-            quote!(&#krate::Col<#t>)
+            quote!(&impl #krate::ColArg<#t>)
         }
         ParamKind::Scalar => quote!(f32),
     }
+}
+
+/// The `_into` form's output type: an owned matrix or a writable view.
+fn out_param_ty(krate: &syn::Path, dtype: DType, layout: Layout) -> TokenStream {
+    let (t, l) = (elem_ty(krate, dtype), layout_ty(krate, layout));
+    quote!(&mut impl #krate::MatrixOut<#t, #l>)
 }
 
 fn elem_ty(krate: &syn::Path, d: DType) -> TokenStream {
@@ -166,6 +174,7 @@ fn generate(
     let out_t = elem_ty(krate, ir.out_dtype);
     let out_l = layout_ty(krate, ir.out_layout);
     let out_ty = quote!(#krate::Matrix<#out_t, #out_l>);
+    let out_param = out_param_ty(krate, ir.out_dtype, ir.out_layout);
     let a_name = &pnames[ir.a as usize];
 
     let ir_json = serde_json::to_string(ir).expect("IR serialises");
@@ -209,19 +218,21 @@ fn generate(
     let ref_doc = format!("The host reference of `{kname}`: downloads the operands and computes the result on the CPU (f64 accumulation), in the output's layout.");
     let spec_doc =
         format!("What `#[gemm_kernel]` generated for `{kname}`: IR, sources, plans and pruning reports per target.");
-    let into_doc = format!("Runs `{kname}` into a caller's `out` (M×N). Operands must all live on `out`'s device.");
+    let into_doc = format!(
+        "Runs `{kname}` into a caller's `out` (M×N: a matrix or a writable view, of which only the view's elements are written). Operands (matrices or views of them) must all live on `out`'s device."
+    );
 
     quote! {
         #(#docs)*
         #vis fn #name(#(#pnames: #ptypes),*) -> ::core::result::Result<#out_ty, #krate::GemmError> {
             let (m, n, _k) = #krate::__private::dims(&#name::SPEC, &[#(#args),*])?;
-            let mut out = <#out_ty>::zeros(#a_name.device(), m, n)?;
+            let mut out = <#out_ty>::zeros(#a_name.__device(), m, n)?;
             #name_into(#(#pnames,)* &mut out)?;
             ::core::result::Result::Ok(out)
         }
 
         #[doc = #into_doc]
-        #vis fn #name_into(#(#pnames: #ptypes,)* out: &mut #out_ty) -> ::core::result::Result<(), #krate::GemmError> {
+        #vis fn #name_into(#(#pnames: #ptypes,)* out: #out_param) -> ::core::result::Result<(), #krate::GemmError> {
             #krate::__private::launch(&#name::SPEC, &[#(#args),*], out.__out())
         }
 
@@ -241,7 +252,7 @@ fn generate(
             }
             /// Runs the kernel with an explicit tile configuration (one of a target's
             /// `plan().configs`, or any other that fits the device).
-            pub fn run_with(config: &#krate::__private::TileConfig, #(#pnames: #ptypes,)* out: &mut #out_ty) -> ::core::result::Result<(), #krate::GemmError> {
+            pub fn run_with(config: &#krate::__private::TileConfig, #(#pnames: #ptypes,)* out: #out_param) -> ::core::result::Result<(), #krate::GemmError> {
                 #krate::__private::launch_with(&SPEC, config, &[#(#args),*], out.__out())
             }
             /// Tunes the kernel for these operands' device and shape (unless the tuning
@@ -249,7 +260,7 @@ fn generate(
             /// candidates, failures and times. `out` receives nothing; later launches of
             /// the same shape bucket use the winner. See `CROSSGEMM_TUNE` for what plain
             /// calls do on their own.
-            pub fn tune(#(#pnames: #ptypes,)* out: &mut #out_ty) -> ::core::result::Result<#krate::TuneReport, #krate::GemmError> {
+            pub fn tune(#(#pnames: #ptypes,)* out: #out_param) -> ::core::result::Result<#krate::TuneReport, #krate::GemmError> {
                 #krate::__private::tune(&SPEC, &[#(#args),*], out.__out())
             }
             /// Compiles the configs this kernel's build-time config table gives `device`

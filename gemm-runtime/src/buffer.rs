@@ -4,6 +4,7 @@ use crate::call::{Arg, OutArg};
 use crate::device::{Device, RawBuffer};
 use crate::element::{Element, LayoutType, RowMajor};
 use crate::error::{GemmError, Result};
+use gemm_core::Stored;
 use std::marker::PhantomData;
 
 /// A `rows × cols` matrix of `T` in device memory, stored in layout `L`.
@@ -275,6 +276,7 @@ impl<T: Element, L: LayoutType> Matrix<T, L> {
             buf: &self.buf,
             rows: self.rows,
             cols: self.cols,
+            at: Stored::default(),
         }
     }
 
@@ -284,6 +286,7 @@ impl<T: Element, L: LayoutType> Matrix<T, L> {
             buf: &self.buf,
             rows: self.rows,
             cols: self.cols,
+            at: Stored::default(),
         }
     }
 
@@ -463,6 +466,7 @@ macro_rules! vector_type {
                 Arg::Vector {
                     buf: &self.buf,
                     len: self.len,
+                    offset: 0,
                 }
             }
             /// Number of elements.

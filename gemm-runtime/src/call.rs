@@ -10,7 +10,7 @@ use crate::error::{GemmError, Result};
 use crate::reference::{self, HostOperand};
 use crate::spec::{KernelSpec, TargetKernel};
 use gemm_core::family::PlanCtx;
-use gemm_core::{Backend, GemmIr, Machine, ParamKind, Problem, TileConfig};
+use gemm_core::{Backend, GemmIr, Layout, Machine, ParamKind, Problem, Stored, TileConfig};
 use std::collections::HashSet;
 use std::sync::Mutex;
 
@@ -25,6 +25,9 @@ pub enum Arg<'a> {
         rows: usize,
         /// Columns as stored.
         cols: usize,
+        /// Where the matrix lies in `buf` (its leading dimension and first element;
+        /// `Stored::default()` for a packed matrix at the buffer's start).
+        at: Stored,
     },
     /// A `Row` or `Col` vector.
     Vector {
@@ -32,6 +35,8 @@ pub enum Arg<'a> {
         buf: &'a RawBuffer,
         /// Elements.
         len: usize,
+        /// Its first element's index in `buf`.
+        offset: usize,
     },
     /// An f32 scalar.
     Scalar(f32),
@@ -46,6 +51,8 @@ pub struct OutArg<'a> {
     pub rows: usize,
     /// Columns (N).
     pub cols: usize,
+    /// Where the output lies in `buf`, as for [`Arg::Matrix`].
+    pub at: Stored,
 }
 
 /// A call whose arguments passed every check: the operands, the output, its device and
@@ -77,11 +84,22 @@ impl<'c, 'a> Call<'c, 'a> {
             ));
         }
         check_bytes(spec, args, &out)?;
+        let ir = spec.ir();
+        // Packed views are described as packed, whatever their constructor said.
+        let at = |i: u32| match (ir.params[i as usize].kind, args[i as usize]) {
+            (ParamKind::Matrix { layout, .. }, Arg::Matrix { rows, cols, at, .. })
+                if at.ld == packed_extent(layout, rows, cols) =>
+            {
+                Stored::new(0, at.offset)
+            }
+            (_, Arg::Matrix { at, .. }) => at,
+            _ => Stored::default(),
+        };
         Ok(Call {
             spec,
             args,
             out,
-            problem: Problem::new(m, n, k),
+            problem: Problem::new(m, n, k).stored(at(ir.a), at(ir.b)),
         })
     }
 
@@ -128,7 +146,7 @@ impl<'c, 'a> Call<'c, 'a> {
             })
             .collect();
         kargs.extend(cfg.workspace(self.ir(), self.problem).map(KernelArg::Workspace));
-        kargs.extend(kernel_args(self.args, out, self.mnk()));
+        kargs.extend(kernel_args(self.ir(), self.args, out, self.out.at, self.mnk()));
         kargs
     }
 
@@ -217,34 +235,75 @@ pub fn dims(spec: &KernelSpec, args: &[Arg<'_>]) -> Result<(usize, usize, usize)
     Ok((m, n, k))
 }
 
-/// Every buffer holds the elements its shape says (an untyped call may pass any buffer
-/// with any shape): a kernel must never read or write past one.
+/// Every view lies inside its buffer (an untyped call may pass any buffer with any
+/// shape and geometry) and no leading dimension is smaller than its view's contiguous
+/// extent (rows would overlap) or past the kernels' 32-bit range: a kernel must never
+/// read or write past a buffer.
 fn check_bytes(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<()> {
     let ir = spec.ir();
-    let need = |rows: usize, cols: usize, size: u32| (rows as u128) * (cols as u128) * size as u128;
-    let mut each: Vec<(&str, u128, usize)> = vec![(
+    // (name, layout, rows, cols, at, element size, buffer bytes)
+    let mut each = vec![(
         "the output",
-        need(out.rows, out.cols, ir.out_dtype.size()),
+        ir.out_layout,
+        out.rows,
+        out.cols,
+        out.at,
+        ir.out_dtype.size(),
         out.buf.bytes,
     )];
     for (p, a) in ir.params.iter().zip(args) {
-        let size = match p.kind {
-            ParamKind::Matrix { dtype, .. } | ParamKind::Row { dtype } | ParamKind::Col { dtype } => dtype.size(),
-            ParamKind::Scalar => continue,
-        };
-        match *a {
-            Arg::Matrix { buf, rows, cols } => each.push((&p.name, need(rows, cols, size), buf.bytes)),
-            Arg::Vector { buf, len } => each.push((&p.name, need(len, 1, size), buf.bytes)),
-            Arg::Scalar(_) => {}
+        match (p.kind, *a) {
+            (ParamKind::Matrix { dtype, layout }, Arg::Matrix { buf, rows, cols, at }) => {
+                each.push((&p.name, layout, rows, cols, at, dtype.size(), buf.bytes))
+            }
+            (ParamKind::Row { dtype } | ParamKind::Col { dtype }, Arg::Vector { buf, len, offset }) => each.push((
+                &p.name,
+                Layout::RowMajor,
+                1,
+                len,
+                Stored::new(0, offset),
+                dtype.size(),
+                buf.bytes,
+            )),
+            _ => {}
         }
     }
-    match each.into_iter().find(|(_, need, have)| *need > *have as u128) {
-        Some((what, need, have)) => Err(shape_err(
-            spec,
-            format!("{what} needs {need} bytes for its shape but its buffer holds {have}"),
-        )),
-        None => Ok(()),
+    for (what, layout, rows, cols, at, size, have) in each {
+        let inner = packed_extent(layout, rows, cols);
+        if at.ld != 0 && at.ld < inner {
+            return Err(shape_err(
+                spec,
+                format!(
+                    "{what} has leading dimension {} but its {} hold {inner} elements each (a leading dimension at least the extent is needed)",
+                    at.ld,
+                    if layout == Layout::RowMajor { "rows" } else { "columns" }
+                ),
+            ));
+        }
+        if at.pitch(inner) > i32::MAX as usize {
+            return Err(GemmError::Unsupported(format!(
+                "{what}'s leading dimension {} exceeds the 32-bit index range of the kernels",
+                at.pitch(inner)
+            )));
+        }
+        let need = view_end(layout, rows, cols, at).map(|e| e * size as u128);
+        if need.is_none_or(|need| need > have as u128) {
+            let need = need.map_or("more than 2^128".to_string(), |n| n.to_string());
+            return Err(shape_err(
+                spec,
+                if at == Stored::default() {
+                    format!("{what} needs {need} bytes for its shape but its buffer holds {have}")
+                } else {
+                    format!(
+                        "{what} ({rows}x{cols} from element {} with leading dimension {}) reaches byte {need} but its buffer holds {have}",
+                        at.offset,
+                        at.pitch(inner)
+                    )
+                },
+            ));
+        }
     }
+    Ok(())
 }
 
 fn check_devices(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<()> {
@@ -376,10 +435,14 @@ pub(crate) fn defines(ir: &GemmIr, backend: Backend, cfg: &TileConfig, problem: 
         .collect()
 }
 
-/// The kernel ABI: (M, N, K, out, params in signature order).
+/// The kernel ABI (`gemm_core::codegen::prelude::kernel_params`): M, N, K, out, the
+/// params in signature order, then the views' geometry: the output's leading dimension
+/// and offset, each matrix's, each vector's offset.
 pub(crate) fn kernel_args<'a>(
+    ir: &GemmIr,
     args: &[Arg<'a>],
     out: &'a RawBuffer,
+    out_at: Stored,
     (m, n, k): (usize, usize, usize),
 ) -> Vec<KernelArg<'a>> {
     let mut kargs = vec![
@@ -394,10 +457,64 @@ pub(crate) fn kernel_args<'a>(
             Arg::Scalar(s) => KernelArg::Float(s),
         });
     }
+    let out_pitch = out_at.pitch(packed_extent(ir.out_layout, m, n));
+    kargs.extend([KernelArg::Int(out_pitch as i32), KernelArg::Long(out_at.offset as i64)]);
+    for (p, a) in ir.params.iter().zip(args) {
+        match (p.kind, *a) {
+            (ParamKind::Matrix { layout, .. }, Arg::Matrix { rows, cols, at, .. }) => {
+                let pitch = at.pitch(packed_extent(layout, rows, cols));
+                kargs.extend([KernelArg::Int(pitch as i32), KernelArg::Long(at.offset as i64)]);
+            }
+            (ParamKind::Row { .. } | ParamKind::Col { .. }, Arg::Vector { offset, .. }) => {
+                kargs.push(KernelArg::Long(offset as i64))
+            }
+            _ => {}
+        }
+    }
     kargs
 }
 
-/// Every buffer operand, widened to f32 (scalars get an empty vector).
+/// The contiguous extent of a packed `rows × cols` matrix in `layout`: its leading
+/// dimension when packed.
+pub(crate) fn packed_extent(layout: Layout, rows: usize, cols: usize) -> usize {
+    match layout {
+        Layout::RowMajor => cols,
+        Layout::ColMajor => rows,
+    }
+}
+
+/// The elements a view of `rows × cols` in `layout` at `at` reaches in its buffer (one
+/// past its last element; 0 for an empty view), or `None` on overflow.
+pub(crate) fn view_end(layout: Layout, rows: usize, cols: usize, at: Stored) -> Option<u128> {
+    if rows == 0 || cols == 0 {
+        return Some(0);
+    }
+    let inner = packed_extent(layout, rows, cols) as u128;
+    let outer = (rows * cols) as u128 / inner;
+    let pitch = at.pitch(inner as usize) as u128;
+    Some(at.offset as u128 + (outer - 1) * pitch + inner)
+}
+
+/// The packed elements of a view (layout order) out of its whole buffer's.
+pub(crate) fn gather<T: Copy>(all: &[T], layout: Layout, rows: usize, cols: usize, at: Stored) -> Vec<T> {
+    if at == Stored::default() {
+        let mut v = all.to_vec();
+        v.truncate(rows * cols);
+        return v;
+    }
+    let inner = packed_extent(layout, rows, cols);
+    let pitch = at.pitch(inner);
+    let outer = (rows * cols).checked_div(inner).unwrap_or(0);
+    let mut v = Vec::with_capacity(rows * cols);
+    for o in 0..outer {
+        let start = at.offset + o * pitch;
+        v.extend_from_slice(&all[start..start + inner]);
+    }
+    v
+}
+
+/// Every buffer operand, widened to f32 and packed (a view's elements only, in its
+/// layout's order; scalars get an empty vector).
 pub(crate) fn download(ir: &GemmIr, args: &[Arg<'_>]) -> Result<Vec<Vec<f32>>> {
     let mut data: Vec<Vec<f32>> = Vec::with_capacity(args.len());
     for (p, a) in ir.params.iter().zip(args) {
@@ -408,7 +525,14 @@ pub(crate) fn download(ir: &GemmIr, args: &[Arg<'_>]) -> Result<Vec<Vec<f32>>> {
             ) => {
                 let mut bytes = vec![0u8; buf.bytes];
                 buf.download(&mut bytes)?;
-                decode(dtype, &bytes)
+                let all = decode(dtype, &bytes);
+                match (p.kind, *a) {
+                    (ParamKind::Matrix { layout, .. }, Arg::Matrix { rows, cols, at, .. }) => {
+                        gather(&all, layout, rows, cols, at)
+                    }
+                    (_, Arg::Vector { len, offset, .. }) => all[offset..offset + len].to_vec(),
+                    _ => all,
+                }
             }
             _ => Vec::new(),
         });

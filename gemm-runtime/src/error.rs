@@ -106,6 +106,11 @@ pub enum GemmError {
     /// The request is valid but not supported on this device (e.g. too little shared memory).
     #[error("unsupported: {0}")]
     Unsupported(String),
+
+    /// A view that does not lie inside its buffer, or whose leading dimension is less than
+    /// its rows' (or columns') extent.
+    #[error("invalid view: {0}")]
+    View(String),
 }
 
 /// Shorthand for results of this crate.

@@ -30,6 +30,7 @@ pub mod records;
 pub mod reference;
 mod spec;
 pub mod tune;
+mod view;
 
 pub use buffer::{Col, Matrix, Row};
 /// The cudarc crate crossgemm's CUDA interop takes (its `CudaStream`, `CudaSlice`,
@@ -48,7 +49,8 @@ pub use gemm_core::records::FailStage;
 pub use gemm_core::table;
 pub use gemm_core::target::{Targets, BUILTIN_TARGETS};
 pub use gemm_core::{
-    AccMode, Backend, DType, FamilyId, GemvTile, Layout, MmaTile, Problem, SimtTile, TargetSpec, TileConfig, WgmmaTile,
+    AccMode, Backend, DType, FamilyId, GemvTile, Layout, MmaTile, Problem, SimtTile, Stored, TargetSpec, TileConfig,
+    WgmmaTile,
 };
 pub use half::{bf16, f16};
 #[cfg(feature = "cuda")]
@@ -62,6 +64,7 @@ pub use tune::{
     tune_stats, Failure, Lookup, LookupSource, PrepareReport, ProgressHook, Timing, TuneMode, TuneOptions,
     TuneProgress, TuneReport, TuneStage, TuneStats,
 };
+pub use view::{ColArg, ColView, MatrixArg, MatrixOut, MatrixView, MatrixViewMut, RowArg, RowView};
 
 /// Running a kernel from its [`KernelSpec`] and an argument list, as the generated
 /// wrappers do: for tools that pick kernels at run time (the `crossgemm` CLI, benches).

@@ -3,12 +3,12 @@
 //! the per-shape alignment flags, and small template helpers.
 //!
 //! Shape-dependent facts that decide between vector and element loads are preprocessor
-//! flags ([`shape_defines`]), so one source still serves every shape; the families pass
+//! flags (`family::shape_flags`), so one source still serves every shape; the families pass
 //! them beside their tile constants.
 
 use super::prelude::{epilogue_args, epilogue_fn, helpers, store_out};
 use super::Variant;
-use crate::ir::{DType, GemmIr, Layout};
+use crate::ir::{DType, GemmIr};
 use crate::swizzle::C_SWIZZLE;
 use crate::target::Backend;
 
@@ -33,39 +33,6 @@ pub(crate) fn preamble(ir: &GemmIr, kernel: &str, variant: Variant) -> String {
     }
     s.push_str(COMMON);
     s
-}
-
-/// Per-shape preprocessor flags for the sources of `emit`:
-/// - `A_VEC` / `B_VEC`: 1 when the operand's contiguous extent (K for row-major A, M for
-///   column-major A, N for row-major B, K for column-major B) is a multiple of 16 bytes
-///   (8 f16/bf16 elements, 4 f32). With 16-byte-aligned base pointers (crossgemm's
-///   allocations are 256-byte aligned, views of a caller's CUDA memory are checked to be
-///   16-byte aligned) every 16-byte chunk of a tile is then 16-byte aligned in global memory, so the MMA kernels may
-///   use cp.async (zero-filling out-of-range chunks); otherwise they load elements.
-/// - `A_ALIGN` / `B_ALIGN`: the largest of 8, 4, 2, 1 elements dividing that extent; the
-///   SIMT kernel uses VW-wide loads when `VW` divides it.
-pub fn shape_defines(ir: &GemmIr, m: usize, n: usize, k: usize) -> Vec<(&'static str, u32)> {
-    let a_ext = match ir.a_layout() {
-        Layout::RowMajor => k,
-        Layout::ColMajor => m,
-    };
-    let b_ext = match ir.b_layout() {
-        Layout::RowMajor => n,
-        Layout::ColMajor => k,
-    };
-    let per_chunk = 16 / ir.ab_dtype.size() as usize;
-    let align = |e: usize| {
-        [8u32, 4, 2, 1]
-            .into_iter()
-            .find(|&v| e.is_multiple_of(v as usize))
-            .unwrap_or(1)
-    };
-    vec![
-        ("A_VEC", (a_ext % per_chunk == 0) as u32),
-        ("B_VEC", (b_ext % per_chunk == 0) as u32),
-        ("A_ALIGN", align(a_ext)),
-        ("B_ALIGN", align(b_ext)),
-    ]
 }
 
 /// Definitions every family uses: shape-flag defaults, 16-byte type, the GROUP_M tile order.
@@ -136,11 +103,11 @@ pub(crate) fn fill(tpl: &str, subs: &[(&str, String)]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::codegen::prelude::kernel_params;
     use crate::family::FamilyId;
-    use crate::ir::{AccMode, EpOp, Func, Param};
+    use crate::ir::{AccMode, EpOp, Func, Layout, Param};
 
     /// The CUDA source of `family` for `ir`.
     fn emit(ir: &GemmIr, family: FamilyId) -> String {
@@ -195,7 +162,11 @@ mod tests {
             g.symbol()
         )));
         assert!(s.contains(&kernel_params(&g, Backend::Cuda)));
-        assert!(s.contains("cg_epilogue(acc, i, j, M, N, p2, p3, p4)"), "{s}");
+        assert!(s.contains("cg_epilogue(acc, i, j, M, N, p2, p3, ld3, p4)"), "{s}");
+        assert!(
+            s.contains("out += offo; p0 += off0; p1 += off1; p2 += off2; p3 += off3;"),
+            "{s}"
+        );
         assert!(!s.contains("#include"));
         assert!(!s.contains('@'), "unfilled template key");
     }
@@ -273,28 +244,6 @@ mod tests {
         let s = emit(&g, FamilyId::MmaSync);
         assert!(s.contains("cg_ldsm_x4(af[mi]"));
         assert!(s.contains("cg_ldsm_x4(r,"));
-        assert_eq!(
-            shape_defines(&g, 3, 5, 16),
-            vec![("A_VEC", 1), ("B_VEC", 1), ("A_ALIGN", 8), ("B_ALIGN", 8)]
-        );
-    }
-
-    #[test]
-    fn shape_defines_follow_the_contiguous_extent() {
-        let g = ir(DType::F16, AccMode::F32, Layout::RowMajor, Layout::RowMajor);
-        assert_eq!(
-            shape_defines(&g, 7, 64, 24),
-            vec![("A_VEC", 1), ("B_VEC", 1), ("A_ALIGN", 8), ("B_ALIGN", 8)]
-        );
-        assert_eq!(
-            shape_defines(&g, 64, 6, 12),
-            vec![("A_VEC", 0), ("B_VEC", 0), ("A_ALIGN", 4), ("B_ALIGN", 2)]
-        );
-        let g = ir(DType::F32, AccMode::Tf32, Layout::ColMajor, Layout::ColMajor);
-        assert_eq!(
-            shape_defines(&g, 12, 1, 5),
-            vec![("A_VEC", 1), ("B_VEC", 0), ("A_ALIGN", 4), ("B_ALIGN", 1)]
-        );
     }
 
     #[test]

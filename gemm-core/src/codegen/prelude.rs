@@ -114,13 +114,15 @@ pub fn helpers(d: Backend) -> String {
 }
 
 /// The kernel's parameter list after `int M, int N, int K, `: the output pointer, then
-/// every signature parameter `p<i>`.
+/// every signature parameter `p<i>`, then the view geometry: `int ldo, long offo` for the
+/// output, `int ld<i>, long off<i>` for each matrix parameter and `long off<i>` for each
+/// `Row`/`Col`. A leading dimension is the elements between consecutive rows (row-major)
+/// or columns (column-major) as stored; an offset is the view's first element in its
+/// buffer. Both are runtime arguments, so one binary serves every stride of an alignment
+/// class ([`view_prologue`] applies the offsets).
 pub fn kernel_params(ir: &GemmIr, d: Backend) -> String {
     let g = d.global();
     let mut s = format!("{g}{}* __restrict__ out", d.storage(ir.out_dtype));
-    if d == Backend::Opencl {
-        s = s.replace("__restrict__", "restrict");
-    }
     for (i, p) in ir.params.iter().enumerate() {
         let ty = match p.kind {
             ParamKind::Matrix { dtype, .. } | ParamKind::Row { dtype } | ParamKind::Col { dtype } => {
@@ -128,20 +130,49 @@ pub fn kernel_params(ir: &GemmIr, d: Backend) -> String {
             }
             ParamKind::Scalar => format!("float p{i}"),
         };
-        let ty = if d == Backend::Opencl {
-            ty.replace("__restrict__", "restrict")
-        } else {
-            ty
-        };
         let _ = write!(s, ", {ty}");
+    }
+    s.push_str(", int ldo, long offo");
+    for (i, p) in ir.params.iter().enumerate() {
+        match p.kind {
+            ParamKind::Matrix { .. } => {
+                let _ = write!(s, ", int ld{i}, long off{i}");
+            }
+            ParamKind::Row { .. } | ParamKind::Col { .. } => {
+                let _ = write!(s, ", long off{i}");
+            }
+            ParamKind::Scalar => {}
+        }
+    }
+    if d == Backend::Opencl {
+        s = s.replace("__restrict__", "restrict");
+    }
+    s
+}
+
+/// The first statements of every kernel body: each buffer pointer moved to its view's
+/// first element, so the body indexes from 0 with the leading dimensions.
+pub fn view_prologue(ir: &GemmIr) -> String {
+    let mut s = String::from("out += offo;");
+    for (i, p) in ir.params.iter().enumerate() {
+        if !matches!(p.kind, ParamKind::Scalar) {
+            let _ = write!(s, " p{i} += off{i};");
+        }
     }
     s
 }
 
 /// The arguments that forward the epilogue's parameters from the kernel into
-/// `cg_epilogue` (after `acc, i, j, M, N`).
+/// `cg_epilogue` (after `acc, i, j, M, N`): each pointer, and a matrix's leading dimension
+/// after it.
 pub fn epilogue_args(ir: &GemmIr) -> String {
-    ir.epilogue_params().iter().map(|p| format!(", p{p}")).collect()
+    ir.epilogue_params()
+        .iter()
+        .map(|&p| match ir.params[p as usize].kind {
+            ParamKind::Matrix { .. } => format!(", p{p}, ld{p}"),
+            _ => format!(", p{p}"),
+        })
+        .collect()
 }
 
 /// `cg_epilogue(float acc, int i, int j, int M, int N, ...)`: the user's epilogue as one C
@@ -152,9 +183,8 @@ pub fn epilogue_fn(ir: &GemmIr, d: Backend) -> String {
     let mut params = String::new();
     for &p in &used {
         let ty = match ir.params[p as usize].kind {
-            ParamKind::Matrix { dtype, .. } | ParamKind::Row { dtype } | ParamKind::Col { dtype } => {
-                format!("const {g}{}* p{p}", d.storage(dtype))
-            }
+            ParamKind::Matrix { dtype, .. } => format!("const {g}{}* p{p}, int ld{p}", d.storage(dtype)),
+            ParamKind::Row { dtype } | ParamKind::Col { dtype } => format!("const {g}{}* p{p}", d.storage(dtype)),
             ParamKind::Scalar => format!("float p{p}"),
         };
         let _ = write!(params, ", {ty}");
@@ -165,8 +195,8 @@ pub fn epilogue_fn(ir: &GemmIr, d: Backend) -> String {
         let val = match kind {
             ParamKind::Matrix { dtype, layout } => {
                 let idx = match layout {
-                    Layout::RowMajor => "(long)i * N + j",
-                    Layout::ColMajor => "(long)j * M + i",
+                    Layout::RowMajor => format!("(long)i * ld{p} + j"),
+                    Layout::ColMajor => format!("(long)j * ld{p} + i"),
                 };
                 format!("cg_ld_{}(p{p}, {idx})", dtype.name())
             }
@@ -232,11 +262,11 @@ fn c_float(v: f32) -> String {
     }
 }
 
-/// `cg_st_<dtype>(out, index, v)` for output element (i, j).
+/// `cg_st_<dtype>(out, index, v)` for output element (i, j), `ldo` apart.
 pub fn store_out(ir: &GemmIr, i: &str, j: &str, v: &str) -> String {
     let idx = match ir.out_layout {
-        Layout::RowMajor => format!("(long)({i}) * N + ({j})"),
-        Layout::ColMajor => format!("(long)({j}) * M + ({i})"),
+        Layout::RowMajor => format!("(long)({i}) * ldo + ({j})"),
+        Layout::ColMajor => format!("(long)({j}) * ldo + ({i})"),
     };
     format!("cg_st_{}(out, {idx}, {v})", ir.out_dtype.name())
 }

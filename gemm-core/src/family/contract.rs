@@ -2,7 +2,8 @@
 
 use crate::ir::DType;
 
-/// The extents of one call: C is `m × n`, the product runs over `k`.
+/// The extents of one call (C is `m × n`, the product runs over `k`) and how A and B lie
+/// in memory, which decides the alignment-dependent code paths (vector loads, TMA).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Problem {
     /// Rows of C.
@@ -11,12 +12,64 @@ pub struct Problem {
     pub n: usize,
     /// The inner dimension.
     pub k: usize,
+    /// How A is stored.
+    pub a: Stored,
+    /// How B is stored.
+    pub b: Stored,
+}
+
+/// Where a view of an operand lies in its buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Stored {
+    /// Elements between consecutive stored rows (row-major) or columns (column-major);
+    /// 0 for packed storage (the contiguous extent).
+    pub ld: usize,
+    /// The view's first element, in elements from the buffer's (aligned) start.
+    pub offset: usize,
+}
+
+impl Stored {
+    /// A view `ld` apart from element `offset` on.
+    pub const fn new(ld: usize, offset: usize) -> Stored {
+        Stored { ld, offset }
+    }
+
+    /// The leading dimension of an operand whose contiguous extent is `extent`.
+    pub const fn pitch(self, extent: usize) -> usize {
+        if self.ld == 0 {
+            extent
+        } else {
+            self.ld
+        }
+    }
+
+    /// Whether every stored row (of contiguous extent `extent`) starts a multiple of
+    /// `elems` elements from the buffer's start: the pitch and the offset both divide.
+    pub fn rows_aligned(self, extent: usize, elems: usize) -> bool {
+        self.pitch(extent).is_multiple_of(elems) && self.offset.is_multiple_of(elems)
+    }
 }
 
 impl Problem {
-    /// `m × n × k`.
+    /// `m × n × k` over packed operands.
     pub const fn new(m: usize, n: usize, k: usize) -> Problem {
-        Problem { m, n, k }
+        Problem {
+            m,
+            n,
+            k,
+            a: Stored { ld: 0, offset: 0 },
+            b: Stored { ld: 0, offset: 0 },
+        }
+    }
+
+    /// The same extents with A and B stored as `a` and `b`.
+    pub const fn stored(self, a: Stored, b: Stored) -> Problem {
+        Problem { a, b, ..self }
+    }
+
+    /// Whether A and B are packed and start at their buffers' starts.
+    pub fn packed(&self) -> bool {
+        self.a == Stored::default() && self.b == Stored::default()
     }
 }
 
@@ -80,6 +133,9 @@ pub struct TensorMap {
     pub dims: [u64; 2],
     /// Bytes between consecutive rows (dimension 1); a multiple of 16.
     pub pitch_bytes: u64,
+    /// Where the mapped view starts in the operand's buffer, in bytes (a multiple of 16:
+    /// TMA's global address alignment).
+    pub offset_bytes: u64,
     /// The box one copy moves, in elements, the contiguous dimension first.
     pub box_dims: [u32; 2],
     /// Whether boxes land in shared memory with the 128-byte swizzle (else unswizzled).

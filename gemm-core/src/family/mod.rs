@@ -20,10 +20,11 @@
 mod contract;
 mod gemv;
 mod mma_sync;
+pub(crate) mod shape_flags;
 mod simt;
 pub mod wgmma;
 
-pub use contract::{CompileNeeds, LaunchDims, Machine, Problem, Resources, TensorMap, Workspace};
+pub use contract::{CompileNeeds, LaunchDims, Machine, Problem, Resources, Stored, TensorMap, Workspace};
 pub use gemv::{Gemv, GemvTile};
 pub use mma_sync::{MmaSync, MmaTile};
 pub use simt::{Simt, SimtTile, SIMT_LOCAL_PAD};

@@ -109,10 +109,10 @@ static __device__ __forceinline__ void cg_cp_wait() {
 
 /* One operand tile: ROWS rows of CPR chunks, row r holding global outer index o0 + r
    and inner (contiguous) indices i0 + chunk * CG_EPC...; the global matrix is O x I with
-   leading dimension I. */
+   leading dimension LD (at least I). */
 template <int ROWS, int CPR, int VEC>
 static __device__ __forceinline__ void cg_load_tile(unsigned char* s, const cg_ab_t* __restrict__ g,
-                                                    int o0, int O, int i0, int I, int tid) {
+                                                    int o0, int O, int i0, int I, int LD, int tid) {
     constexpr int CHUNKS = ROWS * CPR;
     constexpr int ITERS = (CHUNKS + CG_THREADS - 1) / CG_THREADS;
     if constexpr (CG_THREADS % CPR == 0 && (CG_THREADS / CPR) % 8 == 0) {
@@ -124,16 +124,16 @@ static __device__ __forceinline__ void cg_load_tile(unsigned char* s, const cg_a
         const int gi = i0 + ch * CG_EPC;
         const int rows_left = O - (o0 + r0);
         const int left = I - gi;
-        const long step = (long)RSTEP * I;
-        const cg_ab_t* p = g + ((long)(o0 + r0) * I + gi);
+        const long step = (long)RSTEP * LD;
+        const cg_ab_t* p = g + ((long)(o0 + r0) * LD + gi);
         unsigned char* dst = s + cg_chunk_off(r0, ch, CPR);
 #pragma unroll
         for (int it = 0; it < ITERS; ++it) {
             if (CHUNKS % CG_THREADS != 0 && r0 + it * RSTEP >= ROWS) break;
             const bool row_ok = it * RSTEP < rows_left;
             if (VEC) {
-                /* I is a multiple of CG_EPC here, so every chunk is 16-byte aligned and
-                   either wholly inside or wholly outside the matrix. */
+                /* LD and the view's start are multiples of CG_EPC here, so every chunk is
+                   16-byte aligned; one that crosses I is zero-filled past it. */
                 const int valid = (row_ok && left > 0) ? (left < CG_EPC ? left : CG_EPC) : 0;
                 cg_cp_async16(cg_smem_u32(dst + it * RSTEP * CPR * 16), valid ? p + it * step : g, valid * CG_ESZ);
             } else {
@@ -155,13 +155,13 @@ static __device__ __forceinline__ void cg_load_tile(unsigned char* s, const cg_a
             if (VEC) {
                 const int left = I - gi;
                 const int valid = (go < O && left > 0) ? (left < CG_EPC ? left : CG_EPC) : 0;
-                const cg_ab_t* src = valid ? g + ((long)go * I + gi) : g;
+                const cg_ab_t* src = valid ? g + ((long)go * LD + gi) : g;
                 cg_cp_async16(cg_smem_u32(dst), src, valid * CG_ESZ);
             } else {
                 alignas(16) cg_ab_t v[CG_EPC];
 #pragma unroll
                 for (int e = 0; e < CG_EPC; ++e)
-                    v[e] = (go < O && gi + e < I) ? g[(long)go * I + gi + e] : (cg_ab_t)0;
+                    v[e] = (go < O && gi + e < I) ? g[(long)go * LD + gi + e] : (cg_ab_t)0;
                 *reinterpret_cast<cg_u4*>(dst) = *reinterpret_cast<const cg_u4*>(v);
             }
         }
@@ -182,8 +182,9 @@ static __device__ __forceinline__ void cg_mma(float* c, const unsigned* a, const
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_bf16_at_scale_gelu_erf_1ce0fec8(int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2) {
+extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_bf16_at_scale_gelu_erf_1ce0fec8(int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2) {
     extern __shared__ __align__(128) unsigned char cg_smem[];
+    out += offo; p0 += off0; p1 += off1; p2 += off2;
     int tm, tn;
     if (!cg_tile_of_block(M, N, BM, BN, &tm, &tn)) return;
     const int m0 = tm * BM, n0 = tn * BN;
@@ -204,8 +205,8 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_bf16_at_scale_gelu_e
             for (int q = 0; q < 4; ++q) c[mi][ni][q] = 0.0f;
 
     auto load_stage = [&](int st, int k0) {
-        cg_load_tile<A_ROWS, A_CPR, A_VEC>(sa + st * A_STAGE_BYTES, ga, k0, K, m0, M, tid);
-        cg_load_tile<B_ROWS, B_CPR, B_VEC>(sb + st * B_STAGE_BYTES, gb, k0, K, n0, N, tid);
+        cg_load_tile<A_ROWS, A_CPR, A_VEC>(sa + st * A_STAGE_BYTES, ga, k0, K, m0, M, ld0, tid);
+        cg_load_tile<B_ROWS, B_CPR, B_VEC>(sb + st * B_STAGE_BYTES, gb, k0, K, n0, N, ld1, tid);
     };
 
     const int ktiles = (K + BK - 1) / BK;
@@ -270,7 +271,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_bf16_at_scale_gelu_e
                 const int j = n0 + warp_n * CG_WN + ni * 8 + (lane & 3) * 2 + (q & 1);
                 if (i < M && j < N) {
                     const float acc = c[mi][ni][q];
-                    cg_st_bf16(out, (long)(j) * M + (i), cg_epilogue(acc, i, j, M, N, p2));
+                    cg_st_bf16(out, (long)(j) * ldo + (i), cg_epilogue(acc, i, j, M, N, p2));
                 }
             }
 }

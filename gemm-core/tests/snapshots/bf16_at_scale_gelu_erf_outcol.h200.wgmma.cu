@@ -145,6 +145,8 @@ static __device__ __forceinline__ float cgw_epi(float acc, float v2) {
 #define CG_B_KMAJOR 0
 #define CG_A_PTR p0
 #define CG_B_PTR p1
+#define CG_A_LD ld0
+#define CG_B_LD ld1
 
 static_assert(BK % CG_KROW == 0 && CG_KSUB >= 1 && CG_KSUB <= 4, "BK must be 1 to 4 128-byte swizzle rows: 64 (or 32 tf32) elements each");
 static_assert(CG_KSUB == 1 || (CG_A_KMAJOR && CG_B_KMAJOR), "k-tiles of several swizzle rows need K-major A and B");
@@ -527,8 +529,9 @@ static __device__ __forceinline__ bool cg_splitk_fold(float (&acc)[CG_MI][BN / 2
 #else
 #define CG_CLUSTER_DIMS
 #endif
-extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_bf16_at_scale_gelu_erf_1ce0fec8(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_SPLITK_ARGS int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2) {
+extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_bf16_at_scale_gelu_erf_1ce0fec8(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_SPLITK_ARGS int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2) {
     extern __shared__ __align__(1024) unsigned char cg_smem[];
+    out += offo; p0 += off0; p1 += off1; p2 += off2;
     /* The ring: STAGES A tiles, STAGES B tiles, then full[STAGES] and empty[STAGES]. */
     const unsigned smem = (cg_smem_u32(cg_smem) + 1023u) & ~1023u;
     const unsigned sa = smem;
@@ -595,15 +598,15 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
                 /* Every producer thread copies its chunks; its arrival counts once they have landed. */
 #if CG_A_KMAJOR
 #pragma unroll
-                for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BM, 1, CG_CPA_A>(a_s + j * (BM * 128), CG_A_PTR, K, M, K, m0, k0 + j * CG_KROW, tid);
+                for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BM, 1, CG_CPA_A>(a_s + j * (BM * 128), CG_A_PTR, CG_A_LD, M, K, m0, k0 + j * CG_KROW, tid);
 #else
-                cg_cpa_tile<BM, 0, CG_CPA_A>(a_s, CG_A_PTR, M, M, K, m0, k0, tid);
+                cg_cpa_tile<BM, 0, CG_CPA_A>(a_s, CG_A_PTR, CG_A_LD, M, K, m0, k0, tid);
 #endif
 #if CG_B_KMAJOR
 #pragma unroll
-                for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BN, 1, CG_CPA_B>(b_s + j * (BN * 128), CG_B_PTR, K, N, K, n0, k0 + j * CG_KROW, tid);
+                for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BN, 1, CG_CPA_B>(b_s + j * (BN * 128), CG_B_PTR, CG_B_LD, N, K, n0, k0 + j * CG_KROW, tid);
 #else
-                cg_cpa_tile<BN, 0, CG_CPA_B>(b_s, CG_B_PTR, N, N, K, n0, k0, tid);
+                cg_cpa_tile<BN, 0, CG_CPA_B>(b_s, CG_B_PTR, CG_B_LD, N, K, n0, k0, tid);
 #endif
                 asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" :: "r"(full) : "memory");
 #else
@@ -777,9 +780,9 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
             }
 #endif
 
-            const bool pair_ok = (N & 1) == 0;
+            const bool pair_ok = (ldo & 1) == 0 && ((unsigned long long)out & (2 * CG_OSZ - 1)) == 0;
 #if CG_EPI_SMEM && 0
-            const bool vec_ok = (N * CG_OSZ) % 16 == 0 && ((unsigned long long)out & 15) == 0;
+            const bool vec_ok = (ldo * CG_OSZ) % 16 == 0 && ((unsigned long long)out & 15) == 0;
 #else
             const bool vec_ok = 0 ? pair_ok : true;
 #endif
@@ -815,7 +818,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
                             const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
                             const float v0 = cgw_epi(acc[mi][r], cv2[(r >> 1) & 1]);
                             const float v1 = cgw_epi(acc[mi][r + 1], cv2[(r >> 1) & 1]);
-                            cg_st_bf16(out, (long)(j) * M + (i), v0); cg_st_bf16(out, (long)(j + 1) * M + (i), v1);
+                            cg_st_bf16(out, (long)(j) * ldo + (i), v0); cg_st_bf16(out, (long)(j + 1) * ldo + (i), v1);
                         }
 #endif
                     } else {
@@ -829,7 +832,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
                                 const bool two = j + 1 < N;
                                 const float v0 = cgw_epi(acc[mi][r], cv2[(r >> 1) & 1]);
                             const float v1 = two ? cgw_epi(acc[mi][r + 1], cv2[(r >> 1) & 1]) : 0.0f;
-                                cg_st_bf16(out, (long)(j) * M + (i), v0); if (two) cg_st_bf16(out, (long)(j + 1) * M + (i), v1);
+                                cg_st_bf16(out, (long)(j) * ldo + (i), v0); if (two) cg_st_bf16(out, (long)(j + 1) * ldo + (i), v1);
                             }
                         }
                     }

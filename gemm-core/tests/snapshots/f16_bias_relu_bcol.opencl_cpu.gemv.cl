@@ -59,9 +59,10 @@ static inline void cg_chunk(const __global ushort* p, long i, float* out) {
 }
 
 __kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))
-void cg_f16_bias_relu_ca192860(int M, int N, int K, __global ushort* restrict out, const __global ushort* restrict p0, const __global ushort* restrict p1, const __global ushort* restrict p2)
+void cg_f16_bias_relu_ca192860(int M, int N, int K, __global ushort* restrict out, const __global ushort* restrict p0, const __global ushort* restrict p1, const __global ushort* restrict p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2)
 {
     __local float cg_red[MR][COLS][CG_THREADS];
+    out += offo; p0 += off0; p1 += off1; p2 += off2;
     const int tid = get_local_id(0), lane = tid & 31, warp = tid >> 5;
     const int group = warp / KSPLIT, part = warp % KSPLIT;
     const int n0 = get_group_id(0) * CG_NB + group * COLS;
@@ -79,12 +80,12 @@ void cg_f16_bias_relu_ca192860(int M, int N, int K, __global ushort* restrict ou
             float a[MR][CG_VEC];
             for (int d = 0; d < MR; ++d) {
                 const int i = d < M ? d : M - 1;
-                cg_chunk(ga, (long)i * K + k, a[d]);
+                cg_chunk(ga, (long)i * ld0 + k, a[d]);
             }
             for (int c = 0; c < COLS; ++c) {
                 const int nn = n0 + c < N ? n0 + c : N - 1;
                 float b[CG_VEC];
-                cg_chunk(gb, (long)nn * K + k, b);
+                cg_chunk(gb, (long)nn * ld1 + k, b);
                 for (int i = 0; i < MR; ++i)
                     for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fma(a[i][e], b[e], acc[i][c]);
             }
@@ -92,11 +93,11 @@ void cg_f16_bias_relu_ca192860(int M, int N, int K, __global ushort* restrict ou
     } else {
         for (int k = part * 32 + lane; k < K; k += KSPLIT * 32) {
             float a[MR];
-            for (int i = 0; i < MR; ++i) a[i] = i < M ? cg_ld_f16(ga, (long)i * K + k) : 0.0f;
+            for (int i = 0; i < MR; ++i) a[i] = i < M ? cg_ld_f16(ga, (long)i * ld0 + k) : 0.0f;
             for (int c = 0; c < COLS; ++c) {
                 const int nn = n0 + c;
                 if (nn < N) {
-                    const float b = cg_ld_f16(gb, (long)nn * K + k);
+                    const float b = cg_ld_f16(gb, (long)nn * ld1 + k);
                     for (int i = 0; i < MR; ++i) acc[i][c] = fma(a[i], b, acc[i][c]);
                 }
             }
@@ -114,7 +115,7 @@ void cg_f16_bias_relu_ca192860(int M, int N, int K, __global ushort* restrict ou
         if (i < M && j < N) {
             float sum = 0.0f;
             for (int t = g * KSPLIT * 32; t < (g + 1) * KSPLIT * 32; ++t) sum += cg_red[i][c][t];
-            cg_st_f16(out, (long)(i) * N + (j), cg_epilogue(sum, i, j, M, N, p2));
+            cg_st_f16(out, (long)(i) * ldo + (j), cg_epilogue(sum, i, j, M, N, p2));
         }
     }
 }

@@ -93,8 +93,9 @@ static __device__ __forceinline__ void cg_unpack(const cg_u4& v, float* f) {
     }
 }
 
-extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bt_silu_f32out_8eb01f64(int M, int N, int K, float* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const float* __restrict__ p2) {
+extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bt_silu_f32out_8eb01f64(int M, int N, int K, float* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const float* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2) {
     __shared__ float cg_red[WARPS][MR][COLS];
+    out += offo; p0 += off0; p1 += off1; p2 += off2;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int group = warp / KSPLIT, part = warp % KSPLIT;
     const int n0 = blockIdx.x * CG_NB + group * COLS;
@@ -118,7 +119,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bt_silu_f32out_8
 #pragma unroll
             for (int d = 0; d < MR; ++d) {
                 const int i = d < M ? d : M - 1;
-                cg_unpack(cg_ld16(ga + (long)i * K + k), a[d]);
+                cg_unpack(cg_ld16(ga + (long)i * ld0 + k), a[d]);
             }
             /* Every column's chunk in flight before the first multiply. */
             cg_u4 braw[COLS];
@@ -126,7 +127,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bt_silu_f32out_8
             for (int c = 0; c < COLS; ++c) {
                 const int n = n0 + c < N ? n0 + c : N - 1;
                 (void)n;
-                braw[c] = cg_ld16(gb + (long)n * K + k);
+                braw[c] = cg_ld16(gb + (long)n * ld1 + k);
             }
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
@@ -144,12 +145,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bt_silu_f32out_8
         for (int k = part * 32 + lane; k < K; k += KSPLIT * 32) {
             float a[MR];
 #pragma unroll
-            for (int i = 0; i < MR; ++i) a[i] = i < M ? cg_elem(ga[(long)i * K + k]) : 0.0f;
+            for (int i = 0; i < MR; ++i) a[i] = i < M ? cg_elem(ga[(long)i * ld0 + k]) : 0.0f;
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
                 const int n = n0 + c;
                 if (n < N) {
-                    const float b = cg_elem(gb[(long)n * K + k]);
+                    const float b = cg_elem(gb[(long)n * ld1 + k]);
 #pragma unroll
                     for (int i = 0; i < MR; ++i) acc[i][c] = fmaf(a[i], b, acc[i][c]);
                 }
@@ -175,7 +176,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bt_silu_f32out_8
             float acc = 0.0f;
 #pragma unroll
             for (int p = 0; p < KSPLIT; ++p) acc += cg_red[g * KSPLIT + p][i][c];
-            cg_st_f32(out, (long)(i) * N + (j), cg_epilogue(acc, i, j, M, N, p2));
+            cg_st_f32(out, (long)(i) * ldo + (j), cg_epilogue(acc, i, j, M, N, p2));
         }
     }
 }

@@ -93,8 +93,9 @@ static __device__ __forceinline__ void cg_unpack(const cg_u4& v, float* f) {
     }
 }
 
-extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_colcol_leaky_clamp_ef23c54c(int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, float p2) {
+extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_colcol_leaky_clamp_ef23c54c(int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, float p2, int ldo, long offo, int ld0, long off0, int ld1, long off1) {
     __shared__ float cg_red[WARPS][MR][COLS];
+    out += offo; p0 += off0; p1 += off1;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int group = warp / KSPLIT, part = warp % KSPLIT;
     const int n0 = blockIdx.x * CG_NB + group * COLS;
@@ -118,7 +119,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_colcol_leaky_cla
 #pragma unroll
             for (int d = 0; d < MR; ++d) {
                 const int i = d < M ? d : M - 1;
-                for (int e = 0; e < CG_VEC; ++e) a[d][e] = cg_elem(ga[(long)(k + e) * M + i]);
+                for (int e = 0; e < CG_VEC; ++e) a[d][e] = cg_elem(ga[(long)(k + e) * ld0 + i]);
             }
             /* Every column's chunk in flight before the first multiply. */
             cg_u4 braw[COLS];
@@ -126,7 +127,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_colcol_leaky_cla
             for (int c = 0; c < COLS; ++c) {
                 const int n = n0 + c < N ? n0 + c : N - 1;
                 (void)n;
-                braw[c] = cg_ld16(gb + (long)n * K + k);
+                braw[c] = cg_ld16(gb + (long)n * ld1 + k);
             }
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
@@ -144,12 +145,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_colcol_leaky_cla
         for (int k = part * 32 + lane; k < K; k += KSPLIT * 32) {
             float a[MR];
 #pragma unroll
-            for (int i = 0; i < MR; ++i) a[i] = i < M ? cg_elem(ga[(long)k * M + i]) : 0.0f;
+            for (int i = 0; i < MR; ++i) a[i] = i < M ? cg_elem(ga[(long)k * ld0 + i]) : 0.0f;
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
                 const int n = n0 + c;
                 if (n < N) {
-                    const float b = cg_elem(gb[(long)n * K + k]);
+                    const float b = cg_elem(gb[(long)n * ld1 + k]);
 #pragma unroll
                     for (int i = 0; i < MR; ++i) acc[i][c] = fmaf(a[i], b, acc[i][c]);
                 }
@@ -175,7 +176,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_colcol_leaky_cla
             float acc = 0.0f;
 #pragma unroll
             for (int p = 0; p < KSPLIT; ++p) acc += cg_red[g * KSPLIT + p][i][c];
-            cg_st_f16(out, (long)(i) * N + (j), cg_epilogue(acc, i, j, M, N, p2));
+            cg_st_f16(out, (long)(i) * ldo + (j), cg_epilogue(acc, i, j, M, N, p2));
         }
     }
 }

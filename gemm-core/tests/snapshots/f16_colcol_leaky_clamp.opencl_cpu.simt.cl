@@ -51,10 +51,11 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N, float p2)
 }
 
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
-void cg_f16_colcol_leaky_clamp_ef23c54c(int M, int N, int K, __global ushort* restrict out, const __global ushort* restrict p0, const __global ushort* restrict p1, float p2)
+void cg_f16_colcol_leaky_clamp_ef23c54c(int M, int N, int K, __global ushort* restrict out, const __global ushort* restrict p0, const __global ushort* restrict p1, float p2, int ldo, long offo, int ld0, long off0, int ld1, long off1)
 {
     __local float As[KWG][MWG + 1];
     __local float Bs[KWG][NWG + 1];
+    out += offo; p0 += off0; p1 += off1;
     const __global ushort* A = p0;
     const __global ushort* B = p1;
     const int tx = get_local_id(0);
@@ -85,7 +86,7 @@ void cg_f16_colcol_leaky_clamp_ef23c54c(int M, int N, int K, __global ushort* re
             const int gk = k0 + k;
             float t[VW];
             const int n = gk < K ? min(VW, M - gr) : 0;
-            cg_ldv(A, (long)gk * M + gr, n, t);
+            cg_ldv(A, (long)gk * ld0 + gr, n, t);
             for (int e = 0; e < VW; e++) As[k][r + e] = t[e];
         }
         for (int v = tid; v < NWG * KWG / VW; v += NTHREADS) {
@@ -95,7 +96,7 @@ void cg_f16_colcol_leaky_clamp_ef23c54c(int M, int N, int K, __global ushort* re
             const int gk = k0 + k;
             float t[VW];
             const int n = gr < N ? min(VW, K - gk) : 0;
-            cg_ldv(B, (long)gr * K + gk, n, t);
+            cg_ldv(B, (long)gr * ld1 + gk, n, t);
             for (int e = 0; e < VW; e++) Bs[k + e][r] = t[e];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -116,7 +117,7 @@ void cg_f16_colcol_leaky_clamp_ef23c54c(int M, int N, int K, __global ushort* re
         for (int j = 0; j < NWI; j++) {
             const int gj = n0 + tx + j * NDIMC;
             if (gi < M && gj < N) {
-                cg_st_f16(out, (long)(gi) * N + (gj), cg_epilogue(acc[i][j], gi, gj, M, N, p2));
+                cg_st_f16(out, (long)(gi) * ldo + (gj), cg_epilogue(acc[i][j], gi, gj, M, N, p2));
             }
         }
     }

@@ -78,12 +78,12 @@ struct alignas(VW * sizeof(cg_ab_t)) cg_vec_t { cg_ab_t v[VW]; };
 static __device__ __forceinline__ float cg_ab_f32(cg_ab_t x) { return x; }
 
 /* One operand tile into local memory as float: OUTER x INNER elements of the global
-   O x I matrix (leading dimension I) starting at (o0, i0). KINNER: the inner dimension is
+   O x I matrix (leading dimension LD) starting at (o0, i0). KINNER: the inner dimension is
    K, so the tile is stored transposed ([k][outer]) to keep the compute loop's reads
    contiguous along M/N. */
 template <int OUTER, int INNER, int KINNER, int LDS, int VEC_OK>
 static __device__ __forceinline__ void cg_simt_load(float* s, const cg_ab_t* __restrict__ g,
-                                                    int o0, int O, int i0, int I, int tid) {
+                                                    int o0, int O, int i0, int I, int LD, int tid) {
     constexpr int IV = INNER / VW;
     constexpr int TOTAL = OUTER * IV;
     constexpr int ITERS = (TOTAL + CG_THREADS - 1) / CG_THREADS;
@@ -95,12 +95,12 @@ static __device__ __forceinline__ void cg_simt_load(float* s, const cg_ab_t* __r
         const int go = o0 + o, gi = i0 + iv;
         float v[VW];
         if (VEC_OK && go < O && gi + VW <= I) {
-            const cg_vec_t t = *reinterpret_cast<const cg_vec_t*>(g + ((long)go * I + gi));
+            const cg_vec_t t = *reinterpret_cast<const cg_vec_t*>(g + ((long)go * LD + gi));
 #pragma unroll
             for (int e = 0; e < VW; ++e) v[e] = cg_ab_f32(t.v[e]);
         } else {
 #pragma unroll
-            for (int e = 0; e < VW; ++e) v[e] = (go < O && gi + e < I) ? cg_ab_f32(g[(long)go * I + gi + e]) : 0.0f;
+            for (int e = 0; e < VW; ++e) v[e] = (go < O && gi + e < I) ? cg_ab_f32(g[(long)go * LD + gi + e]) : 0.0f;
         }
 #pragma unroll
         for (int e = 0; e < VW; ++e) {
@@ -110,9 +110,10 @@ static __device__ __forceinline__ void cg_simt_load(float* s, const cg_ab_t* __r
     }
 }
 
-extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_plain_91b242b7(int M, int N, int K, float* __restrict__ out, const float* __restrict__ p0, const float* __restrict__ p1) {
+extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_plain_91b242b7(int M, int N, int K, float* __restrict__ out, const float* __restrict__ p0, const float* __restrict__ p1, int ldo, long offo, int ld0, long off0, int ld1, long off1) {
     __shared__ float cg_as[KWG * CG_LDA];
     __shared__ float cg_bs[KWG * CG_LDB];
+    out += offo; p0 += off0; p1 += off1;
     int tm, tn;
     if (!cg_tile_of_block(M, N, MWG, NWG, &tm, &tn)) return;
     const int m0 = tm * MWG, n0 = tn * NWG;
@@ -127,8 +128,8 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_plain_91b242b7(i
         for (int ni = 0; ni < CG_NWI; ++ni) c[mi][ni] = 0.0f;
 
     for (int k0 = 0; k0 < K; k0 += KWG) {
-        cg_simt_load<MWG, KWG, 1, CG_LDA, (A_ALIGN % VW == 0)>(cg_as, ga, m0, M, k0, K, tid);
-        cg_simt_load<KWG, NWG, 0, CG_LDB, (B_ALIGN % VW == 0)>(cg_bs, gb, k0, K, n0, N, tid);
+        cg_simt_load<MWG, KWG, 1, CG_LDA, (A_ALIGN % VW == 0)>(cg_as, ga, m0, M, k0, K, ld0, tid);
+        cg_simt_load<KWG, NWG, 0, CG_LDB, (B_ALIGN % VW == 0)>(cg_bs, gb, k0, K, n0, N, ld1, tid);
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < KWG; ++k) {
@@ -155,7 +156,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_plain_91b242b7(i
             const int j = n0 + tx + ni * NDIMC;
             if (i < M && j < N) {
                 const float acc = c[mi][ni];
-                cg_st_f32(out, (long)(i) * N + (j), cg_epilogue(acc, i, j, M, N));
+                cg_st_f32(out, (long)(i) * ldo + (j), cg_epilogue(acc, i, j, M, N));
             }
         }
 }

@@ -50,10 +50,11 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N) {
 }
 
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
-void cg_f32_plain_91b242b7(int M, int N, int K, __global float* restrict out, const __global float* restrict p0, const __global float* restrict p1)
+void cg_f32_plain_91b242b7(int M, int N, int K, __global float* restrict out, const __global float* restrict p0, const __global float* restrict p1, int ldo, long offo, int ld0, long off0, int ld1, long off1)
 {
     __local float As[KWG][MWG + 1];
     __local float Bs[KWG][NWG + 1];
+    out += offo; p0 += off0; p1 += off1;
     const __global float* A = p0;
     const __global float* B = p1;
     const int tx = get_local_id(0);
@@ -84,7 +85,7 @@ void cg_f32_plain_91b242b7(int M, int N, int K, __global float* restrict out, co
             const int gk = k0 + k;
             float t[VW];
             const int n = gr < M ? min(VW, K - gk) : 0;
-            cg_ldv(A, (long)gr * K + gk, n, t);
+            cg_ldv(A, (long)gr * ld0 + gk, n, t);
             for (int e = 0; e < VW; e++) As[k + e][r] = t[e];
         }
         for (int v = tid; v < NWG * KWG / VW; v += NTHREADS) {
@@ -94,7 +95,7 @@ void cg_f32_plain_91b242b7(int M, int N, int K, __global float* restrict out, co
             const int gk = k0 + k;
             float t[VW];
             const int n = gk < K ? min(VW, N - gr) : 0;
-            cg_ldv(B, (long)gk * N + gr, n, t);
+            cg_ldv(B, (long)gk * ld1 + gr, n, t);
             for (int e = 0; e < VW; e++) Bs[k][r + e] = t[e];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -115,7 +116,7 @@ void cg_f32_plain_91b242b7(int M, int N, int K, __global float* restrict out, co
         for (int j = 0; j < NWI; j++) {
             const int gj = n0 + tx + j * NDIMC;
             if (gi < M && gj < N) {
-                cg_st_f32(out, (long)(gi) * N + (gj), cg_epilogue(acc[i][j], gi, gj, M, N));
+                cg_st_f32(out, (long)(gi) * ldo + (gj), cg_epilogue(acc[i][j], gi, gj, M, N));
             }
         }
     }

@@ -44,17 +44,18 @@ static inline void cg_ldv(const __global float* p, long base, int n, float* out)
 #endif
     for (int e = 0; e < VW; e++) out[e] = e < n ? cg_ld_f32(p, base + e) : 0.0f;
 }
-static inline float cg_epilogue(float acc, int i, int j, int M, int N, const __global float* p2) {
+static inline float cg_epilogue(float acc, int i, int j, int M, int N, const __global float* p2, int ld2) {
     (void)i; (void)j; (void)M; (void)N;
-    const float v2 = cg_ld_f32(p2, (long)i * N + j);
+    const float v2 = cg_ld_f32(p2, (long)i * ld2 + j);
     return (acc + v2);
 }
 
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
-void cg_f32_tf32_residual_33093ad6(int M, int N, int K, __global float* restrict out, const __global float* restrict p0, const __global float* restrict p1, const __global float* restrict p2)
+void cg_f32_tf32_residual_33093ad6(int M, int N, int K, __global float* restrict out, const __global float* restrict p0, const __global float* restrict p1, const __global float* restrict p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, int ld2, long off2)
 {
     __local float As[KWG][MWG + 1];
     __local float Bs[KWG][NWG + 1];
+    out += offo; p0 += off0; p1 += off1; p2 += off2;
     const __global float* A = p0;
     const __global float* B = p1;
     const int tx = get_local_id(0);
@@ -85,7 +86,7 @@ void cg_f32_tf32_residual_33093ad6(int M, int N, int K, __global float* restrict
             const int gk = k0 + k;
             float t[VW];
             const int n = gr < M ? min(VW, K - gk) : 0;
-            cg_ldv(A, (long)gr * K + gk, n, t);
+            cg_ldv(A, (long)gr * ld0 + gk, n, t);
             for (int e = 0; e < VW; e++) As[k + e][r] = t[e];
         }
         for (int v = tid; v < NWG * KWG / VW; v += NTHREADS) {
@@ -95,7 +96,7 @@ void cg_f32_tf32_residual_33093ad6(int M, int N, int K, __global float* restrict
             const int gk = k0 + k;
             float t[VW];
             const int n = gk < K ? min(VW, N - gr) : 0;
-            cg_ldv(B, (long)gk * N + gr, n, t);
+            cg_ldv(B, (long)gk * ld1 + gr, n, t);
             for (int e = 0; e < VW; e++) Bs[k][r + e] = t[e];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -116,7 +117,7 @@ void cg_f32_tf32_residual_33093ad6(int M, int N, int K, __global float* restrict
         for (int j = 0; j < NWI; j++) {
             const int gj = n0 + tx + j * NDIMC;
             if (gi < M && gj < N) {
-                cg_st_f32(out, (long)(gi) * N + (gj), cg_epilogue(acc[i][j], gi, gj, M, N, p2));
+                cg_st_f32(out, (long)(gi) * ldo + (gj), cg_epilogue(acc[i][j], gi, gj, M, N, p2, ld2));
             }
         }
     }

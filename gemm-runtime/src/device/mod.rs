@@ -69,6 +69,8 @@ impl fmt::Display for DeviceInfo {
 #[derive(Clone, Copy)]
 pub(crate) enum KernelArg<'a> {
     Int(i32),
+    /// A C `long` (64 bits in CUDA on 64-bit hosts and in OpenCL): a view's offset.
+    Long(i64),
     Float(f32),
     Buffer(&'a RawBuffer),
     /// A TMA tensor map over the buffer, encoded at launch (CUDA only: a build without

@@ -25,7 +25,7 @@ use opencl3::kernel::Kernel;
 use opencl3::memory::{retain_mem_object, Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::platform::get_platforms;
 use opencl3::program::Program;
-use opencl3::types::{cl_command_queue, cl_float, cl_int, cl_mem, CL_BLOCKING};
+use opencl3::types::{cl_command_queue, cl_float, cl_int, cl_long, cl_mem, CL_BLOCKING};
 use std::any::Any;
 use std::ffi::c_void;
 use std::ptr;
@@ -358,6 +358,7 @@ impl OpenclBackend {
             let r = unsafe {
                 match arg {
                     KernelArg::Int(v) => kernel.set_arg(idx, &(*v as cl_int)),
+                    KernelArg::Long(v) => kernel.set_arg(idx, &(*v as cl_long)),
                     KernelArg::Float(v) => kernel.set_arg(idx, &(*v as cl_float)),
                     KernelArg::Buffer(b) => {
                         let mem: cl_mem = self.buffer(b, &op)?.mem.get();
@@ -1153,6 +1154,14 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
                 ];
                 if half {
                     args.push(KernelArg::Buffer(&bbias));
+                }
+                // The views' geometry (`kernel_params`): out N apart, row-major A K
+                // apart, column-major B K apart, all from their buffers' starts.
+                for ld in [n, k, k] {
+                    args.extend([KernelArg::Int(ld as i32), KernelArg::Long(0)]);
+                }
+                if half {
+                    args.push(KernelArg::Long(0));
                 }
                 dev.backend()
                     .launch(

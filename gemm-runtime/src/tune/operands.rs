@@ -16,7 +16,7 @@ use crate::call::{self, Arg, Call, OutArg};
 use crate::device::RawBuffer;
 use crate::error::{GemmError, Result};
 use crate::reference::{try_vec, HostOperand};
-use gemm_core::{DType, GemmIr, ParamKind};
+use gemm_core::{DType, GemmIr, ParamKind, Stored};
 
 /// The generator's seed (fixed: a failure reproduces, and every process checks a
 /// candidate on the same data).
@@ -32,6 +32,10 @@ pub(crate) struct Operands {
     pub(crate) scalars: Vec<f32>,
     /// Per parameter: its shape at the call's problem ([`shapes`]).
     shapes: Vec<Shape>,
+    /// Per parameter: where it lies in its buffer. A and B lie as the call's do (the same
+    /// leading dimensions and offsets: the same alignment-dependent code paths run);
+    /// the rest packed.
+    at: Vec<Stored>,
     /// (rows, cols) of the output.
     out_dims: (usize, usize),
 }
@@ -232,6 +236,13 @@ impl Operands {
         let (_, _, k) = call.mnk();
         let dev = call.device();
         let shapes = shapes(call);
+        let at: Vec<Stored> = (0..shapes.len() as u32)
+            .map(|i| match i {
+                _ if i == ir.a => call.problem.a,
+                _ if i == ir.b => call.problem.b,
+                _ => Stored::default(),
+            })
+            .collect();
         let mut bufs = Vec::with_capacity(shapes.len());
         let mut host = Vec::with_capacity(shapes.len());
         for (i, (p, a)) in ir.params.iter().zip(call.args).enumerate() {
@@ -249,14 +260,19 @@ impl Operands {
                     call.spec.name, p.name
                 )));
             }
-            let len = match shapes[i] {
-                Shape::Matrix(rows, cols) => rows * cols,
-                Shape::Vector(len) => len,
-                Shape::Scalar => 0,
+            let len = match (shapes[i], p.kind) {
+                (Shape::Matrix(rows, cols), ParamKind::Matrix { layout, .. }) => {
+                    call::view_end(layout, rows, cols, at[i]).unwrap_or(u128::MAX) as usize
+                }
+                (Shape::Vector(len), _) => len,
+                _ => 0,
             };
             let scale = if i as u32 == ir.a { a_scale(k) } else { 1.0 };
             let mut values = Vec::new();
             let bytes = generate(dtype, len, Values::new(i), scale, &mut values)?;
+            if let (Shape::Matrix(rows, cols), ParamKind::Matrix { layout, .. }) = (shapes[i], p.kind) {
+                values = call::gather(&values, layout, rows, cols, at[i]);
+            }
             let buf = RawBuffer::new(dev, bytes.len())?;
             buf.upload(&bytes)?;
             drop(bytes);
@@ -269,6 +285,7 @@ impl Operands {
             host,
             scalars,
             shapes,
+            at,
             out_dims: (m, n),
         })
     }
@@ -279,8 +296,13 @@ impl Operands {
             .iter()
             .enumerate()
             .map(|(i, s)| match (*s, &self.bufs[i]) {
-                (Shape::Matrix(rows, cols), Some(buf)) => Arg::Matrix { buf, rows, cols },
-                (Shape::Vector(len), Some(buf)) => Arg::Vector { buf, len },
+                (Shape::Matrix(rows, cols), Some(buf)) => Arg::Matrix {
+                    buf,
+                    rows,
+                    cols,
+                    at: self.at[i],
+                },
+                (Shape::Vector(len), Some(buf)) => Arg::Vector { buf, len, offset: 0 },
                 _ => Arg::Scalar(self.scalars[i]),
             })
             .collect()
@@ -294,7 +316,16 @@ impl Operands {
         out: &'a RawBuffer,
     ) -> Result<Call<'c, 'a>> {
         let (rows, cols) = self.out_dims;
-        Call::new(spec, args, OutArg { buf: out, rows, cols })
+        Call::new(
+            spec,
+            args,
+            OutArg {
+                buf: out,
+                rows,
+                cols,
+                at: Stored::default(),
+            },
+        )
     }
 
     /// The operands as the host reference reads them (with `scalars` for the scalars).

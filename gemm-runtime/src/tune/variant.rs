@@ -152,7 +152,8 @@ pub(crate) fn check_problem(
             shrink(p.n, bn, CHECK_TILES_MN)
         },
         shrink(p.k, bk, k_tiles),
-    );
+    )
+    .stored(p.a, p.b);
     let same = describe_at(ir, backend, cfg, small) == describe_at(ir, backend, cfg, p)
         && cfg.family().accepts(cfg, ir, small).is_ok();
     if same {

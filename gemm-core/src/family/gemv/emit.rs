@@ -8,7 +8,7 @@
 //! on every run), and one thread per output applies the fused epilogue and stores.
 
 use crate::codegen::cuda::{ab_type, epilogue_store, fill, preamble};
-use crate::codegen::prelude::kernel_params;
+use crate::codegen::prelude::{kernel_params, view_prologue};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
 use crate::target::Backend;
@@ -39,13 +39,13 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let a_row_major = ir.a_layout() == Layout::RowMajor;
     let (load_a_vec, load_a) = if a_row_major {
         (
-            "cg_unpack(cg_ld16(ga + (long)i * K + k), a[d]);",
-            "cg_elem(ga[(long)i * K + k])",
+            "cg_unpack(cg_ld16(ga + (long)i * @LDA@ + k), a[d]);",
+            "cg_elem(ga[(long)i * @LDA@ + k])",
         )
     } else {
         (
-            "for (int e = 0; e < CG_VEC; ++e) a[d][e] = cg_elem(ga[(long)(k + e) * M + i]);",
-            "cg_elem(ga[(long)k * M + i])",
+            "for (int e = 0; e < CG_VEC; ++e) a[d][e] = cg_elem(ga[(long)(k + e) * @LDA@ + i]);",
+            "cg_elem(ga[(long)k * @LDA@ + i])",
         )
     };
     let vec_ok = if a_row_major { "(A_VEC && B_VEC)" } else { "B_VEC" };
@@ -61,7 +61,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     };
     let load_b_raw = match variant {
         Variant::ComputeOnly => "cg_u4{0u, 0u, 0u, 0u}",
-        _ => "cg_ld16(gb + (long)n * K + k)",
+        _ => "cg_ld16(gb + (long)n * @LDB@ + k)",
     };
     let (load_a_vec, load_a, load_b_vec, load_b) = match variant {
         // The values depend on the loop index, so the multiply-adds cannot be folded.
@@ -75,9 +75,12 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             load_a_vec.to_string(),
             load_a.to_string(),
             "cg_unpack(braw[c], b);".to_string(),
-            "cg_elem(gb[(long)n * K + k])".to_string(),
+            "cg_elem(gb[(long)n * @LDB@ + k])".to_string(),
         ),
     };
+    let lds = [("LDA", format!("ld{}", ir.a)), ("LDB", format!("ld{}", ir.b))];
+    let (load_a_vec, load_a, load_b) = (fill(&load_a_vec, &lds), fill(&load_a, &lds), fill(&load_b, &lds));
+    let load_b_raw = fill(load_b_raw, &lds);
     s.push_str(&fill(
         KERNEL,
         &[
@@ -86,13 +89,14 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             ("CVT", cvt.to_string()),
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
+            ("VIEW", view_prologue(ir)),
             ("A_PTR", format!("p{}", ir.a)),
             ("B_PTR", format!("p{}", ir.b)),
             ("VEC_OK", vec_ok.to_string()),
             ("LOAD_A_VEC", load_a_vec),
             ("LOAD_A", load_a),
             ("LOAD_B_VEC", load_b_vec),
-            ("LOAD_B_RAW", load_b_raw.to_string()),
+            ("LOAD_B_RAW", load_b_raw),
             ("LOAD_B", load_b),
             ("MATH_VEC", math_vec.to_string()),
             ("MATH", math.to_string()),
@@ -127,6 +131,7 @@ static __device__ __forceinline__ void cg_unpack(const cg_u4& v, float* f) {
 
 extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int K, @PARAMS@) {
     __shared__ float cg_red[WARPS][MR][COLS];
+    @VIEW@
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int group = warp / KSPLIT, part = warp % KSPLIT;
     const int n0 = blockIdx.x * CG_NB + group * COLS;

@@ -158,7 +158,7 @@ impl KernelFamily for Gemv {
 
     fn defines(&self, t: &GemvTile, ir: &GemmIr, _backend: Backend, p: Problem) -> Vec<(&'static str, u32)> {
         let mut d = vec![("MR", t.mr), ("WARPS", t.warps), ("COLS", t.cols), ("KSPLIT", t.ksplit)];
-        d.extend(crate::codegen::cuda::shape_defines(ir, p.m, p.n, p.k));
+        d.extend(crate::family::shape_flags::shape_defines(ir, p));
         d
     }
 

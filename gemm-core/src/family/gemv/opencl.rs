@@ -11,7 +11,7 @@
 //! applies the fused epilogue and stores. Halves go through `vload_half`, so no
 //! `cl_khr_fp16` is needed.
 
-use crate::codegen::prelude::{epilogue_args, epilogue_fn, helpers, kernel_params, store_out};
+use crate::codegen::prelude::{epilogue_args, epilogue_fn, helpers, kernel_params, store_out, view_prologue};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
 use crate::target::Backend;
@@ -51,11 +51,14 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     // cached lines) and is read element by element.
     let a_row_major = ir.a_layout() == Layout::RowMajor;
     let (load_a_vec, load_a) = if a_row_major {
-        ("cg_chunk(ga, (long)i * K + k, a[d]);", "cg_ld_@N@(ga, (long)i * K + k)")
+        (
+            "cg_chunk(ga, (long)i * @LDA@ + k, a[d]);",
+            "cg_ld_@N@(ga, (long)i * @LDA@ + k)",
+        )
     } else {
         (
-            "for (int e = 0; e < CG_VEC; ++e) a[d][e] = cg_ld_@N@(ga, (long)(k + e) * M + i);",
-            "cg_ld_@N@(ga, (long)k * M + i)",
+            "for (int e = 0; e < CG_VEC; ++e) a[d][e] = cg_ld_@N@(ga, (long)(k + e) * @LDA@ + i);",
+            "cg_ld_@N@(ga, (long)k * @LDA@ + i)",
         )
     };
     let vec_ok = if a_row_major { "(A_VEC && B_VEC)" } else { "B_VEC" };
@@ -67,10 +70,10 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             "(float)(k - nn) * 1e-9f".to_string(),
         ),
         _ => (
-            load_a_vec.replace("@N@", n),
-            load_a.replace("@N@", n),
-            "cg_chunk(gb, (long)nn * K + k, b);".to_string(),
-            format!("cg_ld_{n}(gb, (long)nn * K + k)"),
+            load_a_vec.replace("@N@", n).replace("@LDA@", &format!("ld{}", ir.a)),
+            load_a.replace("@N@", n).replace("@LDA@", &format!("ld{}", ir.a)),
+            format!("cg_chunk(gb, (long)nn * ld{} + k, b);", ir.b),
+            format!("cg_ld_{n}(gb, (long)nn * ld{} + k)", ir.b),
         ),
     };
     let (math_vec, math) = match variant {
@@ -122,6 +125,7 @@ __kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))
 void {sym}(int M, int N, int K, {params})
 {{
     __local float cg_red[MR][COLS][CG_THREADS];
+    {view}
     const int tid = get_local_id(0), lane = tid & 31, warp = tid >> 5;
     const int group = warp / KSPLIT, part = warp % KSPLIT;
     const int n0 = get_group_id(0) * CG_NB + group * COLS;
@@ -181,6 +185,7 @@ void {sym}(int M, int N, int K, {params})
 "#,
         sym = ir.symbol(),
         params = kernel_params(ir, d),
+        view = view_prologue(ir),
         a = ir.a,
         b = ir.b,
     );
@@ -228,6 +233,6 @@ mod tests {
             }
         }
         let raw = emit_variant(&ir(DType::F16, Layout::RowMajor), Variant::NoEpilogue);
-        assert!(!raw.contains("cg_epilogue(") && raw.contains("cg_st_f16(out, (long)(i) * N + (j), sum)"));
+        assert!(!raw.contains("cg_epilogue(") && raw.contains("cg_st_f16(out, (long)(i) * ldo + (j), sum)"));
     }
 }

@@ -12,7 +12,7 @@
 //! operands.
 
 use crate::codegen::cuda::{ab_type, epilogue_store, fill, preamble};
-use crate::codegen::prelude::kernel_params;
+use crate::codegen::prelude::{kernel_params, view_prologue};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
 use crate::target::Backend;
@@ -94,10 +94,10 @@ static __device__ __forceinline__ void cg_cp_wait() {
 
 /* One operand tile: ROWS rows of CPR chunks, row r holding global outer index o0 + r
    and inner (contiguous) indices i0 + chunk * CG_EPC...; the global matrix is O x I with
-   leading dimension I. */
+   leading dimension LD (at least I). */
 template <int ROWS, int CPR, int VEC>
 static __device__ __forceinline__ void cg_load_tile(unsigned char* s, const cg_ab_t* __restrict__ g,
-                                                    int o0, int O, int i0, int I, int tid) {
+                                                    int o0, int O, int i0, int I, int LD, int tid) {
     constexpr int CHUNKS = ROWS * CPR;
     constexpr int ITERS = (CHUNKS + CG_THREADS - 1) / CG_THREADS;
     if constexpr (CG_THREADS % CPR == 0 && (CG_THREADS / CPR) % 8 == 0) {
@@ -109,16 +109,16 @@ static __device__ __forceinline__ void cg_load_tile(unsigned char* s, const cg_a
         const int gi = i0 + ch * CG_EPC;
         const int rows_left = O - (o0 + r0);
         const int left = I - gi;
-        const long step = (long)RSTEP * I;
-        const cg_ab_t* p = g + ((long)(o0 + r0) * I + gi);
+        const long step = (long)RSTEP * LD;
+        const cg_ab_t* p = g + ((long)(o0 + r0) * LD + gi);
         unsigned char* dst = s + cg_chunk_off(r0, ch, CPR);
 #pragma unroll
         for (int it = 0; it < ITERS; ++it) {
             if (CHUNKS % CG_THREADS != 0 && r0 + it * RSTEP >= ROWS) break;
             const bool row_ok = it * RSTEP < rows_left;
             if (VEC) {
-                /* I is a multiple of CG_EPC here, so every chunk is 16-byte aligned and
-                   either wholly inside or wholly outside the matrix. */
+                /* LD and the view's start are multiples of CG_EPC here, so every chunk is
+                   16-byte aligned; one that crosses I is zero-filled past it. */
                 const int valid = (row_ok && left > 0) ? (left < CG_EPC ? left : CG_EPC) : 0;
                 cg_cp_async16(cg_smem_u32(dst + it * RSTEP * CPR * 16), valid ? p + it * step : g, valid * CG_ESZ);
             } else {
@@ -140,13 +140,13 @@ static __device__ __forceinline__ void cg_load_tile(unsigned char* s, const cg_a
             if (VEC) {
                 const int left = I - gi;
                 const int valid = (go < O && left > 0) ? (left < CG_EPC ? left : CG_EPC) : 0;
-                const cg_ab_t* src = valid ? g + ((long)go * I + gi) : g;
+                const cg_ab_t* src = valid ? g + ((long)go * LD + gi) : g;
                 cg_cp_async16(cg_smem_u32(dst), src, valid * CG_ESZ);
             } else {
                 alignas(16) cg_ab_t v[CG_EPC];
 #pragma unroll
                 for (int e = 0; e < CG_EPC; ++e)
-                    v[e] = (go < O && gi + e < I) ? g[(long)go * I + gi + e] : (cg_ab_t)0;
+                    v[e] = (go < O && gi + e < I) ? g[(long)go * LD + gi + e] : (cg_ab_t)0;
                 *reinterpret_cast<cg_u4*>(dst) = *reinterpret_cast<const cg_u4*>(v);
             }
         }
@@ -206,6 +206,7 @@ static __device__ __forceinline__ unsigned cg_lds_tf32(const unsigned char* s, i
 const MMA_KERNEL: &str = r#"
 extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int K, @PARAMS@) {
     extern __shared__ __align__(128) unsigned char cg_smem[];
+    @VIEW@
     int tm, tn;
     if (!cg_tile_of_block(M, N, BM, BN, &tm, &tn)) return;
     const int m0 = tm * BM, n0 = tn * BN;
@@ -421,24 +422,24 @@ fn mma_kernel(ir: &GemmIr, fam: Kind, variant: Variant) -> String {
         Layout::RowMajor => (
             "BM",
             "(BK / CG_EPC)",
-            "cg_load_tile<A_ROWS, A_CPR, A_VEC>(sa + st * A_STAGE_BYTES, ga, m0, M, k0, K, tid)",
+            "cg_load_tile<A_ROWS, A_CPR, A_VEC>(sa + st * A_STAGE_BYTES, ga, m0, M, k0, K, @LDA@, tid)",
         ),
         Layout::ColMajor => (
             "BK",
             "(BM / CG_EPC)",
-            "cg_load_tile<A_ROWS, A_CPR, A_VEC>(sa + st * A_STAGE_BYTES, ga, k0, K, m0, M, tid)",
+            "cg_load_tile<A_ROWS, A_CPR, A_VEC>(sa + st * A_STAGE_BYTES, ga, k0, K, m0, M, @LDA@, tid)",
         ),
     };
     let (b_rows, b_cpr, load_b) = match ir.b_layout() {
         Layout::RowMajor => (
             "BK",
             "(BN / CG_EPC)",
-            "cg_load_tile<B_ROWS, B_CPR, B_VEC>(sb + st * B_STAGE_BYTES, gb, k0, K, n0, N, tid)",
+            "cg_load_tile<B_ROWS, B_CPR, B_VEC>(sb + st * B_STAGE_BYTES, gb, k0, K, n0, N, @LDB@, tid)",
         ),
         Layout::ColMajor => (
             "BN",
             "(BK / CG_EPC)",
-            "cg_load_tile<B_ROWS, B_CPR, B_VEC>(sb + st * B_STAGE_BYTES, gb, n0, N, k0, K, tid)",
+            "cg_load_tile<B_ROWS, B_CPR, B_VEC>(sb + st * B_STAGE_BYTES, gb, n0, N, k0, K, @LDB@, tid)",
         ),
     };
     let mma_t = match ir.ab_dtype {
@@ -463,6 +464,8 @@ fn mma_kernel(ir: &GemmIr, fam: Kind, variant: Variant) -> String {
         Variant::ComputeOnly => ("(void)st; (void)k0; (void)ga", "(void)gb"),
         _ => (load_a, load_b),
     };
+    let ld = |p: u32| format!("ld{p}");
+    let (load_a, load_b) = (load_a.replace("@LDA@", &ld(ir.a)), load_b.replace("@LDB@", &ld(ir.b)));
     let mut s = fill(
         MMA_COMMON,
         &[
@@ -481,10 +484,11 @@ fn mma_kernel(ir: &GemmIr, fam: Kind, variant: Variant) -> String {
         &[
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
+            ("VIEW", view_prologue(ir)),
             ("A_PTR", format!("p{}", ir.a)),
             ("B_PTR", format!("p{}", ir.b)),
-            ("LOAD_A", load_a.into()),
-            ("LOAD_B", load_b.into()),
+            ("LOAD_A", load_a),
+            ("LOAD_B", load_b),
             ("FRAGS", frags),
             ("MMA", mma.into()),
             ("STORE", epilogue_store(ir, variant)),

@@ -135,7 +135,7 @@ impl KernelFamily for MmaSync {
             ("STAGES", t.stages),
             ("GROUP_M", t.group_m),
         ];
-        d.extend(crate::codegen::cuda::shape_defines(ir, p.m, p.n, p.k));
+        d.extend(crate::family::shape_flags::shape_defines(ir, p));
         d
     }
 

@@ -2,7 +2,7 @@
 //! for operand types no tensor-core instruction takes.
 
 use crate::codegen::cuda::{ab_type, epilogue_store, fill, preamble};
-use crate::codegen::prelude::kernel_params;
+use crate::codegen::prelude::{kernel_params, view_prologue};
 use crate::codegen::Variant;
 use crate::ir::{GemmIr, Layout};
 use crate::target::Backend;
@@ -34,12 +34,12 @@ struct alignas(VW * sizeof(cg_ab_t)) cg_vec_t { cg_ab_t v[VW]; };
 static __device__ __forceinline__ float cg_ab_f32(cg_ab_t x) { return @CVT@; }
 
 /* One operand tile into local memory as float: OUTER x INNER elements of the global
-   O x I matrix (leading dimension I) starting at (o0, i0). KINNER: the inner dimension is
+   O x I matrix (leading dimension LD) starting at (o0, i0). KINNER: the inner dimension is
    K, so the tile is stored transposed ([k][outer]) to keep the compute loop's reads
    contiguous along M/N. */
 template <int OUTER, int INNER, int KINNER, int LDS, int VEC_OK>
 static __device__ __forceinline__ void cg_simt_load(float* s, const cg_ab_t* __restrict__ g,
-                                                    int o0, int O, int i0, int I, int tid) {
+                                                    int o0, int O, int i0, int I, int LD, int tid) {
     constexpr int IV = INNER / VW;
     constexpr int TOTAL = OUTER * IV;
     constexpr int ITERS = (TOTAL + CG_THREADS - 1) / CG_THREADS;
@@ -51,12 +51,12 @@ static __device__ __forceinline__ void cg_simt_load(float* s, const cg_ab_t* __r
         const int go = o0 + o, gi = i0 + iv;
         float v[VW];
         if (VEC_OK && go < O && gi + VW <= I) {
-            const cg_vec_t t = *reinterpret_cast<const cg_vec_t*>(g + ((long)go * I + gi));
+            const cg_vec_t t = *reinterpret_cast<const cg_vec_t*>(g + ((long)go * LD + gi));
 #pragma unroll
             for (int e = 0; e < VW; ++e) v[e] = cg_ab_f32(t.v[e]);
         } else {
 #pragma unroll
-            for (int e = 0; e < VW; ++e) v[e] = (go < O && gi + e < I) ? cg_ab_f32(g[(long)go * I + gi + e]) : 0.0f;
+            for (int e = 0; e < VW; ++e) v[e] = (go < O && gi + e < I) ? cg_ab_f32(g[(long)go * LD + gi + e]) : 0.0f;
         }
 #pragma unroll
         for (int e = 0; e < VW; ++e) {
@@ -69,6 +69,7 @@ static __device__ __forceinline__ void cg_simt_load(float* s, const cg_ab_t* __r
 extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int K, @PARAMS@) {
     __shared__ float cg_as[KWG * CG_LDA];
     __shared__ float cg_bs[KWG * CG_LDB];
+    @VIEW@
     int tm, tn;
     if (!cg_tile_of_block(M, N, MWG, NWG, &tm, &tn)) return;
     const int m0 = tm * MWG, n0 = tn * NWG;
@@ -130,12 +131,20 @@ const SIMT_ADDS: &str = "#pragma unroll
 fn simt_kernel(ir: &GemmIr, variant: Variant) -> String {
     let (ab_t, cvt) = ab_type(ir.ab_dtype);
     let load_a = match ir.a_layout() {
-        Layout::RowMajor => "cg_simt_load<MWG, KWG, 1, CG_LDA, (A_ALIGN % VW == 0)>(cg_as, ga, m0, M, k0, K, tid)",
-        Layout::ColMajor => "cg_simt_load<KWG, MWG, 0, CG_LDA, (A_ALIGN % VW == 0)>(cg_as, ga, k0, K, m0, M, tid)",
+        Layout::RowMajor => {
+            "cg_simt_load<MWG, KWG, 1, CG_LDA, (A_ALIGN % VW == 0)>(cg_as, ga, m0, M, k0, K, @LDA@, tid)"
+        }
+        Layout::ColMajor => {
+            "cg_simt_load<KWG, MWG, 0, CG_LDA, (A_ALIGN % VW == 0)>(cg_as, ga, k0, K, m0, M, @LDA@, tid)"
+        }
     };
     let load_b = match ir.b_layout() {
-        Layout::RowMajor => "cg_simt_load<KWG, NWG, 0, CG_LDB, (B_ALIGN % VW == 0)>(cg_bs, gb, k0, K, n0, N, tid)",
-        Layout::ColMajor => "cg_simt_load<NWG, KWG, 1, CG_LDB, (B_ALIGN % VW == 0)>(cg_bs, gb, n0, N, k0, K, tid)",
+        Layout::RowMajor => {
+            "cg_simt_load<KWG, NWG, 0, CG_LDB, (B_ALIGN % VW == 0)>(cg_bs, gb, k0, K, n0, N, @LDB@, tid)"
+        }
+        Layout::ColMajor => {
+            "cg_simt_load<NWG, KWG, 1, CG_LDB, (B_ALIGN % VW == 0)>(cg_bs, gb, n0, N, k0, K, @LDB@, tid)"
+        }
     };
     let (load_a, load_b, guard) = match variant {
         // The static shared arrays must look written, or a compiler may fold every load
@@ -149,6 +158,8 @@ fn simt_kernel(ir: &GemmIr, variant: Variant) -> String {
         ),
         _ => (load_a, load_b, ""),
     };
+    let load_a = load_a.replace("@LDA@", &format!("ld{}", ir.a));
+    let load_b = load_b.replace("@LDB@", &format!("ld{}", ir.b));
     let math = match variant {
         Variant::LoadOnly => SIMT_ADDS,
         _ => SIMT_MATH,
@@ -160,10 +171,11 @@ fn simt_kernel(ir: &GemmIr, variant: Variant) -> String {
             ("CVT", cvt.into()),
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
+            ("VIEW", view_prologue(ir)),
             ("A_PTR", format!("p{}", ir.a)),
             ("B_PTR", format!("p{}", ir.b)),
-            ("LOAD_A", load_a.into()),
-            ("LOAD_B", load_b.into()),
+            ("LOAD_A", load_a),
+            ("LOAD_B", load_b),
             ("GUARD", guard.into()),
             ("MATH", math.into()),
             ("STORE", epilogue_store(ir, variant)),

@@ -125,7 +125,7 @@ impl KernelFamily for Simt {
             ("GROUP_M", t.group_m),
         ];
         if backend == Backend::Cuda {
-            d.extend(crate::codegen::cuda::shape_defines(ir, p.m, p.n, p.k));
+            d.extend(crate::family::shape_flags::shape_defines(ir, p));
         }
         d
     }

@@ -4,7 +4,7 @@
 //! store. Halves go through `vload_half`/`vstore_half_rte`, so no `cl_khr_fp16` is needed.
 
 use super::SIMT_LOCAL_PAD;
-use crate::codegen::prelude::{epilogue_args, epilogue_fn, helpers, kernel_params, store_out};
+use crate::codegen::prelude::{epilogue_args, epilogue_fn, helpers, kernel_params, store_out, view_prologue};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
 use crate::target::Backend;
@@ -37,7 +37,6 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     }
     let a_kc = ir.a_layout() == Layout::RowMajor;
     let b_kc = ir.b_layout() == Layout::ColMajor;
-    let dt = ir.ab_dtype.name();
     let (load_a, load_b, guard) = match variant {
         Variant::ComputeOnly => (
             "        (void)A;".to_string(),
@@ -45,8 +44,8 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             "\n    if (K < 0) { As[0][tid % MWG] = 0.0f; Bs[0][tid % NWG] = 0.0f; } /* never taken: see emit_variant */",
         ),
         _ => (
-            tile_load("A", "As", "MWG", "m0", "M", a_kc, dt),
-            tile_load("B", "Bs", "NWG", "n0", "N", b_kc, dt),
+            tile_load("A", "As", "MWG", "m0", "M", a_kc, &format!("ld{}", ir.a)),
+            tile_load("B", "Bs", "NWG", "n0", "N", b_kc, &format!("ld{}", ir.b)),
             "",
         ),
     };
@@ -71,6 +70,7 @@ void {sym}(int M, int N, int K, {params})
 {{
     __local float As[KWG][MWG + {pad}];
     __local float Bs[KWG][NWG + {pad}];
+    {view}
     const {g}{st}* A = p{a};
     const {g}{st}* B = p{b};
     const int tx = get_local_id(0);
@@ -119,6 +119,7 @@ void {sym}(int M, int N, int K, {params})
 "#,
         sym = ir.symbol(),
         params = kernel_params(ir, d),
+        view = view_prologue(ir),
         pad = SIMT_LOCAL_PAD,
         g = d.global(),
         st = d.storage(ir.ab_dtype),
@@ -177,9 +178,10 @@ fn vector_loads(d: DType) -> String {
 }
 
 /// Cooperative load of one operand tile (`mn` rows/cols of the output × KWG of K) into
-/// `local[k][mn]`. `k_contig`: K is the operand's contiguous dimension; then consecutive
-/// threads take consecutive K vectors (coalesced), else consecutive M/N vectors.
-fn tile_load(op: &str, local: &str, mn_tile: &str, mn0: &str, mn_dim: &str, k_contig: bool, _dt: &str) -> String {
+/// `local[k][mn]`, `ld` (a C expression) elements between the operand's stored rows.
+/// `k_contig`: K is the operand's contiguous dimension; then consecutive threads take
+/// consecutive K vectors (coalesced), else consecutive M/N vectors.
+fn tile_load(op: &str, local: &str, mn_tile: &str, mn0: &str, mn_dim: &str, k_contig: bool, ld: &str) -> String {
     if k_contig {
         format!(
             r#"        for (int v = tid; v < {mn_tile} * KWG / VW; v += NTHREADS) {{
@@ -189,7 +191,7 @@ fn tile_load(op: &str, local: &str, mn_tile: &str, mn0: &str, mn_dim: &str, k_co
             const int gk = k0 + k;
             float t[VW];
             const int n = gr < {mn_dim} ? min(VW, K - gk) : 0;
-            cg_ldv({op}, (long)gr * K + gk, n, t);
+            cg_ldv({op}, (long)gr * {ld} + gk, n, t);
             for (int e = 0; e < VW; e++) {local}[k + e][r] = t[e];
         }}"#
         )
@@ -202,7 +204,7 @@ fn tile_load(op: &str, local: &str, mn_tile: &str, mn0: &str, mn_dim: &str, k_co
             const int gk = k0 + k;
             float t[VW];
             const int n = gk < K ? min(VW, {mn_dim} - gr) : 0;
-            cg_ldv({op}, (long)gk * {mn_dim} + gr, n, t);
+            cg_ldv({op}, (long)gk * {ld} + gr, n, t);
             for (int e = 0; e < VW; e++) {local}[k][r + e] = t[e];
         }}"#
         )

@@ -2,7 +2,7 @@
 
 use super::epilogue::{self, epi_fn, fast_math, prefetch};
 use super::supports;
-use crate::codegen::prelude::{helpers, kernel_params};
+use crate::codegen::prelude::{helpers, kernel_params, view_prologue};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
 use crate::target::Backend;
@@ -58,7 +58,12 @@ pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let _ = writeln!(s, "#define CG_A_KMAJOR {}", a_kmajor as u32);
     let _ = writeln!(s, "#define CG_B_KMAJOR {}", b_kmajor as u32);
     // The cp.async producer reads A and B through their ABI pointers.
-    let _ = writeln!(s, "#define CG_A_PTR p{}\n#define CG_B_PTR p{}", ir.a, ir.b);
+    let _ = writeln!(
+        s,
+        "#define CG_A_PTR p{a}\n#define CG_B_PTR p{b}\n#define CG_A_LD ld{a}\n#define CG_B_LD ld{b}",
+        a = ir.a,
+        b = ir.b
+    );
     s.push_str(CHECKS);
     s.push_str(PTX);
     s.push_str(&wgmma_fns(ty, !a_kmajor, !b_kmajor));
@@ -67,6 +72,7 @@ pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let subs = [
         ("SYM", ir.symbol()),
         ("PARAMS", kernel_params(ir, Backend::Cuda)),
+        ("VIEW", view_prologue(ir)),
         ("PRODUCE", produce(variant)),
         ("MMA", mma(variant)),
         ("PREFETCH", prefetch(ir, variant)),
@@ -406,15 +412,15 @@ fn produce(variant: Variant) -> String {
                 /* Every producer thread copies its chunks; its arrival counts once they have landed. */
 #if CG_A_KMAJOR
 #pragma unroll
-                for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BM, 1, CG_CPA_A>(a_s + j * (BM * 128), CG_A_PTR, K, M, K, m0, k0 + j * CG_KROW, tid);
+                for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BM, 1, CG_CPA_A>(a_s + j * (BM * 128), CG_A_PTR, CG_A_LD, M, K, m0, k0 + j * CG_KROW, tid);
 #else
-                cg_cpa_tile<BM, 0, CG_CPA_A>(a_s, CG_A_PTR, M, M, K, m0, k0, tid);
+                cg_cpa_tile<BM, 0, CG_CPA_A>(a_s, CG_A_PTR, CG_A_LD, M, K, m0, k0, tid);
 #endif
 #if CG_B_KMAJOR
 #pragma unroll
-                for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BN, 1, CG_CPA_B>(b_s + j * (BN * 128), CG_B_PTR, K, N, K, n0, k0 + j * CG_KROW, tid);
+                for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BN, 1, CG_CPA_B>(b_s + j * (BN * 128), CG_B_PTR, CG_B_LD, N, K, n0, k0 + j * CG_KROW, tid);
 #else
-                cg_cpa_tile<BN, 0, CG_CPA_B>(b_s, CG_B_PTR, N, N, K, n0, k0, tid);
+                cg_cpa_tile<BN, 0, CG_CPA_B>(b_s, CG_B_PTR, CG_B_LD, N, K, n0, k0, tid);
 #endif
                 asm volatile(\"cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\\n\" :: \"r\"(full) : \"memory\");
 #else
@@ -493,6 +499,7 @@ const KERNEL: &str = r#"
 #endif
 extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM@(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_SPLITK_ARGS int M, int N, int K, @PARAMS@) {
     extern __shared__ __align__(1024) unsigned char cg_smem[];
+    @VIEW@
     /* The ring: STAGES A tiles, STAGES B tiles, then full[STAGES] and empty[STAGES]. */
     const unsigned smem = (cg_smem_u32(cg_smem) + 1023u) & ~1023u;
     const unsigned sa = smem;

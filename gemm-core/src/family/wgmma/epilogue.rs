@@ -15,7 +15,7 @@
 //!   not fit (several f32 vectors with BN = 256), and every parameter of a config without
 //!   the staged epilogue, read global memory element by element instead.
 //! - `Matrix` (a residual): row-major ones by pairs (one 4- or 8-byte load per two
-//!   adjacent elements) where N is even and the base aligned, else element loads.
+//!   adjacent elements) where its leading dimension is even and the base aligned, else element loads.
 //! - scalars: the kernel argument itself.
 //!
 //! `CG_FAST_MATH` (default 1) replaces the prelude's `gelu`, `sigmoid` and `silu`, whose
@@ -205,7 +205,7 @@ fn setup(ir: &GemmIr) -> String {
         {
             let _ = writeln!(
                 s,
-                "            const bool mat_ok{p} = pair_ok && ((unsigned long long)p{p} & {}) == 0;",
+                "            const bool mat_ok{p} = (ld{p} & 1) == 0 && ((unsigned long long)p{p} & {}) == 0;",
                 2 * dtype.size() - 1
             );
         }
@@ -319,8 +319,8 @@ fn pair(ir: &GemmIr, variant: Variant, checked: bool) -> String {
             ParamKind::Matrix { dtype, layout } => {
                 let n = dtype.name();
                 let (i0, i1) = match layout {
-                    Layout::RowMajor => ("(long)i * N + j".to_string(), "(long)i * N + j + 1".to_string()),
-                    Layout::ColMajor => ("(long)j * M + i".to_string(), "(long)(j + 1) * M + i".to_string()),
+                    Layout::RowMajor => (format!("(long)i * ld{p} + j"), format!("(long)i * ld{p} + j + 1")),
+                    Layout::ColMajor => (format!("(long)j * ld{p} + i"), format!("(long)(j + 1) * ld{p} + i")),
                 };
                 if layout == Layout::RowMajor && !checked {
                     let (load, x, y) = match dtype {
@@ -372,7 +372,7 @@ fn pair(ir: &GemmIr, variant: Variant, checked: bool) -> String {
 pub(super) fn epilogue(ir: &GemmIr, variant: Variant) -> String {
     let row_major = ir.out_layout == Layout::RowMajor;
     let fast_store = if row_major {
-        "cg_st2(out + (long)i * N + j, v0, v1);".to_string()
+        "cg_st2(out + (long)i * ldo + j, v0, v1);".to_string()
     } else {
         format!(
             "{}; {};",
@@ -382,7 +382,7 @@ pub(super) fn epilogue(ir: &GemmIr, variant: Variant) -> String {
     };
     let checked_store = if row_major {
         format!(
-            "if (two && pair_ok) cg_st2(out + (long)i * N + j, v0, v1);
+            "if (two && pair_ok) cg_st2(out + (long)i * ldo + j, v0, v1);
                                 else {{ {}; if (two) {}; }}",
             store_out(ir, "i", "j", "v0"),
             store_out(ir, "i", "j + 1", "v1")
@@ -430,9 +430,9 @@ pub(super) fn epilogue(ir: &GemmIr, variant: Variant) -> String {
 /// `8 * (r >> 2) + 2 * (lane & 3) + (r & 1)` of the slab: pairs (r, r + 1) are adjacent
 /// columns, and columns `[q * CG_CW, (q + 1) * CG_CW)` are registers
 /// `[q * CG_CW / 2, (q + 1) * CG_CW / 2)`.
-const EPI_TEMPLATE: &str = r#"            const bool pair_ok = (N & 1) == 0;
+const EPI_TEMPLATE: &str = r#"            const bool pair_ok = (ldo & 1) == 0 && ((unsigned long long)out & (2 * CG_OSZ - 1)) == 0;
 #if CG_EPI_SMEM && @ROW_MAJOR@
-            const bool vec_ok = (N * CG_OSZ) % 16 == 0 && ((unsigned long long)out & 15) == 0;
+            const bool vec_ok = (ldo * CG_OSZ) % 16 == 0 && ((unsigned long long)out & 15) == 0;
 #else
             const bool vec_ok = @ROW_MAJOR@ ? pair_ok : true;
 #endif
@@ -493,7 +493,7 @@ const EPI_STAGED: &str = r#"#if CG_EPI_SMEM
                         for (int t = 0; t < 4; ++t) {
                             const int row = t * 4 + (lane >> 3), c16 = lane & 7;
                             const cg_u4 v = *reinterpret_cast<const cg_u4*>(stg + row * CG_STG_PITCH + c16 * 16);
-                            *reinterpret_cast<cg_u4*>(out + (long)(wrow + row) * N + n0 + q * CG_CW + c16 * (16 / CG_OSZ)) = v;
+                            *reinterpret_cast<cg_u4*>(out + (long)(wrow + row) * ldo + n0 + q * CG_CW + c16 * (16 / CG_OSZ)) = v;
                         }
                         __syncwarp();
 #endif

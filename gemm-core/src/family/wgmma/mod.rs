@@ -169,12 +169,14 @@
 mod defines;
 mod emit;
 mod epilogue;
+mod operands;
 mod rules;
 pub mod splitk;
 
 pub use defines::DEFINES;
 
 pub use emit::emit_variant;
+pub use operands::{cpasync_chunks, placeholder_map, tma_box, tma_ok};
 use rules::RULES;
 
 use super::{CompileNeeds, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule, TensorMap, Workspace};
@@ -386,73 +388,6 @@ pub fn smem_bytes(bm: u32, bn: u32, bk: u32, stages: u32, dtype_size: u32) -> u3
     1024 + stages * (bm + bn) * bk * dtype_size + 16 * stages
 }
 
-/// The TMA box (`boxDim`, dimension 0 first) of an operand tile: `{row, rows}` for a
-/// K-major operand (`row` = one 128-byte swizzle row of k, `rows` = BM for A, BN for B; a
-/// k-tile of several such rows arrives as one box per row), `{64, BK}` for an MN-major
-/// one (the tile then arrives as `rows / 64` boxes).
-pub fn tma_box(k_major: bool, rows: u32, bk: u32) -> [u32; 2] {
-    if k_major {
-        [bk, rows]
-    } else {
-        [64, bk]
-    }
-}
-
-/// A's and B's storage rows for `p`: (operand, dimension name, contiguous extent in
-/// elements).
-fn operand_rows(ir: &GemmIr, p: Problem) -> [(&'static str, &'static str, usize); 2] {
-    let a = match ir.a_layout() {
-        Layout::RowMajor => ("A", "K", p.k),
-        Layout::ColMajor => ("A", "M", p.m),
-    };
-    let b = match ir.b_layout() {
-        Layout::ColMajor => ("B", "K", p.k),
-        Layout::RowMajor => ("B", "N", p.n),
-    };
-    [a, b]
-}
-
-/// Whether TMA can map both operands of `p`: rows of a multiple of 16 bytes.
-pub fn tma_ok(ir: &GemmIr, p: Problem) -> bool {
-    let esz = ir.ab_dtype.size() as usize;
-    operand_rows(ir, p)
-        .iter()
-        .all(|&(_, _, e)| (e * esz).is_multiple_of(16))
-}
-
-/// For a call TMA cannot map but the cp.async producer can (rows of a multiple of 4
-/// bytes), the bytes of one copy for A and for B: the largest of 16, 8, 4 that divides
-/// the operand's row pitch (and so every row's start and every chunk of it).
-pub fn cpasync_chunks(ir: &GemmIr, p: Problem) -> Option<[u32; 2]> {
-    if tma_ok(ir, p) {
-        return None;
-    }
-    let esz = ir.ab_dtype.size() as usize;
-    let chunk = |e: usize| {
-        [16u32, 8, 4]
-            .into_iter()
-            .find(|&c| (e * esz).is_multiple_of(c as usize))
-    };
-    let [a, b] = operand_rows(ir, p);
-    Some([chunk(a.2)?, chunk(b.2)?])
-}
-
-/// The tensor map of a call served by the cp.async producer, which reads none: the first
-/// 16 bytes of the operand as one row (8 16-bit or 4 f32 elements), so that the
-/// runtime's encoding succeeds whatever the shape.
-pub fn placeholder_map(param: u32, dtype: DType) -> TensorMap {
-    let elems = 16 / dtype.size() as u64;
-    TensorMap {
-        param,
-        dtype,
-        tf32: false,
-        dims: [elems, 1],
-        pitch_bytes: 16,
-        box_dims: [elems as u32, 1],
-        swizzle_128b: false,
-    }
-}
-
 /// Whether the wgmma generator can serve `ir`, and why not when it cannot.
 pub fn supports(ir: &GemmIr) -> Result<(), String> {
     match (ir.ab_dtype, ir.acc) {
@@ -523,18 +458,11 @@ impl KernelFamily for Wgmma {
         }
         if ir.acc == AccMode::Tf32 {
             return Err(format!(
-                "tf32 rows that TMA cannot map (K = {} is not a multiple of 4) would reach the tensor cores unrounded through the cp.async producer",
+                "tf32 rows that TMA cannot map (K = {}, or a view whose rows do not start on 16-byte boundaries) would reach the tensor cores unrounded through the cp.async producer",
                 p.k
             ));
         }
-        let esz = ir.ab_dtype.size() as usize;
-        for (op, dim, extent) in operand_rows(ir, p) {
-            if !(extent * esz).is_multiple_of(4) {
-                return Err(format!(
-                    "{op}'s rows ({dim} = {extent} elements) are not a multiple of 4 bytes, which TMA (16) and cp.async (4) need"
-                ));
-            }
-        }
+        operands::check_rows(ir, p)?;
         if t.cluster_m != 1 {
             return Err("rows that are not 16-byte multiples take the cp.async producer, which has no B multicast (a cluster of 2)".into());
         }
@@ -659,27 +587,7 @@ impl KernelFamily for Wgmma {
     /// call that the cp.async producer serves ([`cpasync_chunks`]) the kernel reads no
     /// map: both are placeholders over the operand's first 16 bytes ([`placeholder_map`]).
     fn tensor_maps(&self, t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Vec<TensorMap> {
-        if !tma_ok(ir, p) {
-            return vec![placeholder_map(ir.a, ir.ab_dtype), placeholder_map(ir.b, ir.ab_dtype)];
-        }
-        let esz = ir.ab_dtype.size() as u64;
-        let (m, n, k) = (p.m as u64, p.n as u64, p.k as u64);
-        let map = |param: u32, k_major: bool, rows: u64, tile_rows: u32| {
-            let dims = if k_major { [k, rows] } else { [rows, k] };
-            TensorMap {
-                param,
-                dtype: ir.ab_dtype,
-                tf32: ir.ab_dtype == DType::F32 && ir.acc == AccMode::Tf32,
-                dims,
-                pitch_bytes: dims[0] * esz,
-                box_dims: tma_box(k_major, tile_rows, bk_for(ir.ab_dtype)),
-                swizzle_128b: true,
-            }
-        };
-        vec![
-            map(ir.a, ir.a_layout() == Layout::RowMajor, m, t.bm),
-            map(ir.b, ir.b_layout() == Layout::ColMajor, n, t.bn),
-        ]
+        operands::maps(t, ir, p)
     }
 
     /// The tile's defines; for a call whose rows TMA cannot map, `CG_CPASYNC` and the

@@ -428,6 +428,7 @@ impl DeviceBackend for CudaBackend {
 
         enum Val {
             I(i32),
+            L(i64),
             F(f32),
             P(dsys::CUdeviceptr),
             M(tma::TmaMap),
@@ -436,6 +437,7 @@ impl DeviceBackend for CudaBackend {
         for a in args {
             match *a {
                 KernelArg::Int(v) => vals.push(Val::I(v)),
+                KernelArg::Long(v) => vals.push(Val::L(v)),
                 KernelArg::Float(v) => vals.push(Val::F(v)),
                 KernelArg::Buffer(b) => vals.push(Val::P(self.mem(c, b)?.0)),
                 // The scratch data, then the counters (gemm_core::Workspace).
@@ -459,6 +461,7 @@ impl DeviceBackend for CudaBackend {
         for v in &vals {
             match v {
                 Val::I(x) => builder.arg(x),
+                Val::L(x) => builder.arg(x),
                 Val::F(x) => builder.arg(x),
                 Val::P(x) => builder.arg(x),
                 Val::M(x) => builder.arg(x),

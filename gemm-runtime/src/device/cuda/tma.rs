@@ -203,7 +203,7 @@ fn tma_2d(base: u64, map: &TensorMap) -> Tma2d {
         DType::F32 => TmaDtype::F32,
     };
     Tma2d {
-        base,
+        base: base + map.offset_bytes,
         dtype,
         dims: map.dims,
         pitch: map.pitch_bytes,

@@ -1,0 +1,135 @@
+//! How A and B reach shared memory for a call: TMA boxes where every stored row starts
+//! on a 16-byte boundary, else the cp.async producer (rows on 4-byte boundaries), with
+//! the maps and copy sizes that follow from the shape and the views' geometry.
+
+use super::{bk_for, WgmmaTile};
+use crate::family::{Problem, Stored, TensorMap};
+use crate::ir::{AccMode, DType, GemmIr, Layout};
+
+/// The TMA box (`boxDim`, dimension 0 first) of an operand tile: `{row, rows}` for a
+/// K-major operand (`row` = one 128-byte swizzle row of k, `rows` = BM for A, BN for B; a
+/// k-tile of several such rows arrives as one box per row), `{64, BK}` for an MN-major
+/// one (the tile then arrives as `rows / 64` boxes).
+pub fn tma_box(k_major: bool, rows: u32, bk: u32) -> [u32; 2] {
+    if k_major {
+        [bk, rows]
+    } else {
+        [64, bk]
+    }
+}
+
+/// A's and B's storage rows for `p`: (operand, dimension name, contiguous extent in
+/// elements, where the view lies).
+fn operand_rows(ir: &GemmIr, p: Problem) -> [(&'static str, &'static str, usize, Stored); 2] {
+    let a = match ir.a_layout() {
+        Layout::RowMajor => ("A", "K", p.k, p.a),
+        Layout::ColMajor => ("A", "M", p.m, p.a),
+    };
+    let b = match ir.b_layout() {
+        Layout::ColMajor => ("B", "K", p.k, p.b),
+        Layout::RowMajor => ("B", "N", p.n, p.b),
+    };
+    [a, b]
+}
+
+/// The largest of `sizes` (bytes) that divides both the pitch and the start of every
+/// stored row of an operand.
+fn row_alignment(esz: usize, extent: usize, at: Stored, sizes: &[u32]) -> Option<u32> {
+    sizes
+        .iter()
+        .copied()
+        .find(|&c| (at.pitch(extent) * esz).is_multiple_of(c as usize) && (at.offset * esz).is_multiple_of(c as usize))
+}
+
+/// Whether TMA can map both operands of `p`: pitches and view starts of a multiple of
+/// 16 bytes.
+pub fn tma_ok(ir: &GemmIr, p: Problem) -> bool {
+    let esz = ir.ab_dtype.size() as usize;
+    operand_rows(ir, p)
+        .iter()
+        .all(|&(_, _, e, at)| row_alignment(esz, e, at, &[16]).is_some())
+}
+
+/// For a call TMA cannot map but the cp.async producer can (rows of a multiple of 4
+/// bytes), the bytes of one copy for A and for B: the largest of 16, 8, 4 that divides
+/// the operand's row pitch and its view's start (and so every row's start and every
+/// chunk of it).
+pub fn cpasync_chunks(ir: &GemmIr, p: Problem) -> Option<[u32; 2]> {
+    if tma_ok(ir, p) {
+        return None;
+    }
+    let esz = ir.ab_dtype.size() as usize;
+    let [a, b] = operand_rows(ir, p);
+    Some([
+        row_alignment(esz, a.2, a.3, &[16, 8, 4])?,
+        row_alignment(esz, b.2, b.3, &[16, 8, 4])?,
+    ])
+}
+
+/// The tensor map of a call served by the cp.async producer, which reads none: the first
+/// 16 bytes of the operand as one row (8 16-bit or 4 f32 elements), so that the
+/// runtime's encoding succeeds whatever the shape.
+pub fn placeholder_map(param: u32, dtype: DType) -> TensorMap {
+    let elems = 16 / dtype.size() as u64;
+    TensorMap {
+        param,
+        dtype,
+        tf32: false,
+        dims: [elems, 1],
+        pitch_bytes: 16,
+        offset_bytes: 0,
+        box_dims: [elems as u32, 1],
+        swizzle_128b: false,
+    }
+}
+
+/// Refuses a call whose A or B rows do not all start on a 4-byte boundary (neither TMA
+/// nor cp.async can copy them).
+pub(super) fn check_rows(ir: &GemmIr, p: Problem) -> Result<(), String> {
+    let esz = ir.ab_dtype.size() as usize;
+    for (op, dim, extent, at) in operand_rows(ir, p) {
+        if row_alignment(esz, extent, at, &[4]).is_some() {
+            continue;
+        }
+        return Err(if at == Stored::default() {
+            format!("{op}'s rows ({dim} = {extent} elements) are not a multiple of 4 bytes, which TMA (16) and cp.async (4) need")
+        } else {
+            format!(
+                "{op}'s rows (leading dimension {}, view offset {} elements) do not all start on a 4-byte boundary, which TMA (16) and cp.async (4) need",
+                at.pitch(extent),
+                at.offset
+            )
+        });
+    }
+    Ok(())
+}
+
+/// A's and B's maps, as the module docs lay out: K-major operands in one box of
+/// `{BK, rows}` per stage, MN-major ones in `{64, BK}` boxes; 128-byte swizzle; the pitch
+/// and start of each view. For a call that the cp.async producer serves
+/// ([`cpasync_chunks`]) the kernel reads no map: both are placeholders over the
+/// operand's first 16 bytes ([`placeholder_map`]).
+pub(super) fn maps(t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Vec<TensorMap> {
+    if !tma_ok(ir, p) {
+        return vec![placeholder_map(ir.a, ir.ab_dtype), placeholder_map(ir.b, ir.ab_dtype)];
+    }
+    let esz = ir.ab_dtype.size() as u64;
+    let (m, n, k) = (p.m as u64, p.n as u64, p.k as u64);
+    let map = |param: u32, k_major: bool, rows: u64, tile_rows: u32, at: Stored| {
+        let dims = if k_major { [k, rows] } else { [rows, k] };
+        TensorMap {
+            param,
+            dtype: ir.ab_dtype,
+            tf32: ir.ab_dtype == DType::F32 && ir.acc == AccMode::Tf32,
+            dims,
+            pitch_bytes: at.pitch(dims[0] as usize) as u64 * esz,
+            offset_bytes: at.offset as u64 * esz,
+            box_dims: tma_box(k_major, tile_rows, bk_for(ir.ab_dtype)),
+            swizzle_128b: true,
+        }
+    };
+    vec![
+        map(ir.a, ir.a_layout() == Layout::RowMajor, m, t.bm, p.a),
+        map(ir.b, ir.b_layout() == Layout::ColMajor, n, t.bn, p.b),
+    ]
+}
