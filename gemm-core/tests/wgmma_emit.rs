@@ -608,25 +608,6 @@ fn configs_compile_for_sm90a_without_spills() {
             Variant::Full,
             tma,
         ),
-        // Interleaved split-K: TMA with the bias, and the cp.async producer.
-        (
-            bias_relu(DType::F16),
-            WgmmaTile {
-                kinterleave: true,
-                ..split(2, cfg(64, 128, 8, 1, 1))
-            },
-            Variant::Full,
-            tma,
-        ),
-        (
-            plain(DType::Bf16, Layout::RowMajor, Layout::ColMajor),
-            WgmmaTile {
-                kinterleave: true,
-                ..split(4, cfg(64, 64, 8, 1, 1))
-            },
-            Variant::Full,
-            Problem::new(16, 300, 700),
-        ),
         // k-tiles of two and four swizzle rows: TMA (with split-K and a cluster) and the
         // cp.async producer, 16-bit and tf32.
         (

@@ -436,24 +436,8 @@ static __device__ __forceinline__ void cg_st2(unsigned short* p, float v0, float
 #define KSPLIT 1
 #endif
 static_assert(KSPLIT >= 1 && KSPLIT <= 16, "KSPLIT must be in [1, 16]");
-#ifndef CG_KINTERLEAVE
-#define CG_KINTERLEAVE 0
-#endif
-static_assert(CG_KINTERLEAVE == 0 || CG_KINTERLEAVE == 1, "CG_KINTERLEAVE is 0 or 1");
-/* The k-tiles of split s: kt = CG_K_FIRST(s); kt < CG_K_END(s); kt += CG_K_STEP. Contiguous
-   shares [s * kt / KSPLIT, (s + 1) * kt / KSPLIT), or with CG_KINTERLEAVE every KSPLIT-th
-   k-tile from s, so that the splits of a tile read neighbouring runs of the same rows at
-   about the same time. */
+/* The k-tiles of split s: [CG_KT(s), CG_KT(s + 1)). */
 #define CG_KT(s) ((int)(((long long)(s) * ktiles) / KSPLIT))
-#if CG_KINTERLEAVE
-#define CG_K_FIRST(s) (s)
-#define CG_K_END(s) ktiles
-#define CG_K_STEP KSPLIT
-#else
-#define CG_K_FIRST(s) CG_KT(s)
-#define CG_K_END(s) CG_KT((s) + 1)
-#define CG_K_STEP 1
-#endif
 #if KSPLIT > 1
 #define CG_SPLITK_ARGS float* __restrict__ cg_ws, unsigned* __restrict__ cg_flags,
 struct __align__(16) cg_f4 { float x, y, z, w; };
@@ -585,7 +569,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
                 cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
                 const int m0 = (tm * CLUSTER_M + (int)rank) * BM, n0 = tn * BN;
                 (void)m0; (void)n0;
-                for (int kt = CG_K_FIRST(split); kt < CG_K_END(split); kt += CG_K_STEP) {
+                for (int kt = CG_KT(split); kt < CG_KT(split + 1); ++kt) {
                     const int k0 = kt * BK;
                     (void)k0;
                     const unsigned full = bars + stage * 8;
@@ -672,7 +656,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
         /* Work items: split `split` of tile `tile` (KSPLIT = 1: the tiles). */
         for (int item = cluster; item < tiles * KSPLIT; item += clusters) {
             const int tile = item / KSPLIT, split = item - tile * KSPLIT;
-            const int kt_begin = CG_K_FIRST(split), kt_end = CG_K_END(split);
+            const int kt_begin = CG_KT(split), kt_end = CG_KT(split + 1);
             (void)split;
             int tm, tn;
             cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
@@ -684,7 +668,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
 #if CG_INFLIGHT
             int prev = 0;
 #endif
-            for (int kt = kt_begin; kt < kt_end; kt += CG_K_STEP) {
+            for (int kt = kt_begin; kt < kt_end; ++kt) {
                 cg_mbar_wait(bars + stage * 8, phase);
 #if CG_CPASYNC
                 /* cp.async wrote through the generic proxy; wgmma reads through the async one. */
@@ -740,7 +724,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
 #endif
 #if KSPLIT > 1
             /* More splits than k-tiles leave some with none: they add zeros. */
-            if (kt_end <= kt_begin) {
+            if (kt_end == kt_begin) {
 #pragma unroll
                 for (int mi = 0; mi < CG_MI; ++mi)
 #pragma unroll

@@ -555,7 +555,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
                 cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
                 const int m0 = (tm * CLUSTER_M + (int)rank) * BM, n0 = tn * BN;
                 (void)m0; (void)n0;
-                for (int kt = CG_K_FIRST(split); kt < CG_K_END(split); kt += CG_K_STEP) {
+                for (int kt = CG_KT(split); kt < CG_KT(split + 1); ++kt) {
                     const int k0 = kt * BK;
                     (void)k0;
                     const unsigned full = bars + stage * 8;
@@ -596,7 +596,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
         /* Work items: split `split` of tile `tile` (KSPLIT = 1: the tiles). */
         for (int item = cluster; item < tiles * KSPLIT; item += clusters) {
             const int tile = item / KSPLIT, split = item - tile * KSPLIT;
-            const int kt_begin = CG_K_FIRST(split), kt_end = CG_K_END(split);
+            const int kt_begin = CG_KT(split), kt_end = CG_KT(split + 1);
             (void)split;
             int tm, tn;
             cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
@@ -604,7 +604,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
 @PREFETCH@#if CG_INFLIGHT
             int prev = 0;
 #endif
-            for (int kt = kt_begin; kt < kt_end; kt += CG_K_STEP) {
+            for (int kt = kt_begin; kt < kt_end; ++kt) {
                 cg_mbar_wait(bars + stage * 8, phase);
 #if CG_CPASYNC
                 /* cp.async wrote through the generic proxy; wgmma reads through the async one. */
@@ -638,7 +638,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
 #endif
 #if KSPLIT > 1
             /* More splits than k-tiles leave some with none: they add zeros. */
-            if (kt_end <= kt_begin) {
+            if (kt_end == kt_begin) {
 #pragma unroll
                 for (int mi = 0; mi < CG_MI; ++mi)
 #pragma unroll

@@ -212,10 +212,6 @@ pub struct WgmmaTile {
     /// reduced in a fixed order ([`splitk`]); 1 (the default, left out on disk) for none.
     #[serde(default = "splitk::one", skip_serializing_if = "splitk::is_one")]
     pub ksplit: u32,
-    /// `CG_KINTERLEAVE`: with split-K, split `s` takes every `KSPLIT`-th k-tile from `s`
-    /// instead of one contiguous share (false, the default, left out on disk).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub kinterleave: bool,
 }
 
 impl Default for WgmmaTile {
@@ -245,7 +241,6 @@ impl WgmmaTile {
             inflight: consumers == 1,
             epi_smem: true,
             ksplit: 1,
-            kinterleave: false,
         }
     }
 
@@ -257,9 +252,9 @@ impl WgmmaTile {
         }
     }
 
-    /// The `-D` definitions for NVRTC, in a fixed order (`CG_KINTERLEAVE` only when set).
+    /// The `-D` definitions for NVRTC, in a fixed order.
     pub fn defines(&self) -> Vec<(&'static str, u32)> {
-        let mut d = vec![
+        vec![
             ("BM", self.bm),
             ("BN", self.bn),
             ("BK", self.bk),
@@ -270,11 +265,7 @@ impl WgmmaTile {
             ("CG_INFLIGHT", self.inflight as u32),
             ("CG_EPI_SMEM", self.epi_smem as u32),
             ("KSPLIT", self.ksplit),
-        ];
-        if self.kinterleave {
-            d.push(("CG_KINTERLEAVE", 1));
-        }
-        d
+        ]
     }
 
     /// Registers per thread as ptxas reported them on the H200 (bench/wgmma-probe.md):
@@ -469,12 +460,12 @@ impl KernelFamily for Wgmma {
         Ok(())
     }
 
-    /// Room for its split-K variants and deeper k-tiles (21 plan classes of their own:
+    /// Room for its split-K variants and deeper k-tiles (17 plan classes of their own:
     /// `splitk::with_splits`, `k_tiles`), which the runtime refuses at the large shapes a
     /// full tune times (their workspace would be too large), so a large tune still times
     /// about 50.
     fn plan_extra(&self) -> usize {
-        20
+        16
     }
 
     fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
@@ -492,7 +483,7 @@ impl KernelFamily for Wgmma {
                                         cluster_m,
                                         ..WgmmaTile::new(bm, bn, stages, consumers)
                                     };
-                                    v.extend(splitk::with_splits(t, space, bk == bk_for(cx.dtype)));
+                                    v.extend(splitk::with_splits(t, space));
                                 }
                             }
                         }
@@ -565,7 +556,7 @@ impl KernelFamily for Wgmma {
 
     /// Split-K and k-tiles of several swizzle rows: each its own entry in the plan.
     fn plan_class(&self, t: &WgmmaTile) -> (u32, u32) {
-        (2 * t.ksplit.max(1) + u32::from(t.kinterleave), t.bk)
+        (t.ksplit.max(1), t.bk)
     }
 
     /// Split-K configs reduce through device scratch memory ([`splitk::workspace`]).
@@ -638,24 +629,8 @@ impl KernelFamily for Wgmma {
         ));
         for k in [t.ksplit / 2, t.ksplit * 2] {
             if (1..=splitk::MAX_KSPLIT).contains(&k) {
-                v.push((
-                    format!("ksplit {k}"),
-                    WgmmaTile {
-                        ksplit: k,
-                        kinterleave: t.kinterleave && k > 1,
-                        ..*t
-                    },
-                ));
+                v.push((format!("ksplit {k}"), WgmmaTile { ksplit: k, ..*t }));
             }
-        }
-        if t.ksplit > 1 {
-            v.push((
-                format!("interleaved {}", u32::from(!t.kinterleave)),
-                WgmmaTile {
-                    kinterleave: !t.kinterleave,
-                    ..*t
-                },
-            ));
         }
         v
     }
@@ -680,11 +655,10 @@ impl KernelFamily for Wgmma {
             u32::from(t.inflight),
             t.group_m,
             if t.epi_smem { "" } else { " direct-stores" },
-            match (t.ksplit > 1, t.kinterleave) {
-                (true, true) => format!(" ksplit {} interleaved", t.ksplit),
-                (true, false) => format!(" ksplit {}", t.ksplit),
-                (false, true) => " interleaved".into(),
-                (false, false) => String::new(),
+            if t.ksplit > 1 {
+                format!(" ksplit {}", t.ksplit)
+            } else {
+                String::new()
             }
         )
     }

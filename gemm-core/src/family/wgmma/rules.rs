@@ -8,7 +8,7 @@ use crate::ir::Layout;
 
 // Rationale per rule: each is one of the source's static_asserts (a config that breaks
 // it would not compile) or a limit of the chip.
-pub(super) const RULES: [Rule<WgmmaTile>; 11] = [
+pub(super) const RULES: [Rule<WgmmaTile>; 10] = [
     // A k-tile is one to four 128-byte swizzle rows; more than one only with K-major A and
     // B (their tiles then arrive as one box per row; MN-major boxes hold one row).
     Rule {
@@ -92,19 +92,6 @@ pub(super) const RULES: [Rule<WgmmaTile>; 11] = [
         name: "ksplit",
         check: |_, c| {
             (!(1..=MAX_KSPLIT).contains(&c.ksplit)).then(|| format!("KSPLIT = {} (1 to {MAX_KSPLIT})", c.ksplit))
-        },
-    },
-    // Interleaving orders the k-tiles of the splits of a tile: without a split it means
-    // nothing, and a config that says so is not one the planner makes.
-    Rule {
-        name: "interleave",
-        check: |_, c| {
-            (c.kinterleave && c.ksplit < 2).then(|| {
-                format!(
-                    "CG_KINTERLEAVE with KSPLIT = {} (it orders the k-tiles of 2 or more splits)",
-                    c.ksplit
-                )
-            })
         },
     },
     Rule {

@@ -58,28 +58,14 @@ pub(super) fn is_one(k: &u32) -> bool {
 
 /// `t` with each split of the user's `ksplit` choices (the planner's by default) that
 /// suits it: none for large tiles or clusters (a pair of blocks shares B; one split each
-/// would still work, but the planner keeps the space small); on 64-row tiles whose k-tile
-/// is one swizzle row (`one_row`) also interleaved.
-pub(super) fn with_splits(t: WgmmaTile, space: &TuneSpace, one_row: bool) -> Vec<WgmmaTile> {
-    let mut v = Vec::new();
-    for ksplit in space.pick("ksplit", PLANNED) {
-        if ksplit == 1 {
-            v.push(t);
-        } else if t.bm <= MAX_SPLIT_TILE && t.bn <= MAX_SPLIT_TILE && t.cluster_m == 1 {
-            v.push(WgmmaTile { ksplit, ..t });
-            // Interleaved on the decode-size tiles with one-row k-tiles: whether the splits
-            // of a tile reading neighbouring runs of B's rows together stream B better is
-            // for the tuner to measure (issue 10).
-            if t.bm == 64 && one_row {
-                v.push(WgmmaTile {
-                    ksplit,
-                    kinterleave: true,
-                    ..t
-                });
-            }
-        }
-    }
-    v
+/// would still work, but the planner keeps the space small).
+pub(super) fn with_splits(t: WgmmaTile, space: &TuneSpace) -> Vec<WgmmaTile> {
+    space
+        .pick("ksplit", PLANNED)
+        .into_iter()
+        .filter(|&k| k == 1 || (t.bm <= MAX_SPLIT_TILE && t.bn <= MAX_SPLIT_TILE && t.cluster_m == 1))
+        .map(|ksplit| WgmmaTile { ksplit, ..t })
+        .collect()
 }
 
 /// The workspace of `t` at `p`: `KSPLIT` f32 slots of the block tile per output tile, and
@@ -119,24 +105,8 @@ pub(super) const SOURCE: &str = r#"
 #define KSPLIT 1
 #endif
 static_assert(KSPLIT >= 1 && KSPLIT <= 16, "KSPLIT must be in [1, 16]");
-#ifndef CG_KINTERLEAVE
-#define CG_KINTERLEAVE 0
-#endif
-static_assert(CG_KINTERLEAVE == 0 || CG_KINTERLEAVE == 1, "CG_KINTERLEAVE is 0 or 1");
-/* The k-tiles of split s: kt = CG_K_FIRST(s); kt < CG_K_END(s); kt += CG_K_STEP. Contiguous
-   shares [s * kt / KSPLIT, (s + 1) * kt / KSPLIT), or with CG_KINTERLEAVE every KSPLIT-th
-   k-tile from s, so that the splits of a tile read neighbouring runs of the same rows at
-   about the same time. */
+/* The k-tiles of split s: [CG_KT(s), CG_KT(s + 1)). */
 #define CG_KT(s) ((int)(((long long)(s) * ktiles) / KSPLIT))
-#if CG_KINTERLEAVE
-#define CG_K_FIRST(s) (s)
-#define CG_K_END(s) ktiles
-#define CG_K_STEP KSPLIT
-#else
-#define CG_K_FIRST(s) CG_KT(s)
-#define CG_K_END(s) CG_KT((s) + 1)
-#define CG_K_STEP 1
-#endif
 #if KSPLIT > 1
 #define CG_SPLITK_ARGS float* __restrict__ cg_ws, unsigned* __restrict__ cg_flags,
 struct __align__(16) cg_f4 { float x, y, z, w; };
@@ -244,19 +214,13 @@ mod tests {
     fn only_small_unclustered_tiles_are_split() {
         let space = TuneSpace::default();
         let small = WgmmaTile::new(64, 128, 8, 1);
-        let ks: Vec<(u32, bool)> = with_splits(small, &space, true)
-            .iter()
-            .map(|t| (t.ksplit, t.kinterleave))
-            .collect();
-        assert_eq!(ks, [(1, false), (2, false), (2, true), (4, false), (4, true)]);
-        assert_eq!(with_splits(small, &space, false).len(), PLANNED.len());
-        let wide = WgmmaTile::new(128, 128, 6, 2);
-        assert_eq!(with_splits(wide, &space, true).len(), PLANNED.len());
-        assert_eq!(with_splits(WgmmaTile::new(128, 256, 4, 2), &space, true).len(), 1);
+        let ks: Vec<u32> = with_splits(small, &space).iter().map(|t| t.ksplit).collect();
+        assert_eq!(ks, PLANNED);
+        assert_eq!(with_splits(WgmmaTile::new(128, 256, 4, 2), &space).len(), 1);
         let clustered = WgmmaTile { cluster_m: 2, ..small };
-        assert_eq!(with_splits(clustered, &space, true).len(), 1);
+        assert_eq!(with_splits(clustered, &space).len(), 1);
         let mut only_one = TuneSpace::default();
         only_one.0.insert("ksplit".into(), vec![1]);
-        assert_eq!(with_splits(small, &only_one, true).len(), 1);
+        assert_eq!(with_splits(small, &only_one).len(), 1);
     }
 }
