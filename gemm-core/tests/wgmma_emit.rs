@@ -58,13 +58,13 @@ fn kernel_has_the_documented_abi() {
     assert!(src.contains("const float v0 = cgw_epi(acc[mi][r], a2_0);"));
     assert!(src.contains("#define CGW_PF_2 (CGW_OFF_2 + BN * 2 <= CG_PAREA)"));
     assert!(src.contains("cgw_cp4(dst, left >= 2 ? (const void*)(p2 + e) : (const void*)p2, left >= 2 ? 4u : 0u);"));
-    // f32 column-major output: scalar stores at (long)(j) * M + (i).
+    // f32 column-major output: scalar stores at (long)(j) * ldo + (i).
     let mut f = plain(DType::F16, Layout::RowMajor, Layout::ColMajor);
     f.out_dtype = DType::F32;
     f.out_layout = Layout::ColMajor;
     let src = wgmma::emit(&f);
     assert!(src.contains("float* __restrict__ out"));
-    assert!(src.contains("cg_st_f32(out, (long)(j) * M + (i), v0)"));
+    assert!(src.contains("cg_st_f32(out, (long)(j) * ldo + (i), v0)"));
     assert!(src.contains(".f32.f16.f16"));
 }
 
