@@ -205,7 +205,8 @@ impl<'a, T: Element, L: LayoutType> MatrixView<'a, T, L> {
         ))
     }
 
-    fn arg(&self) -> Arg<'a> {
+    #[doc(hidden)]
+    pub fn __arg(&self) -> Arg<'a> {
         Arg::Matrix {
             buf: self.buf,
             rows: self.rows,
@@ -324,7 +325,8 @@ macro_rules! vector_view {
                 all.truncate(self.offset + self.len);
                 Ok(all.split_off(self.offset))
             }
-            fn arg(&self) -> Arg<'a> {
+            #[doc(hidden)]
+            pub fn __arg(&self) -> Arg<'a> {
                 Arg::Vector {
                     buf: self.buf,
                     len: self.len,
@@ -424,12 +426,12 @@ impl<T: Element, L: LayoutType> MatrixArg<T, L> for Matrix<T, L> {
 }
 impl<T: Element, L: LayoutType> MatrixArg<T, L> for MatrixView<'_, T, L> {
     fn __arg(&self) -> Arg<'_> {
-        self.arg()
+        MatrixView::__arg(self)
     }
 }
 impl<T: Element, L: LayoutType> MatrixArg<T, L> for MatrixViewMut<'_, T, L> {
     fn __arg(&self) -> Arg<'_> {
-        self.view.arg()
+        MatrixView::__arg(&self.view)
     }
 }
 impl<T: Element, L: LayoutType> MatrixOut<T, L> for Matrix<T, L> {
@@ -454,7 +456,7 @@ impl<T: Element> RowArg<T> for Row<T> {
 }
 impl<T: Element> RowArg<T> for RowView<'_, T> {
     fn __arg(&self) -> Arg<'_> {
-        self.arg()
+        RowView::__arg(self)
     }
 }
 impl<T: Element> ColArg<T> for Col<T> {
@@ -464,6 +466,6 @@ impl<T: Element> ColArg<T> for Col<T> {
 }
 impl<T: Element> ColArg<T> for ColView<'_, T> {
     fn __arg(&self) -> Arg<'_> {
-        self.arg()
+        ColView::__arg(self)
     }
 }

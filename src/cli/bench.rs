@@ -92,6 +92,12 @@ pub struct BenchArgs {
     /// would at start-up; the first calls then show what is left.
     #[arg(long, requires = "first_call")]
     prepare: bool,
+    /// Pass ours x and w as views whose stored rows are this many elements longer than
+    /// K (a leading dimension of K + PAD, as for sub-matrices of a larger tensor); tuned
+    /// and timed on those views. cuBLAS and cuBLASLt keep packed operands. Compare with a
+    /// packed run through --against.
+    #[arg(long, default_value_t = 0, value_name = "PAD")]
+    pad: usize,
 }
 
 /// Everything a case needs that does not change between cases.
@@ -104,6 +110,8 @@ struct Bench<'a> {
     kernels: &'a [KernelEntry],
     /// `--first-call`: look up and launch as `cached` does instead of tuning.
     first_call: bool,
+    /// `--pad`: ours run on views with leading dimensions K + pad.
+    pad: usize,
 }
 
 pub fn run(kernels: &'static [KernelEntry], a: &BenchArgs, cache_dir: Option<PathBuf>) -> CliResult {
@@ -299,7 +307,11 @@ fn measure_all(
         opts,
         kernels,
         first_call,
+        pad: a.pad,
     };
+    if a.pad > 0 {
+        bench.rep_note(&mut rep);
+    }
     #[cfg(not(feature = "baseline"))]
     rep.notes
         .push("cuBLAS/cuBLASLt: not built in (build with the `baseline` feature)".into());
@@ -461,6 +473,14 @@ fn poisoned<T: Element>(dev: &Device, m: usize, n: usize) -> Result<Matrix<T>, G
 }
 
 impl Bench<'_> {
+    /// What `--pad` changes, for the report's notes.
+    fn rep_note(&self, rep: &mut Report) {
+        rep.notes.push(format!(
+            "views (--pad {}): ours read x and w as views with leading dimension K + {} (x row-major, w column-major), tuned on those views; cuBLAS and cuBLASLt read packed copies",
+            self.pad, self.pad
+        ));
+    }
+
     fn case(&self, case: &Case) -> Row {
         let mut row = Row {
             err_vs: "reference".into(),
@@ -495,7 +515,8 @@ impl Bench<'_> {
         let (m, n, k) = (row.m, row.n, row.k);
         let spec = entry.spec;
         let bias_on = entry.epilogue != Epilogue::None;
-        let inp = Inputs::<T>::new(&self.dev, (m, n, k), bias_on)?;
+        let mut inp = Inputs::<T>::new(&self.dev, (m, n, k), bias_on)?;
+        inp.pad(self.pad)?;
         let args = inp.args();
         // The host reference at sampled points: what cuBLAS is checked against, and
         // what ours is checked against when there is no trusted cuBLAS output.

@@ -45,6 +45,9 @@ pub struct Inputs<T: Element> {
     pub b: Row<T>,
     /// Whether the kernel takes the bias (its epilogue is not `none`).
     pub bias: bool,
+    /// Copies of `x` and `w` whose stored rows (columns of `w`) are `pad` elements longer,
+    /// that [`Inputs::args`] passes as views instead ([`Inputs::pad`]).
+    padded: Option<(Matrix<T>, Matrix<T, ColMajor>, usize)>,
 }
 
 impl<T: Element> Inputs<T> {
@@ -71,12 +74,45 @@ impl<T: Element> Inputs<T> {
             ws,
             bs,
             bias,
+            padded: None,
         })
     }
 
-    /// The kernel's arguments in signature order: `x`, `w` (and `bias`).
+    /// Makes [`Inputs::args`] pass `x` and `w` as views of copies with leading dimensions
+    /// `K + pad` (the kernel's view path, as a sub-matrix of a larger tensor takes it);
+    /// `x` and `w` themselves stay packed (for the vendor baselines). `pad` 0 undoes it.
+    pub fn pad(&mut self, pad: usize) -> Result<(), GemmError> {
+        if pad == 0 {
+            self.padded = None;
+            return Ok(());
+        }
+        let (m, k, n) = (self.x.rows(), self.x.cols(), self.w.cols());
+        let ld = k + pad;
+        let spread = |v: &[T], outer: usize| -> Vec<T> {
+            let mut p = vec![T::from_f32(0.0); outer * ld];
+            for o in 0..outer {
+                p[o * ld..o * ld + k].copy_from_slice(&v[o * k..(o + 1) * k]);
+            }
+            p
+        };
+        let dev = self.x.device().clone();
+        let x = Matrix::from_host(&dev, m, ld, &spread(&self.xs, m))?;
+        let w = Matrix::from_host(&dev, ld, n, &spread(&self.ws, n))?;
+        self.padded = Some((x, w, pad));
+        Ok(())
+    }
+
+    /// The kernel's arguments in signature order: `x`, `w` (and `bias`); views of the
+    /// padded copies after [`Inputs::pad`].
     pub fn args(&self) -> Vec<Arg<'_>> {
-        let mut args = vec![self.x.__arg(), self.w.__arg()];
+        let (m, k, n) = (self.x.rows(), self.x.cols(), self.w.cols());
+        let mut args = match &self.padded {
+            Some((x, w, pad)) => vec![
+                x.strided(0, m, k, k + pad).expect("inside its copy").__arg(),
+                w.strided(0, k, n, k + pad).expect("inside its copy").__arg(),
+            ],
+            None => vec![self.x.__arg(), self.w.__arg()],
+        };
         if self.bias {
             args.push(self.b.__arg());
         }
