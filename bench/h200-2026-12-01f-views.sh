@@ -8,6 +8,7 @@
 #   views with K + 8 (16-byte rows kept: TMA) and K + 3 (odd: the cp.async/element path),
 #   full tune each in its own cache, f16 none and bias_relu; the padded runs are compared
 #   with the packed one through --against.
+# Part 3 (`part3`): K + 64 against part 2's packed report (in the repository).
 # Everything lands in $OUT/views.tgz.
 set -u
 B=.dev/views
@@ -32,6 +33,14 @@ part2)
     CROSSGEMM_CACHE_DIR=/tmp/cg-p$p timeout 170 $B/crossgemm bench $S $C --pad $p --name pad$p --against $OUT/views/packed.json > $OUT/views/pad$p.log 2>&1; echo "pad$p rc=$?"
     grep -A12 "^## Change" $OUT/views/pad$p.md | head -16
   done
+  ;;
+part3)
+  # K + 64 (128-byte rows for f16: each TMA row starts on a 128-byte line again), against
+  # part 2's packed report.
+  S="--shape 4096x4096x4096 --shape 2048x11008x4096 --shape 16x4096x4096 --shape 1000x1000x1000 --shape 4096x4096x128"
+  C="--dtypes f16 --epilogues none,bias_relu --no-vendor --out $OUT/views"
+  CROSSGEMM_CACHE_DIR=/tmp/cg-p64 timeout 170 $B/crossgemm bench $S $C --pad 64 --name pad64 --against bench/results/h200-2026-12-01f/part2/packed.json > $OUT/views/pad64.log 2>&1; echo "pad64 rc=$?"
+  grep -A16 "^## Change" $OUT/views/pad64.md | head -20
   ;;
 esac
 cd $OUT && tar czf views.tgz views && rm -rf views
