@@ -668,19 +668,28 @@ fn a_huge_shape_is_an_error() {
     fn reshape(a: Arg<'_>, huge: usize) -> Arg<'_> {
         let k = SHAPE.2;
         match a {
-            Arg::Matrix { buf, rows, at, .. } if rows == SHAPE.0 => Arg::Matrix {
+            Arg::Matrix {
+                buf, rows, at, batch, ..
+            } if rows == SHAPE.0 => Arg::Matrix {
                 buf,
                 rows: huge,
                 cols: k,
                 at,
+                batch,
             },
-            Arg::Matrix { buf, at, .. } => Arg::Matrix {
+            Arg::Matrix { buf, at, batch, .. } => Arg::Matrix {
                 buf,
                 rows: k,
                 cols: huge,
                 at,
+                batch,
             },
-            Arg::Vector { buf, offset, .. } => Arg::Vector { buf, len: huge, offset },
+            Arg::Vector { buf, at, batch, .. } => Arg::Vector {
+                buf,
+                len: huge,
+                at,
+                batch,
+            },
             s => s,
         }
     }
@@ -694,6 +703,7 @@ fn a_huge_shape_is_an_error() {
         rows: huge,
         cols: huge,
         at: Default::default(),
+        batch: 1,
     };
     let e = crossgemm::tune::tune_with(&tuned_bias::SPEC, &args, out, &TuneOptions::default()).unwrap_err();
     assert!(e.to_string().contains("bytes"), "{e}");

@@ -286,6 +286,7 @@ fn calls_check_view_geometry() {
                 rows,
                 cols,
                 at: crossgemm::Stored::new(ld, offset),
+                batch: 1,
             },
             b.__arg(),
         ],

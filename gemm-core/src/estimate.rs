@@ -61,9 +61,11 @@ pub fn estimate_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem)
     let (bm, bn) = (bm.max(1) as f64, bn.max(1) as f64);
     let (m, n, k) = (p.m.max(1) as f64, p.n.max(1) as f64, p.k.max(1) as f64);
     let (tiles_m, tiles_n) = ((m / bm).ceil(), (n / bn).ceil());
-    // With split-K every output tile is `split` blocks over a share of K each.
+    // With split-K every output tile is `split` blocks over a share of K each; a batch
+    // repeats the grid.
     let split = c.k_split().max(1) as f64;
-    let tiles = tiles_m * tiles_n * split;
+    let batch = p.batch.max(1) as f64;
+    let tiles = tiles_m * tiles_n * split * batch;
     let res = c.resources(ir.ab_dtype);
     let by_smem = target
         .smem_per_block_optin
@@ -92,7 +94,8 @@ pub fn estimate_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem)
         };
         // Split-K writes every split's f32 partials and the last one reads them back.
         let partials = if split > 1.0 { 8.0 * split * m * n } else { 0.0 };
-        let bytes = reads(m * k, tiles_n) + reads(k * n, tiles_m) + m * n * ir.out_dtype.size() as f64 + partials;
+        let bytes =
+            batch * (reads(m * k, tiles_n) + reads(k * n, tiles_m) + m * n * ir.out_dtype.size() as f64 + partials);
         bytes / (gbps as f64 * 1e9 * bandwidth_share(tiles / sms) * share)
     });
     Some(compute.max(memory) * 1e6)

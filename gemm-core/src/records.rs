@@ -185,13 +185,37 @@ pub fn shape_key(m: usize, n: usize, k: usize, exact: bool) -> String {
     }
 }
 
+/// The bucket of a batch of `batch` products of `m × n × k`: [`shape_key`]'s for one
+/// product, and for a batch its class marked with the batch rounded up to a power of two
+/// (the exact batch for an exact key), e.g. `pow2@b32:512x512x128`: a batch fills the
+/// machine as a larger grid does, so its best tiles are those of its own class.
+pub fn batch_shape_key(m: usize, n: usize, k: usize, batch: usize, exact: bool) -> String {
+    let key = shape_key(m, n, k, exact);
+    if batch <= 1 {
+        return key;
+    }
+    let b = if exact { batch } else { batch.next_power_of_two() };
+    let (class, dims) = key.split_once(':').expect("a shape key has a class");
+    format!("{class}@b{b}:{dims}")
+}
+
+/// The batch of a bucket key (1 for a key without one).
+pub fn bucket_batch(key: &str) -> Option<usize> {
+    let class = key.split_once(':')?.0;
+    match class.split_once("@b") {
+        Some((_, b)) => b.parse().ok(),
+        None => Some(1),
+    }
+}
+
 /// How far apart two bucket keys are for a nearest-bucket choice: the [`log_distance`] of
-/// their dimensions, plus 0.5 (a factor of 1.6 along one dimension) when one is ragged
-/// and the other not; `None` for a key that is not a bucket.
+/// their dimensions and batches, plus 0.5 (a factor of 1.6 along one dimension) when one
+/// is ragged and the other not; `None` for a key that is not a bucket.
 pub fn bucket_distance(a: &str, b: &str) -> Option<f64> {
-    let class = |k: &str| k.split_once(':').map(|(c, _)| c == "pow2r");
+    let class = |k: &str| k.split_once(':').map(|(c, _)| c.starts_with("pow2r"));
     let d = log_distance(bucket_dims(a)?, bucket_dims(b)?);
-    Some(d + if class(a)? != class(b)? { 0.5 } else { 0.0 })
+    let batches = ((bucket_batch(a)? as f64).ln() - (bucket_batch(b)? as f64).ln()).abs();
+    Some(d + batches + if class(a)? != class(b)? { 0.5 } else { 0.0 })
 }
 
 /// Parses a document, checking format and version before the layout.
@@ -213,7 +237,7 @@ pub fn parse(text: &str) -> Result<Records, RecordError> {
     let doc: Records = serde_json::from_value(v).map_err(|e| RecordError(format!("malformed records ({e})")))?;
     for r in &doc.records {
         for b in r.buckets.keys() {
-            if bucket_dims(b).is_none() {
+            if bucket_dims(b).is_none() || bucket_batch(b).is_none() {
                 return Err(RecordError(format!("record of `{}`: bad shape bucket {b:?}", r.kernel)));
             }
         }

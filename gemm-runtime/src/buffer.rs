@@ -277,6 +277,7 @@ impl<T: Element, L: LayoutType> Matrix<T, L> {
             rows: self.rows,
             cols: self.cols,
             at: Stored::default(),
+            batch: 1,
         }
     }
 
@@ -287,6 +288,7 @@ impl<T: Element, L: LayoutType> Matrix<T, L> {
             rows: self.rows,
             cols: self.cols,
             at: Stored::default(),
+            batch: 1,
         }
     }
 
@@ -466,7 +468,8 @@ macro_rules! vector_type {
                 Arg::Vector {
                     buf: &self.buf,
                     len: self.len,
-                    offset: 0,
+                    at: Stored::default(),
+                    batch: 1,
                 }
             }
             /// Number of elements.

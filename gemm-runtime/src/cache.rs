@@ -17,7 +17,7 @@
 //! something else. A config in a file is never trusted either: the runtime validates it
 //! against its family's rules before launching it (`Call::validate`).
 
-pub(crate) use gemm_core::records::{bucket_distance, shape_key, ConfigTime, FailStage};
+pub(crate) use gemm_core::records::{batch_shape_key, bucket_distance, ConfigTime, FailStage};
 use gemm_core::TileConfig;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
@@ -594,7 +594,17 @@ pub(crate) mod tests {
 
     #[test]
     fn shape_buckets() {
+        use gemm_core::records::shape_key;
         assert_eq!(shape_key(1000, 1, 513, false), "pow2r:1024x1x1024");
+        assert_eq!(batch_shape_key(1000, 1, 513, 1, false), "pow2r:1024x1x1024");
+        assert_eq!(batch_shape_key(512, 512, 128, 24, false), "pow2@b32:512x512x128");
+        assert_eq!(batch_shape_key(512, 512, 128, 24, true), "exact@b24:512x512x128");
+        assert_eq!(gemm_core::records::bucket_batch("pow2r@b8:1024x1x1024"), Some(8));
+        assert_eq!(
+            gemm_core::records::bucket_dims("pow2r@b8:1024x1x1024"),
+            Some([1024, 1, 1024])
+        );
+        assert!(gemm_core::records::bucket_distance("pow2@b32:512x512x128", "pow2:512x512x128").unwrap() > 3.0);
         assert_eq!(shape_key(1000, 1, 513, true), "exact:1000x1x513");
         assert_eq!(shape_key(64, 64, 64, false), "pow2:64x64x64");
         // Ragged: a dimension over 64 that is not a multiple of 64 (1000³ is not 1024³).

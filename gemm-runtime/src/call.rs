@@ -25,9 +25,13 @@ pub enum Arg<'a> {
         rows: usize,
         /// Columns as stored.
         cols: usize,
-        /// Where the matrix lies in `buf` (its leading dimension and first element;
-        /// `Stored::default()` for a packed matrix at the buffer's start).
+        /// Where the matrix lies in `buf`: its leading dimension, first element and the
+        /// elements between the matrices of a batch (`Stored::default()` for one packed
+        /// matrix at the buffer's start).
         at: Stored,
+        /// Matrices it holds, `at.bstride` apart: 1 (one for every product of a batch:
+        /// broadcast) or the call's batch.
+        batch: usize,
     },
     /// A `Row` or `Col` vector.
     Vector {
@@ -35,8 +39,10 @@ pub enum Arg<'a> {
         buf: &'a RawBuffer,
         /// Elements.
         len: usize,
-        /// Its first element's index in `buf`.
-        offset: usize,
+        /// Its first element (`at.offset`) and batch stride (`at.ld` is unused).
+        at: Stored,
+        /// Vectors it holds, as for [`Arg::Matrix`].
+        batch: usize,
     },
     /// An f32 scalar.
     Scalar(f32),
@@ -53,6 +59,27 @@ pub struct OutArg<'a> {
     pub cols: usize,
     /// Where the output lies in `buf`, as for [`Arg::Matrix`].
     pub at: Stored,
+    /// Products the call computes, `at.bstride` apart in `buf`: the call's batch.
+    pub batch: usize,
+}
+
+impl Arg<'_> {
+    /// (matrices or vectors it holds, where they lie), for buffers.
+    fn geometry(&self) -> Option<(usize, Stored)> {
+        match *self {
+            Arg::Matrix { at, batch, .. } | Arg::Vector { at, batch, .. } => Some((batch, at)),
+            Arg::Scalar(_) => None,
+        }
+    }
+}
+
+/// The batch stride a kernel gets for an operand of `count` matrices: 0 broadcasts one.
+fn kernel_bstride(count: usize, at: Stored) -> usize {
+    if count > 1 {
+        at.bstride
+    } else {
+        0
+    }
 }
 
 /// A call whose arguments passed every check: the operands, the output, its device and
@@ -83,23 +110,32 @@ impl<'c, 'a> Call<'c, 'a> {
                 format!("the output is {}x{} but the product is {m}x{n}", out.rows, out.cols),
             ));
         }
+        check_batch(spec, args, &out)?;
         check_bytes(spec, args, &out)?;
         let ir = spec.ir();
-        // Packed views are described as packed, whatever their constructor said.
+        // Packed views are described as packed, whatever their constructor said; a
+        // broadcast operand has no batch stride.
         let at = |i: u32| match (ir.params[i as usize].kind, args[i as usize]) {
-            (ParamKind::Matrix { layout, .. }, Arg::Matrix { rows, cols, at, .. })
-                if at.ld == packed_extent(layout, rows, cols) =>
-            {
-                Stored::new(0, at.offset)
+            (
+                ParamKind::Matrix { layout, .. },
+                Arg::Matrix {
+                    rows, cols, at, batch, ..
+                },
+            ) => {
+                let ld = if at.ld == packed_extent(layout, rows, cols) {
+                    0
+                } else {
+                    at.ld
+                };
+                Stored::new(ld, at.offset).with_bstride(kernel_bstride(batch, at))
             }
-            (_, Arg::Matrix { at, .. }) => at,
             _ => Stored::default(),
         };
         Ok(Call {
             spec,
             args,
             out,
-            problem: Problem::new(m, n, k).stored(at(ir.a), at(ir.b)),
+            problem: Problem::new(m, n, k).stored(at(ir.a), at(ir.b)).batched(out.batch),
         })
     }
 
@@ -146,26 +182,36 @@ impl<'c, 'a> Call<'c, 'a> {
             })
             .collect();
         kargs.extend(cfg.workspace(self.ir(), self.problem).map(KernelArg::Workspace));
-        kargs.extend(kernel_args(self.ir(), self.args, out, self.out.at, self.mnk()));
+        kargs.extend(kernel_args(
+            self.ir(),
+            self.args,
+            out,
+            (self.out.at, self.out.batch),
+            self.mnk(),
+        ));
         kargs
     }
 
-    /// Every buffer operand, downloaded and widened to f32 (scalars get an empty vector).
+    /// Every buffer operand, downloaded, widened to f32 and packed (every matrix of a
+    /// batched one, one after another; scalars get an empty vector).
     pub fn download_operands(&self) -> Result<Vec<Vec<f32>>> {
         download(self.ir(), self.args)
     }
 
-    /// The operands as the host reference takes them, over `data` from
-    /// [`Call::download_operands`].
-    pub fn host_operands<'d>(&self, data: &'d [Vec<f32>]) -> Vec<HostOperand<'d>> {
-        operands(self.ir(), self.args, data)
+    /// The operands of product `b` of the batch as the host reference takes them, over
+    /// `data` from [`Call::download_operands`].
+    pub fn host_operands<'d>(&self, data: &'d [Vec<f32>], b: usize) -> Vec<HostOperand<'d>> {
+        operands(self.ir(), self.args, data, b)
     }
 
-    /// The host reference of the whole call (f32 values, in the output's layout).
+    /// The host reference of the whole call (f32 values, in the output's layout; the
+    /// products of a batch one after another).
     pub fn host_reference(&self) -> Result<Vec<f32>> {
         let data = self.download_operands()?;
         let (m, n, k) = self.mnk();
-        Ok(reference::gemm(self.ir(), &self.host_operands(&data), m, n, k))
+        Ok((0..self.problem.batch)
+            .flat_map(|b| reference::gemm(self.ir(), &self.host_operands(&data, b), m, n, k))
+            .collect())
     }
 }
 
@@ -235,6 +281,50 @@ pub fn dims(spec: &KernelSpec, args: &[Arg<'_>]) -> Result<(usize, usize, usize)
     Ok((m, n, k))
 }
 
+/// The products a call of `args` computes: the largest operand batch (1 without one).
+pub fn batch_of(args: &[Arg<'_>]) -> usize {
+    args.iter()
+        .filter_map(|a| a.geometry())
+        .map(|(c, _)| c)
+        .max()
+        .unwrap_or(1)
+}
+
+/// The most products one launch computes: CUDA's limit on the grid's `z`.
+pub(crate) const MAX_BATCH: usize = 65_535;
+
+/// Every operand holds one matrix (broadcast to every product) or as many as the output.
+fn check_batch(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<()> {
+    let ir = spec.ir();
+    if out.batch == 0 || out.batch > MAX_BATCH {
+        return Err(GemmError::Unsupported(format!(
+            "a batch of {} products (one launch computes 1 to {MAX_BATCH})",
+            out.batch
+        )));
+    }
+    for (p, a) in ir.params.iter().zip(args) {
+        if let Some((count, _)) = a.geometry() {
+            if count != 1 && count != out.batch {
+                return Err(shape_err(
+                    spec,
+                    if out.batch == 1 {
+                        format!(
+                            "`{}` holds a batch of {count} but the output one matrix: pass a batched output view (`_into`)",
+                            p.name
+                        )
+                    } else {
+                        format!(
+                            "`{}` holds a batch of {count} but the output {}: an operand holds one (for every product) or the output's count",
+                            p.name, out.batch
+                        )
+                    },
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Every view lies inside its buffer (an untyped call may pass any buffer with any
 /// shape and geometry) and no leading dimension is smaller than its view's contiguous
 /// extent (rows would overlap) or past the kernels' 32-bit range: a kernel must never
@@ -242,33 +332,43 @@ pub fn dims(spec: &KernelSpec, args: &[Arg<'_>]) -> Result<(usize, usize, usize)
 fn check_bytes(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<()> {
     let ir = spec.ir();
     // (name, layout, rows, cols, at, element size, buffer bytes)
+    // (name, layout, rows, cols, at, batch, element size, buffer bytes)
     let mut each = vec![(
         "the output",
         ir.out_layout,
         out.rows,
         out.cols,
         out.at,
+        out.batch,
         ir.out_dtype.size(),
         out.buf.bytes,
     )];
     for (p, a) in ir.params.iter().zip(args) {
         match (p.kind, *a) {
-            (ParamKind::Matrix { dtype, layout }, Arg::Matrix { buf, rows, cols, at }) => {
-                each.push((&p.name, layout, rows, cols, at, dtype.size(), buf.bytes))
-            }
-            (ParamKind::Row { dtype } | ParamKind::Col { dtype }, Arg::Vector { buf, len, offset }) => each.push((
+            (
+                ParamKind::Matrix { dtype, layout },
+                Arg::Matrix {
+                    buf,
+                    rows,
+                    cols,
+                    at,
+                    batch,
+                },
+            ) => each.push((&p.name, layout, rows, cols, at, batch, dtype.size(), buf.bytes)),
+            (ParamKind::Row { dtype } | ParamKind::Col { dtype }, Arg::Vector { buf, len, at, batch }) => each.push((
                 &p.name,
                 Layout::RowMajor,
                 1,
                 len,
-                Stored::new(0, offset),
+                Stored::new(0, at.offset).with_bstride(at.bstride),
+                batch,
                 dtype.size(),
                 buf.bytes,
             )),
             _ => {}
         }
     }
-    for (what, layout, rows, cols, at, size, have) in each {
+    for (what, layout, rows, cols, at, batch, size, have) in each {
         let inner = packed_extent(layout, rows, cols);
         if at.ld != 0 && at.ld < inner {
             return Err(shape_err(
@@ -286,13 +386,21 @@ fn check_bytes(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<
                 at.pitch(inner)
             )));
         }
-        let need = view_end(layout, rows, cols, at).map(|e| e * size as u128);
+        let need = view_end(layout, rows, cols, at)
+            .map(|e| if e == 0 { 0 } else { e + (batch as u128 - 1) * at.bstride as u128 } * size as u128);
         if need.is_none_or(|need| need > have as u128) {
             let need = need.map_or("more than 2^128".to_string(), |n| n.to_string());
             return Err(shape_err(
                 spec,
-                if at == Stored::default() {
+                if at == Stored::default() && batch == 1 {
                     format!("{what} needs {need} bytes for its shape but its buffer holds {have}")
+                } else if batch > 1 {
+                    format!(
+                        "{what} ({batch} of {rows}x{cols} from element {} with leading dimension {}, {} apart) reaches byte {need} but its buffer holds {have}",
+                        at.offset,
+                        at.pitch(inner),
+                        at.bstride
+                    )
                 } else {
                     format!(
                         "{what} ({rows}x{cols} from element {} with leading dimension {}) reaches byte {need} but its buffer holds {have}",
@@ -437,12 +545,13 @@ pub(crate) fn defines(ir: &GemmIr, backend: Backend, cfg: &TileConfig, problem: 
 
 /// The kernel ABI (`gemm_core::codegen::prelude::kernel_params`): M, N, K, out, the
 /// params in signature order, then the views' geometry: the output's leading dimension
-/// and offset, each matrix's, each vector's offset.
+/// and offset, each matrix's, each vector's offset; then the batch strides of the output
+/// and of each buffer (0 for one that holds a single matrix: broadcast).
 pub(crate) fn kernel_args<'a>(
     ir: &GemmIr,
     args: &[Arg<'a>],
     out: &'a RawBuffer,
-    out_at: Stored,
+    (out_at, out_batch): (Stored, usize),
     (m, n, k): (usize, usize, usize),
 ) -> Vec<KernelArg<'a>> {
     let mut kargs = vec![
@@ -465,10 +574,16 @@ pub(crate) fn kernel_args<'a>(
                 let pitch = at.pitch(packed_extent(layout, rows, cols));
                 kargs.extend([KernelArg::Int(pitch as i32), KernelArg::Long(at.offset as i64)]);
             }
-            (ParamKind::Row { .. } | ParamKind::Col { .. }, Arg::Vector { offset, .. }) => {
-                kargs.push(KernelArg::Long(offset as i64))
+            (ParamKind::Row { .. } | ParamKind::Col { .. }, Arg::Vector { at, .. }) => {
+                kargs.push(KernelArg::Long(at.offset as i64))
             }
             _ => {}
+        }
+    }
+    kargs.push(KernelArg::Long(kernel_bstride(out_batch, out_at) as i64));
+    for a in args {
+        if let Some((count, at)) = a.geometry() {
+            kargs.push(KernelArg::Long(kernel_bstride(count, at) as i64));
         }
     }
     kargs
@@ -480,6 +595,27 @@ pub(crate) fn packed_extent(layout: Layout, rows: usize, cols: usize) -> usize {
     match layout {
         Layout::RowMajor => cols,
         Layout::ColMajor => rows,
+    }
+}
+
+/// Writes `vals` (packed, in `layout`, `batch` products one after another) into the
+/// elements of the `rows × cols` output view(s) at `at` inside `all` (a whole buffer's).
+pub(crate) fn scatter<T: Copy>(
+    all: &mut [T],
+    vals: &[T],
+    layout: Layout,
+    (rows, cols): (usize, usize),
+    at: Stored,
+    batch: usize,
+) {
+    let inner = packed_extent(layout, rows, cols);
+    let pitch = at.pitch(inner);
+    let outer = (rows * cols).checked_div(inner).unwrap_or(0);
+    for (b, product) in vals.chunks(rows * cols).take(batch).enumerate() {
+        for (o, line) in product.chunks(inner.max(1)).take(outer).enumerate() {
+            let start = at.offset + b * at.bstride + o * pitch;
+            all[start..start + inner].copy_from_slice(line);
+        }
     }
 }
 
@@ -526,11 +662,22 @@ pub(crate) fn download(ir: &GemmIr, args: &[Arg<'_>]) -> Result<Vec<Vec<f32>>> {
                 let mut bytes = vec![0u8; buf.bytes];
                 buf.download(&mut bytes)?;
                 let all = decode(dtype, &bytes);
+                let step = |at: Stored, b: usize| Stored::new(at.ld, at.offset + b * at.bstride);
                 match (p.kind, *a) {
-                    (ParamKind::Matrix { layout, .. }, Arg::Matrix { rows, cols, at, .. }) => {
-                        gather(&all, layout, rows, cols, at)
-                    }
-                    (_, Arg::Vector { len, offset, .. }) => all[offset..offset + len].to_vec(),
+                    (
+                        ParamKind::Matrix { layout, .. },
+                        Arg::Matrix {
+                            rows, cols, at, batch, ..
+                        },
+                    ) => (0..batch)
+                        .flat_map(|b| gather(&all, layout, rows, cols, step(at, b)))
+                        .collect(),
+                    (_, Arg::Vector { len, at, batch, .. }) => (0..batch)
+                        .flat_map(|b| {
+                            let o = step(at, b).offset;
+                            all[o..o + len].to_vec()
+                        })
+                        .collect(),
                     _ => all,
                 }
             }
@@ -540,19 +687,26 @@ pub(crate) fn download(ir: &GemmIr, args: &[Arg<'_>]) -> Result<Vec<Vec<f32>>> {
     Ok(data)
 }
 
-/// The operands as the host reference takes them, over `data` from [`download`].
-pub(crate) fn operands<'d>(ir: &GemmIr, args: &[Arg<'_>], data: &'d [Vec<f32>]) -> Vec<HostOperand<'d>> {
+/// The operands of product `b` of a batch as the host reference takes them, over `data`
+/// from [`download`].
+pub(crate) fn operands<'d>(ir: &GemmIr, args: &[Arg<'_>], data: &'d [Vec<f32>], b: usize) -> Vec<HostOperand<'d>> {
+    // Product `b`'s slice of a batched operand; the one matrix of a broadcast one.
+    let part = |d: &'d [f32], size: usize, count: usize| {
+        let b = if count > 1 { b } else { 0 };
+        &d[(b * size).min(d.len())..((b + 1) * size).min(d.len())]
+    };
     ir.params
         .iter()
         .zip(args)
         .zip(data)
         .map(|((p, a), d)| match (p.kind, *a) {
-            (ParamKind::Matrix { layout, .. }, Arg::Matrix { rows, cols, .. }) => HostOperand::Matrix {
-                data: d,
+            (ParamKind::Matrix { layout, .. }, Arg::Matrix { rows, cols, batch, .. }) => HostOperand::Matrix {
+                data: part(d, rows * cols, batch),
                 rows,
                 cols,
                 layout,
             },
+            (_, Arg::Vector { len, batch, .. }) => HostOperand::Vector(part(d, len, batch)),
             (_, Arg::Scalar(s)) => HostOperand::Scalar(s),
             _ => HostOperand::Vector(d),
         })

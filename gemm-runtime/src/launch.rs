@@ -30,7 +30,9 @@ struct LaunchPlan {
 
 /// (kernel spec, device, M, N, K, tuning mode): the mode is part of the key so that a
 /// process that changes `CROSSGEMM_TUNE` gets what that mode chooses.
-type PlanKey = (usize, u64, usize, usize, usize, TuneMode);
+/// (kernel spec, device, problem: extents, where A and B lie, batch; mode). The
+/// problem decides the compiled variant (alignment flags follow the views' geometry).
+type PlanKey = (usize, u64, gemm_core::Problem, TuneMode);
 
 fn plans() -> &'static RwLock<HashMap<PlanKey, LaunchPlan>> {
     static PLANS: OnceLock<RwLock<HashMap<PlanKey, LaunchPlan>>> = OnceLock::new();
@@ -54,22 +56,26 @@ fn launch_impl(
     out: OutArg<'_>,
 ) -> Result<()> {
     let call = Call::new(spec, args, out)?;
-    let (m, n, k) = call.mnk();
+    let (m, n, _) = call.mnk();
     if m == 0 || n == 0 {
         return Ok(());
     }
     let dev = call.device();
     if dev.info().kind == Backend::Host {
+        // The reference, written into the output's view(s) only.
         let vals = call.host_reference()?;
-        return out.buf.upload(&encode(spec.ir().out_dtype, &vals));
+        let ir = spec.ir();
+        let mut bytes = vec![0u8; out.buf.bytes];
+        out.buf.download(&mut bytes)?;
+        let mut all = crate::element::decode(ir.out_dtype, &bytes);
+        call::scatter(&mut all, &vals, ir.out_layout, (m, n), out.at, out.batch);
+        return out.buf.upload(&encode(ir.out_dtype, &all));
     }
     let key: Option<PlanKey> = config.is_none().then(|| {
         (
             spec as *const KernelSpec as usize,
             dev.serial(),
-            m,
-            n,
-            k,
+            call.problem,
             TuneMode::from_env(),
         )
     });
@@ -142,11 +148,16 @@ fn run(call: &Call<'_, '_>, tk: &TargetKernel, cfg: TileConfig, plan: Option<(Pl
     Ok(())
 }
 
-/// The host reference for a call, rounded to the output type, in the output layout.
+/// The host reference for a call, rounded to the output type, in the output layout;
+/// for batched operands every product of the batch (as many as the largest operand
+/// batch), one after another.
 pub fn reference<T: Element>(spec: &'static KernelSpec, args: &[Arg<'_>]) -> Result<Vec<T>> {
     let (m, n, k) = call::dims(spec, args)?;
     let ir = spec.ir();
+    let batch = call::batch_of(args);
     let data = crate::call::download(ir, args)?;
-    let vals = crate::reference::gemm(ir, &crate::call::operands(ir, args, &data), m, n, k);
-    Ok(vals.into_iter().map(T::from_f32).collect())
+    Ok((0..batch)
+        .flat_map(|b| crate::reference::gemm(ir, &crate::call::operands(ir, args, &data, b), m, n, k))
+        .map(T::from_f32)
+        .collect())
 }

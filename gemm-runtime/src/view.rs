@@ -32,6 +32,8 @@ pub struct MatrixView<'a, T: Element, L: LayoutType = RowMajor> {
     rows: usize,
     cols: usize,
     at: Stored,
+    /// Matrices of a batch, `at.bstride` apart ([`MatrixView::batched`]).
+    batch: usize,
     _p: PhantomData<(T, L)>,
 }
 
@@ -47,13 +49,23 @@ impl<T: Element, L: LayoutType> std::fmt::Debug for MatrixView<'_, T, L> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "MatrixView<{}, {}>({}x{} at {} ld {} on {})",
+            "MatrixView<{}, {}>({}{}x{} at {} ld {}{} on {})",
             T::DTYPE.name(),
             L::LAYOUT.name(),
+            if self.batch > 1 {
+                format!("{} of ", self.batch)
+            } else {
+                String::new()
+            },
             self.rows,
             self.cols,
             self.at.offset,
             self.ld(),
+            if self.batch > 1 {
+                format!(" every {}", self.at.bstride)
+            } else {
+                String::new()
+            },
             self.buf.device.info().id
         )
     }
@@ -106,6 +118,7 @@ impl<T: Element, L: LayoutType> Matrix<T, L> {
             rows: self.rows(),
             cols: self.cols(),
             at: Stored::default(),
+            batch: 1,
             _p: PhantomData,
         }
     }
@@ -130,6 +143,7 @@ impl<T: Element, L: LayoutType> Matrix<T, L> {
             rows,
             cols,
             at,
+            batch: 1,
             _p: PhantomData,
         })
     }
@@ -150,8 +164,8 @@ impl<T: Element, L: LayoutType> Matrix<T, L> {
 }
 
 impl<'a, T: Element, L: LayoutType> MatrixView<'a, T, L> {
-    /// The `rows × cols` block of this view whose first element is `(row0, col0)`; an
-    /// error if it does not lie inside the view.
+    /// The `rows × cols` block of this view whose first element is `(row0, col0)` (of
+    /// every matrix of a batched view); an error if it does not lie inside the view.
     pub fn sub(&self, row0: usize, col0: usize, rows: usize, cols: usize) -> Result<MatrixView<'a, T, L>> {
         if row0.checked_add(rows).is_none_or(|r| r > self.rows) || col0.checked_add(cols).is_none_or(|c| c > self.cols)
         {
@@ -165,11 +179,46 @@ impl<'a, T: Element, L: LayoutType> MatrixView<'a, T, L> {
             Layout::ColMajor => (col0, row0),
         };
         Ok(MatrixView {
-            at: Stored::new(self.ld(), self.at.offset + outer * self.ld() + inner),
+            at: Stored::new(self.ld(), self.at.offset + outer * self.ld() + inner).with_bstride(self.at.bstride),
             rows,
             cols,
             ..*self
         })
+    }
+
+    /// `count` matrices of this view's shape, the `b`-th starting `b * stride` elements
+    /// after this view's first (e.g. the heads of an attention batch, or matrices stored
+    /// back to back: `stride = rows * cols`): an operand of a batched call, one matrix per
+    /// product. An error if the last one leaves the buffer. A stride of 0 repeats one
+    /// matrix, which a call also does for any view of one matrix (broadcast).
+    pub fn batched(&self, count: usize, stride: usize) -> Result<MatrixView<'a, T, L>> {
+        let one = view_end(L::LAYOUT, self.rows, self.cols, self.at).unwrap_or(0);
+        let end = (count.max(1) as u128 - 1) * stride as u128 + one;
+        let have = elements::<T>(self.buf);
+        if count == 0 || end > have as u128 {
+            return Err(GemmError::View(if count == 0 {
+                "a batch of 0 matrices".into()
+            } else {
+                format!(
+                    "a batch of {count} {}x{} matrices {stride} elements apart from element {} reaches element {end} but its buffer holds {have}",
+                    self.rows, self.cols, self.at.offset
+                )
+            }));
+        }
+        Ok(MatrixView {
+            at: self.at.with_bstride(stride),
+            batch: count,
+            ..*self
+        })
+    }
+
+    /// Matrices in the batch (1 for a plain view).
+    pub fn batch(&self) -> usize {
+        self.batch
+    }
+    /// Elements between the matrices of the batch.
+    pub fn batch_stride(&self) -> usize {
+        self.at.bstride
     }
 
     /// Rows.
@@ -193,16 +242,16 @@ impl<'a, T: Element, L: LayoutType> MatrixView<'a, T, L> {
         &self.buf.device
     }
 
-    /// Downloads the view's elements, packed in layout `L` (`rows × cols` of them). Reads
-    /// the whole buffer.
+    /// Downloads the view's elements, packed in layout `L` (`rows × cols` of them; each
+    /// matrix of a batch after the one before). Reads the whole buffer.
     pub fn to_host(&self) -> Result<Vec<T>> {
-        Ok(gather(
-            &download::<T>(self.buf)?,
-            L::LAYOUT,
-            self.rows,
-            self.cols,
-            self.at,
-        ))
+        let all = download::<T>(self.buf)?;
+        Ok((0..self.batch)
+            .flat_map(|b| {
+                let at = Stored::new(self.at.ld, self.at.offset + b * self.at.bstride);
+                gather(&all, L::LAYOUT, self.rows, self.cols, at)
+            })
+            .collect())
     }
 
     #[doc(hidden)]
@@ -212,6 +261,7 @@ impl<'a, T: Element, L: LayoutType> MatrixView<'a, T, L> {
             rows: self.rows,
             cols: self.cols,
             at: self.at,
+            batch: self.batch,
         }
     }
 }
@@ -228,6 +278,29 @@ impl<'a, T: Element, L: LayoutType> MatrixViewMut<'a, T, L> {
     /// A read-only copy of the view (it borrows this one).
     pub fn as_view(&self) -> MatrixView<'_, T, L> {
         self.view
+    }
+
+    /// `count` writable matrices `stride` elements apart, as [`MatrixView::batched`]: the
+    /// output of a batched call. They may not overlap (each product writes its own), so
+    /// the stride is at least one matrix's span.
+    pub fn batched(self, count: usize, stride: usize) -> Result<MatrixViewMut<'a, T, L>> {
+        let v = self.view;
+        let span = view_end(L::LAYOUT, v.rows, v.cols, Stored::new(v.at.ld, 0)).unwrap_or(0);
+        if count > 1 && (stride as u128) < span {
+            return Err(GemmError::View(format!(
+                "an output batch {stride} elements apart overlaps: each {}x{} matrix spans {span}",
+                v.rows, v.cols
+            )));
+        }
+        Ok(MatrixViewMut {
+            view: v.batched(count, stride)?,
+            _mut: PhantomData,
+        })
+    }
+
+    /// As [`MatrixView::batch`].
+    pub fn batch(&self) -> usize {
+        self.view.batch
     }
 
     /// Rows.
@@ -260,6 +333,9 @@ macro_rules! vector_view {
             buf: &'a RawBuffer,
             len: usize,
             offset: usize,
+            /// Vectors of a batch, `bstride` apart.
+            batch: usize,
+            bstride: usize,
             _p: PhantomData<T>,
         }
 
@@ -284,6 +360,8 @@ macro_rules! vector_view {
                     buf: &self.buf,
                     len: self.len(),
                     offset: 0,
+                    batch: 1,
+                    bstride: 0,
                     _p: PhantomData,
                 }
             }
@@ -301,6 +379,8 @@ macro_rules! vector_view {
                     buf: &self.buf,
                     len,
                     offset,
+                    batch: 1,
+                    bstride: 0,
                     _p: PhantomData,
                 })
             }
@@ -319,18 +399,40 @@ macro_rules! vector_view {
             pub fn offset(&self) -> usize {
                 self.offset
             }
-            /// Downloads the view's elements.
+            /// `count` vectors of this length, the `b`-th `b * stride` elements after this
+            /// one: one per product of a batched call. An error past the buffer's end.
+            pub fn batched(&self, count: usize, stride: usize) -> Result<$name<'a, T>> {
+                let end = (count.max(1) as u128 - 1) * stride as u128 + (self.offset + self.len) as u128;
+                let have = elements::<T>(self.buf);
+                if count == 0 || end > have as u128 {
+                    return Err(GemmError::View(format!(
+                        "a batch of {count} vectors of {} elements {stride} apart from element {} reaches element {end} but its buffer holds {have}",
+                        self.len, self.offset
+                    )));
+                }
+                Ok($name { batch: count, bstride: stride, ..*self })
+            }
+            /// Vectors in the batch (1 for a plain view).
+            pub fn batch(&self) -> usize {
+                self.batch
+            }
+            /// Downloads the view's elements (each vector of a batch after the one before).
             pub fn to_host(&self) -> Result<Vec<T>> {
-                let mut all = download::<T>(self.buf)?;
-                all.truncate(self.offset + self.len);
-                Ok(all.split_off(self.offset))
+                let all = download::<T>(self.buf)?;
+                Ok((0..self.batch)
+                    .flat_map(|b| {
+                        let o = self.offset + b * self.bstride;
+                        all[o..o + self.len].to_vec()
+                    })
+                    .collect())
             }
             #[doc(hidden)]
             pub fn __arg(&self) -> Arg<'a> {
                 Arg::Vector {
                     buf: self.buf,
                     len: self.len,
-                    offset: self.offset,
+                    at: Stored::new(0, self.offset).with_bstride(self.bstride),
+                    batch: self.batch,
                 }
             }
         }
@@ -446,6 +548,7 @@ impl<T: Element, L: LayoutType> MatrixOut<T, L> for MatrixViewMut<'_, T, L> {
             rows: self.view.rows,
             cols: self.view.cols,
             at: self.view.at,
+            batch: self.view.batch,
         }
     }
 }

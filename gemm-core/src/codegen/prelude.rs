@@ -114,12 +114,13 @@ pub fn helpers(d: Backend) -> String {
 }
 
 /// The kernel's parameter list after `int M, int N, int K, `: the output pointer, then
-/// every signature parameter `p<i>`, then the view geometry: `int ldo, long offo` for the
-/// output, `int ld<i>, long off<i>` for each matrix parameter and `long off<i>` for each
-/// `Row`/`Col`. A leading dimension is the elements between consecutive rows (row-major)
-/// or columns (column-major) as stored; an offset is the view's first element in its
-/// buffer. Both are runtime arguments, so one binary serves every stride of an alignment
-/// class ([`view_prologue`] applies the offsets).
+/// every signature parameter `p<i>`, then the views' geometry: `int ldo, long offo` for
+/// the output, `int ld<i>, long off<i>` for each matrix parameter and `long off<i>` for
+/// each `Row`/`Col`, then the batch strides: `long bso`, and `long bs<i>` for each buffer
+/// parameter (0: the same operand for every product of the batch). A leading dimension is
+/// the elements between consecutive rows (row-major) or columns (column-major) as stored;
+/// an offset is the view's first element in its buffer. All are runtime arguments, so one
+/// binary serves every stride of an alignment class ([`view_prologue`] applies them).
 pub fn kernel_params(ir: &GemmIr, d: Backend) -> String {
     let g = d.global();
     let mut s = format!("{g}{}* __restrict__ out", d.storage(ir.out_dtype));
@@ -144,20 +145,36 @@ pub fn kernel_params(ir: &GemmIr, d: Backend) -> String {
             ParamKind::Scalar => {}
         }
     }
+    s.push_str(", long bso");
+    for i in buffers(ir) {
+        let _ = write!(s, ", long bs{i}");
+    }
     if d == Backend::Opencl {
         s = s.replace("__restrict__", "restrict");
     }
     s
 }
 
+/// The signature indices of the buffer (non-scalar) parameters.
+fn buffers(ir: &GemmIr) -> impl Iterator<Item = usize> + '_ {
+    ir.params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| !matches!(p.kind, ParamKind::Scalar))
+        .map(|(i, _)| i)
+}
+
 /// The first statements of every kernel body: each buffer pointer moved to its view's
-/// first element, so the body indexes from 0 with the leading dimensions.
-pub fn view_prologue(ir: &GemmIr) -> String {
-    let mut s = String::from("out += offo;");
-    for (i, p) in ir.params.iter().enumerate() {
-        if !matches!(p.kind, ParamKind::Scalar) {
-            let _ = write!(s, " p{i} += off{i};");
-        }
+/// first element in the product of the batch this block computes (the grid's `z`), so
+/// the body indexes from 0 with the leading dimensions.
+pub fn view_prologue(ir: &GemmIr, d: Backend) -> String {
+    let z = match d {
+        Backend::Opencl => "get_group_id(2)",
+        Backend::Cuda | Backend::Host => "blockIdx.z",
+    };
+    let mut s = format!("const long cg_bz = (long){z}; out += offo + cg_bz * bso;");
+    for i in buffers(ir) {
+        let _ = write!(s, " p{i} += off{i} + cg_bz * bs{i};");
     }
     s
 }

@@ -16,6 +16,9 @@ pub struct Problem {
     pub a: Stored,
     /// How B is stored.
     pub b: Stored,
+    /// Independent products of these extents in one launch (the grid's `z`): 1 for a
+    /// plain call.
+    pub batch: usize,
 }
 
 /// Where a view of an operand lies in its buffer.
@@ -26,12 +29,19 @@ pub struct Stored {
     pub ld: usize,
     /// The view's first element, in elements from the buffer's (aligned) start.
     pub offset: usize,
+    /// Elements between the matrices of a batch (0: one matrix for every batch).
+    pub bstride: usize,
 }
 
 impl Stored {
     /// A view `ld` apart from element `offset` on.
     pub const fn new(ld: usize, offset: usize) -> Stored {
-        Stored { ld, offset }
+        Stored { ld, offset, bstride: 0 }
+    }
+
+    /// The same view repeated every `bstride` elements along a batch.
+    pub const fn with_bstride(self, bstride: usize) -> Stored {
+        Stored { bstride, ..self }
     }
 
     /// The leading dimension of an operand whose contiguous extent is `extent`.
@@ -43,10 +53,13 @@ impl Stored {
         }
     }
 
-    /// Whether every stored row (of contiguous extent `extent`) starts a multiple of
-    /// `elems` elements from the buffer's start: the pitch and the offset both divide.
+    /// Whether every stored row (of contiguous extent `extent`) of every matrix of the
+    /// batch starts a multiple of `elems` elements from the buffer's start: the pitch, the
+    /// offset and the batch stride all divide.
     pub fn rows_aligned(self, extent: usize, elems: usize) -> bool {
-        self.pitch(extent).is_multiple_of(elems) && self.offset.is_multiple_of(elems)
+        self.pitch(extent).is_multiple_of(elems)
+            && self.offset.is_multiple_of(elems)
+            && self.bstride.is_multiple_of(elems)
     }
 }
 
@@ -57,19 +70,20 @@ impl Problem {
             m,
             n,
             k,
-            a: Stored { ld: 0, offset: 0 },
-            b: Stored { ld: 0, offset: 0 },
+            a: Stored::new(0, 0),
+            b: Stored::new(0, 0),
+            batch: 1,
         }
+    }
+
+    /// The same problem `batch` times over in one launch.
+    pub const fn batched(self, batch: usize) -> Problem {
+        Problem { batch, ..self }
     }
 
     /// The same extents with A and B stored as `a` and `b`.
     pub const fn stored(self, a: Stored, b: Stored) -> Problem {
         Problem { a, b, ..self }
-    }
-
-    /// Whether A and B are packed and start at their buffers' starts.
-    pub fn packed(&self) -> bool {
-        self.a == Stored::default() && self.b == Stored::default()
     }
 }
 

@@ -51,11 +51,11 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N, const __g
 }
 
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
-void cg_f16_bias_relu_ca192860(int M, int N, int K, __global ushort* restrict out, const __global ushort* restrict p0, const __global ushort* restrict p1, const __global ushort* restrict p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2)
+void cg_f16_bias_relu_ca192860(int M, int N, int K, __global ushort* restrict out, const __global ushort* restrict p0, const __global ushort* restrict p1, const __global ushort* restrict p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2)
 {
     __local float As[KWG][MWG + 1];
     __local float Bs[KWG][NWG + 1];
-    out += offo; p0 += off0; p1 += off1; p2 += off2;
+    const long cg_bz = (long)get_group_id(2); out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1; p2 += off2 + cg_bz * bs2;
     const __global ushort* A = p0;
     const __global ushort* B = p1;
     const int tx = get_local_id(0);

@@ -50,11 +50,11 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N) {
 }
 
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
-void cg_f32_plain_91b242b7(int M, int N, int K, __global float* restrict out, const __global float* restrict p0, const __global float* restrict p1, int ldo, long offo, int ld0, long off0, int ld1, long off1)
+void cg_f32_plain_91b242b7(int M, int N, int K, __global float* restrict out, const __global float* restrict p0, const __global float* restrict p1, int ldo, long offo, int ld0, long off0, int ld1, long off1, long bso, long bs0, long bs1)
 {
     __local float As[KWG][MWG + 1];
     __local float Bs[KWG][NWG + 1];
-    out += offo; p0 += off0; p1 += off1;
+    const long cg_bz = (long)get_group_id(2); out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1;
     const __global float* A = p0;
     const __global float* B = p1;
     const int tx = get_local_id(0);

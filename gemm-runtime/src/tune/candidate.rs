@@ -72,7 +72,8 @@ impl Checker {
     pub(crate) fn new(call: &Call<'_, '_>, inject: &Inject, trust: bool) -> Result<Checker> {
         let plan = Plan::new(call, inject, trust)?;
         let dev = call.device();
-        let bytes = plan.m * plan.n * plan.ir.out_dtype.size() as usize;
+        // Every product of a batch is written; the first is checked.
+        let bytes = plan.m * plan.n * call.problem.batch * plan.ir.out_dtype.size() as usize;
         let outputs = if plan.mode == Mode::Sampled && trust { 2 } else { 1 };
         let bufs = (0..outputs)
             .map(|_| RawBuffer::new(dev, bytes))

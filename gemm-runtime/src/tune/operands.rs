@@ -36,8 +36,12 @@ pub(crate) struct Operands {
     /// leading dimensions and offsets: the same alignment-dependent code paths run);
     /// the rest packed.
     at: Vec<Stored>,
+    /// Per parameter: matrices (vectors) it holds, `at[i].bstride` apart.
+    counts: Vec<usize>,
     /// (rows, cols) of the output.
     out_dims: (usize, usize),
+    /// Products of the call: the output holds as many, back to back.
+    batch: usize,
 }
 
 /// The shape of one argument.
@@ -107,10 +111,10 @@ fn callers_bytes(call: &Call<'_, '_>) -> u128 {
     bytes_of(call, args) + call.out.rows as u128 * call.out.cols as u128 * call.ir().out_dtype.size() as u128
 }
 
-/// Bytes of one output of `call` (at `call.problem`).
+/// Bytes of one output of `call` (at `call.problem`, every product of its batch).
 pub(crate) fn out_bytes(call: &Call<'_, '_>) -> u128 {
     let (m, n, _) = call.mnk();
-    m as u128 * n as u128 * call.ir().out_dtype.size() as u128
+    m as u128 * n as u128 * call.problem.batch as u128 * call.ir().out_dtype.size() as u128
 }
 
 /// Refuses a check that needs more device memory than the device has: the call's own
@@ -236,11 +240,26 @@ impl Operands {
         let (_, _, k) = call.mnk();
         let dev = call.device();
         let shapes = shapes(call);
-        let at: Vec<Stored> = (0..shapes.len() as u32)
-            .map(|i| match i {
-                _ if i == ir.a => call.problem.a,
-                _ if i == ir.b => call.problem.b,
-                _ => Stored::default(),
+        let batch = call.problem.batch;
+        // As many matrices as the call's operand holds (1: broadcast); A and B where the
+        // call's lie, the rest packed, batches back to back.
+        let counts: Vec<usize> = call
+            .args
+            .iter()
+            .map(|a| match *a {
+                Arg::Matrix { batch, .. } | Arg::Vector { batch, .. } => batch,
+                Arg::Scalar(_) => 1,
+            })
+            .collect();
+        let at: Vec<Stored> = (0..shapes.len())
+            .map(|i| match i as u32 {
+                i if i == ir.a => call.problem.a,
+                i if i == ir.b => call.problem.b,
+                _ => Stored::default().with_bstride(match shapes[i] {
+                    Shape::Matrix(rows, cols) if counts[i] > 1 => rows * cols,
+                    Shape::Vector(len) if counts[i] > 1 => len,
+                    _ => 0,
+                }),
             })
             .collect();
         let mut bufs = Vec::with_capacity(shapes.len());
@@ -260,19 +279,25 @@ impl Operands {
                     call.spec.name, p.name
                 )));
             }
-            let len = match (shapes[i], p.kind) {
+            let one = match (shapes[i], p.kind) {
                 (Shape::Matrix(rows, cols), ParamKind::Matrix { layout, .. }) => {
                     call::view_end(layout, rows, cols, at[i]).unwrap_or(u128::MAX) as usize
                 }
                 (Shape::Vector(len), _) => len,
                 _ => 0,
             };
+            let len = one + (counts[i] - 1) * at[i].bstride;
             let scale = if i as u32 == ir.a { a_scale(k) } else { 1.0 };
             let mut values = Vec::new();
             let bytes = generate(dtype, len, Values::new(i), scale, &mut values)?;
-            if let (Shape::Matrix(rows, cols), ParamKind::Matrix { layout, .. }) = (shapes[i], p.kind) {
-                values = call::gather(&values, layout, rows, cols, at[i]);
-            }
+            // The host keeps the batch's first product: what candidates are checked on.
+            values = match (shapes[i], p.kind) {
+                (Shape::Matrix(rows, cols), ParamKind::Matrix { layout, .. }) => {
+                    call::gather(&values, layout, rows, cols, Stored { bstride: 0, ..at[i] })
+                }
+                (Shape::Vector(len), _) => values[..len].to_vec(),
+                _ => values,
+            };
             let buf = RawBuffer::new(dev, bytes.len())?;
             buf.upload(&bytes)?;
             drop(bytes);
@@ -286,7 +311,9 @@ impl Operands {
             scalars,
             shapes,
             at,
+            counts,
             out_dims: (m, n),
+            batch,
         })
     }
 
@@ -301,8 +328,14 @@ impl Operands {
                     rows,
                     cols,
                     at: self.at[i],
+                    batch: self.counts[i],
                 },
-                (Shape::Vector(len), Some(buf)) => Arg::Vector { buf, len, offset: 0 },
+                (Shape::Vector(len), Some(buf)) => Arg::Vector {
+                    buf,
+                    len,
+                    at: self.at[i],
+                    batch: self.counts[i],
+                },
                 _ => Arg::Scalar(self.scalars[i]),
             })
             .collect()
@@ -323,7 +356,8 @@ impl Operands {
                 buf: out,
                 rows,
                 cols,
-                at: Stored::default(),
+                at: Stored::default().with_bstride(if self.batch > 1 { rows * cols } else { 0 }),
+                batch: self.batch,
             },
         )
     }
@@ -339,7 +373,7 @@ impl Operands {
                 other => other,
             })
             .collect();
-        call::operands(ir, &args, &self.host)
+        call::operands(ir, &args, &self.host, 0)
     }
 }
 

@@ -89,7 +89,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             ("CVT", cvt.to_string()),
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
-            ("VIEW", view_prologue(ir)),
+            ("VIEW", view_prologue(ir, Backend::Cuda)),
             ("A_PTR", format!("p{}", ir.a)),
             ("B_PTR", format!("p{}", ir.b)),
             ("VEC_OK", vec_ok.to_string()),

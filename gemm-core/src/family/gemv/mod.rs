@@ -149,7 +149,7 @@ impl KernelFamily for Gemv {
 
     fn launch(&self, t: &GemvTile, _ir: &GemmIr, p: Problem, _machine: Machine) -> LaunchDims {
         LaunchDims {
-            grid: [p.n.div_ceil(t.block_n() as usize) as u32, 1, 1],
+            grid: [p.n.div_ceil(t.block_n() as usize) as u32, 1, p.batch as u32],
             block: [t.threads(), 1, 1],
             // The reduction buffer is static shared memory.
             smem_bytes: 0,

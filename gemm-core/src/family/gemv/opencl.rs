@@ -185,7 +185,7 @@ void {sym}(int M, int N, int K, {params})
 "#,
         sym = ir.symbol(),
         params = kernel_params(ir, d),
-        view = view_prologue(ir),
+        view = view_prologue(ir, Backend::Opencl),
         a = ir.a,
         b = ir.b,
     );

@@ -484,7 +484,7 @@ fn mma_kernel(ir: &GemmIr, fam: Kind, variant: Variant) -> String {
         &[
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
-            ("VIEW", view_prologue(ir)),
+            ("VIEW", view_prologue(ir, Backend::Cuda)),
             ("A_PTR", format!("p{}", ir.a)),
             ("B_PTR", format!("p{}", ir.b)),
             ("LOAD_A", load_a),

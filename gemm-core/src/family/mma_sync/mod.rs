@@ -119,7 +119,7 @@ impl KernelFamily for MmaSync {
     fn launch(&self, t: &MmaTile, ir: &GemmIr, p: Problem, _machine: Machine) -> LaunchDims {
         let tiles = (p.m.div_ceil(t.block_m as usize) * p.n.div_ceil(t.block_n as usize)) as u32;
         LaunchDims {
-            grid: [tiles, 1, 1],
+            grid: [tiles, 1, p.batch as u32],
             block: [t.threads(), 1, 1],
             smem_bytes: t.smem_bytes(ir.ab_dtype),
         }

@@ -171,7 +171,7 @@ fn simt_kernel(ir: &GemmIr, variant: Variant) -> String {
             ("CVT", cvt.into()),
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
-            ("VIEW", view_prologue(ir)),
+            ("VIEW", view_prologue(ir, Backend::Cuda)),
             ("A_PTR", format!("p{}", ir.a)),
             ("B_PTR", format!("p{}", ir.b)),
             ("LOAD_A", load_a),

@@ -106,7 +106,7 @@ impl KernelFamily for Simt {
     fn launch(&self, t: &SimtTile, _ir: &GemmIr, p: Problem, _machine: Machine) -> LaunchDims {
         let tiles = (p.m.div_ceil(t.mwg as usize) * p.n.div_ceil(t.nwg as usize)) as u32;
         LaunchDims {
-            grid: [tiles, 1, 1],
+            grid: [tiles, 1, p.batch as u32],
             block: [t.ndimc, t.mdimc, 1],
             smem_bytes: 0,
         }

@@ -119,7 +119,7 @@ void {sym}(int M, int N, int K, {params})
 "#,
         sym = ir.symbol(),
         params = kernel_params(ir, d),
-        view = view_prologue(ir),
+        view = view_prologue(ir, Backend::Opencl),
         pad = SIMT_LOCAL_PAD,
         g = d.global(),
         st = d.storage(ir.ab_dtype),

@@ -72,7 +72,7 @@ pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let subs = [
         ("SYM", ir.symbol()),
         ("PARAMS", kernel_params(ir, Backend::Cuda)),
-        ("VIEW", view_prologue(ir)),
+        ("VIEW", view_prologue(ir, Backend::Cuda)),
         ("PRODUCE", produce(variant)),
         ("MMA", mma(variant)),
         ("PREFETCH", prefetch(ir, variant)),

@@ -449,13 +449,13 @@ impl KernelFamily for Wgmma {
         }
         if ir.acc == AccMode::Tf32 {
             return Err(format!(
-                "tf32 rows that TMA cannot map (K = {}, or a view whose rows do not start on 16-byte boundaries) would reach the tensor cores unrounded through the cp.async producer",
+                "tf32 rows that TMA cannot map (K = {}, a view whose rows do not start on 16-byte boundaries, or a batch) would reach the tensor cores unrounded through the cp.async producer",
                 p.k
             ));
         }
         operands::check_rows(ir, p)?;
         if t.cluster_m != 1 {
-            return Err("rows that are not 16-byte multiples take the cp.async producer, which has no B multicast (a cluster of 2)".into());
+            return Err("rows that do not start on 16-byte boundaries, and batches, take the cp.async producer, which has no B multicast (a cluster of 2)".into());
         }
         Ok(())
     }
@@ -567,7 +567,7 @@ impl KernelFamily for Wgmma {
     /// Persistent: at most one block (cluster) per multiprocessor ([`WgmmaTile::grid`]).
     fn launch(&self, t: &WgmmaTile, ir: &GemmIr, p: Problem, machine: Machine) -> LaunchDims {
         LaunchDims {
-            grid: [t.grid(p.m, p.n, machine.units), 1, 1],
+            grid: [t.grid(p.m, p.n, machine.units), 1, p.batch as u32],
             block: [t.threads(), 1, 1],
             smem_bytes: t.smem_bytes(ir.ab_dtype),
         }

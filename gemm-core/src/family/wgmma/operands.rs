@@ -32,8 +32,8 @@ fn operand_rows(ir: &GemmIr, p: Problem) -> [(&'static str, &'static str, usize,
     [a, b]
 }
 
-/// The largest of `sizes` (bytes) that divides both the pitch and the start of every
-/// stored row of an operand.
+/// The largest of `sizes` (bytes) that divides the pitch, the start and the batch
+/// stride of an operand: every stored row of every matrix starts on such a boundary.
 fn row_alignment(esz: usize, extent: usize, at: Stored, sizes: &[u32]) -> Option<u32> {
     sizes
         .iter()
@@ -41,13 +41,15 @@ fn row_alignment(esz: usize, extent: usize, at: Stored, sizes: &[u32]) -> Option
         .find(|&c| (at.pitch(extent) * esz).is_multiple_of(c as usize) && (at.offset * esz).is_multiple_of(c as usize))
 }
 
-/// Whether TMA can map both operands of `p`: pitches and view starts of a multiple of
-/// 16 bytes.
+/// Whether TMA can map both operands of `p`: one product (the maps are rank 2; a batch
+/// takes the cp.async producer, whose pointers follow the batch), pitches and view
+/// starts of a multiple of 16 bytes.
 pub fn tma_ok(ir: &GemmIr, p: Problem) -> bool {
     let esz = ir.ab_dtype.size() as usize;
-    operand_rows(ir, p)
-        .iter()
-        .all(|&(_, _, e, at)| row_alignment(esz, e, at, &[16]).is_some())
+    p.batch == 1
+        && operand_rows(ir, p)
+            .iter()
+            .all(|&(_, _, e, at)| row_alignment(esz, e, at, &[16]).is_some())
 }
 
 /// For a call TMA cannot map but the cp.async producer can (rows of a multiple of 4

@@ -84,6 +84,12 @@ pub fn workspace(t: &WgmmaTile, p: Problem) -> Option<Workspace> {
 /// `Err(why)` when `t` splits K and its workspace at `p` would exceed [`MAX_WORKSPACE`].
 /// (A split outside 1..=[`MAX_KSPLIT`] is a broken rule, `ksplit`, not a refused call.)
 pub(super) fn accepts(t: &WgmmaTile, p: Problem) -> Result<(), String> {
+    if t.ksplit > 1 && p.batch > 1 {
+        return Err(format!(
+            "split-K keeps one set of partial tiles, not one per product of a batch of {}",
+            p.batch
+        ));
+    }
     match workspace(t, p) {
         Some(w) if w.bytes > MAX_WORKSPACE => Err(format!(
             "split-K by {} at {}x{} would keep {} MiB of partial tiles (at most {}): a problem with {} output tiles fills the machine without it",

@@ -1,0 +1,207 @@
+//! Batched GEMM (issue 13): one launch computes a batch of products (the grid's `z`),
+//! each operand either one matrix per product (`MatrixView::batched`, any stride) or one
+//! for all (broadcast), the epilogue fused per product. Every planned config against the
+//! host reference of every product, on every device found; the tuner on a batch; and the
+//! errors a mismatched batch gives.
+
+mod common;
+
+use common::*;
+use crossgemm::prelude::*;
+use crossgemm::{Element, LayoutType, TileConfig};
+
+#[gemm_kernel]
+fn b_f16_rc(a: Matrix<f16>, b: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
+    relu(a * b + bias)
+}
+#[gemm_kernel(fma_ok)]
+fn b_f32_cr(a: Matrix<f32, ColMajor>, b: Matrix<f32>, scale: Col<f32>, res: Matrix<f32>) -> Matrix<f32> {
+    a * b * scale + res
+}
+
+/// `count` random matrices of `rows × cols` in layout `L`, `gap` elements between one's
+/// end and the next's start, in one buffer.
+fn stack<T: Element, L: LayoutType>(
+    dev: &Device,
+    r: &mut rand::rngs::StdRng,
+    (rows, cols): (usize, usize),
+    count: usize,
+    gap: usize,
+) -> (Matrix<T, L>, usize) {
+    let stride = rows * cols + gap;
+    (mat::<T, L>(dev, r, stride * count, 1), stride)
+}
+
+/// Every planned config of `b_f16_rc` on a batch of 3: A one matrix per product (with a
+/// gap between them), B broadcast, the bias one per product, the output one per product;
+/// then the same with B batched and the bias broadcast.
+#[test]
+fn every_config_on_a_batch() {
+    for dev in devices() {
+        let mut r = rng(51);
+        let tk = b_f16_rc::SPEC.target_for(&dev).unwrap();
+        let mut ran = 0;
+        for cfg in tk.plan().configs.iter().copied().collect::<Vec<TileConfig>>() {
+            let res = cfg.resources(crossgemm::DType::F16);
+            if res.threads > dev.info().max_threads_per_block || res.smem_bytes > dev.info().smem_per_block {
+                continue;
+            }
+            let few = (cfg.block_mn().0 as usize).min(5);
+            for (m, n, k) in [(67, 45, 77), (few, 33, 64)] {
+                for b_batched in [false, true] {
+                    let batch = 3;
+                    let what = format!(
+                        "config {cfg} at {batch}x({m}x{n}x{k}), B {}, on {}",
+                        if b_batched { "batched" } else { "broadcast" },
+                        dev.info()
+                    );
+                    let (ab, astride) = stack::<f16, RowMajor>(&dev, &mut r, (m, k), batch, 8);
+                    let (bb, bstride) = stack::<f16, ColMajor>(&dev, &mut r, (k, n), batch, 0);
+                    let biasb = row::<f16>(&dev, &mut r, n * batch);
+                    let a = ab.strided(0, m, k, k).unwrap().batched(batch, astride).unwrap();
+                    let b1 = bb.strided(0, k, n, k).unwrap();
+                    let b = if b_batched {
+                        b1.batched(batch, bstride).unwrap()
+                    } else {
+                        b1
+                    };
+                    let bias1 = biasb.slice(0, n).unwrap();
+                    let bias = if b_batched {
+                        bias1
+                    } else {
+                        bias1.batched(batch, n).unwrap()
+                    };
+                    let (mut ob, ostride) = stack::<f16, RowMajor>(&dev, &mut r, (m, n), batch, 16);
+                    let mut out = ob.strided_mut(0, m, n, n).unwrap().batched(batch, ostride).unwrap();
+                    let problem = crossgemm::Problem::new(m, n, k).batched(batch);
+                    let accepted = cfg.family().accepts(&cfg, b_f16_rc::SPEC.ir(), problem);
+                    match (b_f16_rc::run_with(&cfg, &a, &b, &bias, &mut out), accepted) {
+                        (Ok(()), Ok(())) => {
+                            let want = b_f16_rc::reference(&a, &b, &bias).unwrap();
+                            assert_eq!(want.len(), batch * m * n, "{what}: the reference covers the batch");
+                            assert_close(&out.to_host().unwrap(), &want, k, false, &what);
+                            ran += 1;
+                        }
+                        (Err(e), Err(_)) => assert!(e.to_string().contains("cannot run"), "{what}: {e}"),
+                        (r, a) => panic!("{what}: launch {r:?}, but the family says {a:?}"),
+                    }
+                }
+            }
+        }
+        assert!(ran > 0, "no config ran a batch on {}", dev.info());
+    }
+}
+
+/// A column-major A, a per-row scale and a residual, each one per product, through the
+/// default launch path; products land where the output's stride puts them and the gaps
+/// between them keep their contents.
+#[test]
+fn epilogue_operands_per_product() {
+    for dev in devices() {
+        let mut r = rng(52);
+        for (batch, m, n, k) in [(2, 1, 19, 23), (4, 21, 1, 9), (5, 17, 33, 65)] {
+            let what = format!("{batch}x({m}x{n}x{k}) on {}", dev.info());
+            let (ab, astride) = stack::<f32, ColMajor>(&dev, &mut r, (m, k), batch, 3);
+            let b = mat::<f32, RowMajor>(&dev, &mut r, k, n);
+            let scaleb = col::<f32>(&dev, &mut r, (m + 1) * batch);
+            let (rb, rstride) = stack::<f32, RowMajor>(&dev, &mut r, (m, n), batch, 5);
+            let a = ab.strided(0, m, k, m).unwrap().batched(batch, astride).unwrap();
+            let scale = scaleb.slice(0, m).unwrap().batched(batch, m + 1).unwrap();
+            let res = rb.strided(0, m, n, n).unwrap().batched(batch, rstride).unwrap();
+            let ostride = m * n + 7;
+            let mut ob = Matrix::<f32>::zeros(&dev, ostride * batch, 1).unwrap();
+            {
+                let mut out = ob.strided_mut(0, m, n, n).unwrap().batched(batch, ostride).unwrap();
+                b_f32_cr_into(&a, &b, &scale, &res, &mut out).unwrap();
+                let want = b_f32_cr::reference(&a, &b, &scale, &res).unwrap();
+                assert_close(&out.to_host().unwrap(), &want, k, false, &what);
+            }
+            let all = ob.to_host().unwrap();
+            for p in 0..batch {
+                assert!(
+                    all[p * ostride + m * n..(p + 1) * ostride].iter().all(|&v| v == 0.0),
+                    "{what}: a gap after product {p} was written"
+                );
+            }
+        }
+    }
+}
+
+/// The tuner on a batch: it verifies and times candidates on a batch of its own, and the
+/// winner is stored under the batch's bucket (`pow2@b4:...`), apart from one product's.
+#[test]
+fn the_tuner_tunes_a_batch() {
+    let Some(dev) = opencl_device_for("the_tuner_tunes_a_batch", &b_f16_rc::SPEC) else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("crossgemm-batched-tune-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let opts = crossgemm::TuneOptions {
+        cache_dir: Some(dir.clone()),
+        max_candidates: Some(3),
+        thorough: true,
+        ..crossgemm::TuneOptions::default()
+    };
+    let mut r = rng(53);
+    let (m, n, k, batch) = (40, 24, 32, 4);
+    let (ab, astride) = stack::<f16, RowMajor>(&dev, &mut r, (m, k), batch, 0);
+    let b = mat::<f16, ColMajor>(&dev, &mut r, k, n);
+    let bias = row::<f16>(&dev, &mut r, n);
+    let a = ab.strided(0, m, k, k).unwrap().batched(batch, astride).unwrap();
+    let mut ob = Matrix::<f16>::zeros(&dev, m * batch, n).unwrap();
+    let mut out = ob.strided_mut(0, m, n, n).unwrap().batched(batch, m * n).unwrap();
+    use crossgemm::{MatrixArg, MatrixOut, RowArg};
+    let args = [MatrixArg::__arg(&a), MatrixArg::__arg(&b), RowArg::__arg(&bias)];
+    let rep = crossgemm::tune::tune_with(&b_f16_rc::SPEC, &args, out.__out(), &opts).unwrap();
+    assert!(rep.failed.is_empty(), "{:?}", rep.failed);
+    assert!(
+        rep.timings.len() > 1,
+        "a batch's candidates are timed: {:?}",
+        rep.timings
+    );
+    let lookup = crossgemm::tune::lookup(&b_f16_rc::SPEC, &args, out.__out(), &opts).unwrap();
+    assert_eq!(lookup.shape_key, "pow2@b4:64x32x32", "{lookup:?}");
+    assert_eq!(lookup.config, rep.best, "{lookup:?}");
+    // One product of the same shape has a bucket of its own: nothing stored there.
+    let one = [ab.strided(0, m, k, k).unwrap().__arg(), args[1], args[2]];
+    let mut o1 = Matrix::<f16>::zeros(&dev, m, n).unwrap();
+    let l1 = crossgemm::tune::lookup(&b_f16_rc::SPEC, &one, o1.__out(), &opts).unwrap();
+    assert_eq!(
+        (l1.shape_key.as_str(), l1.source),
+        ("pow2:64x32x32", crossgemm::LookupSource::Default)
+    );
+    b_f16_rc_into(&a, &b, &bias, &mut out).unwrap();
+    let want = b_f16_rc::reference(&a, &b, &bias).unwrap();
+    assert_close(&out.to_host().unwrap(), &want, k, false, "tuned batch");
+}
+
+/// Batches that do not agree, an allocating call of a batch, an output batch whose
+/// matrices overlap, a batch past its buffer: errors that say so.
+#[test]
+fn mismatched_batches_are_errors() {
+    let dev = Device::host();
+    let ab = Matrix::<f16>::zeros(&dev, 3 * 4 * 8, 1).unwrap();
+    let b = Matrix::<f16, ColMajor>::zeros(&dev, 8, 5).unwrap();
+    let bias = Row::<f16>::from_host(&dev, &[f16::ZERO; 5]).unwrap();
+    let a3 = ab.strided(0, 4, 8, 8).unwrap().batched(3, 32).unwrap();
+    let e = b_f16_rc(&a3, &b, &bias).unwrap_err().to_string();
+    assert!(e.contains("`a` holds a batch of 3 but the output one matrix"), "{e}");
+    let mut ob = Matrix::<f16>::zeros(&dev, 2 * 4 * 5, 1).unwrap();
+    let mut o2 = ob.strided_mut(0, 4, 5, 5).unwrap().batched(2, 20).unwrap();
+    let e = b_f16_rc_into(&a3, &b, &bias, &mut o2).unwrap_err().to_string();
+    assert!(e.contains("`a` holds a batch of 3 but the output 2"), "{e}");
+    let e = ob
+        .strided_mut(0, 4, 5, 5)
+        .unwrap()
+        .batched(2, 19)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("overlaps: each 4x5 matrix spans 20"), "{e}");
+    let e = ab.strided(0, 4, 8, 8).unwrap().batched(4, 32).unwrap_err().to_string();
+    assert!(e.contains("reaches element 128 but its buffer holds 96"), "{e}");
+    // On the host device the batch runs as the reference, into the views only.
+    let mut ob3 = Matrix::<f16>::zeros(&dev, 3 * 20 + 2, 1).unwrap();
+    let mut o3 = ob3.strided_mut(1, 4, 5, 5).unwrap().batched(3, 20).unwrap();
+    b_f16_rc_into(&a3, &b, &bias, &mut o3).unwrap();
+    assert_eq!(o3.to_host().unwrap().len(), 60);
+}
