@@ -17,7 +17,7 @@ use crossgemm::bench::{back_to_back_us, bare_launch_us, copy_bytes_for, copy_gbp
 use crossgemm::reference::{HostOperand, Sampled};
 use crossgemm::tune::tune_with;
 use crossgemm::untyped::{launch, launch_with};
-use crossgemm::{Backend, Device, Element, GemmError, Layout, LookupSource, Matrix, TuneOptions};
+use crossgemm::{Backend, Device, Element, GemmError, Layout, LookupSource, Matrix, MatrixOut, TuneOptions};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -98,6 +98,11 @@ pub struct BenchArgs {
     /// packed run through --against.
     #[arg(long, default_value_t = 0, value_name = "PAD")]
     pad: usize,
+    /// Run every case as a batch of B products in one call: ours with batched views of B
+    /// copies of x and w stored back to back (the bias broadcast), cuBLAS with
+    /// `cublasGemmStridedBatchedEx` on the same buffers (cuBLASLt is not run).
+    #[arg(long, default_value_t = 1, value_name = "B", conflicts_with_all = ["first_call", "pad"])]
+    batch: usize,
 }
 
 /// Everything a case needs that does not change between cases.
@@ -112,6 +117,8 @@ struct Bench<'a> {
     first_call: bool,
     /// `--pad`: ours run on views with leading dimensions K + pad.
     pad: usize,
+    /// `--batch`: products per case.
+    batch: usize,
 }
 
 pub fn run(kernels: &'static [KernelEntry], a: &BenchArgs, cache_dir: Option<PathBuf>) -> CliResult {
@@ -308,7 +315,14 @@ fn measure_all(
         kernels,
         first_call,
         pad: a.pad,
+        batch: a.batch.max(1),
     };
+    if a.batch > 1 {
+        rep.notes.push(format!(
+            "batches (--batch {}): each row is {} products in one call; ours on batched views of x and w stored back to back (bias broadcast), cuBLAS `cublasGemmStridedBatchedEx` on the same buffers (its bias epilogue one elementwise kernel over every product); cuBLASLt not run",
+            a.batch, a.batch
+        ));
+    }
     if a.pad > 0 {
         bench.rep_note(&mut rep);
     }
@@ -484,6 +498,7 @@ impl Bench<'_> {
     fn case(&self, case: &Case) -> Row {
         let mut row = Row {
             err_vs: "reference".into(),
+            batch: self.batch,
             ..case.row()
         };
         let entry = match entry_for(self.kernels, case) {
@@ -517,18 +532,29 @@ impl Bench<'_> {
         let bias_on = entry.epilogue != Epilogue::None;
         let mut inp = Inputs::<T>::new(&self.dev, (m, n, k), bias_on)?;
         inp.pad(self.pad)?;
+        inp.batch(self.batch)?;
         let args = inp.args();
+        let batch = self.batch;
+        // The output of every product (back to back), and its view for ours.
+        fn out_view<T: Element>(
+            o: &mut Matrix<T>,
+            (m, n): (usize, usize),
+            batch: usize,
+        ) -> Result<crossgemm::MatrixViewMut<'_, T>, GemmError> {
+            o.strided_mut(0, m, n, n).and_then(|v| v.batched(batch, m * n))
+        }
         // The host reference at sampled points: what cuBLAS is checked against, and
         // what ours is checked against when there is no trusted cuBLAS output.
         let sampled = sampled_reference(spec, &inp, (m, n, k));
         let to_f32 =
             |o: &Matrix<T>| -> Result<Vec<f32>, GemmError> { Ok(o.to_host()?.into_iter().map(T::to_f32).collect()) };
 
-        let mut scratch = Matrix::<T>::zeros(&self.dev, m, n)?;
+        let mut scratch = Matrix::<T>::zeros(&self.dev, batch * m, n)?;
         let best = if self.first_call {
             self.first_call(spec, &args, &mut scratch, row)?
         } else {
-            let t = tune_with(spec, &args, scratch.__out(), &self.opts)?;
+            let mut sv = out_view(&mut scratch, (m, n), batch)?;
+            let t = tune_with(spec, &args, sv.__out(), &self.opts)?;
             row.tune_ms = if t.cache_hit { 0.0 } else { t.tune_ms };
             row.tune_cache_hit = t.cache_hit;
             row.config_source = if t.cache_hit { "cache" } else { "tuned" }.into();
@@ -542,8 +568,9 @@ impl Bench<'_> {
         // The reported config, named explicitly: a plain `launch` picks its config by
         // CROSSGEMM_TUNE (the planner's default under `off`, whatever was just tuned),
         // and the row would time and check one config while naming another.
-        let mut out = poisoned::<T>(&self.dev, m, n)?;
-        let ours = self.timer.time(&mut || launch_with(spec, &best, &args, out.__out()))?;
+        let mut out = poisoned::<T>(&self.dev, batch * m, n)?;
+        let mut ov = out_view(&mut out, (m, n), batch)?;
+        let ours = self.timer.time(&mut || launch_with(spec, &best, &args, ov.__out()))?;
         row.ours_us = Some(ours.median_us);
         let got = to_f32(&out)?;
         drop(out);
@@ -558,13 +585,17 @@ impl Bench<'_> {
                 Compute::F32
             };
             let be = entry.epilogue;
-            let mut theirs = poisoned::<T>(&self.dev, m, n)?;
-            let gemm = self.timer.time(&mut || cb.gemm(x, w, &mut theirs, compute))?;
+            let mut theirs = poisoned::<T>(&self.dev, batch * m, n)?;
+            let run = |theirs: &mut Matrix<T>| match &inp.batched {
+                Some((xb, wb, nb)) => cb.gemm_batched(xb, wb, theirs, *nb, compute),
+                None => cb.gemm(x, w, theirs, compute),
+            };
+            let gemm = self.timer.time(&mut || run(&mut theirs))?;
             row.cublas_gemm_us = Some(gemm.median_us);
             row.cublas_us = Some(if bias_on {
                 self.timer
                     .time(&mut || {
-                        cb.gemm(x, w, &mut theirs, compute)?;
+                        run(&mut theirs)?;
                         cb.bias_act(&mut theirs, b, be)
                     })?
                     .median_us
@@ -587,6 +618,9 @@ impl Bench<'_> {
             };
             row.max_rel_err = Some(check(&got));
             row.err_vs = if trusted { "cublas" } else { "reference" }.into();
+            if batch > 1 {
+                return Ok(());
+            }
             let lt = cb.lt_plan::<T>(m, n, k, be, compute).and_then(|plan| {
                 let mut lt_out = poisoned::<T>(&self.dev, m, n)?;
                 let bias = bias_on.then_some(b);

@@ -48,6 +48,9 @@ pub struct Inputs<T: Element> {
     /// Copies of `x` and `w` whose stored rows (columns of `w`) are `pad` elements longer,
     /// that [`Inputs::args`] passes as views instead ([`Inputs::pad`]).
     padded: Option<(Matrix<T>, Matrix<T, ColMajor>, usize)>,
+    /// `batch` copies of `x` and `w` back to back ([`Inputs::batch`]), that
+    /// [`Inputs::args`] passes as batched views instead.
+    pub batched: Option<(Matrix<T>, Matrix<T, ColMajor>, usize)>,
 }
 
 impl<T: Element> Inputs<T> {
@@ -75,7 +78,28 @@ impl<T: Element> Inputs<T> {
             bs,
             bias,
             padded: None,
+            batched: None,
         })
+    }
+
+    /// Makes [`Inputs::args`] pass a batch of `batch` products: `batch` copies of `x`
+    /// (`batch·M × K`, row-major) and of `w` (`K × batch·N`, column-major) back to back,
+    /// as batched views; the bias is broadcast. The host values stay one product's (what
+    /// the sampled reference checks: the first). `batch` 1 undoes it.
+    pub fn batch(&mut self, batch: usize) -> Result<(), GemmError> {
+        if batch <= 1 {
+            self.batched = None;
+            return Ok(());
+        }
+        if self.padded.is_some() {
+            return Err(GemmError::Unsupported("--pad and --batch together".into()));
+        }
+        let (m, k, n) = (self.x.rows(), self.x.cols(), self.w.cols());
+        let dev = self.x.device().clone();
+        let x = Matrix::from_host(&dev, batch * m, k, &self.xs.repeat(batch))?;
+        let w = Matrix::from_host(&dev, k, batch * n, &self.ws.repeat(batch))?;
+        self.batched = Some((x, w, batch));
+        Ok(())
     }
 
     /// Makes [`Inputs::args`] pass `x` and `w` as views of copies with leading dimensions
@@ -106,12 +130,24 @@ impl<T: Element> Inputs<T> {
     /// padded copies after [`Inputs::pad`].
     pub fn args(&self) -> Vec<Arg<'_>> {
         let (m, k, n) = (self.x.rows(), self.x.cols(), self.w.cols());
-        let mut args = match &self.padded {
-            Some((x, w, pad)) => vec![
+        let mut args = match (&self.padded, &self.batched) {
+            (Some((x, w, pad)), _) => vec![
                 x.strided(0, m, k, k + pad).expect("inside its copy").__arg(),
                 w.strided(0, k, n, k + pad).expect("inside its copy").__arg(),
             ],
-            None => vec![self.x.__arg(), self.w.__arg()],
+            (None, Some((x, w, b))) => vec![
+                x.view()
+                    .sub(0, 0, m, k)
+                    .and_then(|v| v.batched(*b, m * k))
+                    .expect("inside its copies")
+                    .__arg(),
+                w.view()
+                    .sub(0, 0, k, n)
+                    .and_then(|v| v.batched(*b, k * n))
+                    .expect("inside its copies")
+                    .__arg(),
+            ],
+            (None, None) => vec![self.x.__arg(), self.w.__arg()],
         };
         if self.bias {
             args.push(self.b.__arg());

@@ -205,6 +205,82 @@ impl Cublas {
         .map_err(|e| blas_err(format!("cublasGemmEx {m}x{n}x{k} {}", T::DTYPE.name()), e))
     }
 
+    /// `batch` products `out_b = x_b · w_b` with `cublasGemmStridedBatchedEx`, the b-th
+    /// operands `b·M·K`, `b·K·N` and `b·M·N` elements into `x` (`batch·M × K`, row-major),
+    /// `w` (`K × batch·N`, column-major) and `out` (`batch·M × N`): matrices stored back to
+    /// back, as `crossgemm bench --batch` passes them to ours.
+    pub fn gemm_batched<T: Element>(
+        &self,
+        x: &Matrix<T>,
+        w: &Matrix<T, ColMajor>,
+        out: &mut Matrix<T>,
+        batch: usize,
+        compute: Compute,
+    ) -> Result<()> {
+        let (bm, k, bn) = (x.rows(), x.cols(), w.cols());
+        if batch == 0 || bm % batch != 0 || bn % batch != 0 || batch > i32::MAX as usize {
+            return Err(GemmError::Unsupported(format!(
+                "a batch of {batch} does not divide x's {bm} rows and w's {bn} columns"
+            )));
+        }
+        let (m, n) = (bm / batch, bn / batch);
+        // One product's shapes through the plain check, on a view of the same sizes.
+        if w.rows() != k || out.rows() != bm || out.cols() != n {
+            return Err(GemmError::Shape {
+                kernel: "cuBLAS baseline".into(),
+                detail: format!("{batch} of x {m}x{k} · w {k}x{n} -> out {}x{}", out.rows(), out.cols()),
+            });
+        }
+        if [x.device(), w.device(), out.device()]
+            .iter()
+            .any(|d| *d != &self.device)
+            || m.max(n).max(k) > i32::MAX as usize
+        {
+            return Err(GemmError::Unsupported(format!(
+                "cuBLAS batched: operands on {} and 32-bit sizes needed",
+                self.device.info().id
+            )));
+        }
+        let ty = blas_type(T::DTYPE);
+        let (alpha, beta) = (1f32, 0f32);
+        let (pw, px, po) = (self.ptr(&w.buf)?, self.ptr(&x.buf)?, self.ptr(&out.buf)?);
+        // SAFETY: as `gemm`: live allocations holding every product, on the handle's
+        // device and stream.
+        unsafe {
+            blas::gemm_strided_batched_ex(
+                self.handle,
+                bsys::cublasOperation_t::CUBLAS_OP_T,
+                bsys::cublasOperation_t::CUBLAS_OP_N,
+                n as i32,
+                m as i32,
+                k as i32,
+                &alpha as *const f32 as *const c_void,
+                pw as *const c_void,
+                ty,
+                k as i32,
+                (k * n) as i64,
+                px as *const c_void,
+                ty,
+                k as i32,
+                (m * k) as i64,
+                &beta as *const f32 as *const c_void,
+                po as *mut c_void,
+                ty,
+                n as i32,
+                (m * n) as i64,
+                batch as i32,
+                blas_compute(T::DTYPE, compute),
+                bsys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+            )
+        }
+        .map_err(|e| {
+            blas_err(
+                format!("cublasGemmStridedBatchedEx {batch}x({m}x{n}x{k}) {}", T::DTYPE.name()),
+                e,
+            )
+        })
+    }
+
     /// Describes one cuBLASLt matmul (layouts, epilogue) and asks cuBLASLt's heuristic
     /// for its best algorithm once, as a library user with a fixed shape would.
     pub fn lt_plan<T: Element>(

@@ -115,6 +115,7 @@ pub fn fold_triton_text(report: &mut Report, text: &str, source: &str) -> Result
             m: row.m,
             n: row.n,
             k: row.k,
+            batch: 1,
             dtype: row.dtype,
             epilogue: row.epilogue,
         };

@@ -91,6 +91,10 @@ pub struct Row {
     pub n: usize,
     /// The reduction dimension.
     pub k: usize,
+    /// Products of this shape in one call (`bench --batch`; cuBLAS runs
+    /// `cublasGemmStridedBatchedEx`); 1, the default, for a plain GEMM.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub batch: usize,
     /// "f16", "bf16", "f32" (exact f32 math) or "tf32" (f32 operands, tf32 tensor cores).
     pub dtype: String,
     /// "none", "bias_relu" or "bias_gelu".
@@ -278,6 +282,14 @@ pub fn error_limit(dtype: &str) -> Option<f64> {
     }
 }
 
+fn one() -> usize {
+    1
+}
+
+fn is_one(v: &usize) -> bool {
+    *v == 1
+}
+
 /// The sides a row can hold wrong, in the order they are listed.
 pub const SIDES: [&str; 4] = ["ours", "cublas", "cublaslt", "triton"];
 
@@ -291,16 +303,29 @@ pub struct RowKey {
     pub n: usize,
     /// The reduction dimension.
     pub k: usize,
+    /// Products per call.
+    pub batch: usize,
     /// "f16", "bf16", "f32" or "tf32".
     pub dtype: String,
     /// "none", "bias_relu" or "bias_gelu".
     pub epilogue: String,
 }
 
+/// `MxNxK`, or `Bx(MxNxK)` for a batch of B.
+fn shape_text(batch: usize, m: usize, n: usize, k: usize) -> String {
+    if batch > 1 {
+        format!("{batch}x({m}x{n}x{k})")
+    } else {
+        format!("{m}x{n}x{k}")
+    }
+}
+
 impl fmt::Display for RowKey {
-    /// `MxNxK dtype epilogue`, e.g. `4096x4096x4096 f16 bias_relu`.
+    /// `MxNxK dtype epilogue`, e.g. `4096x4096x4096 f16 bias_relu` (`32x(512x512x128) ..`
+    /// for a batch).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}x{}x{} {} {}", self.m, self.n, self.k, self.dtype, self.epilogue)
+        let shape = shape_text(self.batch, self.m, self.n, self.k);
+        write!(f, "{shape} {} {}", self.dtype, self.epilogue)
     }
 }
 
@@ -337,6 +362,7 @@ impl Row {
             m: self.m,
             n: self.n,
             k: self.k,
+            batch: self.batch,
             dtype: self.dtype.clone(),
             epilogue: self.epilogue.clone(),
         }
@@ -347,21 +373,28 @@ impl Row {
         self.m == key.m
             && self.n == key.n
             && self.k == key.k
+            && self.batch == key.batch
             && self.dtype == key.dtype
             && self.epilogue == key.epilogue
     }
 
-    /// The shape as `MxNxK` (ASCII, for tables and file names).
+    /// The shape as `MxNxK`, `Bx(MxNxK)` for a batch (ASCII, for tables and file names).
     pub fn shape_text(&self) -> String {
-        format!("{}x{}x{}", self.m, self.n, self.k)
+        shape_text(self.batch, self.m, self.n, self.k)
     }
 
-    /// The shape for a chart: `4096³` for a cube, else `16×4096×4096`.
+    /// The shape for a chart: `4096³` for a cube, else `16×4096×4096`; `32×(512×512×128)`
+    /// for a batch.
     pub fn shape_label(&self) -> String {
-        if self.m == self.n && self.n == self.k {
+        let one = if self.m == self.n && self.n == self.k {
             format!("{}³", self.m)
         } else {
             format!("{}×{}×{}", self.m, self.n, self.k)
+        };
+        if self.batch > 1 {
+            format!("{}×({one})", self.batch)
+        } else {
+            one
         }
     }
 
@@ -371,9 +404,9 @@ impl Row {
         format!("{} {} {}", self.shape_label(), self.dtype, self.epilogue)
     }
 
-    /// 2·M·N·K, the flops of the GEMM (the epilogue is not counted).
+    /// 2·M·N·K (times the batch), the flops of the GEMM (the epilogue is not counted).
     pub fn flops(&self) -> f64 {
-        2.0 * self.m as f64 * self.n as f64 * self.k as f64
+        2.0 * self.m as f64 * self.n as f64 * self.k as f64 * self.batch.max(1) as f64
     }
 
     /// Holds each side's error to the dtype's [`error_limit`]: a side whose error is over

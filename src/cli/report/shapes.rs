@@ -106,6 +106,7 @@ impl Case {
             m: self.m,
             n: self.n,
             k: self.k,
+            batch: 1,
             dtype: self.dtype.clone(),
             epilogue: self.epilogue.clone(),
         }
