@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Issue 13, batched GEMM on the H200 (binaries of `scripts/dev-build.sh .dev/batched`).
+# Written 2026-12-01 (session e) and not run yet: no GPU machine was lent when it was ready.
 # Part 1 (`part1`): tests/batched.rs through CUDA (every planned config on a batch: the
-#   wgmma configs through the cp.async producer, B broadcast and batched), tests/views.rs
-#   again, the strided_batched example's kernel path (batched.rs covers it) and
-#   compute-sanitizer memcheck on the batched tests.
+#   wgmma configs through the cp.async producer, B broadcast and batched) and
+#   compute-sanitizer memcheck on its two launch tests.
 # Part 2 (`part2`): the issue's batched bench rows beside cublasGemmStridedBatchedEx in
 #   the same process (full tune each, f16, none and bias_relu):
 #   32x(512x512x128), 64x(128x4096x128), 8x(2048x2048x2048).

@@ -8,7 +8,7 @@ mod common;
 
 use common::*;
 use crossgemm::prelude::*;
-use crossgemm::{Element, LayoutType, TileConfig};
+use crossgemm::{Element, LayoutType};
 
 #[gemm_kernel]
 fn b_f16_rc(a: Matrix<f16>, b: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
@@ -39,13 +39,8 @@ fn stack<T: Element, L: LayoutType>(
 fn every_config_on_a_batch() {
     for dev in devices() {
         let mut r = rng(51);
-        let tk = b_f16_rc::SPEC.target_for(&dev).unwrap();
         let mut ran = 0;
-        for cfg in tk.plan().configs.iter().copied().collect::<Vec<TileConfig>>() {
-            let res = cfg.resources(crossgemm::DType::F16);
-            if res.threads > dev.info().max_threads_per_block || res.smem_bytes > dev.info().smem_per_block {
-                continue;
-            }
+        for cfg in fitting_configs(&b_f16_rc::SPEC, &dev, crossgemm::DType::F16) {
             let few = (cfg.block_mn().0 as usize).min(5);
             for (m, n, k) in [(67, 45, 77), (few, 33, 64)] {
                 for b_batched in [false, true] {

@@ -123,17 +123,7 @@ macro_rules! check_all_configs {
         for dev in devices() {
             let mut r = rng($seed);
             let dtype = <$ta as crossgemm::Element>::DTYPE;
-            let tk = $kernel::SPEC.target_for(&dev).unwrap();
-            let configs: Vec<TileConfig> = tk
-                .plan()
-                .configs
-                .iter()
-                .copied()
-                .filter(|c| {
-                    let res = c.resources(dtype);
-                    res.threads <= dev.info().max_threads_per_block && res.smem_bytes <= dev.info().smem_per_block
-                })
-                .collect();
+            let configs = fitting_configs(&$kernel::SPEC, &dev, dtype);
             assert!(!configs.is_empty(), "no config for {}", dev.info());
             for cfg in configs {
                 let (bm, bn) = cfg.block_mn();

@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use crossgemm::prelude::*;
-use crossgemm::{Element, Layout, LayoutType, TileConfig};
+use crossgemm::{Element, Layout, LayoutType};
 
 #[gemm_kernel]
 fn v_f16_rc(a: Matrix<f16>, b: Matrix<f16, ColMajor>) -> Matrix<f16> {
@@ -89,20 +89,6 @@ fn untouched_outside<T: Element, L: LayoutType>(
     }
 }
 
-/// The planned configs of `spec` on `dev` that fit it.
-fn configs(spec: &'static crossgemm::KernelSpec, dev: &Device, dtype: crossgemm::DType) -> Vec<TileConfig> {
-    let tk = spec.target_for(dev).unwrap();
-    tk.plan()
-        .configs
-        .iter()
-        .copied()
-        .filter(|c| {
-            let res = c.resources(dtype);
-            res.threads <= dev.info().max_threads_per_block && res.smem_bytes <= dev.info().smem_per_block
-        })
-        .collect()
-}
-
 /// Every planned config of a two-operand kernel on views of A, B and the output at each
 /// geometry, at a shape that is ragged for every tile and one with M inside a gemv
 /// config's rows, checked against the reference on the same views; the output buffer
@@ -114,7 +100,7 @@ macro_rules! check_views {
             let mut r = rng($seed);
             let dtype = <$ta as crossgemm::Element>::DTYPE;
             let mut ran = 0;
-            for cfg in configs(&$kernel::SPEC, &dev, dtype) {
+            for cfg in fitting_configs(&$kernel::SPEC, &dev, dtype) {
                 let few = (cfg.block_mn().0 as usize).min(5);
                 for (m, n, k) in [(67, 45, 77), (few, 45, 77)] {
                     for geo in GEOMETRIES {

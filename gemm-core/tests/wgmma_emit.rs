@@ -44,7 +44,7 @@ fn kernel_has_the_documented_abi() {
     let src = wgmma::emit(&ir);
     let sym = ir.symbol();
     let head = format!(
-        "__launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS {sym}(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_SPLITK_ARGS int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2)"
+        "__launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS {sym}(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_SPLITK_ARGS int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2)"
     );
     assert!(src.contains(&head), "kernel signature not found:\n{head}");
     assert!(src.contains("extern \"C\" __global__ void"));

@@ -712,3 +712,48 @@ pub(crate) fn operands<'d>(ir: &GemmIr, args: &[Arg<'_>], data: &'d [Vec<f32>], 
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn a_views_end_is_one_past_its_last_element() {
+        assert_eq!(view_end(Layout::RowMajor, 3, 4, Stored::new(6, 2)), Some(2 + 2 * 6 + 4));
+        assert_eq!(view_end(Layout::ColMajor, 3, 4, Stored::new(5, 1)), Some(1 + 3 * 5 + 3));
+        assert_eq!(view_end(Layout::RowMajor, 3, 4, Stored::default()), Some(12));
+        assert_eq!(view_end(Layout::RowMajor, 0, 4, Stored::new(9, 7)), Some(0));
+    }
+
+    proptest! {
+        /// Scattering packed values into a buffer and gathering them back is the identity,
+        /// every written element lies inside the view(s), and a batch of non-overlapping
+        /// views writes exactly `batch · rows · cols` elements.
+        #[test]
+        fn scatter_then_gather_is_the_identity(
+            row_major in any::<bool>(),
+            rows in 1usize..6,
+            cols in 1usize..6,
+            pad in 0usize..4,
+            offset in 0usize..5,
+            batch in 1usize..4,
+            gap in 0usize..3,
+        ) {
+            let layout = if row_major { Layout::RowMajor } else { Layout::ColMajor };
+            let inner = packed_extent(layout, rows, cols);
+            let one = Stored::new(inner + pad, offset);
+            let span = view_end(layout, rows, cols, Stored::new(inner + pad, 0)).unwrap() as usize;
+            let at = one.with_bstride(span + gap);
+            let len = view_end(layout, rows, cols, one).unwrap() as usize + (batch - 1) * at.bstride;
+            let vals: Vec<i64> = (1..=(batch * rows * cols) as i64).collect();
+            let mut all = vec![0i64; len];
+            scatter(&mut all, &vals, layout, (rows, cols), at, batch);
+            prop_assert_eq!(all.iter().filter(|&&v| v != 0).count(), batch * rows * cols);
+            let back: Vec<i64> = (0..batch)
+                .flat_map(|b| gather(&all, layout, rows, cols, Stored::new(at.ld, at.offset + b * at.bstride)))
+                .collect();
+            prop_assert_eq!(back, vals);
+        }
+    }
+}

@@ -271,3 +271,22 @@ pub fn ramp(len: usize, salt: usize) -> Vec<f32> {
         .map(|i| (((i * 37 + salt * 11) % 61) as f32 - 30.0) / 30.0)
         .collect()
 }
+
+/// The planned configs of `spec`'s target for `dev` that fit it (threads and shared
+/// memory per block): what the every-config tests run.
+pub fn fitting_configs(
+    spec: &'static crossgemm::KernelSpec,
+    dev: &Device,
+    dtype: crossgemm::DType,
+) -> Vec<crossgemm::TileConfig> {
+    let tk = spec.target_for(dev).unwrap();
+    tk.plan()
+        .configs
+        .iter()
+        .copied()
+        .filter(|c| {
+            let res = c.resources(dtype);
+            res.threads <= dev.info().max_threads_per_block && res.smem_bytes <= dev.info().smem_per_block
+        })
+        .collect()
+}

@@ -164,7 +164,7 @@ pub(crate) mod tests {
         assert!(s.contains(&kernel_params(&g, Backend::Cuda)));
         assert!(s.contains("cg_epilogue(acc, i, j, M, N, p2, p3, ld3, p4)"), "{s}");
         assert!(
-            s.contains("out += offo; p0 += off0; p1 += off1; p2 += off2; p3 += off3;"),
+            s.contains("const long cg_bz = (long)blockIdx.z; out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1; p2 += off2 + cg_bz * bs2; p3 += off3 + cg_bz * bs3;"),
             "{s}"
         );
         assert!(!s.contains("#include"));

@@ -1156,13 +1156,16 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
                     args.push(KernelArg::Buffer(&bbias));
                 }
                 // The views' geometry (`kernel_params`): out N apart, row-major A K
-                // apart, column-major B K apart, all from their buffers' starts.
+                // apart, column-major B K apart, all from their buffers' starts; then the
+                // batch strides.
                 for ld in [n, k, k] {
                     args.extend([KernelArg::Int(ld as i32), KernelArg::Long(0)]);
                 }
                 if half {
                     args.push(KernelArg::Long(0));
                 }
+                // One product: every batch stride 0 (the output's, then each buffer's).
+                args.extend((0..if half { 4 } else { 3 }).map(|_| KernelArg::Long(0)));
                 dev.backend()
                     .launch(
                         &*kern,
