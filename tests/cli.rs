@@ -703,6 +703,62 @@ fn bench_with_shapes_needs_no_shape_table() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `bench --pad` and `--batch`: ours on padded views and on a batch, checked against the
+/// host reference like any row; a batch row carries its batch and its flops count every
+/// product.
+#[test]
+fn bench_runs_padded_views_and_batches() {
+    if !opencl() {
+        return;
+    }
+    let dir = temp_dir("bench-pad-batch");
+    std::fs::create_dir_all(&dir).unwrap();
+    let bench = |extra: &[&str], name: &str| {
+        let mut args = vec![
+            "bench",
+            "--shape",
+            "33x20x17",
+            "--dtypes",
+            "f16",
+            "--epilogues",
+            "bias_relu",
+            "--runs",
+            "10",
+            "--warmup",
+            "1",
+            "--max",
+            "1",
+            "--no-vendor",
+            "--out",
+            "res",
+            "--name",
+            name,
+        ];
+        args.extend_from_slice(extra);
+        let out = Command::new(BIN)
+            .current_dir(&dir)
+            .args(&args)
+            .env("CROSSGEMM_CACHE_DIR", dir.join(format!("cache-{name}")))
+            .env("CROSSGEMM_DEVICE", "opencl")
+            .env_remove("CROSSGEMM_TUNE")
+            .output()
+            .unwrap();
+        ok(out);
+        let v: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(format!("res/{name}.json"))).unwrap()).unwrap();
+        v["rows"][0].clone()
+    };
+    let padded = bench(&["--pad", "3"], "pad");
+    assert_eq!(padded["wrong"], false, "{padded}");
+    assert!(padded["max_rel_err"].as_f64().is_some_and(|e| e < 5e-3), "{padded}");
+    let batched = bench(&["--batch", "3"], "batch");
+    assert_eq!(batched["batch"], 3, "{batched}");
+    assert!(batched["max_rel_err"].as_f64().is_some_and(|e| e < 5e-3), "{batched}");
+    let md = std::fs::read_to_string(dir.join("res/batch.md")).unwrap();
+    assert!(md.contains("| 3x(33x20x17) |"), "{md}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_corrupt_cache_file_shows_in_ls_and_goes_with_clear() {
     if !opencl() {

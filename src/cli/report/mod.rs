@@ -92,7 +92,8 @@ pub struct Row {
     /// The reduction dimension.
     pub k: usize,
     /// Products of this shape in one call (`bench --batch`; cuBLAS runs
-    /// `cublasGemmStridedBatchedEx`); 1, the default, for a plain GEMM.
+    /// `cublasGemmStridedBatchedEx`); 1, the default, for a plain GEMM (0, a
+    /// `Row::default()`'s, reads as 1).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub batch: usize,
     /// "f16", "bf16", "f32" (exact f32 math) or "tf32" (f32 operands, tf32 tensor cores).
@@ -362,7 +363,7 @@ impl Row {
             m: self.m,
             n: self.n,
             k: self.k,
-            batch: self.batch,
+            batch: self.batch.max(1),
             dtype: self.dtype.clone(),
             epilogue: self.epilogue.clone(),
         }
@@ -373,7 +374,7 @@ impl Row {
         self.m == key.m
             && self.n == key.n
             && self.k == key.k
-            && self.batch == key.batch
+            && self.batch.max(1) == key.batch.max(1)
             && self.dtype == key.dtype
             && self.epilogue == key.epilogue
     }
