@@ -14,7 +14,7 @@ use crate::error::{GemmError, Result};
 use crate::measure::{self, Timed};
 use crate::spec::TargetKernel;
 use gemm_core::target::DeviceType;
-use gemm_core::{CompileNeeds, Problem, TileConfig};
+use gemm_core::{CompileNeeds, TileConfig};
 use std::any::Any;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -108,7 +108,13 @@ pub(super) fn tune_locked(call: &Call<'_, '_>, tk: &TargetKernel, opts: &TuneOpt
             needs: c.compile_needs(),
         })
         .collect();
-    let scope = scope::scope((m, n, k), cands.len(), opts.max_candidates.is_some(), opts.thorough);
+    // A batch is that much more work: its scope is that of its total flops.
+    let scope = scope::scope(
+        (m * call.problem.batch, n, k),
+        cands.len(),
+        opts.max_candidates.is_some(),
+        opts.thorough,
+    );
     report.scope = scope.rule.clone();
     let deadline = opts.budget_ms.map(|ms| start + Duration::from_secs_f64(ms / 1e3));
     let is_known = |i: usize| known.iter().any(|f| f.config == cands[i]);
@@ -240,8 +246,7 @@ fn candidates(
     }
     // The tiles that suit this shape first (a roofline with wave quantisation), so that a
     // short list (a mid-size problem's) holds them; the planner's order among equals.
-    let (m, n, k) = call.mnk();
-    let mut cands = gemm_core::estimate::by_estimate(&cands, call.ir(), tk.spec(), Problem::new(m, n, k));
+    let mut cands = gemm_core::estimate::by_estimate(&cands, call.ir(), tk.spec(), call.problem);
     cands.truncate(max);
     if !has_winner {
         // The nearest winner in the cache, else the table's winner or nearest entry.
