@@ -141,9 +141,9 @@ fn variants_keep_symbol_and_abi() {
             ir.symbol()
         )));
     }
-    assert!(full.contains("cg_wgmma(acc[mi]") && full.contains("cg_tma_load(a_s"));
+    assert!(full.contains("cg_wgmma(acc[mi]") && full.contains("CG_TMA_A(a_s"));
     let lo = wgmma::emit_variant(&ir, Variant::LoadOnly);
-    assert!(!lo.contains("cg_wgmma(acc[mi]") && lo.contains("cg_tma_load(a_s"));
+    assert!(!lo.contains("cg_wgmma(acc[mi]") && lo.contains("CG_TMA_A(a_s"));
     let co = wgmma::emit_variant(&ir, Variant::ComputeOnly);
     assert!(co.contains("cg_wgmma(acc[mi]") && !co.contains("cg_tma_load(a_s"));
     let ne = wgmma::emit_variant(&ir, Variant::NoEpilogue);
@@ -484,6 +484,50 @@ fn number_before(s: &str, suffix: &str) -> Option<u32> {
     head.rsplit(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
 }
 
+/// A batch of 6 products of `m × n × k`, A's and B's matrices `bstride` elements apart (0:
+/// broadcast), packed otherwise.
+fn batch_of(m: usize, n: usize, k: usize, [sa, sb]: [usize; 2]) -> Problem {
+    Problem::new(m, n, k)
+        .stored(
+            gemm_core::Stored::default().with_bstride(sa),
+            gemm_core::Stored::default().with_bstride(sb),
+        )
+        .batched(6)
+}
+
+/// The rank of each map follows the batch: rank 3 for an operand with one matrix per
+/// product (the `CG_*_TMA3` define and the `.3d` copy), rank 2 for a broadcast one, and
+/// a batch whose matrices overlap takes the cp.async producer.
+#[test]
+fn batched_operands_take_rank_3_maps() {
+    let ir = bias_relu(DType::F16);
+    let c = cfg(128, 128, 6, 2, 1);
+    let both = batch_of(512, 512, 128, [512 * 128, 512 * 128]);
+    let maps = Wgmma.tensor_maps(&c, &ir, both);
+    assert_eq!(maps[0].batch, Some([6, 512 * 128 * 2]));
+    assert_eq!(maps[1].batch, Some([6, 512 * 128 * 2]));
+    let d = Wgmma.defines(&c, &ir, Backend::Cuda, both);
+    assert!(d.contains(&("CG_A_TMA3", 1)) && d.contains(&("CG_B_TMA3", 1)), "{d:?}");
+    let a_only = batch_of(512, 512, 128, [512 * 128, 0]);
+    let maps = Wgmma.tensor_maps(&c, &ir, a_only);
+    assert_eq!((maps[0].batch.is_some(), maps[1].batch), (true, None));
+    let d = Wgmma.defines(&c, &ir, Backend::Cuda, a_only);
+    assert!(
+        d.contains(&("CG_A_TMA3", 1)) && !d.iter().any(|(k, _)| *k == "CG_B_TMA3"),
+        "{d:?}"
+    );
+    let overlapping = batch_of(512, 512, 128, [64 * 128, 0]);
+    assert!(!wgmma::tma_ok(&ir, overlapping));
+    let d = Wgmma.defines(&c, &ir, Backend::Cuda, overlapping);
+    assert!(
+        d.contains(&("CG_CPASYNC", 1)) && !d.iter().any(|(k, _)| k.ends_with("TMA3")),
+        "{d:?}"
+    );
+    let src = wgmma::emit(&ir);
+    assert!(src.contains("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];"));
+    assert!(src.contains("#define CG_TMA_A(dst, c0, c1) cg_tma_load3(dst, &a_map, full, c0, c1, (int)cg_bz)"));
+}
+
 #[test]
 fn configs_compile_for_sm90a_without_spills() {
     let Some(nv) = nvrtc::Nvrtc::open() else {
@@ -633,6 +677,26 @@ fn configs_compile_for_sm90a_without_spills() {
             deep(64, split(2, WgmmaTile::for_dtype(64, 128, 4, 1, DType::F32))),
             Variant::Full,
             tma,
+        ),
+        // Batches: rank-3 maps for A and B (with B multicast in a cluster of 2), A only (B
+        // broadcast), and the cp.async producer for a batch whose A matrices overlap.
+        (
+            bias_relu(DType::F16),
+            cfg(128, 128, 6, 2, 2),
+            Variant::Full,
+            batch_of(512, 512, 128, [512 * 128, 512 * 128]),
+        ),
+        (
+            plain(DType::Bf16, Layout::ColMajor, Layout::RowMajor),
+            cfg(128, 64, 8, 2, 1),
+            Variant::Full,
+            batch_of(256, 192, 256, [256 * 256, 0]),
+        ),
+        (
+            bias_relu(DType::F16),
+            cfg(64, 128, 8, 1, 1),
+            Variant::Full,
+            batch_of(256, 256, 128, [64 * 128, 0]),
         ),
     ];
     for (ir, c, v, p) in cases {

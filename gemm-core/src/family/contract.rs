@@ -130,8 +130,8 @@ pub struct CompileNeeds {
 }
 
 /// A TMA tensor map the kernel takes by value before its ABI arguments (CUDA's
-/// `cuTensorMapEncodeTiled`, rank 2, element strides 1, out-of-range elements read as
-/// zeros). The runtime encodes it over the operand's device memory.
+/// `cuTensorMapEncodeTiled`, rank 2, or 3 for a batched operand, element strides 1,
+/// out-of-range elements read as zeros). The runtime encodes it over the operand's device memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TensorMap {
     /// Signature index of the operand it maps.
@@ -150,6 +150,10 @@ pub struct TensorMap {
     /// Where the mapped view starts in the operand's buffer, in bytes (a multiple of 16:
     /// TMA's global address alignment).
     pub offset_bytes: u64,
+    /// For an operand of a batch, one matrix per product: `[products, bytes between
+    /// them]` (a multiple of 16, at least a matrix's span), and the map is rank 3 with the
+    /// product as its outermost coordinate; `None` for one matrix (rank 2).
+    pub batch: Option<[u64; 2]>,
     /// The box one copy moves, in elements, the contiguous dimension first.
     pub box_dims: [u32; 2],
     /// Whether boxes land in shared memory with the 128-byte swizzle (else unswizzled).

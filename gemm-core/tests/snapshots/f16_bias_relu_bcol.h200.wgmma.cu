@@ -240,6 +240,38 @@ static __device__ __forceinline__ void cg_tma_load_mc(unsigned dst, const CgTmaM
                  :: "r"(dst), "l"((unsigned long long)map), "r"(bar), "r"(c0), "r"(c1), "h"(mask) : "memory");
 }
 #endif
+/* The same as one 3-D box: a batched operand's map has the product as its outer
+   coordinate `c2`. */
+static __device__ __forceinline__ void cg_tma_load3(unsigned dst, const CgTmaMap* map, unsigned bar, int c0, int c1, int c2) {
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n"
+                 :: "r"(dst), "l"((unsigned long long)map), "r"(bar), "r"(c0), "r"(c1), "r"(c2) : "memory");
+}
+#if CLUSTER_M > 1
+static __device__ __forceinline__ void cg_tma_load3_mc(unsigned dst, const CgTmaMap* map, unsigned bar, int c0, int c1, int c2, unsigned short mask) {
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4, %5}], [%2], %6;\n"
+                 :: "r"(dst), "l"((unsigned long long)map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "h"(mask) : "memory");
+}
+#endif
+/* A's and B's boxes for the producer: rank 3 (`CG_A_TMA3`, `CG_B_TMA3`) for an operand
+   with one matrix per product of a batch, at the block's product `cg_bz`. */
+#ifndef CG_A_TMA3
+#define CG_A_TMA3 0
+#endif
+#ifndef CG_B_TMA3
+#define CG_B_TMA3 0
+#endif
+#if CG_A_TMA3
+#define CG_TMA_A(dst, c0, c1) cg_tma_load3(dst, &a_map, full, c0, c1, (int)cg_bz)
+#else
+#define CG_TMA_A(dst, c0, c1) cg_tma_load(dst, &a_map, full, c0, c1)
+#endif
+#if CG_B_TMA3
+#define CG_TMA_B(dst, c0, c1) cg_tma_load3(dst, &b_map, full, c0, c1, (int)cg_bz)
+#define CG_TMA_B_MC(dst, c0, c1, mask) cg_tma_load3_mc(dst, &b_map, full, c0, c1, (int)cg_bz, mask)
+#else
+#define CG_TMA_B(dst, c0, c1) cg_tma_load(dst, &b_map, full, c0, c1)
+#define CG_TMA_B_MC(dst, c0, c1, mask) cg_tma_load_mc(dst, &b_map, full, c0, c1, mask)
+#endif
 static __device__ __forceinline__ void cg_tma_prefetch(const CgTmaMap* map) {
     asm volatile("prefetch.tensormap [%0];\n" :: "l"((unsigned long long)map) : "memory");
 }
@@ -597,10 +629,10 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
                 cg_mbar_expect_tx(full, CG_STAGE_BYTES);
 #if CG_A_KMAJOR
 #pragma unroll
-                for (int j = 0; j < CG_KSUB; ++j) cg_tma_load(a_s + j * (BM * 128), &a_map, full, k0 + j * CG_KROW, m0);
+                for (int j = 0; j < CG_KSUB; ++j) CG_TMA_A(a_s + j * (BM * 128), k0 + j * CG_KROW, m0);
 #else
 #pragma unroll
-                for (int c = 0; c < BM / 64; ++c) cg_tma_load(a_s + c * 8192, &a_map, full, m0 + c * 64, k0);
+                for (int c = 0; c < BM / 64; ++c) CG_TMA_A(a_s + c * 8192, m0 + c * 64, k0);
 #endif
 #if CLUSTER_M > 1
                 /* Block 0 of the cluster fetches the shared B tile for all of them. */
@@ -608,20 +640,20 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
 #if CG_B_KMAJOR
 #pragma unroll
                     for (int j = 0; j < CG_KSUB; ++j)
-                        cg_tma_load_mc(b_s + j * (BN * 128), &b_map, full, k0 + j * CG_KROW, n0, (unsigned short)((1u << CLUSTER_M) - 1));
+                        CG_TMA_B_MC(b_s + j * (BN * 128), k0 + j * CG_KROW, n0, (unsigned short)((1u << CLUSTER_M) - 1));
 #else
 #pragma unroll
                     for (int c = 0; c < BN / 64; ++c)
-                        cg_tma_load_mc(b_s + c * 8192, &b_map, full, n0 + c * 64, k0, (unsigned short)((1u << CLUSTER_M) - 1));
+                        CG_TMA_B_MC(b_s + c * 8192, n0 + c * 64, k0, (unsigned short)((1u << CLUSTER_M) - 1));
 #endif
                 }
 #else
 #if CG_B_KMAJOR
 #pragma unroll
-                for (int j = 0; j < CG_KSUB; ++j) cg_tma_load(b_s + j * (BN * 128), &b_map, full, k0 + j * CG_KROW, n0);
+                for (int j = 0; j < CG_KSUB; ++j) CG_TMA_B(b_s + j * (BN * 128), k0 + j * CG_KROW, n0);
 #else
 #pragma unroll
-                for (int c = 0; c < BN / 64; ++c) cg_tma_load(b_s + c * 8192, &b_map, full, n0 + c * 64, k0);
+                for (int c = 0; c < BN / 64; ++c) CG_TMA_B(b_s + c * 8192, n0 + c * 64, k0);
 #endif
 #endif
 #endif

@@ -686,6 +686,7 @@ fn launch_ours(
                 pitch: 16,
                 box_dim: [8, 1],
                 swizzle: tma::TmaSwizzle::None,
+                batch: None,
             })
             .map_err(|e| e.to_string())
         };

@@ -32,5 +32,6 @@ pub(crate) fn operand_map(
         pitch: dims[0] * dtype.size(),
         box_dim,
         swizzle: TmaSwizzle::B128,
+        batch: None,
     })
 }

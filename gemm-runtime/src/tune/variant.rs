@@ -153,7 +153,8 @@ pub(crate) fn check_problem(
         },
         shrink(p.k, bk, k_tiles),
     )
-    .stored(p.a, p.b);
+    .stored(p.a, p.b)
+    .batched(p.batch);
     let same = describe_at(ir, backend, cfg, small) == describe_at(ir, backend, cfg, p)
         && cfg.family().accepts(cfg, ir, small).is_ok();
     if same {

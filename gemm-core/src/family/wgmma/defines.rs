@@ -54,6 +54,14 @@ pub const DEFINES: &[(&str, &str)] = &[
         "blocks per output tile along K, 1 to 16; default 1. With more, the kernel takes a workspace (cg_ws: KSPLIT f32 partial tiles per output tile) and arrival counters (cg_flags, zero before the launch and after it) after the tensor maps, and the last split of a tile to arrive adds the partials in split order and runs the epilogue (splitk.rs).",
     ),
     (
+        "CG_A_TMA3",
+        "1: A holds one matrix per product of a batch and TMA maps it rank 3 (the product, cg_bz = blockIdx.z, as the outer coordinate); the host sets it per call (Wgmma::defines); default 0 (rank 2: one A, or a broadcast one).",
+    ),
+    (
+        "CG_B_TMA3",
+        "1: as CG_A_TMA3 for B (its multicast too); default 0.",
+    ),
+    (
         "CG_CPASYNC",
         "1: the producer warpgroup loads A and B with cp.async (all 128 threads, CG_CPA_A / CG_CPA_B bytes a copy, zero-fill past the extents) into the same swizzled ring instead of TMA, for shapes whose rows TMA cannot map; the host sets it per call (Wgmma::defines); default 0. Needs CLUSTER_M 1.",
     ),

@@ -455,7 +455,7 @@ impl KernelFamily for Wgmma {
         }
         operands::check_rows(ir, p)?;
         if t.cluster_m != 1 {
-            return Err("rows that do not start on 16-byte boundaries, and batches, take the cp.async producer, which has no B multicast (a cluster of 2)".into());
+            return Err("rows that do not start on 16-byte boundaries, and batches whose matrices overlap, take the cp.async producer, which has no B multicast (a cluster of 2)".into());
         }
         Ok(())
     }
@@ -582,12 +582,18 @@ impl KernelFamily for Wgmma {
     }
 
     /// The tile's defines; for a call whose rows TMA cannot map, `CG_CPASYNC` and the
-    /// copy sizes of [`cpasync_chunks`].
+    /// copy sizes of [`cpasync_chunks`]; `CG_A_TMA3`/`CG_B_TMA3` for rank-3 (batched) maps.
     fn defines(&self, t: &WgmmaTile, ir: &GemmIr, _backend: Backend, p: Problem) -> Vec<(&'static str, u32)> {
         let mut d = t.defines();
         if let Some([a, b]) = cpasync_chunks(ir, p) {
             d.extend([("CG_CPASYNC", 1), ("CG_CPA_A", a), ("CG_CPA_B", b)]);
         }
+        let [a3, b3] = operands::rank3(ir, p);
+        d.extend(
+            [("CG_A_TMA3", a3 as u32), ("CG_B_TMA3", b3 as u32)]
+                .into_iter()
+                .filter(|&(_, v)| v == 1),
+        );
         d
     }
 

@@ -41,12 +41,21 @@ fn row_alignment(esz: usize, extent: usize, at: Stored, sizes: &[u32]) -> Option
         .find(|&c| (at.pitch(extent) * esz).is_multiple_of(c as usize) && (at.offset * esz).is_multiple_of(c as usize))
 }
 
-/// Whether TMA can map both operands of `p`: one product (the maps are rank 2; a batch
-/// takes the cp.async producer, whose pointers follow the batch), pitches and view
-/// starts of a multiple of 16 bytes.
+/// Whether an operand stored at `at` is one matrix per product of `p`'s batch (not
+/// broadcast): its map is then rank 3.
+fn batched(p: Problem, at: Stored) -> bool {
+    p.batch > 1 && at.bstride > 0
+}
+
+/// Whether TMA can map both operands of `p`: pitches, view starts and batch strides of
+/// a multiple of 16 bytes, and the matrices of a batched operand apart (a rank-3 map's
+/// strides grow outwards; overlapping views take the cp.async producer).
 pub fn tma_ok(ir: &GemmIr, p: Problem) -> bool {
     let esz = ir.ab_dtype.size() as usize;
-    p.batch == 1
+    let apart = |e: usize, outer: usize, at: Stored| !batched(p, at) || at.bstride >= outer * at.pitch(e);
+    let [a, b] = operand_rows(ir, p);
+    apart(a.2, if a.1 == "K" { p.m } else { p.k }, a.3)
+        && apart(b.2, if b.1 == "K" { p.n } else { p.k }, b.3)
         && operand_rows(ir, p)
             .iter()
             .all(|&(_, _, e, at)| row_alignment(esz, e, at, &[16]).is_some())
@@ -68,6 +77,13 @@ pub fn cpasync_chunks(ir: &GemmIr, p: Problem) -> Option<[u32; 2]> {
     ])
 }
 
+/// Whether `ir`'s A and B maps at `p` are rank 3 (`[A, B]`): one matrix per product of a
+/// batch, mapped by TMA ([`tma_ok`]).
+pub fn rank3(ir: &GemmIr, p: Problem) -> [bool; 2] {
+    let ok = tma_ok(ir, p);
+    [ok && batched(p, p.a), ok && batched(p, p.b)]
+}
+
 /// The tensor map of a call served by the cp.async producer, which reads none: the first
 /// 16 bytes of the operand as one row (8 16-bit or 4 f32 elements), so that the
 /// runtime's encoding succeeds whatever the shape.
@@ -80,6 +96,7 @@ pub fn placeholder_map(param: u32, dtype: DType) -> TensorMap {
         dims: [elems, 1],
         pitch_bytes: 16,
         offset_bytes: 0,
+        batch: None,
         box_dims: [elems as u32, 1],
         swizzle_128b: false,
     }
@@ -126,6 +143,7 @@ pub(super) fn maps(t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Vec<TensorMap> {
             dims,
             pitch_bytes: at.pitch(dims[0] as usize) as u64 * esz,
             offset_bytes: at.offset as u64 * esz,
+            batch: batched(p, at).then(|| [p.batch as u64, at.bstride as u64 * esz]),
             box_dims: tma_box(k_major, tile_rows, bk_for(ir.ab_dtype)),
             swizzle_128b: true,
         }

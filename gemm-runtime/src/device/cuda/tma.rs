@@ -78,6 +78,9 @@ pub(crate) struct Tma2d {
     pub(crate) box_dim: [u32; 2],
     /// Swizzle.
     pub(crate) swizzle: TmaSwizzle,
+    /// A third, outermost dimension: `[matrices, bytes between them]` (a batched
+    /// operand; the box takes one matrix).
+    pub(crate) batch: Option<[u64; 2]>,
 }
 
 /// Why a map could not be encoded.
@@ -112,10 +115,12 @@ impl std::error::Error for TmaError {}
 /// The caller must hold a current CUDA context (the driver library must be loaded).
 pub(crate) fn encode_2d(m: &Tma2d) -> Result<TmaMap, TmaError> {
     check(m)?;
-    let dims = m.dims;
-    let strides = [m.pitch];
-    let box_dim = m.box_dim;
-    let elem_strides = [1u32, 1];
+    let [count, stride] = m.batch.unwrap_or([1, 0]);
+    let rank = if m.batch.is_some() { 3 } else { 2 };
+    let dims = [m.dims[0], m.dims[1], count];
+    let strides = [m.pitch, stride];
+    let box_dim = [m.box_dim[0], m.box_dim[1], 1];
+    let elem_strides = [1u32, 1, 1];
     let swizzle = match m.swizzle {
         TmaSwizzle::None => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
         TmaSwizzle::B128 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
@@ -123,14 +128,14 @@ pub(crate) fn encode_2d(m: &Tma2d) -> Result<TmaMap, TmaError> {
     // The driver's own type (128-byte aligned in CUDA 13's headers): encode there, then
     // copy the 128 bytes out.
     let mut raw = std::mem::MaybeUninit::<sys::CUtensorMap>::zeroed();
-    // SAFETY: every pointer refers to a live local of the length the rank-2 call reads
-    // (rank entries of dims, box and element strides, rank - 1 entries of strides); the
-    // output is a properly aligned CUtensorMap.
+    // SAFETY: every pointer refers to a live local at least as long as the call reads
+    // (rank entries of dims, box and element strides, rank - 1 entries of strides, rank 2
+    // or 3); the output is a properly aligned CUtensorMap.
     let code = unsafe {
         sys::cuTensorMapEncodeTiled(
             raw.as_mut_ptr(),
             m.dtype.cu(),
-            2,
+            rank,
             m.base as *mut c_void,
             dims.as_ptr(),
             strides.as_ptr(),
@@ -180,6 +185,17 @@ fn check(m: &Tma2d) -> Result<(), TmaError> {
             return bad(format!("box dimension {i} = {b} is outside [1, 256]"));
         }
     }
+    if let Some([count, stride]) = m.batch {
+        if count == 0 || count > 1 << 32 {
+            return bad(format!("batch dimension {count} is outside [1, 2^32]"));
+        }
+        if !stride.is_multiple_of(16) || stride >= 1 << 40 || stride < m.pitch * m.dims[1] {
+            return bad(format!(
+                "batch stride {stride} bytes is not a multiple of 16 below 2^40 of at least a matrix ({} bytes)",
+                m.pitch * m.dims[1]
+            ));
+        }
+    }
     if m.swizzle == TmaSwizzle::B128 && m.box_dim[0] as u64 * esz > 128 {
         return bad(format!(
             "inner box of {} bytes exceeds the 128-byte swizzle span",
@@ -208,6 +224,7 @@ fn tma_2d(base: u64, map: &TensorMap) -> Tma2d {
         dims: map.dims,
         pitch: map.pitch_bytes,
         box_dim: map.box_dims,
+        batch: map.batch,
         swizzle: if map.swizzle_128b {
             TmaSwizzle::B128
         } else {
@@ -226,7 +243,7 @@ mod tests {
     use gemm_core::family::{KernelFamily, Problem, Wgmma};
     use gemm_core::space::TuneSpace;
     use gemm_core::target::{Targets, BUILTIN_TARGETS};
-    use gemm_core::{plan_target, AccMode, GemmIr, Layout, TileConfig};
+    use gemm_core::{plan_target, AccMode, GemmIr, Layout, Stored, TileConfig};
 
     /// Every map the wgmma family asks for, for every planned config of each operand type
     /// and layout, on TMA shapes and on shapes the cp.async producer serves (whose maps
@@ -241,7 +258,7 @@ mod tests {
             GemmIr::matmul("t", DType::Bf16, AccMode::F32, Layout::ColMajor, Layout::RowMajor),
             GemmIr::matmul("t", DType::F32, AccMode::Tf32, Layout::RowMajor, Layout::ColMajor),
         ];
-        let mut maps = 0;
+        let (mut maps, mut rank3) = (0, 0);
         for ir in &irs {
             let plan = plan_target(ir, h200, &TuneSpace::default());
             let tiles: Vec<_> = plan
@@ -254,10 +271,20 @@ mod tests {
                 .collect();
             assert!(!tiles.is_empty(), "{:?}: no wgmma config", ir.ab_dtype);
             for t in &tiles {
+                // A batch of packed products, A and B one per product (rank-3 maps), and
+                // a batch of products with B broadcast (A rank 3, B rank 2).
+                let batched = |m: usize, n: usize, k: usize, b_too: bool| {
+                    let (sa, sb) = (m * k, if b_too { k * n } else { 0 });
+                    Problem::new(m, n, k)
+                        .stored(Stored::default().with_bstride(sa), Stored::default().with_bstride(sb))
+                        .batched(6)
+                };
                 for p in [
                     Problem::new(4096, 4096, 4096),
                     Problem::new(67, 45, 77),
                     Problem::new(1, 8, 2),
+                    batched(512, 512, 128, true),
+                    batched(136, 88, 64, false),
                 ] {
                     if Wgmma.accepts(t, ir, p).is_err() {
                         continue;
@@ -265,6 +292,7 @@ mod tests {
                     for map in Wgmma.tensor_maps(t, ir, p) {
                         let m = tma_2d(256, &map);
                         check(&m).unwrap_or_else(|e| panic!("{t:?} {p:?} {map:?}: {e}"));
+                        rank3 += usize::from(m.batch.is_some());
                         // tf32 operands round as TMA copies them (placeholders read nothing).
                         let tf32 = ir.acc == AccMode::Tf32 && map.swizzle_128b;
                         assert_eq!(m.dtype == TmaDtype::Tf32, tf32, "{map:?}");
@@ -273,6 +301,6 @@ mod tests {
                 }
             }
         }
-        assert!(maps > 100, "{maps}");
+        assert!(maps > 100 && rank3 > 20, "{maps} maps, {rank3} of rank 3");
     }
 }
