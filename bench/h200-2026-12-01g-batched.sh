@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 13, batched GEMM on the H200 (binaries of `scripts/dev-build.sh .dev/batched`).
-# Written 2026-12-01 (session e) and not run yet: no GPU machine was lent when it was ready.
+# Run 2026-12-01 (session e) at 80f5628 → bench/results/h200-2026-12-01g/part1, part2.
 # Part 1 (`part1`): tests/batched.rs through CUDA (every planned config on a batch: the
 #   wgmma configs through the cp.async producer, B broadcast and batched) and
 #   compute-sanitizer memcheck on its two launch tests.
