@@ -44,7 +44,7 @@ fn kernel_has_the_documented_abi() {
     let src = wgmma::emit(&ir);
     let sym = ir.symbol();
     let head = format!(
-        "__launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS {sym}(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_SPLITK_ARGS int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2)"
+        "__launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS {sym}(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_SPLITK_ARGS int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2, int nbatch)"
     );
     assert!(src.contains(&head), "kernel signature not found:\n{head}");
     assert!(src.contains("extern \"C\" __global__ void"));
@@ -238,14 +238,17 @@ fn host_rules_match_the_source() {
     assert_eq!(d.smem_bytes(DType::Bf16), 197_696 + 2 * wgmma::EPI_STAGING_BYTES);
     assert_eq!(WgmmaTile { epi_smem: false, ..d }.smem_bytes(DType::F16), 197_696);
     assert_eq!(wgmma::EPI_PARAM_BYTES, 1024);
-    assert_eq!(d.grid(4096, 4096, 132), 132);
-    assert_eq!(d.grid(1, 8, 132), 1);
-    assert_eq!(d.grid(300, 300, 132), 3 * 2);
+    assert_eq!(d.grid(4096, 4096, 1, 132), 132);
+    // One persistent grid walks every product of a batch: 8 tiles of 512x512 in each of 32.
+    assert_eq!(d.grid(512, 512, 32, 132), 132);
+    assert_eq!(d.grid(512, 512, 4, 132), 4 * d.tiles(512, 512) as u32);
+    assert_eq!(d.grid(1, 8, 1, 132), 1);
+    assert_eq!(d.grid(300, 300, 1, 132), 3 * 2);
     let x2 = cfg(128, 256, 4, 2, 2);
     assert_eq!(x2.tiles(4096, 4096), 16 * 16);
-    assert_eq!(x2.grid(4096, 4096, 132), 132);
-    assert_eq!(x2.grid(129, 8, 132), 2);
-    assert_eq!(x2.grid(4096, 4096, 133), 132);
+    assert_eq!(x2.grid(4096, 4096, 1, 132), 132);
+    assert_eq!(x2.grid(129, 8, 1, 132), 2);
+    assert_eq!(x2.grid(4096, 4096, 1, 133), 132);
 
     let rc = plain(DType::Bf16, Layout::RowMajor, Layout::ColMajor);
     let rr = plain(DType::Bf16, Layout::RowMajor, Layout::RowMajor);

@@ -546,7 +546,7 @@ pub(crate) fn defines(ir: &GemmIr, backend: Backend, cfg: &TileConfig, problem: 
 /// The kernel ABI (`gemm_core::codegen::prelude::kernel_params`): M, N, K, out, the
 /// params in signature order, then the views' geometry: the output's leading dimension
 /// and offset, each matrix's, each vector's offset; then the batch strides of the output
-/// and of each buffer (0 for one that holds a single matrix: broadcast).
+/// and of each buffer (0 for one that holds a single matrix: broadcast), and the batch.
 pub(crate) fn kernel_args<'a>(
     ir: &GemmIr,
     args: &[Arg<'a>],
@@ -586,6 +586,7 @@ pub(crate) fn kernel_args<'a>(
             kargs.push(KernelArg::Long(kernel_bstride(count, at) as i64));
         }
     }
+    kargs.push(KernelArg::Int(out_batch as i32));
     kargs
 }
 

@@ -117,7 +117,8 @@ pub fn helpers(d: Backend) -> String {
 /// every signature parameter `p<i>`, then the views' geometry: `int ldo, long offo` for
 /// the output, `int ld<i>, long off<i>` for each matrix parameter and `long off<i>` for
 /// each `Row`/`Col`, then the batch strides: `long bso`, and `long bs<i>` for each buffer
-/// parameter (0: the same operand for every product of the batch). A leading dimension is
+/// parameter (0: the same operand for every product of the batch), then `int nbatch`,
+/// the products (the grid's `z` for tiled kernels; a persistent kernel walks them). A leading dimension is
 /// the elements between consecutive rows (row-major) or columns (column-major) as stored;
 /// an offset is the view's first element in its buffer. All are runtime arguments, so one
 /// binary serves every stride of an alignment class ([`view_prologue`] applies them).
@@ -149,6 +150,7 @@ pub fn kernel_params(ir: &GemmIr, d: Backend) -> String {
     for i in buffers(ir) {
         let _ = write!(s, ", long bs{i}");
     }
+    s.push_str(", int nbatch");
     if d == Backend::Opencl {
         s = s.replace("__restrict__", "restrict");
     }
@@ -162,6 +164,26 @@ fn buffers(ir: &GemmIr) -> impl Iterator<Item = usize> + '_ {
         .enumerate()
         .filter(|(_, p)| !matches!(p.kind, ParamKind::Scalar))
         .map(|(i, _)| i)
+}
+
+/// A persistent kernel's view prologue and per-item rebase (`[prologue, rebase]`): the
+/// prologue moves the pointers to the views' first elements and keeps them as the
+/// product-0 bases (`cg_*0`) with `long cg_bz = 0`; the rebase, run at each work item
+/// once `cg_bz` holds the item's product, points every buffer at that product.
+pub fn persistent_view_prologue(ir: &GemmIr, d: Backend) -> [String; 2] {
+    let g = d.global();
+    let mut pro = format!("out += offo; {g}{}* const cg_out0 = out;", d.storage(ir.out_dtype));
+    let mut rebase = String::from("out = cg_out0 + cg_bz * bso;");
+    for i in buffers(ir) {
+        let st = match ir.params[i].kind {
+            ParamKind::Matrix { dtype, .. } | ParamKind::Row { dtype } | ParamKind::Col { dtype } => d.storage(dtype),
+            ParamKind::Scalar => unreachable!("buffers only"),
+        };
+        let _ = write!(pro, " p{i} += off{i}; const {g}{st}* const cg_p{i}0 = p{i};");
+        let _ = write!(rebase, " p{i} = cg_p{i}0 + cg_bz * bs{i};");
+    }
+    pro.push_str(" long cg_bz = 0; (void)nbatch;");
+    [pro, rebase]
 }
 
 /// The first statements of every kernel body: each buffer pointer moved to its view's

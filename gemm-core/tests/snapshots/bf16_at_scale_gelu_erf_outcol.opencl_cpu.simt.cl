@@ -51,7 +51,7 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N, const __g
 }
 
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
-void cg_bf16_at_scale_gelu_erf_1ce0fec8(int M, int N, int K, __global ushort* restrict out, const __global ushort* restrict p0, const __global ushort* restrict p1, const __global ushort* restrict p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2)
+void cg_bf16_at_scale_gelu_erf_1ce0fec8(int M, int N, int K, __global ushort* restrict out, const __global ushort* restrict p0, const __global ushort* restrict p1, const __global ushort* restrict p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2, int nbatch)
 {
     __local float As[KWG][MWG + 1];
     __local float Bs[KWG][NWG + 1];

@@ -93,7 +93,7 @@ static __device__ __forceinline__ void cg_unpack(const cg_u4& v, float* f) {
     }
 }
 
-extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bias_relu_ca192860(int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2) {
+extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bias_relu_ca192860(int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2, int nbatch) {
     __shared__ float cg_red[WARPS][MR][COLS];
     const long cg_bz = (long)blockIdx.z; out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1; p2 += off2 + cg_bz * bs2;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;

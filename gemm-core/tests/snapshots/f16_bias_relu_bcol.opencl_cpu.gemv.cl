@@ -59,7 +59,7 @@ static inline void cg_chunk(const __global ushort* p, long i, float* out) {
 }
 
 __kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))
-void cg_f16_bias_relu_ca192860(int M, int N, int K, __global ushort* restrict out, const __global ushort* restrict p0, const __global ushort* restrict p1, const __global ushort* restrict p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2)
+void cg_f16_bias_relu_ca192860(int M, int N, int K, __global ushort* restrict out, const __global ushort* restrict p0, const __global ushort* restrict p1, const __global ushort* restrict p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2, int nbatch)
 {
     __local float cg_red[MR][COLS][CG_THREADS];
     const long cg_bz = (long)get_group_id(2); out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1; p2 += off2 + cg_bz * bs2;

@@ -182,7 +182,7 @@ static __device__ __forceinline__ void cg_mma(float* c, const unsigned* a, const
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bt_silu_f32out_8eb01f64(int M, int N, int K, float* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const float* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2) {
+extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bt_silu_f32out_8eb01f64(int M, int N, int K, float* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const float* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2, int nbatch) {
     extern __shared__ __align__(128) unsigned char cg_smem[];
     const long cg_bz = (long)blockIdx.z; out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1; p2 += off2 + cg_bz * bs2;
     int tm, tn;

@@ -253,7 +253,7 @@ static __device__ __forceinline__ void cg_tma_load3_mc(unsigned dst, const CgTma
 }
 #endif
 /* A's and B's boxes for the producer: rank 3 (`CG_A_TMA3`, `CG_B_TMA3`) for an operand
-   with one matrix per product of a batch, at the block's product `cg_bz`. */
+   with one matrix per product of a batch, at the work item's product `cg_bz`. */
 #ifndef CG_A_TMA3
 #define CG_A_TMA3 0
 #endif
@@ -544,9 +544,9 @@ static __device__ __forceinline__ bool cg_splitk_fold(float (&acc)[CG_MI][BN / 2
 #else
 #define CG_CLUSTER_DIMS
 #endif
-extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f16_bt_silu_f32out_8eb01f64(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_SPLITK_ARGS int M, int N, int K, float* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const float* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2) {
+extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f16_bt_silu_f32out_8eb01f64(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_SPLITK_ARGS int M, int N, int K, float* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const float* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2, int nbatch) {
     extern __shared__ __align__(1024) unsigned char cg_smem[];
-    const long cg_bz = (long)blockIdx.z; out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1; p2 += off2 + cg_bz * bs2;
+    out += offo; float* const cg_out0 = out; p0 += off0; const unsigned short* const cg_p00 = p0; p1 += off1; const unsigned short* const cg_p10 = p1; p2 += off2; const float* const cg_p20 = p2; long cg_bz = 0; (void)nbatch;
     /* The ring: STAGES A tiles, STAGES B tiles, then full[STAGES] and empty[STAGES]. */
     const unsigned smem = (cg_smem_u32(cg_smem) + 1023u) & ~1023u;
     const unsigned sa = smem;
@@ -596,8 +596,10 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
         if (CG_CPASYNC || tid == 0) {
             int stage = 0;
             unsigned phase = 0;
-            for (int item = cluster; item < tiles * KSPLIT; item += clusters) {
-                const int tile = item / KSPLIT, split = item - tile * KSPLIT;
+            for (int item = cluster; item < tiles * KSPLIT * nbatch; item += clusters) {
+                cg_bz = item / (tiles * KSPLIT);
+                out = cg_out0 + cg_bz * bso; p0 = cg_p00 + cg_bz * bs0; p1 = cg_p10 + cg_bz * bs1; p2 = cg_p20 + cg_bz * bs2;
+                const int tile = (item - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = item - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
                 int tm, tn;
                 cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
                 const int m0 = (tm * CLUSTER_M + (int)rank) * BM, n0 = tn * BN;
@@ -686,9 +688,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
             for (int r = 0; r < BN / 2; ++r) acc[mi][r] = 0.0f;
         int stage = 0;
         unsigned phase = 0;
-        /* Work items: split `split` of tile `tile` (KSPLIT = 1: the tiles). */
-        for (int item = cluster; item < tiles * KSPLIT; item += clusters) {
-            const int tile = item / KSPLIT, split = item - tile * KSPLIT;
+        /* Work items: split `split` of tile `tile` of product `cg_bz` (KSPLIT = 1: the
+           tiles of every product of the batch, product after product). */
+        for (int item = cluster; item < tiles * KSPLIT * nbatch; item += clusters) {
+            cg_bz = item / (tiles * KSPLIT);
+            out = cg_out0 + cg_bz * bso; p0 = cg_p00 + cg_bz * bs0; p1 = cg_p10 + cg_bz * bs1; p2 = cg_p20 + cg_bz * bs2;
+            const int tile = (item - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = item - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
             const int kt_begin = CG_KT(split), kt_end = CG_KT(split + 1);
             (void)split;
             int tm, tn;

@@ -182,7 +182,7 @@ static __device__ __forceinline__ void cg_mma(float* c, const unsigned* a, const
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_colcol_leaky_clamp_ef23c54c(int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, float p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long bso, long bs0, long bs1) {
+extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_colcol_leaky_clamp_ef23c54c(int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, float p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long bso, long bs0, long bs1, int nbatch) {
     extern __shared__ __align__(128) unsigned char cg_smem[];
     const long cg_bz = (long)blockIdx.z; out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1;
     int tm, tn;

@@ -51,7 +51,7 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N, float p2)
 }
 
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
-void cg_f16_colcol_leaky_clamp_ef23c54c(int M, int N, int K, __global ushort* restrict out, const __global ushort* restrict p0, const __global ushort* restrict p1, float p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long bso, long bs0, long bs1)
+void cg_f16_colcol_leaky_clamp_ef23c54c(int M, int N, int K, __global ushort* restrict out, const __global ushort* restrict p0, const __global ushort* restrict p1, float p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long bso, long bs0, long bs1, int nbatch)
 {
     __local float As[KWG][MWG + 1];
     __local float Bs[KWG][NWG + 1];

@@ -110,7 +110,7 @@ static __device__ __forceinline__ void cg_simt_load(float* s, const cg_ab_t* __r
     }
 }
 
-extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_plain_91b242b7(int M, int N, int K, float* __restrict__ out, const float* __restrict__ p0, const float* __restrict__ p1, int ldo, long offo, int ld0, long off0, int ld1, long off1, long bso, long bs0, long bs1) {
+extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_plain_91b242b7(int M, int N, int K, float* __restrict__ out, const float* __restrict__ p0, const float* __restrict__ p1, int ldo, long offo, int ld0, long off0, int ld1, long off1, long bso, long bs0, long bs1, int nbatch) {
     __shared__ float cg_as[KWG * CG_LDA];
     __shared__ float cg_bs[KWG * CG_LDB];
     const long cg_bz = (long)blockIdx.z; out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1;

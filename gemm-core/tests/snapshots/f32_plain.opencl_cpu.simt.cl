@@ -50,7 +50,7 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N) {
 }
 
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
-void cg_f32_plain_91b242b7(int M, int N, int K, __global float* restrict out, const __global float* restrict p0, const __global float* restrict p1, int ldo, long offo, int ld0, long off0, int ld1, long off1, long bso, long bs0, long bs1)
+void cg_f32_plain_91b242b7(int M, int N, int K, __global float* restrict out, const __global float* restrict p0, const __global float* restrict p1, int ldo, long offo, int ld0, long off0, int ld1, long off1, long bso, long bs0, long bs1, int nbatch)
 {
     __local float As[KWG][MWG + 1];
     __local float Bs[KWG][NWG + 1];

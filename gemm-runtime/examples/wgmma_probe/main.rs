@@ -694,19 +694,36 @@ fn launch_ours(
     };
     let (mm, nn, kk) = (m as i32, n as i32, k as i32);
     let (pa, pb, pbias, pcol, pres, sc) = (ops.a.ptr, ops.b.ptr, ops.bias.ptr, ops.col.ptr, ops.res.ptr, SCALE);
-    let grid = cfg.grid(m, n, sm);
+    let grid = cfg.grid(m, n, 1, sm);
     let (f, t, sm_b) = (kern.f, kern.threads, kern.smem);
+    // The views' geometry and the batch (`kernel_params`): packed operands at their
+    // buffers' starts, the output and the residual row-major, one product.
+    let (ldo, lda, ldb) = (n as i32, if a_k { k } else { m } as i32, if b_k { k } else { n } as i32);
+    let (z, one) = (0i64, 1i32);
     match kind.epi {
-        Epi::None => gpu::launch(f, grid, t, sm_b, &mut args![amap, bmap, mm, nn, kk, out, pa, pb]),
-        Epi::BiasRelu | Epi::BiasGelu => {
-            gpu::launch(f, grid, t, sm_b, &mut args![amap, bmap, mm, nn, kk, out, pa, pb, pbias])
-        }
+        Epi::None => gpu::launch(
+            f,
+            grid,
+            t,
+            sm_b,
+            &mut args![amap, bmap, mm, nn, kk, out, pa, pb, ldo, z, lda, z, ldb, z, z, z, z, one],
+        ),
+        Epi::BiasRelu | Epi::BiasGelu => gpu::launch(
+            f,
+            grid,
+            t,
+            sm_b,
+            &mut args![amap, bmap, mm, nn, kk, out, pa, pb, pbias, ldo, z, lda, z, ldb, z, z, z, z, z, z, one],
+        ),
         Epi::ColResSilu => gpu::launch(
             f,
             grid,
             t,
             sm_b,
-            &mut args![amap, bmap, mm, nn, kk, out, pa, pb, pcol, pres, sc],
+            &mut args![
+                amap, bmap, mm, nn, kk, out, pa, pb, pcol, pres, sc, ldo, z, lda, z, ldb, z, z, ldo, z, z, z, z, z, z,
+                one
+            ],
         ),
     }
 }

@@ -1166,6 +1166,7 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
                 }
                 // One product: every batch stride 0 (the output's, then each buffer's).
                 args.extend((0..if half { 4 } else { 3 }).map(|_| KernelArg::Long(0)));
+                args.push(KernelArg::Int(1));
                 dev.backend()
                     .launch(
                         &*kern,

@@ -55,7 +55,7 @@ pub const DEFINES: &[(&str, &str)] = &[
     ),
     (
         "CG_A_TMA3",
-        "1: A holds one matrix per product of a batch and TMA maps it rank 3 (the product, cg_bz = blockIdx.z, as the outer coordinate); the host sets it per call (Wgmma::defines); default 0 (rank 2: one A, or a broadcast one).",
+        "1: A holds one matrix per product of a batch and TMA maps it rank 3 (the work item's product, cg_bz, as the outer coordinate); the host sets it per call (Wgmma::defines); default 0 (rank 2: one A, or a broadcast one).",
     ),
     (
         "CG_B_TMA3",

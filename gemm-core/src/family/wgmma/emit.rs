@@ -2,7 +2,7 @@
 
 use super::epilogue::{self, epi_fn, fast_math, prefetch};
 use super::supports;
-use crate::codegen::prelude::{helpers, kernel_params, view_prologue};
+use crate::codegen::prelude::{helpers, kernel_params, persistent_view_prologue};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
 use crate::target::Backend;
@@ -72,7 +72,8 @@ pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let subs = [
         ("SYM", ir.symbol()),
         ("PARAMS", kernel_params(ir, Backend::Cuda)),
-        ("VIEW", view_prologue(ir, Backend::Cuda)),
+        ("VIEW", persistent_view_prologue(ir, Backend::Cuda)[0].clone()),
+        ("REBASE", persistent_view_prologue(ir, Backend::Cuda)[1].clone()),
         ("PRODUCE", produce(variant)),
         ("MMA", mma(variant)),
         ("PREFETCH", prefetch(ir, variant)),
@@ -268,7 +269,7 @@ static __device__ __forceinline__ void cg_tma_load3_mc(unsigned dst, const CgTma
 }
 #endif
 /* A's and B's boxes for the producer: rank 3 (`CG_A_TMA3`, `CG_B_TMA3`) for an operand
-   with one matrix per product of a batch, at the block's product `cg_bz`. */
+   with one matrix per product of a batch, at the work item's product `cg_bz`. */
 #ifndef CG_A_TMA3
 #define CG_A_TMA3 0
 #endif
@@ -581,8 +582,10 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
         if (CG_CPASYNC || tid == 0) {
             int stage = 0;
             unsigned phase = 0;
-            for (int item = cluster; item < tiles * KSPLIT; item += clusters) {
-                const int tile = item / KSPLIT, split = item - tile * KSPLIT;
+            for (int item = cluster; item < tiles * KSPLIT * nbatch; item += clusters) {
+                cg_bz = item / (tiles * KSPLIT);
+                @REBASE@
+                const int tile = (item - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = item - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
                 int tm, tn;
                 cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
                 const int m0 = (tm * CLUSTER_M + (int)rank) * BM, n0 = tn * BN;
@@ -625,9 +628,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
             for (int r = 0; r < BN / 2; ++r) acc[mi][r] = 0.0f;
         int stage = 0;
         unsigned phase = 0;
-        /* Work items: split `split` of tile `tile` (KSPLIT = 1: the tiles). */
-        for (int item = cluster; item < tiles * KSPLIT; item += clusters) {
-            const int tile = item / KSPLIT, split = item - tile * KSPLIT;
+        /* Work items: split `split` of tile `tile` of product `cg_bz` (KSPLIT = 1: the
+           tiles of every product of the batch, product after product). */
+        for (int item = cluster; item < tiles * KSPLIT * nbatch; item += clusters) {
+            cg_bz = item / (tiles * KSPLIT);
+            @REBASE@
+            const int tile = (item - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = item - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
             const int kt_begin = CG_KT(split), kt_end = CG_KT(split + 1);
             (void)split;
             int tm, tn;

@@ -303,11 +303,12 @@ impl WgmmaTile {
         m.div_ceil((self.bm * self.cluster_m) as usize) * n.div_ceil(self.bn as usize)
     }
 
-    /// The persistent grid (`grid.x`; y = z = 1): `CLUSTER_M * min(tiles * KSPLIT,
-    /// sm_count / CLUSTER_M)` blocks, at least `CLUSTER_M`.
-    pub fn grid(&self, m: usize, n: usize, sm_count: u32) -> u32 {
+    /// The persistent grid (`grid.x`; y = z = 1): `CLUSTER_M * min(tiles * KSPLIT *
+    /// batch, sm_count / CLUSTER_M)` blocks, at least `CLUSTER_M`: one grid walks the
+    /// tiles of every product of a batch.
+    pub fn grid(&self, m: usize, n: usize, batch: usize, sm_count: u32) -> u32 {
         let cm = self.cluster_m.max(1);
-        let items = self.tiles(m, n) * self.ksplit.max(1) as usize;
+        let items = self.tiles(m, n) * self.ksplit.max(1) as usize * batch.max(1);
         let clusters = items.min((sm_count / cm) as usize).max(1) as u32;
         clusters * cm
     }
@@ -444,6 +445,13 @@ impl KernelFamily for Wgmma {
             return Err("K = 0 has no tile to load".into());
         }
         splitk::accepts(t, p)?;
+        if (t.tiles(p.m, p.n) as u128) * t.ksplit.max(1) as u128 * p.batch as u128 > i32::MAX as u128 {
+            return Err(format!(
+                "{} tiles in each of {} products exceed the persistent grid's 32-bit work-item index",
+                t.tiles(p.m, p.n),
+                p.batch
+            ));
+        }
         if tma_ok(ir, p) {
             return Ok(());
         }
@@ -567,7 +575,7 @@ impl KernelFamily for Wgmma {
     /// Persistent: at most one block (cluster) per multiprocessor ([`WgmmaTile::grid`]).
     fn launch(&self, t: &WgmmaTile, ir: &GemmIr, p: Problem, machine: Machine) -> LaunchDims {
         LaunchDims {
-            grid: [t.grid(p.m, p.n, machine.units), 1, p.batch as u32],
+            grid: [t.grid(p.m, p.n, p.batch, machine.units), 1, 1],
             block: [t.threads(), 1, 1],
             smem_bytes: t.smem_bytes(ir.ab_dtype),
         }
