@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Issue 13, batched GEMM on the H200 (binaries of `scripts/dev-build.sh .dev/batched`).
-# Run 2026-12-01 (session e) at 80f5628 → bench/results/h200-2026-12-01g/part1, part2.
+# Run 2026-12-01 (session e) at 80f5628 → bench/results/h200-2026-12-01g/part1, part2 (a grid per
+# product), and at fd13ff7 → .../flat/part1, flat/part2 (one persistent grid over every product;
+# flat/suite/ holds tests/kernels.rs through CUDA at fd13ff7, run after part1 in the same call
+# with the kernels line of h200-2026-12-01g-suite.sh).
 # Part 1 (`part1`): tests/batched.rs through CUDA (every planned config on a batch: the
 #   wgmma configs through the cp.async producer, B broadcast and batched) and
 #   compute-sanitizer memcheck on its two launch tests.
