@@ -345,7 +345,12 @@ fn measure_all(
     let bar = progress_bar(cases.len());
     let started = Instant::now();
     for (i, case) in cases.iter().enumerate() {
-        let label = format!("{}x{}x{} {} {}", case.m, case.n, case.k, case.dtype, case.epilogue);
+        let shape = Row {
+            batch: bench.batch,
+            ..case.row()
+        }
+        .shape_text();
+        let label = format!("{shape} {} {}", case.dtype, case.epilogue);
         match &bar {
             Some(b) => b.set_message(label.clone()),
             None => eprintln!("[{}/{}] {label}", i + 1, cases.len()),
