@@ -9,7 +9,7 @@
 //! any wrong row makes the command fail after the report is written.
 //! Writes `<out>/<device>-<date>.{json,md,svg}`.
 
-use super::operands::Inputs;
+use super::operands::{out_view, Inputs};
 use super::report::{self, Case, Filter, LaunchOverhead, Report, Row, ShapeTable};
 use super::tune::parse_shape;
 use super::{CliResult, Dtype, Epilogue, KernelEntry};
@@ -540,14 +540,6 @@ impl Bench<'_> {
         inp.batch(self.batch)?;
         let args = inp.args();
         let batch = self.batch;
-        // The output of every product (back to back), and its view for ours.
-        fn out_view<T: Element>(
-            o: &mut Matrix<T>,
-            (m, n): (usize, usize),
-            batch: usize,
-        ) -> Result<crossgemm::MatrixViewMut<'_, T>, GemmError> {
-            o.strided_mut(0, m, n, n).and_then(|v| v.batched(batch, m * n))
-        }
         // The host reference at sampled points: what cuBLAS is checked against, and
         // what ours is checked against when there is no trusted cuBLAS output.
         let sampled = sampled_reference(spec, &inp, (m, n, k));

@@ -160,3 +160,13 @@ impl<T: Element> Inputs<T> {
         self.bias.then_some(&self.bs[..])
     }
 }
+
+/// The `m × n` output view of each of `batch` products stored back to back in `o`
+/// (`batch·m × n`, row-major): what ours write in a batched bench row.
+pub fn out_view<T: Element>(
+    o: &mut Matrix<T>,
+    (m, n): (usize, usize),
+    batch: usize,
+) -> Result<crossgemm::MatrixViewMut<'_, T>, GemmError> {
+    o.strided_mut(0, m, n, n).and_then(|v| v.batched(batch, m * n))
+}
