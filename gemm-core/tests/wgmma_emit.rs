@@ -526,6 +526,14 @@ fn batched_operands_take_rank_3_maps() {
         d.contains(&("CG_CPASYNC", 1)) && !d.iter().any(|(k, _)| k.ends_with("TMA3")),
         "{d:?}"
     );
+    // The batch stride counts for alignment as the pitch does: 4 bytes apart takes
+    // 4-byte copies, 2 bytes apart (an odd stride of f16) nothing at all.
+    let four = batch_of(512, 512, 128, [512 * 128 + 2, 0]);
+    assert!(!wgmma::tma_ok(&ir, four));
+    assert_eq!(wgmma::cpasync_chunks(&ir, four), Some([4, 16]));
+    let two = batch_of(512, 512, 128, [512 * 128 + 1, 0]);
+    let why = Wgmma.accepts(&c, &ir, two).unwrap_err();
+    assert!(why.contains("batch stride 65537 elements"), "{why}");
     let src = wgmma::emit(&ir);
     assert!(src.contains("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];"));
     assert!(src.contains("#define CG_TMA_A(dst, c0, c1) cg_tma_load3(dst, &a_map, full, c0, c1, (int)cg_bz)"));

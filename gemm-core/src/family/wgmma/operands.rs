@@ -18,27 +18,50 @@ pub fn tma_box(k_major: bool, rows: u32, bk: u32) -> [u32; 2] {
     }
 }
 
-/// A's and B's storage rows for `p`: (operand, dimension name, contiguous extent in
-/// elements, where the view lies).
-fn operand_rows(ir: &GemmIr, p: Problem) -> [(&'static str, &'static str, usize, Stored); 2] {
-    let a = match ir.a_layout() {
-        Layout::RowMajor => ("A", "K", p.k, p.a),
-        Layout::ColMajor => ("A", "M", p.m, p.a),
-    };
-    let b = match ir.b_layout() {
-        Layout::ColMajor => ("B", "K", p.k, p.b),
-        Layout::RowMajor => ("B", "N", p.n, p.b),
-    };
-    [a, b]
+/// How one of A and B is stored for a call.
+#[derive(Clone, Copy)]
+struct Rows {
+    /// "A" or "B".
+    op: &'static str,
+    /// The name of the contiguous dimension.
+    dim: &'static str,
+    /// Elements of a stored row (the contiguous extent).
+    extent: usize,
+    /// Stored rows of one matrix.
+    outer: usize,
+    /// Where the view lies.
+    at: Stored,
 }
 
-/// The largest of `sizes` (bytes) that divides the pitch, the start and the batch
-/// stride of an operand: every stored row of every matrix starts on such a boundary.
-fn row_alignment(esz: usize, extent: usize, at: Stored, sizes: &[u32]) -> Option<u32> {
-    sizes
-        .iter()
-        .copied()
-        .find(|&c| (at.pitch(extent) * esz).is_multiple_of(c as usize) && (at.offset * esz).is_multiple_of(c as usize))
+impl Rows {
+    /// The largest of `sizes` (bytes) that divides the pitch, the start and the batch
+    /// stride: every stored row of every matrix starts on such a boundary.
+    fn alignment(&self, esz: usize, sizes: &[u32]) -> Option<u32> {
+        sizes
+            .iter()
+            .copied()
+            .find(|&c| (c as usize).is_multiple_of(esz) && self.at.rows_aligned(self.extent, c as usize / esz))
+    }
+}
+
+/// A's and B's storage rows for `p`.
+fn operand_rows(ir: &GemmIr, p: Problem) -> [Rows; 2] {
+    let rows = |op, dim, extent, outer, at| Rows {
+        op,
+        dim,
+        extent,
+        outer,
+        at,
+    };
+    let a = match ir.a_layout() {
+        Layout::RowMajor => rows("A", "K", p.k, p.m, p.a),
+        Layout::ColMajor => rows("A", "M", p.m, p.k, p.a),
+    };
+    let b = match ir.b_layout() {
+        Layout::ColMajor => rows("B", "K", p.k, p.n, p.b),
+        Layout::RowMajor => rows("B", "N", p.n, p.k, p.b),
+    };
+    [a, b]
 }
 
 /// Whether an operand stored at `at` is one matrix per product of `p`'s batch (not
@@ -52,13 +75,10 @@ fn batched(p: Problem, at: Stored) -> bool {
 /// strides grow outwards; overlapping views take the cp.async producer).
 pub fn tma_ok(ir: &GemmIr, p: Problem) -> bool {
     let esz = ir.ab_dtype.size() as usize;
-    let apart = |e: usize, outer: usize, at: Stored| !batched(p, at) || at.bstride >= outer * at.pitch(e);
-    let [a, b] = operand_rows(ir, p);
-    apart(a.2, if a.1 == "K" { p.m } else { p.k }, a.3)
-        && apart(b.2, if b.1 == "K" { p.n } else { p.k }, b.3)
-        && operand_rows(ir, p)
-            .iter()
-            .all(|&(_, _, e, at)| row_alignment(esz, e, at, &[16]).is_some())
+    operand_rows(ir, p).iter().all(|r| {
+        let apart = !batched(p, r.at) || r.at.bstride >= r.outer * r.at.pitch(r.extent);
+        apart && r.alignment(esz, &[16]).is_some()
+    })
 }
 
 /// For a call TMA cannot map but the cp.async producer can (rows of a multiple of 4
@@ -71,10 +91,7 @@ pub fn cpasync_chunks(ir: &GemmIr, p: Problem) -> Option<[u32; 2]> {
     }
     let esz = ir.ab_dtype.size() as usize;
     let [a, b] = operand_rows(ir, p);
-    Some([
-        row_alignment(esz, a.2, a.3, &[16, 8, 4])?,
-        row_alignment(esz, b.2, b.3, &[16, 8, 4])?,
-    ])
+    Some([a.alignment(esz, &[16, 8, 4])?, b.alignment(esz, &[16, 8, 4])?])
 }
 
 /// Whether `ir`'s A and B maps at `p` are rank 3 (`[A, B]`): one matrix per product of a
@@ -106,17 +123,21 @@ pub fn placeholder_map(param: u32, dtype: DType) -> TensorMap {
 /// nor cp.async can copy them).
 pub(super) fn check_rows(ir: &GemmIr, p: Problem) -> Result<(), String> {
     let esz = ir.ab_dtype.size() as usize;
-    for (op, dim, extent, at) in operand_rows(ir, p) {
-        if row_alignment(esz, extent, at, &[4]).is_some() {
+    for r in operand_rows(ir, p) {
+        if r.alignment(esz, &[4]).is_some() {
             continue;
         }
+        let Rows {
+            op, dim, extent, at, ..
+        } = r;
         return Err(if at == Stored::default() {
             format!("{op}'s rows ({dim} = {extent} elements) are not a multiple of 4 bytes, which TMA (16) and cp.async (4) need")
         } else {
             format!(
-                "{op}'s rows (leading dimension {}, view offset {} elements) do not all start on a 4-byte boundary, which TMA (16) and cp.async (4) need",
+                "{op}'s rows (leading dimension {}, view offset {}, batch stride {} elements) do not all start on a 4-byte boundary, which TMA (16) and cp.async (4) need",
                 at.pitch(extent),
-                at.offset
+                at.offset,
+                at.bstride
             )
         });
     }
