@@ -331,8 +331,8 @@ fn check_batch(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<
 /// read or write past a buffer.
 fn check_bytes(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<()> {
     let ir = spec.ir();
-    // (name, layout, rows, cols, at, element size, buffer bytes)
-    // (name, layout, rows, cols, at, batch, element size, buffer bytes)
+    // (name, layout, rows, cols, at, batch, element size, buffer bytes); a vector is a
+    // one-row view.
     let mut each = vec![(
         "the output",
         ir.out_layout,
@@ -650,6 +650,20 @@ pub(crate) fn gather<T: Copy>(all: &[T], layout: Layout, rows: usize, cols: usiz
     v
 }
 
+/// The packed elements of `batch` views, the `b`-th `b · at.bstride` after the first, one
+/// after another, out of their whole buffer's.
+pub(crate) fn gather_batch<T: Copy>(
+    all: &[T],
+    layout: Layout,
+    (rows, cols): (usize, usize),
+    at: Stored,
+    batch: usize,
+) -> Vec<T> {
+    (0..batch)
+        .flat_map(|b| gather(all, layout, rows, cols, Stored::new(at.ld, at.offset + b * at.bstride)))
+        .collect()
+}
+
 /// Every buffer operand, widened to f32 and packed (a view's elements only, in its
 /// layout's order; scalars get an empty vector).
 pub(crate) fn download(ir: &GemmIr, args: &[Arg<'_>]) -> Result<Vec<Vec<f32>>> {
@@ -663,22 +677,17 @@ pub(crate) fn download(ir: &GemmIr, args: &[Arg<'_>]) -> Result<Vec<Vec<f32>>> {
                 let mut bytes = vec![0u8; buf.bytes];
                 buf.download(&mut bytes)?;
                 let all = decode(dtype, &bytes);
-                let step = |at: Stored, b: usize| Stored::new(at.ld, at.offset + b * at.bstride);
+                // A vector is a one-row view.
                 match (p.kind, *a) {
                     (
                         ParamKind::Matrix { layout, .. },
                         Arg::Matrix {
                             rows, cols, at, batch, ..
                         },
-                    ) => (0..batch)
-                        .flat_map(|b| gather(&all, layout, rows, cols, step(at, b)))
-                        .collect(),
-                    (_, Arg::Vector { len, at, batch, .. }) => (0..batch)
-                        .flat_map(|b| {
-                            let o = step(at, b).offset;
-                            all[o..o + len].to_vec()
-                        })
-                        .collect(),
+                    ) => gather_batch(&all, layout, (rows, cols), at, batch),
+                    (_, Arg::Vector { len, at, batch, .. }) => {
+                        gather_batch(&all, Layout::RowMajor, (1, len), at, batch)
+                    }
                     _ => all,
                 }
             }

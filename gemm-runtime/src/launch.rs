@@ -28,10 +28,10 @@ struct LaunchPlan {
     generation: u64,
 }
 
-/// (kernel spec, device, M, N, K, tuning mode): the mode is part of the key so that a
-/// process that changes `CROSSGEMM_TUNE` gets what that mode chooses.
-/// (kernel spec, device, problem: extents, where A and B lie, batch; mode). The
-/// problem decides the compiled variant (alignment flags follow the views' geometry).
+/// (kernel spec, device, problem, tuning mode). The problem (extents, where A and B lie,
+/// the batch) decides the compiled variant, as alignment flags follow the views'
+/// geometry; the mode is part of the key so that a process that changes
+/// `CROSSGEMM_TUNE` gets what that mode chooses.
 type PlanKey = (usize, u64, gemm_core::Problem, TuneMode);
 
 fn plans() -> &'static RwLock<HashMap<PlanKey, LaunchPlan>> {

@@ -16,7 +16,7 @@
 //! buffer.
 
 use crate::buffer::{Col, Matrix, Row};
-use crate::call::{gather, packed_extent, view_end, Arg, OutArg};
+use crate::call::{gather_batch, packed_extent, view_end, Arg, OutArg};
 use crate::device::{Device, RawBuffer};
 use crate::element::{Element, LayoutType, RowMajor};
 use crate::error::{GemmError, Result};
@@ -246,12 +246,13 @@ impl<'a, T: Element, L: LayoutType> MatrixView<'a, T, L> {
     /// matrix of a batch after the one before). Reads the whole buffer.
     pub fn to_host(&self) -> Result<Vec<T>> {
         let all = download::<T>(self.buf)?;
-        Ok((0..self.batch)
-            .flat_map(|b| {
-                let at = Stored::new(self.at.ld, self.at.offset + b * self.at.bstride);
-                gather(&all, L::LAYOUT, self.rows, self.cols, at)
-            })
-            .collect())
+        Ok(gather_batch(
+            &all,
+            L::LAYOUT,
+            (self.rows, self.cols),
+            self.at,
+            self.batch,
+        ))
     }
 
     #[doc(hidden)]
@@ -418,13 +419,8 @@ macro_rules! vector_view {
             }
             /// Downloads the view's elements (each vector of a batch after the one before).
             pub fn to_host(&self) -> Result<Vec<T>> {
-                let all = download::<T>(self.buf)?;
-                Ok((0..self.batch)
-                    .flat_map(|b| {
-                        let o = self.offset + b * self.bstride;
-                        all[o..o + self.len].to_vec()
-                    })
-                    .collect())
+                let at = Stored::new(0, self.offset).with_bstride(self.bstride);
+                Ok(gather_batch(&download::<T>(self.buf)?, Layout::RowMajor, (1, self.len), at, self.batch))
             }
             #[doc(hidden)]
             pub fn __arg(&self) -> Arg<'a> {
