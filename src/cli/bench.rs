@@ -324,7 +324,10 @@ fn measure_all(
         ));
     }
     if a.pad > 0 {
-        bench.rep_note(&mut rep);
+        rep.notes.push(format!(
+            "views (--pad {}): ours read x and w as views with leading dimension K + {} (x row-major, w column-major), tuned on those views; cuBLAS and cuBLASLt read packed copies",
+            a.pad, a.pad
+        ));
     }
     #[cfg(not(feature = "baseline"))]
     rep.notes
@@ -492,14 +495,6 @@ fn poisoned<T: Element>(dev: &Device, m: usize, n: usize) -> Result<Matrix<T>, G
 }
 
 impl Bench<'_> {
-    /// What `--pad` changes, for the report's notes.
-    fn rep_note(&self, rep: &mut Report) {
-        rep.notes.push(format!(
-            "views (--pad {}): ours read x and w as views with leading dimension K + {} (x row-major, w column-major), tuned on those views; cuBLAS and cuBLASLt read packed copies",
-            self.pad, self.pad
-        ));
-    }
-
     fn case(&self, case: &Case) -> Row {
         let mut row = Row {
             err_vs: "reference".into(),
@@ -583,8 +578,8 @@ impl Bench<'_> {
             };
             let be = entry.epilogue;
             let mut theirs = poisoned::<T>(&self.dev, batch * m, n)?;
-            let run = |theirs: &mut Matrix<T>| match &inp.batched {
-                Some((xb, wb, nb)) => cb.gemm_batched(xb, wb, theirs, *nb, compute),
+            let run = |theirs: &mut Matrix<T>| match inp.batched() {
+                Some((xb, wb, nb)) => cb.gemm_batched(xb, wb, theirs, nb, compute),
                 None => cb.gemm(x, w, theirs, compute),
             };
             let gemm = self.timer.time(&mut || run(&mut theirs))?;

@@ -45,12 +45,18 @@ pub struct Inputs<T: Element> {
     pub b: Row<T>,
     /// Whether the kernel takes the bias (its epilogue is not `none`).
     pub bias: bool,
-    /// Copies of `x` and `w` whose stored rows (columns of `w`) are `pad` elements longer,
-    /// that [`Inputs::args`] passes as views instead ([`Inputs::pad`]).
-    padded: Option<(Matrix<T>, Matrix<T, ColMajor>, usize)>,
-    /// `batch` copies of `x` and `w` back to back ([`Inputs::batch`]), that
-    /// [`Inputs::args`] passes as batched views instead.
-    pub batched: Option<(Matrix<T>, Matrix<T, ColMajor>, usize)>,
+    /// What [`Inputs::args`] passes instead of `x` and `w` themselves.
+    copies: Copies<T>,
+}
+
+/// Copies of `x` and `w` that the kernel reads instead of the packed originals.
+enum Copies<T: Element> {
+    /// None: `x` and `w` as they are.
+    Packed,
+    /// Stored rows (columns of `w`) `pad` elements longer ([`Inputs::pad`]).
+    Padded(Matrix<T>, Matrix<T, ColMajor>, usize),
+    /// `batch` copies of each back to back ([`Inputs::batch`]).
+    Batched(Matrix<T>, Matrix<T, ColMajor>, usize),
 }
 
 impl<T: Element> Inputs<T> {
@@ -77,8 +83,7 @@ impl<T: Element> Inputs<T> {
             ws,
             bs,
             bias,
-            padded: None,
-            batched: None,
+            copies: Copies::Packed,
         })
     }
 
@@ -88,18 +93,26 @@ impl<T: Element> Inputs<T> {
     /// the sampled reference checks: the first). `batch` 1 undoes it.
     pub fn batch(&mut self, batch: usize) -> Result<(), GemmError> {
         if batch <= 1 {
-            self.batched = None;
+            self.copies = Copies::Packed;
             return Ok(());
         }
-        if self.padded.is_some() {
+        if matches!(self.copies, Copies::Padded(..)) {
             return Err(GemmError::Unsupported("--pad and --batch together".into()));
         }
         let (m, k, n) = (self.x.rows(), self.x.cols(), self.w.cols());
         let dev = self.x.device().clone();
         let x = Matrix::from_host(&dev, batch * m, k, &self.xs.repeat(batch))?;
         let w = Matrix::from_host(&dev, k, batch * n, &self.ws.repeat(batch))?;
-        self.batched = Some((x, w, batch));
+        self.copies = Copies::Batched(x, w, batch);
         Ok(())
+    }
+
+    /// The batched copies of `x` and `w` and their count, after [`Inputs::batch`].
+    pub fn batched(&self) -> Option<(&Matrix<T>, &Matrix<T, ColMajor>, usize)> {
+        match &self.copies {
+            Copies::Batched(x, w, b) => Some((x, w, *b)),
+            _ => None,
+        }
     }
 
     /// Makes [`Inputs::args`] pass `x` and `w` as views of copies with leading dimensions
@@ -107,7 +120,7 @@ impl<T: Element> Inputs<T> {
     /// `x` and `w` themselves stay packed (for the vendor baselines). `pad` 0 undoes it.
     pub fn pad(&mut self, pad: usize) -> Result<(), GemmError> {
         if pad == 0 {
-            self.padded = None;
+            self.copies = Copies::Packed;
             return Ok(());
         }
         let (m, k, n) = (self.x.rows(), self.x.cols(), self.w.cols());
@@ -122,20 +135,20 @@ impl<T: Element> Inputs<T> {
         let dev = self.x.device().clone();
         let x = Matrix::from_host(&dev, m, ld, &spread(&self.xs, m))?;
         let w = Matrix::from_host(&dev, ld, n, &spread(&self.ws, n))?;
-        self.padded = Some((x, w, pad));
+        self.copies = Copies::Padded(x, w, pad);
         Ok(())
     }
 
     /// The kernel's arguments in signature order: `x`, `w` (and `bias`); views of the
-    /// padded copies after [`Inputs::pad`].
+    /// padded or batched copies after [`Inputs::pad`] or [`Inputs::batch`].
     pub fn args(&self) -> Vec<Arg<'_>> {
         let (m, k, n) = (self.x.rows(), self.x.cols(), self.w.cols());
-        let mut args = match (&self.padded, &self.batched) {
-            (Some((x, w, pad)), _) => vec![
+        let mut args = match &self.copies {
+            Copies::Padded(x, w, pad) => vec![
                 x.strided(0, m, k, k + pad).expect("inside its copy").__arg(),
                 w.strided(0, k, n, k + pad).expect("inside its copy").__arg(),
             ],
-            (None, Some((x, w, b))) => vec![
+            Copies::Batched(x, w, b) => vec![
                 x.view()
                     .sub(0, 0, m, k)
                     .and_then(|v| v.batched(*b, m * k))
@@ -147,7 +160,7 @@ impl<T: Element> Inputs<T> {
                     .expect("inside its copies")
                     .__arg(),
             ],
-            (None, None) => vec![self.x.__arg(), self.w.__arg()],
+            Copies::Packed => vec![self.x.__arg(), self.w.__arg()],
         };
         if self.bias {
             args.push(self.b.__arg());
