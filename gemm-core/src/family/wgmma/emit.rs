@@ -69,11 +69,12 @@ pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     s.push_str(&wgmma_fns(ty, !a_kmajor, !b_kmajor));
     s.push_str(&store_fns(ir));
     s.push_str(super::splitk::SOURCE);
+    let [view, rebase] = persistent_view_prologue(ir, Backend::Cuda);
     let subs = [
         ("SYM", ir.symbol()),
         ("PARAMS", kernel_params(ir, Backend::Cuda)),
-        ("VIEW", persistent_view_prologue(ir, Backend::Cuda)[0].clone()),
-        ("REBASE", persistent_view_prologue(ir, Backend::Cuda)[1].clone()),
+        ("VIEW", view),
+        ("REBASE", rebase),
         ("PRODUCE", produce(variant)),
         ("MMA", mma(variant)),
         ("PREFETCH", prefetch(ir, variant)),
