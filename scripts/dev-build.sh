@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds what an H200 call runs (there is no cargo on the GPU machine) into a git-ignored
-# folder to `carry`: the CLI with the cuBLAS baseline, the CUDA test binaries (kernels,
+# folder to `carry`: the CLI with the cuBLAS baseline and prebuilt CUBINs, the CUDA test binaries (kernels,
 # epilogue values, CUDA interop, views, batches), the runtime's unit tests and the CUDA interop example,
 # stripped, with the commit they were built at. Usage: scripts/dev-build.sh [.dev/DIR]
 # (default .dev/next). The bench/h200-*.sh scripts name the folder they expect.
@@ -8,7 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-.dev/next}
 log=$(mktemp)
-cargo build --release --features baseline --bin crossgemm --example interop_cuda
+# The CLI with the `aot` feature: its kernels' table configs are CUBINs in the binary, as a
+# user's release build would have them (needs libnvrtc on LD_LIBRARY_PATH here).
+cargo build --release --features baseline,aot --bin crossgemm
+cargo build --release --features baseline --example interop_cuda
 cargo test --release --features baseline --no-run --test kernels --test epilogue_values --test interop_cuda --test views --test batched 2>&1 | tee "$log"
 cargo test --release -p gemm-runtime --features cuda,opencl --lib --no-run 2>&1 | tee -a "$log"
 # The test executables, by the source they were built from.

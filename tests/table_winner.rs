@@ -40,6 +40,7 @@ fn with_table(device: &str, bucket: &str, config: crossgemm::TileConfig, shape: 
         tk.spec_json(),
         leak(serde_json::to_string(tk.plan()).unwrap()),
         leak(serde_json::to_string(&table).unwrap()),
+        tk.prebuilt(),
     );
     let targets: &'static [TargetKernel] = Box::leak(vec![target].into_boxed_slice());
     Box::leak(Box::new(KernelSpec::__new(

@@ -30,6 +30,10 @@ pub fn gemm_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
         Some(ir) if !cx.has_errors() => plan_all(&cx, ir, &attr, &targets, &records, &mut warnings),
         _ => Vec::new(),
     };
+    let cubins = match &ir {
+        Some(ir) if !cx.has_errors() => crate::aot::cubins(&cx, ir, &planned),
+        _ => Vec::new(),
+    };
     if let Err(e) = cx.check() {
         // The errors, and the wrappers' signatures with bodies that never run: callers of
         // a kernel with a mistake in it get the mistake, not "cannot find function".
@@ -39,7 +43,7 @@ pub fn gemm_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     let ir = ir.expect("no errors means the IR was lowered");
     let tracked: Vec<&std::path::Path> = user_toml.iter().chain(&record_files).map(|p| p.as_path()).collect();
-    generate(&f, &attr.krate, &ir, &planned, &warnings, &tracked)
+    generate(&f, &attr.krate, &ir, &planned, &cubins, &warnings, &tracked)
 }
 
 /// `k` and `k_into` (and `k::reference`) with the signatures the macro would have
@@ -149,6 +153,7 @@ fn generate(
     krate: &syn::Path,
     ir: &GemmIr,
     planned: &[Planned],
+    cubins: &[Vec<crate::aot::Cubin>],
     warnings: &[Warning],
     tracked: &[&std::path::Path],
 ) -> TokenStream {
@@ -180,7 +185,8 @@ fn generate(
     let ir_json = serde_json::to_string(ir).expect("IR serialises");
     let ir_hash = ir.hash();
     let kname = ir.name.as_str();
-    let targets = planned.iter().map(|p| {
+    let symbol = ir.symbol();
+    let targets = planned.iter().zip(cubins).map(|(p, built)| {
         let t = p.spec.name.as_str();
         let backend = backend_tokens(krate, p.spec.backend);
         let sources = p.sources.iter().map(|(family, source)| {
@@ -190,7 +196,14 @@ fn generate(
         let spec_json = serde_json::to_string(&p.spec).expect("spec serialises");
         let plan_json = serde_json::to_string(&p.plan).expect("plan serialises");
         let table_json = serde_json::to_string(&p.table).expect("table serialises");
-        quote!(#krate::__private::TargetKernel::__new(#t, #backend, &[#(#sources),*], #spec_json, #plan_json, #table_json))
+        let prebuilt = built.iter().map(|c| {
+            let family = c.family.name();
+            let options = &c.options;
+            let cubin = proc_macro2::Literal::byte_string(&c.cubin);
+            let log = &c.log;
+            quote!(#krate::__private::Prebuilt::__new(#family, #symbol, &[#(#options),*], #cubin, #log))
+        });
+        quote!(#krate::__private::TargetKernel::__new(#t, #backend, &[#(#sources),*], #spec_json, #plan_json, #table_json, &[#(#prebuilt),*]))
     });
     let ntargets = planned.len();
     let warn_items = warnings.iter().enumerate().map(|(i, w)| {

@@ -4,6 +4,7 @@
 //! The expansion runs parse → check/lower → plan → codegen → expand; see `expand.rs`.
 //! Use it through the `crossgemm` crate, which documents the DSL.
 
+mod aot;
 mod attr;
 mod ctxt;
 mod expand;

@@ -10,7 +10,7 @@
 //! | timing protocol shared by both | `measure` |
 //! | call preparation: checks, dims, defines, operands | `call` |
 //! | tuning caches and records (disk formats) | `cache`, [`records`] |
-//! | generated-kernel descriptions | `spec`, `nvrtc_check` |
+//! | generated-kernel descriptions and their prebuilt CUBINs | `spec`, `prebuilt`, `nvrtc_check` |
 //! | devices, their compiled-binary cache | [`device`] |
 //! | basics | `buffer`, `element`, `error`, `env`, [`mod@reference`] |
 
@@ -26,6 +26,7 @@ mod launch;
 mod measure;
 #[cfg(feature = "cuda")]
 mod nvrtc_check;
+mod prebuilt;
 pub mod records;
 pub mod reference;
 mod spec;
@@ -59,6 +60,7 @@ pub use nvrtc_check::{check_cuda_compiles, nvrtc_available, CompileReport};
 /// so that callers build against the same version.
 #[cfg(feature = "opencl")]
 pub use opencl3;
+pub use prebuilt::Prebuilt;
 pub use spec::{KernelSpec, TargetKernel};
 pub use tune::{
     tune_stats, Failure, Lookup, LookupSource, PrepareReport, ProgressHook, Timing, TuneMode, TuneOptions,
@@ -79,6 +81,7 @@ pub mod untyped {
 pub mod __private {
     pub use crate::call::{dims, Arg, OutArg};
     pub use crate::launch::{launch, launch_with, reference};
+    pub use crate::prebuilt::Prebuilt;
     pub use crate::spec::{KernelSpec, TargetKernel};
     pub use crate::tune::{prepare, tune};
     pub use gemm_core::Backend;

@@ -3,6 +3,7 @@
 
 use crate::device::{Device, DeviceInfo};
 use crate::error::{GemmError, Result};
+use crate::prebuilt::Prebuilt;
 use gemm_core::plan::Plan;
 use gemm_core::table::Seed;
 use gemm_core::{Backend, FamilyId, GemmIr, TargetSpec, TileConfig};
@@ -31,6 +32,7 @@ pub struct TargetKernel {
     spec_json: &'static str,
     plan_json: &'static str,
     table_json: &'static str,
+    prebuilt: &'static [Prebuilt],
     parsed: OnceLock<(TargetSpec, Plan, Vec<Seed>)>,
 }
 
@@ -110,6 +112,7 @@ impl TargetKernel {
         spec_json: &'static str,
         plan_json: &'static str,
         table_json: &'static str,
+        prebuilt: &'static [Prebuilt],
     ) -> Self {
         TargetKernel {
             target,
@@ -118,12 +121,16 @@ impl TargetKernel {
             spec_json,
             plan_json,
             table_json,
+            prebuilt,
             parsed: OnceLock::new(),
         }
     }
 
     fn parsed(&self) -> &(TargetSpec, Plan, Vec<Seed>) {
         self.parsed.get_or_init(|| {
+            // Every launch, tune and prepare reads the plan or the table before it
+            // compiles, so this is where the CUBINs built with the kernel become findable.
+            crate::prebuilt::register(self.prebuilt, self.sources);
             let mut spec: TargetSpec =
                 serde_json::from_str(self.spec_json).expect("target JSON written by #[gemm_kernel]");
             spec.name = self.target.to_string();
@@ -156,6 +163,36 @@ impl TargetKernel {
     /// The planner's result: configs best first, and what was pruned and why.
     pub fn plan(&self) -> &Plan {
         &self.parsed().1
+    }
+
+    /// The CUBINs `#[gemm_kernel]` built ahead of time for this target's config table
+    /// (crossgemm's `aot` feature; empty without it). A launch whose compile they match
+    /// (same source, symbol and NVRTC options) loads one instead of running NVRTC.
+    pub fn prebuilt(&self) -> &'static [Prebuilt] {
+        self.prebuilt
+    }
+
+    /// The prebuilt CUBIN a launch of `config` at `problem` on this target's own chip
+    /// would load, if the macro built one (the same source, symbol and NVRTC options).
+    #[cfg(feature = "cuda")]
+    pub fn prebuilt_for(
+        &self,
+        ir: &GemmIr,
+        config: &TileConfig,
+        problem: gemm_core::Problem,
+    ) -> Option<&'static Prebuilt> {
+        self.parsed();
+        let arch = gemm_nvrtc::Arch {
+            cc: self.spec().compute_capability?,
+            suffix: config.compile_needs().arch_suffix,
+        };
+        let defines: Vec<(String, u32)> = config
+            .defines(ir, self.backend, problem)
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let source = self.source_of(config).ok()?;
+        crate::prebuilt::find(source, &ir.symbol(), &gemm_nvrtc::options(arch, &defines))
     }
 
     /// The generated source of `family`, if the plan has that family.

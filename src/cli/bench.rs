@@ -448,7 +448,11 @@ fn summary(r: &Row) -> String {
         r.config
     );
     if let Some(ms) = r.first_call_ms {
-        s.push_str(&format!(", first call {ms:.0} ms ({})", r.config_source));
+        s.push_str(&format!(", first call {ms:.0} ms ({}", r.config_source));
+        if !r.first_call_kernel.is_empty() {
+            s.push_str(&format!(", {}", r.first_call_kernel));
+        }
+        s.push(')');
     }
     if r.wrong {
         s.push_str(&format!(" WRONG: {}", r.wrong_text()));
@@ -708,10 +712,12 @@ impl Bench<'_> {
         out: &mut Matrix<T>,
         row: &mut Row,
     ) -> Result<crossgemm::TileConfig, GemmError> {
+        let before = crossgemm::compile_stats();
         let start = Instant::now();
         launch(spec, args, out.__out())?;
         self.dev.synchronize()?;
         row.first_call_ms = Some(start.elapsed().as_secs_f64() * 1e3);
+        row.first_call_kernel = crossgemm::compile_stats().kernels_since(&before).into();
         let l = crossgemm::tune::lookup(spec, args, out.__out(), &self.opts)?;
         row.config_source = l.source.name().into();
         row.tune_cache_hit = l.source == LookupSource::Cache;

@@ -49,6 +49,27 @@ pub struct CompileStats {
     /// Cached binaries that were unusable (corrupt, foreign, refused by the driver) and
     /// were rebuilt.
     pub binary_rejected: u64,
+    /// Kernels loaded from a CUBIN the macro built ahead of time (crossgemm's `aot`
+    /// feature) instead.
+    pub prebuilt_loads: u64,
+}
+
+impl CompileStats {
+    /// Where the kernels this process obtained between `before` and these counts came
+    /// from, in a word: `compiled` (NVRTC or the OpenCL driver ran at least once), else
+    /// `prebuilt` (a CUBIN the macro built, feature `aot`), else `binary cache`, else
+    /// `in process` (each was already compiled in this process, or nothing was needed).
+    pub fn kernels_since(&self, before: &CompileStats) -> &'static str {
+        if self.compiles > before.compiles {
+            "compiled"
+        } else if self.prebuilt_loads > before.prebuilt_loads {
+            "prebuilt"
+        } else if self.binary_hits > before.binary_hits {
+            "binary cache"
+        } else {
+            "in process"
+        }
+    }
 }
 
 static COMPILES: AtomicU64 = AtomicU64::new(0);
@@ -63,6 +84,7 @@ pub fn compile_stats() -> CompileStats {
         binary_hits: HITS.load(Ordering::Relaxed),
         binary_stores: STORES.load(Ordering::Relaxed),
         binary_rejected: REJECTED.load(Ordering::Relaxed),
+        prebuilt_loads: crate::prebuilt::loaded(),
     }
 }
 

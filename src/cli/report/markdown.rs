@@ -323,21 +323,22 @@ impl Report {
             return String::new();
         }
         let mut out = String::from(
-            "\n## First calls\n\nEach case's first plain launch under `CROSSGEMM_TUNE=cached` in this process: the config's lookup, its check at the call's build variant, the JIT compile of that one config and the run, wall clock.\n\n",
+            "\n## First calls\n\nEach case's first plain launch under `CROSSGEMM_TUNE=cached` in this process: the config's lookup, its check at the call's build variant, the JIT compile of that one config (or the load of its prebuilt CUBIN: the kernel column) and the run, wall clock.\n\n",
         );
-        out.push_str("| shape (MxNxK) | dtype | epilogue | source | first call ms | ours µs | config |\n");
-        out.push_str("|:--|:--|:--|:--|--:|--:|:--|\n");
+        out.push_str("| shape (MxNxK) | dtype | epilogue | source | kernel | first call ms | ours µs | config |\n");
+        out.push_str("|:--|:--|:--|:--|:--|--:|--:|:--|\n");
         let mut ms: Vec<f64> = Vec::new();
         for r in rows {
             let t = r.first_call_ms.unwrap_or(f64::NAN);
             ms.push(t);
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {t:.0} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {t:.0} | {} | {} |",
                 r.shape_text(),
                 r.dtype,
                 cell(&r.epilogue),
                 cell(&r.config_source),
+                cell(&r.first_call_kernel),
                 us(r.ours_us),
                 cell(&r.config)
             );

@@ -169,6 +169,11 @@ pub struct Row {
     /// "nearest" or "default" (empty in reports older than the field).
     #[serde(default)]
     pub config_source: String,
+    /// `bench --first-call`: how that launch got its kernel: "prebuilt" (a CUBIN the
+    /// macro built, feature `aot`), "binary cache", "compiled" (NVRTC or the OpenCL
+    /// driver ran) or "in process" (compiled earlier in this run).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub first_call_kernel: String,
     /// Why a column is missing or a failure, in words; empty when all went well.
     pub note: String,
 }

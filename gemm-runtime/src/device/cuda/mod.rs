@@ -255,9 +255,10 @@ fn load_kernel(c: &Ctx, cubin: Vec<u8>, symbol: &str, log: String) -> Result<Cud
     })
 }
 
-/// `CROSSGEMM_LOG` and `CROSSGEMM_DUMP` for a kernel loaded from the binary cache: the
-/// ptxas report comes from the log stored with the CUBIN.
-fn log_hit(source: &str, symbol: &str, arch: Arch, defines: &[(String, u32)], k: &CudaKernel, ms: f64) {
+/// `CROSSGEMM_LOG` and `CROSSGEMM_DUMP` for a kernel loaded rather than compiled (`how`:
+/// from the binary cache, prebuilt): the ptxas report comes from the log kept with the
+/// CUBIN.
+fn log_loaded(how: &str, source: &str, symbol: &str, arch: Arch, defines: &[(String, u32)], k: &CudaKernel, ms: f64) {
     if let Some(dir) = crate::env::dump_dir() {
         dump(Path::new(&dir), source, symbol, arch, defines, &k.log);
     }
@@ -268,7 +269,7 @@ fn log_hit(source: &str, symbol: &str, arch: Arch, defines: &[(String, u32)], k:
             .collect::<Vec<_>>()
             .join(" ");
         eprintln!(
-            "crossgemm: nvrtc sm_{arch} {symbol} [{defs}] binary cache hit, loaded in {ms:.1} ms: {}",
+            "crossgemm: nvrtc sm_{arch} {symbol} [{defs}] {how}, loaded in {ms:.1} ms: {}",
             if k.ptxas.summary.is_empty() {
                 "no ptxas report"
             } else {
@@ -355,24 +356,43 @@ impl DeviceBackend for CudaBackend {
             cc: self.arch,
             suffix: needs.arch_suffix,
         };
+        let options = nvrtc_options(arch, defines);
+        if let Some(p) = crate::prebuilt::find(source, symbol, &options) {
+            let start = Instant::now();
+            // A driver that refuses it (older than the NVRTC that built it) compiles.
+            if let Ok(k) = load_kernel(c, p.cubin().to_vec(), symbol, p.log().to_string()) {
+                crate::prebuilt::count_loaded();
+                log_loaded(
+                    "prebuilt",
+                    source,
+                    symbol,
+                    arch,
+                    defines,
+                    &k,
+                    start.elapsed().as_secs_f64() * 1e3,
+                );
+                return Ok(Arc::new(k));
+            }
+        }
         let cache = BinaryCache::from_env();
-        let key = cache.as_ref().map(|_| {
-            BinaryKey::new(
-                "cuda",
-                source,
-                symbol,
-                &nvrtc_options(arch, defines),
-                &self.info,
-                &nvrtc_version(),
-            )
-        });
+        let key = cache
+            .as_ref()
+            .map(|_| BinaryKey::new("cuda", source, symbol, &options, &self.info, &nvrtc_version()));
         if let (Some(cache), Some(key)) = (&cache, &key) {
             if let Some(entry) = cache.load(key) {
                 let start = Instant::now();
                 match load_kernel(c, entry.binary, symbol, entry.log) {
                     Ok(k) => {
                         binary_cache::count_hit();
-                        log_hit(source, symbol, arch, defines, &k, start.elapsed().as_secs_f64() * 1e3);
+                        log_loaded(
+                            "binary cache hit",
+                            source,
+                            symbol,
+                            arch,
+                            defines,
+                            &k,
+                            start.elapsed().as_secs_f64() * 1e3,
+                        );
                         return Ok(Arc::new(k));
                     }
                     Err(e) => cache.reject(key, &e.to_string()),

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Issue 12 on the H200 (binaries of `scripts/dev-build.sh .dev/aot`: the CLI built with the
+# `aot` feature, its kernels' table configs embedded as CUBINs).
+# Fresh-process first calls over the f16 table (22 shapes x none, bias_relu, bias_gelu) and
+# the bf16 one (22 shapes, none), each process with an empty crossgemm cache and an empty
+# CUDA compute cache (CUDA_CACHE_PATH: what a new machine sees; session e measured a cold
+# median of 722 ms without prebuilt CUBINs). The `kernel` column of each report says
+# whether the first call loaded a prebuilt CUBIN or ran NVRTC.
+# Everything lands in $OUT/aot.tgz (one JSON and log per case, fresh-table.tsv).
+set -u
+B=.dev/aot
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export CROSSGEMM_COMMIT=$(head -1 $B/COMMIT) CROSSGEMM_REQUIRE_CUDA=1 CROSSGEMM_REQUIRE_NVRTC=1
+mkdir -p $OUT/aot/json
+cp $B/COMMIT $OUT/aot/commit.txt
+SHAPES="1024x1024x1024 2048x2048x2048 4096x4096x4096 8192x8192x8192 1024x1024x2048 16x4096x4096 128x8192x8192 4096x4096x128 1000x1000x1000 3000x5000x700 1x12288x4096 16x12288x4096 128x12288x4096 2048x12288x4096 1x11008x4096 16x11008x4096 128x11008x4096 2048x11008x4096 1x4096x11008 16x4096x11008 128x4096x11008 2048x4096x11008"
+printf "shape\tdtype\tepilogue\tfirst_call\n" > $OUT/aot/fresh-table.tsv
+i=0
+one() { # shape dtype epilogue
+  i=$((i+1)); rm -rf /tmp/cc-$i /tmp/cg-$i
+  CUDA_CACHE_PATH=/tmp/cc-$i CROSSGEMM_CACHE_DIR=/tmp/cg-$i timeout 40 $B/crossgemm bench --first-call --shape $1 --dtypes $2 --epilogues $3 --no-vendor --runs 10 --out $OUT/aot/json --name c$i > $OUT/aot/json/c$i.log 2>&1
+  printf "%s\t%s\t%s\t%s\n" "$1" "$2" "$3" "$(grep -o 'first call [0-9]* ms ([^)]*)' $OUT/aot/json/c$i.log | head -1)" >> $OUT/aot/fresh-table.tsv
+}
+for s in $SHAPES; do for e in none bias_relu bias_gelu; do one $s f16 $e; done; done
+for s in $SHAPES; do one $s bf16 none; done
+grep -c prebuilt $OUT/aot/fresh-table.tsv
+awk -F'\t' 'NR>1 {split($4,a," "); print a[3]}' $OUT/aot/fresh-table.tsv | sort -n | awk '{a[NR]=$1} END {print "first calls:", NR, "median", a[int((NR+1)/2)], "ms, largest", a[NR], "ms"}'
+grep -v prebuilt $OUT/aot/fresh-table.tsv | head -12
+cd $OUT && tar czf aot.tgz aot && rm -rf aot
