@@ -19,6 +19,7 @@ pub mod merge;
 pub mod plan;
 pub mod records;
 pub mod space;
+pub mod staging;
 pub mod swizzle;
 pub mod table;
 pub mod target;

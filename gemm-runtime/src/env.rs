@@ -100,6 +100,11 @@ pub const VARS: &[Var] = &[
         check: check_flag,
     },
     Var {
+        name: "CROSSGEMM_STAGE",
+        accepts: "auto (or empty), always, never",
+        check: |v| stage_mode_name(v).map(|_| ()).ok_or_else(|| "auto".into()),
+    },
+    Var {
         name: "CROSSGEMM_DUMP",
         accepts: "a folder (created when missing)",
         check: |v| match check_cache_dir(Path::new(v)) {
@@ -243,6 +248,24 @@ fn device_request_ok(v: &str) -> bool {
 /// see [`FLAG`] for the accepted values; anything else is reported and read as off.
 pub(crate) fn flag(name: &str) -> bool {
     checked(name).and_then(|v| flag_value(&v)).unwrap_or(false)
+}
+
+/// The `CROSSGEMM_STAGE` value `v` names, if any.
+pub fn stage_mode_name(v: &str) -> Option<&'static str> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "" | "auto" => Some("auto"),
+        "always" => Some("always"),
+        "never" => Some("never"),
+        _ => None,
+    }
+}
+
+/// `CROSSGEMM_STAGE`: whether launches copy misaligned operands into aligned scratch
+/// first: `auto` (the default: on problems of real work), `always` or `never`.
+pub fn stage_mode() -> &'static str {
+    checked("CROSSGEMM_STAGE")
+        .and_then(|v| stage_mode_name(&v))
+        .unwrap_or("auto")
 }
 
 /// `CROSSGEMM_LOG`: one stderr line per JIT compile and tune.

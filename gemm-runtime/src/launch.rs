@@ -71,6 +71,14 @@ fn launch_impl(
         call::scatter(&mut all, &vals, ir.out_layout, (m, n), out.at, out.batch);
         return out.buf.upload(&encode(ir.out_dtype, &all));
     }
+    // Misaligned operands run from aligned scratch copies (stage.rs); the call is then
+    // the copies' call, so its plan, tune and kernel are the aligned problem's.
+    crate::stage::with_staged(call, |call| launch_call(call, config))
+}
+
+/// [`launch_impl`] past the checks, the host device and staging.
+fn launch_call(call: &Call<'_, '_>, config: Option<&TileConfig>) -> Result<()> {
+    let (spec, dev, out) = (call.spec, call.device(), call.out);
     let key: Option<PlanKey> = config.is_none().then(|| {
         (
             spec as *const KernelSpec as usize,
@@ -92,16 +100,16 @@ fn launch_impl(
     let cfg = match config {
         Some(c) => {
             call.check_config(tk, c)?;
-            return run(&call, tk, *c, None);
+            return run(call, tk, *c, None);
         }
-        None => tune::choose(&call, tk)?,
+        None => tune::choose(call, tk)?,
     };
-    match run(&call, tk, cfg, key.map(|k| (k, generation))) {
+    match run(call, tk, cfg, key.map(|k| (k, generation))) {
         // A winner the device cannot build or run (a record from another driver, a
         // hand-edited cache): forgotten, recorded as failed, and replaced once.
         Err(e) if is_config_fault(&e) => {
-            let other = tune::launch_failed(&call, tk, &cfg, &e)?;
-            run(&call, tk, other, key.map(|k| (k, tune::generation())))
+            let other = tune::launch_failed(call, tk, &cfg, &e)?;
+            run(call, tk, other, key.map(|k| (k, tune::generation())))
         }
         r => r,
     }

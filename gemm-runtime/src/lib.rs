@@ -8,6 +8,7 @@
 //! | public call: launch plans, typed wrappers' entry points | `launch` |
 //! | tuner (options, search, verification) and measuring API | [`tune`], [`mod@bench`] |
 //! | timing protocol shared by both | `measure` |
+//! | staging misaligned operands into aligned scratch | `stage` |
 //! | call preparation: checks, dims, defines, operands | `call` |
 //! | tuning caches and records (disk formats) | `cache`, [`records`] |
 //! | generated-kernel descriptions and their prebuilt CUBINs | `spec`, `prebuilt`, `nvrtc_check` |
@@ -30,6 +31,7 @@ mod prebuilt;
 pub mod records;
 pub mod reference;
 mod spec;
+mod stage;
 pub mod tune;
 mod view;
 
@@ -83,6 +85,7 @@ pub mod __private {
     pub use crate::launch::{launch, launch_with, reference};
     pub use crate::prebuilt::Prebuilt;
     pub use crate::spec::{KernelSpec, TargetKernel};
+    pub use crate::stage::staged_operands;
     pub use crate::tune::{prepare, tune};
     pub use gemm_core::Backend;
     pub use gemm_core::TileConfig;

@@ -1,6 +1,6 @@
 //! The host contract of a config: what a launch of it needs from the runtime.
 
-use crate::ir::DType;
+use crate::ir::{DType, GemmIr, Layout};
 
 /// The extents of one call (C is `m × n`, the product runs over `k`) and how A and B lie
 /// in memory, which decides the alignment-dependent code paths (vector loads, TMA).
@@ -84,6 +84,21 @@ impl Problem {
     /// The same extents with A and B stored as `a` and `b`.
     pub const fn stored(self, a: Stored, b: Stored) -> Problem {
         Problem { a, b, ..self }
+    }
+
+    /// A's and B's rows as stored for `ir`'s layouts: `(contiguous extent, rows of that
+    /// extent)` per matrix. Row-major A is M rows of K, column-major A K columns of M;
+    /// row-major B K rows of N, column-major B N columns of K.
+    pub fn extents(&self, ir: &GemmIr) -> [(usize, usize); 2] {
+        let a = match ir.a_layout() {
+            Layout::RowMajor => (self.k, self.m),
+            Layout::ColMajor => (self.m, self.k),
+        };
+        let b = match ir.b_layout() {
+            Layout::RowMajor => (self.n, self.k),
+            Layout::ColMajor => (self.k, self.n),
+        };
+        [a, b]
     }
 }
 

@@ -3,7 +3,7 @@
 //! one source serves every shape; the families pass them beside their tile constants.
 
 use super::{Problem, Stored};
-use crate::ir::{GemmIr, Layout};
+use crate::ir::GemmIr;
 
 /// Per-shape preprocessor flags for the sources of `emit`:
 /// - `A_VEC` / `B_VEC`: 1 when every stored row of the operand starts on a 16-byte
@@ -17,14 +17,7 @@ use crate::ir::{GemmIr, Layout};
 /// - `A_ALIGN` / `B_ALIGN`: the largest of 8, 4, 2, 1 elements dividing both; the SIMT
 ///   kernel uses VW-wide loads when `VW` divides it.
 pub fn shape_defines(ir: &GemmIr, p: Problem) -> Vec<(&'static str, u32)> {
-    let a_ext = match ir.a_layout() {
-        Layout::RowMajor => p.k,
-        Layout::ColMajor => p.m,
-    };
-    let b_ext = match ir.b_layout() {
-        Layout::RowMajor => p.n,
-        Layout::ColMajor => p.k,
-    };
+    let [(a_ext, _), (b_ext, _)] = p.extents(ir);
     let per_chunk = 16 / ir.ab_dtype.size() as usize;
     let align = |s: Stored, e: usize| {
         [8u32, 4, 2, 1]
@@ -44,7 +37,7 @@ pub fn shape_defines(ir: &GemmIr, p: Problem) -> Vec<(&'static str, u32)> {
 mod tests {
     use super::*;
     use crate::codegen::cuda::tests::ir;
-    use crate::ir::{AccMode, DType};
+    use crate::ir::{AccMode, DType, Layout};
 
     #[test]
     fn transposed_operands_follow_the_kernel_side_layout() {

@@ -1,7 +1,7 @@
 //! The host "device": buffers in host memory; launches never happen, because the
 //! launcher runs the host reference for it directly.
 
-use super::{DeviceBackend, DeviceInfo, KernelArg, RawBuffer};
+use super::{DeviceBackend, DeviceInfo, KernelArg, RawBuffer, RowCopy};
 use crate::error::{GemmError, Result};
 use gemm_core::target::DeviceType;
 use gemm_core::Backend;
@@ -89,6 +89,21 @@ impl DeviceBackend for HostBackend {
         let start = std::time::Instant::now();
         work()?;
         Ok(start.elapsed().as_secs_f64() * 1e3)
+    }
+    fn copy_rows(&self, src: &RawBuffer, dst: &RawBuffer, r: RowCopy) -> Result<()> {
+        if !r.fits(src.bytes, dst.bytes) {
+            return Err(GemmError::Unsupported(format!(
+                "{r:?} between buffers of {} and {} bytes",
+                src.bytes, dst.bytes
+            )));
+        }
+        let from = mem(src).read().expect("host buffer poisoned").clone();
+        let mut to = mem(dst).write().expect("host buffer poisoned");
+        for i in 0..r.rows {
+            let (s, d) = (r.src_off + i * r.src_pitch, r.dst_off + i * r.dst_pitch);
+            to[d..d + r.row_bytes].copy_from_slice(&from[s..s + r.row_bytes]);
+        }
+        Ok(())
     }
     fn copy(&self, src: &RawBuffer, dst: &RawBuffer, bytes: usize) -> Result<()> {
         if bytes > src.bytes || bytes > dst.bytes {

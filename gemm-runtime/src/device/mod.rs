@@ -132,6 +132,14 @@ pub(crate) trait DeviceBackend: Send + Sync {
     fn time_region(&self, work: &mut dyn FnMut() -> Result<()>) -> Result<f64>;
     /// Copies the first `bytes` of `src` to `dst`, in order with the device's other work.
     fn copy(&self, src: &RawBuffer, dst: &RawBuffer, bytes: usize) -> Result<()>;
+    /// Copies the rows `r` describes from `src` to `dst`, in order with the device's other
+    /// work (a driver 2-D copy: staging a misaligned operand into aligned scratch).
+    fn copy_rows(&self, src: &RawBuffer, dst: &RawBuffer, r: RowCopy) -> Result<()>;
+    /// Allocates like [`DeviceBackend::alloc`], leaving the contents undefined where the
+    /// API can (scratch that is written before it is read).
+    fn alloc_uninit(&self, bytes: usize) -> Result<Box<dyn Any + Send + Sync>> {
+        self.alloc(bytes)
+    }
     /// The OpenCL backend behind an OpenCL device (wrapping a caller's memory needs it).
     #[cfg(feature = "opencl")]
     fn as_opencl(&self) -> Option<&opencl::OpenclBackend> {
@@ -142,6 +150,36 @@ pub(crate) trait DeviceBackend: Send + Sync {
     #[cfg(feature = "cuda")]
     fn as_cuda(&self) -> Option<&cuda::CudaBackend> {
         None
+    }
+}
+
+/// `rows` runs of `row_bytes` bytes: run `r` from byte `src_off + r * src_pitch` of the
+/// source to byte `dst_off + r * dst_pitch` of the destination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RowCopy {
+    pub(crate) src_off: usize,
+    pub(crate) src_pitch: usize,
+    pub(crate) dst_off: usize,
+    pub(crate) dst_pitch: usize,
+    pub(crate) row_bytes: usize,
+    pub(crate) rows: usize,
+}
+
+impl RowCopy {
+    /// Whether every run lies inside buffers of these sizes, and pitches hold their runs
+    /// (the 2-D copy APIs require it).
+    pub(crate) fn fits(&self, src_bytes: usize, dst_bytes: usize) -> bool {
+        let end = |off: usize, pitch: usize| {
+            (self.rows.checked_sub(1)?)
+                .checked_mul(pitch)?
+                .checked_add(off)?
+                .checked_add(self.row_bytes)
+        };
+        self.rows == 0
+            || (self.src_pitch >= self.row_bytes
+                && self.dst_pitch >= self.row_bytes
+                && end(self.src_off, self.src_pitch).is_some_and(|e| e <= src_bytes)
+                && end(self.dst_off, self.dst_pitch).is_some_and(|e| e <= dst_bytes))
     }
 }
 
@@ -348,6 +386,15 @@ pub struct RawBuffer {
 impl RawBuffer {
     pub(crate) fn new(device: &Device, bytes: usize) -> Result<RawBuffer> {
         let inner = device.backend().alloc(bytes.max(1))?;
+        Ok(RawBuffer {
+            device: device.clone(),
+            bytes,
+            inner,
+        })
+    }
+    /// Device memory whose contents are undefined until written.
+    pub(crate) fn uninit(device: &Device, bytes: usize) -> Result<RawBuffer> {
+        let inner = device.backend().alloc_uninit(bytes.max(1))?;
         Ok(RawBuffer {
             device: device.clone(),
             bytes,

@@ -147,9 +147,16 @@ pub fn tune_with(
             spec.name
         )));
     }
+    // The problem launches run (stage.rs): misaligned operands as their aligned copies.
+    crate::stage::with_staged(call, |call| tune_call(call, opts))
+}
+
+/// [`tune_with`] past the checks and staging.
+fn tune_call(call: &Call<'_, '_>, opts: &TuneOptions) -> Result<TuneReport> {
+    let (spec, dev) = (call.spec, call.device());
     let tk = call.target()?;
     let _guard = TUNING.lock().unwrap_or_else(|e| e.into_inner());
-    let r = search::tune_locked(&call, tk, opts)?;
+    let r = search::tune_locked(call, tk, opts)?;
     let mkey: MemoKey = (spec as *const KernelSpec as usize, dev.serial(), r.shape_key.clone());
     // Launches read the bucket of their own `CROSSGEMM_TUNE_EXACT` setting.
     if opts.exact_shape == crate::env::flag("CROSSGEMM_TUNE_EXACT") {

@@ -53,15 +53,16 @@ fn operand_rows(ir: &GemmIr, p: Problem) -> [Rows; 2] {
         outer,
         at,
     };
-    let a = match ir.a_layout() {
-        Layout::RowMajor => rows("A", "K", p.k, p.m, p.a),
-        Layout::ColMajor => rows("A", "M", p.m, p.k, p.a),
+    let [(ae, ao), (be, bo)] = p.extents(ir);
+    let a_dim = match ir.a_layout() {
+        Layout::RowMajor => "K",
+        Layout::ColMajor => "M",
     };
-    let b = match ir.b_layout() {
-        Layout::ColMajor => rows("B", "K", p.k, p.n, p.b),
-        Layout::RowMajor => rows("B", "N", p.n, p.k, p.b),
+    let b_dim = match ir.b_layout() {
+        Layout::ColMajor => "K",
+        Layout::RowMajor => "N",
     };
-    [a, b]
+    [rows("A", a_dim, ae, ao, p.a), rows("B", b_dim, be, bo, p.b)]
 }
 
 /// Whether an operand stored at `at` is one matrix per product of `p`'s batch (not

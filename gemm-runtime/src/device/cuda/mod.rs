@@ -9,7 +9,7 @@
 //! a machine without CUDA simply lists no CUDA device.
 
 use super::binary_cache::{self, BinaryCache, BinaryKey};
-use super::{Device, DeviceBackend, DeviceInfo, KernelArg, RawBuffer};
+use super::{Device, DeviceBackend, DeviceInfo, KernelArg, RawBuffer, RowCopy};
 use gemm_core::Backend;
 
 mod interop;
@@ -565,6 +565,66 @@ impl DeviceBackend for CudaBackend {
         // SAFETY: both are live memory of at least `bytes` on this context, and the
         // copy is ordered with every other use of them on the one stream.
         unsafe { dres::memcpy_dtod_async(dp, sp, bytes, c.stream.cu_stream()) }.map_err(|e| driver_err("copy", e))
+    }
+
+    fn copy_rows(&self, src: &RawBuffer, dst: &RawBuffer, r: RowCopy) -> Result<()> {
+        let c = self.ctx()?;
+        let ((sp, s_len), (dp, d_len)) = (self.mem(c, src)?, self.mem(c, dst)?);
+        let op = || format!("2-D copy of {} rows of {} bytes", r.rows, r.row_bytes);
+        if !r.fits(s_len, d_len) {
+            return Err(GemmError::Driver {
+                backend: "CUDA",
+                op: op(),
+                message: format!("{r:?} between buffers of {s_len} and {d_len} bytes"),
+                source: None,
+            });
+        }
+        if r.rows == 0 || r.row_bytes == 0 {
+            return Ok(());
+        }
+        c.ctx.bind_to_thread().map_err(|e| driver_err(op(), e))?;
+        let copy = dsys::CUDA_MEMCPY2D {
+            srcXInBytes: 0,
+            srcY: 0,
+            srcMemoryType: dsys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+            srcHost: std::ptr::null(),
+            srcDevice: sp + r.src_off as u64,
+            srcArray: std::ptr::null_mut(),
+            srcPitch: r.src_pitch,
+            dstXInBytes: 0,
+            dstY: 0,
+            dstMemoryType: dsys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+            dstHost: std::ptr::null_mut(),
+            dstDevice: dp + r.dst_off as u64,
+            dstArray: std::ptr::null_mut(),
+            dstPitch: r.dst_pitch,
+            WidthInBytes: r.row_bytes,
+            Height: r.rows,
+        };
+        // SAFETY: both are live memory of this context and `fits` checked that every run
+        // lies inside them; the copy is ordered with every other use on the one stream.
+        unsafe { dsys::cuMemcpy2DAsync_v2(&copy, c.stream.cu_stream()) }
+            .result()
+            .map_err(|e| driver_err(op(), e))
+    }
+
+    fn alloc_uninit(&self, bytes: usize) -> Result<Box<dyn Any + Send + Sync>> {
+        let c = self.ctx()?;
+        // SAFETY: the contents are undefined until written, which is this allocation's
+        // contract (scratch that is filled before any kernel reads it).
+        let s = unsafe { c.stream.alloc::<u8>(bytes.max(1)) }
+            .map_err(|e| driver_err(format!("allocating {bytes} bytes of scratch"), e))?;
+        let (ptr, _sync) = s.device_ptr(&c.stream);
+        if ptr % 256 != 0 {
+            return Err(GemmError::Driver {
+                backend: "CUDA",
+                op: "alloc".into(),
+                message: format!("allocation at {ptr:#x} is not 256-byte aligned"),
+                source: None,
+            });
+        }
+        drop(_sync);
+        Ok(Box::new(s))
     }
 }
 

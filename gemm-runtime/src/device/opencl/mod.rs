@@ -8,14 +8,14 @@
 //! instead, in order with the caller's own work on it.
 
 use super::binary_cache::{self, BinaryCache, BinaryKey};
-use super::{Device, DeviceBackend, DeviceInfo, KernelArg, RawBuffer};
+use super::{Device, DeviceBackend, DeviceInfo, KernelArg, RawBuffer, RowCopy};
 use crate::error::{GemmError, Result};
 use gemm_core::target::DeviceType;
 use gemm_core::Backend;
 use gemm_core::{CompileNeeds, LaunchDims};
 use opencl3::command_queue::{
-    enqueue_copy_buffer, enqueue_fill_buffer, enqueue_read_buffer, enqueue_write_buffer, retain_command_queue,
-    CommandQueue, CL_QUEUE_PROFILING_ENABLE,
+    enqueue_copy_buffer, enqueue_copy_buffer_rect, enqueue_fill_buffer, enqueue_read_buffer, enqueue_write_buffer,
+    retain_command_queue, CommandQueue, CL_QUEUE_PROFILING_ENABLE,
 };
 use opencl3::context::Context;
 use opencl3::device::{Device as ClDevice, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU};
@@ -34,6 +34,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 const BACKEND: &str = "OpenCL";
+
+mod interop;
 
 /// Every OpenCL device of this process, found once.
 ///
@@ -663,6 +665,48 @@ impl DeviceBackend for OpenclBackend {
         Ok(())
     }
 
+    fn copy_rows(&self, src: &RawBuffer, dst: &RawBuffer, r: RowCopy) -> Result<()> {
+        let op = format!(
+            "2-D copy of {} rows of {} bytes on {}",
+            r.rows, r.row_bytes, self.info.id
+        );
+        let (s, d) = (self.buffer(src, &op)?, self.buffer(dst, &op)?);
+        if !r.fits(src.bytes, dst.bytes) {
+            return Err(driver_err(
+                &op,
+                format!("{r:?} between buffers of {} and {} bytes", src.bytes, dst.bytes),
+            ));
+        }
+        if r.rows == 0 || r.row_bytes == 0 {
+            return Ok(());
+        }
+        // The whole start offset goes in the x origin: the rectangle's byte address is
+        // `origin[0] + origin[1] * row_pitch`, and the runs never need to start on a row.
+        let (so, d_o, region) = ([r.src_off, 0, 0], [r.dst_off, 0, 0], [r.row_bytes, r.rows, 1]);
+        // SAFETY: both buffers belong to this context and `fits` checked every run lies
+        // inside them; the origin and region arrays outlive the call, and the in-order
+        // queue orders the copy with every other use of the buffers.
+        let ev = unsafe {
+            enqueue_copy_buffer_rect(
+                self.queue.get(),
+                s.mem.get(),
+                d.mem.get(),
+                so.as_ptr(),
+                d_o.as_ptr(),
+                region.as_ptr(),
+                r.src_pitch,
+                0,
+                r.dst_pitch,
+                0,
+                0,
+                ptr::null(),
+            )
+        }
+        .map_err(|e| cl_err(&op, ClError(e), ""))?;
+        drop(Event::new(ev));
+        Ok(())
+    }
+
     fn time_launch(&self, kernel: &(dyn Any + Send + Sync), dims: LaunchDims, args: &[KernelArg<'_>]) -> Result<f64> {
         if !self.profiling {
             // A caller's queue without profiling: the host clock around the launch,
@@ -718,59 +762,6 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
     })
-}
-
-impl Device {
-    /// A device that runs everything on the caller's OpenCL queue: every upload, launch
-    /// and download of crossgemm's calls on it is enqueued there, in order with the
-    /// caller's own commands, and a launch returns without waiting (only
-    /// [`Device::synchronize`], a download, a tune (under `CROSSGEMM_TUNE=full`, a launch
-    /// whose shape has no winner yet) and the first launch of a config at a new build
-    /// variant, which checks it, wait for the queue).
-    ///
-    /// The queue, its context and device are retained: they live while the device or a
-    /// buffer of it does, whatever the caller drops. Buffers of the queue's context can
-    /// be used as operands ([`Matrix::from_opencl_buffer`](crate::Matrix::from_opencl_buffer));
-    /// crossgemm's own devices (of their own contexts) do not mix with this one. A queue
-    /// without profiling works; the tuner then times launches on the host clock.
-    pub fn from_opencl_queue(queue: &CommandQueue) -> Result<Device> {
-        // SAFETY: an opencl3 queue holds a valid handle for as long as it lives.
-        unsafe { Device::from_raw_opencl_queue(queue.get()) }
-    }
-
-    /// [`Device::from_opencl_queue`] for a raw `cl_command_queue` (another binding's).
-    ///
-    /// # Safety
-    /// `queue` must be a valid OpenCL command queue.
-    pub unsafe fn from_raw_opencl_queue(queue: cl_command_queue) -> Result<Device> {
-        let b = OpenclBackend::from_raw_queue(queue)
-            .map_err(|e| cl_err("making a device from a caller's OpenCL queue", e, ""))?;
-        Ok(Device::from_backend(Box::new(b)))
-    }
-
-    /// A view of `bytes` from byte `origin` of the caller's `mem`: the memory itself at
-    /// origin 0, else an OpenCL sub-buffer. Retained either way.
-    ///
-    /// # Safety
-    /// `mem` must be a valid OpenCL memory object.
-    pub(crate) unsafe fn view_cl_mem(&self, mem: cl_mem, origin: usize, bytes: usize) -> Result<RawBuffer> {
-        let b = self.backend().as_opencl().ok_or_else(|| {
-            driver_err(
-                "viewing a caller's cl_mem",
-                format!("{} is not an OpenCL device", self.info().id),
-            )
-        })?;
-        let inner = if origin == 0 {
-            b.wrap(mem, bytes)?
-        } else {
-            b.sub_buffer(mem, origin, bytes)?
-        };
-        Ok(RawBuffer {
-            device: self.clone(),
-            bytes,
-            inner,
-        })
-    }
 }
 
 #[cfg(test)]

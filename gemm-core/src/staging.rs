@@ -1,0 +1,108 @@
+//! Staging misaligned operands: a call whose A or B rows do not all start on a 16-byte
+//! boundary (a leading dimension, view offset or batch stride that is not a multiple of
+//! 8 f16/bf16 or 4 f32 elements: K = 700, a view of odd pitch) takes every family's slow
+//! load path: element loads in the mma.sync and SIMT kernels, 4- or 8-byte cp.async
+//! instead of TMA in wgmma. Measured on the H200 (session e): views of pitch K + 3 ran at
+//! 0.15–0.21× the packed time, and 3000×5000×700 at 0.59× cuBLAS on an mma.sync tile.
+//!
+//! So the runtime copies such an operand first (a driver 2-D copy, one per matrix of a
+//! batch) into scratch rows of the next 16-byte multiple, and runs the kernel on that
+//! aligned copy. The copy reads and writes the operand once; the GEMM reads it
+//! `N / BN` (A) or `M / BM` (B) times, so on problems of real work the copy is the
+//! smaller cost. Below [`MIN_FLOP`] of work a launch is dominated by fixed costs and the
+//! copy's own launch would not pay.
+//!
+//! Padding elements past the extent are never read: every family bounds its loads by
+//! the problem's extents, and zero-fills the part of a chunk past them.
+
+use crate::family::{Problem, Stored};
+use crate::ir::GemmIr;
+
+/// Work (2·M·N·K per product, times the batch) below which a misaligned operand is used
+/// where it lies. About a 512³ GEMM: a few microseconds on a GPU, where a copy's launch
+/// alone costs a few more. Provisional: set from the slow paths' measured costs, to be
+/// re-measured against staged runs.
+pub const MIN_FLOP: f64 = (1u64 << 27) as f64;
+
+/// Elements per 16 bytes of `ir`'s operand type.
+fn per_chunk(ir: &GemmIr) -> usize {
+    16 / ir.ab_dtype.size() as usize
+}
+
+/// Whether A's and B's rows all start on 16-byte boundaries at `p`.
+pub fn aligned(ir: &GemmIr, p: Problem) -> [bool; 2] {
+    let [a, b] = p.extents(ir);
+    [
+        p.a.rows_aligned(a.0, per_chunk(ir)),
+        p.b.rows_aligned(b.0, per_chunk(ir)),
+    ]
+}
+
+/// Which of A and B a launch of `p` stages (see the module doc): the misaligned ones, on
+/// problems of at least [`MIN_FLOP`] of work; both false otherwise.
+pub fn worth_staging(ir: &GemmIr, p: Problem) -> [bool; 2] {
+    let flop = 2.0 * p.m as f64 * p.n as f64 * p.k as f64 * p.batch.max(1) as f64;
+    if flop < MIN_FLOP {
+        return [false; 2];
+    }
+    aligned(ir, p).map(|ok| !ok)
+}
+
+/// Where a staged operand lies in its scratch buffer: rows of the extent rounded up to
+/// 16 bytes from element 0 and, for one matrix per product (a nonzero batch stride), the
+/// matrices one after another; a broadcast operand stays one matrix.
+pub fn staged_at(ir: &GemmIr, extent: usize, rows: usize, at: Stored) -> Stored {
+    let ld = extent.div_ceil(per_chunk(ir)).max(1) * per_chunk(ir);
+    let bstride = if at.bstride != 0 { ld * rows } else { 0 };
+    Stored::new(ld, 0).with_bstride(bstride)
+}
+
+/// `p` after staging the operands `which` marks: those now packed in scratch.
+pub fn staged(ir: &GemmIr, p: Problem, which: [bool; 2]) -> Problem {
+    let [a, b] = p.extents(ir);
+    Problem {
+        a: if which[0] { staged_at(ir, a.0, a.1, p.a) } else { p.a },
+        b: if which[1] { staged_at(ir, b.0, b.1, p.b) } else { p.b },
+        ..p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codegen::cuda::tests::ir;
+    use crate::ir::{AccMode, DType, Layout};
+
+    #[test]
+    fn odd_k_stages_both_k_major_operands_and_small_problems_none() {
+        let g = ir(DType::F16, AccMode::F32, Layout::RowMajor, Layout::ColMajor);
+        // Row-major A (M×K) and column-major B (K-major): K = 700 is 1400-byte rows.
+        let p = Problem::new(3000, 5000, 700);
+        assert_eq!(aligned(&g, p), [false, false]);
+        assert_eq!(worth_staging(&g, p), [true, true]);
+        let s = staged(&g, p, [true, true]);
+        assert_eq!((s.a, s.b), (Stored::new(704, 0), Stored::new(704, 0)));
+        assert_eq!(aligned(&g, s), [true, true]);
+        assert_eq!(worth_staging(&g, Problem::new(33, 17, 31)), [false, false]);
+        assert_eq!(worth_staging(&g, Problem::new(4096, 4096, 4096)), [false, false]);
+    }
+
+    #[test]
+    fn a_view_of_odd_pitch_or_offset_stages_that_operand_only() {
+        let g = ir(DType::F16, AccMode::F32, Layout::RowMajor, Layout::ColMajor);
+        let p = Problem::new(1024, 1024, 1024);
+        let odd_pitch = p.stored(Stored::new(1027, 0), Stored::default());
+        assert_eq!(worth_staging(&g, odd_pitch), [true, false]);
+        let odd_offset = p.stored(Stored::default(), Stored::new(0, 3));
+        assert_eq!(worth_staging(&g, odd_offset), [false, true]);
+        // A batched operand keeps one matrix per product, packed; a broadcast one stays one.
+        let b = p
+            .stored(Stored::new(1027, 0).with_bstride(1027 * 1024 + 5), Stored::new(1025, 0))
+            .batched(4);
+        let s = staged(&g, b, worth_staging(&g, b));
+        // Rows of the extent (K = 1024), whatever the pitch was.
+        assert_eq!(s.a, Stored::new(1024, 0).with_bstride(1024 * 1024));
+        assert_eq!(s.b, Stored::new(1024, 0));
+        assert_eq!(s.batch, 4);
+    }
+}

@@ -1,0 +1,113 @@
+//! Staging misaligned operands before a launch (policy and why:
+//! [`gemm_core::staging`]): the A or B of a call whose rows do not all start on a
+//! 16-byte boundary is copied, one driver 2-D copy per matrix, into scratch rows of the
+//! next 16-byte multiple, and the kernel runs on that aligned copy, so that it takes its
+//! vector, cp.async or TMA path instead of element loads.
+//!
+//! The copies are queued on the device's stream (queue) ahead of the kernel, and the
+//! scratch is freed in stream order when the launch's [`Staged`] is dropped (cudarc frees
+//! asynchronously on the stream; OpenCL keeps a released buffer until the commands using
+//! it are done), so nothing waits. `CROSSGEMM_STAGE` (`auto`, `always`, `never`) overrides
+//! the policy.
+
+use crate::call::{Arg, Call};
+use crate::device::{RawBuffer, RowCopy};
+use crate::error::Result;
+use gemm_core::staging;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A call's staged operands: the scratch holding each, and the argument that replaces it.
+pub(crate) struct Staged {
+    /// (parameter index, scratch, the operand as it lies there).
+    ops: Vec<(usize, RawBuffer, gemm_core::Stored)>,
+}
+
+static STAGED: AtomicU64 = AtomicU64::new(0);
+
+/// Operands staged in this process so far (tests check that a path was taken).
+pub fn staged_operands() -> u64 {
+    STAGED.load(Ordering::Relaxed)
+}
+
+/// Which of A and B `call` stages under `CROSSGEMM_STAGE`.
+fn which(call: &Call<'_, '_>) -> [bool; 2] {
+    let (ir, p) = (call.ir(), call.problem);
+    // Aligned calls (nearly all) do not read the environment on their warm path.
+    if staging::aligned(ir, p) == [true; 2] {
+        return [false; 2];
+    }
+    match crate::env::stage_mode() {
+        "never" => [false; 2],
+        "always" => staging::aligned(ir, p).map(|ok| !ok),
+        _ => staging::worth_staging(ir, p),
+    }
+}
+
+/// Copies the operands of `call` that [`which`] picks into scratch (queued, not waited
+/// for); `None` when none is.
+pub(crate) fn stage(call: &Call<'_, '_>) -> Result<Option<Staged>> {
+    let which = which(call);
+    if !which.contains(&true) {
+        return Ok(None);
+    }
+    let (ir, p, dev) = (call.ir(), call.problem, call.device());
+    let esz = ir.ab_dtype.size() as usize;
+    let mut ops = Vec::new();
+    for (side, &param) in [ir.a, ir.b].iter().enumerate().filter(|(s, _)| which[*s]) {
+        let param = param as usize;
+        let Arg::Matrix { buf, at, .. } = call.args[param] else {
+            unreachable!("A and B are matrices (checked by Call::new)")
+        };
+        let (extent, rows) = p.extents(ir)[side];
+        let kernel_at = [p.a, p.b][side];
+        let to = staging::staged_at(ir, extent, rows, kernel_at);
+        // One matrix per product where the kernel reads one per product, else one.
+        let count = if kernel_at.bstride != 0 { p.batch } else { 1 };
+        let scratch = RawBuffer::uninit(dev, to.pitch(extent) * rows * count * esz)?;
+        for z in 0..count {
+            let copy = RowCopy {
+                src_off: (at.offset + z * at.bstride) * esz,
+                src_pitch: at.pitch(extent) * esz,
+                dst_off: z * to.bstride * esz,
+                dst_pitch: to.pitch(extent) * esz,
+                row_bytes: extent * esz,
+                rows,
+            };
+            dev.backend().copy_rows(buf, &scratch, copy)?;
+        }
+        STAGED.fetch_add(1, Ordering::Relaxed);
+        ops.push((param, scratch, to));
+    }
+    Ok(Some(Staged { ops }))
+}
+
+impl Staged {
+    /// `args` with each staged operand replaced by its scratch copy.
+    pub(crate) fn args<'s>(&'s self, args: &[Arg<'s>]) -> Vec<Arg<'s>> {
+        let mut out = args.to_vec();
+        for (param, scratch, to) in &self.ops {
+            if let Arg::Matrix { rows, cols, batch, .. } = args[*param] {
+                out[*param] = Arg::Matrix {
+                    buf: scratch,
+                    rows,
+                    cols,
+                    at: *to,
+                    batch,
+                };
+            }
+        }
+        out
+    }
+}
+
+/// Runs `f` on `call`, or on the call of its staged copies where [`stage`] stages any
+/// (the scratch lives until `f` returns; the work `f` queues is ordered after the copies).
+pub(crate) fn with_staged<R>(call: Call<'_, '_>, f: impl FnOnce(&Call<'_, '_>) -> Result<R>) -> Result<R> {
+    match stage(&call)? {
+        Some(s) => {
+            let args = s.args(call.args);
+            f(&Call::new(call.spec, &args, call.out)?)
+        }
+        None => f(&call),
+    }
+}
