@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# Issue 12 on the H200 (binaries of `scripts/dev-build.sh .dev/aot`: the CLI built with the
-# `aot` feature, its kernels' table configs embedded as CUBINs).
-# Fresh-process first calls over the f16 table (22 shapes x none, bias_relu, bias_gelu) and
+# For the next H200 session (written 2026-12-01 session f, not run yet: loans were paused).
+# Binaries of `scripts/dev-build.sh .dev/aot` (the CLI built with the `aot` feature: its
+# kernels' table configs embedded as CUBINs; the test binaries as usual).
+# `part1`, issue 12: fresh-process first calls over the f16 table (22 shapes x none, bias_relu, bias_gelu) and
 # the bf16 one (22 shapes, none), each process with an empty crossgemm cache and an empty
 # CUDA compute cache (CUDA_CACHE_PATH: what a new machine sees; session e measured a cold
 # median of 722 ms without prebuilt CUBINs). The `kernel` column of each report says
 # whether the first call loaded a prebuilt CUBIN or ran NVRTC.
+# `part2`, issues 10 and 13, staged operands (a misaligned A or B copied into aligned
+# scratch first): tests/staged.rs through CUDA and compute-sanitizer memcheck on it; then
+# 3000x5000x700 (K = 700: 1400-byte rows) beside cuBLAS/cuBLASLt with staging on (the
+# default) and off (CROSSGEMM_STAGE=never: session e's 0.59x), and views of pitch K + 3
+# staged against the packed report of session e (bench/results/h200-2026-12-01f/part2).
+# Expected: 3000x5000x700 from 209 us to ~60-80 us (TMA wgmma on K = 704 rows plus ~6 us
+# of copies); K + 3 views from 0.15-0.21x to ~0.8-0.95x of packed.
 # Everything lands in $OUT/aot.tgz (one JSON and log per case, fresh-table.tsv).
 set -u
 B=.dev/aot
@@ -13,6 +21,8 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export CROSSGEMM_COMMIT=$(head -1 $B/COMMIT) CROSSGEMM_REQUIRE_CUDA=1 CROSSGEMM_REQUIRE_NVRTC=1
 mkdir -p $OUT/aot/json
 cp $B/COMMIT $OUT/aot/commit.txt
+case "${1:-part1}" in
+part1)
 SHAPES="1024x1024x1024 2048x2048x2048 4096x4096x4096 8192x8192x8192 1024x1024x2048 16x4096x4096 128x8192x8192 4096x4096x128 1000x1000x1000 3000x5000x700 1x12288x4096 16x12288x4096 128x12288x4096 2048x12288x4096 1x11008x4096 16x11008x4096 128x11008x4096 2048x11008x4096 1x4096x11008 16x4096x11008 128x4096x11008 2048x4096x11008"
 printf "shape\tdtype\tepilogue\tfirst_call\n" > $OUT/aot/fresh-table.tsv
 i=0
@@ -26,4 +36,19 @@ for s in $SHAPES; do one $s bf16 none; done
 grep -c prebuilt $OUT/aot/fresh-table.tsv
 awk -F'\t' 'NR>1 {split($4,a," "); print a[3]}' $OUT/aot/fresh-table.tsv | sort -n | awk '{a[NR]=$1} END {print "first calls:", NR, "median", a[int((NR+1)/2)], "ms, largest", a[NR], "ms"}'
 grep -v prebuilt $OUT/aot/fresh-table.tsv | head -12
+;;
+part2)
+  CROSSGEMM_CACHE_DIR=/tmp/cg-st CROSSGEMM_TEST_DEVICES=cuda:0 timeout 150 $B/staged > $OUT/aot/staged.log 2>&1; echo "staged rc=$?"
+  grep -hE "test result|panicked" -A3 $OUT/aot/staged.log | head -6
+  CROSSGEMM_CACHE_DIR=/tmp/cg-stsan CROSSGEMM_TEST_DEVICES=cuda:0 timeout 150 /usr/local/cuda/bin/compute-sanitizer --tool memcheck $B/staged > $OUT/aot/san-staged.log 2>&1; echo "memcheck rc=$?"
+  grep -E "ERROR SUMMARY|test result" $OUT/aot/san-staged.log
+  C="--shape 3000x5000x700 --dtypes f16 --epilogues none,bias_relu,bias_gelu --out $OUT/aot"
+  CROSSGEMM_CACHE_DIR=/tmp/cg-k700 timeout 150 $B/crossgemm bench $C --name k700-staged > $OUT/aot/k700-staged.log 2>&1; echo "k700 staged rc=$?"
+  CROSSGEMM_STAGE=never CROSSGEMM_CACHE_DIR=/tmp/cg-k700n timeout 150 $B/crossgemm bench $C --name k700-direct > $OUT/aot/k700-direct.log 2>&1; echo "k700 direct rc=$?"
+  grep -hE "^\| 3000x5000x700" $OUT/aot/k700-*.md
+  S="--shape 4096x4096x4096 --shape 2048x11008x4096 --shape 16x4096x4096 --shape 1000x1000x1000 --shape 4096x4096x128"
+  CROSSGEMM_CACHE_DIR=/tmp/cg-p3 timeout 200 $B/crossgemm bench $S --dtypes f16 --epilogues none,bias_relu --no-vendor --pad 3 --out $OUT/aot --name pad3-staged --against bench/results/h200-2026-12-01f/part2/packed.json > $OUT/aot/pad3.log 2>&1; echo "pad3 rc=$?"
+  grep -A14 "^## Change" $OUT/aot/pad3-staged.md | head -18
+;;
+esac
 cd $OUT && tar czf aot.tgz aot && rm -rf aot

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds what an H200 call runs (there is no cargo on the GPU machine) into a git-ignored
 # folder to `carry`: the CLI with the cuBLAS baseline and prebuilt CUBINs, the CUDA test binaries (kernels,
-# epilogue values, CUDA interop, views, batches), the runtime's unit tests and the CUDA interop example,
+# epilogue values, CUDA interop, views, batches, staged operands), the runtime's unit tests and the CUDA interop example,
 # stripped, with the commit they were built at. Usage: scripts/dev-build.sh [.dev/DIR]
 # (default .dev/next). The bench/h200-*.sh scripts name the folder they expect.
 set -euo pipefail
@@ -16,7 +16,7 @@ rm -rf "$out" && mkdir -p "$out"
 cargo build --release --features baseline,aot --bin crossgemm
 cp target/release/crossgemm "$out/"
 cargo build --release --features baseline --example interop_cuda
-cargo test --release --features baseline --no-run --test kernels --test epilogue_values --test interop_cuda --test views --test batched 2>&1 | tee "$log"
+cargo test --release --features baseline --no-run --test kernels --test epilogue_values --test interop_cuda --test views --test batched --test staged 2>&1 | tee "$log"
 cargo test --release -p gemm-runtime --features cuda,opencl --lib --no-run 2>&1 | tee -a "$log"
 # The test executables, by the source they were built from.
 exe() { grep -E "Executable $1 " "$log" | sed -E 's/.*\((.*)\)$/\1/' | tail -1; }
@@ -26,8 +26,9 @@ cp "$(exe tests/epilogue_values.rs)" "$out/epilogue_values"
 cp "$(exe tests/interop_cuda.rs)" "$out/interop_cuda"
 cp "$(exe tests/views.rs)" "$out/views"
 cp "$(exe tests/batched.rs)" "$out/batched"
+cp "$(exe tests/staged.rs)" "$out/staged"
 cp "$(exe 'unittests src/lib.rs')" "$out/runtime_tests"
-strip "$out"/crossgemm "$out"/interop_cuda_example "$out"/kernels "$out"/epilogue_values "$out"/interop_cuda "$out"/views "$out"/batched "$out"/runtime_tests
+strip "$out"/crossgemm "$out"/interop_cuda_example "$out"/kernels "$out"/epilogue_values "$out"/interop_cuda "$out"/views "$out"/batched "$out"/staged "$out"/runtime_tests
 git rev-parse --short HEAD > "$out/COMMIT"
 git diff --quiet || echo "dirty" >> "$out/COMMIT"
 du -sh "$out"

@@ -37,8 +37,9 @@ pub(crate) enum Fault {
     None,
     /// Every byte set to this.
     Fill(u8),
-    /// One block tile of the config in the middle of the output, each element + 1.
-    Tile,
+    /// One block tile of the config in the middle of product `.0` of the output, each
+    /// element + 1.
+    Tile(usize),
     /// One element in the middle of the output, + 1.
     Element,
 }
@@ -93,14 +94,18 @@ impl Checker {
         let p = &self.plan;
         match p.mode {
             Mode::Full => format!(
-                "every element of the {}x{} output against the host reference, on the tuner's operands",
-                p.m, p.n
-            ),
-            Mode::Sampled => format!(
-                "{} sampled elements against the host reference and the whole {}x{} output against the first verified candidate's{}, on the tuner's operands",
-                p.points.len(),
+                "every element of the {}x{} output{} against the host reference, on the tuner's operands",
                 p.m,
                 p.n,
+                p.checked_products()
+            ),
+            Mode::Sampled => format!(
+                "{} sampled elements{} against the host reference and the whole {}x{} output{} against the first verified candidate's{}, on the tuner's operands",
+                p.points.len(),
+                p.checked_products(),
+                p.m,
+                p.n,
+                if p.batch > 1 { " of every product" } else { "" },
                 match self.reader.as_ref().and_then(|r| r.fallback.as_deref()) {
                     Some(why) => format!(" (copied to the host: the comparison kernel failed to build: {why})"),
                     None => " (on the device)".to_string(),
@@ -144,20 +149,25 @@ impl Checker {
             });
         }
         let reader = self.reader.as_ref().expect("sampled mode has a reader");
-        let at: Vec<usize> = p.points.iter().map(|&(i, j)| p.index(i, j)).collect();
-        let vals = reader.values_at(&self.bufs[0], &at)?;
+        let vals = reader.values_at(&self.bufs[0], &p.point_indices())?;
         if let Err(why) = p.check_points(&vals) {
             return Ok(Verdict::Wrong(why));
         }
-        let n = p.m * p.n;
+        // Every product of a batch: no NaN anywhere, and agreement with the trusted output.
+        let n = p.product_len() * p.batch;
         let Some((t, tcfg)) = self.trusted.filter(|_| self.bufs.len() > 1) else {
             // The first to pass becomes the trusted result: it must have no NaN anywhere
             // (an element never written, outside the sample).
             let d = reader.compare(&self.bufs[0], &self.bufs[0], n, p.filter)?;
             if d.count > 0 {
-                let (i, j) = p.coords(d.first[0].0);
+                let (b, (i, j)) = (d.first[0].0 / p.product_len(), p.coords(d.first[0].0 % p.product_len()));
+                let product = if p.batch > 1 {
+                    format!(" of product {b}")
+                } else {
+                    String::new()
+                };
                 return Ok(Verdict::Wrong(format!(
-                    "{} elements of the output are NaN (never written?), first at ({i},{j}) (whole-output scan)",
+                    "{} elements of the output are NaN (never written?), first at ({i},{j}){product} (whole-output scan)",
                     d.count
                 )));
             }
@@ -178,17 +188,23 @@ impl Checker {
         let budget = p.arbitration_budget();
         let stride = d.first.len().div_ceil(budget).max(1);
         let picked: Vec<&(usize, f32, f32)> = d.first.iter().step_by(stride).collect();
-        let points: Vec<(usize, usize)> = picked.iter().map(|x| p.coords(x.0)).collect();
-        let host = p.host();
-        let refs = reference::gemm_sampled(p.ir, &host, p.k, &points);
         let mut stack = Vec::new();
         let (mut bad_c, mut bad_t) = (Vec::new(), Vec::new());
-        for ((&&(_, c, tv), &(i, j)), r) in picked.iter().zip(&points).zip(&refs) {
-            if let Err(why) = p.element_ok(&host, r, c, i, j, &mut stack) {
-                bad_c.push(why);
-            }
-            if let Err(why) = p.element_ok(&host, r, tv, i, j, &mut stack) {
-                bad_t.push(why);
+        // Each disputed element against its own product's reference.
+        let mut products: Vec<usize> = picked.iter().map(|x| x.0 / p.product_len()).collect();
+        products.dedup();
+        for b in products {
+            let here: Vec<&(usize, f32, f32)> = picked.iter().copied().filter(|x| x.0 / p.product_len() == b).collect();
+            let points: Vec<(usize, usize)> = here.iter().map(|x| p.coords(x.0 % p.product_len())).collect();
+            let host = p.host(b);
+            let refs = reference::gemm_sampled(p.ir, &host, p.k, &points);
+            for ((&&(_, c, tv), &(i, j)), r) in here.iter().zip(&points).zip(&refs) {
+                if let Err(why) = p.element_ok(&host, r, c, i, j, &mut stack) {
+                    bad_c.push(p.in_product(b, why));
+                }
+                if let Err(why) = p.element_ok(&host, r, tv, i, j, &mut stack) {
+                    bad_t.push(p.in_product(b, why));
+                }
             }
         }
         let settled = picked.len();
@@ -268,17 +284,21 @@ impl Checker {
             Fault::None => return Ok(()),
             Fault::Fill(b) => return buf.fill(b),
             Fault::Element => vec![(p.m / 2, p.n / 2)],
-            Fault::Tile => {
+            Fault::Tile(_) => {
                 let (bm, bn) = cfg.block_mn();
                 let (bm, bn) = ((bm as usize).min(p.m), (bn as usize).min(p.n));
                 let (r0, c0) = ((p.m - bm) / 2, (p.n - bn) / 2);
                 (r0..r0 + bm).flat_map(|i| (c0..c0 + bn).map(move |j| (i, j))).collect()
             }
         };
+        let base = match fault {
+            Fault::Tile(b) => b.min(p.batch - 1) * p.product_len(),
+            _ => 0,
+        };
         let dtype = p.ir.out_dtype;
         let mut vals = decode(dtype, &compare::download(buf)?);
         for (i, j) in cells {
-            vals[p.index(i, j)] += 1.0;
+            vals[base + p.index(i, j)] += 1.0;
         }
         buf.upload(&encode(dtype, &vals))
     }

@@ -16,7 +16,7 @@ use crate::call::{self, Arg, Call, OutArg};
 use crate::device::RawBuffer;
 use crate::error::{GemmError, Result};
 use crate::reference::{try_vec, HostOperand};
-use gemm_core::{DType, GemmIr, ParamKind, Stored};
+use gemm_core::{DType, GemmIr, Layout, ParamKind, Stored};
 
 /// The generator's seed (fixed: a failure reproduces, and every process checks a
 /// candidate on the same data).
@@ -290,12 +290,14 @@ impl Operands {
             let scale = if i as u32 == ir.a { a_scale(k) } else { 1.0 };
             let mut values = Vec::new();
             let bytes = generate(dtype, len, Values::new(i), scale, &mut values)?;
-            // The host keeps the batch's first product: what candidates are checked on.
+            // The host keeps every product, packed one after another (what
+            // `call::operands` slices a product from): candidates are checked on the first
+            // and the last, and disputes are settled in whichever product they are.
             values = match (shapes[i], p.kind) {
                 (Shape::Matrix(rows, cols), ParamKind::Matrix { layout, .. }) => {
-                    call::gather(&values, layout, rows, cols, Stored { bstride: 0, ..at[i] })
+                    call::gather_batch(&values, layout, (rows, cols), at[i], counts[i])
                 }
-                (Shape::Vector(len), _) => values[..len].to_vec(),
+                (Shape::Vector(len), _) => call::gather_batch(&values, Layout::RowMajor, (1, len), at[i], counts[i]),
                 _ => values,
             };
             let buf = RawBuffer::new(dev, bytes.len())?;
@@ -362,8 +364,9 @@ impl Operands {
         )
     }
 
-    /// The operands as the host reference reads them (with `scalars` for the scalars).
-    pub(crate) fn host_operands<'d>(&'d self, ir: &GemmIr, scalars: &[f32]) -> Vec<HostOperand<'d>> {
+    /// Product `b`'s operands as the host reference reads them (with `scalars` for the
+    /// scalars).
+    pub(crate) fn host_operands<'d>(&'d self, ir: &GemmIr, scalars: &[f32], b: usize) -> Vec<HostOperand<'d>> {
         let args: Vec<Arg<'_>> = self
             .args()
             .into_iter()
@@ -373,7 +376,7 @@ impl Operands {
                 other => other,
             })
             .collect();
-        call::operands(ir, &args, &self.host, 0)
+        call::operands(ir, &args, &self.host, b)
     }
 }
 

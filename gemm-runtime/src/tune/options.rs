@@ -85,6 +85,9 @@ pub struct Inject {
     pub wrong_tile: Vec<usize>,
     /// In these candidates' outputs the middle element is off by one.
     pub wrong_element: Vec<usize>,
+    /// `(candidate, product)`: in that candidate's output one block tile in the middle of
+    /// that product of the batch is off by one after it runs.
+    pub wrong_product: Vec<(usize, usize)>,
     /// These candidates' measured times are multiplied by 1000, so they count as too slow.
     pub slow: Vec<usize>,
     /// The largest M·N·K verified against the full host reference, instead of
@@ -111,7 +114,9 @@ impl Inject {
         } else if self.zero_output.contains(&i) {
             Fault::Fill(0)
         } else if self.wrong_tile.contains(&i) {
-            Fault::Tile
+            Fault::Tile(0)
+        } else if let Some(&(_, b)) = self.wrong_product.iter().find(|(c, _)| *c == i) {
+            Fault::Tile(b)
         } else if self.wrong_element.contains(&i) {
             Fault::Element
         } else {

@@ -260,7 +260,11 @@ fn check(call: &Call<'_, '_>, tk: &TargetKernel, cfg: &TileConfig) -> Result<Opt
             return Ok(None);
         }
     };
-    let fault = if take_variant_fault() { Fault::Tile } else { Fault::None };
+    let fault = if take_variant_fault() {
+        Fault::Tile(0)
+    } else {
+        Fault::None
+    };
     Ok(Some(match checker.run(cfg, &*kern, fault)? {
         Verdict::Pass { .. } => Ok(()),
         Verdict::Wrong(why) => Err((FailStage::WrongResult, why)),

@@ -81,10 +81,15 @@ pub(crate) struct Plan {
     pub(crate) m: usize,
     pub(crate) n: usize,
     pub(crate) k: usize,
-    /// Sampled mode: the points; full mode: empty.
+    /// Sampled mode: the points (the same in every checked product); full mode: empty.
     pub(crate) points: Vec<(usize, usize)>,
-    /// Sampled mode: the reference at each point; full mode: every element, row-major.
-    refs: Vec<SampledRef>,
+    /// The products of a batch checked against the reference, each with its reference:
+    /// every product at every element, row-major (full mode), or the first and the last
+    /// at the points (sampled mode, where the whole-output comparison with the trusted
+    /// candidate covers every product).
+    checked: Vec<(usize, Vec<SampledRef>)>,
+    /// Products the call computes.
+    pub(crate) batch: usize,
     /// The device-side comparison's tolerance.
     pub(crate) filter: Filter,
 }
@@ -111,7 +116,9 @@ impl Plan {
     pub(crate) fn new(call: &Call<'_, '_>, inject: &Inject, trust: bool) -> Result<Plan> {
         let (m, n, k) = call.mnk();
         let ir = call.ir();
-        let mode = if full_mode(m, n, k, inject.full_limit()) {
+        let batch = call.problem.batch.max(1);
+        // Full mode covers every product of a batch, so its work is the whole batch's.
+        let mode = if full_mode(m.saturating_mul(batch), n, k, inject.full_limit()) {
             Mode::Full
         } else {
             Mode::Sampled
@@ -127,7 +134,7 @@ impl Plan {
         type Choice = ((bool, usize), Vec<f32>, Vec<SampledRef>);
         let mut best: Option<Choice> = None;
         for s in choices {
-            let host = ops.host_operands(ir, &s);
+            let host = ops.host_operands(ir, &s, 0);
             let refs = reference::gemm_sampled(ir, &host, k, &points);
             let score = sensitivity(ir, &host, k, &points, &refs);
             let good = score.0 && score.1 * 4 >= points.len();
@@ -140,13 +147,27 @@ impl Plan {
         }
         let (_, scalars, sampled) = best.expect("at least one scalar choice");
         ops.scalars = scalars;
-        let host = ops.host_operands(ir, &ops.scalars);
+        let host = ops.host_operands(ir, &ops.scalars, 0);
         let filter = filter_for(ir, &host, k, &points, &sampled);
-        let (points, refs) = match mode {
-            Mode::Full => (Vec::new(), reference::gemm_full(ir, &host, m, n, k)?),
-            Mode::Sampled => (points, sampled),
-        };
         drop(host);
+        let products: Vec<usize> = match mode {
+            Mode::Full => (0..batch).collect(),
+            Mode::Sampled if batch > 1 => vec![0, batch - 1],
+            Mode::Sampled => vec![0],
+        };
+        let mut checked = Vec::new();
+        for b in products {
+            let host = ops.host_operands(ir, &ops.scalars, b);
+            checked.push((
+                b,
+                match mode {
+                    Mode::Full => reference::gemm_full(ir, &host, m, n, k)?,
+                    Mode::Sampled if b == 0 => sampled.clone(),
+                    Mode::Sampled => reference::gemm_sampled(ir, &host, k, &points),
+                },
+            ));
+        }
+        let points = if mode == Mode::Full { Vec::new() } else { points };
         Ok(Plan {
             ops,
             mode,
@@ -156,14 +177,42 @@ impl Plan {
             n,
             k,
             points,
-            refs,
+            checked,
+            batch,
             filter,
         })
     }
 
-    /// The host operands (ours, with the chosen scalars).
-    pub(crate) fn host(&self) -> Vec<HostOperand<'_>> {
-        self.ops.host_operands(self.ir, &self.ops.scalars)
+    /// Product `b`'s host operands (ours, with the chosen scalars).
+    pub(crate) fn host(&self, b: usize) -> Vec<HostOperand<'_>> {
+        self.ops.host_operands(self.ir, &self.ops.scalars, b)
+    }
+
+    /// Elements of one product's output.
+    pub(crate) fn product_len(&self) -> usize {
+        self.m * self.n
+    }
+
+    /// Storage indices of the sampled points in every checked product, in the order
+    /// [`Plan::check_points`] takes their values.
+    pub(crate) fn point_indices(&self) -> Vec<usize> {
+        self.checked
+            .iter()
+            .flat_map(|(b, _)| {
+                self.points
+                    .iter()
+                    .map(move |&(i, j)| b * self.product_len() + self.index(i, j))
+            })
+            .collect()
+    }
+
+    /// Which products are checked against the reference, for the report.
+    pub(crate) fn checked_products(&self) -> String {
+        match (self.batch, self.checked.len()) {
+            (1, _) => String::new(),
+            (b, c) if c == b => format!(" of each of the {b} products"),
+            (b, _) => format!(" in products 0 and {} of {b}", b - 1),
+        }
     }
 
     /// Storage index of element `(i, j)` of the output.
@@ -196,22 +245,25 @@ impl Plan {
         element_ok(self.ir, host, self.k, r, got, i, j, stack)
     }
 
-    /// Checks a whole output (`bytes` in the output's dtype and layout) against the full
-    /// reference. Full mode only.
+    /// Checks a whole output (`bytes` in the output's dtype and layout, every product of
+    /// the batch) against the full reference of each checked product. Full mode only.
     pub(crate) fn check_full(&self, bytes: &[u8]) -> std::result::Result<(), String> {
         debug_assert_eq!(self.mode, Mode::Full);
-        let host = self.host();
         let vals = decode(self.ir.out_dtype, bytes);
         let mut stack = Vec::new();
         let mut bad = Vec::new();
         let mut count = 0usize;
-        for i in 0..self.m {
-            for j in 0..self.n {
-                let got = vals[self.index(i, j)];
-                if let Err(why) = self.element_ok(&host, &self.refs[i * self.n + j], got, i, j, &mut stack) {
-                    count += 1;
-                    if bad.len() < 3 {
-                        bad.push(why);
+        for (b, refs) in &self.checked {
+            let host = self.host(*b);
+            let base = b * self.product_len();
+            for i in 0..self.m {
+                for j in 0..self.n {
+                    let got = vals[base + self.index(i, j)];
+                    if let Err(why) = self.element_ok(&host, &refs[i * self.n + j], got, i, j, &mut stack) {
+                        count += 1;
+                        if bad.len() < 3 {
+                            bad.push(self.in_product(*b, why));
+                        }
                     }
                 }
             }
@@ -220,23 +272,36 @@ impl Plan {
             return Ok(());
         }
         Err(format!(
-            "wrong result at {count} of {} elements (every element checked against the host reference); first: {}",
-            self.m * self.n,
+            "wrong result at {count} of {} elements (every element{} checked against the host reference); first: {}",
+            self.m * self.n * self.checked.len(),
+            self.checked_products(),
             bad.join("; ")
         ))
     }
 
-    /// Checks the values at [`Plan::points`] (in that order). Sampled mode only.
+    /// `why` of product `b`, naming the product in a batch.
+    pub(crate) fn in_product(&self, b: usize, why: String) -> String {
+        if self.batch > 1 {
+            format!("product {b}: {why}")
+        } else {
+            why
+        }
+    }
+
+    /// Checks the values at [`Plan::point_indices`] (in that order: the points of each
+    /// checked product). Sampled mode only.
     pub(crate) fn check_points(&self, got: &[f32]) -> std::result::Result<(), String> {
-        let host = self.host();
         let mut stack = Vec::new();
         let mut bad = Vec::new();
         let mut count = 0usize;
-        for ((&(i, j), r), &g) in self.points.iter().zip(&self.refs).zip(got) {
-            if let Err(why) = self.element_ok(&host, r, g, i, j, &mut stack) {
-                count += 1;
-                if bad.len() < 3 {
-                    bad.push(why);
+        for ((b, refs), got) in self.checked.iter().zip(got.chunks(self.points.len().max(1))) {
+            let host = self.host(*b);
+            for ((&(i, j), r), &g) in self.points.iter().zip(refs).zip(got) {
+                if let Err(why) = self.element_ok(&host, r, g, i, j, &mut stack) {
+                    count += 1;
+                    if bad.len() < 3 {
+                        bad.push(self.in_product(*b, why));
+                    }
                 }
             }
         }
@@ -244,8 +309,9 @@ impl Plan {
             return Ok(());
         }
         Err(format!(
-            "wrong result at {count} of {} sampled elements; first: {}",
-            self.points.len(),
+            "wrong result at {count} of {} sampled elements{}; first: {}",
+            self.points.len() * self.checked.len(),
+            self.checked_products(),
             bad.join("; ")
         ))
     }
