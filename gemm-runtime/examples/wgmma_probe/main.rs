@@ -391,7 +391,11 @@ fn compile_only(args: &Args) -> i32 {
         std::fs::create_dir_all(d).expect("create dump dir");
     }
     let mut bad = 0;
-    match nvrtc::compile(support::SOURCE, "wgmma_probe_support", &nvrtc::options("sm_90", &[])) {
+    match nvrtc::compile(
+        support::SOURCE,
+        "wgmma_probe_support",
+        &nvrtc::options(nvrtc::SM90, &[]),
+    ) {
         Ok(b) => println!("support kernels: compiled in {:.0} ms", b.ms),
         Err(e) => {
             bad += 1;
@@ -416,7 +420,7 @@ fn compile_only(args: &Args) -> i32 {
             let variants: &[Variant] = if args.variants { &Variant::ALL } else { &[Variant::Full] };
             for &v in variants {
                 let src = wgmma::emit_variant(&ir, v);
-                let opts = nvrtc::options("sm_90a", &defines(cfg, &ir, args.problem, args.watchdog));
+                let opts = nvrtc::options(nvrtc::SM90A, &defines(cfg, &ir, args.problem, args.watchdog));
                 match nvrtc::compile(&src, &ir.symbol(), &opts) {
                     Ok(b) => {
                         let p = nvrtc::Ptxas::parse(&b.log);
@@ -468,7 +472,7 @@ struct Kernel {
 
 fn build_kernel(ir: &GemmIr, cfg: &WgmmaTile, v: Variant, defs: &[(String, u32)]) -> Res<Kernel> {
     let src = wgmma::emit_variant(ir, v);
-    let opts = nvrtc::options("sm_90a", defs);
+    let opts = nvrtc::options(nvrtc::SM90A, defs);
     let b = nvrtc::compile(&src, &ir.symbol(), &opts)?;
     let p = nvrtc::Ptxas::parse(&b.log);
     if !p.warnings.is_empty() || p.spills() > 0 {
@@ -515,7 +519,11 @@ macro_rules! args {
 
 impl Support {
     fn new() -> Res<Support> {
-        let b = nvrtc::compile(support::SOURCE, "wgmma_probe_support", &nvrtc::options("sm_90", &[]))?;
+        let b = nvrtc::compile(
+            support::SOURCE,
+            "wgmma_probe_support",
+            &nvrtc::options(nvrtc::SM90, &[]),
+        )?;
         let m = gpu::Module::load(&b.cubin)?;
         Ok(Support {
             fill16: m.func("sp_fill16")?,

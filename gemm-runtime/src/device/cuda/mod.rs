@@ -236,6 +236,23 @@ impl CudaKernel {
     }
 }
 
+/// An allocation as a buffer, if it starts on a 256-byte boundary: cuMemAlloc guarantees
+/// that, the stream-ordered pool cudarc prefers does not say so, and vector loads in the
+/// kernels depend on it.
+fn aligned(c: &Ctx, s: CudaSlice<u8>) -> Result<Box<dyn Any + Send + Sync>> {
+    let (ptr, _sync) = s.device_ptr(&c.stream);
+    if ptr % 256 != 0 {
+        return Err(GemmError::Driver {
+            backend: "CUDA",
+            op: "alloc".into(),
+            message: format!("allocation at {ptr:#x} is not 256-byte aligned"),
+            source: None,
+        });
+    }
+    drop(_sync);
+    Ok(Box::new(s))
+}
+
 /// Loads a CUBIN into the device's context and finds `symbol` in it.
 fn load_kernel(c: &Ctx, cubin: Vec<u8>, symbol: &str, log: String) -> Result<CudaKernel> {
     let module = c
@@ -290,19 +307,7 @@ impl DeviceBackend for CudaBackend {
             .stream
             .alloc_zeros::<u8>(bytes.max(1))
             .map_err(|e| driver_err(format!("allocating {bytes} bytes"), e))?;
-        let (ptr, _sync) = s.device_ptr(&c.stream);
-        // cuMemAlloc guarantees 256 bytes; the stream-ordered pool cudarc prefers does not
-        // say so, and vector loads in the kernels depend on it.
-        if ptr % 256 != 0 {
-            return Err(GemmError::Driver {
-                backend: "CUDA",
-                op: "alloc".into(),
-                message: format!("allocation at {ptr:#x} is not 256-byte aligned"),
-                source: None,
-            });
-        }
-        drop(_sync);
-        Ok(Box::new(s))
+        aligned(c, s)
     }
 
     fn upload(&self, dst: &RawBuffer, src: &[u8]) -> Result<()> {
@@ -614,17 +619,7 @@ impl DeviceBackend for CudaBackend {
         // contract (scratch that is filled before any kernel reads it).
         let s = unsafe { c.stream.alloc::<u8>(bytes.max(1)) }
             .map_err(|e| driver_err(format!("allocating {bytes} bytes of scratch"), e))?;
-        let (ptr, _sync) = s.device_ptr(&c.stream);
-        if ptr % 256 != 0 {
-            return Err(GemmError::Driver {
-                backend: "CUDA",
-                op: "alloc".into(),
-                message: format!("allocation at {ptr:#x} is not 256-byte aligned"),
-                source: None,
-            });
-        }
-        drop(_sync);
-        Ok(Box::new(s))
+        aligned(c, s)
     }
 }
 
