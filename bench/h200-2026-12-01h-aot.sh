@@ -14,6 +14,10 @@
 # staged against the packed report of session e (bench/results/h200-2026-12-01f/part2).
 # Expected: 3000x5000x700 from 209 us to ~60-80 us (TMA wgmma on K = 704 rows plus ~6 us
 # of copies); K + 3 views from 0.15-0.21x to ~0.8-0.95x of packed.
+# `part3`, issue 13: the batched rows beside cublasGemmStridedBatchedEx and, new, beside
+# cublasLtMatmul on strided-batch layouts with its fused bias epilogue (the fair baseline
+# of the fused rows: session e's 1.13-1.84x were against cuBLAS plus a separate kernel),
+# and the tuner now checking every product of a batch.
 # Everything lands in $OUT/aot.tgz (one JSON and log per case, fresh-table.tsv).
 set -u
 B=.dev/aot
@@ -49,6 +53,13 @@ part2)
   S="--shape 4096x4096x4096 --shape 2048x11008x4096 --shape 16x4096x4096 --shape 1000x1000x1000 --shape 4096x4096x128"
   CROSSGEMM_CACHE_DIR=/tmp/cg-p3 timeout 200 $B/crossgemm bench $S --dtypes f16 --epilogues none,bias_relu --no-vendor --pad 3 --out $OUT/aot --name pad3-staged --against bench/results/h200-2026-12-01f/part2/packed.json > $OUT/aot/pad3.log 2>&1; echo "pad3 rc=$?"
   grep -A14 "^## Change" $OUT/aot/pad3-staged.md | head -18
+;;
+part3)
+  C="--dtypes f16 --epilogues none,bias_relu,bias_gelu --out $OUT/aot"
+  CROSSGEMM_CACHE_DIR=/tmp/cg-b32 timeout 150 $B/crossgemm bench --shape 512x512x128 --batch 32 $C --name b32 > $OUT/aot/b32.log 2>&1; echo "b32 rc=$?"
+  CROSSGEMM_CACHE_DIR=/tmp/cg-b64 timeout 150 $B/crossgemm bench --shape 128x4096x128 --batch 64 $C --name b64 > $OUT/aot/b64.log 2>&1; echo "b64 rc=$?"
+  CROSSGEMM_CACHE_DIR=/tmp/cg-b8 timeout 200 $B/crossgemm bench --shape 2048x2048x2048 --batch 8 $C --name b8 > $OUT/aot/b8.log 2>&1; echo "b8 rc=$?"
+  for b in b32 b64 b8; do grep -E "^\| [0-9]+x\(" $OUT/aot/$b.md | head -4; done
 ;;
 esac
 cd $OUT && tar czf aot.tgz aot && rm -rf aot

@@ -100,7 +100,7 @@ pub struct BenchArgs {
     pad: usize,
     /// Run every case as a batch of B products in one call: ours with batched views of B
     /// copies of x and w stored back to back (the bias broadcast), cuBLAS with
-    /// `cublasGemmStridedBatchedEx` on the same buffers (cuBLASLt is not run).
+    /// `cublasGemmStridedBatchedEx` on the same buffers, cuBLASLt with strided-batch layouts.
     #[arg(long, default_value_t = 1, value_name = "B", conflicts_with_all = ["first_call", "pad"])]
     batch: usize,
 }
@@ -319,7 +319,7 @@ fn measure_all(
     };
     if a.batch > 1 {
         rep.notes.push(format!(
-            "batches (--batch {}): each row is {} products in one call; ours on batched views of x and w stored back to back (bias broadcast), cuBLAS `cublasGemmStridedBatchedEx` on the same buffers (its bias epilogue one elementwise kernel over every product); cuBLASLt not run",
+            "batches (--batch {}): each row is {} products in one call; ours on batched views of x and w stored back to back (bias broadcast), cuBLAS `cublasGemmStridedBatchedEx` on the same buffers (its bias epilogue one elementwise kernel over every product); cuBLASLt `cublasLtMatmul` with strided-batch layouts (BATCH_COUNT, STRIDED_BATCH_OFFSET), its fused bias epilogue broadcast to every product",
             a.batch, a.batch
         ));
     }
@@ -614,15 +614,13 @@ impl Bench<'_> {
             };
             row.max_rel_err = Some(check(&got));
             row.err_vs = if trusted { "cublas" } else { "reference" }.into();
-            if batch > 1 {
-                return Ok(());
-            }
-            let lt = cb.lt_plan::<T>(m, n, k, be, compute).and_then(|plan| {
-                let mut lt_out = poisoned::<T>(&self.dev, m, n)?;
+            let (lx, lw) = inp.batched().map_or((x, w), |(xb, wb, _)| (xb, wb));
+            let lt = cb.lt_plan::<T>(m, n, k, batch, be, compute).and_then(|plan| {
+                let mut lt_out = poisoned::<T>(&self.dev, batch * m, n)?;
                 let bias = bias_on.then_some(b);
                 let us = self
                     .timer
-                    .time(&mut || cb.lt_matmul(&plan, x, w, bias, &mut lt_out))?
+                    .time(&mut || cb.lt_matmul(&plan, lx, lw, bias, &mut lt_out))?
                     .median_us;
                 Ok((us, to_f32(&lt_out)?))
             });

@@ -217,30 +217,7 @@ impl Cublas {
         batch: usize,
         compute: Compute,
     ) -> Result<()> {
-        let (bm, k, bn) = (x.rows(), x.cols(), w.cols());
-        if batch == 0 || bm % batch != 0 || bn % batch != 0 || batch > i32::MAX as usize {
-            return Err(GemmError::Unsupported(format!(
-                "a batch of {batch} does not divide x's {bm} rows and w's {bn} columns"
-            )));
-        }
-        let (m, n) = (bm / batch, bn / batch);
-        // One product's shapes through the plain check, on a view of the same sizes.
-        if w.rows() != k || out.rows() != bm || out.cols() != n {
-            return Err(GemmError::Shape {
-                kernel: "cuBLAS baseline".into(),
-                detail: format!("{batch} of x {m}x{k} · w {k}x{n} -> out {}x{}", out.rows(), out.cols()),
-            });
-        }
-        if [x.device(), w.device(), out.device()]
-            .iter()
-            .any(|d| *d != &self.device)
-            || m.max(n).max(k) > i32::MAX as usize
-        {
-            return Err(GemmError::Unsupported(format!(
-                "cuBLAS batched: operands on {} and 32-bit sizes needed",
-                self.device.info().id
-            )));
-        }
+        let (m, n, k) = self.check_batched(x, w, out, batch)?;
         let ty = blas_type(T::DTYPE);
         let (alpha, beta) = (1f32, 0f32);
         let (pw, px, po) = (self.ptr(&w.buf)?, self.ptr(&x.buf)?, self.ptr(&out.buf)?);
@@ -281,6 +258,41 @@ impl Cublas {
         })
     }
 
+    /// One product's `(m, n, k)` of a batch stored as [`Cublas::gemm_batched`] takes it.
+    fn check_batched<T: Element>(
+        &self,
+        x: &Matrix<T>,
+        w: &Matrix<T, ColMajor>,
+        out: &Matrix<T>,
+        batch: usize,
+    ) -> Result<(usize, usize, usize)> {
+        let (bm, k, bn) = (x.rows(), x.cols(), w.cols());
+        if batch == 0 || bm % batch != 0 || bn % batch != 0 || batch > i32::MAX as usize {
+            return Err(GemmError::Unsupported(format!(
+                "a batch of {batch} does not divide x's {bm} rows and w's {bn} columns"
+            )));
+        }
+        let (m, n) = (bm / batch, bn / batch);
+        // One product's shapes through the plain check, on a view of the same sizes.
+        if w.rows() != k || out.rows() != bm || out.cols() != n {
+            return Err(GemmError::Shape {
+                kernel: "cuBLAS baseline".into(),
+                detail: format!("{batch} of x {m}x{k} · w {k}x{n} -> out {}x{}", out.rows(), out.cols()),
+            });
+        }
+        if [x.device(), w.device(), out.device()]
+            .iter()
+            .any(|d| *d != &self.device)
+            || m.max(n).max(k) > i32::MAX as usize
+        {
+            return Err(GemmError::Unsupported(format!(
+                "cuBLAS batched: operands on {} and 32-bit sizes needed",
+                self.device.info().id
+            )));
+        }
+        Ok((m, n, k))
+    }
+
     /// Describes one cuBLASLt matmul (layouts, epilogue) and asks cuBLASLt's heuristic
     /// for its best algorithm once, as a library user with a fixed shape would.
     pub fn lt_plan<T: Element>(
@@ -288,6 +300,7 @@ impl Cublas {
         m: usize,
         n: usize,
         k: usize,
+        batch: usize,
         epilogue: Epilogue,
         compute: Compute,
     ) -> Result<LtPlan> {
@@ -298,6 +311,7 @@ impl Cublas {
             layouts: Vec::new(),
             algo: None,
             mnk: (m, n, k),
+            batch: batch.max(1),
             dtype: T::DTYPE,
             epilogue,
         };
@@ -327,10 +341,33 @@ impl Cublas {
             .map_err(|e| err("CUBLASLT_MATMUL_DESC_EPILOGUE", e))?;
         }
         // A = w stored K×N (read transposed), B = x stored K×M, C = D = outᵀ N×M.
+        // A batch: each layout `batch` matrices back to back; the bias is one for all
+        // (CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE keeps its default, 0).
         for (rows, cols, ld) in [(k, n, k), (k, m, k), (n, m, n)] {
             let l = lt::create_matrix_layout(ty, rows as u64, cols as u64, ld as i64)
                 .map_err(|e| err("cublasLtMatrixLayoutCreate", e))?;
             plan.layouts.push(l);
+            if plan.batch > 1 {
+                let (count, stride) = (plan.batch as i32, (rows * cols) as i64);
+                // SAFETY: a live layout; the attributes take an int32 and an int64.
+                unsafe {
+                    lt::set_matrix_layout_attribute(
+                        l,
+                        ltsys::cublasLtMatrixLayoutAttribute_t::CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
+                        &count as *const i32 as *const c_void,
+                        std::mem::size_of::<i32>(),
+                    )
+                    .and_then(|_| {
+                        lt::set_matrix_layout_attribute(
+                            l,
+                            ltsys::cublasLtMatrixLayoutAttribute_t::CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                            &stride as *const i64 as *const c_void,
+                            std::mem::size_of::<i64>(),
+                        )
+                    })
+                }
+                .map_err(|e| err("CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT / STRIDED_BATCH_OFFSET", e))?;
+            }
         }
         let pref = lt::create_matmul_pref().map_err(|e| err("cublasLtMatmulPreferenceCreate", e))?;
         let ws = LT_WORKSPACE;
@@ -360,7 +397,8 @@ impl Cublas {
         Ok(plan)
     }
 
-    /// `out = epilogue(x · w + bias)` with `cublasLtMatmul` and `plan`'s algorithm.
+    /// `out = epilogue(x · w + bias)` with `cublasLtMatmul` and `plan`'s algorithm; for a
+    /// plan of a batch, every product, stored as [`Cublas::gemm_batched`] takes them.
     pub fn lt_matmul<T: Element>(
         &self,
         plan: &LtPlan,
@@ -369,7 +407,11 @@ impl Cublas {
         bias: Option<&Row<T>>,
         out: &mut Matrix<T>,
     ) -> Result<()> {
-        let mnk = self.check(x, w, out)?;
+        let mnk = if plan.batch > 1 {
+            self.check_batched(x, w, out, plan.batch)?
+        } else {
+            self.check(x, w, out)?
+        };
         if mnk != plan.mnk || T::DTYPE != plan.dtype {
             return Err(GemmError::Unsupported(format!(
                 "cuBLASLt plan for {:?} {} used for {mnk:?} {}",
@@ -513,6 +555,8 @@ pub struct LtPlan {
     layouts: Vec<ltsys::cublasLtMatrixLayout_t>,
     algo: Option<ltsys::cublasLtMatmulAlgo_t>,
     mnk: (usize, usize, usize),
+    /// Products per call (1: a plain matmul).
+    batch: usize,
     dtype: DType,
     epilogue: Epilogue,
 }
