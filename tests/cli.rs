@@ -713,11 +713,12 @@ fn bench_runs_padded_views_and_batches() {
     }
     let dir = temp_dir("bench-pad-batch");
     std::fs::create_dir_all(&dir).unwrap();
-    let bench = |extra: &[&str], name: &str| {
+    // (shape, extra arguments, report name, CROSSGEMM_STAGE)
+    let bench = |shape: &str, extra: &[&str], name: &str, stage: &str| {
         let mut args = vec![
             "bench",
             "--shape",
-            "33x20x17",
+            shape,
             "--dtypes",
             "f16",
             "--epilogues",
@@ -740,6 +741,7 @@ fn bench_runs_padded_views_and_batches() {
             .args(&args)
             .env("CROSSGEMM_CACHE_DIR", dir.join(format!("cache-{name}")))
             .env("CROSSGEMM_DEVICE", "opencl")
+            .env("CROSSGEMM_STAGE", stage)
             .env_remove("CROSSGEMM_TUNE")
             .output()
             .unwrap();
@@ -748,10 +750,23 @@ fn bench_runs_padded_views_and_batches() {
             serde_json::from_str(&std::fs::read_to_string(dir.join(format!("res/{name}.json"))).unwrap()).unwrap();
         v["rows"][0].clone()
     };
-    let padded = bench(&["--pad", "3"], "pad");
+    let padded = bench("33x20x17", &["--pad", "3"], "pad", "auto");
     assert_eq!(padded["wrong"], false, "{padded}");
     assert!(padded["max_rel_err"].as_f64().is_some_and(|e| e < 5e-3), "{padded}");
-    let batched = bench(&["--batch", "3"], "batch");
+    // K = 24 keeps packed f16 rows 16-byte aligned; views of pitch K + 3 do not, so with
+    // staging forced the row's note shows that the padded views reached the launch.
+    let staged = bench("33x20x24", &["--pad", "3"], "staged", "always");
+    assert!(
+        staged["note"].as_str().is_some_and(|n| n.contains("misaligned rows")),
+        "{staged}"
+    );
+    assert!(staged["max_rel_err"].as_f64().is_some_and(|e| e < 5e-3), "{staged}");
+    let packed = bench("33x20x24", &[], "packed", "always");
+    assert!(
+        !packed["note"].as_str().unwrap_or("").contains("misaligned"),
+        "{packed}"
+    );
+    let batched = bench("33x20x17", &["--batch", "3"], "batch", "auto");
     assert_eq!(batched["batch"], 3, "{batched}");
     assert!(batched["max_rel_err"].as_f64().is_some_and(|e| e < 5e-3), "{batched}");
     let md = std::fs::read_to_string(dir.join("res/batch.md")).unwrap();

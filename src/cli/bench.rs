@@ -518,13 +518,7 @@ impl Bench<'_> {
             Dtype::F32 | Dtype::Tf32 => self.measure::<f32>(entry, &mut row),
         };
         if let Err(e) = r {
-            let msg = e.to_string();
-            let first = msg.lines().next().unwrap_or("");
-            row.note = if row.note.is_empty() {
-                first.to_string()
-            } else {
-                format!("{}; {first}", row.note)
-            };
+            row.note_also(e.to_string().lines().next().unwrap_or(""));
         }
         row.judge();
         row
@@ -566,8 +560,14 @@ impl Bench<'_> {
         // and the row would time and check one config while naming another.
         let mut out = poisoned::<T>(&self.dev, batch * m, n)?;
         let mut ov = out_view(&mut out, (m, n), batch)?;
+        let staged_before = crossgemm::__private::staged_operands();
         let ours = self.timer.time(&mut || launch_with(spec, &best, &args, ov.__out()))?;
         row.ours_us = Some(ours.median_us);
+        if crossgemm::__private::staged_operands() > staged_before {
+            row.note_also(
+                "misaligned rows: ours copies them into aligned scratch in each timed call (CROSSGEMM_STAGE)",
+            );
+        }
         let got = to_f32(&out)?;
         drop(out);
 
@@ -630,13 +630,7 @@ impl Bench<'_> {
                     row.cublaslt_max_rel_err = Some(check(&lt_got));
                 }
                 Err(e) => {
-                    let msg = e.to_string();
-                    let first = format!("cuBLASLt: {}", msg.lines().next().unwrap_or(""));
-                    row.note = if row.note.is_empty() {
-                        first
-                    } else {
-                        format!("{}; {first}", row.note)
-                    };
+                    row.note_also(&format!("cuBLASLt: {}", e.to_string().lines().next().unwrap_or("")));
                 }
             }
             return Ok(());

@@ -90,10 +90,13 @@ impl<T: Element> Inputs<T> {
     /// Makes [`Inputs::args`] pass a batch of `batch` products: `batch` copies of `x`
     /// (`batch·M × K`, row-major) and of `w` (`K × batch·N`, column-major) back to back,
     /// as batched views; the bias is broadcast. The host values stay one product's (what
-    /// the sampled reference checks: the first). `batch` 1 undoes it.
+    /// the sampled reference checks: the first). `batch` 1 undoes it (and leaves padded
+    /// copies alone: the bench calls both).
     pub fn batch(&mut self, batch: usize) -> Result<(), GemmError> {
         if batch <= 1 {
-            self.copies = Copies::Packed;
+            if matches!(self.copies, Copies::Batched(..)) {
+                self.copies = Copies::Packed;
+            }
             return Ok(());
         }
         if matches!(self.copies, Copies::Padded(..)) {
@@ -117,10 +120,13 @@ impl<T: Element> Inputs<T> {
 
     /// Makes [`Inputs::args`] pass `x` and `w` as views of copies with leading dimensions
     /// `K + pad` (the kernel's view path, as a sub-matrix of a larger tensor takes it);
-    /// `x` and `w` themselves stay packed (for the vendor baselines). `pad` 0 undoes it.
+    /// `x` and `w` themselves stay packed (for the vendor baselines). `pad` 0 undoes it
+    /// (and leaves batched copies alone).
     pub fn pad(&mut self, pad: usize) -> Result<(), GemmError> {
         if pad == 0 {
-            self.copies = Copies::Packed;
+            if matches!(self.copies, Copies::Padded(..)) {
+                self.copies = Copies::Packed;
+            }
             return Ok(());
         }
         let (m, k, n) = (self.x.rows(), self.x.cols(), self.w.cols());

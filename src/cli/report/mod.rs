@@ -362,6 +362,15 @@ fn ordered<'a>(values: impl Iterator<Item = &'a str>, canonical: &[&str]) -> Vec
 }
 
 impl Row {
+    /// Appends `text` to the row's note (`; ` between notes).
+    pub fn note_also(&mut self, text: &str) {
+        if self.note.is_empty() {
+            self.note = text.to_string();
+        } else {
+            self.note = format!("{}; {text}", self.note);
+        }
+    }
+
     /// The row's [`RowKey`].
     pub fn key(&self) -> RowKey {
         RowKey {
