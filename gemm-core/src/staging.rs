@@ -57,6 +57,11 @@ pub fn staged_at(ir: &GemmIr, extent: usize, rows: usize, at: Stored) -> Stored 
     Stored::new(ld, 0).with_bstride(bstride)
 }
 
+/// `p` as a launch under the default policy runs it: [`worth_staging`]'s operands staged.
+pub fn as_launched(ir: &GemmIr, p: Problem) -> Problem {
+    staged(ir, p, worth_staging(ir, p))
+}
+
 /// `p` after staging the operands `which` marks: those now packed in scratch.
 pub fn staged(ir: &GemmIr, p: Problem, which: [bool; 2]) -> Problem {
     let [a, b] = p.extents(ir);

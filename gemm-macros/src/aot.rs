@@ -2,8 +2,8 @@
 //! build-time table, compiled with NVRTC while the macro expands, so that a first call at
 //! a shape the table covers loads a module instead of compiling one.
 //!
-//! Each config is built for its seed's shape, with the defines and NVRTC options a launch
-//! of that shape computes (`gemm_core`'s family defines, `gemm_nvrtc::options`); the
+//! Each config is built for its seed's shape (its operands staged where a launch stages
+//! them), with the defines and NVRTC options a launch of that shape computes (`gemm_core`'s family defines, `gemm_nvrtc::options`); the
 //! runtime finds a CUBIN only by that exact (source, symbol, options) triple, so a shape
 //! of another alignment class, or another architecture, still compiles at run time.
 
@@ -68,8 +68,11 @@ pub fn jobs(ir: &GemmIr, planned: &Planned) -> Vec<Job> {
     for seed in &planned.table {
         let c = seed.config;
         let [m, n, k] = seed.shape;
+        // The problem a launch of this shape compiles for: its misaligned operands staged
+        // into aligned scratch first, as the runtime's default (`CROSSGEMM_STAGE=auto`) does.
+        let p = gemm_core::staging::as_launched(ir, Problem::new(m, n, k));
         let defines: Vec<(String, u32)> = c
-            .defines(ir, Backend::Cuda, Problem::new(m, n, k))
+            .defines(ir, Backend::Cuda, p)
             .into_iter()
             .map(|(k, v)| (k.to_string(), v))
             .collect();

@@ -48,6 +48,8 @@ pub use error::{GemmError, Result};
 pub use gemm_core::codegen::Variant;
 pub use gemm_core::plan::{Plan, Pruned};
 pub use gemm_core::records::FailStage;
+/// Which misaligned operands a launch copies into aligned scratch first (`CROSSGEMM_STAGE`).
+pub use gemm_core::staging;
 /// Build-time config tables from tuning records: what a kernel's [`TargetKernel::table`] holds.
 pub use gemm_core::table;
 pub use gemm_core::target::{Targets, BUILTIN_TARGETS};
