@@ -174,10 +174,10 @@ fn the_tuner_tunes_a_batch() {
 }
 
 /// The tuner checks every product of a batch, not just the first: in full mode each
-/// product against the host reference, in sampled mode the first and the last at the
-/// sample points and every product against the trusted candidate's output (a
-/// disagreement settled by that product's reference). Candidate 1 is made wrong in the
-/// middle product and candidate 2 in the last; both must fail, naming the product.
+/// product against the host reference, in sampled mode the first, the middle and the
+/// last at the sample points and every product against the trusted candidate's output
+/// (a disagreement settled by that product's reference). Candidate 1 is made wrong in
+/// the middle product and candidate 2 in the last; both must fail, naming the product.
 #[test]
 fn the_tuner_checks_every_product() {
     let Some(dev) = opencl_device_for("the_tuner_checks_every_product", &b_f16_rc::SPEC) else {

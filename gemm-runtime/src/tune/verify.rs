@@ -84,9 +84,9 @@ pub(crate) struct Plan {
     /// Sampled mode: the points (the same in every checked product); full mode: empty.
     pub(crate) points: Vec<(usize, usize)>,
     /// The products of a batch checked against the reference, each with its reference:
-    /// every product at every element, row-major (full mode), or the first and the last
-    /// at the points (sampled mode, where the whole-output comparison with the trusted
-    /// candidate covers every product).
+    /// every product at every element, row-major (full mode), or the first, the middle
+    /// and the last at the points (sampled mode, where the whole-output comparison with
+    /// the trusted candidate covers every product).
     checked: Vec<(usize, Vec<SampledRef>)>,
     /// Products the call computes.
     pub(crate) batch: usize,
@@ -150,11 +150,11 @@ impl Plan {
         let host = ops.host_operands(ir, &ops.scalars, 0);
         let filter = filter_for(ir, &host, k, &points, &sampled);
         drop(host);
-        let products: Vec<usize> = match mode {
+        let mut products: Vec<usize> = match mode {
             Mode::Full => (0..batch).collect(),
-            Mode::Sampled if batch > 1 => vec![0, batch - 1],
-            Mode::Sampled => vec![0],
+            Mode::Sampled => vec![0, batch / 2, batch - 1],
         };
+        products.dedup();
         let mut checked = Vec::new();
         for b in products {
             let host = ops.host_operands(ir, &ops.scalars, b);
@@ -211,7 +211,14 @@ impl Plan {
         match (self.batch, self.checked.len()) {
             (1, _) => String::new(),
             (b, c) if c == b => format!(" of each of the {b} products"),
-            (b, _) => format!(" in products 0 and {} of {b}", b - 1),
+            (b, _) => format!(
+                " in products {} of {b}",
+                self.checked
+                    .iter()
+                    .map(|(p, _)| p.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         }
     }
 
