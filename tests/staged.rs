@@ -4,7 +4,8 @@
 //! one matrix per product of a batch (odd batch stride) and a broadcast one, through the
 //! default launch path, `run_with` every planned config, and the tuner. Each is checked
 //! against the host reference on the caller's own operands, and the staging counter says
-//! which operands were staged. One test: the variable is set for the whole process.
+//! which operands were staged; a staging the driver refuses falls back to the operands
+//! where they lie. One test: the variable is set for the whole process.
 
 mod common;
 
@@ -119,6 +120,23 @@ fn misaligned_operands_run_from_aligned_copies() {
         assert!(
             report.cache_hit || !report.timings.is_empty(),
             "no candidate passed on {on}: {report:?}"
+        );
+
+        // A copy the driver refuses: the call runs on the operands where they lie.
+        let (m, n, k) = (45, 29, 37);
+        let a = mat::<f16, RowMajor>(&dev, &mut r, m, k);
+        let b = mat::<f16, ColMajor>(&dev, &mut r, k, n);
+        let bias = row::<f16>(&dev, &mut r, n);
+        crossgemm::__private::fail_next_stagings(1);
+        let before = staged();
+        let got = s_f16(&a, &b, &bias).unwrap().to_host().unwrap();
+        assert_eq!(staged(), before, "nothing was staged on {on}");
+        assert_close(
+            &got,
+            &s_f16::reference(&a, &b, &bias).unwrap(),
+            k,
+            false,
+            &format!("unstaged on {on}"),
         );
     }
 }

@@ -87,7 +87,7 @@ pub mod __private {
     pub use crate::launch::{launch, launch_with, reference};
     pub use crate::prebuilt::Prebuilt;
     pub use crate::spec::{KernelSpec, TargetKernel};
-    pub use crate::stage::staged_operands;
+    pub use crate::stage::{fail_next_stagings, staged_operands};
     pub use crate::tune::{prepare, tune};
     pub use gemm_core::Backend;
     pub use gemm_core::TileConfig;

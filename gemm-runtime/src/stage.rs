@@ -44,11 +44,47 @@ fn which(call: &Call<'_, '_>) -> [bool; 2] {
 }
 
 /// Copies the operands of `call` that [`which`] picks into scratch (queued, not waited
-/// for); `None` when none is.
+/// for); `None` when none is. A copy the driver refuses (CUDA documents that a
+/// device-to-device 2-D copy may fail for pitches `cuMemAllocPitch` did not choose) or
+/// scratch it cannot allocate leaves the operands where they lie, with a warning once:
+/// the kernels' misaligned paths are slower, not wrong.
 pub(crate) fn stage(call: &Call<'_, '_>) -> Result<Option<Staged>> {
     let which = which(call);
     if !which.contains(&true) {
         return Ok(None);
+    }
+    match copies(call, which) {
+        Ok(s) => Ok(Some(s)),
+        Err(e) => {
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| {
+                eprintln!(
+                    "crossgemm: warning: staging a misaligned operand failed on {} ({}); such calls run on their operands where they lie",
+                    call.device().info().id,
+                    e.to_string().lines().next().unwrap_or("")
+                )
+            });
+            Ok(None)
+        }
+    }
+}
+
+static FAIL_NEXT: AtomicU64 = AtomicU64::new(0);
+
+/// Makes the next `n` stagings fail as a refused copy would (tests of the fallback).
+pub fn fail_next_stagings(n: u64) {
+    FAIL_NEXT.store(n, Ordering::Relaxed);
+}
+
+/// The copies of [`stage`].
+fn copies(call: &Call<'_, '_>, which: [bool; 2]) -> Result<Staged> {
+    if FAIL_NEXT
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+        .is_ok()
+    {
+        return Err(crate::error::GemmError::Unsupported(
+            "injected staging failure (crossgemm test)".into(),
+        ));
     }
     let (ir, p, dev) = (call.ir(), call.problem, call.device());
     let esz = ir.ab_dtype.size() as usize;
@@ -75,10 +111,10 @@ pub(crate) fn stage(call: &Call<'_, '_>) -> Result<Option<Staged>> {
             };
             dev.backend().copy_rows(buf, &scratch, copy)?;
         }
-        STAGED.fetch_add(1, Ordering::Relaxed);
         ops.push((param, scratch, to));
     }
-    Ok(Some(Staged { ops }))
+    STAGED.fetch_add(ops.len() as u64, Ordering::Relaxed);
+    Ok(Staged { ops })
 }
 
 impl Staged {
