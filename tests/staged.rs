@@ -89,24 +89,33 @@ fn misaligned_operands_run_from_aligned_copies() {
             &format!("A view on {on}"),
         );
 
-        // A batch: A one matrix per product, 3 elements apart past each one's end; B one
-        // for all, of odd pitch; column-major f32 A (M = 19: 76-byte columns).
+        // A batch: A one matrix per product, 3 elements apart past each one's end (a copy
+        // per matrix) and then back to back (one copy of every row); B one for all, of odd
+        // pitch; column-major f32 A (M = 19: 76-byte columns).
         let (batch, m, n, k) = (3, 19, 24, 17);
-        let astride = m * k + 3;
-        let ab = mat::<f32, ColMajor>(&dev, &mut r, astride * batch, 1);
-        let a = ab.strided(0, m, k, m).unwrap().batched(batch, astride).unwrap();
-        let bb = mat::<f32, RowMajor>(&dev, &mut r, k * (n + 1), 1);
-        let b = bb.strided(0, k, n, n + 1).unwrap();
-        let ostride = m * n;
-        let mut ob = Matrix::<f32>::zeros(&dev, ostride * batch, 1).unwrap();
-        let before = staged();
-        {
-            let mut out = ob.strided_mut(0, m, n, n).unwrap().batched(batch, ostride).unwrap();
-            s_f32_into(&a, &b, &mut out).unwrap();
+        for gap in [3, 0] {
+            let astride = m * k + gap;
+            let ab = mat::<f32, ColMajor>(&dev, &mut r, astride * batch, 1);
+            let a = ab.strided(0, m, k, m).unwrap().batched(batch, astride).unwrap();
+            let bb = mat::<f32, RowMajor>(&dev, &mut r, k * (n + 1), 1);
+            let b = bb.strided(0, k, n, n + 1).unwrap();
+            let ostride = m * n;
+            let mut ob = Matrix::<f32>::zeros(&dev, ostride * batch, 1).unwrap();
+            let before = staged();
+            {
+                let mut out = ob.strided_mut(0, m, n, n).unwrap().batched(batch, ostride).unwrap();
+                s_f32_into(&a, &b, &mut out).unwrap();
+            }
+            assert_eq!(staged() - before, 2, "the batched A and the broadcast B on {on}");
+            let want = s_f32::reference(&a, &b).unwrap();
+            assert_close(
+                &ob.to_host().unwrap(),
+                &want,
+                k,
+                false,
+                &format!("batch, gap {gap}, on {on}"),
+            );
         }
-        assert_eq!(staged() - before, 2, "the batched A and the broadcast B on {on}");
-        let want = s_f32::reference(&a, &b).unwrap();
-        assert_close(&ob.to_host().unwrap(), &want, k, false, &format!("batch on {on}"));
 
         // The tuner times candidates on the staged copies too.
         let (m, n, k) = (40, 24, 13);

@@ -38,14 +38,37 @@ pub fn aligned(ir: &GemmIr, p: Problem) -> [bool; 2] {
     ]
 }
 
+/// The most copies one staged operand may take: a batch whose matrices are not back to
+/// back (a gap between them) takes one 2-D copy per matrix, each a driver call of a few
+/// microseconds, so a longer batch of them is left where it lies.
+pub const MAX_COPIES: usize = 256;
+
+/// The driver copies staging an operand stored at `at` with rows of `extent` takes: one
+/// for a single matrix or a batch stored back to back (one 2-D copy of every row), else
+/// one per matrix of `p`'s batch.
+pub fn copies(p: Problem, at: Stored, (extent, rows): (usize, usize)) -> usize {
+    if at.bstride == 0 || at.bstride == rows * at.pitch(extent) {
+        1
+    } else {
+        p.batch
+    }
+}
+
 /// Which of A and B a launch of `p` stages (see the module doc): the misaligned ones, on
-/// problems of at least [`MIN_FLOP`] of work; both false otherwise.
+/// problems of at least [`MIN_FLOP`] of work, that take at most [`MAX_COPIES`] copies;
+/// both false otherwise.
 pub fn worth_staging(ir: &GemmIr, p: Problem) -> [bool; 2] {
     let flop = 2.0 * p.m as f64 * p.n as f64 * p.k as f64 * p.batch.max(1) as f64;
     if flop < MIN_FLOP {
         return [false; 2];
     }
-    aligned(ir, p).map(|ok| !ok)
+    let ext = p.extents(ir);
+    let few = [
+        copies(p, p.a, ext[0]) <= MAX_COPIES,
+        copies(p, p.b, ext[1]) <= MAX_COPIES,
+    ];
+    let ok = aligned(ir, p);
+    [!ok[0] && few[0], !ok[1] && few[1]]
 }
 
 /// Where a staged operand lies in its scratch buffer: rows of the extent rounded up to
@@ -109,5 +132,24 @@ mod tests {
         assert_eq!(s.a, Stored::new(1024, 0).with_bstride(1024 * 1024));
         assert_eq!(s.b, Stored::new(1024, 0));
         assert_eq!(s.batch, 4);
+    }
+
+    #[test]
+    fn a_long_batch_with_gaps_is_left_and_one_back_to_back_is_one_copy() {
+        let g = ir(DType::F16, AccMode::F32, Layout::RowMajor, Layout::ColMajor);
+        // 1000 products of 64x64x63 (2^32 flops): A's rows of K = 63 are misaligned.
+        let p = Problem::new(64, 64, 63).batched(1000);
+        let back_to_back = p.stored(Stored::new(0, 0).with_bstride(64 * 63), Stored::default());
+        assert_eq!(copies(back_to_back, back_to_back.a, (63, 64)), 1);
+        assert!(worth_staging(&g, back_to_back)[0]);
+        let gaps = p.stored(Stored::new(0, 0).with_bstride(64 * 63 + 1), Stored::default());
+        assert_eq!(copies(gaps, gaps.a, (63, 64)), 1000);
+        assert!(!worth_staging(&g, gaps)[0]);
+        // A short batch with gaps: one copy per product.
+        let short = Problem::new(128, 128, 63)
+            .batched(200)
+            .stored(Stored::new(0, 0).with_bstride(128 * 63 + 1), Stored::default());
+        assert_eq!(copies(short, short.a, (63, 128)), 200);
+        assert!(worth_staging(&g, short)[0]);
     }
 }

@@ -97,17 +97,20 @@ fn copies(call: &Call<'_, '_>, which: [bool; 2]) -> Result<Staged> {
         let (extent, rows) = p.extents(ir)[side];
         let kernel_at = [p.a, p.b][side];
         let to = staging::staged_at(ir, extent, rows, kernel_at);
-        // One matrix per product where the kernel reads one per product, else one.
+        // One matrix per product where the kernel reads one per product, else one; a
+        // batch stored back to back is one copy of all its rows.
         let count = if kernel_at.bstride != 0 { p.batch } else { 1 };
         let scratch = RawBuffer::uninit(dev, to.pitch(extent) * rows * count * esz)?;
-        for z in 0..count {
+        let calls = staging::copies(p, kernel_at, (extent, rows));
+        let rows_each = rows * count / calls;
+        for z in 0..calls {
             let copy = RowCopy {
                 src_off: (at.offset + z * at.bstride) * esz,
                 src_pitch: at.pitch(extent) * esz,
                 dst_off: z * to.bstride * esz,
                 dst_pitch: to.pitch(extent) * esz,
                 row_bytes: extent * esz,
-                rows,
+                rows: rows_each,
             };
             dev.backend().copy_rows(buf, &scratch, copy)?;
         }
