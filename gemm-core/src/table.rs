@@ -16,11 +16,11 @@
 //!
 //! Records without the kernel's IR (written before the IR was recorded) serve no table.
 
-use crate::family::{PlanCtx, TileConfig};
+use crate::family::{PlanCtx, Problem, TileConfig};
 use crate::ir::{AccMode, DType, EpOp, Func, GemmIr, Layout};
 use crate::plan::Plan;
 use crate::records::{bucket_dims, Records};
-use crate::target::TargetSpec;
+use crate::target::{Backend, TargetSpec};
 use serde::{Deserialize, Serialize};
 
 /// The records shipped with crossgemm (the workspace's `records/`), by file name; every
@@ -105,6 +105,35 @@ pub struct Seed {
     pub winner: bool,
     /// Where it came from: `<file>: <kernel>`.
     pub from: String,
+}
+
+/// One compile a table asks for: a config, the shape it was measured at, and the defines
+/// of the problem a launch of that shape compiles (misaligned operands staged first, as
+/// the default `CROSSGEMM_STAGE=auto` does: [`crate::staging::as_launched`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Build {
+    pub config: TileConfig,
+    pub shape: [usize; 3],
+    pub defines: Vec<(String, u32)>,
+}
+
+/// The distinct compiles (config and defines) of `seeds`, in their order: what `prepare`
+/// compiles on a device and the `aot` feature at build time.
+pub fn builds<'s>(ir: &GemmIr, backend: Backend, seeds: impl IntoIterator<Item = &'s Seed>) -> Vec<Build> {
+    let mut out: Vec<Build> = Vec::new();
+    for s in seeds {
+        let [m, n, k] = s.shape;
+        let p = crate::staging::as_launched(ir, Problem::new(m, n, k));
+        let defines = s.config.owned_defines(ir, backend, p);
+        if !out.iter().any(|b| b.config == s.config && b.defines == defines) {
+            out.push(Build {
+                config: s.config,
+                shape: s.shape,
+                defines,
+            });
+        }
+    }
+    out
 }
 
 /// Whether `rec`'s kernel matches `ir` closely enough for its winners to be `ir`'s.
@@ -240,6 +269,35 @@ mod tests {
             .get("opencl_cpu")
             .unwrap()
             .clone()
+    }
+
+    #[test]
+    fn builds_are_distinct_and_compile_what_a_launch_compiles() {
+        let ir = kernel(vec![EpOp::Acc], Layout::ColMajor);
+        let seed = |config, shape| Seed {
+            bucket: "pow2:1x1x1".into(),
+            config,
+            shape,
+            us: 1.0,
+            device_name: "d".into(),
+            winner: true,
+            from: "t".into(),
+        };
+        // f32 K = 701: A's and B's rows (both K-major) are misaligned, so a launch of
+        // 1024x1024x701 (over staging's threshold) compiles the staged, aligned variant.
+        let seeds = [
+            seed(simt(64), [1024, 1024, 1024]),
+            seed(simt(64), [2048, 2048, 2048]),
+            seed(simt(64), [1024, 1024, 701]),
+            seed(simt(32), [1024, 1024, 1024]),
+        ];
+        let b = builds(&ir, Backend::Cuda, &seeds);
+        assert_eq!(b.len(), 2, "{b:?}");
+        assert_eq!((b[0].config, b[0].shape), (simt(64), [1024, 1024, 1024]));
+        assert_eq!(b[1].config, simt(32));
+        // A 33x17x31 seed (under the threshold) keeps its misaligned variant.
+        let small = builds(&ir, Backend::Cuda, &[seed(simt(64), [33, 17, 31])]);
+        assert!(small[0].defines.contains(&("A_VEC".to_string(), 0)), "{small:?}");
     }
 
     #[test]

@@ -3,14 +3,15 @@
 //! a shape the table covers loads a module instead of compiling one.
 //!
 //! Each config is built for its seed's shape (its operands staged where a launch stages
-//! them), with the defines and NVRTC options a launch of that shape computes (`gemm_core`'s family defines, `gemm_nvrtc::options`); the
+//! them), with the defines and NVRTC options a launch of that shape computes
+//! (`gemm_core::table::builds`, `gemm_nvrtc::options`); the
 //! runtime finds a CUBIN only by that exact (source, symbol, options) triple, so a shape
 //! of another alignment class, or another architecture, still compiles at run time.
 
 use crate::ctxt::Ctxt;
 use crate::plan::Planned;
 #[cfg(feature = "aot")]
-use gemm_core::{Backend, Problem, TileConfig};
+use gemm_core::{Backend, TileConfig};
 use gemm_core::{FamilyId, GemmIr};
 
 /// A built CUBIN: what the expansion embeds as a `Prebuilt`.
@@ -54,8 +55,8 @@ pub struct Job {
 }
 
 #[cfg(feature = "aot")]
-/// The distinct builds `planned`'s table asks for: one per config and defines, in table
-/// order. Empty for an OpenCL target (its driver compiles for its own device).
+/// The distinct builds `planned`'s table asks for (`gemm_core::table::builds`), with
+/// their NVRTC options. Empty for an OpenCL target (its driver compiles for its own device).
 pub fn jobs(ir: &GemmIr, planned: &Planned) -> Vec<Job> {
     let Some(cc) = planned
         .spec
@@ -64,33 +65,23 @@ pub fn jobs(ir: &GemmIr, planned: &Planned) -> Vec<Job> {
     else {
         return Vec::new();
     };
-    let mut out: Vec<Job> = Vec::new();
-    for seed in &planned.table {
-        let c = seed.config;
-        let [m, n, k] = seed.shape;
-        // The problem a launch of this shape compiles for: its misaligned operands staged
-        // into aligned scratch first, as the runtime's default (`CROSSGEMM_STAGE=auto`) does.
-        let p = gemm_core::staging::as_launched(ir, Problem::new(m, n, k));
-        let defines: Vec<(String, u32)> = c
-            .defines(ir, Backend::Cuda, p)
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect();
-        let arch = gemm_nvrtc::Arch {
-            cc,
-            suffix: c.compile_needs().arch_suffix,
-        };
-        let options = gemm_nvrtc::options(arch, &defines);
-        if !out.iter().any(|j| j.options == options && j.family == c.family_id()) {
-            out.push(Job {
-                family: c.family_id(),
-                config: c,
+    // The compiles `prepare` would run on the device, as launches of the seeds' shapes
+    // compile them (misaligned operands staged).
+    gemm_core::table::builds(ir, Backend::Cuda, &planned.table)
+        .into_iter()
+        .map(|b| {
+            let arch = gemm_nvrtc::Arch {
+                cc,
+                suffix: b.config.compile_needs().arch_suffix,
+            };
+            Job {
+                family: b.config.family_id(),
+                config: b.config,
                 arch,
-                options,
-            });
-        }
-    }
-    out
+                options: gemm_nvrtc::options(arch, &b.defines),
+            }
+        })
+        .collect()
 }
 
 #[cfg(feature = "aot")]

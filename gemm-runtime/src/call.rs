@@ -10,7 +10,7 @@ use crate::error::{GemmError, Result};
 use crate::reference::{self, HostOperand};
 use crate::spec::{KernelSpec, TargetKernel};
 use gemm_core::family::PlanCtx;
-use gemm_core::{Backend, GemmIr, Layout, Machine, ParamKind, Problem, Stored, TileConfig};
+use gemm_core::{GemmIr, Layout, Machine, ParamKind, Problem, Stored, TileConfig};
 use std::collections::HashSet;
 use std::sync::Mutex;
 
@@ -532,15 +532,6 @@ fn warn_invalid(spec: &KernelSpec, tk: &TargetKernel, c: &TileConfig, e: &GemmEr
             why.strip_prefix("unsupported: ").unwrap_or(&why)
         );
     }
-}
-
-/// The `-D` constants of one compile of `cfg` for a call of `problem`: the family's tile
-/// constants and the flags it derives from the shape.
-pub(crate) fn defines(ir: &GemmIr, backend: Backend, cfg: &TileConfig, problem: Problem) -> Vec<(String, u32)> {
-    cfg.defines(ir, backend, problem)
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect()
 }
 
 /// The kernel ABI (`gemm_core::codegen::prelude::kernel_params`): M, N, K, out, the

@@ -129,7 +129,7 @@ fn is_config_fault(e: &GemmError) -> bool {
 fn run(call: &Call<'_, '_>, tk: &TargetKernel, cfg: TileConfig, plan: Option<(PlanKey, u64)>) -> Result<()> {
     let (ir, dev, out) = (call.ir(), call.device(), call.out);
     let source = tk.source_of(&cfg)?;
-    let defines = call::defines(ir, tk.backend, &cfg, call.problem);
+    let defines = cfg.owned_defines(ir, tk.backend, call.problem);
     let kernel = dev.kernel(source, &ir.symbol(), &defines, &cfg.compile_needs())?;
     let dims = cfg.launch(ir, call.problem, call.machine());
     if plan.is_some() && tune::take_launch_failure() {

@@ -77,7 +77,7 @@ pub fn check_cuda_compiles(
     let (m, n, k) = shape;
     // Same definitions, in the same order, as launch: a check that built anything else
     // could pass while the real compile fails.
-    let defines = crate::call::defines(ir, kernel.backend, config, Problem::new(m, n, k));
+    let defines = config.owned_defines(ir, kernel.backend, Problem::new(m, n, k));
     let symbol = ir.symbol();
     let log = nvrtc_compile_check(kernel.source_of(config)?, &symbol, arch, &defines)?;
     let ptxas = PtxasInfo::parse(&log);

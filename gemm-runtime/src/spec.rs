@@ -186,11 +186,7 @@ impl TargetKernel {
             cc: self.spec().compute_capability?,
             suffix: config.compile_needs().arch_suffix,
         };
-        let defines: Vec<(String, u32)> = config
-            .defines(ir, self.backend, problem)
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect();
+        let defines = config.owned_defines(ir, self.backend, problem);
         let source = self.source_of(config).ok()?;
         crate::prebuilt::find(source, &ir.symbol(), &gemm_nvrtc::options(arch, &defines))
     }

@@ -446,6 +446,13 @@ impl TileConfig {
     pub fn defines(&self, ir: &GemmIr, backend: Backend, problem: Problem) -> Vec<(&'static str, u32)> {
         self.family().defines(self, ir, backend, problem)
     }
+    /// [`TileConfig::defines`] as the compilers take them (owned names).
+    pub fn owned_defines(&self, ir: &GemmIr, backend: Backend, problem: Problem) -> Vec<(String, u32)> {
+        self.defines(ir, backend, problem)
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect()
+    }
     /// The launch-order group height.
     pub fn group_m(&self) -> u32 {
         self.family().group_m(self)

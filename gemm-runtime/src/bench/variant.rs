@@ -3,7 +3,7 @@
 //! compute-only variants, its stage/warp neighbours, other launch orders).
 
 use super::{Sample, Timer};
-use crate::call::{self, Arg, Call, OutArg};
+use crate::call::{Arg, Call, OutArg};
 use crate::error::Result;
 use crate::spec::KernelSpec;
 use gemm_core::codegen::Variant;
@@ -41,7 +41,7 @@ pub fn time_config(
     let tk = call.target()?;
     call.check_config(tk, config)?;
     let source = tk.source_of(config)?;
-    let defines = call::defines(ir, tk.backend, config, call.problem);
+    let defines = config.owned_defines(ir, tk.backend, call.problem);
     // The full kernel through the device's kernel map, as launches get it (the winner is
     // compiled already); variants are compiled here.
     let kernel = match variant {

@@ -9,11 +9,10 @@
 //! process loads them in under a millisecond.
 
 use super::table;
-use crate::call;
 use crate::device::Device;
 use crate::error::{GemmError, Result};
 use crate::spec::KernelSpec;
-use gemm_core::{Problem, TileConfig};
+use gemm_core::TileConfig;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -31,13 +30,11 @@ pub struct PrepareReport {
     pub ms: f64,
 }
 
-/// One compile: the config, the shape whose build variant it is, its defines.
-type Build = (TileConfig, [usize; 3], Vec<(String, u32)>);
-
 /// Compiles, on the tuner's compile pool, the configs `spec`'s build-time table gives `dev`:
 /// its winners for this device's name, or, when the table has none for it, every entry
 /// (`cached` launches start from the nearest). Each is compiled for the build variant of
-/// the shape it was measured at, which is the variant of every shape of its class on
+/// the shape it was measured at, as a launch of it runs (`gemm_core::table::builds`:
+/// misaligned operands staged), which is the variant of every shape of its class on
 /// families whose defines do not depend on the shape (wgmma) and of aligned shapes on the
 /// others. Tunes and checks nothing; without a table (or with `CROSSGEMM_IGNORE_TABLES`)
 /// there is nothing to do.
@@ -45,15 +42,7 @@ pub fn prepare(spec: &'static KernelSpec, dev: &Device) -> Result<PrepareReport>
     let start = Instant::now();
     let tk = spec.target_for(dev)?;
     let ir = spec.ir();
-    let entries = table::for_device(tk, &dev.info().name);
-    let mut builds: Vec<Build> = Vec::new();
-    for s in entries {
-        let [m, n, k] = s.shape;
-        let defines = call::defines(ir, tk.backend, &s.config, Problem::new(m, n, k));
-        if !builds.iter().any(|(c, _, d)| *c == s.config && *d == defines) {
-            builds.push((s.config, s.shape, defines));
-        }
-    }
+    let builds = gemm_core::table::builds(ir, tk.backend, table::for_device(tk, &dev.info().name));
     let report = Mutex::new(PrepareReport {
         target: tk.target.to_string(),
         ..PrepareReport::default()
@@ -65,7 +54,12 @@ pub fn prepare(spec: &'static KernelSpec, dev: &Device) -> Result<PrepareReport>
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| {
-                while let Some((cfg, shape, defines)) = builds.get(next.fetch_add(1, Ordering::Relaxed)) {
+                while let Some(gemm_core::table::Build {
+                    config: cfg,
+                    shape,
+                    defines,
+                }) = builds.get(next.fetch_add(1, Ordering::Relaxed))
+                {
                     let r = tk
                         .source_of(cfg)
                         .and_then(|source| dev.kernel(source, &symbol, defines, &cfg.compile_needs()));
@@ -80,7 +74,7 @@ pub fn prepare(spec: &'static KernelSpec, dev: &Device) -> Result<PrepareReport>
     });
     let mut report = report.into_inner().unwrap_or_else(|e| e.into_inner());
     // In table order, whatever the threads' order.
-    let pos = |c: &TileConfig, sh: &[usize; 3]| builds.iter().position(|(x, y, _)| x == c && y == sh);
+    let pos = |c: &TileConfig, sh: &[usize; 3]| builds.iter().position(|b| b.config == *c && b.shape == *sh);
     report.prepared.sort_by_key(|(c, sh)| pos(c, sh));
     report.ms = start.elapsed().as_secs_f64() * 1e3;
     if crate::env::log() {

@@ -8,7 +8,7 @@ use super::progress::Progress;
 use super::report::{Failure, Timing, TuneReport, COMPILED, DISK_HITS, TUNES};
 use super::{choose, file_key, first_line, pick, scope, table, variant, GENERATION};
 use crate::cache::{self, CacheFile, DiskCache, FailStage, FailedConfig, Winner};
-use crate::call::{self, Call};
+use crate::call::Call;
 use crate::device::RawBuffer;
 use crate::error::{GemmError, Result};
 use crate::measure::{self, Timed};
@@ -104,7 +104,7 @@ pub(super) fn tune_locked(call: &Call<'_, '_>, tk: &TargetKernel, opts: &TuneOpt
             source: tk
                 .source_of(c)
                 .expect("candidates are usable: their family has a source"),
-            defines: call::defines(call.ir(), tk.backend, c, call.problem),
+            defines: c.owned_defines(call.ir(), tk.backend, call.problem),
             needs: c.compile_needs(),
         })
         .collect();

@@ -21,7 +21,7 @@ use super::candidate::{Checker, Fault, Verdict};
 use super::options::take_variant_fault;
 use super::report::{VARIANT_CHECKS, VARIANT_FAILURES};
 use crate::cache::FailStage;
-use crate::call::{self, Call};
+use crate::call::Call;
 use crate::error::Result;
 use crate::spec::{KernelSpec, TargetKernel};
 use gemm_core::{Problem, TileConfig};
@@ -59,7 +59,7 @@ fn k_tile(defines: &[(String, u32)]) -> u32 {
 
 /// [`describe`] at problem `p`.
 fn describe_at(ir: &gemm_core::GemmIr, backend: gemm_core::Backend, cfg: &TileConfig, p: Problem) -> String {
-    let defines = call::defines(ir, backend, cfg, p);
+    let defines = cfg.owned_defines(ir, backend, p);
     let (bm, bn) = cfg.block_mn();
     let bk = k_tile(&defines);
     let (m, n, k) = (p.m, p.n, p.k);
@@ -133,7 +133,7 @@ pub(crate) fn check_problem(
     }
     let (bm, bn) = cfg.block_mn();
     let (bm, bn) = (bm as usize, bn as usize);
-    let bk = k_tile(&call::defines(ir, backend, cfg, p)) as usize;
+    let bk = k_tile(&cfg.owned_defines(ir, backend, p)) as usize;
     let ring = cfg.family().resources(cfg, ir.ab_dtype).ring_k as usize;
     let k_tiles = ring.div_ceil(bk.max(1)) + CHECK_TILES_K_PAST_RING;
     let tiles = p.m.div_ceil(bm.max(1)) * p.n.div_ceil(bn.max(1));
@@ -221,7 +221,7 @@ fn check(call: &Call<'_, '_>, tk: &TargetKernel, cfg: &TileConfig) -> Result<Opt
         Ok(s) => s,
         Err(e) => return Ok(Some(Err((FailStage::Compile, e.to_string())))),
     };
-    let defines = call::defines(ir, tk.backend, cfg, call.problem);
+    let defines = cfg.owned_defines(ir, tk.backend, call.problem);
     // The JIT compile (hundreds of ms for a wgmma kernel) and the check's operands (tens
     // of millions of elements at an LLM shape) are independent: made at the same time,
     // a first call waits for the longer of the two, not their sum.
