@@ -33,12 +33,13 @@ pub fn staged_operands() -> u64 {
 fn which(call: &Call<'_, '_>) -> [bool; 2] {
     let (ir, p) = (call.ir(), call.problem);
     // Aligned calls (nearly all) do not read the environment on their warm path.
-    if staging::aligned(ir, p) == [true; 2] {
+    let aligned = staging::aligned(ir, p);
+    if aligned == [true; 2] {
         return [false; 2];
     }
     match crate::env::stage_mode() {
         "never" => [false; 2],
-        "always" => staging::aligned(ir, p).map(|ok| !ok),
+        "always" => aligned.map(|ok| !ok),
         _ => staging::worth_staging(ir, p),
     }
 }
