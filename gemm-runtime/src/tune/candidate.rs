@@ -28,7 +28,7 @@ use crate::element::{decode, encode};
 use crate::error::{GemmError, Result};
 use crate::measure;
 use crate::reference;
-use gemm_core::TileConfig;
+use gemm_core::{Machine, TileConfig};
 use std::any::Any;
 
 /// A fault a test injects into a candidate's output after it runs.
@@ -64,6 +64,9 @@ pub(crate) struct Checker {
     trusted: Option<(usize, TileConfig)>,
     /// The last candidate passed and is to become the trusted one ([`Checker::promote`]).
     pending: bool,
+    /// What [`Checker::run`] sizes launches for, when not the device itself
+    /// ([`Checker::launched_for`]).
+    machine: Option<Machine>,
 }
 
 impl Checker {
@@ -86,7 +89,18 @@ impl Checker {
             bufs,
             trusted: None,
             pending: false,
+            machine: None,
         })
+    }
+
+    /// Checks launched with the grid of `machine` (a persistent kernel's grid smaller than
+    /// the device's, so that its blocks loop over a small problem's tiles as over a large
+    /// one's: [`super::variant::check_problem`]).
+    pub(crate) fn launched_for(self, machine: Machine) -> Checker {
+        Checker {
+            machine: Some(machine),
+            ..self
+        }
     }
 
     /// How candidates are checked, in a few words (for the report).
@@ -128,8 +142,9 @@ impl Checker {
         self.pending = false;
         let cand = &self.bufs[0];
         cand.fill(0xFF)?;
+        let machine = self.machine;
         let ran = self.with_call(|call, out| {
-            let dims = cfg.launch(call.ir(), call.problem, call.machine());
+            let dims = cfg.launch(call.ir(), call.problem, machine.unwrap_or_else(|| call.machine()));
             let dev = call.device();
             // Errors surface at the launch or at the first wait after it.
             dev.backend()

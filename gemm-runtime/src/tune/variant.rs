@@ -86,6 +86,9 @@ fn describe_at(ir: &gemm_core::GemmIr, backend: gemm_core::Backend, cfg: &TileCo
 const CHECK_TILES_MN: usize = 2;
 /// k-tiles a shrunk check keeps beyond the config's ring (so that it wraps).
 const CHECK_TILES_K_PAST_RING: usize = 2;
+/// Multiprocessors a shrunk check of a persistent config launches for: a grid of one or
+/// two blocks (clusters), so that each loops over several of the shrunk shape's tiles.
+const CHECK_UNITS: u32 = 2;
 
 /// The step a shrunk extent moves by: the tile and 16 elements (what the families'
 /// alignment flags and copy sizes look at: rows of 16-byte multiples), so that the
@@ -111,56 +114,66 @@ fn gcd(a: usize, b: usize) -> usize {
     }
 }
 
-/// The shape a check of `cfg` at `call`'s build variant runs at: each of M, N and K cut
-/// to a few tiles plus its remainder ([`shrink`]: M and N to [`CHECK_TILES_MN`] tiles, K
-/// to the ring's depth plus [`CHECK_TILES_K_PAST_RING`] k-tiles). Kept as it is where the
-/// cut would change the variant ([`describe_at`]: the defines the family derives from the
-/// shape, alignment flags and copy sizes included, or the edge class) or where the family
-/// would refuse it, and M and N kept where blocks loop over several tiles (a persistent
-/// grid smaller than the tile count: the loop is part of what runs). A parameter in two
-/// roles (`x * x.t()`, or A or B read again by the epilogue) keeps the call's shape too:
-/// its one shape could not follow two cut extents.
+/// The shape a check of `cfg` at `call`'s build variant runs at, and the machine its
+/// launch is sized for: each of M, N and K cut to a few tiles plus its remainder
+/// ([`shrink`]: M and N to [`CHECK_TILES_MN`] tiles, K to the ring's depth plus
+/// [`CHECK_TILES_K_PAST_RING`] k-tiles). Kept as it is where the cut would change the
+/// variant ([`describe_at`]: the defines the family derives from the shape, alignment
+/// flags and copy sizes included, or the edge class) or where the family would refuse it.
+/// Where the call's blocks loop over several tiles (a persistent grid smaller than the
+/// tile count), that loop is part of what runs: the check keeps it by launching the cut
+/// shape on a grid sized for [`CHECK_UNITS`] multiprocessors, which the family's
+/// persistent kernels serve with any grid. (Keeping the call's M and N instead made a
+/// first call at 4096³ check a 16.8M-element output by samples, through comparison
+/// kernels that it had to compile: 240 ms of a 330 ms first call on the H200.) A
+/// parameter in two roles (`x * x.t()`, or A or B read again by the epilogue) keeps the
+/// call's shape too: its one shape could not follow two cut extents.
 pub(crate) fn check_problem(
     ir: &gemm_core::GemmIr,
     backend: gemm_core::Backend,
     cfg: &TileConfig,
     p: Problem,
     machine: gemm_core::Machine,
-) -> Problem {
+) -> (Problem, gemm_core::Machine) {
     let epilogue = ir.epilogue_params();
     if ir.a == ir.b || epilogue.contains(&ir.a) || epilogue.contains(&ir.b) {
-        return p;
+        return (p, machine);
     }
     let (bm, bn) = cfg.block_mn();
     let (bm, bn) = (bm as usize, bn as usize);
     let bk = k_tile(&cfg.owned_defines(ir, backend, p)) as usize;
     let ring = cfg.family().resources(cfg, ir.ab_dtype).ring_k as usize;
     let k_tiles = ring.div_ceil(bk.max(1)) + CHECK_TILES_K_PAST_RING;
-    let tiles = p.m.div_ceil(bm.max(1)) * p.n.div_ceil(bn.max(1));
-    let grid = cfg.launch(ir, p, machine).grid;
-    let blocks = grid.iter().map(|&g| g as usize).product::<usize>();
-    let persistent = blocks < tiles;
+    let tiles = |p: Problem| p.m.div_ceil(bm.max(1)) * p.n.div_ceil(bn.max(1)) * p.batch.max(1);
+    let blocks = |p: Problem, machine| {
+        cfg.launch(ir, p, machine)
+            .grid
+            .iter()
+            .map(|&g| g as usize)
+            .product::<usize>()
+    };
+    let persistent = blocks(p, machine) < tiles(p);
     let small = Problem::new(
-        if persistent {
-            p.m
-        } else {
-            shrink(p.m, bm, CHECK_TILES_MN)
-        },
-        if persistent {
-            p.n
-        } else {
-            shrink(p.n, bn, CHECK_TILES_MN)
-        },
+        shrink(p.m, bm, CHECK_TILES_MN),
+        shrink(p.n, bn, CHECK_TILES_MN),
         shrink(p.k, bk, k_tiles),
     )
     .stored(p.a, p.b)
     .batched(p.batch);
-    let same = describe_at(ir, backend, cfg, small) == describe_at(ir, backend, cfg, p)
-        && cfg.family().accepts(cfg, ir, small).is_ok();
-    if same {
-        small
+    let small_machine = if persistent {
+        gemm_core::Machine {
+            units: CHECK_UNITS.min(machine.units),
+        }
     } else {
-        p
+        machine
+    };
+    let same = describe_at(ir, backend, cfg, small) == describe_at(ir, backend, cfg, p)
+        && cfg.family().accepts(cfg, ir, small).is_ok()
+        && (!persistent || blocks(small, small_machine) < tiles(small));
+    if same {
+        (small, small_machine)
+    } else {
+        (p, machine)
     }
 }
 
@@ -229,11 +242,9 @@ fn check(call: &Call<'_, '_>, tk: &TargetKernel, cfg: &TileConfig) -> Result<Opt
     let needs = cfg.compile_needs();
     let (kern, checker) = std::thread::scope(|s| {
         let compiling = s.spawn(|| dev.kernel(source, &symbol, &defines, &needs));
-        let small = Call {
-            problem: check_problem(ir, tk.backend, cfg, call.problem, call.machine()),
-            ..*call
-        };
-        let checker = Checker::new(&small, &opts.inject, false);
+        let (problem, machine) = check_problem(ir, tk.backend, cfg, call.problem, call.machine());
+        let small = Call { problem, ..*call };
+        let checker = Checker::new(&small, &opts.inject, false).map(|c| c.launched_for(machine));
         (compiling.join(), checker)
     });
     let kern = match kern {
@@ -292,10 +303,10 @@ mod tests {
             .find(|c| c.family().accepts(c, &ir, p).is_ok())
             .unwrap();
         let m = Machine { units: 132 };
-        assert_ne!(check_problem(&ir, Backend::Cuda, &cfg, p, m).k, p.k);
+        assert_ne!(check_problem(&ir, Backend::Cuda, &cfg, p, m).0.k, p.k);
         // `x * w + x` (square): A is read again by the epilogue.
         ir.epilogue = vec![gemm_core::EpOp::Acc, gemm_core::EpOp::Param(ir.a), gemm_core::EpOp::Add];
-        assert_eq!(check_problem(&ir, Backend::Cuda, &cfg, p, m), p);
+        assert_eq!(check_problem(&ir, Backend::Cuda, &cfg, p, m), (p, m));
     }
 
     #[test]
@@ -313,8 +324,9 @@ mod tests {
 
     /// Every planned config of the H200 and the OpenCL CPU target, f16 and tf32, at LLM
     /// and odd shapes: the check's shape keeps the call's build variant (so the compile
-    /// the call runs is the one checked), is no larger, keeps M and N where a persistent
-    /// grid loops over tiles, and wraps the ring.
+    /// the call runs is the one checked), is no larger, keeps a persistent grid's loop
+    /// over tiles (on a smaller grid), and wraps the ring; at 4096³ it is small enough
+    /// for the full host reference.
     #[test]
     fn check_shapes_keep_the_variant_and_shrink_the_llm_ones() {
         let targets = Targets::parse(BUILTIN_TARGETS).unwrap();
@@ -340,7 +352,7 @@ mod tests {
                 if cfg.family().accepts(cfg, ir, p).is_err() {
                     continue;
                 }
-                let s = check_problem(ir, backend, cfg, p, machine);
+                let (s, at) = check_problem(ir, backend, cfg, p, machine);
                 assert_eq!(
                     describe_at(ir, backend, cfg, s),
                     describe_at(ir, backend, cfg, p),
@@ -349,10 +361,24 @@ mod tests {
                 assert!(s.m <= p.m && s.n <= p.n && s.k <= p.k, "{cfg} {p:?} -> {s:?}");
                 let ring = cfg.family().resources(cfg, ir.ab_dtype).ring_k as usize;
                 assert!(s.k == p.k || s.k > ring, "{cfg} {p:?} -> {s:?}: the ring does not wrap");
-                let grid: usize = cfg.launch(ir, p, machine).grid.iter().map(|&g| g as usize).product();
+                let blocks = |p: Problem, m: Machine| -> usize {
+                    cfg.launch(ir, p, m).grid.iter().map(|&g| g as usize).product()
+                };
                 let (bm, bn) = cfg.block_mn();
-                if grid < p.m.div_ceil(bm as usize) * p.n.div_ceil(bn as usize) {
-                    assert_eq!((s.m, s.n), (p.m, p.n), "{cfg} {p:?}: a persistent grid's tile loop");
+                let tiles = |p: Problem| p.m.div_ceil(bm as usize) * p.n.div_ceil(bn as usize);
+                if blocks(p, machine) < tiles(p) {
+                    assert!(
+                        blocks(s, at) < tiles(s),
+                        "{cfg} {p:?} -> {s:?} on {at:?}: a persistent grid's tile loop"
+                    );
+                } else {
+                    assert_eq!(at, machine, "{cfg} {p:?}: not persistent, the call's grid");
+                }
+                if p == Problem::new(4096, 4096, 4096) && s != p {
+                    assert!(
+                        crate::tune::verify::full_mode(s.m, s.n, s.k, crate::tune::verify::FULL_MACS),
+                        "{cfg} {p:?} -> {s:?}: not checked against the full reference"
+                    );
                 }
                 if p.n == 12288 && s != p {
                     shrunk += 1;
