@@ -20,7 +20,7 @@
 # and the tuner now checking every product of a batch.
 # Everything lands in $OUT/aot.tgz (one JSON and log per case, fresh-table.tsv).
 set -u
-B=.dev/aot
+B=${B:-.dev/aot}  # B=.dev/pp for the rerun of part1 after the variant-check fix
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export CROSSGEMM_COMMIT=$(head -1 $B/COMMIT) CROSSGEMM_REQUIRE_CUDA=1 CROSSGEMM_REQUIRE_NVRTC=1
 mkdir -p $OUT/aot/json

@@ -187,6 +187,56 @@ fn every_planned_config_bf16_f32() {
     check_all_configs!(tf32_rc, f32, RowMajor, f32, ColMajor, true, 25);
 }
 
+/// The persistent wgmma grids (at most one block per multiprocessor) loop over the output
+/// tiles: at a shape of 300 and more tiles (3112x3112x136, every tile size the planner
+/// keeps, edges ragged), each block takes two or more, so the ring runs on across tiles
+/// and the ping-pong consumers take turns. The suite's other shapes have at most nine
+/// tiles: one per block. Every planned wgmma config of two layouts against one host
+/// reference each (CUDA targets with wgmma only; elsewhere nothing is persistent).
+macro_rules! check_persistent_loops {
+    ($kernel:ident, $ta:ty, $la:ty, $tb:ty, $lb:ty, $seed:expr) => {{
+        for dev in devices() {
+            let dtype = <$ta as crossgemm::Element>::DTYPE;
+            let configs: Vec<TileConfig> = fitting_configs(&$kernel::SPEC, &dev, dtype)
+                .into_iter()
+                .filter(|c| matches!(c, TileConfig::Wgmma(_)))
+                .collect();
+            if configs.is_empty() {
+                continue;
+            }
+            let (m, n, k) = (3112, 3112, 136);
+            let mut r = rng($seed);
+            let a = mat::<$ta, $la>(&dev, &mut r, m, k);
+            let b = mat::<$tb, $lb>(&dev, &mut r, k, n);
+            let want = $kernel::reference(&a, &b).unwrap();
+            for cfg in configs {
+                let (bm, bn) = cfg.block_mn();
+                let tiles = m.div_ceil(bm as usize) * n.div_ceil(bn as usize);
+                assert!(
+                    tiles >= 2 * dev.info().compute_units as usize + 30,
+                    "{cfg}: {tiles} tiles"
+                );
+                let mut out = Matrix::zeros(&dev, m, n).unwrap();
+                let what = format!("{} config {cfg} at {m}x{n}x{k} on {}", stringify!($kernel), dev.info());
+                let accepted = cfg
+                    .family()
+                    .accepts(&cfg, $kernel::SPEC.ir(), crossgemm::Problem::new(m, n, k));
+                match ($kernel::run_with(&cfg, &a, &b, &mut out), accepted) {
+                    (Ok(()), Ok(())) => assert_close(&out.to_host().unwrap(), &want, k, false, &what),
+                    (Err(e), Err(_)) => assert!(e.to_string().contains("cannot run"), "{what}: {e}"),
+                    (r, a) => panic!("{what}: launch {r:?}, but the family says {a:?}"),
+                }
+            }
+        }
+    }};
+}
+
+#[test]
+fn persistent_grids_loop_over_tiles() {
+    check_persistent_loops!(f16_rc, f16, RowMajor, f16, ColMajor, 26);
+    check_persistent_loops!(f16_cr, f16, ColMajor, f16, RowMajor, 27);
+}
+
 /// Runs `$kernel` with config `$cfg` on `$a`, `$b` twice into fresh `$out` matrices, and
 /// asserts that the two agree bit for bit and that the first matches the host reference.
 macro_rules! same_bits_twice {

@@ -27,6 +27,10 @@ fn split(ksplit: u32, t: WgmmaTile) -> WgmmaTile {
     WgmmaTile { ksplit, ..t }
 }
 
+fn pingpong(t: WgmmaTile) -> WgmmaTile {
+    WgmmaTile { pingpong: true, ..t }
+}
+
 fn deep(bk: u32, t: WgmmaTile) -> WgmmaTile {
     WgmmaTile { bk, ..t }
 }
@@ -631,6 +635,32 @@ fn configs_compile_for_sm90a_without_spills() {
             Variant::Full,
             Problem::new(77, 45, 68),
         ),
+        // Ping-pong: 128x128 and 64x256 (each consumer a whole tile), with the fused
+        // bias, a cluster of 2, M-major A and the cp.async producer.
+        (
+            bias_relu(DType::F16),
+            pingpong(cfg(128, 128, 6, 2, 1)),
+            Variant::Full,
+            tma,
+        ),
+        (
+            plain(DType::Bf16, Layout::ColMajor, Layout::RowMajor),
+            pingpong(cfg(64, 256, 4, 2, 2)),
+            Variant::Full,
+            tma,
+        ),
+        (
+            bias_relu(DType::F16),
+            pingpong(cfg(128, 128, 5, 2, 1)),
+            Variant::Full,
+            Problem::new(3000, 5000, 700),
+        ),
+        (
+            tf32(Layout::RowMajor, Layout::ColMajor),
+            pingpong(WgmmaTile::for_dtype(128, 128, 6, 2, DType::F32)),
+            Variant::Full,
+            tma,
+        ),
         // Split-K: one and two consumers, TMA and cp.async, 16-bit and tf32, with the
         // fused bias (its prefetch is waited for on the splits that skip the epilogue).
         (
@@ -708,6 +738,12 @@ fn configs_compile_for_sm90a_without_spills() {
             cfg(64, 128, 8, 1, 1),
             Variant::Full,
             batch_of(256, 256, 128, [64 * 128, 0]),
+        ),
+        (
+            bias_relu(DType::F16),
+            pingpong(cfg(128, 128, 6, 2, 1)),
+            Variant::Full,
+            batch_of(512, 512, 128, [512 * 128, 512 * 128]),
         ),
     ];
     for (ir, c, v, p) in cases {

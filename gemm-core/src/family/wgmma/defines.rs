@@ -54,6 +54,10 @@ pub const DEFINES: &[(&str, &str)] = &[
         "blocks per output tile along K, 1 to 16; default 1. With more, the kernel takes a workspace (cg_ws: KSPLIT f32 partial tiles per output tile) and arrival counters (cg_flags, zero before the launch and after it) after the tensor maps, and the last split of a tile to arrive adds the partials in split order and runs the epilogue (splitk.rs).",
     ),
     (
+        "CG_PINGPONG",
+        "1: the ping-pong schedule: the two consumers take alternate work items of the block (each the whole BM x BN tile, BM / 64 slabs) and run their mainloops in turn (named barriers 3 and 4), so that one's epilogue overlaps the other's mainloop; each stage is read by one consumer. 0: cooperative, both consumers share every tile (BM / CONSUMERS rows each); default 0. Needs CONSUMERS 2 and KSPLIT 1.",
+    ),
+    (
         "CG_A_TMA3",
         "1: A holds one matrix per product of a batch and TMA maps it rank 3 (the work item's product, cg_bz, as the outer coordinate); the host sets it per call (Wgmma::defines); default 0 (rank 2: one A, or a broadcast one).",
     ),

@@ -139,8 +139,17 @@ const CONFIG: &str = r#"
 #ifndef CG_WATCHDOG
 #define CG_WATCHDOG 0
 #endif
+#ifndef CG_PINGPONG
+#define CG_PINGPONG 0
+#endif
 #define CG_THREADS (128 * (CONSUMERS + 1))
-#define CG_WG_M (BM / CONSUMERS)
+/* Rows of a tile one consumer computes: its share of the tile (cooperative), or the
+   whole tile (ping-pong: the two consumers take alternate tiles). */
+#define CG_WG_M (CG_PINGPONG ? BM : BM / CONSUMERS)
+/* The first row of the tile that consumer `c` computes. */
+#define CG_WG_ROW0 (CG_PINGPONG ? 0 : c * CG_WG_M)
+/* Consumers that read each stage of the ring (the arrivals its `empty` barrier counts). */
+#define CG_READERS (CG_PINGPONG ? 1 : CONSUMERS)
 #define CG_MI (CG_WG_M / 64)
 /* wgmma k-steps per k-tile: 32 bytes each (k16 of 16-bit, k8 of tf32 elements). */
 #define CG_KSTEPS (BK * CG_ESZ / 32)
@@ -166,10 +175,10 @@ static_assert(BK % CG_KROW == 0 && CG_KSUB >= 1 && CG_KSUB <= 4, "BK must be 1 t
 static_assert(CG_KSUB == 1 || (CG_A_KMAJOR && CG_B_KMAJOR), "k-tiles of several swizzle rows need K-major A and B");
 static_assert(CG_ESZ == 2 || (CG_A_KMAJOR && CG_B_KMAJOR), "wgmma .tf32 takes K-major operands only (row-major A, column-major B)");
 static_assert(CONSUMERS == 1 || CONSUMERS == 2, "CONSUMERS must be 1 or 2");
-static_assert(BM <= 256 && BM % (64 * CONSUMERS) == 0, "BM / CONSUMERS must be a multiple of 64, BM <= 256");
+static_assert(BM <= 256 && CG_WG_M % 64 == 0 && CG_WG_M >= 64, "BM / CONSUMERS (ping-pong: BM) must be a multiple of 64, BM <= 256");
 static_assert(BN >= 16 && BN <= 256 && BN % 16 == 0, "BN must be a multiple of 16 in [16, 256]");
 static_assert(CG_B_KMAJOR || BN % 64 == 0, "an N-major B tile arrives in 64-column boxes: BN must be a multiple of 64");
-static_assert(CG_MI * BN / 2 <= 128, "at most 128 accumulator registers per consumer thread");
+static_assert(CG_MI * BN / 2 <= 128, "at most 128 accumulator registers per consumer thread (ping-pong: BM / 64 * BN / 2)");
 static_assert(STAGES >= 2, "the TMA ring needs at least two stages");
 static_assert(GROUP_M >= 1, "GROUP_M must be at least 1");
 static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "CLUSTER_M must be 1 or 2");
@@ -307,6 +316,13 @@ static __device__ __forceinline__ void cg_wgmma_wait() {
 /* Tells the compiler that the accumulator changes here, so that no read of it moves
    above the wgmma wait before it and no write below the wgmma after it. */
 static __device__ __forceinline__ void cg_fence_acc(float& r) { asm volatile("" : "+f"(r) :: "memory"); }
+
+/* Advances a ring position by n stages (ping-pong: past the other consumer's k-tiles). */
+static __device__ __forceinline__ void cg_ring_skip(int& stage, unsigned& phase, int n) {
+    const int at = stage + n;
+    stage = at % STAGES;
+    phase ^= (unsigned)(at / STAGES) & 1u;
+}
 
 /* Triton's grouped order: GROUP_M consecutive tile rows sweep the columns together, so
    the A rows they share stay in L2. */
@@ -526,6 +542,7 @@ fn mma(variant: Variant) -> String {
 }
 
 const KERNEL: &str = r#"
+static_assert(!CG_PINGPONG || (CONSUMERS == 2 && KSPLIT == 1), "ping-pong takes two consumers and no split-K");
 #if CLUSTER_M > 1
 #define CG_CLUSTER_DIMS __cluster_dims__(CLUSTER_M, 1, 1)
 #else
@@ -554,7 +571,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
 #pragma unroll
         for (int s = 0; s < STAGES; ++s) {
             cg_mbar_init(bars + s * 8, CG_CPASYNC ? 128 : 1);                 /* full: the producer's expect_tx, or every producer thread's cp.async */
-            cg_mbar_init(bars + (STAGES + s) * 8, 4 * CONSUMERS * CLUSTER_M); /* empty: lane 0 of every consumer warp of the cluster */
+            cg_mbar_init(bars + (STAGES + s) * 8, 4 * CG_READERS * CLUSTER_M); /* empty: lane 0 of every consumer warp that reads the stage, in every block of the cluster */
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
@@ -629,9 +646,23 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
             for (int r = 0; r < BN / 2; ++r) acc[mi][r] = 0.0f;
         int stage = 0;
         unsigned phase = 0;
+#if CG_PINGPONG
+        /* Ping-pong: this block's work items alternate between the consumers (c takes
+           the block's items c, c + 2, ...). The producer fills the ring item after item,
+           so a consumer skips the other's k-tiles; and the two mainloops run strictly in
+           turn (named barriers 3 and 4), so a consumer only waits on a stage whose
+           previous fill has been consumed (an mbarrier parity names a phase only
+           modulo 2), while its epilogue overlaps the other's mainloop. */
+        const int cg_total = tiles * nbatch;
+        const unsigned cg_my_turn = 3 + c, cg_their_turn = 4 - c;
+        if (c == 1) cg_ring_skip(stage, phase, ktiles);
+        for (int item = cluster + c * clusters; item < cg_total; item += 2 * clusters) {
+            if (item != cluster) asm volatile("bar.sync %0, 256;\n" :: "r"(cg_my_turn) : "memory");
+#else
         /* Work items: split `split` of tile `tile` of product `cg_bz` (KSPLIT = 1: the
            tiles of every product of the batch, product after product). */
         for (int item = cluster; item < tiles * KSPLIT * nbatch; item += clusters) {
+#endif
             cg_bz = item / (tiles * KSPLIT);
             @REBASE@
             const int tile = (item - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = item - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
@@ -674,6 +705,11 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
                 for (int r = 0; r < BN / 2; ++r) cg_fence_acc(acc[mi][r]);
 #if CG_INFLIGHT
             if (lane == 0 && kt_end > kt_begin) cg_release(bars + (STAGES + prev) * 8);
+#endif
+#if CG_PINGPONG
+            /* The other consumer's turn, if it has the next item; then skip its k-tiles. */
+            if (item + clusters < cg_total) asm volatile("bar.arrive %0, 256;\n" :: "r"(cg_their_turn) : "memory");
+            cg_ring_skip(stage, phase, ktiles);
 #endif
 #if KSPLIT > 1
             /* More splits than k-tiles leave some with none: they add zeros. */

@@ -148,7 +148,7 @@ pub(super) fn prefetch(ir: &GemmIr, variant: Variant) -> String {
     for (p, kind) in used(ir) {
         let (dtype, base, ext, count) = match kind {
             ParamKind::Row { dtype } => (dtype, "n0", "N", "BN"),
-            ParamKind::Col { dtype } => (dtype, "m0 + c * CG_WG_M", "M", "CG_WG_M"),
+            ParamKind::Col { dtype } => (dtype, "m0 + CG_WG_ROW0", "M", "CG_WG_M"),
             _ => continue,
         };
         let _ = writeln!(s, "#if CGW_PF_{p}");
@@ -438,7 +438,7 @@ const EPI_TEMPLATE: &str = r#"            const bool pair_ok = (ldo & 1) == 0 &&
 #endif
 @SETUP@#pragma unroll
             for (int mi = 0; mi < CG_MI; ++mi) {
-                const int wrow = m0 + c * CG_WG_M + mi * 64 + warp * 16;
+                const int wrow = m0 + CG_WG_ROW0 + mi * 64 + warp * 16;
 @SLAB@#pragma unroll
                 for (int q = 0; q < (BN + CG_CW - 1) / CG_CW; ++q) {
                     const int r_lo = q * CG_CW / 2;

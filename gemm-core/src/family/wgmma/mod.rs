@@ -212,6 +212,13 @@ pub struct WgmmaTile {
     /// reduced in a fixed order ([`splitk`]); 1 (the default, left out on disk) for none.
     #[serde(default = "splitk::one", skip_serializing_if = "splitk::is_one")]
     pub ksplit: u32,
+    /// `CG_PINGPONG`: the two consumers take alternate tiles, each the whole `BM × BN`
+    /// tile, and run their mainloops in turn, so one's epilogue overlaps the other's
+    /// mainloop (CUTLASS's ping-pong schedule); false (left out on disk) for the
+    /// cooperative schedule, where both share each tile. Needs two consumers, no split-K
+    /// and `BM / 64 * BN / 2` accumulators of at most 128.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pingpong: bool,
 }
 
 impl Default for WgmmaTile {
@@ -221,6 +228,9 @@ impl Default for WgmmaTile {
         WgmmaTile::new(128, 256, 4, 2)
     }
 }
+
+/// What [`Wgmma`]'s plan class adds for a ping-pong config (more than any k-tile).
+pub const PINGPONG_CLASS: u32 = 1 << 16;
 
 /// The opt-in shared memory limit of one block on sm_90 (H100, H200).
 pub const SM90_SMEM_LIMIT: u32 = 232_448;
@@ -241,6 +251,7 @@ impl WgmmaTile {
             inflight: consumers == 1,
             epi_smem: true,
             ksplit: 1,
+            pingpong: false,
         }
     }
 
@@ -252,9 +263,10 @@ impl WgmmaTile {
         }
     }
 
-    /// The `-D` definitions for NVRTC, in a fixed order.
+    /// The `-D` definitions for NVRTC, in a fixed order (`CG_PINGPONG` only when set, so
+    /// the cooperative configs' compiles, and their cache keys, are as before).
     pub fn defines(&self) -> Vec<(&'static str, u32)> {
-        vec![
+        let mut d = vec![
             ("BM", self.bm),
             ("BN", self.bn),
             ("BK", self.bk),
@@ -265,7 +277,11 @@ impl WgmmaTile {
             ("CG_INFLIGHT", self.inflight as u32),
             ("CG_EPI_SMEM", self.epi_smem as u32),
             ("KSPLIT", self.ksplit),
-        ]
+        ];
+        if self.pingpong {
+            d.push(("CG_PINGPONG", 1));
+        }
+        d
     }
 
     /// Registers per thread as ptxas reported them on the H200 (bench/wgmma-probe.md):
@@ -276,6 +292,16 @@ impl WgmmaTile {
             168
         } else {
             (self.bm / 64) * self.bn / 2 + 60
+        }
+    }
+
+    /// Consumer warpgroups that share one tile's rows: `consumers`, or 1 with ping-pong
+    /// (each consumer computes whole tiles).
+    pub fn sharers(&self) -> u32 {
+        if self.pingpong {
+            1
+        } else {
+            self.consumers.max(1)
         }
     }
 
@@ -471,9 +497,10 @@ impl KernelFamily for Wgmma {
     /// Room for its split-K variants and deeper k-tiles (17 plan classes of their own:
     /// `splitk::with_splits`, `k_tiles`), which the runtime refuses at the large shapes a
     /// full tune times (their workspace would be too large), so a large tune still times
-    /// about 50.
+    /// about 50; and for the ping-pong schedule of the 6 block tiles it serves (64×64 to
+    /// 64×256, 128×64, 128×128).
     fn plan_extra(&self) -> usize {
-        16
+        16 + 6
     }
 
     fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
@@ -482,13 +509,14 @@ impl KernelFamily for Wgmma {
             for bn in space.pick("block_n", &[64, 128, 192, 256]) {
                 for bk in space.pick("block_k", &k_tiles(cx, bm, bn)) {
                     for stages in space.pick("stages", &[3, 4, 5, 6, 8, 10]) {
-                        for consumers in [1, 2] {
+                        for (consumers, pingpong) in [(1, false), (2, false), (2, true)] {
                             for group_m in space.pick("group_m", &[8]) {
                                 for cluster_m in [1, 2] {
                                     let t = WgmmaTile {
                                         bk,
                                         group_m,
                                         cluster_m,
+                                        pingpong,
                                         ..WgmmaTile::new(bm, bn, stages, consumers)
                                     };
                                     v.extend(splitk::with_splits(t, space));
@@ -562,9 +590,12 @@ impl KernelFamily for Wgmma {
         t.ksplit.max(1)
     }
 
-    /// Split-K and k-tiles of several swizzle rows: each its own entry in the plan.
+    /// Split-K, k-tiles of several swizzle rows and the ping-pong schedule: each its own
+    /// entry in the plan (the second value is the k-tile, plus [`PINGPONG_CLASS`] for
+    /// ping-pong), so that the best ping-pong config of a block tile is kept beside the
+    /// best cooperative one.
     fn plan_class(&self, t: &WgmmaTile) -> (u32, u32) {
-        (t.ksplit.max(1), t.bk)
+        (t.ksplit.max(1), t.bk + if t.pingpong { PINGPONG_CLASS } else { 0 })
     }
 
     /// Split-K configs reduce through device scratch memory ([`splitk::workspace`]).
@@ -629,9 +660,19 @@ impl KernelFamily for Wgmma {
             WgmmaTile {
                 consumers: c,
                 inflight: c == 1,
+                pingpong: false,
                 ..*t
             },
         ));
+        if t.consumers == 2 {
+            v.push((
+                format!("pingpong {}", u32::from(!t.pingpong)),
+                WgmmaTile {
+                    pingpong: !t.pingpong,
+                    ..*t
+                },
+            ));
+        }
         let x = 3 - t.cluster_m.clamp(1, 2);
         v.push((format!("cluster {x}"), WgmmaTile { cluster_m: x, ..*t }));
         v.push((
@@ -659,7 +700,7 @@ impl KernelFamily for Wgmma {
 
     fn describe(&self, t: &WgmmaTile) -> String {
         format!(
-            "wgmma {}x{}x{} stages {} consumers {} cluster {} inflight {} group {}{}{}",
+            "wgmma {}x{}x{} stages {} consumers {} cluster {} inflight {} group {}{}{}{}",
             t.bm,
             t.bn,
             t.bk,
@@ -669,6 +710,7 @@ impl KernelFamily for Wgmma {
             u32::from(t.inflight),
             t.group_m,
             if t.epi_smem { "" } else { " direct-stores" },
+            if t.pingpong { " pingpong" } else { "" },
             if t.ksplit > 1 {
                 format!(" ksplit {}", t.ksplit)
             } else {

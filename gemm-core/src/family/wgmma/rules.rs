@@ -8,7 +8,7 @@ use crate::ir::Layout;
 
 // Rationale per rule: each is one of the source's static_asserts (a config that breaks
 // it would not compile) or a limit of the chip.
-pub(super) const RULES: [Rule<WgmmaTile>; 10] = [
+pub(super) const RULES: [Rule<WgmmaTile>; 11] = [
     // A k-tile is one to four 128-byte swizzle rows; more than one only with K-major A and
     // B (their tiles then arrive as one box per row; MN-major boxes hold one row).
     Rule {
@@ -39,12 +39,30 @@ pub(super) const RULES: [Rule<WgmmaTile>; 10] = [
             (!(c.consumers == 1 || c.consumers == 2)).then(|| format!("CONSUMERS = {} (1 or 2)", c.consumers))
         },
     },
-    // Each consumer owns whole 64-row wgmma slabs.
+    // Ping-pong alternates whole tiles between two consumers; split-K's reduction is per
+    // consumer share of a tile, which ping-pong does not have.
+    Rule {
+        name: "pingpong",
+        check: |_, c| {
+            (c.pingpong && (c.consumers != 2 || c.ksplit != 1)).then(|| {
+                format!(
+                    "ping-pong with CONSUMERS = {} and KSPLIT = {} (it takes 2 consumers and no split-K)",
+                    c.consumers, c.ksplit
+                )
+            })
+        },
+    },
+    // Each consumer owns whole 64-row wgmma slabs (of its share of the tile, or with
+    // ping-pong of the whole tile).
     Rule {
         name: "warp_tile",
         check: |_, c| {
-            (c.bm == 0 || c.bm > 256 || c.bm % (64 * c.consumers.max(1)) != 0)
-                .then(|| format!("BM = {} (BM / CONSUMERS must be a multiple of 64, BM <= 256)", c.bm))
+            (c.bm == 0 || c.bm > 256 || c.bm % (64 * c.sharers()) != 0).then(|| {
+                format!(
+                    "BM = {} (BM / CONSUMERS must be a multiple of 64, BM <= 256; with ping-pong BM itself)",
+                    c.bm
+                )
+            })
         },
     },
     // wgmma N is a multiple of 8 up to 256; the epilogue stores 16-column groups; an
@@ -66,9 +84,10 @@ pub(super) const RULES: [Rule<WgmmaTile>; 10] = [
     Rule {
         name: "accumulators",
         check: |_, c| {
-            let acc = (c.bm / c.consumers.max(1) / 64) * c.bn / 2;
-            (acc > 128)
-                .then(|| format!("{acc} accumulator registers per thread (at most 128: BM / CONSUMERS / 64 * BN / 2)"))
+            let acc = (c.bm / c.sharers() / 64) * c.bn / 2;
+            (acc > 128).then(|| {
+                format!("{acc} accumulator registers per thread (at most 128: BM / CONSUMERS / 64 * BN / 2, ping-pong BM / 64 * BN / 2)")
+            })
         },
     },
     // The ring needs a stage being filled while one is consumed.

@@ -63,7 +63,7 @@ pub(super) fn with_splits(t: WgmmaTile, space: &TuneSpace) -> Vec<WgmmaTile> {
     space
         .pick("ksplit", PLANNED)
         .into_iter()
-        .filter(|&k| k == 1 || (t.bm <= MAX_SPLIT_TILE && t.bn <= MAX_SPLIT_TILE && t.cluster_m == 1))
+        .filter(|&k| k == 1 || (t.bm <= MAX_SPLIT_TILE && t.bn <= MAX_SPLIT_TILE && t.cluster_m == 1 && !t.pingpong))
         .map(|ksplit| WgmmaTile { ksplit, ..t })
         .collect()
 }
