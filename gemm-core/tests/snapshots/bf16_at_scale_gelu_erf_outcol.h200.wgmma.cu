@@ -684,7 +684,8 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
 #endif
         }
     } else {
-        /* Consumer warpgroup c: rows [c * CG_WG_M, (c + 1) * CG_WG_M) of every tile. */
+        /* Consumer warpgroup c: rows [CG_WG_ROW0, CG_WG_ROW0 + CG_WG_M) of every tile it
+           takes (every tile; with ping-pong, every other one, whole). */
 #if CONSUMERS > 1
         asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" :: "n"(CG_CONSUMER_REGS));
 #endif
@@ -771,10 +772,10 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
 #if CG_A_KMAJOR
                         /* K-major: rows of 128 bytes, 8-row groups 1024 apart; a k-step = 32 bytes,
                            four to a sub-tile. */
-                        const unsigned long long da = cg_desc(a_s + (kk / 4) * (BM * 128) + (c * CG_WG_M + mi * 64) * 128 + (kk % 4) * 32, 16, 1024);
+                        const unsigned long long da = cg_desc(a_s + (kk / 4) * (BM * 128) + (CG_WG_ROW0 + mi * 64) * 128 + (kk % 4) * 32, 16, 1024);
 #else
                         /* M-major: 64-row boxes of 8 KiB; k16 = 16 rows of 128 bytes. */
-                        const unsigned long long da = cg_desc(a_s + (c * CG_MI + mi) * 8192 + kk * 2048, 8192, 1024);
+                        const unsigned long long da = cg_desc(a_s + (CG_WG_ROW0 / 64 + mi) * 8192 + kk * 2048, 8192, 1024);
 #endif
 #if CG_B_KMAJOR
                         const unsigned long long db = cg_desc(b_s + (kk / 4) * (BN * 128) + (kk % 4) * 32, 16, 1024);
