@@ -143,6 +143,19 @@
 //! With `CG_CPASYNC` the same ring is filled by `cp.async` from all 128 producer threads
 //! (see Shapes above); the barriers, descriptors and consumers are the same.
 //!
+//! **Ping-pong** (`CG_PINGPONG`, two consumers, no split-K): consumer `c` takes the
+//! block's work items `c, c + 2, ...`, each the whole tile (`BM / 64` slabs, so `BM / 64 *
+//! BN / 2` accumulators of at most 128: 64×64 to 64×256, 128×64, 128×128). The producer
+//! fills the ring item after item as before; a consumer skips the other's k-tiles in its
+//! ring position, and the two mainloops run strictly in turn (named barriers 3 and 4: a
+//! consumer starts its mainloop when the other has finished its own), because an
+//! mbarrier parity names a phase only modulo 2: a consumer may wait on a stage only once
+//! that stage's previous fill has been consumed. Each stage's `empty` barrier then counts
+//! one consumer's warps. The epilogue of one consumer runs under the other's mainloop.
+//! On the H200 (bench/results/h200-2026-12-01i, full tune) it won 4096×4096×128 (128×128:
+//! 16.8 µs, 1.04× cuBLAS), 1024³ with bias+ReLU and the 32×(512×512×128) batch, and lost
+//! to the cooperative 128×256 tile on the large squares and LLM shapes.
+//!
 //! **Split-K** (`KSPLIT` 2 or 4, tiles of at most 128×128): the persistent grid walks
 //! `tiles * KSPLIT` items, item `i` being split `i % KSPLIT` of tile `i / KSPLIT` over
 //! its share of the k-tiles; the last split of a tile to arrive adds the partials in split
