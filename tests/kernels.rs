@@ -108,6 +108,20 @@ fn f32_and_tf32() {
 
 // --- every planned config -----------------------------------------------------------
 
+/// Whether a launch of a config ran (true: its output is to be judged), as its family
+/// said it would: a shape the family accepts must launch, and one it refuses must fail
+/// saying that the config cannot run it.
+fn ran_as_accepted(what: &str, launch: crossgemm::Result<()>, accepted: Result<(), String>) -> bool {
+    match (launch, accepted) {
+        (Ok(()), Ok(())) => true,
+        (Err(e), Err(_)) => {
+            assert!(e.to_string().contains("cannot run"), "{what}: {e}");
+            false
+        }
+        (r, a) => panic!("{what}: launch {r:?}, but the family says {a:?}"),
+    }
+}
+
 /// Every config the planner keeps for the device's target (the tuner may pick any of
 /// them), each on shapes of its own: aligned (the vector / TMA load paths) spanning three
 /// blocks in M and N (the last one partial) and twice the K its load ring holds (the ring
@@ -153,14 +167,10 @@ macro_rules! check_all_configs {
                     let accepted = cfg
                         .family()
                         .accepts(&cfg, $kernel::SPEC.ir(), crossgemm::Problem::new(m, n, k));
-                    match ($kernel::run_with(&cfg, &a, &b, &mut out), accepted) {
-                        (Ok(()), Ok(())) => {
-                            let want = $kernel::reference(&a, &b).unwrap();
-                            assert_close(&out.to_host().unwrap(), &want, k, $tf32, &what);
-                            ran[usize::from(s >= 2)] = true;
-                        }
-                        (Err(e), Err(_)) => assert!(e.to_string().contains("cannot run"), "{what}: {e}"),
-                        (r, a) => panic!("{what}: launch {r:?}, but the family says {a:?}"),
+                    if ran_as_accepted(&what, $kernel::run_with(&cfg, &a, &b, &mut out), accepted) {
+                        let want = $kernel::reference(&a, &b).unwrap();
+                        assert_close(&out.to_host().unwrap(), &want, k, $tf32, &what);
+                        ran[usize::from(s >= 2)] = true;
                     }
                 }
                 assert_eq!(
@@ -221,10 +231,8 @@ macro_rules! check_persistent_loops {
                 let accepted = cfg
                     .family()
                     .accepts(&cfg, $kernel::SPEC.ir(), crossgemm::Problem::new(m, n, k));
-                match ($kernel::run_with(&cfg, &a, &b, &mut out), accepted) {
-                    (Ok(()), Ok(())) => assert_close(&out.to_host().unwrap(), &want, k, false, &what),
-                    (Err(e), Err(_)) => assert!(e.to_string().contains("cannot run"), "{what}: {e}"),
-                    (r, a) => panic!("{what}: launch {r:?}, but the family says {a:?}"),
+                if ran_as_accepted(&what, $kernel::run_with(&cfg, &a, &b, &mut out), accepted) {
+                    assert_close(&out.to_host().unwrap(), &want, k, false, &what);
                 }
             }
         }
