@@ -14,15 +14,15 @@ export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export CROSSGEMM_COMMIT=$(head -1 $B/COMMIT) CROSSGEMM_REQUIRE_CUDA=1 CROSSGEMM_REQUIRE_NVRTC=1
 mkdir -p $OUT/rl/json
 cp $B/COMMIT $OUT/rl/commit.txt
-CROSSGEMM_CACHE_DIR=/tmp/cg-st CROSSGEMM_TEST_DEVICES=cuda:0 timeout 100 $B/staged > $OUT/rl/staged.log 2>&1; echo "staged rc=$?"
+CROSSGEMM_CACHE_DIR=/tmp/cg-st CROSSGEMM_TEST_DEVICES=cuda:0 timeout 60 $B/staged > $OUT/rl/staged.log 2>&1; echo "staged rc=$?"
 grep -hE "test result|panicked" -A3 $OUT/rl/staged.log | head -6
-CROSSGEMM_CACHE_DIR=/tmp/cg-stsan CROSSGEMM_TEST_DEVICES=cuda:0 timeout 100 /usr/local/cuda/bin/compute-sanitizer --tool memcheck $B/staged > $OUT/rl/san-staged.log 2>&1; echo "memcheck rc=$?"
-grep -E "ERROR SUMMARY|test result" $OUT/rl/san-staged.log
 C="--shape 3000x5000x700 --dtypes f16 --epilogues none,bias_relu,bias_gelu --out $OUT/rl"
-CROSSGEMM_CACHE_DIR=/tmp/cg-k700 timeout 120 $B/crossgemm bench $C --name k700-staged --against bench/results/h200-2026-12-01h/part2/k700-staged.json > $OUT/rl/k700-staged.log 2>&1; echo "k700 rc=$?"
+CROSSGEMM_CACHE_DIR=/tmp/cg-k700 timeout 90 $B/crossgemm bench $C --name k700-staged --against bench/results/h200-2026-12-01h/part2/k700-staged.json > $OUT/rl/k700-staged.log 2>&1; echo "k700 rc=$?"
 grep -hE "^\| 3000x5000x700" $OUT/rl/k700-staged.md | cut -d'|' -f2,4,5,6,7,9,10,17
+CROSSGEMM_CACHE_DIR=/tmp/cg-stsan CROSSGEMM_TEST_DEVICES=cuda:0 timeout 60 /usr/local/cuda/bin/compute-sanitizer --tool memcheck $B/staged > $OUT/rl/san-staged.log 2>&1; echo "memcheck rc=$?"
+grep -E "ERROR SUMMARY|test result" $OUT/rl/san-staged.log
 S="--shape 4096x4096x4096 --shape 2048x11008x4096 --shape 16x4096x4096 --shape 1000x1000x1000 --shape 4096x4096x128"
-CROSSGEMM_CACHE_DIR=/tmp/cg-p3 timeout 150 $B/crossgemm bench $S --dtypes f16 --epilogues none,bias_relu --no-vendor --pad 3 --out $OUT/rl --name pad3-staged --against bench/results/h200-2026-12-01f/part2/packed.json > $OUT/rl/pad3.log 2>&1; echo "pad3 rc=$?"
+CROSSGEMM_CACHE_DIR=/tmp/cg-p3 timeout 90 $B/crossgemm bench $S --dtypes f16 --epilogues none,bias_relu --no-vendor --pad 3 --out $OUT/rl --name pad3-staged --against bench/results/h200-2026-12-01f/part2/packed.json > $OUT/rl/pad3.log 2>&1; echo "pad3 rc=$?"
 grep -A14 "^## Change" $OUT/rl/pad3-staged.md | grep -E "^\| [0-9]" | cut -d'|' -f2,4,5,6,7
 for e in none bias_relu; do
   rm -rf /tmp/cc-$e /tmp/cg-$e
