@@ -28,7 +28,6 @@ mod measure;
 #[cfg(feature = "cuda")]
 mod nvrtc_check;
 mod prebuilt;
-mod realign;
 pub mod records;
 pub mod reference;
 mod spec;

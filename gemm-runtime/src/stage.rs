@@ -1,9 +1,8 @@
 //! Staging misaligned operands before a launch (policy and why:
 //! [`gemm_core::staging`]): the A or B of a call whose rows do not all start on a
-//! 16-byte boundary is copied, one 2-D copy per matrix (on CUDA a kernel of 16-byte
-//! vectors, [`crate::realign`]; elsewhere the driver's rectangular copy), into scratch
-//! rows of the next 16-byte multiple, and the kernel runs on that aligned copy, so that it
-//! takes its vector, cp.async or TMA path instead of element loads.
+//! 16-byte boundary is copied, one driver 2-D copy per matrix, into scratch rows of the
+//! next 16-byte multiple, and the kernel runs on that aligned copy, so that it takes its
+//! vector, cp.async or TMA path instead of element loads.
 //!
 //! The copies are queued on the device's stream (queue) ahead of the kernel, and the
 //! scratch is freed in stream order when the launch's [`Staged`] is dropped (cudarc frees
@@ -114,9 +113,7 @@ fn copies(call: &Call<'_, '_>, which: [bool; 2]) -> Result<Staged> {
                 row_bytes: extent * esz,
                 rows: rows_each,
             };
-            if !crate::realign::copy(dev, buf, &scratch, copy)? {
-                dev.backend().copy_rows(buf, &scratch, copy)?;
-            }
+            dev.backend().copy_rows(buf, &scratch, copy)?;
         }
         ops.push((param, scratch, to));
     }
