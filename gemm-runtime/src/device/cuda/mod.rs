@@ -161,6 +161,7 @@ impl CudaBackend {
             // SAFETY: everything runs on the one stream below, so cudarc's per-buffer
             // events (which only order work across streams) would be pure overhead.
             unsafe { ctx.disable_event_tracking() };
+            keep_pool_memory(ctx.cu_device());
             let stream = ctx.default_stream();
             Ok(Ctx { ctx, stream })
         });
@@ -620,6 +621,37 @@ impl DeviceBackend for CudaBackend {
         let s = unsafe { c.stream.alloc::<u8>(bytes.max(1)) }
             .map_err(|e| driver_err(format!("allocating {bytes} bytes of scratch"), e))?;
         aligned(c, s)
+    }
+}
+
+/// Bytes of freed stream-ordered memory the device's default pool keeps for reuse on the
+/// devices crossgemm opens itself ([`keep_pool_memory`]).
+const POOL_KEEP_BYTES: u64 = 256 << 20;
+
+/// Raises the release threshold of `dev`'s default memory pool to [`POOL_KEEP_BYTES`] (a
+/// higher one is left as it is). Why: staged operands take scratch from that pool on
+/// every call and free it in stream order; at the default threshold of 0 the pool hands
+/// the pages back to the driver at each synchronisation, so the next call maps them
+/// again. A device made from a caller's stream (interop) keeps its pool as the caller
+/// set it. Failures are ignored: the threshold changes speed only.
+fn keep_pool_memory(dev: dsys::CUdevice) {
+    let attr = dsys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD;
+    let mut pool: dsys::CUmemoryPool = std::ptr::null_mut();
+    // SAFETY: driver calls on a valid device handle (the context just made for it), each
+    // writing or reading one u64 attribute through a pointer to a live local.
+    unsafe {
+        if dsys::cuDeviceGetDefaultMemPool(&mut pool, dev).result().is_err() {
+            return;
+        }
+        let mut now: u64 = 0;
+        if dsys::cuMemPoolGetAttribute(pool, attr, &mut now as *mut u64 as *mut std::ffi::c_void)
+            .result()
+            .is_ok()
+            && now < POOL_KEEP_BYTES
+        {
+            let mut keep = POOL_KEEP_BYTES;
+            let _ = dsys::cuMemPoolSetAttribute(pool, attr, &mut keep as *mut u64 as *mut std::ffi::c_void);
+        }
     }
 }
 
