@@ -19,6 +19,11 @@ fn f16_rc(a: Matrix<f16>, b: Matrix<f16, ColMajor>) -> Matrix<f16> {
 fn f16_rr(a: Matrix<f16>, b: Matrix<f16>) -> Matrix<f16> {
     a * b
 }
+/// With the wgmma family's stream-K variants in its plan (opt-in: `tune(streamk = ..)`).
+#[gemm_kernel(tune(streamk = 1))]
+fn f16_rc_sk(a: Matrix<f16>, b: Matrix<f16, ColMajor>) -> Matrix<f16> {
+    a * b
+}
 #[gemm_kernel]
 fn f16_cr(a: Matrix<f16, ColMajor>, b: Matrix<f16>) -> Matrix<f16> {
     a * b
@@ -199,10 +204,11 @@ fn every_planned_config_bf16_f32() {
 
 /// The persistent wgmma grids (at most one block per multiprocessor) loop over the output
 /// tiles: at a shape of 300 and more tiles (3112x3112x136, every tile size the planner
-/// keeps, edges ragged), each block takes two or more, so the ring runs on across tiles
-/// and the ping-pong consumers take turns. The suite's other shapes have at most nine
-/// tiles: one per block. Every planned wgmma config of two layouts against one host
-/// reference each (CUDA targets with wgmma only; elsewhere nothing is persistent).
+/// keeps, edges ragged), each block takes two or more, so the ring runs on across tiles,
+/// the ping-pong consumers take turns and stream-K shares out a wave of tiles (none of
+/// the grids divides the tile count). The suite's other shapes have at most nine tiles:
+/// one per block. Every planned wgmma config of three kernels against one host reference
+/// each (CUDA targets with wgmma only; elsewhere nothing is persistent).
 macro_rules! check_persistent_loops {
     ($kernel:ident, $ta:ty, $la:ty, $tb:ty, $lb:ty, $seed:expr) => {{
         for dev in devices() {
@@ -243,6 +249,27 @@ macro_rules! check_persistent_loops {
 fn persistent_grids_loop_over_tiles() {
     check_persistent_loops!(f16_rc, f16, RowMajor, f16, ColMajor, 26);
     check_persistent_loops!(f16_cr, f16, ColMajor, f16, RowMajor, 27);
+    check_persistent_loops!(f16_rc_sk, f16, RowMajor, f16, ColMajor, 28);
+}
+
+/// The stream-K kernel's plan holds stream-K configs (so the persistent test above runs
+/// them on a GPU), and the default kernels' plans hold none.
+#[test]
+fn streamk_is_planned_only_when_asked() {
+    let streamk = |spec: &crossgemm::KernelSpec| {
+        spec.target("h200").map(|t| {
+            t.plan()
+                .configs
+                .iter()
+                .filter(|c| matches!(c, TileConfig::Wgmma(w) if w.streamk))
+                .count()
+        })
+    };
+    // Builds without the `sm90` feature plan no h200 target.
+    if let Some(n) = streamk(&f16_rc_sk::SPEC) {
+        assert!(n > 0, "no stream-K config planned for f16_rc_sk");
+        assert_eq!(streamk(&f16_rc::SPEC), Some(0));
+    }
 }
 
 /// Runs `$kernel` with config `$cfg` on `$a`, `$b` twice into fresh `$out` matrices, and

@@ -27,6 +27,10 @@ fn split(ksplit: u32, t: WgmmaTile) -> WgmmaTile {
     WgmmaTile { ksplit, ..t }
 }
 
+fn streamk(t: WgmmaTile) -> WgmmaTile {
+    WgmmaTile { streamk: true, ..t }
+}
+
 fn pingpong(t: WgmmaTile) -> WgmmaTile {
     WgmmaTile { pingpong: true, ..t }
 }
@@ -658,6 +662,27 @@ fn configs_compile_for_sm90a_without_spills() {
         (
             tf32(Layout::RowMajor, Layout::ColMajor),
             pingpong(WgmmaTile::for_dtype(128, 128, 6, 2, DType::F32)),
+            Variant::Full,
+            tma,
+        ),
+        // Stream-K: two consumers and one, the fused bias, MN-major operands, cp.async and
+        // tf32 (batches are refused: Wgmma::accepts).
+        (bias_relu(DType::F16), streamk(WgmmaTile::default()), Variant::Full, tma),
+        (
+            plain(DType::Bf16, Layout::ColMajor, Layout::RowMajor),
+            streamk(cfg(64, 128, 8, 1, 1)),
+            Variant::Full,
+            tma,
+        ),
+        (
+            bias_relu(DType::F16),
+            streamk(cfg(128, 192, 5, 2, 1)),
+            Variant::Full,
+            Problem::new(3000, 5000, 700),
+        ),
+        (
+            tf32(Layout::RowMajor, Layout::ColMajor),
+            streamk(WgmmaTile::for_dtype(128, 128, 6, 2, DType::F32)),
             Variant::Full,
             tma,
         ),

@@ -181,7 +181,11 @@ impl<'c, 'a> Call<'c, 'a> {
                 _ => unreachable!("families map matrix operands only"),
             })
             .collect();
-        kargs.extend(cfg.workspace(self.ir(), self.problem).map(KernelArg::Workspace));
+        // Sized for the device: a check's smaller grid needs no more (KernelFamily::workspace).
+        kargs.extend(
+            cfg.workspace(self.ir(), self.problem, self.machine())
+                .map(KernelArg::Workspace),
+        );
         kargs.extend(kernel_args(
             self.ir(),
             self.args,

@@ -163,9 +163,10 @@ pub trait KernelFamily: Sync + 'static {
         (self.k_split(tile), 0)
     }
 
-    /// Device scratch memory a launch of `tile` at `problem` needs (none by default).
-    fn workspace(&self, tile: &Self::Tile, ir: &GemmIr, problem: Problem) -> Option<Workspace> {
-        let _ = (tile, ir, problem);
+    /// Device scratch memory a launch of `tile` at `problem` on `machine` needs (none by
+    /// default). A launch for a smaller machine (a check on a small grid) needs no more.
+    fn workspace(&self, tile: &Self::Tile, ir: &GemmIr, problem: Problem, machine: Machine) -> Option<Workspace> {
+        let _ = (tile, ir, problem, machine);
         None
     }
 
@@ -251,7 +252,7 @@ pub trait DynFamily: Sync {
     /// See [`KernelFamily::plan_class`].
     fn plan_class(&self, c: &TileConfig) -> (u32, u32);
     /// See [`KernelFamily::workspace`].
-    fn workspace(&self, c: &TileConfig, ir: &GemmIr, problem: Problem) -> Option<Workspace>;
+    fn workspace(&self, c: &TileConfig, ir: &GemmIr, problem: Problem, machine: Machine) -> Option<Workspace>;
     /// See [`KernelFamily::launch`].
     fn launch(&self, c: &TileConfig, ir: &GemmIr, problem: Problem, machine: Machine) -> LaunchDims;
     /// See [`KernelFamily::tensor_maps`].
@@ -365,8 +366,8 @@ impl<F: KernelFamily> DynFamily for F {
     fn plan_class(&self, c: &TileConfig) -> (u32, u32) {
         KernelFamily::plan_class(self, tile_of::<F>(c))
     }
-    fn workspace(&self, c: &TileConfig, ir: &GemmIr, problem: Problem) -> Option<Workspace> {
-        KernelFamily::workspace(self, tile_of::<F>(c), ir, problem)
+    fn workspace(&self, c: &TileConfig, ir: &GemmIr, problem: Problem, machine: Machine) -> Option<Workspace> {
+        KernelFamily::workspace(self, tile_of::<F>(c), ir, problem, machine)
     }
     fn launch(&self, c: &TileConfig, ir: &GemmIr, problem: Problem, machine: Machine) -> LaunchDims {
         KernelFamily::launch(self, tile_of::<F>(c), ir, problem, machine)
@@ -426,9 +427,9 @@ impl TileConfig {
     pub fn k_split(&self) -> u32 {
         self.family().k_split(self)
     }
-    /// The device scratch memory a launch for `problem` needs, if any.
-    pub fn workspace(&self, ir: &GemmIr, problem: Problem) -> Option<Workspace> {
-        self.family().workspace(self, ir, problem)
+    /// The device scratch memory a launch for `problem` on `machine` needs, if any.
+    pub fn workspace(&self, ir: &GemmIr, problem: Problem, machine: Machine) -> Option<Workspace> {
+        self.family().workspace(self, ir, problem, machine)
     }
     /// The launch geometry of one call of `ir` on `machine`.
     pub fn launch(&self, ir: &GemmIr, problem: Problem, machine: Machine) -> LaunchDims {

@@ -485,10 +485,59 @@ static __device__ __forceinline__ void cg_st2(unsigned short* p, float v0, float
 #ifndef KSPLIT
 #define KSPLIT 1
 #endif
+#ifndef CG_STREAMK
+#define CG_STREAMK 0
+#endif
 static_assert(KSPLIT >= 1 && KSPLIT <= 16, "KSPLIT must be in [1, 16]");
+static_assert(!CG_STREAMK || (KSPLIT == 1 && CLUSTER_M == 1 && !CG_PINGPONG), "stream-K takes no split-K, no cluster and the cooperative schedule");
 /* The k-tiles of split s: [CG_KT(s), CG_KT(s + 1)). */
 #define CG_KT(s) ((int)(((long long)(s) * ktiles) / KSPLIT))
-#if KSPLIT > 1
+#if CG_STREAMK
+/* Stream-K (data-parallel tiles, then one stream-K wave): of the U work units (tiles of
+   every product), the last G + U % G (G blocks; none when U <= G or G divides U) are
+   shared out by k-tiles, L = that many units times KT k-tiles, block g taking
+   [g L / G, (g + 1) L / G); before them each block takes whole units g, g + G, ... A
+   block's share is at least KT k-tiles, so at most two blocks meet in a unit: the one
+   with its first k-tiles folds as split 0, the other as split 1 (cg_walk_sharers). The
+   producer and the consumers walk the same segments. */
+/* Block g of G over U units of KT k-tiles; the stream-K k-tiles number L = sk KT < 2^31
+   (the host refuses larger: Wgmma::accepts). Four registers of state: the mainloop's
+   accumulators leave few. */
+struct CgWalk { int u_dp, next_dp, it, it_end; };
+static __device__ __forceinline__ CgWalk cg_walk(int g, int G, int U, int KT) {
+    CgWalk w;
+    const int sk = (U > G && U % G != 0) ? G + U % G : 0;
+    const long long L = (long long)sk * KT;
+    w.u_dp = U - sk; w.next_dp = g;
+    w.it = (int)((long long)g * L / G);
+    w.it_end = (int)((long long)(g + 1) * L / G);
+    return w;
+}
+/* The next segment: k-tiles [kb, ke) of unit `unit`; false when the block is done. */
+static __device__ __forceinline__ bool cg_walk_next(CgWalk& w, int G, int KT, int& unit, int& kb, int& ke) {
+    if (w.next_dp < w.u_dp) {
+        unit = w.next_dp; kb = 0; ke = KT; w.next_dp += G;
+        return true;
+    }
+    if (w.it >= w.it_end) return false;
+    const int s = w.it / KT;
+    unit = w.u_dp + s;
+    kb = w.it - s * KT;
+    ke = KT - kb <= w.it_end - w.it ? KT : kb + (w.it_end - w.it);
+    w.it += ke - kb;
+    return true;
+}
+/* Block g's split index in stream-K unit s (0 for the block with its first k-tiles) and
+   how many blocks share it: blocks gf..gl with gf = ceil((x + 1) G / L) - 1, gl =
+   ceil((x + KT) G / L) - 1, x = s KT (the first and last block whose share meets it). */
+static __device__ __forceinline__ void cg_walk_sharers(int g, int G, int U, int KT, int s, int* split, int* n) {
+    const long long L = (long long)(G + U % G) * KT, x = (long long)s * KT;
+    const long long gf = ((x + 1) * G + L - 1) / L - 1, gl = ((x + KT) * G + L - 1) / L - 1;
+    *split = g - (int)gf;
+    *n = (int)(gl - gf) + 1;
+}
+#endif
+#if KSPLIT > 1 || CG_STREAMK
 #define CG_SPLITK_ARGS float* __restrict__ cg_ws, unsigned* __restrict__ cg_flags,
 struct __align__(16) cg_f4 { float x, y, z, w; };
 /* An L2 load (.cg): another block wrote it, so no L1 line may stand in for it. */
@@ -497,20 +546,21 @@ static __device__ __forceinline__ cg_f4 cg_ld_f4(const cg_f4* p) {
     asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];\n" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p) : "memory");
     return v;
 }
-/* Consumer warpgroup c's arrival with its partial tile of split `split`: writes it to its
-   slot of the unit's KSPLIT slots `ws`, counts itself on `flag`, and returns whether it
-   was the last of the tile's splits; if so `acc` is the sum of every slot in split order
-   on return (rows past M excepted: `rows` is 0 for a warp with none inside M). */
-static __device__ __forceinline__ bool cg_splitk_fold(float (&acc)[CG_MI][BN / 2], float* ws, unsigned* flag,
-                                                       int split, int tid, int c, bool rows) {
-    constexpr int Q = CG_MI * BN / 8; /* 16-byte groups of a thread's accumulators */
+/* Consumer warpgroup c's arrival with its partial tile of split `split` of `nsplit`:
+   writes it to its slot (slot s at `ws + s * stride` floats; split-K's slots are
+   contiguous, stride CG_WG_M * BN), counts itself on `flag`, and returns whether it was
+   the last of the tile's splits; if so `acc` is the sum of every slot in split order on
+   return (rows past M excepted: `rows` is 0 for a warp with none inside M). */
+static __device__ __forceinline__ bool cg_splitk_fold(float (&acc)[CG_MI][BN / 2], float* ws, long stride, unsigned* flag,
+                                                       int split, int nsplit, int tid, int c, bool rows) {
+    const long S = stride / 4; /* the slots' stride in 16-byte groups */
     cg_f4* const slots = reinterpret_cast<cg_f4*>(ws);
     if (rows) {
 #pragma unroll
         for (int mi = 0; mi < CG_MI; ++mi)
 #pragma unroll
             for (int q = 0; q < BN / 8; ++q) {
-                cg_f4* const p = slots + (split * Q + mi * (BN / 8) + q) * 128 + tid;
+                cg_f4* const p = slots + split * S + (mi * (BN / 8) + q) * 128 + tid;
                 asm volatile("st.global.cg.v4.f32 [%0], {%1, %2, %3, %4};\n" :: "l"(p), "f"(acc[mi][4 * q]),
                              "f"(acc[mi][4 * q + 1]), "f"(acc[mi][4 * q + 2]), "f"(acc[mi][4 * q + 3]) : "memory");
             }
@@ -521,7 +571,7 @@ static __device__ __forceinline__ bool cg_splitk_fold(float (&acc)[CG_MI][BN / 2
     if (tid == 0) {
         unsigned old;
         asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\n" : "=r"(old) : "l"(flag) : "memory");
-        last = old == KSPLIT - 1;
+        last = old == (unsigned)nsplit - 1;
         /* Every split has arrived: the counter is this launch's no more. */
         if (last) asm volatile("st.relaxed.gpu.global.u32 [%0], 0;\n" :: "l"(flag) : "memory");
     }
@@ -541,12 +591,12 @@ static __device__ __forceinline__ bool cg_splitk_fold(float (&acc)[CG_MI][BN / 2
                 acc[mi][4 * q] = v.x; acc[mi][4 * q + 1] = v.y; acc[mi][4 * q + 2] = v.z; acc[mi][4 * q + 3] = v.w;
             }
 #pragma unroll 1
-        for (int s = 1; s < KSPLIT; ++s)
+        for (int s = 1; s < nsplit; ++s)
 #pragma unroll
             for (int mi = 0; mi < CG_MI; ++mi)
 #pragma unroll
                 for (int q = 0; q < BN / 8; ++q) {
-                    const cg_f4 v = cg_ld_f4(slots + (s * Q + mi * (BN / 8) + q) * 128 + tid);
+                    const cg_f4 v = cg_ld_f4(slots + s * S + (mi * (BN / 8) + q) * 128 + tid);
                     acc[mi][4 * q] += v.x; acc[mi][4 * q + 1] += v.y; acc[mi][4 * q + 2] += v.z; acc[mi][4 * q + 3] += v.w;
                 }
     }
@@ -614,15 +664,25 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
         if (CG_CPASYNC || tid == 0) {
             int stage = 0;
             unsigned phase = 0;
+#if CG_STREAMK
+            CgWalk walk = cg_walk(cluster, clusters, tiles * nbatch, ktiles);
+            int item, kt_lo, kt_hi;
+            while (cg_walk_next(walk, clusters, ktiles, item, kt_lo, kt_hi)) {
+#else
             for (int item = cluster; item < tiles * KSPLIT * nbatch; item += clusters) {
+#endif
                 cg_bz = item / (tiles * KSPLIT);
                 out = cg_out0 + cg_bz * bso; p0 = cg_p00 + cg_bz * bs0; p1 = cg_p10 + cg_bz * bs1; p2 = cg_p20 + cg_bz * bs2;
                 const int tile = (item - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = item - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
                 int tm, tn;
                 cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
                 const int m0 = (tm * CLUSTER_M + (int)rank) * BM, n0 = tn * BN;
-                (void)m0; (void)n0;
+                (void)m0; (void)n0; (void)split;
+#if CG_STREAMK
+                for (int kt = kt_lo; kt < kt_hi; ++kt) {
+#else
                 for (int kt = CG_KT(split); kt < CG_KT(split + 1); ++kt) {
+#endif
                     const int k0 = kt * BK;
                     (void)k0;
                     const unsigned full = bars + stage * 8;
@@ -719,6 +779,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
         if (c == 1) cg_ring_skip(stage, phase, ktiles);
         for (int item = cluster + c * clusters; item < cg_total; item += 2 * clusters) {
             if (item != cluster) asm volatile("bar.sync %0, 256;\n" :: "r"(cg_my_turn) : "memory");
+#elif CG_STREAMK
+        /* Stream-K: the segments of cg_walk (whole units, then shares of the stream-K
+           wave's units by k-tiles), as the producer walks them. */
+        CgWalk walk = cg_walk(cluster, clusters, tiles * nbatch, ktiles);
+        int item, kt_lo, kt_hi;
+        while (cg_walk_next(walk, clusters, ktiles, item, kt_lo, kt_hi)) {
 #else
         /* Work items: split `split` of tile `tile` of product `cg_bz` (KSPLIT = 1: the
            tiles of every product of the batch, product after product). */
@@ -727,7 +793,11 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
             cg_bz = item / (tiles * KSPLIT);
             out = cg_out0 + cg_bz * bso; p0 = cg_p00 + cg_bz * bs0; p1 = cg_p10 + cg_bz * bs1; p2 = cg_p20 + cg_bz * bs2;
             const int tile = (item - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = item - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
+#if CG_STREAMK
+            const int kt_begin = kt_lo, kt_end = kt_hi;
+#else
             const int kt_begin = CG_KT(split), kt_end = CG_KT(split + 1);
+#endif
             (void)split;
             int tm, tn;
             cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
@@ -827,10 +897,32 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
             {
                 const long unit = ((long)tile * CLUSTER_M + rank) * CONSUMERS + c;
                 const bool rows = m0 + c * CG_WG_M + warp * 16 < M;
-                if (!cg_splitk_fold(acc, cg_ws + unit * KSPLIT * (CG_WG_M * BN), cg_flags + unit, split, tid, c, rows)) {
+                if (!cg_splitk_fold(acc, cg_ws + unit * KSPLIT * (CG_WG_M * BN), CG_WG_M * BN, cg_flags + unit, split, KSPLIT, tid, c, rows)) {
 #if CGW_PF_ANY
                     /* Not the last split: no epilogue, but this tile's prefetch must land
                        before the next one's reuses the area. */
+                    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+#endif
+                    continue;
+                }
+            }
+#endif
+#if CG_STREAMK
+            /* A share of a stream-K unit: folded with the other block's (two at most). */
+            if (kt_begin != 0 || kt_end != ktiles) {
+                const int s = item - walk.u_dp;
+                int part, parts;
+                cg_walk_sharers(cluster, clusters, tiles * nbatch, ktiles, s, &part, &parts);
+                /* Slots by block: block g's side 0 holds the unit its share ends in (it is
+                   split 0 there), side 1 the unit it starts in (split 1); consumer c's slot
+                   of (g, side) is ((2 g + side) CONSUMERS + c) CG_WG_M BN floats in. Split 0
+                   of this unit is (gf, 0), split 1 (gf + 1, 1): 3 CONSUMERS slots apart. */
+                const long gf = cluster - part, tile_f = (long)CG_WG_M * BN;
+                /* A counter per consumer of each stream-K unit (fewer than 2 G of them). */
+                const long flag = (long)s * CONSUMERS + c;
+                const bool rows = m0 + CG_WG_ROW0 + warp * 16 < M;
+                if (!cg_splitk_fold(acc, cg_ws + (2 * gf * CONSUMERS + c) * tile_f, 3L * CONSUMERS * tile_f, cg_flags + flag, part, parts, tid, c, rows)) {
+#if CGW_PF_ANY
                     asm volatile("cp.async.wait_group 0;\n" ::: "memory");
 #endif
                     continue;

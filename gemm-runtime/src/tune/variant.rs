@@ -86,9 +86,10 @@ fn describe_at(ir: &gemm_core::GemmIr, backend: gemm_core::Backend, cfg: &TileCo
 const CHECK_TILES_MN: usize = 2;
 /// k-tiles a shrunk check keeps beyond the config's ring (so that it wraps).
 const CHECK_TILES_K_PAST_RING: usize = 2;
-/// Multiprocessors a shrunk check of a persistent config launches for: a grid of one or
-/// two blocks (clusters), so that each loops over several of the shrunk shape's tiles.
-const CHECK_UNITS: u32 = 2;
+/// Multiprocessors a shrunk check of a persistent config launches for: from 2 up to this
+/// many, the fewest whose grid both loops over the shrunk shape's tiles and does not
+/// divide them (so that a stream-K config shares out a wave, as at the call's shape).
+const CHECK_UNITS: u32 = 8;
 
 /// The step a shrunk extent moves by: the tile and 16 elements (what the families'
 /// alignment flags and copy sizes look at: rows of 16-byte multiples), so that the
@@ -122,8 +123,9 @@ fn gcd(a: usize, b: usize) -> usize {
 /// flags and copy sizes included, or the edge class) or where the family would refuse it.
 /// Where the call's blocks loop over several tiles (a persistent grid smaller than the
 /// tile count), that loop is part of what runs: the check keeps it by launching the cut
-/// shape on a grid sized for [`CHECK_UNITS`] multiprocessors, which the family's
-/// persistent kernels serve with any grid. (Keeping the call's M and N instead made a
+/// shape on a grid sized for 2 to [`CHECK_UNITS`] multiprocessors, which the family's
+/// persistent kernels serve with any grid; one that does not divide the tile count, so
+/// that a stream-K config runs its shared wave. (Keeping the call's M and N instead made a
 /// first call at 4096³ check a 16.8M-element output by samples, through comparison
 /// kernels that it had to compile: 240 ms of a 330 ms first call on the H200.) A
 /// parameter in two roles (`x * x.t()`, or A or B read again by the epilogue) keeps the
@@ -161,9 +163,14 @@ pub(crate) fn check_problem(
     .stored(p.a, p.b)
     .batched(p.batch);
     let small_machine = if persistent {
-        gemm_core::Machine {
-            units: CHECK_UNITS.min(machine.units),
-        }
+        let at = |units: u32| gemm_core::Machine {
+            units: units.min(machine.units),
+        };
+        let loops = |m| blocks(small, m) < tiles(small);
+        (2..=CHECK_UNITS)
+            .map(at)
+            .find(|&m| loops(m) && !tiles(small).is_multiple_of(blocks(small, m)))
+            .unwrap_or(at(2))
     } else {
         machine
     };
@@ -371,6 +378,14 @@ mod tests {
                         blocks(s, at) < tiles(s),
                         "{cfg} {p:?} -> {s:?} on {at:?}: a persistent grid's tile loop"
                     );
+                    // (A pair of blocks in a cluster takes two tiles at a time: stream-K has none.)
+                    let unclustered = matches!(cfg, TileConfig::Wgmma(w) if w.cluster_m == 1);
+                    if s != p && tiles(s) >= 3 && unclustered {
+                        assert!(
+                            !tiles(s).is_multiple_of(blocks(s, at)),
+                            "{cfg} {p:?} -> {s:?} on {at:?}: the check's grid divides its tiles (no stream-K wave)"
+                        );
+                    }
                 } else {
                     assert_eq!(at, machine, "{cfg} {p:?}: not persistent, the call's grid");
                 }

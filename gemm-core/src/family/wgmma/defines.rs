@@ -58,6 +58,10 @@ pub const DEFINES: &[(&str, &str)] = &[
         "1: the ping-pong schedule: the two consumers take alternate work items of the block (each the whole BM x BN tile, BM / 64 slabs) and run their mainloops in turn (named barriers 3 and 4), so that one's epilogue overlaps the other's mainloop; each stage is read by one consumer. 0: cooperative, both consumers share every tile (BM / CONSUMERS rows each); default 0. Needs CONSUMERS 2 and KSPLIT 1.",
     ),
     (
+        "CG_STREAMK",
+        "1: stream-K: of the U work units, the last G + U % G (G blocks; none when U <= G or G divides U) are shared out by k-tiles, each block taking an equal run of them after its whole units g, g + G, ...; the two blocks that meet in a unit fold their partial tiles through the workspace (two slots per block, cg_ws; counters per unit, cg_flags) in k order, the second to arrive running the epilogue (splitk.rs, cg_walk); default 0. Needs KSPLIT 1, CLUSTER_M 1 and no ping-pong; takes the workspace arguments.",
+    ),
+    (
         "CG_A_TMA3",
         "1: A holds one matrix per product of a batch and TMA maps it rank 3 (the work item's product, cg_bz, as the outer coordinate); the host sets it per call (Wgmma::defines); default 0 (rank 2: one A, or a broadcast one).",
     ),

@@ -600,15 +600,25 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
         if (CG_CPASYNC || tid == 0) {
             int stage = 0;
             unsigned phase = 0;
+#if CG_STREAMK
+            CgWalk walk = cg_walk(cluster, clusters, tiles * nbatch, ktiles);
+            int item, kt_lo, kt_hi;
+            while (cg_walk_next(walk, clusters, ktiles, item, kt_lo, kt_hi)) {
+#else
             for (int item = cluster; item < tiles * KSPLIT * nbatch; item += clusters) {
+#endif
                 cg_bz = item / (tiles * KSPLIT);
                 @REBASE@
                 const int tile = (item - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = item - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
                 int tm, tn;
                 cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
                 const int m0 = (tm * CLUSTER_M + (int)rank) * BM, n0 = tn * BN;
-                (void)m0; (void)n0;
+                (void)m0; (void)n0; (void)split;
+#if CG_STREAMK
+                for (int kt = kt_lo; kt < kt_hi; ++kt) {
+#else
                 for (int kt = CG_KT(split); kt < CG_KT(split + 1); ++kt) {
+#endif
                     const int k0 = kt * BK;
                     (void)k0;
                     const unsigned full = bars + stage * 8;
@@ -659,6 +669,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
         if (c == 1) cg_ring_skip(stage, phase, ktiles);
         for (int item = cluster + c * clusters; item < cg_total; item += 2 * clusters) {
             if (item != cluster) asm volatile("bar.sync %0, 256;\n" :: "r"(cg_my_turn) : "memory");
+#elif CG_STREAMK
+        /* Stream-K: the segments of cg_walk (whole units, then shares of the stream-K
+           wave's units by k-tiles), as the producer walks them. */
+        CgWalk walk = cg_walk(cluster, clusters, tiles * nbatch, ktiles);
+        int item, kt_lo, kt_hi;
+        while (cg_walk_next(walk, clusters, ktiles, item, kt_lo, kt_hi)) {
 #else
         /* Work items: split `split` of tile `tile` of product `cg_bz` (KSPLIT = 1: the
            tiles of every product of the batch, product after product). */
@@ -667,7 +683,11 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
             cg_bz = item / (tiles * KSPLIT);
             @REBASE@
             const int tile = (item - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = item - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
+#if CG_STREAMK
+            const int kt_begin = kt_lo, kt_end = kt_hi;
+#else
             const int kt_begin = CG_KT(split), kt_end = CG_KT(split + 1);
+#endif
             (void)split;
             int tm, tn;
             cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
@@ -723,10 +743,32 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
             {
                 const long unit = ((long)tile * CLUSTER_M + rank) * CONSUMERS + c;
                 const bool rows = m0 + c * CG_WG_M + warp * 16 < M;
-                if (!cg_splitk_fold(acc, cg_ws + unit * KSPLIT * (CG_WG_M * BN), cg_flags + unit, split, tid, c, rows)) {
+                if (!cg_splitk_fold(acc, cg_ws + unit * KSPLIT * (CG_WG_M * BN), CG_WG_M * BN, cg_flags + unit, split, KSPLIT, tid, c, rows)) {
 #if CGW_PF_ANY
                     /* Not the last split: no epilogue, but this tile's prefetch must land
                        before the next one's reuses the area. */
+                    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+#endif
+                    continue;
+                }
+            }
+#endif
+#if CG_STREAMK
+            /* A share of a stream-K unit: folded with the other block's (two at most). */
+            if (kt_begin != 0 || kt_end != ktiles) {
+                const int s = item - walk.u_dp;
+                int part, parts;
+                cg_walk_sharers(cluster, clusters, tiles * nbatch, ktiles, s, &part, &parts);
+                /* Slots by block: block g's side 0 holds the unit its share ends in (it is
+                   split 0 there), side 1 the unit it starts in (split 1); consumer c's slot
+                   of (g, side) is ((2 g + side) CONSUMERS + c) CG_WG_M BN floats in. Split 0
+                   of this unit is (gf, 0), split 1 (gf + 1, 1): 3 CONSUMERS slots apart. */
+                const long gf = cluster - part, tile_f = (long)CG_WG_M * BN;
+                /* A counter per consumer of each stream-K unit (fewer than 2 G of them). */
+                const long flag = (long)s * CONSUMERS + c;
+                const bool rows = m0 + CG_WG_ROW0 + warp * 16 < M;
+                if (!cg_splitk_fold(acc, cg_ws + (2 * gf * CONSUMERS + c) * tile_f, 3L * CONSUMERS * tile_f, cg_flags + flag, part, parts, tid, c, rows)) {
+#if CGW_PF_ANY
                     asm volatile("cp.async.wait_group 0;\n" ::: "memory");
 #endif
                     continue;

@@ -156,6 +156,16 @@
 //! 16.8 µs, 1.04× cuBLAS), 1024³ with bias+ReLU and the 32×(512×512×128) batch, and lost
 //! to the cooperative 128×256 tile on the large squares and LLM shapes.
 //!
+//! **Stream-K** (`CG_STREAMK`, cooperative, no split-K, no cluster, one product; opt-in
+//! through `tune(streamk = 1)`, not yet measured on a GPU): with `U` work units on `G`
+//! blocks and `G` not dividing `U > G`, each block first takes whole units `g, g + G, ...`
+//! up to the last `G + U % G`, whose k-tiles are then shared out evenly, block `g` taking
+//! `[g L / G, (g + 1) L / G)` of their `L`. Every share is at least one unit's k-tiles, so
+//! two blocks at most meet in a unit; they fold their partial tiles through the workspace
+//! in k order as split-K does (two slots per block, [`splitk::workspace`]), and the
+//! second to arrive runs the epilogue. The aim is the partial last wave: 2048×11008×4096
+//! in 128×256 tiles is 5.2 waves on 132 SMs (0.92× cuBLAS in session h).
+//!
 //! **Split-K** (`KSPLIT` 2 or 4, tiles of at most 128×128): the persistent grid walks
 //! `tiles * KSPLIT` items, item `i` being split `i % KSPLIT` of tile `i / KSPLIT` over
 //! its share of the k-tiles; the last split of a tile to arrive adds the partials in split
@@ -232,6 +242,13 @@ pub struct WgmmaTile {
     /// and `BM / 64 * BN / 2` accumulators of at most 128.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pingpong: bool,
+    /// `CG_STREAMK`: the last wave's work is shared out by k-tiles (data-parallel tiles,
+    /// then one stream-K wave: [`splitk::streamk_units`]), so that no block idles while
+    /// others finish a partial last wave; false (left out on disk) for whole tiles. Needs
+    /// the cooperative schedule, no split-K and no cluster. Planned only where the
+    /// kernel's `tune(streamk = 1)` asks, beside the whole-tile configs (not yet measured on a GPU).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub streamk: bool,
 }
 
 impl Default for WgmmaTile {
@@ -244,6 +261,8 @@ impl Default for WgmmaTile {
 
 /// What [`Wgmma`]'s plan class adds for a ping-pong config (more than any k-tile).
 pub const PINGPONG_CLASS: u32 = 1 << 16;
+/// What [`Wgmma`]'s plan class adds for a stream-K config.
+pub const STREAMK_CLASS: u32 = 1 << 17;
 
 /// The opt-in shared memory limit of one block on sm_90 (H100, H200).
 pub const SM90_SMEM_LIMIT: u32 = 232_448;
@@ -265,6 +284,7 @@ impl WgmmaTile {
             epi_smem: true,
             ksplit: 1,
             pingpong: false,
+            streamk: false,
         }
     }
 
@@ -293,6 +313,9 @@ impl WgmmaTile {
         ];
         if self.pingpong {
             d.push(("CG_PINGPONG", 1));
+        }
+        if self.streamk {
+            d.push(("CG_STREAMK", 1));
         }
         d
     }
@@ -533,6 +556,7 @@ impl KernelFamily for Wgmma {
                                         ..WgmmaTile::new(bm, bn, stages, consumers)
                                     };
                                     v.extend(splitk::with_splits(t, space));
+                                    v.extend(splitk::with_streamk(t, space));
                                 }
                             }
                         }
@@ -608,12 +632,14 @@ impl KernelFamily for Wgmma {
     /// ping-pong), so that the best ping-pong config of a block tile is kept beside the
     /// best cooperative one.
     fn plan_class(&self, t: &WgmmaTile) -> (u32, u32) {
-        (t.ksplit.max(1), t.bk + if t.pingpong { PINGPONG_CLASS } else { 0 })
+        let schedule = if t.pingpong { PINGPONG_CLASS } else { 0 } + if t.streamk { STREAMK_CLASS } else { 0 };
+        (t.ksplit.max(1), t.bk + schedule)
     }
 
-    /// Split-K configs reduce through device scratch memory ([`splitk::workspace`]).
-    fn workspace(&self, t: &WgmmaTile, _ir: &GemmIr, p: Problem) -> Option<Workspace> {
-        splitk::workspace(t, p)
+    /// Split-K and stream-K configs reduce through device scratch memory
+    /// ([`splitk::workspace`]).
+    fn workspace(&self, t: &WgmmaTile, _ir: &GemmIr, p: Problem, machine: Machine) -> Option<Workspace> {
+        splitk::workspace(t, p, machine)
     }
 
     /// Persistent: at most one block (cluster) per multiprocessor ([`WgmmaTile::grid`]).
@@ -713,7 +739,7 @@ impl KernelFamily for Wgmma {
 
     fn describe(&self, t: &WgmmaTile) -> String {
         format!(
-            "wgmma {}x{}x{} stages {} consumers {} cluster {} inflight {} group {}{}{}{}",
+            "wgmma {}x{}x{} stages {} consumers {} cluster {} inflight {} group {}{}{}{}{}",
             t.bm,
             t.bn,
             t.bk,
@@ -724,6 +750,7 @@ impl KernelFamily for Wgmma {
             t.group_m,
             if t.epi_smem { "" } else { " direct-stores" },
             if t.pingpong { " pingpong" } else { "" },
+            if t.streamk { " streamk" } else { "" },
             if t.ksplit > 1 {
                 format!(" ksplit {}", t.ksplit)
             } else {

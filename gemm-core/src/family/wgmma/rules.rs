@@ -8,7 +8,7 @@ use crate::ir::Layout;
 
 // Rationale per rule: each is one of the source's static_asserts (a config that breaks
 // it would not compile) or a limit of the chip.
-pub(super) const RULES: [Rule<WgmmaTile>; 11] = [
+pub(super) const RULES: [Rule<WgmmaTile>; 12] = [
     // A k-tile is one to four 128-byte swizzle rows; more than one only with K-major A and
     // B (their tiles then arrive as one box per row; MN-major boxes hold one row).
     Rule {
@@ -50,6 +50,31 @@ pub(super) const RULES: [Rule<WgmmaTile>; 11] = [
                     c.consumers, c.ksplit
                 )
             })
+        },
+    },
+    // Stream-K shares the last wave by k-tiles between cooperative blocks, through slots
+    // of its own (not split-K's), one block at a time (no cluster). With tf32 its walk
+    // spills on a full 128-register accumulator (ptxas: 24 bytes at 128x256).
+    Rule {
+        name: "streamk",
+        check: |x, c| {
+            if !c.streamk {
+                None
+            } else if c.ksplit != 1 || c.cluster_m != 1 || c.pingpong {
+                Some(format!(
+                    "stream-K with KSPLIT = {}, CLUSTER_M = {}{} (it takes none of them)",
+                    c.ksplit,
+                    c.cluster_m,
+                    if c.pingpong { " and ping-pong" } else { "" }
+                ))
+            } else if x.dtype == crate::ir::DType::F32 && (c.bm / c.sharers() / 64) * c.bn / 2 > 96 {
+                Some(format!(
+                    "stream-K on tf32 with {}x{} (more than 96 accumulator registers a thread spill)",
+                    c.bm, c.bn
+                ))
+            } else {
+                None
+            }
         },
     },
     // Each consumer owns whole 64-row wgmma slabs (of its share of the tile, or with
