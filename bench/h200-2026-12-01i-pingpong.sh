@@ -13,7 +13,7 @@
 #   Expected: fused rows at or above cuBLASLt where ping-pong wins (bias_gelu at
 #   4096x4096x128 was 34.3 vs 23.5 us); first calls all <= 300 ms.
 set -u
-B=.dev/pp
+B=${B:-.dev/pp}  # B=.dev/next: the suite (with stream-K in persistent_grids_loop_over_tiles) at a later commit
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 export CROSSGEMM_COMMIT=$(head -1 $B/COMMIT) CROSSGEMM_REQUIRE_CUDA=1 CROSSGEMM_REQUIRE_NVRTC=1
 mkdir -p $OUT/pp
