@@ -127,6 +127,27 @@ fn ran_as_accepted(what: &str, launch: crossgemm::Result<()>, accepted: Result<(
     }
 }
 
+/// Launches `$kernel` with `$cfg` into `$out` and judges the launch by
+/// [`ran_as_accepted`]: `(whether it ran, what it was)`.
+macro_rules! launch_judged {
+    ($kernel:ident, $cfg:expr, $dev:expr, $a:expr, $b:expr, $out:expr, ($m:expr, $n:expr, $k:expr)) => {{
+        let what = format!(
+            "{} config {} at {}x{}x{} on {}",
+            stringify!($kernel),
+            $cfg,
+            $m,
+            $n,
+            $k,
+            $dev.info()
+        );
+        let accepted = $cfg
+            .family()
+            .accepts(&$cfg, $kernel::SPEC.ir(), crossgemm::Problem::new($m, $n, $k));
+        let ran = ran_as_accepted(&what, $kernel::run_with(&$cfg, &$a, &$b, &mut $out), accepted);
+        (ran, what)
+    }};
+}
+
 /// Every config the planner keeps for the device's target (the tuner may pick any of
 /// them), each on shapes of its own: aligned (the vector / TMA load paths) spanning three
 /// blocks in M and N (the last one partial) and twice the K its load ring holds (the ring
@@ -168,11 +189,8 @@ macro_rules! check_all_configs {
                     let a = mat::<$ta, $la>(&dev, &mut r, m, k);
                     let b = mat::<$tb, $lb>(&dev, &mut r, k, n);
                     let mut out = Matrix::zeros(&dev, m, n).unwrap();
-                    let what = format!("{} config {cfg} at {m}x{n}x{k} on {}", stringify!($kernel), dev.info());
-                    let accepted = cfg
-                        .family()
-                        .accepts(&cfg, $kernel::SPEC.ir(), crossgemm::Problem::new(m, n, k));
-                    if ran_as_accepted(&what, $kernel::run_with(&cfg, &a, &b, &mut out), accepted) {
+                    let (launched, what) = launch_judged!($kernel, cfg, dev, a, b, out, (m, n, k));
+                    if launched {
                         let want = $kernel::reference(&a, &b).unwrap();
                         assert_close(&out.to_host().unwrap(), &want, k, $tf32, &what);
                         ran[usize::from(s >= 2)] = true;
@@ -233,11 +251,8 @@ macro_rules! check_persistent_loops {
                     "{cfg}: {tiles} tiles"
                 );
                 let mut out = Matrix::zeros(&dev, m, n).unwrap();
-                let what = format!("{} config {cfg} at {m}x{n}x{k} on {}", stringify!($kernel), dev.info());
-                let accepted = cfg
-                    .family()
-                    .accepts(&cfg, $kernel::SPEC.ir(), crossgemm::Problem::new(m, n, k));
-                if ran_as_accepted(&what, $kernel::run_with(&cfg, &a, &b, &mut out), accepted) {
+                let (launched, what) = launch_judged!($kernel, cfg, dev, a, b, out, (m, n, k));
+                if launched {
                     assert_close(&out.to_host().unwrap(), &want, k, false, &what);
                 }
             }
