@@ -103,6 +103,11 @@ pub fn workspace(t: &WgmmaTile, p: Problem, machine: Machine) -> Option<Workspac
             flags: blocks * 2 * t.consumers as u64,
         });
     }
+    split_workspace(t, p)
+}
+
+/// Split-K's part of [`workspace`], which does not depend on the grid.
+fn split_workspace(t: &WgmmaTile, p: Problem) -> Option<Workspace> {
     if t.ksplit <= 1 {
         return None;
     }
@@ -113,8 +118,11 @@ pub fn workspace(t: &WgmmaTile, p: Problem, machine: Machine) -> Option<Workspac
     })
 }
 
-/// `Err(why)` when `t` splits K and its workspace at `p` would exceed [`MAX_WORKSPACE`].
-/// (A split outside 1..=[`MAX_KSPLIT`] is a broken rule, `ksplit`, not a refused call.)
+/// `Err(why)` when `t` splits K and its workspace at `p` would exceed [`MAX_WORKSPACE`],
+/// and for a stream-K call that it cannot serve (a batch, more k-tiles than 32 bits
+/// count). Stream-K's workspace is two tiles per block, bounded by the grid, not the
+/// problem. (A split outside 1..=[`MAX_KSPLIT`] is a broken rule, `ksplit`, not a refused
+/// call.)
 pub(super) fn accepts(t: &WgmmaTile, p: Problem) -> Result<(), String> {
     if t.streamk && p.batch > 1 {
         // Its walk beside the batch's per-product addressing spills (ptxas: 8 bytes at
@@ -133,7 +141,7 @@ pub(super) fn accepts(t: &WgmmaTile, p: Problem) -> Result<(), String> {
             p.batch
         ));
     }
-    match workspace(t, p, Machine { units: 1 }) {
+    match split_workspace(t, p) {
         Some(w) if w.bytes > MAX_WORKSPACE => Err(format!(
             "split-K by {} at {}x{} would keep {} MiB of partial tiles (at most {}): a problem with {} output tiles fills the machine without it",
             t.ksplit,
@@ -280,6 +288,27 @@ mod tests {
     use super::*;
 
     const H200: Machine = Machine { units: 132 };
+
+    /// Stream-K refuses batches, takes one product, and its workspace follows the grid
+    /// (two block tiles of f32 per block), not the problem.
+    #[test]
+    fn streamk_serves_one_product_with_a_workspace_per_block() {
+        let t = WgmmaTile {
+            streamk: true,
+            ..WgmmaTile::default()
+        };
+        let one = Problem::new(2048, 11008, 4096);
+        assert!(accepts(&t, one).is_ok());
+        let why = accepts(&t, Problem::new(512, 512, 128).batched(4)).unwrap_err();
+        assert!(why.contains("batch of 4"), "{why}");
+        let w = workspace(&t, one, H200).unwrap();
+        assert_eq!(w.bytes, 132 * 2 * 128 * 256 * 4);
+        assert_eq!(w.flags, 132 * 2 * 2);
+        assert_eq!(
+            workspace(&t, one, Machine { units: 2 }).unwrap().bytes,
+            2 * 2 * 128 * 256 * 4
+        );
+    }
 
     /// The kernel's `cg_walk` / `cg_walk_next` / `cg_walk_sharers`, line for line: block
     /// `g`'s segments (unit, first k-tile, end).
