@@ -7,6 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-.dev/next}
+# Another target folder (CARGO_TARGET_DIR) lets this build run beside a debug test run.
+tgt=${CARGO_TARGET_DIR:-target}
 log=$(mktemp)
 # The CLI with the `aot` feature: its kernels' table configs are CUBINs in the binary, as a
 # user's release build would have them (needs libnvrtc on LD_LIBRARY_PATH here).
@@ -14,13 +16,13 @@ log=$(mktemp)
 # (integration tests get the package's binaries built).
 rm -rf "$out" && mkdir -p "$out"
 cargo build --release --features baseline,aot --bin crossgemm
-cp target/release/crossgemm "$out/"
+cp "$tgt/release/crossgemm" "$out/"
 cargo build --release --features baseline --example interop_cuda
 cargo test --release --features baseline --no-run --test kernels --test epilogue_values --test interop_cuda --test views --test batched --test staged 2>&1 | tee "$log"
 cargo test --release -p gemm-runtime --features cuda,opencl --lib --no-run 2>&1 | tee -a "$log"
 # The test executables, by the source they were built from.
 exe() { grep -E "Executable $1 " "$log" | sed -E 's/.*\((.*)\)$/\1/' | tail -1; }
-cp target/release/examples/interop_cuda "$out/interop_cuda_example"
+cp "$tgt/release/examples/interop_cuda" "$out/interop_cuda_example"
 cp "$(exe tests/kernels.rs)" "$out/kernels"
 cp "$(exe tests/epilogue_values.rs)" "$out/epilogue_values"
 cp "$(exe tests/interop_cuda.rs)" "$out/interop_cuda"

@@ -6,17 +6,24 @@ mod cli;
 use cli::{Dtype, Epilogue, KernelEntry};
 use crossgemm::prelude::*;
 
-#[gemm_kernel]
+// The f16 kernels take the wgmma family's opt-in stream-K configs as tuning candidates
+// under the `streamk-candidates` feature: a build for measuring them (bench/README.md),
+// not a default, until a measurement says they belong in every plan.
+
+#[cfg_attr(not(feature = "streamk-candidates"), gemm_kernel)]
+#[cfg_attr(feature = "streamk-candidates", gemm_kernel(tune(streamk = 1)))]
 fn gemm_f16_none(x: Matrix<f16>, w: Matrix<f16, ColMajor>) -> Matrix<f16> {
     x * w
 }
 
-#[gemm_kernel]
+#[cfg_attr(not(feature = "streamk-candidates"), gemm_kernel)]
+#[cfg_attr(feature = "streamk-candidates", gemm_kernel(tune(streamk = 1)))]
 fn gemm_f16_bias_relu(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
     relu(x * w + bias)
 }
 
-#[gemm_kernel]
+#[cfg_attr(not(feature = "streamk-candidates"), gemm_kernel)]
+#[cfg_attr(feature = "streamk-candidates", gemm_kernel(tune(streamk = 1)))]
 fn gemm_f16_bias_gelu(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
     gelu(x * w + bias)
 }

@@ -337,6 +337,39 @@ fn gemv_configs_give_the_same_bits_twice() {
     }
 }
 
+/// The decode kernels add the K-split warps' sums through shared memory in warp order,
+/// so two runs of a config give the same bits: K = 4104 (a chunk that crosses K after the
+/// whole super-steps), M one short of the config's rows and N past its last block.
+/// Only CUDA targets plan the family (mma.sync).
+#[test]
+fn decode_configs_give_the_same_bits_twice() {
+    for dev in devices() {
+        let mut r = rng(33);
+        let tk = f16_rc::SPEC.target_for(&dev).unwrap();
+        let decode: Vec<TileConfig> = tk
+            .plan()
+            .configs
+            .iter()
+            .copied()
+            .filter(|c| c.family_id() == crossgemm::FamilyId::Decode)
+            .collect();
+        assert_eq!(
+            decode.is_empty(),
+            dev.info().kind != Backend::Cuda,
+            "decode configs on {}: {}",
+            dev.info(),
+            decode.len()
+        );
+        for cfg in decode {
+            let (m, n, k) = (cfg.block_mn().0 as usize - 1, 2 * cfg.block_mn().1 as usize + 5, 4104);
+            let a = mat::<f16, RowMajor>(&dev, &mut r, m, k);
+            let b = mat::<f16, ColMajor>(&dev, &mut r, k, n);
+            let what = format!("{cfg} at {m}x{n}x{k} on {}", dev.info());
+            same_bits_twice!(f16_rc, f16, &dev, cfg, a, b, (m, n, k), what);
+        }
+    }
+}
+
 /// Split-K configs (the wgmma family's `KSPLIT`) add their partial tiles in split order
 /// whichever block finishes last, so two runs give the same bits; f32 outputs, so that no
 /// rounding hides a different order. The second run also finds the arrival counters zero

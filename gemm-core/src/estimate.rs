@@ -31,7 +31,8 @@ use crate::target::{Instr, TargetSpec};
 /// wgmma; scalar FMA runs at the f32 peak. The same share scales the bandwidth a family
 /// draws: on the H200 no mma.sync config came within 1.27× of the winner in any bucket of
 /// the shipped records, memory-bound ones included (median 2.1×), as its cp.async ring
-/// keeps fewer bytes in flight than TMA.
+/// keeps fewer bytes in flight than TMA. A family that streams its operands into registers
+/// ([`crate::family::KernelFamily::streams`]) draws the full bandwidth instead.
 fn instr_share(instr: Instr, target: &TargetSpec) -> f64 {
     let has_wgmma = target.instructions.iter().any(|i| i.name == Instr::Wgmma);
     match instr {
@@ -78,7 +79,7 @@ pub fn estimate_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem)
     // A block's share of its SM's peak: the SM's blocks split it.
     let block_flops = peak / sms / per_sm.min((tiles / sms).ceil().max(1.0));
     let compute = waves * 2.0 * bm * bn * (k / split) / block_flops;
-    let share = instr_share(instr, target);
+    let share = if c.family().streams() { 1.0 } else { instr_share(instr, target) };
     let memory = target.mem_gbps.map_or(0.0, |gbps| {
         let esize = ir.ab_dtype.size() as f64;
         // An operand re-read by every block row (column) comes from memory each time
@@ -152,10 +153,20 @@ mod tests {
             .filter(|c| c.family().accepts(c, &ir, p).is_ok())
             .collect();
         let ordered = by_estimate(&accepted, &ir, &t, p);
-        let (bm, bn) = ordered[0].block_mn();
-        // One row of 64-row tiles: the narrow ones make 64 blocks, the 256-wide ones 16.
-        assert!(bm == 64 && bn <= 128, "{}", ordered[0]);
         assert_eq!(ordered.len(), accepted.len());
+        // The decode family streams B with 16 rows and fills the machine with 16-column
+        // blocks.
+        let (bm, bn) = ordered[0].block_mn();
+        assert_eq!(ordered[0].family_id(), crate::family::FamilyId::Decode, "{}", ordered[0]);
+        assert!(bm == 16 && bn <= 32, "{}", ordered[0]);
+        // Among the wgmma tiles, one row of 64-row tiles: the narrow ones make 64 blocks,
+        // the 256-wide ones 16.
+        let wgmma = ordered
+            .iter()
+            .find(|c| c.family_id() == crate::family::FamilyId::Wgmma)
+            .unwrap();
+        let (bm, bn) = wgmma.block_mn();
+        assert!(bm == 64 && bn <= 128, "{wgmma}");
         // At a large square the planner's big tiles come first still.
         let big = Problem::new(8192, 8192, 8192);
         let (bm, bn) = by_estimate(&accepted, &ir, &t, big)[0].block_mn();

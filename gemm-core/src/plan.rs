@@ -133,13 +133,14 @@ pub fn total_budget(families: &[FamilyId]) -> usize {
 
 /// What family `i` of `families` may keep: its share of [`MAX_CANDIDATES`], in proportion
 /// to the families' [`plan_share`](crate::family::KernelFamily::plan_share) (the remainder
-/// to the preferred family), plus its own `plan_extra`.
+/// to the first family with a share), plus its own `plan_extra`.
 fn budget(families: &[FamilyId], i: usize) -> usize {
-    let shares: Vec<usize> = families.iter().map(|f| f.family().plan_share().max(1)).collect();
+    let shares: Vec<usize> = families.iter().map(|f| f.family().plan_share()).collect();
     let total: usize = shares.iter().sum();
-    let each = |s: usize| MAX_CANDIDATES * s / total;
+    let each = |s: usize| (MAX_CANDIDATES * s).checked_div(total).unwrap_or(0);
     let rest = MAX_CANDIDATES - shares.iter().map(|&s| each(s)).sum::<usize>();
-    each(shares[i]) + if i == 0 { rest } else { 0 } + families[i].family().plan_extra()
+    let first = shares.iter().position(|&s| s > 0);
+    each(shares[i]) + if first == Some(i) { rest } else { 0 } + families[i].family().plan_extra()
 }
 
 /// The `max` configs a plan keeps from `ranked` (best first): the best config of every
@@ -253,11 +254,18 @@ mod tests {
             t.get("h200").unwrap(),
             &TuneSpace::default(),
         );
-        // The decode-size specialist first (it takes calls of at most 8 rows), then the
-        // tensor-core families.
-        assert_eq!(p.families, [FamilyId::Gemv, FamilyId::Wgmma, FamilyId::MmaSync]);
+        // The decode-size specialists first (they take calls of at most 8 and 32 rows),
+        // then the tensor-core families.
+        assert_eq!(
+            p.families,
+            [FamilyId::Gemv, FamilyId::Decode, FamilyId::Wgmma, FamilyId::MmaSync]
+        );
         assert!(p.skipped_instrs.is_empty());
-        let Some(TileConfig::Wgmma(c)) = p.configs.iter().find(|c| c.family_id() != FamilyId::Gemv) else {
+        let Some(TileConfig::Wgmma(c)) = p
+            .configs
+            .iter()
+            .find(|c| !matches!(c.family_id(), FamilyId::Gemv | FamilyId::Decode))
+        else {
             panic!("{:?}", p.configs)
         };
         assert!(c.bm * c.bn >= 128 * 128, "{c:?}");
@@ -290,9 +298,9 @@ mod tests {
         let cpu = t.get("opencl_cpu").unwrap();
         assert_eq!(
             families_for(&ir(DType::F16, AccMode::F32), h200),
-            [FamilyId::Gemv, FamilyId::Wgmma, FamilyId::MmaSync]
+            [FamilyId::Gemv, FamilyId::Decode, FamilyId::Wgmma, FamilyId::MmaSync]
         );
-        // A row-major B is not K-contiguous: no gemv.
+        // A row-major B is not K-contiguous: no gemv, no decode.
         let rr = GemmIr::matmul("t", DType::F16, AccMode::F32, Layout::RowMajor, Layout::RowMajor);
         assert_eq!(families_for(&rr, h200), [FamilyId::Wgmma, FamilyId::MmaSync]);
         // K-major tf32 runs on wgmma; an N-major B has no tf32 wgmma (no transpose), and
@@ -308,7 +316,7 @@ mod tests {
         let a100 = t.get("a100").unwrap();
         assert_eq!(
             families_for(&ir(DType::F16, AccMode::F32), a100),
-            [FamilyId::Gemv, FamilyId::MmaSync]
+            [FamilyId::Gemv, FamilyId::Decode, FamilyId::MmaSync]
         );
         // Full f32 has no tensor-core instruction: rounding to tf32 would change the answer.
         assert_eq!(

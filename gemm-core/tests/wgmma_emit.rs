@@ -11,6 +11,8 @@ use gemm_core::family::wgmma::{self, Wgmma, WgmmaTile, DEFINES};
 use gemm_core::family::{KernelFamily, Problem};
 use gemm_core::{AccMode, Backend, DType, EpOp, Func, GemmIr, Layout, Param};
 
+mod common;
+
 fn plain(dtype: DType, a: Layout, b: Layout) -> GemmIr {
     GemmIr::matmul("wg_test", dtype, AccMode::F32, a, b)
 }
@@ -371,130 +373,6 @@ fn unaligned_rows_take_the_cp_async_producer() {
     assert!(src.contains("fence.proxy.async.shared::cta;"));
 }
 
-/// libnvrtc, opened at run time.
-mod nvrtc {
-    use std::ffi::{c_char, c_int, c_void, CStr, CString};
-
-    extern "C" {
-        fn dlopen(filename: *const c_char, flags: c_int) -> *mut c_void;
-        fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
-    }
-
-    type Prog = *mut c_void;
-    type Create = unsafe extern "C" fn(
-        *mut Prog,
-        *const c_char,
-        *const c_char,
-        c_int,
-        *const *const c_char,
-        *const *const c_char,
-    ) -> c_int;
-    type Compile = unsafe extern "C" fn(Prog, c_int, *const *const c_char) -> c_int;
-    type Size = unsafe extern "C" fn(Prog, *mut usize) -> c_int;
-    type Get = unsafe extern "C" fn(Prog, *mut c_char) -> c_int;
-    type Destroy = unsafe extern "C" fn(*mut Prog) -> c_int;
-
-    pub struct Nvrtc {
-        create: Create,
-        compile: Compile,
-        log_size: Size,
-        log: Get,
-        cubin_size: Size,
-        destroy: Destroy,
-    }
-
-    impl Nvrtc {
-        /// libnvrtc from the loader's path, `$CUDA_PATH/lib64`, `$CUDA_HOME/lib64` or
-        /// `/usr/local/cuda/lib64`.
-        pub fn open() -> Option<Nvrtc> {
-            let mut names: Vec<String> = vec!["libnvrtc.so.13".into(), "libnvrtc.so.12".into(), "libnvrtc.so".into()];
-            for var in ["CUDA_PATH", "CUDA_HOME"] {
-                if let Ok(d) = std::env::var(var) {
-                    names.push(format!("{d}/lib64/libnvrtc.so.13"));
-                }
-            }
-            names.push("/usr/local/cuda/lib64/libnvrtc.so.13".into());
-            for n in names {
-                let c = CString::new(n).unwrap();
-                // SAFETY: dlopen of a shared library by name (RTLD_NOW); never closed.
-                let h = unsafe { dlopen(c.as_ptr(), 2) };
-                if h.is_null() {
-                    continue;
-                }
-                let sym = |s: &str| {
-                    let c = CString::new(s).unwrap();
-                    // SAFETY: looking up a symbol in a live handle.
-                    unsafe { dlsym(h, c.as_ptr()) }
-                };
-                let ptrs = [
-                    sym("nvrtcCreateProgram"),
-                    sym("nvrtcCompileProgram"),
-                    sym("nvrtcGetProgramLogSize"),
-                    sym("nvrtcGetProgramLog"),
-                    sym("nvrtcGetCUBINSize"),
-                    sym("nvrtcDestroyProgram"),
-                ];
-                if ptrs.iter().any(|p| p.is_null()) {
-                    continue;
-                }
-                // SAFETY: the symbols are NVRTC's C entry points with these signatures.
-                unsafe {
-                    return Some(Nvrtc {
-                        create: std::mem::transmute::<*mut c_void, Create>(ptrs[0]),
-                        compile: std::mem::transmute::<*mut c_void, Compile>(ptrs[1]),
-                        log_size: std::mem::transmute::<*mut c_void, Size>(ptrs[2]),
-                        log: std::mem::transmute::<*mut c_void, Get>(ptrs[3]),
-                        cubin_size: std::mem::transmute::<*mut c_void, Size>(ptrs[4]),
-                        destroy: std::mem::transmute::<*mut c_void, Destroy>(ptrs[5]),
-                    });
-                }
-            }
-            None
-        }
-
-        /// Compiles; returns (ok, log, cubin size).
-        pub fn compile(&self, src: &str, name: &str, opts: &[String]) -> (bool, String, usize) {
-            let src = CString::new(src).unwrap();
-            let name = CString::new(name).unwrap();
-            let copts: Vec<CString> = opts.iter().map(|o| CString::new(o.as_str()).unwrap()).collect();
-            let ptrs: Vec<*const c_char> = copts.iter().map(|c| c.as_ptr()).collect();
-            let mut p: Prog = std::ptr::null_mut();
-            // SAFETY: NVRTC calls on a program created here and destroyed at the end;
-            // every buffer has the size NVRTC reported.
-            unsafe {
-                assert_eq!(
-                    (self.create)(
-                        &mut p,
-                        src.as_ptr(),
-                        name.as_ptr(),
-                        0,
-                        std::ptr::null(),
-                        std::ptr::null()
-                    ),
-                    0
-                );
-                let ok = (self.compile)(p, ptrs.len() as c_int, ptrs.as_ptr()) == 0;
-                let mut n = 0usize;
-                (self.log_size)(p, &mut n);
-                let mut buf = vec![0 as c_char; n.max(1)];
-                (self.log)(p, buf.as_mut_ptr());
-                let log = CStr::from_ptr(buf.as_ptr()).to_string_lossy().into_owned();
-                let mut cubin = 0usize;
-                if ok {
-                    (self.cubin_size)(p, &mut cubin);
-                }
-                (self.destroy)(&mut p);
-                (ok, log, cubin)
-            }
-        }
-    }
-}
-
-fn number_before(s: &str, suffix: &str) -> Option<u32> {
-    let head = &s[..s.find(suffix)?];
-    head.rsplit(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
-}
-
 /// A batch of 6 products of `m × n × k`, A's and B's matrices `bstride` elements apart (0:
 /// broadcast), packed otherwise.
 fn batch_of(m: usize, n: usize, k: usize, [sa, sb]: [usize; 2]) -> Problem {
@@ -549,11 +427,7 @@ fn batched_operands_take_rank_3_maps() {
 
 #[test]
 fn configs_compile_for_sm90a_without_spills() {
-    let Some(nv) = nvrtc::Nvrtc::open() else {
-        if std::env::var("CROSSGEMM_REQUIRE_NVRTC").as_deref() == Ok("1") {
-            panic!("CROSSGEMM_REQUIRE_NVRTC=1 but libnvrtc could not be loaded (is its folder on LD_LIBRARY_PATH?)");
-        }
-        eprintln!("configs_compile_for_sm90a_without_spills: skipped, libnvrtc not found (set CROSSGEMM_REQUIRE_NVRTC=1 to fail instead)");
+    let Some(nv) = common::nvrtc_or_skip("configs_compile_for_sm90a_without_spills") else {
         return;
     };
     let mut f32col = plain(DType::F16, Layout::RowMajor, Layout::ColMajor);
@@ -789,15 +663,7 @@ fn configs_compile_for_sm90a_without_spills() {
         let (ok, log, cubin) = nv.compile(&src, &format!("{}.cu", ir.symbol()), &opts);
         let what = format!("{} {c:?} {v} {p:?}", ir.symbol());
         assert!(ok && cubin > 0, "{what} failed to compile:\n{log}");
-        assert!(!log.contains("warning"), "{what}: ptxas warned:\n{log}");
-        for (suffix, name) in [
-            (" bytes spill stores", "spill stores"),
-            (" bytes spill loads", "spill loads"),
-            (" bytes stack frame", "stack"),
-        ] {
-            let n = log.lines().find_map(|l| number_before(l, suffix));
-            assert_eq!(n, Some(0), "{what}: {name}:\n{log}");
-        }
+        common::assert_no_spills(&what, &log);
         eprintln!("{what}: ok");
     }
 }

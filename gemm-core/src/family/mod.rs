@@ -18,6 +18,7 @@
 //! bottom of this file, and its snapshot cases in `tests/snapshots.rs`.
 
 mod contract;
+mod decode;
 mod gemv;
 mod mma_sync;
 pub(crate) mod shape_flags;
@@ -25,6 +26,7 @@ mod simt;
 pub mod wgmma;
 
 pub use contract::{CompileNeeds, LaunchDims, Machine, Problem, Resources, Stored, TensorMap, Workspace};
+pub use decode::{Decode, DecodeTile};
 pub use gemv::{Gemv, GemvTile};
 pub use mma_sync::{MmaSync, MmaTile};
 pub use simt::{Simt, SimtTile, SIMT_LOCAL_PAD};
@@ -101,6 +103,14 @@ pub trait KernelFamily: Sync + 'static {
     /// operand type the instruction does not take, a layout it does not handle).
     fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String>;
 
+    /// Whether its loads draw the memory bandwidth at the chip's full rate whatever its
+    /// instruction's share of the compute peak (16-byte loads of every operand straight
+    /// into registers, many in flight): what [`crate::estimate`] assumes for it. By
+    /// default the instruction's share scales both.
+    fn streams(&self) -> bool {
+        false
+    }
+
     /// Where the family goes in a plan, smallest first: by default after the shape
     /// specialists (`0`), in the order of the target's instruction list. A specialist (a
     /// family for some shapes only, e.g. decode-size M) returns `(0, _)` so that the calls
@@ -110,7 +120,8 @@ pub trait KernelFamily: Sync + 'static {
     }
 
     /// Its weight in the plan's candidate budget (the families of a plan share
-    /// [`crate::plan::MAX_CANDIDATES`] in proportion).
+    /// [`crate::plan::MAX_CANDIDATES`] in proportion); 0 for a family that keeps only its
+    /// [`plan_extra`](KernelFamily::plan_extra), beside the others' budget.
     fn plan_share(&self) -> usize {
         3
     }
@@ -220,6 +231,8 @@ pub trait DynFamily: Sync {
     fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String>;
     /// See [`KernelFamily::complete`].
     fn complete(&self) -> bool;
+    /// See [`KernelFamily::streams`].
+    fn streams(&self) -> bool;
     /// See [`KernelFamily::preference`].
     fn preference(&self, target: &TargetSpec) -> (u8, usize);
     /// See [`KernelFamily::plan_share`].
@@ -296,6 +309,9 @@ impl<F: KernelFamily> DynFamily for F {
     }
     fn complete(&self) -> bool {
         KernelFamily::complete(self)
+    }
+    fn streams(&self) -> bool {
+        KernelFamily::streams(self)
     }
     fn preference(&self, target: &TargetSpec) -> (u8, usize) {
         KernelFamily::preference(self, target)
@@ -556,6 +572,9 @@ registry! {
     Wgmma = "wgmma", Wgmma(WgmmaTile) as "wgmma" => wgmma::Wgmma;
     /// Decode-size M (at most 8 rows): B streamed once in 16-byte chunks, K split over warps.
     Gemv = "gemv", Gemv(GemvTile) as "gemv" => gemv::Gemv;
+    /// Decode-size M (at most 64 rows) on tensor cores: swap-AB mma.sync fed straight from
+    /// 16-byte loads of B's columns, K split over warps.
+    Decode = "decode", Decode(DecodeTile) as "decode" => decode::Decode;
 }
 
 #[cfg(test)]

@@ -1,0 +1,259 @@
+//! The `decode` family's CUDA source (header-free, NVRTC).
+//!
+//! Lane `(g, q)` of a warp (`g = lane / 4`, `q = lane % 4`) owns, per 32-k chunk `c`,
+//! the 8 elements `k = 32c + 8q .. 32c + 8q + 8` of two columns of B per 16-column block
+//! (columns `g` and `g + 8`) and of one row of A per 8-row block (row `g`): one 16-byte
+//! load each, straight into registers. The chunk's two `m16n8k16` MMAs (B's columns as the
+//! instruction's 16 rows, A's rows as its 8 columns: C is computed transposed) take the
+//! loaded 32-bit words in the order `{w0, w1}` then `{w2, w3}`: lane `q`'s word `j` holds
+//! k pair `8q + 2j`, which the first MMA reads as its pair `2q` (`j = 0`) and `2q + 8`
+//! (`j = 1`), the second likewise for `j = 2, 3`. A and B see the same permutation, so
+//! each product pairs the same k; only the order of the sum differs from k order.
+
+use super::CHUNK_K;
+use crate::codegen::cuda::{epilogue_store, fill, preamble};
+use crate::codegen::prelude::{kernel_params, view_prologue};
+use crate::codegen::Variant;
+use crate::ir::{DType, GemmIr};
+use crate::target::Backend;
+
+/// The CUDA source of diagnosis variant `variant` ([`Variant::Full`]: the kernel).
+///
+/// - `LoadOnly`: every load stays; each chunk's loaded words go to an empty `asm
+///   volatile` instead of the MMAs.
+/// - `NoEpilogue`: the store writes the raw dot product.
+/// - `ComputeOnly`: no global load of A or B; the MMAs run on words derived from the chunk
+///   index (which no compiler can fold away).
+pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
+    let mut s = preamble(ir, "decode mma.sync m16n8k16, swap-AB", variant);
+    let ty = match ir.ab_dtype {
+        DType::Bf16 => "bf16",
+        _ => "f16",
+    };
+    let chunk = match variant {
+        Variant::LoadOnly => SINK_CHUNK,
+        _ => MMA_CHUNK,
+    };
+    let loads = match variant {
+        Variant::ComputeOnly => "#define CG_LOAD_B(p, c) cg_fake(c, 1u)\n#define CG_LOAD_A(p, c) cg_fake(c, 2u)",
+        _ => "#define CG_LOAD_B(p, c) cg_ld_stream(p)\n#define CG_LOAD_A(p, c) cg_ld_cached(p)",
+    };
+    let lds = [("LDA", format!("ld{}", ir.a)), ("LDB", format!("ld{}", ir.b))];
+    s.push_str(&fill(
+        KERNEL,
+        &[
+            ("CHUNK_FN", fill(chunk, &[("TY", ty.to_string())])),
+            ("CHUNK_K", CHUNK_K.to_string()),
+            ("SYM", ir.symbol()),
+            ("PARAMS", kernel_params(ir, Backend::Cuda)),
+            ("VIEW", view_prologue(ir, Backend::Cuda)),
+            ("A_PTR", format!("p{}", ir.a)),
+            ("B_PTR", format!("p{}", ir.b)),
+            ("LDA", lds[0].1.clone()),
+            ("LDB", lds[1].1.clone()),
+            ("LOADS", loads.to_string()),
+            ("STORE", epilogue_store(ir, variant)),
+        ],
+    ));
+    s
+}
+
+/// `cg_chunk`: a chunk's two MMAs for every (16-column, 8-row) block pair.
+const MMA_CHUNK: &str = r#"static __device__ __forceinline__ void cg_mma(float* c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.@TY@.@TY@.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+static __device__ __forceinline__ void cg_chunk(float (&acc)[NT][MT][4], const cg_u4 (&w)[NT][2], const cg_u4 (&x)[MT]) {
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+            cg_mma(acc[nt][mt], w[nt][0].x, w[nt][1].x, w[nt][0].y, w[nt][1].y, x[mt].x, x[mt].y);
+            cg_mma(acc[nt][mt], w[nt][0].z, w[nt][1].z, w[nt][0].w, w[nt][1].w, x[mt].z, x[mt].w);
+        }
+}
+"#;
+
+/// [`Variant::LoadOnly`]'s `cg_chunk`: consumes every loaded word and computes nothing.
+const SINK_CHUNK: &str = r#"/* Diagnosis variant load_only: no mma; this keeps the loads alive. */
+static __device__ __forceinline__ void cg_chunk(float (&acc)[NT][MT][4], const cg_u4 (&w)[NT][2], const cg_u4 (&x)[MT]) {
+    (void)acc;
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) asm volatile("" :: "r"(w[nt][h].x), "r"(w[nt][h].y), "r"(w[nt][h].z), "r"(w[nt][h].w));
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) asm volatile("" :: "r"(x[mt].x), "r"(x[mt].y), "r"(x[mt].z), "r"(x[mt].w));
+}
+"#;
+
+const KERNEL: &str = r#"
+#define CG_THREADS (WARPS * 32)
+#define CG_GROUPS (WARPS / KW)
+#define CG_WN (NT * 16)
+#define CG_NB (CG_GROUPS * CG_WN)
+#define CG_FR (NT * MT * 4)
+#define CG_CK @CHUNK_K@
+typedef unsigned short cg_ab_t;
+static_assert(BK == CG_CK, "a chunk is 32 k: four lanes of 8 elements");
+static_assert(WARPS % KW == 0, "KW must divide WARPS");
+static_assert(MT >= 1 && MT <= 8 && NT >= 1 && NT <= 4, "MT 1-8, NT 1-4");
+
+/* B: read once by the whole grid. The L1 keeps none of it, and the L2 fetches the
+   256 bytes around each miss (a column's next chunks, which this lane's quad reads next). */
+static __device__ __forceinline__ cg_u4 cg_ld_stream(const cg_ab_t* p) {
+    cg_u4 v;
+    asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+}
+/* A: read by every block; the column groups of a block read the same chunk (L1 hits). */
+static __device__ __forceinline__ cg_u4 cg_ld_cached(const cg_ab_t* p) {
+    cg_u4 v;
+    asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+}
+/* The first `valid` of a segment's 8 elements, zeros after them (the chunk that crosses K). */
+static __device__ __forceinline__ cg_u4 cg_ld_part(const cg_ab_t* p, int valid) {
+    unsigned e[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) e[i] = i < valid ? (unsigned)p[i] : 0u;
+    return cg_u4{e[0] | e[1] << 16, e[2] | e[3] << 16, e[4] | e[5] << 16, e[6] | e[7] << 16};
+}
+/* Diagnosis variant compute_only's stand-in for a load: words that depend on the chunk. */
+static __device__ __forceinline__ cg_u4 cg_fake(int c, unsigned salt) {
+    const unsigned h = (unsigned)c * 0x9E3779B9u + salt;
+    return cg_u4{h & 0x3bff3bffu, (h >> 3) & 0x3bff3bffu, (h >> 5) & 0x3bff3bffu, (h >> 7) & 0x3bff3bffu};
+}
+/* A chunk's 16 bytes at p (chunk index c). */
+@LOADS@
+@CHUNK_FN@
+/* Sixteen warps per SM (two blocks of 8, four of 4): 128 registers a thread. Without a
+   minimum, ptxas picked 80 for the 32-row tiles and spilled. */
+extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M, int N, int K, @PARAMS@) {
+    extern __shared__ float cg_red[];
+    @VIEW@
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int g = lane >> 2, q = lane & 3;
+    const int group = warp / KW, part = warp % KW;
+    const int n0 = blockIdx.x * CG_NB + group * CG_WN;
+    const cg_ab_t* __restrict__ ga = @A_PTR@;
+    const cg_ab_t* __restrict__ gb = @B_PTR@;
+    (void)ga; (void)gb;
+    /* This lane's columns (g and g + 8 of each 16-column block) and rows (g of each 8-row
+       block), at its 8 elements of a chunk. Columns past N and rows past M read column
+       N-1 / row M-1 instead (always in bounds: M, N >= 1 at launch); those sums are never
+       stored. */
+    const cg_ab_t* wp[NT][2];
+    const cg_ab_t* xp[MT];
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int n = min(n0 + nt * 16 + h * 8 + g, N - 1);
+            wp[nt][h] = gb + (long)n * @LDB@ + q * 8;
+        }
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) xp[mt] = ga + (long)min(mt * 8 + g, M - 1) * @LDA@ + q * 8;
+
+    float acc[NT][MT][4];
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int v = 0; v < 4; ++v) acc[nt][mt][v] = 0.0f;
+
+    /* Whole super-steps: part p of a group takes chunks p*UNROLL .. p*UNROLL+UNROLL-1 of
+       every KW*UNROLL, so the group reads each column front to back. Not unrolled
+       further: UNROLL says how many loads are in flight, and ptxas unrolling it again
+       spilled at 128 registers. */
+    const int step = KW * UNROLL;
+    const int whole = K / CG_CK / step * step;
+#pragma unroll 1
+    for (int c = part * UNROLL; c < whole; c += step) {
+        cg_u4 w[UNROLL][NT][2], x[UNROLL][MT];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+            for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+                for (int h = 0; h < 2; ++h) w[u][nt][h] = CG_LOAD_B(wp[nt][h] + (long)(c + u) * CG_CK, c + u);
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt) x[u][mt] = CG_LOAD_A(xp[mt] + (long)(c + u) * CG_CK, c + u);
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) cg_chunk(acc, w[u], x[u]);
+    }
+    /* The rest, a chunk at a time over the parts: whole chunks, then the one that
+       crosses K (element loads, zeros past K in A and B alike). */
+    const int chunks = (K + CG_CK - 1) / CG_CK;
+#pragma unroll 1
+    for (int c = whole + part; c < chunks; c += KW) {
+        const int valid = K - c * CG_CK - q * 8;
+        cg_u4 w[NT][2], x[MT];
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const cg_ab_t* p = wp[nt][h] + (long)c * CG_CK;
+                w[nt][h] = valid >= 8 ? CG_LOAD_B(p, c) : cg_ld_part(p, valid);
+            }
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt) {
+            const cg_ab_t* p = xp[mt] + (long)c * CG_CK;
+            x[mt] = valid >= 8 ? CG_LOAD_A(p, c) : cg_ld_part(p, valid);
+        }
+        cg_chunk(acc, w, x);
+    }
+
+    /* The KW parts of a group: parts 1.. park their sums, part 0 adds them in part order
+       (the same bits on every run). Lane-minor, so a store of the warp hits 32 banks. */
+    if (KW > 1) {
+        if (part > 0) {
+            float* r = cg_red + (group * (KW - 1) + part - 1) * CG_FR * 32 + lane;
+            int e = 0;
+#pragma unroll
+            for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+                for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                    for (int v = 0; v < 4; ++v) r[32 * e++] = acc[nt][mt][v];
+        }
+        __syncthreads();
+        if (part == 0) {
+            for (int p = 1; p < KW; ++p) {
+                const float* r = cg_red + (group * (KW - 1) + p - 1) * CG_FR * 32 + lane;
+                int e = 0;
+#pragma unroll
+                for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+                    for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                        for (int v = 0; v < 4; ++v) acc[nt][mt][v] += r[32 * e++];
+            }
+        }
+    }
+    if (part != 0) return;
+    /* Element v of block (nt, mt): column n0 + 16nt + g (+8 for v >= 2), row 8mt + 2q
+       (+1 for odd v). */
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int v = 0; v < 4; ++v) {
+                const int i = mt * 8 + q * 2 + (v & 1);
+                const int j = n0 + nt * 16 + g + (v >> 1) * 8;
+                if (i < M && j < N) {
+                    const float acc_v = acc[nt][mt][v];
+                    {
+                        const float acc = acc_v;
+                        @STORE@;
+                    }
+                }
+            }
+}
+"#;

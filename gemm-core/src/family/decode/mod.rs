@@ -1,0 +1,451 @@
+//! The `decode` family: products with at most 64 rows (decode-size M: a batch of tokens)
+//! on tensor cores, with B streamed from global memory straight into MMA fragments.
+//!
+//! Such a product is memory-bound: B (the weight, K·N) is read once and used M times. A
+//! 64- or 128-row tensor-core tile pads M and needs N/BN blocks, too few to fill the chip
+//! at N = 4096 (the wgmma winner at 16×4096×4096 pulled 1.9 TB/s of a 4.1 TB/s copy
+//! bandwidth). This kernel swaps A and B in the instruction (swap-AB): `mma.sync
+//! m16n8k16` computes a 16-column × 8-row piece of Cᵀ, so B's columns fill the
+//! instruction's wide side and M ≤ 8 pads nothing. There is no shared-memory staging:
+//! each lane loads 16-byte chunks of B's K-contiguous columns and A's K-contiguous rows
+//! directly into registers. The four lanes of a quad load 32 consecutive k of one column;
+//! the two MMAs of that 32-k chunk take those k in a permuted order (a lane's 16 bytes
+//! feed both), and A's fragment is loaded under the same permutation, so the products
+//! pair up as in the plain order and only the summation order changes.
+//!
+//! A block's warps form column groups of `nt` 16-column blocks; the `kw` warps of a group
+//! split K (interleaved 32-k chunks, so a group reads each column front to back) and
+//! their sums are added through shared memory in warp order: the same bits on every run.
+//! The fused epilogue runs on the sums before the store.
+//!
+//! It serves f16 and bf16 with A row-major and B column-major (both K-contiguous: the
+//! `x · Wᵀ` of a linear layer), CUDA only, and takes calls whose A and B rows start on
+//! 16-byte boundaries (others go to the families after it; large unaligned calls are
+//! staged to such rows first).
+
+mod emit;
+
+use super::{KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule};
+use crate::codegen::Variant;
+use crate::ir::{DType, GemmIr, Layout};
+use crate::space::TuneSpace;
+use crate::target::{Backend, Instr, InstrType, TargetSpec};
+use serde::{Deserialize, Serialize};
+
+/// k per chunk: the four lanes of a quad load 8 elements (16 bytes) each.
+pub(crate) const CHUNK_K: u32 = 32;
+
+/// A decode configuration: the values of its `-D` constants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct DecodeTile {
+    /// 8-row MMA blocks of A (and C) per warp: the call's M is at most `8 * mt`.
+    pub mt: u32,
+    /// 16-column MMA blocks of B (and C) per warp.
+    pub nt: u32,
+    /// Warps per block.
+    pub warps: u32,
+    /// Warps of a column group that split K (a divisor of `warps`).
+    pub kw: u32,
+    /// 32-k chunks a warp loads before the first MMA of an iteration (loads in flight).
+    pub unroll: u32,
+}
+
+impl DecodeTile {
+    /// Most rows of C a launch computes.
+    pub const fn rows(&self) -> u32 {
+        8 * self.mt
+    }
+    /// Column groups per block.
+    pub const fn groups(&self) -> u32 {
+        self.warps / self.kw
+    }
+    /// Output columns per block.
+    pub const fn block_n(&self) -> u32 {
+        self.groups() * 16 * self.nt
+    }
+    /// Threads per block.
+    pub const fn threads(&self) -> u32 {
+        32 * self.warps
+    }
+    /// Accumulators per thread.
+    pub const fn acc_regs(&self) -> u32 {
+        4 * self.nt * self.mt
+    }
+    /// Dynamic shared memory: the sums of every warp but the first of each group.
+    pub const fn smem_bytes(&self) -> u32 {
+        (self.warps - self.groups()) * 32 * self.acc_regs() * 4
+    }
+    /// 16-byte loads per lane per chunk: two column halves per 16-column block, one row
+    /// block of A per 8 rows.
+    pub const fn loads_per_chunk(&self) -> u32 {
+        2 * self.nt + self.mt
+    }
+    /// Estimated registers per thread: the loads of an iteration in flight, the
+    /// accumulators, a 64-bit pointer per column half and row block, and an allowance for
+    /// indices and the epilogue.
+    pub const fn est_regs(&self) -> u32 {
+        4 * self.unroll * self.loads_per_chunk() + self.acc_regs() + 2 * self.loads_per_chunk() + 40
+    }
+}
+
+/// The `decode` family.
+pub struct Decode;
+
+/// The block shapes a plan takes per row count `(nt, warps, kw, unroll)`: one column
+/// group of 8 or 4 warps over K (16 or 32 columns per block: 256 or 128 blocks at
+/// N = 4096), and two groups of 4 (A's chunk shared through L1 by the groups). The last
+/// is left out from 32 rows on, where its 64 columns would hold 64 accumulators at 64 rows.
+const SHAPES: [(u32, u32, u32, u32); 4] = [(1, 8, 8, 4), (1, 4, 4, 4), (2, 8, 8, 2), (2, 8, 4, 2)];
+
+/// The row counts (`8 * mt`) a plan takes unless `tune(block_m = ..)` asks otherwise:
+/// decode batches of up to 32 tokens. Every row class is one more set of candidates in
+/// a skinny call's tune, which the tuner's estimate cannot tell apart (all stream B at
+/// the same bandwidth); `block_m = [64]` adds the 64-row tiles.
+const ROWS: [u32; 3] = [8, 16, 32];
+
+impl KernelFamily for Decode {
+    type Tile = DecodeTile;
+    const ID: super::FamilyId = super::FamilyId::Decode;
+
+    fn instr(&self) -> Instr {
+        Instr::MmaSync
+    }
+
+    /// Every operand moves in 16-byte loads straight to registers, as `gemv`'s do: the
+    /// bandwidth of mma.sync's cp.async ring does not apply.
+    fn streams(&self) -> bool {
+        true
+    }
+
+    /// A shape specialist, after `gemv`: calls with few rows get it by default.
+    fn preference(&self, _target: &TargetSpec) -> (u8, usize) {
+        (0, 1)
+    }
+
+    /// Its configs come on top of the general families' budget (see `plan_extra`).
+    fn plan_share(&self) -> usize {
+        0
+    }
+
+    /// Every row class's block shapes ([`SHAPES`] × the four row counts `tune(block_m)`
+    /// may ask for; the default plan has 11).
+    fn plan_extra(&self) -> usize {
+        4 * SHAPES.len()
+    }
+
+    fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String> {
+        if target.backend != Backend::Cuda {
+            return Err("the decode kernel is CUDA only (mma.sync)".into());
+        }
+        let ty = InstrType::of(ir.ab_dtype, ir.acc);
+        if !matches!(ty, InstrType::F16 | InstrType::Bf16) || !target.offers(Instr::MmaSync, ty) {
+            return Err(format!("the decode kernel takes f16 or bf16 operands on mma.sync, not {ty:?}"));
+        }
+        if ir.a_layout() != Layout::RowMajor || ir.b_layout() != Layout::ColMajor {
+            return Err("the decode kernel streams K-contiguous rows of A and columns of B (A row-major, B column-major)".into());
+        }
+        Ok(())
+    }
+
+    fn complete(&self) -> bool {
+        false
+    }
+
+    fn accepts(&self, t: &DecodeTile, ir: &GemmIr, p: Problem) -> Result<(), String> {
+        if p.m as u64 > t.rows() as u64 {
+            return Err(format!("M = {} is more than the {} rows of this config", p.m, t.rows()));
+        }
+        let per_chunk = 16 / ir.ab_dtype.size() as usize;
+        let [(a_ext, _), (b_ext, _)] = p.extents(ir);
+        if !p.a.rows_aligned(a_ext, per_chunk) || !p.b.rows_aligned(b_ext, per_chunk) {
+            return Err("rows of A or columns of B do not all start on 16-byte boundaries".into());
+        }
+        Ok(())
+    }
+
+    /// `tune(block_m = ..)` restricts the rows (`8 * mt`) and `tune(block_n = ..)` the
+    /// columns per block, as for every family; the other keys do not apply.
+    fn space(&self, _cx: &PlanCtx, space: &TuneSpace) -> Vec<DecodeTile> {
+        let rows = space.pick("block_m", &ROWS);
+        let mut v = Vec::new();
+        for mt in [1, 2, 4, 8].into_iter().filter(|mt| rows.contains(&(8 * mt))) {
+            for (nt, warps, kw, unroll) in SHAPES.into_iter().take(if mt >= 4 { 3 } else { 4 }) {
+                // More rows take more registers per chunk: fewer chunks in flight.
+                let unroll = if mt >= 4 { unroll.min(2) } else { unroll };
+                let t = DecodeTile {
+                    mt,
+                    nt,
+                    warps,
+                    kw,
+                    unroll,
+                };
+                if space.0.get("block_n").is_none_or(|bn| bn.contains(&t.block_n())) {
+                    v.push(t);
+                }
+            }
+        }
+        v
+    }
+
+    fn rules(&self) -> &'static [Rule<DecodeTile>] {
+        &RULES
+    }
+
+    /// Fewer rows first (the first config that takes a call is its default, so a call
+    /// gets the smallest row block that holds it), then more loads in flight.
+    fn score(&self, _cx: &PlanCtx, t: &DecodeTile) -> f64 {
+        let mut s = 10.0 - (t.mt as f64).log2();
+        s += 0.1 * (t.unroll * t.loads_per_chunk()) as f64 / 16.0;
+        s -= 0.05 * (t.block_n() as f64 / 16.0).log2();
+        s
+    }
+
+    fn resources(&self, t: &DecodeTile, _dtype: DType) -> Resources {
+        Resources {
+            threads: t.threads(),
+            smem_bytes: t.smem_bytes(),
+            est_regs: t.est_regs(),
+            ring_k: CHUNK_K * t.unroll * t.kw,
+        }
+    }
+
+    fn block_mn(&self, t: &DecodeTile) -> (u32, u32) {
+        (t.rows(), t.block_n())
+    }
+
+    fn launch(&self, t: &DecodeTile, _ir: &GemmIr, p: Problem, _machine: Machine) -> LaunchDims {
+        LaunchDims {
+            grid: [p.n.div_ceil(t.block_n() as usize) as u32, 1, p.batch as u32],
+            block: [t.threads(), 1, 1],
+            smem_bytes: t.smem_bytes(),
+        }
+    }
+
+    fn defines(&self, t: &DecodeTile, ir: &GemmIr, _backend: Backend, p: Problem) -> Vec<(&'static str, u32)> {
+        let mut d = vec![
+            ("MT", t.mt),
+            ("NT", t.nt),
+            ("WARPS", t.warps),
+            ("KW", t.kw),
+            ("UNROLL", t.unroll),
+            // The k-step of the code paths (whole chunks, the chunk that crosses K): what
+            // a first-use check at a cut K keeps the remainder of.
+            ("BK", CHUNK_K),
+        ];
+        d.extend(crate::family::shape_flags::shape_defines(ir, p));
+        d
+    }
+
+    fn emit(&self, ir: &GemmIr, _backend: Backend, variant: Variant) -> String {
+        emit::emit_variant(ir, variant)
+    }
+
+    /// Half and twice the K split and the unroll, the other warp count.
+    fn neighbours(&self, t: &DecodeTile) -> Vec<(String, DecodeTile)> {
+        let mut v = Vec::new();
+        for kw in [t.kw / 2, t.kw * 2] {
+            if kw >= 1 && t.warps.is_multiple_of(kw) {
+                v.push((format!("kw {kw}"), DecodeTile { kw, ..*t }));
+            }
+        }
+        for unroll in [t.unroll / 2, t.unroll * 2] {
+            if (1..=8).contains(&unroll) {
+                v.push((format!("unroll {unroll}"), DecodeTile { unroll, ..*t }));
+            }
+        }
+        let warps = if t.warps == 8 { 4 } else { 8 };
+        if warps % t.kw == 0 {
+            v.push((format!("warps {warps}"), DecodeTile { warps, ..*t }));
+        }
+        v
+    }
+
+    /// Blocks own disjoint column ranges and all of A: there is no launch order to choose.
+    fn group_m(&self, _t: &DecodeTile) -> u32 {
+        1
+    }
+
+    fn with_group_m(&self, t: &DecodeTile, _group_m: u32) -> DecodeTile {
+        *t
+    }
+
+    fn describe(&self, t: &DecodeTile) -> String {
+        format!(
+            "decode rows {} cols {} warps {} kw {} unroll {}",
+            t.rows(),
+            t.block_n(),
+            t.warps,
+            t.kw,
+            t.unroll
+        )
+    }
+}
+
+// Rationale per rule: the source's static_asserts, the chip's limits and the register
+// budget.
+const RULES: [Rule<DecodeTile>; 6] = [
+    // Bounds first, so that the rules after them compute with small numbers (a config
+    // read from disk may hold anything).
+    Rule {
+        name: "extents",
+        check: |_, t| {
+            (!matches!(t.mt, 1 | 2 | 4 | 8)
+                || !matches!(t.nt, 1 | 2 | 4)
+                || !(1..=32).contains(&t.warps)
+                || !(1..=8).contains(&t.unroll))
+            .then(|| {
+                format!(
+                    "mt {}, nt {}, warps {}, unroll {} (1/2/4/8, 1/2/4, 1-32 and 1-8)",
+                    t.mt, t.nt, t.warps, t.unroll
+                )
+            })
+        },
+    },
+    Rule {
+        name: "ksplit",
+        check: |_, t| {
+            (t.kw == 0 || !t.warps.is_multiple_of(t.kw))
+                .then(|| format!("kw {} must divide the {} warps", t.kw, t.warps))
+        },
+    },
+    Rule {
+        name: "threads",
+        check: |x, t| {
+            (t.threads() > x.target.max_threads_per_block)
+                .then(|| format!("{} threads (at most {})", t.threads(), x.target.max_threads_per_block))
+        },
+    },
+    Rule {
+        name: "smem",
+        check: |x, t| {
+            (t.smem_bytes() > x.target.smem_per_block_optin).then(|| {
+                format!(
+                    "{} bytes of partial sums (the chip gives a block {})",
+                    t.smem_bytes(),
+                    x.target.smem_per_block_optin
+                )
+            })
+        },
+    },
+    Rule {
+        name: "registers",
+        check: |x, t| {
+            let r = t.est_regs();
+            (r > x.target.regs_per_thread).then(|| format!("~{r} registers per thread (at most {})", x.target.regs_per_thread))
+        },
+    },
+    // The kernel asks for 16 warps per SM (128 registers a thread): ptxas fitted every
+    // tile of at most 32 accumulators in that without spills (tests/decode_emit.rs), and
+    // spilled 64 rows x 32 columns (64 accumulators).
+    Rule {
+        name: "accumulators",
+        check: |_, t| {
+            (t.acc_regs() > 32)
+                .then(|| format!("{} accumulators per thread (at most 32 fit 128 registers)", t.acc_regs()))
+        },
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::family::Stored;
+    use crate::ir::AccMode;
+    use crate::target::{Targets, BUILTIN_TARGETS};
+
+    fn target(name: &str) -> TargetSpec {
+        Targets::parse(BUILTIN_TARGETS).unwrap().get(name).unwrap().clone()
+    }
+
+    fn ir(dt: DType, la: Layout, lb: Layout) -> GemmIr {
+        GemmIr::matmul("d", dt, AccMode::F32, la, lb)
+    }
+
+    #[test]
+    fn serves_half_types_with_k_contiguous_operands_on_cuda_only() {
+        let h200 = target("h200");
+        assert!(Decode.serves(&h200, &ir(DType::F16, Layout::RowMajor, Layout::ColMajor)).is_ok());
+        assert!(Decode.serves(&h200, &ir(DType::Bf16, Layout::RowMajor, Layout::ColMajor)).is_ok());
+        assert!(Decode.serves(&target("a100"), &ir(DType::F16, Layout::RowMajor, Layout::ColMajor)).is_ok());
+        for (la, lb) in [(Layout::ColMajor, Layout::ColMajor), (Layout::RowMajor, Layout::RowMajor)] {
+            let why = Decode.serves(&h200, &ir(DType::F16, la, lb)).unwrap_err();
+            assert!(why.contains("K-contiguous"), "{why}");
+        }
+        let why = Decode.serves(&h200, &ir(DType::F32, Layout::RowMajor, Layout::ColMajor)).unwrap_err();
+        assert!(why.contains("f16 or bf16"), "{why}");
+        let mut tf32 = ir(DType::F32, Layout::RowMajor, Layout::ColMajor);
+        tf32.acc = AccMode::Tf32;
+        assert!(Decode.serves(&h200, &tf32).is_err());
+        assert!(Decode
+            .serves(&target("opencl_cpu"), &ir(DType::F16, Layout::RowMajor, Layout::ColMajor))
+            .is_err());
+    }
+
+    #[test]
+    fn accepts_rows_up_to_its_row_blocks_on_16_byte_rows() {
+        let g = ir(DType::F16, Layout::RowMajor, Layout::ColMajor);
+        let t = DecodeTile {
+            mt: 2,
+            nt: 1,
+            warps: 8,
+            kw: 8,
+            unroll: 4,
+        };
+        assert!(Decode.accepts(&t, &g, Problem::new(16, 4096, 4096)).is_ok());
+        assert!(Decode.accepts(&t, &g, Problem::new(1, 7, 8)).is_ok());
+        assert!(Decode.accepts(&t, &g, Problem::new(17, 4096, 4096)).unwrap_err().contains("M = 17"));
+        // K = 700: neither A's rows nor B's columns are 16-byte multiples.
+        assert!(Decode.accepts(&t, &g, Problem::new(16, 64, 700)).unwrap_err().contains("16-byte"));
+        // A padded view keeps 16-byte rows; an odd offset does not.
+        let p = Problem::new(16, 64, 64);
+        assert!(Decode.accepts(&t, &g, p.stored(Stored::new(72, 8), Stored::new(0, 0))).is_ok());
+        assert!(Decode.accepts(&t, &g, p.stored(Stored::new(72, 3), Stored::new(0, 0))).is_err());
+    }
+
+    #[test]
+    fn the_plan_has_every_row_class_within_the_chips_limits() {
+        let t = target("h200");
+        let g = ir(DType::F16, Layout::RowMajor, Layout::ColMajor);
+        let cx = PlanCtx::new(&t, &g);
+        let mut report = Default::default();
+        let (considered, kept) = crate::family::DynFamily::plan(&Decode, &cx, &TuneSpace::default(), &mut report);
+        assert_eq!(considered, 11);
+        assert_eq!(kept.len(), considered, "pruned: {report:?}");
+        for mt in [1, 2, 4] {
+            assert!(kept.iter().any(|(_, c)| c.block_mn().0 == 8 * mt));
+        }
+        for (_, c) in &kept {
+            let r = c.resources(DType::F16);
+            assert!(r.est_regs <= 255 && r.smem_bytes <= t.smem_per_block_optin, "{c}: {r:?}");
+        }
+        // Fewer rows rank first.
+        let best = kept.iter().max_by(|a, b| a.0.total_cmp(&b.0)).unwrap();
+        assert_eq!(best.1.block_mn().0, 8);
+        // 64 rows when asked; 64 rows by 32 columns a warp would be 64 accumulators.
+        let mut rows64 = TuneSpace::default();
+        rows64.0.insert("block_m".into(), vec![64]);
+        let mut report = Default::default();
+        let (considered, kept) = crate::family::DynFamily::plan(&Decode, &cx, &rows64, &mut report);
+        assert_eq!((considered, kept.len()), (3, 2), "pruned: {report:?}");
+        assert_eq!(report["accumulators"].count, 1);
+        assert!(kept.iter().all(|(_, c)| c.block_mn().0 == 64));
+    }
+
+    #[test]
+    fn launch_covers_the_columns_and_the_batch() {
+        let g = ir(DType::Bf16, Layout::RowMajor, Layout::ColMajor);
+        let t = DecodeTile {
+            mt: 1,
+            nt: 2,
+            warps: 8,
+            kw: 4,
+            unroll: 2,
+        };
+        assert_eq!(t.block_n(), 64);
+        let d = Decode.launch(&t, &g, Problem::new(3, 4097, 64).batched(5), Machine { units: 132 });
+        assert_eq!(d.grid, [65, 1, 5]);
+        assert_eq!(d.block, [256, 1, 1]);
+        // Two groups of four warps: three of each park their sums (8 floats a lane).
+        assert_eq!(d.smem_bytes, 6 * 32 * 8 * 4);
+    }
+}

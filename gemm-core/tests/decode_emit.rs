@@ -1,0 +1,107 @@
+//! The decode family's generator without a GPU: the source's instruction and loads, and,
+//! where libnvrtc can be loaded, a compile of every planned config (each row class,
+//! f16 and bf16, a fused epilogue, every diagnosis variant) with no spills, no stack and
+//! no ptxas warnings.
+
+use gemm_core::codegen::Variant;
+use gemm_core::family::{Decode, FamilyId, KernelFamily, Problem, TileConfig};
+use gemm_core::plan::TuneSpace;
+use gemm_core::target::{Targets, BUILTIN_TARGETS};
+use gemm_core::{plan_target, AccMode, Backend, DType, EpOp, Func, GemmIr, Layout, Param};
+
+mod common;
+
+fn plain(dtype: DType) -> GemmIr {
+    GemmIr::matmul("dec_test", dtype, AccMode::F32, Layout::RowMajor, Layout::ColMajor)
+}
+
+fn bias_gelu(dtype: DType) -> GemmIr {
+    let mut ir = plain(dtype);
+    ir.name = "dec_bias_gelu".into();
+    ir.params.push(Param::row("bias", dtype));
+    ir.epilogue = vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Gelu)];
+    ir
+}
+
+/// The decode configs a plan of `ir` for `target` keeps under `space`.
+fn planned(ir: &GemmIr, target: &str, space: &TuneSpace) -> Vec<gemm_core::family::DecodeTile> {
+    let t = Targets::parse(BUILTIN_TARGETS).unwrap().get(target).unwrap().clone();
+    let plan = plan_target(ir, &t, space);
+    assert!(plan.families.contains(&FamilyId::Decode), "{:?}", plan.families);
+    plan.configs
+        .iter()
+        .filter_map(|c| match c {
+            TileConfig::Decode(d) => Some(*d),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn source_takes_both_types_swapped_and_streams_b() {
+    for (dt, ty) in [(DType::F16, "f16"), (DType::Bf16, "bf16")] {
+        let s = Decode.emit(&plain(dt), Backend::Cuda, Variant::Full);
+        assert!(s.contains(&format!("mma.sync.aligned.m16n8k16.row.col.f32.{ty}.{ty}.f32")));
+        assert!(s.contains("ld.global.nc.L1::no_allocate.L2::256B.v4.u32"));
+        assert!(!s.contains('@'), "unfilled template key");
+        assert!(!s.contains("#include"));
+        // B's columns are the instruction's rows: column g and g + 8 of each block.
+        assert!(s.contains("cg_mma(acc[nt][mt], w[nt][0].x, w[nt][1].x, w[nt][0].y, w[nt][1].y, x[mt].x, x[mt].y);"));
+    }
+    let load_only = Decode.emit(&plain(DType::F16), Backend::Cuda, Variant::LoadOnly);
+    assert!(!load_only.contains("mma.sync.aligned"));
+    let compute_only = Decode.emit(&plain(DType::F16), Backend::Cuda, Variant::ComputeOnly);
+    assert!(compute_only.contains("#define CG_LOAD_B(p, c) cg_fake(c, 1u)"));
+}
+
+#[test]
+fn planned_configs_compile_without_spills() {
+    let Some(nv) = common::nvrtc_or_skip("planned_configs_compile_without_spills") else {
+        return;
+    };
+    // Whole chunks and the chunk that crosses K; a batch of views.
+    let shapes = [Problem::new(16, 4096, 4096), Problem::new(5, 100, 72)];
+    for (target, cc) in [("h200", 90), ("a100", 80)] {
+        for ir in [plain(DType::F16), bias_gelu(DType::Bf16)] {
+            let mut configs = planned(&ir, target, &TuneSpace::default());
+            assert_eq!(configs.len(), 11, "{target}");
+            // The 64-row tiles `tune(block_m = [64])` asks for.
+            let mut rows64 = TuneSpace::default();
+            rows64.0.insert("block_m".into(), vec![64]);
+            configs.extend(planned(&ir, target, &rows64).into_iter().filter(|c| c.mt == 8));
+            for c in configs {
+                for v in Variant::ALL {
+                    // The diagnosis variants of one config per row class are enough.
+                    if v != Variant::Full && c.nt != 1 {
+                        continue;
+                    }
+                    let src = Decode.emit(&ir, Backend::Cuda, v);
+                    if let Ok(dir) = std::env::var("CG_DUMP") {
+                        std::fs::write(format!("{dir}/{}_{v}.cu", ir.symbol()), &src).unwrap();
+                    }
+                    for p in shapes {
+                        let mut opts = vec![
+                            format!("--gpu-architecture=sm_{cc}"),
+                            "--std=c++17".to_string(),
+                            "--ptxas-options=-v".into(),
+                            "--diag-suppress=177".into(),
+                        ];
+                        opts.extend(
+                            Decode
+                                .defines(&c, &ir, Backend::Cuda, p)
+                                .into_iter()
+                                .map(|(k, v)| format!("-D{k}={v}")),
+                        );
+                        let (ok, log, cubin) = nv.compile(&src, &format!("{}.cu", ir.symbol()), &opts);
+                        let what = format!("sm_{cc} {} {c:?} {v} {p:?}", ir.symbol());
+                        assert!(ok && cubin > 0, "{what} failed to compile:\n{log}");
+                        common::assert_no_spills(&what, &log);
+                        if v == Variant::Full && p == shapes[0] {
+                            eprintln!("{what}: {} registers (estimated {})", common::registers(&log).unwrap_or(0), c.est_regs());
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
