@@ -43,12 +43,14 @@ part1)
   ;;
 part2)
   S="--shape 16x4096x4096 --shape 16x12288x4096 --shape 16x4096x11008 --shape 16x11008x4096 --shape 1x12288x4096 --shape 1x4096x11008 --shape 8x4096x4096 --shape 32x4096x4096 --shape 32x12288x4096"
-  CROSSGEMM_CACHE_DIR=/tmp/cg-b timeout 150 $B/crossgemm bench $S --dtypes f16 --epilogues none,bias_relu --out $OUT/dec --name decode-f16 --against bench/results/nvidia-h200-2026-12-01.json > $OUT/dec/decode-f16.log 2>&1; echo "bench f16 rc=$?"
+  CROSSGEMM_CACHE_DIR=/tmp/cg-b timeout 150 $B/crossgemm bench $S --max 48 --dtypes f16 --epilogues none,bias_relu --out $OUT/dec --name decode-f16 --against bench/results/nvidia-h200-2026-12-01.json > $OUT/dec/decode-f16.log 2>&1; echo "bench f16 rc=$?"
   grep -E "^\| [0-9]" $OUT/dec/decode-f16.md | cut -d'|' -f2,4,5,6,7,9,10,17 | head -20
-  CROSSGEMM_CACHE_DIR=/tmp/cg-b timeout 80 $B/crossgemm bench --shape 16x4096x4096 --shape 16x12288x4096 --shape 1x12288x4096 --shape 32x4096x4096 --dtypes bf16 --epilogues none --out $OUT/dec --name decode-bf16 --against bench/results/nvidia-h200-2026-12-01.json > $OUT/dec/decode-bf16.log 2>&1; echo "bench bf16 rc=$?"
+  CROSSGEMM_CACHE_DIR=/tmp/cg-b timeout 80 $B/crossgemm bench --shape 16x4096x4096 --shape 16x12288x4096 --shape 1x12288x4096 --shape 32x4096x4096 --max 48 --dtypes bf16 --epilogues none --out $OUT/dec --name decode-bf16 --against bench/results/nvidia-h200-2026-12-01.json > $OUT/dec/decode-bf16.log 2>&1; echo "bench bf16 rc=$?"
   grep -E "^\| [0-9]" $OUT/dec/decode-bf16.md | cut -d'|' -f2,4,5,6,7,9,10,17 | head -6
+  # The winners as records (merged into records/h200.json here if they hold).
+  CROSSGEMM_CACHE_DIR=/tmp/cg-b $B/crossgemm cache export $OUT/dec/records-decode.json 2>&1 | tail -1
   CROSSGEMM_CACHE_DIR=/tmp/cg-t timeout 40 $B/crossgemm tune --shape 16x4096x4096 --dtype f16 --epilogue none --json > $OUT/dec/tune-16x4096x4096.json 2> $OUT/dec/tune-16x4096x4096.log; echo "tune rc=$?"
-  CROSSGEMM_CACHE_DIR=/tmp/cg-sk timeout 100 $B/crossgemm-sk bench --shape 2048x11008x4096 --shape 4096x4096x4096 --dtypes f16 --epilogues none,bias_relu --out $OUT/dec --name streamk --against bench/results/nvidia-h200-2026-12-01.json > $OUT/dec/streamk.log 2>&1; echo "streamk rc=$?"
+  CROSSGEMM_CACHE_DIR=/tmp/cg-sk timeout 100 $B/crossgemm-sk bench --shape 2048x11008x4096 --shape 4096x4096x4096 --max 48 --dtypes f16 --epilogues none,bias_relu --out $OUT/dec --name streamk --against bench/results/nvidia-h200-2026-12-01.json > $OUT/dec/streamk.log 2>&1; echo "streamk rc=$?"
   grep -E "^\| [0-9]" $OUT/dec/streamk.md | cut -d'|' -f2,4,5,6,7,9,10,17 | head -6
   CROSSGEMM_CACHE_DIR=/tmp/cg-k700 timeout 45 $B/crossgemm bench --shape 3000x5000x700 --dtypes f16 --epilogues none,bias_relu --out $OUT/dec --name k700-staged --against bench/results/h200-2026-12-01h/part2/k700-staged.json > $OUT/dec/k700.log 2>&1; echo "k700 rc=$?"
   grep -A8 "^## Change" $OUT/dec/k700-staged.md | grep -E "^\| [0-9]" | cut -d'|' -f2,4,5,6,7
