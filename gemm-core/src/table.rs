@@ -423,17 +423,31 @@ mod tests {
                         r.target
                     );
                 }
+                // Each bucket is its own record's winner, unless a record of the kernel
+                // at another source (tuned after a change of the kernel's code) measured
+                // a faster one there.
                 let table = seeds(
                     ir,
                     target,
                     &plan,
                     std::slice::from_ref(&(name.to_string(), doc.clone())),
                 );
-                assert!(
-                    table.iter().filter(|s| s.winner && s.from.ends_with(&r.kernel)).count() == r.buckets.len(),
-                    "{name}: {} serves its own table in full",
-                    r.kernel
-                );
+                for (bucket, b) in &r.buckets {
+                    let s = table
+                        .iter()
+                        .find(|s| &s.bucket == bucket && s.device_name == r.device_name)
+                        .unwrap_or_else(|| panic!("{name}: {} {bucket} serves no table", r.kernel));
+                    assert!(
+                        s.winner && (s.config == b.config || s.us < b.us),
+                        "{name}: {} {bucket}: the table holds {} ({} us, from {}) over {} ({} us)",
+                        r.kernel,
+                        s.config,
+                        s.us,
+                        s.from,
+                        b.config,
+                        b.us
+                    );
+                }
             }
         }
     }
