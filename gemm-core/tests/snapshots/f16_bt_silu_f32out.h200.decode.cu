@@ -76,22 +76,6 @@ typedef unsigned short cg_ab_t;
 static_assert(BK == CG_CK, "a chunk is 32 k: four lanes of 8 elements");
 static_assert(WARPS % KW == 0, "KW must divide WARPS");
 static_assert(MT >= 1 && MT <= 8 && NT >= 1 && NT <= 4, "MT 1-8, NT 1-4");
-#ifndef PREFETCH
-#define PREFETCH 0
-#endif
-#if PREFETCH > 0 && defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-#error "PREFETCH needs cp.async.bulk.prefetch (sm_90)"
-#endif
-
-/* Asks the L2 for `bytes` (a multiple of 16) at p (16-byte aligned) and returns at once:
-   bytes in flight that hold no register. */
-static __device__ __forceinline__ void cg_prefetch_l2(const void* p, unsigned bytes) {
-#if PREFETCH > 0
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" :: "l"(p), "r"(bytes) : "memory");
-#else
-    (void)p; (void)bytes;
-#endif
-}
 
 /* B: read once by the whole grid. The L1 keeps none of it, and the L2 fetches the
    256 bytes around each miss (a column's next chunks, which this lane's quad reads next). */
@@ -179,24 +163,8 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f16_bt_s
        spilled at 128 registers. */
     const int step = KW * UNROLL;
     const int whole = K / CG_CK / step * step;
-    /* The L2 prefetch, PREFETCH super-steps ahead of the loads: lane l of part p asks for
-       column l*KW + p of the group (each column once per group), a super-step at a time. */
-    const int pcol = lane * KW + part;
-    const bool prefetcher = PREFETCH > 0 && pcol < CG_WN;
-    const cg_ab_t* pfp = gb + (long)min(n0 + pcol, N - 1) * ld1;
-    (void)pfp;
-#define CG_PF(s)                                                                          \
-    if (prefetcher) {                                                                      \
-        const long lo = (long)(s) * step * CG_CK, hi = min((long)K, lo + (long)step * CG_CK); \
-        const long bytes = (hi - lo) * (long)sizeof(cg_ab_t) & ~15L;                       \
-        if (bytes > 0) cg_prefetch_l2(pfp + lo, (unsigned)bytes);                          \
-    }
-#pragma unroll
-    for (int s = 0; s < PREFETCH; ++s) CG_PF(s);
-    int sstep = 0;
 #pragma unroll 1
-    for (int c = part * UNROLL; c < whole; c += step, ++sstep) {
-        CG_PF(sstep + PREFETCH);
+    for (int c = part * UNROLL; c < whole; c += step) {
         cg_u4 w[UNROLL][NT][2], x[UNROLL][MT];
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u)

@@ -48,15 +48,6 @@ pub struct DecodeTile {
     pub kw: u32,
     /// 32-k chunks a warp loads before the first MMA of an iteration (loads in flight).
     pub unroll: u32,
-    /// Super-steps (a group's `kw * unroll` chunks) of its columns that the group asks the
-    /// L2 to fetch ahead of its loads (`cp.async.bulk.prefetch`, sm_90): bytes in flight
-    /// that hold no registers. 0: none.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub prefetch: u32,
-}
-
-fn is_zero(x: &u32) -> bool {
-    *x == 0
 }
 
 impl DecodeTile {
@@ -106,9 +97,6 @@ pub struct Decode;
 /// is left out from 32 rows on, where its 64 columns would hold 64 accumulators at 64 rows.
 const SHAPES: [(u32, u32, u32, u32); 4] = [(1, 8, 8, 4), (1, 4, 4, 4), (2, 8, 8, 2), (2, 8, 4, 2)];
 
-/// The prefetch distances a plan takes for each block shape (super-steps; 0: none).
-const PREFETCH: [u32; 3] = [0, 2, 4];
-
 /// The row counts (`8 * mt`) a plan takes unless `tune(block_m = ..)` asks otherwise:
 /// decode batches of up to 32 tokens. Every row class is one more set of candidates in
 /// a skinny call's tune, which the tuner's estimate cannot tell apart (all stream B at
@@ -139,10 +127,10 @@ impl KernelFamily for Decode {
         0
     }
 
-    /// Every row class's block shapes and prefetch distances ([`SHAPES`] × [`PREFETCH`] ×
-    /// the four row counts `tune(block_m)` may ask for; the default plan has 33).
+    /// Every row class's block shapes ([`SHAPES`] × the four row counts `tune(block_m)`
+    /// may ask for; the default plan has 11).
     fn plan_extra(&self) -> usize {
-        4 * SHAPES.len() * PREFETCH.len()
+        4 * SHAPES.len()
     }
 
     fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String> {
@@ -184,18 +172,15 @@ impl KernelFamily for Decode {
             for (nt, warps, kw, unroll) in SHAPES.into_iter().take(if mt >= 4 { 3 } else { 4 }) {
                 // More rows take more registers per chunk: fewer chunks in flight.
                 let unroll = if mt >= 4 { unroll.min(2) } else { unroll };
-                for prefetch in PREFETCH {
-                    let t = DecodeTile {
-                        mt,
-                        nt,
-                        warps,
-                        kw,
-                        unroll,
-                        prefetch,
-                    };
-                    if space.0.get("block_n").is_none_or(|bn| bn.contains(&t.block_n())) {
-                        v.push(t);
-                    }
+                let t = DecodeTile {
+                    mt,
+                    nt,
+                    warps,
+                    kw,
+                    unroll,
+                };
+                if space.0.get("block_n").is_none_or(|bn| bn.contains(&t.block_n())) {
+                    v.push(t);
                 }
             }
         }
@@ -243,7 +228,6 @@ impl KernelFamily for Decode {
             ("WARPS", t.warps),
             ("KW", t.kw),
             ("UNROLL", t.unroll),
-            ("PREFETCH", t.prefetch),
             // The k-step of the code paths (whole chunks, the chunk that crosses K): what
             // a first-use check at a cut K keeps the remainder of.
             ("BK", CHUNK_K),
@@ -273,11 +257,6 @@ impl KernelFamily for Decode {
         if warps % t.kw == 0 {
             v.push((format!("warps {warps}"), DecodeTile { warps, ..*t }));
         }
-        for prefetch in [t.prefetch.saturating_sub(1), t.prefetch + 1] {
-            if prefetch != t.prefetch {
-                v.push((format!("prefetch {prefetch}"), DecodeTile { prefetch, ..*t }));
-            }
-        }
         v
     }
 
@@ -292,20 +271,19 @@ impl KernelFamily for Decode {
 
     fn describe(&self, t: &DecodeTile) -> String {
         format!(
-            "decode rows {} cols {} warps {} kw {} unroll {}{}",
+            "decode rows {} cols {} warps {} kw {} unroll {}",
             t.rows(),
             t.block_n(),
             t.warps,
             t.kw,
-            t.unroll,
-            if t.prefetch > 0 { format!(" prefetch {}", t.prefetch) } else { String::new() }
+            t.unroll
         )
     }
 }
 
 // Rationale per rule: the source's static_asserts, the chip's limits and the register
 // budget.
-const RULES: [Rule<DecodeTile>; 7] = [
+const RULES: [Rule<DecodeTile>; 6] = [
     // Bounds first, so that the rules after them compute with small numbers (a config
     // read from disk may hold anything).
     Rule {
@@ -314,12 +292,11 @@ const RULES: [Rule<DecodeTile>; 7] = [
             (!matches!(t.mt, 1 | 2 | 4 | 8)
                 || !matches!(t.nt, 1 | 2 | 4)
                 || !(1..=32).contains(&t.warps)
-                || !(1..=8).contains(&t.unroll)
-                || t.prefetch > 16)
+                || !(1..=8).contains(&t.unroll))
             .then(|| {
                 format!(
-                    "mt {}, nt {}, warps {}, unroll {}, prefetch {} (1/2/4/8, 1/2/4, 1-32, 1-8 and 0-16)",
-                    t.mt, t.nt, t.warps, t.unroll, t.prefetch
+                    "mt {}, nt {}, warps {}, unroll {} (1/2/4/8, 1/2/4, 1-32 and 1-8)",
+                    t.mt, t.nt, t.warps, t.unroll
                 )
             })
         },
@@ -329,19 +306,6 @@ const RULES: [Rule<DecodeTile>; 7] = [
         check: |_, t| {
             (t.kw == 0 || !t.warps.is_multiple_of(t.kw))
                 .then(|| format!("kw {} must divide the {} warps", t.kw, t.warps))
-        },
-    },
-    // cp.async.bulk.prefetch is Hopper's (sm_90).
-    Rule {
-        name: "prefetch",
-        check: |x, t| {
-            let cc = x.target.compute_capability.unwrap_or(0);
-            (t.prefetch > 0 && cc < 90).then(|| {
-                format!(
-                    "prefetch {} needs cp.async.bulk.prefetch (sm_90; {} is sm_{cc})",
-                    t.prefetch, x.target.name
-                )
-            })
         },
     },
     Rule {
@@ -426,7 +390,6 @@ mod tests {
             warps: 8,
             kw: 8,
             unroll: 4,
-            prefetch: 0,
         };
         assert!(Decode.accepts(&t, &g, Problem::new(16, 4096, 4096)).is_ok());
         assert!(Decode.accepts(&t, &g, Problem::new(1, 7, 8)).is_ok());
@@ -446,7 +409,7 @@ mod tests {
         let cx = PlanCtx::new(&t, &g);
         let mut report = Default::default();
         let (considered, kept) = crate::family::DynFamily::plan(&Decode, &cx, &TuneSpace::default(), &mut report);
-        assert_eq!(considered, 33);
+        assert_eq!(considered, 11);
         assert_eq!(kept.len(), considered, "pruned: {report:?}");
         for mt in [1, 2, 4] {
             assert!(kept.iter().any(|(_, c)| c.block_mn().0 == 8 * mt));
@@ -463,8 +426,8 @@ mod tests {
         rows64.0.insert("block_m".into(), vec![64]);
         let mut report = Default::default();
         let (considered, kept) = crate::family::DynFamily::plan(&Decode, &cx, &rows64, &mut report);
-        assert_eq!((considered, kept.len()), (9, 6), "pruned: {report:?}");
-        assert_eq!(report["accumulators"].count, 3);
+        assert_eq!((considered, kept.len()), (3, 2), "pruned: {report:?}");
+        assert_eq!(report["accumulators"].count, 1);
         assert!(kept.iter().all(|(_, c)| c.block_mn().0 == 64));
     }
 
@@ -477,7 +440,6 @@ mod tests {
             warps: 8,
             kw: 4,
             unroll: 2,
-            prefetch: 2,
         };
         assert_eq!(t.block_n(), 64);
         let d = Decode.launch(&t, &g, Problem::new(3, 4097, 64).batched(5), Machine { units: 132 });
