@@ -121,13 +121,9 @@ static __device__ __forceinline__ void cg_chunk(float (&acc)[NT][MT][4], const c
         }
 }
 
-/* OCCUPANCY warps per SM (16: two blocks of 8 or four of 4, 128 registers a thread).
-   Without a minimum, ptxas picked 80 registers for the 32-row tiles and spilled. */
-#ifndef OCCUPANCY
-#define OCCUPANCY 16
-#endif
-static_assert(OCCUPANCY % WARPS == 0, "OCCUPANCY is whole blocks");
-extern "C" __global__ void __launch_bounds__(CG_THREADS, OCCUPANCY / WARPS) cg_f16_bt_silu_f32out_8eb01f64(int M, int N, int K, float* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const float* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2, int nbatch) {
+/* Sixteen warps per SM (two blocks of 8, four of 4): 128 registers a thread. Without a
+   minimum, ptxas picked 80 for the 32-row tiles and spilled. */
+extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f16_bt_silu_f32out_8eb01f64(int M, int N, int K, float* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const float* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2, int nbatch) {
     extern __shared__ float cg_red[];
     const long cg_bz = (long)blockIdx.z; out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1; p2 += off2 + cg_bz * bs2;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;

@@ -129,13 +129,9 @@ static __device__ __forceinline__ cg_u4 cg_fake(int c, unsigned salt) {
 /* A chunk's 16 bytes at p (chunk index c). */
 @LOADS@
 @CHUNK_FN@
-/* OCCUPANCY warps per SM (16: two blocks of 8 or four of 4, 128 registers a thread).
-   Without a minimum, ptxas picked 80 registers for the 32-row tiles and spilled. */
-#ifndef OCCUPANCY
-#define OCCUPANCY 16
-#endif
-static_assert(OCCUPANCY % WARPS == 0, "OCCUPANCY is whole blocks");
-extern "C" __global__ void __launch_bounds__(CG_THREADS, OCCUPANCY / WARPS) @SYM@(int M, int N, int K, @PARAMS@) {
+/* Sixteen warps per SM (two blocks of 8, four of 4): 128 registers a thread. Without a
+   minimum, ptxas picked 80 for the 32-row tiles and spilled. */
+extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M, int N, int K, @PARAMS@) {
     extern __shared__ float cg_red[];
     @VIEW@
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;

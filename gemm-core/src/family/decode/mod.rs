@@ -48,22 +48,6 @@ pub struct DecodeTile {
     pub kw: u32,
     /// 32-k chunks a warp loads before the first MMA of an iteration (loads in flight).
     pub unroll: u32,
-    /// Warps per SM the kernel is compiled for (`__launch_bounds__`' minimum blocks is
-    /// `occupancy / warps`): ptxas then fits a thread in `65536 / (32 * occupancy)`
-    /// registers. More warps or more loads per warp: both put bytes in flight.
-    #[serde(default = "default_occupancy", skip_serializing_if = "is_default_occupancy")]
-    pub occupancy: u32,
-}
-
-/// The occupancy of configs recorded before it was a parameter.
-pub const DEFAULT_OCCUPANCY: u32 = 16;
-
-fn default_occupancy() -> u32 {
-    DEFAULT_OCCUPANCY
-}
-
-fn is_default_occupancy(x: &u32) -> bool {
-    *x == DEFAULT_OCCUPANCY
 }
 
 impl DecodeTile {
@@ -107,34 +91,11 @@ impl DecodeTile {
 /// The `decode` family.
 pub struct Decode;
 
-/// The configs a plan takes, `(mt, nt, warps, kw, unroll, occupancy)`. Per row count:
-/// one column group of 8 or 4 warps over K (16 or 32 columns per block: 256 or 128
-/// blocks at N = 4096), and two groups of 4 (A's chunk shared through L1 by the groups);
-/// then more bytes in flight for the rows where registers allow it: at 8 rows 8 chunks at
-/// 16 warps per SM (ptxas issues 21 of its 24 loads before the first MMA) or 4 chunks at
-/// 24 (all 12); at 16 rows 5 chunks (20 loads ahead, where 6 spilled for sm_80). More rows take more registers per chunk, so fewer chunks; 64 rows (asked for
-/// with `block_m = [64]`) by 32 columns would be 64 accumulators.
-const CONFIGS: [(u32, u32, u32, u32, u32, u32); 19] = [
-    (1, 1, 8, 8, 4, 16),
-    (1, 1, 4, 4, 4, 16),
-    (1, 2, 8, 8, 2, 16),
-    (1, 2, 8, 4, 2, 16),
-    (1, 1, 8, 8, 8, 16),
-    (1, 1, 8, 8, 4, 24),
-    (1, 1, 4, 4, 4, 24),
-    (2, 1, 8, 8, 4, 16),
-    (2, 1, 4, 4, 4, 16),
-    (2, 2, 8, 8, 2, 16),
-    (2, 2, 8, 4, 2, 16),
-    (2, 1, 8, 8, 5, 16),
-    (2, 1, 4, 4, 5, 16),
-    (4, 1, 8, 8, 2, 16),
-    (4, 1, 4, 4, 2, 16),
-    (4, 2, 8, 8, 2, 16),
-    (8, 1, 8, 8, 2, 16),
-    (8, 1, 4, 4, 2, 16),
-    (8, 2, 8, 8, 2, 16),
-];
+/// The block shapes a plan takes per row count `(nt, warps, kw, unroll)`: one column
+/// group of 8 or 4 warps over K (16 or 32 columns per block: 256 or 128 blocks at
+/// N = 4096), and two groups of 4 (A's chunk shared through L1 by the groups). The last
+/// is left out from 32 rows on, where its 64 columns would hold 64 accumulators at 64 rows.
+const SHAPES: [(u32, u32, u32, u32); 4] = [(1, 8, 8, 4), (1, 4, 4, 4), (2, 8, 8, 2), (2, 8, 4, 2)];
 
 /// The row counts (`8 * mt`) a plan takes unless `tune(block_m = ..)` asks otherwise:
 /// decode batches of up to 32 tokens. Every row class is one more set of candidates in
@@ -166,9 +127,10 @@ impl KernelFamily for Decode {
         0
     }
 
-    /// Every config of [`CONFIGS`] (the default plan, without 64 rows, has 16).
+    /// Every row class's block shapes ([`SHAPES`] × the four row counts `tune(block_m)`
+    /// may ask for; the default plan has 11).
     fn plan_extra(&self) -> usize {
-        CONFIGS.len()
+        4 * SHAPES.len()
     }
 
     fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String> {
@@ -205,19 +167,24 @@ impl KernelFamily for Decode {
     /// columns per block, as for every family; the other keys do not apply.
     fn space(&self, _cx: &PlanCtx, space: &TuneSpace) -> Vec<DecodeTile> {
         let rows = space.pick("block_m", &ROWS);
-        CONFIGS
-            .into_iter()
-            .map(|(mt, nt, warps, kw, unroll, occupancy)| DecodeTile {
-                mt,
-                nt,
-                warps,
-                kw,
-                unroll,
-                occupancy,
-            })
-            .filter(|t| rows.contains(&t.rows()))
-            .filter(|t| space.0.get("block_n").is_none_or(|bn| bn.contains(&t.block_n())))
-            .collect()
+        let mut v = Vec::new();
+        for mt in [1, 2, 4, 8].into_iter().filter(|mt| rows.contains(&(8 * mt))) {
+            for (nt, warps, kw, unroll) in SHAPES.into_iter().take(if mt >= 4 { 3 } else { 4 }) {
+                // More rows take more registers per chunk: fewer chunks in flight.
+                let unroll = if mt >= 4 { unroll.min(2) } else { unroll };
+                let t = DecodeTile {
+                    mt,
+                    nt,
+                    warps,
+                    kw,
+                    unroll,
+                };
+                if space.0.get("block_n").is_none_or(|bn| bn.contains(&t.block_n())) {
+                    v.push(t);
+                }
+            }
+        }
+        v
     }
 
     fn rules(&self) -> &'static [Rule<DecodeTile>] {
@@ -261,7 +228,6 @@ impl KernelFamily for Decode {
             ("WARPS", t.warps),
             ("KW", t.kw),
             ("UNROLL", t.unroll),
-            ("OCCUPANCY", t.occupancy),
             // The k-step of the code paths (whole chunks, the chunk that crosses K): what
             // a first-use check at a cut K keeps the remainder of.
             ("BK", CHUNK_K),
@@ -288,12 +254,8 @@ impl KernelFamily for Decode {
             }
         }
         let warps = if t.warps == 8 { 4 } else { 8 };
-        if warps % t.kw == 0 && t.occupancy.is_multiple_of(warps) {
+        if warps % t.kw == 0 {
             v.push((format!("warps {warps}"), DecodeTile { warps, ..*t }));
-        }
-        let occupancy = if t.occupancy == DEFAULT_OCCUPANCY { 24 } else { DEFAULT_OCCUPANCY };
-        if occupancy.is_multiple_of(t.warps) {
-            v.push((format!("occupancy {occupancy}"), DecodeTile { occupancy, ..*t }));
         }
         v
     }
@@ -309,24 +271,19 @@ impl KernelFamily for Decode {
 
     fn describe(&self, t: &DecodeTile) -> String {
         format!(
-            "decode rows {} cols {} warps {} kw {} unroll {}{}",
+            "decode rows {} cols {} warps {} kw {} unroll {}",
             t.rows(),
             t.block_n(),
             t.warps,
             t.kw,
-            t.unroll,
-            if t.occupancy == DEFAULT_OCCUPANCY {
-                String::new()
-            } else {
-                format!(" occupancy {}", t.occupancy)
-            }
+            t.unroll
         )
     }
 }
 
 // Rationale per rule: the source's static_asserts, the chip's limits and the register
 // budget.
-const RULES: [Rule<DecodeTile>; 7] = [
+const RULES: [Rule<DecodeTile>; 6] = [
     // Bounds first, so that the rules after them compute with small numbers (a config
     // read from disk may hold anything).
     Rule {
@@ -335,12 +292,11 @@ const RULES: [Rule<DecodeTile>; 7] = [
             (!matches!(t.mt, 1 | 2 | 4 | 8)
                 || !matches!(t.nt, 1 | 2 | 4)
                 || !(1..=32).contains(&t.warps)
-                || !(1..=8).contains(&t.unroll)
-                || !(1..=64).contains(&t.occupancy))
+                || !(1..=8).contains(&t.unroll))
             .then(|| {
                 format!(
-                    "mt {}, nt {}, warps {}, unroll {}, occupancy {} (1/2/4/8, 1/2/4, 1-32, 1-8 and 1-64)",
-                    t.mt, t.nt, t.warps, t.unroll, t.occupancy
+                    "mt {}, nt {}, warps {}, unroll {} (1/2/4/8, 1/2/4, 1-32 and 1-8)",
+                    t.mt, t.nt, t.warps, t.unroll
                 )
             })
         },
@@ -350,19 +306,6 @@ const RULES: [Rule<DecodeTile>; 7] = [
         check: |_, t| {
             (t.kw == 0 || !t.warps.is_multiple_of(t.kw))
                 .then(|| format!("kw {} must divide the {} warps", t.kw, t.warps))
-        },
-    },
-    // The launch bounds ask for occupancy / warps whole blocks per SM.
-    Rule {
-        name: "occupancy",
-        check: |x, t| {
-            let max_warps = x.target.regs_per_sm / (32 * 64);
-            (!t.occupancy.is_multiple_of(t.warps) || t.occupancy > max_warps).then(|| {
-                format!(
-                    "occupancy {} must be whole blocks of {} warps, at most {max_warps} warps of 64 registers",
-                    t.occupancy, t.warps
-                )
-            })
         },
     },
     Rule {
@@ -391,9 +334,9 @@ const RULES: [Rule<DecodeTile>; 7] = [
             (r > x.target.regs_per_thread).then(|| format!("~{r} registers per thread (at most {})", x.target.regs_per_thread))
         },
     },
-    // At 16 warps per SM (128 registers a thread) ptxas fitted every tile of at most 32
-    // accumulators without spills (tests/decode_emit.rs), and spilled 64 rows x 32
-    // columns (64 accumulators).
+    // The kernel asks for 16 warps per SM (128 registers a thread): ptxas fitted every
+    // tile of at most 32 accumulators in that without spills (tests/decode_emit.rs), and
+    // spilled 64 rows x 32 columns (64 accumulators).
     Rule {
         name: "accumulators",
         check: |_, t| {
@@ -447,7 +390,6 @@ mod tests {
             warps: 8,
             kw: 8,
             unroll: 4,
-            occupancy: 16,
         };
         assert!(Decode.accepts(&t, &g, Problem::new(16, 4096, 4096)).is_ok());
         assert!(Decode.accepts(&t, &g, Problem::new(1, 7, 8)).is_ok());
@@ -467,7 +409,7 @@ mod tests {
         let cx = PlanCtx::new(&t, &g);
         let mut report = Default::default();
         let (considered, kept) = crate::family::DynFamily::plan(&Decode, &cx, &TuneSpace::default(), &mut report);
-        assert_eq!(considered, 16);
+        assert_eq!(considered, 11);
         assert_eq!(kept.len(), considered, "pruned: {report:?}");
         for mt in [1, 2, 4] {
             assert!(kept.iter().any(|(_, c)| c.block_mn().0 == 8 * mt));
@@ -498,7 +440,6 @@ mod tests {
             warps: 8,
             kw: 4,
             unroll: 2,
-            occupancy: 24,
         };
         assert_eq!(t.block_n(), 64);
         let d = Decode.launch(&t, &g, Problem::new(3, 4097, 64).batched(5), Machine { units: 132 });
