@@ -63,9 +63,10 @@ impl KernelFamily for Gemv {
     }
 
     /// A shape specialist: planned before the general families, so that a call with few
-    /// rows gets it by default.
+    /// rows gets it by default; after `decode` where that serves the kernel (faster at
+    /// every decode-size shape measured on the H200: 1×12288×4096 in 31.6 µs against 34.5).
     fn preference(&self, _target: &TargetSpec) -> (u8, usize) {
-        (0, 0)
+        (0, 1)
     }
 
     /// A few configs are enough: the space is small and only decode-size calls use them.
