@@ -80,18 +80,7 @@ fn planned_configs_compile_without_spills() {
                         std::fs::write(format!("{dir}/{}_{v}.cu", ir.symbol()), &src).unwrap();
                     }
                     for p in shapes {
-                        let mut opts = vec![
-                            format!("--gpu-architecture=sm_{cc}"),
-                            "--std=c++17".to_string(),
-                            "--ptxas-options=-v".into(),
-                            "--diag-suppress=177".into(),
-                        ];
-                        opts.extend(
-                            Decode
-                                .defines(&c, &ir, Backend::Cuda, p)
-                                .into_iter()
-                                .map(|(k, v)| format!("-D{k}={v}")),
-                        );
+                        let opts = common::compile_options(&cc.to_string(), Decode.defines(&c, &ir, Backend::Cuda, p));
                         let (ok, log, cubin) = nv.compile(&src, &format!("{}.cu", ir.symbol()), &opts);
                         let what = format!("sm_{cc} {} {c:?} {v} {p:?}", ir.symbol());
                         assert!(ok && cubin > 0, "{what} failed to compile:\n{log}");

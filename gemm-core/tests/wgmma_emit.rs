@@ -648,18 +648,7 @@ fn configs_compile_for_sm90a_without_spills() {
     for (ir, c, v, p) in cases {
         c.validate(&ir).unwrap();
         let src = wgmma::emit_variant(&ir, v);
-        let mut opts = vec![
-            "--gpu-architecture=sm_90a".to_string(),
-            "--std=c++17".into(),
-            "--ptxas-options=-v".into(),
-            "--diag-suppress=177".into(),
-        ];
-        opts.extend(
-            Wgmma
-                .defines(&c, &ir, Backend::Cuda, p)
-                .into_iter()
-                .map(|(k, v)| format!("-D{k}={v}")),
-        );
+        let opts = common::compile_options("90a", Wgmma.defines(&c, &ir, Backend::Cuda, p));
         let (ok, log, cubin) = nv.compile(&src, &format!("{}.cu", ir.symbol()), &opts);
         let what = format!("{} {c:?} {v} {p:?}", ir.symbol());
         assert!(ok && cubin > 0, "{what} failed to compile:\n{log}");

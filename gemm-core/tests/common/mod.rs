@@ -158,3 +158,16 @@ pub fn assert_no_spills(what: &str, log: &str) {
 pub fn registers(log: &str) -> Option<u32> {
     log.lines().find_map(|l| number_before(l, " registers"))
 }
+
+/// The NVRTC options of a compile check for `sm_<arch>` with `defines` (as the runtime's
+/// `gemm_nvrtc::options` spells them: ptxas's report in the log).
+pub fn compile_options(arch: &str, defines: Vec<(&'static str, u32)>) -> Vec<String> {
+    let mut opts = vec![
+        format!("--gpu-architecture=sm_{arch}"),
+        "--std=c++17".to_string(),
+        "--ptxas-options=-v".into(),
+        "--diag-suppress=177".into(),
+    ];
+    opts.extend(defines.into_iter().map(|(k, v)| format!("-D{k}={v}")));
+    opts
+}

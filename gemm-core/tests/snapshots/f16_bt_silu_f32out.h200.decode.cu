@@ -203,28 +203,23 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f16_bt_s
 
     /* The KW parts of a group: parts 1.. park their sums, part 0 adds them in part order
        (the same bits on every run). Lane-minor, so a store of the warp hits 32 banks. */
+#define CG_EACH_ACC(STMT)                                                    \
+    {                                                                        \
+        int e = 0;                                                           \
+        _Pragma("unroll") for (int nt = 0; nt < NT; ++nt)                    \
+            _Pragma("unroll") for (int mt = 0; mt < MT; ++mt)                \
+                _Pragma("unroll") for (int v = 0; v < 4; ++v, ++e) { STMT; } \
+    }
     if (KW > 1) {
         if (part > 0) {
             float* r = cg_red + (group * (KW - 1) + part - 1) * CG_FR * 32 + lane;
-            int e = 0;
-#pragma unroll
-            for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-                for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-                    for (int v = 0; v < 4; ++v) r[32 * e++] = acc[nt][mt][v];
+            CG_EACH_ACC(r[32 * e] = acc[nt][mt][v]);
         }
         __syncthreads();
         if (part == 0) {
             for (int p = 1; p < KW; ++p) {
                 const float* r = cg_red + (group * (KW - 1) + p - 1) * CG_FR * 32 + lane;
-                int e = 0;
-#pragma unroll
-                for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-                    for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-                        for (int v = 0; v < 4; ++v) acc[nt][mt][v] += r[32 * e++];
+                CG_EACH_ACC(acc[nt][mt][v] += r[32 * e]);
             }
         }
     }
