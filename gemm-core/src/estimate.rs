@@ -17,7 +17,8 @@
 //!   predict.
 //!
 //! A split-K config (`k_split` > 1) is `k_split` blocks per output tile, each over that
-//! share of K, and moves its f32 partials (written once, read once) besides.
+//! share of K, and moves its f32 partials (written once, read once) besides. A stream-K
+//! config ([`crate::family::KernelFamily::balances_waves`]) counts fractional waves.
 //!
 //! Targets without `peak_tflops` give no estimate (`None`), and the planner's order stands.
 
@@ -75,7 +76,12 @@ pub fn estimate_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem)
     let by_regs = target.regs_per_sm / (res.threads.max(1) * res.est_regs.max(1));
     let per_sm = by_smem.min(by_regs).clamp(1, 32) as f64;
     let sms = target.sm_count.max(1) as f64;
-    let waves = (tiles / (sms * per_sm)).ceil();
+    // Stream-K shares the last wave out over every block: no whole waves.
+    let waves = if c.family().balances_waves(c) {
+        (tiles / (sms * per_sm)).max(1.0)
+    } else {
+        (tiles / (sms * per_sm)).ceil()
+    };
     // A block's share of its SM's peak: the SM's blocks split it.
     let block_flops = peak / sms / per_sm.min((tiles / sms).ceil().max(1.0));
     let compute = waves * 2.0 * bm * bn * (k / split) / block_flops;
@@ -171,6 +177,23 @@ mod tests {
         let big = Problem::new(8192, 8192, 8192);
         let (bm, bn) = by_estimate(&accepted, &ir, &t, big)[0].block_mn();
         assert!(bm * bn >= 128 * 128, "{bm}x{bn}");
+    }
+
+    /// A stream-K config has no partial last wave: at 2048×3328×2048 (208 tiles of 128×256
+    /// on 132 SMs, 1.6 waves; compute-bound, both operands fit in L2) it estimates below its
+    /// data-parallel twin, and where the tiles fill whole waves (132 · 4 of them) the two
+    /// are the same.
+    #[test]
+    fn streamk_counts_fractional_waves() {
+        let t = h200();
+        let ir = f16();
+        let dp = crate::family::WgmmaTile::default();
+        let sk = crate::family::WgmmaTile { streamk: true, ..dp };
+        let est = |w: crate::family::WgmmaTile, p| estimate_us(&TileConfig::Wgmma(w), &ir, &t, p).unwrap();
+        let ragged = Problem::new(2048, 3328, 2048);
+        assert!(est(sk, ragged) < 0.9 * est(dp, ragged), "{} {}", est(sk, ragged), est(dp, ragged));
+        let whole = Problem::new(128 * 132, 256 * 4, 4096);
+        assert_eq!(est(sk, whole), est(dp, whole));
     }
 
     /// The shipped H200 records' measured winners, against the order a mid-size tune

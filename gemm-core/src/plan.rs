@@ -98,7 +98,7 @@ pub fn plan_target(ir: &GemmIr, target: &TargetSpec, space: &TuneSpace) -> Plan 
         // Stable, deterministic order: score, then the config's text.
         kept.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.to_string().cmp(&b.1.to_string())));
         let passed = kept.len();
-        let kept = keep_every_block_tile(kept, budget(&families, i));
+        let kept = keep_every_block_tile(kept, budget(&families, space, i));
         dropped += passed - kept.len();
         configs.extend(kept.into_iter().map(|(_, c)| c));
     }
@@ -110,7 +110,7 @@ pub fn plan_target(ir: &GemmIr, target: &TargetSpec, space: &TuneSpace) -> Plan 
                 count: dropped,
                 example: format!(
                     "only {} are kept: per family the best of each block tile, then the best-ranked",
-                    total_budget(&families)
+                    total_budget(&families, space)
                 ),
             },
         );
@@ -127,20 +127,20 @@ pub fn plan_target(ir: &GemmIr, target: &TargetSpec, space: &TuneSpace) -> Plan 
 
 /// The most configs a plan of `families` keeps: [`MAX_CANDIDATES`] and each family's
 /// [`plan_extra`](crate::family::KernelFamily::plan_extra).
-pub fn total_budget(families: &[FamilyId]) -> usize {
-    MAX_CANDIDATES + families.iter().map(|f| f.family().plan_extra()).sum::<usize>()
+pub fn total_budget(families: &[FamilyId], space: &TuneSpace) -> usize {
+    MAX_CANDIDATES + families.iter().map(|f| f.family().plan_extra(space)).sum::<usize>()
 }
 
 /// What family `i` of `families` may keep: its share of [`MAX_CANDIDATES`], in proportion
 /// to the families' [`plan_share`](crate::family::KernelFamily::plan_share) (the remainder
 /// to the first family with a share), plus its own `plan_extra`.
-fn budget(families: &[FamilyId], i: usize) -> usize {
+fn budget(families: &[FamilyId], space: &TuneSpace, i: usize) -> usize {
     let shares: Vec<usize> = families.iter().map(|f| f.family().plan_share()).collect();
     let total: usize = shares.iter().sum();
     let each = |s: usize| (MAX_CANDIDATES * s).checked_div(total).unwrap_or(0);
     let rest = MAX_CANDIDATES - shares.iter().map(|&s| each(s)).sum::<usize>();
     let first = shares.iter().position(|&s| s > 0);
-    each(shares[i]) + if first == Some(i) { rest } else { 0 } + families[i].family().plan_extra()
+    each(shares[i]) + if first == Some(i) { rest } else { 0 } + families[i].family().plan_extra(space)
 }
 
 /// The `max` configs a plan keeps from `ranked` (best first): the best config of every
@@ -238,7 +238,7 @@ mod tests {
             ] {
                 let p = plan_target(&ir(d, acc), spec, &TuneSpace::default());
                 assert!(!p.configs.is_empty(), "{} {d:?}: {:?}", spec.name, p.pruned);
-                assert!(p.configs.len() <= total_budget(&p.families));
+                assert!(p.configs.len() <= total_budget(&p.families, &TuneSpace::default()));
                 for c in &p.configs {
                     assert!(c.smem_bytes(d) <= spec.smem_per_block_optin);
                 }
@@ -271,7 +271,45 @@ mod tests {
         assert!(c.bm * c.bn >= 128 * 128, "{c:?}");
         // Both families keep candidates: mma.sync runs what TMA cannot.
         assert!(p.configs.iter().any(|c| c.family_id() == FamilyId::MmaSync));
-        assert!(p.configs.len() <= total_budget(&p.families));
+        assert!(p.configs.len() <= total_budget(&p.families, &TuneSpace::default()));
+    }
+
+    /// `tune(streamk = 1)` adds the stream-K variants (the best of each of their block
+    /// tiles at least) and takes no config away from the plan: the wgmma family makes
+    /// room for them.
+    #[test]
+    fn asking_for_streamk_adds_configs_and_takes_none_away() {
+        let t = Targets::parse(BUILTIN_TARGETS).unwrap();
+        let h200 = t.get("h200").unwrap();
+        let mut sk = TuneSpace::default();
+        sk.0.insert("streamk".into(), vec![1]);
+        for dt in [DType::F16, DType::Bf16] {
+            for (la, lb) in [(Layout::RowMajor, Layout::ColMajor), (Layout::ColMajor, Layout::RowMajor)] {
+                let ir = GemmIr::matmul("t", dt, AccMode::F32, la, lb);
+                let plain = plan_target(&ir, h200, &TuneSpace::default());
+                let with = plan_target(&ir, h200, &sk);
+                let lost: Vec<String> = plain
+                    .configs
+                    .iter()
+                    .filter(|c| !with.configs.contains(c))
+                    .map(|c| c.to_string())
+                    .collect();
+                assert!(lost.is_empty(), "{dt:?} {la:?}/{lb:?}: streamk = 1 dropped {lost:?}");
+                let cx = PlanCtx::new(h200, &ir);
+                let mut report = Default::default();
+                let (_, kept) = FamilyId::Wgmma.family().plan(&cx, &sk, &mut report);
+                let class = |c: &TileConfig| (c.block_mn(), c.family().plan_class(c));
+                let streamk: std::collections::HashSet<_> = kept
+                    .iter()
+                    .filter(|(_, c)| matches!(c, TileConfig::Wgmma(w) if w.streamk))
+                    .map(|(_, c)| class(c))
+                    .collect();
+                assert!(!streamk.is_empty());
+                for k in &streamk {
+                    assert!(with.configs.iter().any(|c| class(c) == *k), "{dt:?} {la:?}/{lb:?}: {k:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -126,10 +126,11 @@ pub trait KernelFamily: Sync + 'static {
         3
     }
 
-    /// Configs it keeps beyond its share (none by default): room for variants that
-    /// are plan classes of their own ([`KernelFamily::plan_class`]), so that they do
-    /// not crowd out the stage and cluster variants of its block tiles.
-    fn plan_extra(&self) -> usize {
+    /// Configs it keeps beyond its share under the user's `space` (none by default): room
+    /// for variants that are plan classes of their own ([`KernelFamily::plan_class`]),
+    /// so that they do not crowd out the stage and cluster variants of its block tiles.
+    fn plan_extra(&self, space: &TuneSpace) -> usize {
+        let _ = space;
         0
     }
 
@@ -160,6 +161,14 @@ pub trait KernelFamily: Sync + 'static {
 
     /// Rows and columns of C one block computes.
     fn block_mn(&self, tile: &Self::Tile) -> (u32, u32);
+
+    /// Whether a launch of `tile` shares the last wave's work out over every block
+    /// (stream-K), so that the time goes with the work rather than with whole waves: what
+    /// [`crate::estimate`] assumes for it. No by default.
+    fn balances_waves(&self, tile: &Self::Tile) -> bool {
+        let _ = tile;
+        false
+    }
 
     /// Blocks that share one output tile, each over its part of K (split-K); 1 by default.
     fn k_split(&self, tile: &Self::Tile) -> u32 {
@@ -238,7 +247,7 @@ pub trait DynFamily: Sync {
     /// See [`KernelFamily::plan_share`].
     fn plan_share(&self) -> usize;
     /// See [`KernelFamily::plan_extra`].
-    fn plan_extra(&self) -> usize;
+    fn plan_extra(&self, space: &TuneSpace) -> usize;
     /// The family's candidates for `cx` that pass every rule, each with its score; what
     /// the rules removed is counted into `report`. Returns also how many were considered.
     fn plan(
@@ -262,6 +271,8 @@ pub trait DynFamily: Sync {
     fn block_mn(&self, c: &TileConfig) -> (u32, u32);
     /// See [`KernelFamily::k_split`].
     fn k_split(&self, c: &TileConfig) -> u32;
+    /// See [`KernelFamily::balances_waves`].
+    fn balances_waves(&self, c: &TileConfig) -> bool;
     /// See [`KernelFamily::plan_class`].
     fn plan_class(&self, c: &TileConfig) -> (u32, u32);
     /// See [`KernelFamily::workspace`].
@@ -319,8 +330,8 @@ impl<F: KernelFamily> DynFamily for F {
     fn plan_share(&self) -> usize {
         KernelFamily::plan_share(self)
     }
-    fn plan_extra(&self) -> usize {
-        KernelFamily::plan_extra(self)
+    fn plan_extra(&self, space: &TuneSpace) -> usize {
+        KernelFamily::plan_extra(self, space)
     }
     fn plan(
         &self,
@@ -378,6 +389,9 @@ impl<F: KernelFamily> DynFamily for F {
     }
     fn k_split(&self, c: &TileConfig) -> u32 {
         KernelFamily::k_split(self, tile_of::<F>(c))
+    }
+    fn balances_waves(&self, c: &TileConfig) -> bool {
+        KernelFamily::balances_waves(self, tile_of::<F>(c))
     }
     fn plan_class(&self, c: &TileConfig) -> (u32, u32) {
         KernelFamily::plan_class(self, tile_of::<F>(c))

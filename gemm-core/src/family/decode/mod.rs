@@ -130,7 +130,7 @@ impl KernelFamily for Decode {
 
     /// Every row class's block shapes ([`SHAPES`] × the four row counts `tune(block_m)`
     /// may ask for; the default plan has 11).
-    fn plan_extra(&self) -> usize {
+    fn plan_extra(&self, _space: &TuneSpace) -> usize {
         4 * SHAPES.len()
     }
 

@@ -263,6 +263,10 @@ impl Default for WgmmaTile {
 pub const PINGPONG_CLASS: u32 = 1 << 16;
 /// What [`Wgmma`]'s plan class adds for a stream-K config.
 pub const STREAMK_CLASS: u32 = 1 << 17;
+/// The most stream-K plan classes a kernel's plan has (cooperative block tiles by k-tile
+/// without split-K or a cluster: 13 for K-major f16/bf16 on the H200, 10 for MN-major):
+/// [`Wgmma`]'s room for them when they are asked for.
+const STREAMK_TILES: usize = 13;
 
 /// The opt-in shared memory limit of one block on sm_90 (H100, H200).
 pub const SM90_SMEM_LIMIT: u32 = 232_448;
@@ -533,10 +537,13 @@ impl KernelFamily for Wgmma {
     /// Room for its split-K variants and deeper k-tiles (17 plan classes of their own:
     /// `splitk::with_splits`, `k_tiles`), which the runtime refuses at the large shapes a
     /// full tune times (their workspace would be too large), so a large tune still times
-    /// about 50; and for the ping-pong schedule of the 6 block tiles it serves (64×64 to
-    /// 64×256, 128×64, 128×128).
-    fn plan_extra(&self) -> usize {
-        16 + 6
+    /// about 50; for the ping-pong schedule of the 6 block tiles it serves (64×64 to
+    /// 64×256, 128×64, 128×128); and, where `tune(streamk = 1)` asks for them, for the
+    /// stream-K variant of each cooperative block tile (13 for K-major 16-bit operands on
+    /// the H200), so that asking for them takes no config away from the plan.
+    fn plan_extra(&self, space: &TuneSpace) -> usize {
+        let streamk = if space.pick("streamk", &[0]).contains(&1) { STREAMK_TILES } else { 0 };
+        16 + 6 + streamk
     }
 
     fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
@@ -598,6 +605,13 @@ impl KernelFamily for Wgmma {
         if t.ksplit > 1 {
             s *= 0.5;
         }
+        // Stream-K is opt-in and unproven (the tuner has not picked it on the H200): each
+        // of its block tiles keeps its best config (a plan class of its own, with room
+        // made for it), and the rest rank after every data-parallel config, so that asking
+        // for it takes none of those away.
+        if t.streamk {
+            s *= 0.25;
+        }
         // Deeper k-tiles are for decode-size problems too (fewer stages in the same
         // shared memory): after the one-row k-tile of the same tile.
         if t.bk > bk_for(cx.dtype) {
@@ -631,6 +645,11 @@ impl KernelFamily for Wgmma {
     /// entry in the plan (the second value is the k-tile, plus [`PINGPONG_CLASS`] for
     /// ping-pong), so that the best ping-pong config of a block tile is kept beside the
     /// best cooperative one.
+    /// Stream-K shares the last wave's units out by k-tiles over every block.
+    fn balances_waves(&self, t: &WgmmaTile) -> bool {
+        t.streamk
+    }
+
     fn plan_class(&self, t: &WgmmaTile) -> (u32, u32) {
         let schedule = if t.pingpong { PINGPONG_CLASS } else { 0 } + if t.streamk { STREAMK_CLASS } else { 0 };
         (t.ksplit.max(1), t.bk + schedule)
