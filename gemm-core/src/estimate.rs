@@ -85,7 +85,11 @@ pub fn estimate_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem)
     // A block's share of its SM's peak: the SM's blocks split it.
     let block_flops = peak / sms / per_sm.min((tiles / sms).ceil().max(1.0));
     let compute = waves * 2.0 * bm * bn * (k / split) / block_flops;
-    let share = if c.family().streams() { 1.0 } else { instr_share(instr, target) };
+    let share = if c.family().streams() {
+        1.0
+    } else {
+        instr_share(instr, target)
+    };
     let memory = target.mem_gbps.map_or(0.0, |gbps| {
         let esize = ir.ab_dtype.size() as f64;
         // An operand re-read by every block row (column) comes from memory each time
@@ -163,7 +167,12 @@ mod tests {
         // The decode family streams B with 16 rows and fills the machine with 16-column
         // blocks.
         let (bm, bn) = ordered[0].block_mn();
-        assert_eq!(ordered[0].family_id(), crate::family::FamilyId::Decode, "{}", ordered[0]);
+        assert_eq!(
+            ordered[0].family_id(),
+            crate::family::FamilyId::Decode,
+            "{}",
+            ordered[0]
+        );
         assert!(bm == 16 && bn <= 32, "{}", ordered[0]);
         // Among the wgmma tiles, one row of 64-row tiles: the narrow ones make 64 blocks,
         // the 256-wide ones 16.
@@ -191,7 +200,12 @@ mod tests {
         let sk = crate::family::WgmmaTile { streamk: true, ..dp };
         let est = |w: crate::family::WgmmaTile, p| estimate_us(&TileConfig::Wgmma(w), &ir, &t, p).unwrap();
         let ragged = Problem::new(2048, 3328, 2048);
-        assert!(est(sk, ragged) < 0.9 * est(dp, ragged), "{} {}", est(sk, ragged), est(dp, ragged));
+        assert!(
+            est(sk, ragged) < 0.9 * est(dp, ragged),
+            "{} {}",
+            est(sk, ragged),
+            est(dp, ragged)
+        );
         let whole = Problem::new(128 * 132, 256 * 4, 4096);
         assert_eq!(est(sk, whole), est(dp, whole));
     }

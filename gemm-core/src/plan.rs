@@ -284,7 +284,10 @@ mod tests {
         let mut sk = TuneSpace::default();
         sk.0.insert("streamk".into(), vec![1]);
         for dt in [DType::F16, DType::Bf16] {
-            for (la, lb) in [(Layout::RowMajor, Layout::ColMajor), (Layout::ColMajor, Layout::RowMajor)] {
+            for (la, lb) in [
+                (Layout::RowMajor, Layout::ColMajor),
+                (Layout::ColMajor, Layout::RowMajor),
+            ] {
                 let ir = GemmIr::matmul("t", dt, AccMode::F32, la, lb);
                 let plain = plan_target(&ir, h200, &TuneSpace::default());
                 let with = plan_target(&ir, h200, &sk);
@@ -306,7 +309,10 @@ mod tests {
                     .collect();
                 assert!(!streamk.is_empty());
                 for k in &streamk {
-                    assert!(with.configs.iter().any(|c| class(c) == *k), "{dt:?} {la:?}/{lb:?}: {k:?}");
+                    assert!(
+                        with.configs.iter().any(|c| class(c) == *k),
+                        "{dt:?} {la:?}/{lb:?}: {k:?}"
+                    );
                 }
             }
         }

@@ -86,7 +86,11 @@ fn planned_configs_compile_without_spills() {
                         assert!(ok && cubin > 0, "{what} failed to compile:\n{log}");
                         common::assert_no_spills(&what, &log);
                         if v == Variant::Full && p == shapes[0] {
-                            eprintln!("{what}: {} registers (estimated {})", common::registers(&log).unwrap_or(0), c.est_regs());
+                            eprintln!(
+                                "{what}: {} registers (estimated {})",
+                                common::registers(&log).unwrap_or(0),
+                                c.est_regs()
+                            );
                         }
                     }
                 }

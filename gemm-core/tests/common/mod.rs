@@ -121,7 +121,6 @@ pub mod nvrtc {
     }
 }
 
-
 /// The number just before `suffix` in `s` (ptxas's `-v` report: `0 bytes spill stores`).
 pub fn number_before(s: &str, suffix: &str) -> Option<u32> {
     let head = &s[..s.find(suffix)?];

@@ -140,10 +140,15 @@ impl KernelFamily for Decode {
         }
         let ty = InstrType::of(ir.ab_dtype, ir.acc);
         if !matches!(ty, InstrType::F16 | InstrType::Bf16) || !target.offers(Instr::MmaSync, ty) {
-            return Err(format!("the decode kernel takes f16 or bf16 operands on mma.sync, not {ty:?}"));
+            return Err(format!(
+                "the decode kernel takes f16 or bf16 operands on mma.sync, not {ty:?}"
+            ));
         }
         if ir.a_layout() != Layout::RowMajor || ir.b_layout() != Layout::ColMajor {
-            return Err("the decode kernel streams K-contiguous rows of A and columns of B (A row-major, B column-major)".into());
+            return Err(
+                "the decode kernel streams K-contiguous rows of A and columns of B (A row-major, B column-major)"
+                    .into(),
+            );
         }
         Ok(())
     }
@@ -332,7 +337,8 @@ const RULES: [Rule<DecodeTile>; 6] = [
         name: "registers",
         check: |x, t| {
             let r = t.est_regs();
-            (r > x.target.regs_per_thread).then(|| format!("~{r} registers per thread (at most {})", x.target.regs_per_thread))
+            (r > x.target.regs_per_thread)
+                .then(|| format!("~{r} registers per thread (at most {})", x.target.regs_per_thread))
         },
     },
     // The kernel asks for 16 warps per SM (128 registers a thread): ptxas fitted every
@@ -341,8 +347,12 @@ const RULES: [Rule<DecodeTile>; 6] = [
     Rule {
         name: "accumulators",
         check: |_, t| {
-            (t.acc_regs() > 32)
-                .then(|| format!("{} accumulators per thread (at most 32 fit 128 registers)", t.acc_regs()))
+            (t.acc_regs() > 32).then(|| {
+                format!(
+                    "{} accumulators per thread (at most 32 fit 128 registers)",
+                    t.acc_regs()
+                )
+            })
         },
     },
 ];
@@ -365,20 +375,34 @@ mod tests {
     #[test]
     fn serves_half_types_with_k_contiguous_operands_on_cuda_only() {
         let h200 = target("h200");
-        assert!(Decode.serves(&h200, &ir(DType::F16, Layout::RowMajor, Layout::ColMajor)).is_ok());
-        assert!(Decode.serves(&h200, &ir(DType::Bf16, Layout::RowMajor, Layout::ColMajor)).is_ok());
-        assert!(Decode.serves(&target("a100"), &ir(DType::F16, Layout::RowMajor, Layout::ColMajor)).is_ok());
-        for (la, lb) in [(Layout::ColMajor, Layout::ColMajor), (Layout::RowMajor, Layout::RowMajor)] {
+        assert!(Decode
+            .serves(&h200, &ir(DType::F16, Layout::RowMajor, Layout::ColMajor))
+            .is_ok());
+        assert!(Decode
+            .serves(&h200, &ir(DType::Bf16, Layout::RowMajor, Layout::ColMajor))
+            .is_ok());
+        assert!(Decode
+            .serves(&target("a100"), &ir(DType::F16, Layout::RowMajor, Layout::ColMajor))
+            .is_ok());
+        for (la, lb) in [
+            (Layout::ColMajor, Layout::ColMajor),
+            (Layout::RowMajor, Layout::RowMajor),
+        ] {
             let why = Decode.serves(&h200, &ir(DType::F16, la, lb)).unwrap_err();
             assert!(why.contains("K-contiguous"), "{why}");
         }
-        let why = Decode.serves(&h200, &ir(DType::F32, Layout::RowMajor, Layout::ColMajor)).unwrap_err();
+        let why = Decode
+            .serves(&h200, &ir(DType::F32, Layout::RowMajor, Layout::ColMajor))
+            .unwrap_err();
         assert!(why.contains("f16 or bf16"), "{why}");
         let mut tf32 = ir(DType::F32, Layout::RowMajor, Layout::ColMajor);
         tf32.acc = AccMode::Tf32;
         assert!(Decode.serves(&h200, &tf32).is_err());
         assert!(Decode
-            .serves(&target("opencl_cpu"), &ir(DType::F16, Layout::RowMajor, Layout::ColMajor))
+            .serves(
+                &target("opencl_cpu"),
+                &ir(DType::F16, Layout::RowMajor, Layout::ColMajor)
+            )
             .is_err());
     }
 
@@ -394,13 +418,23 @@ mod tests {
         };
         assert!(Decode.accepts(&t, &g, Problem::new(16, 4096, 4096)).is_ok());
         assert!(Decode.accepts(&t, &g, Problem::new(1, 7, 8)).is_ok());
-        assert!(Decode.accepts(&t, &g, Problem::new(17, 4096, 4096)).unwrap_err().contains("M = 17"));
+        assert!(Decode
+            .accepts(&t, &g, Problem::new(17, 4096, 4096))
+            .unwrap_err()
+            .contains("M = 17"));
         // K = 700: neither A's rows nor B's columns are 16-byte multiples.
-        assert!(Decode.accepts(&t, &g, Problem::new(16, 64, 700)).unwrap_err().contains("16-byte"));
+        assert!(Decode
+            .accepts(&t, &g, Problem::new(16, 64, 700))
+            .unwrap_err()
+            .contains("16-byte"));
         // A padded view keeps 16-byte rows; an odd offset does not.
         let p = Problem::new(16, 64, 64);
-        assert!(Decode.accepts(&t, &g, p.stored(Stored::new(72, 8), Stored::new(0, 0))).is_ok());
-        assert!(Decode.accepts(&t, &g, p.stored(Stored::new(72, 3), Stored::new(0, 0))).is_err());
+        assert!(Decode
+            .accepts(&t, &g, p.stored(Stored::new(72, 8), Stored::new(0, 0)))
+            .is_ok());
+        assert!(Decode
+            .accepts(&t, &g, p.stored(Stored::new(72, 3), Stored::new(0, 0)))
+            .is_err());
     }
 
     #[test]
@@ -417,7 +451,10 @@ mod tests {
         }
         for (_, c) in &kept {
             let r = c.resources(DType::F16);
-            assert!(r.est_regs <= 255 && r.smem_bytes <= t.smem_per_block_optin, "{c}: {r:?}");
+            assert!(
+                r.est_regs <= 255 && r.smem_bytes <= t.smem_per_block_optin,
+                "{c}: {r:?}"
+            );
         }
         // Fewer rows rank first.
         let best = kept.iter().max_by(|a, b| a.0.total_cmp(&b.0)).unwrap();

@@ -542,7 +542,11 @@ impl KernelFamily for Wgmma {
     /// stream-K variant of each cooperative block tile (13 for K-major 16-bit operands on
     /// the H200), so that asking for them takes no config away from the plan.
     fn plan_extra(&self, space: &TuneSpace) -> usize {
-        let streamk = if space.pick("streamk", &[0]).contains(&1) { STREAMK_TILES } else { 0 };
+        let streamk = if space.pick("streamk", &[0]).contains(&1) {
+            STREAMK_TILES
+        } else {
+            0
+        };
         16 + 6 + streamk
     }
 
