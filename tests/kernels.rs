@@ -313,14 +313,7 @@ macro_rules! same_bits_twice {
 fn gemv_configs_give_the_same_bits_twice() {
     for dev in devices() {
         let mut r = rng(31);
-        let tk = f16_rc::SPEC.target_for(&dev).unwrap();
-        let gemv: Vec<TileConfig> = tk
-            .plan()
-            .configs
-            .iter()
-            .copied()
-            .filter(|c| c.family_id() == crossgemm::FamilyId::Gemv)
-            .collect();
+        let gemv = family_configs(&f16_rc::SPEC, &dev, crossgemm::FamilyId::Gemv);
         // Every OpenCL and CUDA target plans gemv for this kernel (B column-major).
         assert!(
             !gemv.is_empty() || dev.info().kind == Backend::Host,
@@ -345,14 +338,7 @@ fn gemv_configs_give_the_same_bits_twice() {
 fn decode_configs_give_the_same_bits_twice() {
     for dev in devices() {
         let mut r = rng(33);
-        let tk = f16_rc::SPEC.target_for(&dev).unwrap();
-        let decode: Vec<TileConfig> = tk
-            .plan()
-            .configs
-            .iter()
-            .copied()
-            .filter(|c| c.family_id() == crossgemm::FamilyId::Decode)
-            .collect();
+        let decode = family_configs(&f16_rc::SPEC, &dev, crossgemm::FamilyId::Decode);
         assert_eq!(
             decode.is_empty(),
             dev.info().kind != Backend::Cuda,

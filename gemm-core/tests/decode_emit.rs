@@ -59,7 +59,7 @@ fn planned_configs_compile_without_spills() {
     let Some(nv) = common::nvrtc_or_skip("planned_configs_compile_without_spills") else {
         return;
     };
-    // Whole chunks and the chunk that crosses K; a batch of views.
+    // Whole super-steps only, and a tail with the chunk that crosses K (K = 72).
     let shapes = [Problem::new(16, 4096, 4096), Problem::new(5, 100, 72)];
     for (target, cc) in [("h200", 90), ("a100", 80)] {
         for ir in [plain(DType::F16), bias_gelu(DType::Bf16)] {
@@ -76,9 +76,6 @@ fn planned_configs_compile_without_spills() {
                         continue;
                     }
                     let src = Decode.emit(&ir, Backend::Cuda, v);
-                    if let Ok(dir) = std::env::var("CG_DUMP") {
-                        std::fs::write(format!("{dir}/{}_{v}.cu", ir.symbol()), &src).unwrap();
-                    }
                     for p in shapes {
                         let opts = common::compile_options(&cc.to_string(), Decode.defines(&c, &ir, Backend::Cuda, p));
                         let (ok, log, cubin) = nv.compile(&src, &format!("{}.cu", ir.symbol()), &opts);

@@ -272,6 +272,21 @@ pub fn ramp(len: usize, salt: usize) -> Vec<f32> {
         .collect()
 }
 
+/// The planned configs of `spec`'s target for `dev` of kernel family `family`.
+pub fn family_configs(
+    spec: &'static crossgemm::KernelSpec,
+    dev: &Device,
+    family: crossgemm::FamilyId,
+) -> Vec<crossgemm::TileConfig> {
+    let tk = spec.target_for(dev).unwrap();
+    tk.plan()
+        .configs
+        .iter()
+        .copied()
+        .filter(|c| c.family_id() == family)
+        .collect()
+}
+
 /// The planned configs of `spec`'s target for `dev` that fit it (threads and shared
 /// memory per block): what the every-config tests run.
 pub fn fitting_configs(

@@ -38,7 +38,6 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         Variant::ComputeOnly => "#define CG_LOAD_B(p, c) cg_fake(c, 1u)\n#define CG_LOAD_A(p, c) cg_fake(c, 2u)",
         _ => "#define CG_LOAD_B(p, c) cg_ld_stream(p)\n#define CG_LOAD_A(p, c) cg_ld_cached(p)",
     };
-    let lds = [("LDA", format!("ld{}", ir.a)), ("LDB", format!("ld{}", ir.b))];
     s.push_str(&fill(
         KERNEL,
         &[
@@ -49,8 +48,8 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             ("VIEW", view_prologue(ir, Backend::Cuda)),
             ("A_PTR", format!("p{}", ir.a)),
             ("B_PTR", format!("p{}", ir.b)),
-            ("LDA", lds[0].1.clone()),
-            ("LDB", lds[1].1.clone()),
+            ("LDA", format!("ld{}", ir.a)),
+            ("LDB", format!("ld{}", ir.b)),
             ("LOADS", loads.to_string()),
             ("STORE", epilogue_store(ir, variant)),
         ],
