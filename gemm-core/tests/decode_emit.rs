@@ -82,6 +82,14 @@ fn planned_configs_compile_without_spills() {
                         let what = format!("sm_{cc} {} {c:?} {v} {p:?}", ir.symbol());
                         assert!(ok && cubin > 0, "{what} failed to compile:\n{log}");
                         common::assert_no_spills(&what, &log);
+                        // The loads of an iteration are in flight at once, so their words
+                        // hold registers; a load-only variant under that has lost its
+                        // loads (ptxas deleted them once as dead).
+                        if v == Variant::LoadOnly {
+                            let held = 4 * c.unroll * c.loads_per_chunk();
+                            let regs = common::registers(&log).unwrap_or(0);
+                            assert!(regs >= held, "{what}: {regs} registers, under the {held} its loads hold");
+                        }
                         if v == Variant::Full && p == shapes[0] {
                             eprintln!(
                                 "{what}: {} registers (estimated {})",

@@ -19,8 +19,8 @@ use crate::target::Backend;
 
 /// The CUDA source of diagnosis variant `variant` ([`Variant::Full`]: the kernel).
 ///
-/// - `LoadOnly`: every load stays; each chunk's loaded words go to an empty `asm
-///   volatile` instead of the MMAs.
+/// - `LoadOnly`: every load stays; each chunk's loaded words are folded into one
+///   accumulator instead of the MMAs.
 /// - `NoEpilogue`: the store writes the raw dot product.
 /// - `ComputeOnly`: no global load of A or B; the MMAs run on words derived from the chunk
 ///   index (which no compiler can fold away).
@@ -74,16 +74,20 @@ static __device__ __forceinline__ void cg_chunk(float (&acc)[NT][MT][4], const c
 }
 "#;
 
-/// [`Variant::LoadOnly`]'s `cg_chunk`: consumes every loaded word and computes nothing.
-const SINK_CHUNK: &str = r#"/* Diagnosis variant load_only: no mma; this keeps the loads alive. */
+/// [`Variant::LoadOnly`]'s `cg_chunk`: no MMA; every loaded word is folded (xor) into one
+/// accumulator, which the store writes. An empty `asm volatile` that only reads the words
+/// is not enough: it leaves no instruction in the PTX, so ptxas found the loads dead and
+/// deleted the whole loop (the H200's "load-only" time was a kernel without loads).
+const SINK_CHUNK: &str = r#"/* Diagnosis variant load_only: no mma; the loaded words reach the output. */
 static __device__ __forceinline__ void cg_chunk(float (&acc)[NT][MT][4], const cg_u4 (&w)[NT][2], const cg_u4 (&x)[MT]) {
-    (void)acc;
+    unsigned h = __float_as_uint(acc[0][0][0]);
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) asm volatile("" :: "r"(w[nt][h].x), "r"(w[nt][h].y), "r"(w[nt][h].z), "r"(w[nt][h].w));
+        for (int i = 0; i < 2; ++i) h ^= w[nt][i].x ^ w[nt][i].y ^ w[nt][i].z ^ w[nt][i].w;
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt) asm volatile("" :: "r"(x[mt].x), "r"(x[mt].y), "r"(x[mt].z), "r"(x[mt].w));
+    for (int mt = 0; mt < MT; ++mt) h ^= x[mt].x ^ x[mt].y ^ x[mt].z ^ x[mt].w;
+    acc[0][0][0] = __uint_as_float(h);
 }
 "#;
 
@@ -98,6 +102,9 @@ typedef unsigned short cg_ab_t;
 static_assert(BK == CG_CK, "a chunk is 32 k: four lanes of 8 elements");
 static_assert(WARPS % KW == 0, "KW must divide WARPS");
 static_assert(MT >= 1 && MT <= 8 && NT >= 1 && NT <= 4, "MT 1-8, NT 1-4");
+#ifndef ROT
+#define ROT 0
+#endif
 
 /* B: read once by the whole grid. The L1 keeps none of it, and the L2 fetches the
    256 bytes around each miss (a column's next chunks, which this lane's quad reads next). */
@@ -167,11 +174,20 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
     /* Whole super-steps: part p of a group takes chunks p*UNROLL .. p*UNROLL+UNROLL-1 of
        every KW*UNROLL, so the group reads each column front to back. Not unrolled
        further: UNROLL says how many loads are in flight, and ptxas unrolling it again
-       spilled at 128 registers. */
+       spilled at 128 registers.
+       With ROT each block starts its walk at its own UNROLL-aligned chunk and wraps:
+       blocks in step would all read the same chunk of A at once (every block's request
+       for one line at one L2 slice). Decode::defines says which tiles rotate. */
     const int step = KW * UNROLL;
     const int whole = K / CG_CK / step * step;
+#if ROT
+    const int rot = whole > 0 ? (int)(blockIdx.x % (unsigned)(whole / UNROLL)) * UNROLL : 0;
+#else
+    const int rot = 0;
+#endif
 #pragma unroll 1
-    for (int c = part * UNROLL; c < whole; c += step) {
+    for (int v = part * UNROLL; v < whole; v += step) {
+        const int c = v + rot < whole ? v + rot : v + rot - whole;
         cg_u4 w[UNROLL][NT][2], x[UNROLL][MT];
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u)

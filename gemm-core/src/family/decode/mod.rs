@@ -80,6 +80,17 @@ impl DecodeTile {
     pub const fn loads_per_chunk(&self) -> u32 {
         2 * self.nt + self.mt
     }
+    /// Whether each block starts its walk over K at its own chunk (`ROT`). Measured on
+    /// the H200 (bench/results/h200-2026-12-02f, both binaries twice, alternating), for
+    /// 16 or 32 rows with one 16-column block a warp: the winners of 32x4096x4096 from
+    /// 18.3 to 16.7 us and of 16x4096x4096 from 15.7 to 15.4, 16x12288x4096's 8-warp
+    /// tiles 0.5 us faster; at K = 11008 (1x4096x11008) these tiles lost 0.2-1.0 us.
+    /// Elsewhere it lost: 8 rows up to 0.6 us, 32-column warps up to 8 us (32 rows at
+    /// 1x4096x11008: 33.8 against 41.7). The 64-row tiles are not measured (and spill
+    /// with it).
+    pub const fn rotates(&self) -> bool {
+        self.nt == 1 && matches!(self.mt, 2 | 4)
+    }
     /// Estimated registers per thread: the loads of an iteration in flight, the
     /// accumulators, a 64-bit pointer per column half and row block, and an allowance for
     /// indices and the epilogue.
@@ -237,6 +248,7 @@ impl KernelFamily for Decode {
             // The k-step of the code paths (whole chunks, the chunk that crosses K): what
             // a first-use check at a cut K keeps the remainder of.
             ("BK", CHUNK_K),
+            ("ROT", t.rotates() as u32),
         ];
         d.extend(crate::family::shape_flags::shape_defines(ir, p));
         d
