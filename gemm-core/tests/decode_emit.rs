@@ -64,7 +64,7 @@ fn planned_configs_compile_without_spills() {
     for (target, cc) in [("h200", 90), ("a100", 80)] {
         for ir in [plain(DType::F16), bias_gelu(DType::Bf16)] {
             let mut configs = planned(&ir, target, &TuneSpace::default());
-            assert_eq!(configs.len(), 11, "{target}");
+            assert_eq!(configs.len(), 15, "{target}");
             // The 64-row tiles `tune(block_m = [64])` asks for.
             let mut rows64 = TuneSpace::default();
             rows64.0.insert("block_m".into(), vec![64]);

@@ -76,6 +76,9 @@ typedef unsigned short cg_ab_t;
 static_assert(BK == CG_CK, "a chunk is 32 k: four lanes of 8 elements");
 static_assert(WARPS % KW == 0, "KW must divide WARPS");
 static_assert(MT >= 1 && MT <= 8 && NT >= 1 && NT <= 4, "MT 1-8, NT 1-4");
+#ifndef ROT
+#define ROT 0
+#endif
 
 /* B: read once by the whole grid. The L1 keeps none of it, and the L2 fetches the
    256 bytes around each miss (a column's next chunks, which this lane's quad reads next). */
@@ -160,11 +163,20 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f16_bt_s
     /* Whole super-steps: part p of a group takes chunks p*UNROLL .. p*UNROLL+UNROLL-1 of
        every KW*UNROLL, so the group reads each column front to back. Not unrolled
        further: UNROLL says how many loads are in flight, and ptxas unrolling it again
-       spilled at 128 registers. */
+       spilled at 128 registers.
+       With ROT each block starts its walk at its own UNROLL-aligned chunk and wraps:
+       blocks in step would all read the same chunk of A at once (every block's request
+       for one line at one L2 slice). Decode::defines says which tiles rotate. */
     const int step = KW * UNROLL;
     const int whole = K / CG_CK / step * step;
+#if ROT
+    const int rot = whole > 0 ? (int)(blockIdx.x % (unsigned)(whole / UNROLL)) * UNROLL : 0;
+#else
+    const int rot = 0;
+#endif
 #pragma unroll 1
-    for (int c = part * UNROLL; c < whole; c += step) {
+    for (int v = part * UNROLL; v < whole; v += step) {
+        const int c = v + rot < whole ? v + rot : v + rot - whole;
         cg_u4 w[UNROLL][NT][2], x[UNROLL][MT];
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u)

@@ -48,6 +48,13 @@ pub struct DecodeTile {
     pub kw: u32,
     /// 32-k chunks a warp loads before the first MMA of an iteration (loads in flight).
     pub unroll: u32,
+    /// Each block starts its walk over K at a chunk of its own and wraps (`ROT`), so that
+    /// blocks running in step do not all read the same chunk of A at once. Tuned, not
+    /// ruled: on the H200 (bench/results/h200-2026-12-02f, -02g) it took 32x4096x4096
+    /// from 18.3 to 16.7 us and 16x4096x4096 from 15.7 to 15.4, and cost
+    /// 16x4096x11008 3.2 us (30.8 against 34.0). Absent in records written before it.
+    #[serde(default)]
+    pub rot: bool,
 }
 
 impl DecodeTile {
@@ -80,17 +87,6 @@ impl DecodeTile {
     pub const fn loads_per_chunk(&self) -> u32 {
         2 * self.nt + self.mt
     }
-    /// Whether each block starts its walk over K at its own chunk (`ROT`). Measured on
-    /// the H200 (bench/results/h200-2026-12-02f, both binaries twice, alternating), for
-    /// 16 or 32 rows with one 16-column block a warp: the winners of 32x4096x4096 from
-    /// 18.3 to 16.7 us and of 16x4096x4096 from 15.7 to 15.4, 16x12288x4096's 8-warp
-    /// tiles 0.5 us faster; at K = 11008 (1x4096x11008) these tiles lost 0.2-1.0 us.
-    /// Elsewhere it lost: 8 rows up to 0.6 us, 32-column warps up to 8 us (32 rows at
-    /// 1x4096x11008: 33.8 against 41.7). The 64-row tiles are not measured (and spill
-    /// with it).
-    pub const fn rotates(&self) -> bool {
-        self.nt == 1 && matches!(self.mt, 2 | 4)
-    }
     /// Estimated registers per thread: the loads of an iteration in flight, the
     /// accumulators, a 64-bit pointer per column half and row block, and an allowance for
     /// indices and the epilogue.
@@ -113,6 +109,42 @@ const SHAPES: [(u32, u32, u32, u32); 4] = [(1, 8, 8, 4), (1, 4, 4, 4), (2, 8, 8,
 /// a skinny call's tune, which the tuner's estimate cannot tell apart (all stream B at
 /// the same bandwidth); `block_m = [64]` adds the 64-row tiles.
 const ROWS: [u32; 3] = [8, 16, 32];
+
+/// Whether a plan also times tile `t` with its walk rotated ([`DecodeTile::rot`]): the
+/// 16- and 32-row tiles of one 16-column block a warp, the class where rotating won on
+/// the H200. It lost with 8 rows (up to 0.6 us) and 32-column warps (up to 8 us,
+/// bench/results/h200-2026-12-02f), and the 64-row tiles spill with it.
+fn rotation_planned(t: &DecodeTile) -> bool {
+    t.nt == 1 && matches!(t.mt, 2 | 4)
+}
+
+/// The tiles of a plan: [`SHAPES`] for every row count `tune(block_m)` leaves (the
+/// fourth shape not from 32 rows on), each also rotated where [`rotation_planned`].
+fn tiles(space: &TuneSpace) -> Vec<DecodeTile> {
+    let rows = space.pick("block_m", &ROWS);
+    let mut v = Vec::new();
+    for mt in [1, 2, 4, 8].into_iter().filter(|mt| rows.contains(&(8 * mt))) {
+        for (nt, warps, kw, unroll) in SHAPES.into_iter().take(if mt >= 4 { 3 } else { 4 }) {
+            // More rows take more registers per chunk: fewer chunks in flight.
+            let unroll = if mt >= 4 { unroll.min(2) } else { unroll };
+            let t = DecodeTile {
+                mt,
+                nt,
+                warps,
+                kw,
+                unroll,
+                rot: false,
+            };
+            if space.0.get("block_n").is_none_or(|bn| bn.contains(&t.block_n())) {
+                v.push(t);
+                if rotation_planned(&t) {
+                    v.push(DecodeTile { rot: true, ..t });
+                }
+            }
+        }
+    }
+    v
+}
 
 impl KernelFamily for Decode {
     type Tile = DecodeTile;
@@ -139,10 +171,9 @@ impl KernelFamily for Decode {
         0
     }
 
-    /// Every row class's block shapes ([`SHAPES`] × the four row counts `tune(block_m)`
-    /// may ask for; the default plan has 11).
-    fn plan_extra(&self, _space: &TuneSpace) -> usize {
-        4 * SHAPES.len()
+    /// Every tile the space asks for (the default plan has 15).
+    fn plan_extra(&self, space: &TuneSpace) -> usize {
+        tiles(space).len()
     }
 
     fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String> {
@@ -183,25 +214,7 @@ impl KernelFamily for Decode {
     /// `tune(block_m = ..)` restricts the rows (`8 * mt`) and `tune(block_n = ..)` the
     /// columns per block, as for every family; the other keys do not apply.
     fn space(&self, _cx: &PlanCtx, space: &TuneSpace) -> Vec<DecodeTile> {
-        let rows = space.pick("block_m", &ROWS);
-        let mut v = Vec::new();
-        for mt in [1, 2, 4, 8].into_iter().filter(|mt| rows.contains(&(8 * mt))) {
-            for (nt, warps, kw, unroll) in SHAPES.into_iter().take(if mt >= 4 { 3 } else { 4 }) {
-                // More rows take more registers per chunk: fewer chunks in flight.
-                let unroll = if mt >= 4 { unroll.min(2) } else { unroll };
-                let t = DecodeTile {
-                    mt,
-                    nt,
-                    warps,
-                    kw,
-                    unroll,
-                };
-                if space.0.get("block_n").is_none_or(|bn| bn.contains(&t.block_n())) {
-                    v.push(t);
-                }
-            }
-        }
-        v
+        tiles(space)
     }
 
     fn rules(&self) -> &'static [Rule<DecodeTile>] {
@@ -209,12 +222,13 @@ impl KernelFamily for Decode {
     }
 
     /// Fewer rows first (the first config that takes a call is its default, so a call
-    /// gets the smallest row block that holds it), then more loads in flight.
+    /// gets the smallest row block that holds it), then more loads in flight; a rotated
+    /// walk right after its unrotated twin.
     fn score(&self, _cx: &PlanCtx, t: &DecodeTile) -> f64 {
         let mut s = 10.0 - (t.mt as f64).log2();
         s += 0.1 * (t.unroll * t.loads_per_chunk()) as f64 / 16.0;
         s -= 0.05 * (t.block_n() as f64 / 16.0).log2();
-        s
+        s - 0.001 * t.rot as u32 as f64
     }
 
     fn resources(&self, t: &DecodeTile, _dtype: DType) -> Resources {
@@ -248,7 +262,7 @@ impl KernelFamily for Decode {
             // The k-step of the code paths (whole chunks, the chunk that crosses K): what
             // a first-use check at a cut K keeps the remainder of.
             ("BK", CHUNK_K),
-            ("ROT", t.rotates() as u32),
+            ("ROT", t.rot as u32),
         ];
         d.extend(crate::family::shape_flags::shape_defines(ir, p));
         d
@@ -258,7 +272,7 @@ impl KernelFamily for Decode {
         emit::emit_variant(ir, variant)
     }
 
-    /// Half and twice the K split and the unroll, the other warp count.
+    /// Half and twice the K split and the unroll, the other warp count, the other walk.
     fn neighbours(&self, t: &DecodeTile) -> Vec<(String, DecodeTile)> {
         let mut v = Vec::new();
         for kw in [t.kw / 2, t.kw * 2] {
@@ -275,6 +289,10 @@ impl KernelFamily for Decode {
         if warps % t.kw == 0 {
             v.push((format!("warps {warps}"), DecodeTile { warps, ..*t }));
         }
+        v.push((
+            if t.rot { "unrotated" } else { "rotated" }.to_string(),
+            DecodeTile { rot: !t.rot, ..*t },
+        ));
         v
     }
 
@@ -289,12 +307,13 @@ impl KernelFamily for Decode {
 
     fn describe(&self, t: &DecodeTile) -> String {
         format!(
-            "decode rows {} cols {} warps {} kw {} unroll {}",
+            "decode rows {} cols {} warps {} kw {} unroll {}{}",
             t.rows(),
             t.block_n(),
             t.warps,
             t.kw,
-            t.unroll
+            t.unroll,
+            if t.rot { " rot" } else { "" }
         )
     }
 }
@@ -427,6 +446,7 @@ mod tests {
             warps: 8,
             kw: 8,
             unroll: 4,
+            rot: false,
         };
         assert!(Decode.accepts(&t, &g, Problem::new(16, 4096, 4096)).is_ok());
         assert!(Decode.accepts(&t, &g, Problem::new(1, 7, 8)).is_ok());
@@ -456,7 +476,18 @@ mod tests {
         let cx = PlanCtx::new(&t, &g);
         let mut report = Default::default();
         let (considered, kept) = crate::family::DynFamily::plan(&Decode, &cx, &TuneSpace::default(), &mut report);
-        assert_eq!(considered, 11);
+        assert_eq!(considered, 15);
+        // Rotated twins of the 16- and 32-row tiles of 16-column warps, and no others.
+        let rotated: Vec<DecodeTile> = kept
+            .iter()
+            .filter_map(|(_, c)| match c {
+                crate::family::TileConfig::Decode(t) if t.rot => Some(*t),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(rotated.len(), 4);
+        assert!(rotated.iter().all(|t| t.nt == 1 && matches!(t.mt, 2 | 4)));
+        assert_eq!(Decode.plan_extra(&TuneSpace::default()), 15);
         assert_eq!(kept.len(), considered, "pruned: {report:?}");
         for mt in [1, 2, 4] {
             assert!(kept.iter().any(|(_, c)| c.block_mn().0 == 8 * mt));
@@ -490,6 +521,7 @@ mod tests {
             warps: 8,
             kw: 4,
             unroll: 2,
+            rot: false,
         };
         assert_eq!(t.block_n(), 64);
         let d = Decode.launch(&t, &g, Problem::new(3, 4097, 64).batched(5), Machine { units: 132 });
