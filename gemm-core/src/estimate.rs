@@ -10,7 +10,8 @@
 //!   whole tile (padding included) at its share of the SM's peak for the family's
 //!   instruction; the time is waves × one block's time;
 //! - memory: every block reads its A rows and B columns over K (an operand that fits in
-//!   half the L2 is read from memory once), and C is written once, at the target's
+//!   half the L2 is read from memory once; B once per group of `group_m` block rows of a
+//!   grouped launch order), and C is written once, at the target's
 //!   bandwidth times the share that the SMs with a block can pull (a few SMs cannot
 //!   pull all of it; half of them nearly can: `bandwidth_share`);
 //! - the larger of the two. No cache, latency or pipeline terms: it orders, it does not
@@ -103,10 +104,17 @@ pub fn estimate_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem)
                 bytes * times
             }
         };
+        // A grouped launch order walks `group` block rows together across the columns:
+        // a B panel comes from memory once per group while the group's A rows stay in
+        // L2, so B is read once per group of block rows, not once per block row (at
+        // 2048x11008x4096, 16 block rows of 128: twice, not 16 times).
+        let group = c.family().group_m(c).max(1) as f64;
+        let a_rows = m.min(bm * group) * k * esize;
+        let b_times = if a_rows <= l2 { (tiles_m / group).ceil() } else { tiles_m };
         // Split-K writes every split's f32 partials and the last one reads them back.
         let partials = if split > 1.0 { 8.0 * split * m * n } else { 0.0 };
         let bytes =
-            batch * (reads(m * k, tiles_n) + reads(k * n, tiles_m) + m * n * ir.out_dtype.size() as f64 + partials);
+            batch * (reads(m * k, tiles_n) + reads(k * n, b_times) + m * n * ir.out_dtype.size() as f64 + partials);
         bytes / (gbps as f64 * 1e9 * bandwidth_share(tiles / sms) * share)
     });
     Some(compute.max(memory) * 1e6)
@@ -208,6 +216,39 @@ mod tests {
         );
         let whole = Problem::new(128 * 132, 256 * 4, 4096);
         assert_eq!(est(sk, whole), est(dp, whole));
+    }
+
+    /// Where the last wave is mostly idle, the stream-K twins (once asked for) rank with
+    /// the tiles that fill the machine: at 2048x11008x4096 (5.2 waves of 128x256 tiles)
+    /// the H200 measured stream-K 256x128 at 254.5 us against 264.0 for the best
+    /// data-parallel config (bench/results/h200-2026-12-02h/tune-sk-*.json). Before the
+    /// estimate counted B once per launch group it called that shape memory-bound (B
+    /// read 16 times) and ranked by block rows, and a 48-candidate tune timed no stream-K.
+    #[test]
+    fn streamk_ranks_first_where_the_last_wave_idles() {
+        let t = h200();
+        let ir = f16();
+        let mut space = TuneSpace::default();
+        space.0.insert("streamk".into(), vec![1]);
+        let p = Problem::new(2048, 11008, 4096);
+        let plan: Vec<TileConfig> = plan_target(&ir, &t, &space)
+            .configs
+            .into_iter()
+            .filter(|c| c.family().accepts(c, &ir, p).is_ok())
+            .collect();
+        let order = by_estimate(&plan, &ir, &t, p);
+        let sk = |c: &TileConfig| matches!(c, TileConfig::Wgmma(w) if w.streamk);
+        let at = |order: &[TileConfig]| -> Vec<usize> {
+            order.iter().enumerate().filter(|(_, c)| sk(c)).map(|(i, _)| i).collect()
+        };
+        // Every stream-K config in the first half of a 48-candidate tune (the
+        // data-parallel 64- and 128-row tiles tie with them, in the planner's order).
+        let first = at(&order);
+        assert!(first.len() >= 10 && first.iter().all(|&i| i < 25), "{first:?}");
+        // Nearly whole waves (4096x4096x4096 at 128x256: 512 tiles, 3.9 waves) keep a
+        // data-parallel config first.
+        let order = by_estimate(&plan, &ir, &t, Problem::new(4096, 4096, 4096));
+        assert!(!sk(&order[0]), "{:?}", at(&order));
     }
 
     /// The shipped H200 records' measured winners, against the order a mid-size tune
