@@ -53,9 +53,10 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N, float p2)
 #error "KSPLIT must divide WARPS, and the block's outputs must not outnumber its work-items"
 #endif
 
-/* CG_VEC consecutive elements from p + i, as floats (vloadN needs element alignment only). */
+/* CG_VEC consecutive elements from p + i (16 bytes, 16-byte aligned), as floats. */
 static inline void cg_chunk(const __global ushort* p, long i, float* out) {
-    vstore8(vload_half8(0, (const __global half*)(p + i)), 0, out);
+    const uint4 w = *(const __global uint4*)(p + i);
+    vstore8(vload_half8(0, (const __private half*)&w), 0, out);
 }
 
 __kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))

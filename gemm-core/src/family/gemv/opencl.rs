@@ -37,13 +37,22 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         s.push_str(&epilogue_fn(ir, d));
     }
     let st = d.storage(ir.ab_dtype);
+    // One 16-byte load a chunk: the vector path runs only where every row starts on a
+    // 16-byte boundary (A_VEC, B_VEC) and chunks start at multiples of CG_VEC, so the
+    // chunk is a whole aligned uint4/float4. `vloadN` promises element alignment only:
+    // NVIDIA's OpenCL compiled `vload_half8` from global memory to eight 2-byte loads
+    // (ld.global.nc.u16 in its PTX, bench/results/h200-2026-12-02h), and the kernel moved
+    // 1.5 TB/s. The halves are converted from registers (`vload_half8` of the private copy).
+    // Through vstoreN into the private array: OpenCL C 1.2 has no subscript on vectors.
     let (vec, chunk) = match ir.ab_dtype {
-        // Through vstoreN into the private array: OpenCL C 1.2 has no subscript on vectors.
-        DType::F32 => (4, "vstore4(vload4(0, p + i), 0, out);"),
-        DType::F16 => (8, "vstore8(vload_half8(0, (const __global half*)(p + i)), 0, out);"),
+        DType::F32 => (4, "vstore4(*(const __global float4*)(p + i), 0, out);"),
+        DType::F16 => (
+            8,
+            "const uint4 w = *(const __global uint4*)(p + i);\n    vstore8(vload_half8(0, (const __private half*)&w), 0, out);",
+        ),
         DType::Bf16 => (
             8,
-            "ushort u[8];\n    vstore8(vload8(0, p + i), 0, u);\n    for (int e = 0; e < 8; ++e) out[e] = cg_bf16_to_f32(u[e]);",
+            "const uint4 w = *(const __global uint4*)(p + i);\n    const uint u[4] = {w.x, w.y, w.z, w.w};\n    for (int e = 0; e < 4; ++e) {\n        out[2 * e] = as_float(u[e] << 16);\n        out[2 * e + 1] = as_float(u[e] & 0xffff0000u);\n    }",
         ),
     };
     let n = ir.ab_dtype.name();
@@ -116,7 +125,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
 #error "KSPLIT must divide WARPS, and the block's outputs must not outnumber its work-items"
 #endif
 
-/* CG_VEC consecutive elements from p + i, as floats (vloadN needs element alignment only). */
+/* CG_VEC consecutive elements from p + i (16 bytes, 16-byte aligned), as floats. */
 static inline void cg_chunk(const {g}{st}* p, long i, float* out) {{
     {chunk}
 }}
@@ -229,6 +238,8 @@ mod tests {
                 );
                 assert!(!s.contains("__shfl") && !s.contains("cl_khr_fp16") && !s.contains("__global__"));
                 assert_eq!(s.contains("vload_half8"), dtype == DType::F16);
+                // One 16-byte load a chunk, whatever the element type.
+                assert!(s.contains("*(const __global uint4*)(p + i)") || dtype == DType::F32);
                 assert_eq!(s, emit_variant(&ir(dtype, a), Variant::Full), "deterministic");
             }
         }
