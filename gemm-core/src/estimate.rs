@@ -110,7 +110,11 @@ pub fn estimate_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem)
         // 2048x11008x4096, 16 block rows of 128: twice, not 16 times).
         let group = c.family().group_m(c).max(1) as f64;
         let a_rows = m.min(bm * group) * k * esize;
-        let b_times = if a_rows <= l2 { (tiles_m / group).ceil() } else { tiles_m };
+        let b_times = if a_rows <= l2 {
+            (tiles_m / group).ceil()
+        } else {
+            tiles_m
+        };
         // Split-K writes every split's f32 partials and the last one reads them back.
         let partials = if split > 1.0 { 8.0 * split * m * n } else { 0.0 };
         let bytes =
@@ -239,7 +243,12 @@ mod tests {
         let order = by_estimate(&plan, &ir, &t, p);
         let sk = |c: &TileConfig| matches!(c, TileConfig::Wgmma(w) if w.streamk);
         let at = |order: &[TileConfig]| -> Vec<usize> {
-            order.iter().enumerate().filter(|(_, c)| sk(c)).map(|(i, _)| i).collect()
+            order
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| sk(c))
+                .map(|(i, _)| i)
+                .collect()
         };
         // Every stream-K config in the first half of a 48-candidate tune (the
         // data-parallel 64- and 128-row tiles tie with them, in the planner's order).

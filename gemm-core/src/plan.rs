@@ -98,7 +98,7 @@ pub fn plan_target(ir: &GemmIr, target: &TargetSpec, space: &TuneSpace) -> Plan 
         // Stable, deterministic order: score, then the config's text.
         kept.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.to_string().cmp(&b.1.to_string())));
         let passed = kept.len();
-        let kept = keep_every_block_tile(kept, budget(&families, space, i));
+        let kept = keep_every_block_tile(kept, budget(&cx, &families, space, i));
         dropped += passed - kept.len();
         configs.extend(kept.into_iter().map(|(_, c)| c));
     }
@@ -110,7 +110,7 @@ pub fn plan_target(ir: &GemmIr, target: &TargetSpec, space: &TuneSpace) -> Plan 
                 count: dropped,
                 example: format!(
                     "only {} are kept: per family the best of each block tile, then the best-ranked",
-                    total_budget(&families, space)
+                    total_budget(&cx, &families, space)
                 ),
             },
         );
@@ -127,20 +127,20 @@ pub fn plan_target(ir: &GemmIr, target: &TargetSpec, space: &TuneSpace) -> Plan 
 
 /// The most configs a plan of `families` keeps: [`MAX_CANDIDATES`] and each family's
 /// [`plan_extra`](crate::family::KernelFamily::plan_extra).
-pub fn total_budget(families: &[FamilyId], space: &TuneSpace) -> usize {
-    MAX_CANDIDATES + families.iter().map(|f| f.family().plan_extra(space)).sum::<usize>()
+pub fn total_budget(cx: &PlanCtx, families: &[FamilyId], space: &TuneSpace) -> usize {
+    MAX_CANDIDATES + families.iter().map(|f| f.family().plan_extra(cx, space)).sum::<usize>()
 }
 
 /// What family `i` of `families` may keep: its share of [`MAX_CANDIDATES`], in proportion
 /// to the families' [`plan_share`](crate::family::KernelFamily::plan_share) (the remainder
 /// to the first family with a share), plus its own `plan_extra`.
-fn budget(families: &[FamilyId], space: &TuneSpace, i: usize) -> usize {
+fn budget(cx: &PlanCtx, families: &[FamilyId], space: &TuneSpace, i: usize) -> usize {
     let shares: Vec<usize> = families.iter().map(|f| f.family().plan_share()).collect();
     let total: usize = shares.iter().sum();
     let each = |s: usize| (MAX_CANDIDATES * s).checked_div(total).unwrap_or(0);
     let rest = MAX_CANDIDATES - shares.iter().map(|&s| each(s)).sum::<usize>();
     let first = shares.iter().position(|&s| s > 0);
-    each(shares[i]) + if first == Some(i) { rest } else { 0 } + families[i].family().plan_extra(space)
+    each(shares[i]) + if first == Some(i) { rest } else { 0 } + families[i].family().plan_extra(cx, space)
 }
 
 /// The `max` configs a plan keeps from `ranked` (best first): the best config of every
@@ -236,9 +236,11 @@ mod tests {
                 (DType::F32, AccMode::F32),
                 (DType::F32, AccMode::Tf32),
             ] {
-                let p = plan_target(&ir(d, acc), spec, &TuneSpace::default());
+                let g = ir(d, acc);
+                let p = plan_target(&g, spec, &TuneSpace::default());
                 assert!(!p.configs.is_empty(), "{} {d:?}: {:?}", spec.name, p.pruned);
-                assert!(p.configs.len() <= total_budget(&p.families, &TuneSpace::default()));
+                let cx = PlanCtx::new(spec, &g);
+                assert!(p.configs.len() <= total_budget(&cx, &p.families, &TuneSpace::default()));
                 for c in &p.configs {
                     assert!(c.smem_bytes(d) <= spec.smem_per_block_optin);
                 }
@@ -249,11 +251,9 @@ mod tests {
     #[test]
     fn h200_default_is_a_large_tensor_core_tile() {
         let t = Targets::parse(BUILTIN_TARGETS).unwrap();
-        let p = plan_target(
-            &ir(DType::F16, AccMode::F32),
-            t.get("h200").unwrap(),
-            &TuneSpace::default(),
-        );
+        let g = ir(DType::F16, AccMode::F32);
+        let h200 = t.get("h200").unwrap();
+        let p = plan_target(&g, h200, &TuneSpace::default());
         // The decode-size specialists first (they take calls of at most 8 and 32 rows),
         // then the tensor-core families.
         assert_eq!(
@@ -271,7 +271,8 @@ mod tests {
         assert!(c.bm * c.bn >= 128 * 128, "{c:?}");
         // Both families keep candidates: mma.sync runs what TMA cannot.
         assert!(p.configs.iter().any(|c| c.family_id() == FamilyId::MmaSync));
-        assert!(p.configs.len() <= total_budget(&p.families, &TuneSpace::default()));
+        let cx = PlanCtx::new(h200, &g);
+        assert!(p.configs.len() <= total_budget(&cx, &p.families, &TuneSpace::default()));
     }
 
     /// `tune(streamk = 1)` adds the stream-K variants (the best of each of their block
@@ -283,13 +284,24 @@ mod tests {
         let h200 = t.get("h200").unwrap();
         let mut sk = TuneSpace::default();
         sk.0.insert("streamk".into(), vec![1]);
-        for dt in [DType::F16, DType::Bf16] {
+        // tf32 too: the room is counted from the space and the rules, not a constant
+        // read off the 16-bit plans.
+        for (dt, acc) in [
+            (DType::F16, AccMode::F32),
+            (DType::Bf16, AccMode::F32),
+            (DType::F32, AccMode::Tf32),
+        ] {
             for (la, lb) in [
                 (Layout::RowMajor, Layout::ColMajor),
                 (Layout::ColMajor, Layout::RowMajor),
             ] {
-                let ir = GemmIr::matmul("t", dt, AccMode::F32, la, lb);
+                let ir = GemmIr::matmul("t", dt, acc, la, lb);
                 let plain = plan_target(&ir, h200, &TuneSpace::default());
+                // wgmma takes tf32 K-major only.
+                if !plain.families.contains(&FamilyId::Wgmma) {
+                    assert!(dt == DType::F32 && la == Layout::ColMajor, "{dt:?} {la:?}/{lb:?}");
+                    continue;
+                }
                 let with = plan_target(&ir, h200, &sk);
                 let lost: Vec<String> = plain
                     .configs
@@ -308,6 +320,12 @@ mod tests {
                     .map(|(_, c)| class(c))
                     .collect();
                 assert!(!streamk.is_empty());
+                assert_eq!(
+                    FamilyId::Wgmma.family().plan_extra(&cx, &sk)
+                        - FamilyId::Wgmma.family().plan_extra(&cx, &TuneSpace::default()),
+                    streamk.len(),
+                    "{dt:?} {la:?}/{lb:?}"
+                );
                 for k in &streamk {
                     assert!(
                         with.configs.iter().any(|c| class(c) == *k),

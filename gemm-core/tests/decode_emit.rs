@@ -88,7 +88,10 @@ fn planned_configs_compile_without_spills() {
                         if v == Variant::LoadOnly {
                             let held = 4 * c.unroll * c.loads_per_chunk();
                             let regs = common::registers(&log).unwrap_or(0);
-                            assert!(regs >= held, "{what}: {regs} registers, under the {held} its loads hold");
+                            assert!(
+                                regs >= held,
+                                "{what}: {regs} registers, under the {held} its loads hold"
+                            );
                         }
                         if v == Variant::Full && p == shapes[0] {
                             eprintln!(

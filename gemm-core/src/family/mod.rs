@@ -129,8 +129,8 @@ pub trait KernelFamily: Sync + 'static {
     /// Configs it keeps beyond its share under the user's `space` (none by default): room
     /// for variants that are plan classes of their own ([`KernelFamily::plan_class`]),
     /// so that they do not crowd out the stage and cluster variants of its block tiles.
-    fn plan_extra(&self, space: &TuneSpace) -> usize {
-        let _ = space;
+    fn plan_extra(&self, cx: &PlanCtx, space: &TuneSpace) -> usize {
+        let _ = (cx, space);
         0
     }
 
@@ -247,7 +247,7 @@ pub trait DynFamily: Sync {
     /// See [`KernelFamily::plan_share`].
     fn plan_share(&self) -> usize;
     /// See [`KernelFamily::plan_extra`].
-    fn plan_extra(&self, space: &TuneSpace) -> usize;
+    fn plan_extra(&self, cx: &PlanCtx, space: &TuneSpace) -> usize;
     /// The family's candidates for `cx` that pass every rule, each with its score; what
     /// the rules removed is counted into `report`. Returns also how many were considered.
     fn plan(
@@ -330,8 +330,8 @@ impl<F: KernelFamily> DynFamily for F {
     fn plan_share(&self) -> usize {
         KernelFamily::plan_share(self)
     }
-    fn plan_extra(&self, space: &TuneSpace) -> usize {
-        KernelFamily::plan_extra(self, space)
+    fn plan_extra(&self, cx: &PlanCtx, space: &TuneSpace) -> usize {
+        KernelFamily::plan_extra(self, cx, space)
     }
     fn plan(
         &self,

@@ -172,7 +172,7 @@ impl KernelFamily for Decode {
     }
 
     /// Every tile the space asks for (the default plan has 15).
-    fn plan_extra(&self, space: &TuneSpace) -> usize {
+    fn plan_extra(&self, _cx: &PlanCtx, space: &TuneSpace) -> usize {
         tiles(space).len()
     }
 
@@ -487,7 +487,7 @@ mod tests {
             .collect();
         assert_eq!(rotated.len(), 4);
         assert!(rotated.iter().all(|t| t.nt == 1 && matches!(t.mt, 2 | 4)));
-        assert_eq!(Decode.plan_extra(&TuneSpace::default()), 15);
+        assert_eq!(Decode.plan_extra(&cx, &TuneSpace::default()), 15);
         assert_eq!(kept.len(), considered, "pruned: {report:?}");
         for mt in [1, 2, 4] {
             assert!(kept.iter().any(|(_, c)| c.block_mn().0 == 8 * mt));

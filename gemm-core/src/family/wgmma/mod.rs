@@ -263,10 +263,6 @@ impl Default for WgmmaTile {
 pub const PINGPONG_CLASS: u32 = 1 << 16;
 /// What [`Wgmma`]'s plan class adds for a stream-K config.
 pub const STREAMK_CLASS: u32 = 1 << 17;
-/// The most stream-K plan classes a kernel's plan has (cooperative block tiles by k-tile
-/// without split-K or a cluster: 13 for K-major f16/bf16 on the H200, 10 for MN-major):
-/// [`Wgmma`]'s room for them when they are asked for.
-const STREAMK_TILES: usize = 13;
 
 /// The opt-in shared memory limit of one block on sm_90 (H100, H200).
 pub const SM90_SMEM_LIMIT: u32 = 232_448;
@@ -539,11 +535,18 @@ impl KernelFamily for Wgmma {
     /// full tune times (their workspace would be too large), so a large tune still times
     /// about 50; for the ping-pong schedule of the 6 block tiles it serves (64×64 to
     /// 64×256, 128×64, 128×128); and, where `tune(streamk = 1)` asks for them, for the
-    /// stream-K variant of each cooperative block tile (13 for K-major 16-bit operands on
-    /// the H200), so that asking for them takes no config away from the plan.
-    fn plan_extra(&self, space: &TuneSpace) -> usize {
+    /// stream-K variant of each cooperative block tile (its plan classes among the
+    /// configs the rules pass: 13 for K-major 16-bit operands on the H200, 10 for
+    /// MN-major), so that asking for them takes no config away from the plan.
+    fn plan_extra(&self, cx: &PlanCtx, space: &TuneSpace) -> usize {
         let streamk = if space.pick("streamk", &[0]).contains(&1) {
-            STREAMK_TILES
+            let classes: std::collections::HashSet<_> = self
+                .space(cx, space)
+                .into_iter()
+                .filter(|t| t.streamk && super::first_broken_rule(self, cx, t).is_none())
+                .map(|t| (self.block_mn(&t), self.plan_class(&t)))
+                .collect();
+            classes.len()
         } else {
             0
         };
