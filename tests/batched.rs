@@ -227,6 +227,49 @@ fn the_tuner_checks_every_product() {
     }
 }
 
+/// A fault that every candidate shares, in a product the sampled check once left to the
+/// whole-output comparison (it checked the first, the middle and the last of five:
+/// product 3 was not among them, and candidates that agree pass that comparison): the
+/// sampled check now takes every product of a small batch, so every candidate fails,
+/// naming product 3.
+#[test]
+fn a_fault_every_candidate_shares_is_caught_in_any_product() {
+    let Some(dev) = opencl_device_for(
+        "a_fault_every_candidate_shares_is_caught_in_any_product",
+        &b_f16_rc::SPEC,
+    ) else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("crossgemm-batched-shared-fault-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let opts = crossgemm::TuneOptions {
+        cache_dir: Some(dir.clone()),
+        max_candidates: Some(3),
+        thorough: true,
+        inject: crossgemm::tune::Inject {
+            wrong_product: vec![(0, 3), (1, 3), (2, 3)],
+            full_check_max: Some(0),
+            ..Default::default()
+        },
+        ..crossgemm::TuneOptions::default()
+    };
+    let mut r = rng(55);
+    let (m, n, k, batch) = (40, 24, 32, 5);
+    let (ab, astride) = stack::<f16, RowMajor>(&dev, &mut r, (m, k), batch, 0);
+    let b = mat::<f16, ColMajor>(&dev, &mut r, k, n);
+    let bias = row::<f16>(&dev, &mut r, n);
+    let a = ab.strided(0, m, k, k).unwrap().batched(batch, astride).unwrap();
+    let mut ob = Matrix::<f16>::zeros(&dev, m * batch, n).unwrap();
+    let mut out = ob.strided_mut(0, m, n, n).unwrap().batched(batch, m * n).unwrap();
+    use crossgemm::{MatrixArg, MatrixOut, RowArg};
+    let args = [MatrixArg::__arg(&a), MatrixArg::__arg(&b), RowArg::__arg(&bias)];
+    let e = crossgemm::tune::tune_with(&b_f16_rc::SPEC, &args, out.__out(), &opts)
+        .expect_err("every candidate is wrong in product 3")
+        .to_string();
+    assert!(e.contains("product 3"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Batches that do not agree, an allocating call of a batch, an output batch whose
 /// matrices overlap, a batch past its buffer: errors that say so.
 #[test]

@@ -84,9 +84,10 @@ pub(crate) struct Plan {
     /// Sampled mode: the points (the same in every checked product); full mode: empty.
     pub(crate) points: Vec<(usize, usize)>,
     /// The products of a batch checked against the reference, each with its reference:
-    /// every product at every element, row-major (full mode), or the first, the middle
-    /// and the last at the points (sampled mode, where the whole-output comparison with
-    /// the trusted candidate covers every product).
+    /// every product at every element, row-major (full mode), or at the points
+    /// ([`sampled_products`]: every product while the host's work allows, else the
+    /// first, the last and evenly spaced ones between; the whole-output comparison with
+    /// the trusted candidate covers the rest).
     checked: Vec<(usize, Vec<SampledRef>)>,
     /// Products the call computes.
     pub(crate) batch: usize,
@@ -108,6 +109,32 @@ pub(crate) fn sample_count(k: usize) -> usize {
     ((1usize << 25) / k.max(1)).clamp(512, 16384)
 }
 
+/// Host multiply-adds the sampled check of a batch may take: the points of every
+/// checked product.
+const BATCH_SAMPLE_MACS: usize = 1 << 27;
+
+/// The points per product and the products a sampled check of `batch` products of depth
+/// `k` takes: [`sample_count`] points for a single product; for a batch, fewer points (at
+/// least 512) so that every product is checked within [`BATCH_SAMPLE_MACS`], and where
+/// even 512 a product would pass that, the first, the last and evenly spaced products
+/// between. A fault every candidate shares (a batch stride, say) in a product no one
+/// checks against the reference would pass the whole-output comparison: every candidate
+/// agrees.
+pub(crate) fn sampled_products(k: usize, batch: usize) -> (usize, Vec<usize>) {
+    let k = k.max(1);
+    let batch = batch.max(1);
+    let points = (BATCH_SAMPLE_MACS / (k * batch)).clamp(512, sample_count(k));
+    let most = (BATCH_SAMPLE_MACS / (k * points)).max(3);
+    let products = if batch <= most {
+        (0..batch).collect()
+    } else {
+        let mut v: Vec<usize> = (0..most).map(|i| i * (batch - 1) / (most - 1)).collect();
+        v.dedup();
+        v
+    };
+    (points, products)
+}
+
 impl Plan {
     /// Uploads the tuner's operands for `call` and computes the reference: full where
     /// [`full_mode`] says so, else at [`sample_points`] (a test's `inject` may move the
@@ -127,7 +154,8 @@ impl Plan {
         operands::check_device_memory(call, outputs, "checking")?;
         let choices = operands::scalar_choices(call);
         let mut ops = Operands::new(call, choices[0].clone())?;
-        let points = sample_points(m, n, call.spec.ir_hash, inject.sample_count.unwrap_or(sample_count(k)));
+        let (count, sampled_products) = sampled_products(k, batch);
+        let points = sample_points(m, n, call.spec.ir_hash, inject.sample_count.unwrap_or(count));
         // The first scalar choice whose reference is finite and depends on the product at
         // a quarter of the points or more; else the best of them.
         // (sensitivity, scalars, references at the points)
@@ -150,11 +178,10 @@ impl Plan {
         let host = ops.host_operands(ir, &ops.scalars, 0);
         let filter = filter_for(ir, &host, k, &points, &sampled);
         drop(host);
-        let mut products: Vec<usize> = match mode {
+        let products: Vec<usize> = match mode {
             Mode::Full => (0..batch).collect(),
-            Mode::Sampled => vec![0, batch / 2, batch - 1],
+            Mode::Sampled => sampled_products,
         };
-        products.dedup();
         let mut checked = Vec::new();
         for b in products {
             let host = ops.host_operands(ir, &ops.scalars, b);
@@ -211,6 +238,7 @@ impl Plan {
         match (self.batch, self.checked.len()) {
             (1, _) => String::new(),
             (b, c) if c == b => format!(" of each of the {b} products"),
+            (b, c) if c > 8 => format!(" in {c} of the {b} products, evenly spaced from the first to the last"),
             (b, _) => format!(
                 " in products {} of {b}",
                 self.checked
@@ -528,6 +556,26 @@ mod tests {
         assert_eq!(sample_count(4096), 8192);
         assert_eq!(sample_count(1), 16384);
         assert_eq!(sample_count(1 << 20), 512);
+        // A single product keeps its points; a batch checks every product with fewer,
+        // down to 512 each; past that, evenly spaced products from the first to the last.
+        assert_eq!(sampled_products(4096, 1), (8192, vec![0]));
+        assert_eq!(sampled_products(128, 32), (16384, (0..32).collect::<Vec<_>>()));
+        assert_eq!(sampled_products(2048, 8), (8192, (0..8).collect::<Vec<_>>()));
+        let (points, products) = sampled_products(4096, 1024);
+        assert_eq!(points, 512);
+        assert_eq!(products.len(), 64);
+        assert_eq!((products[0], products[63]), (0, 1023));
+        assert!(products.windows(2).all(|w| w[0] < w[1]));
+        for (k, batch) in [(1, 1), (1 << 20, 7), (4096, 1 << 20), (64, 3)] {
+            let (points, products) = sampled_products(k, batch);
+            // Within the batch budget, or no more than the three products of before.
+            let macs = points * k * products.len();
+            assert!(
+                macs <= BATCH_SAMPLE_MACS.max(3 * sample_count(k) * k),
+                "{k} {batch}: {macs}"
+            );
+            assert!(products.len() >= batch.min(3) && products[0] == 0 && *products.last().unwrap() == batch - 1);
+        }
     }
 
     #[test]
