@@ -26,6 +26,24 @@ fn staged() -> u64 {
     crossgemm::__private::staged_operands()
 }
 
+/// Which operands the lookup of a cached launch of `s_f16` says the launch stages.
+fn looked_up_staged<A: crossgemm::MatrixArg<f16, RowMajor>>(
+    dev: &Device,
+    (a, b, bias): (&A, &Matrix<f16, ColMajor>, &Row<f16>),
+    (m, n): (usize, usize),
+) -> [bool; 2] {
+    let mut out = Matrix::<f16>::zeros(dev, m, n).unwrap();
+    let dir = std::env::temp_dir().join(format!("crossgemm-staged-lookup-{}", std::process::id()));
+    let opts = crossgemm::TuneOptions {
+        cache_dir: Some(dir),
+        ..crossgemm::TuneOptions::default()
+    };
+    let args = [a.__arg(), b.__arg(), bias.__arg()];
+    crossgemm::tune::lookup(&s_f16::SPEC, &args, out.__out(), &opts)
+        .unwrap()
+        .staged
+}
+
 #[test]
 fn misaligned_operands_run_from_aligned_copies() {
     // The only test of this binary sets it, before any call reads it.
@@ -48,6 +66,14 @@ fn misaligned_operands_run_from_aligned_copies() {
             k,
             false,
             &format!("K = 37 on {on}"),
+        );
+        // What a cached launch would use is the config for the aligned copies, as the
+        // launch looks it up after staging (`crossgemm tune --cached`, `bench
+        // --first-call`).
+        assert_eq!(
+            looked_up_staged(&dev, (&a, &b, &bias), (m, n)),
+            [true, true],
+            "K = 37 on {on}"
         );
 
         // Every planned config on the staged copies (the families see aligned rows).
@@ -81,6 +107,11 @@ fn misaligned_operands_run_from_aligned_copies() {
         let before = staged();
         let got = s_f16(&a, &b, &bias).unwrap().to_host().unwrap();
         assert_eq!(staged() - before, 1, "only A is misaligned on {on}");
+        assert_eq!(
+            looked_up_staged(&dev, (&a, &b, &bias), (m, n)),
+            [true, false],
+            "A view on {on}"
+        );
         assert_close(
             &got,
             &s_f16::reference(&a, &b, &bias).unwrap(),

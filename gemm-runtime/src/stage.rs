@@ -30,7 +30,7 @@ pub fn staged_operands() -> u64 {
 }
 
 /// Which of A and B `call` stages under `CROSSGEMM_STAGE`.
-fn which(call: &Call<'_, '_>) -> [bool; 2] {
+pub(crate) fn which(call: &Call<'_, '_>) -> [bool; 2] {
     let (ir, p) = (call.ir(), call.problem);
     // Aligned calls (nearly all) do not read the environment on their warm path.
     let aligned = staging::aligned(ir, p);

@@ -229,6 +229,7 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
                 json!(if mode == TuneMode::Off { "off" } else { "cached" }),
             );
             o.insert("source".into(), json!(source));
+            o.insert("staged".into(), json!(l.staged));
             o.insert("cache_hit".into(), json!(l.source == LookupSource::Cache));
             o.insert("candidates".into(), json!(0));
             o.insert("scope".into(), json!(null));
@@ -302,12 +303,17 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
             println!("CROSSGEMM_TUNE=off: nothing tuned and no cache read; a launch uses the planner's default config")
         }
         Outcome::Looked(_) => println!(
-            "CROSSGEMM_TUNE=cached: nothing tuned; a launch uses the {} config{}",
+            "CROSSGEMM_TUNE=cached: nothing tuned; a launch uses the {} config{}{}",
             s("source"),
             j["seeded_from"]
                 .as_str()
                 .map(|b| format!(" (winner of {b})"))
-                .unwrap_or_default()
+                .unwrap_or_default(),
+            if j["staged"].as_array().is_some_and(|v| v.iter().any(|x| x == true)) {
+                ", on aligned copies of the misaligned operands (staged)"
+            } else {
+                ""
+            }
         ),
     }
     print!("best: {}", s("best"));

@@ -400,6 +400,10 @@ pub struct Lookup {
     pub shape_key: String,
     /// The target whose code would run.
     pub target: String,
+    /// Whether the launch first copies A and B (`[A, B]`) into aligned scratch
+    /// (`CROSSGEMM_STAGE`): the config is then the one for those copies, as the launch
+    /// looks it up after staging.
+    pub staged: [bool; 2],
 }
 
 /// The config a launch would use without tuning. Under `CROSSGEMM_TUNE=off` the
@@ -407,7 +411,12 @@ pub struct Lookup {
 /// else the table's winner for this device, else the nearest bucket's in the cache, else
 /// the table's nearest entry, else the planner's default. Tunes nothing.
 pub fn lookup(spec: &'static KernelSpec, args: &[Arg<'_>], out: OutArg<'_>, opts: &TuneOptions) -> Result<Lookup> {
-    let call = Call::new(spec, args, out)?;
+    let mut call = Call::new(spec, args, out)?;
+    // A launch stages misaligned operands first and looks its config up for the copies,
+    // which other configs may take (the decode family and TMA want 16-byte rows): the
+    // same problem here, or this reports a config the launch does not run.
+    let staged = crate::stage::which(&call);
+    call.problem = gemm_core::staging::staged(call.ir(), call.problem, staged);
     let (m, n, k) = call.mnk();
     let tk = call.target()?;
     let bucket = cache::batch_shape_key(m, n, k, call.problem.batch, opts.exact_shape);
@@ -417,6 +426,7 @@ pub fn lookup(spec: &'static KernelSpec, args: &[Arg<'_>], out: OutArg<'_>, opts
         ms: None,
         shape_key: bucket.clone(),
         target: tk.target.to_string(),
+        staged,
     };
     if TuneMode::from_env() == TuneMode::Off {
         return Ok(l);
