@@ -112,8 +112,24 @@ const MARGIN: f64 = 1.05;
 /// - compute-bound: the math alone (compute-only) takes 80 % of its time;
 /// - pipeline-bound: loads and math each take well under the full time (their sum is
 ///   not hidden: full > 1.2x the larger), or a deeper/shallower pipeline is faster.
+///
+/// A load-only time under 90 % of the memory roof cannot have moved the data (the L2 is
+/// flushed before every run): the variant lost loads, as the decode family's did when
+/// ptxas deleted loads whose words reached no store. It is reported and not used.
 pub fn verdict(t: &Timings) -> Verdict {
     let mut reasons = Vec::new();
+    let lost_loads = matches!((t.load_only, t.memory_roof), (Some(l), Some(r)) if l < 0.9 * r);
+    if lost_loads {
+        reasons.push(format!(
+            "the load-only variant took {:.1} us, under the memory roof ({:.1} us): it did not do all its loads (a compiler may have removed loads it found dead), so its time is left out",
+            t.load_only.unwrap_or(0.0),
+            t.memory_roof.unwrap_or(0.0)
+        ));
+    }
+    let t = &Timings {
+        load_only: t.load_only.filter(|_| !lost_loads),
+        ..t.clone()
+    };
     let share = |v: Option<f64>| v.map(|v| v / t.full);
     let mut kind = "balanced";
     if let Some((what, us)) = &t.best_order {
@@ -693,6 +709,19 @@ mod tests {
         };
         let v = verdict(&slow_loads);
         assert!(v.reasons.iter().any(|r| r.contains("10% of copy bandwidth")), "{v:?}");
+        // The decode family's load-only variant before its sink was fixed: 3.6 us against
+        // a roof of 8.2 at 16x4096x4096, in a 15.5 us kernel. It said "pipeline-bound".
+        let lost = Timings {
+            full: 15.5,
+            load_only: Some(3.6),
+            compute_only: Some(6.0),
+            memory_roof: Some(8.2),
+            ..base.clone()
+        };
+        let v = verdict(&lost);
+        assert!(v.reasons[0].contains("did not do all its loads"), "{v:?}");
+        assert_ne!(v.kind, "pipeline-bound", "{v:?}");
+        assert!(!v.reasons.iter().any(|r| r.starts_with("load-only =")), "{v:?}");
         let bare = verdict(&Timings {
             full: 10.0,
             ..Timings::default()
