@@ -173,41 +173,56 @@ fn the_tuner_tunes_a_batch() {
     assert_close(&out.to_host().unwrap(), &want, k, false, "tuned batch");
 }
 
+/// Tunes `b_f16_rc` on a batch of `batch` products of 40x24x32 (A one matrix per
+/// product) with 3 candidates, each `(candidate, product)` of `wrong_product` made wrong
+/// in that product, checked in full (`full_check_max` `None`) or sampled mode (`Some(0)`).
+fn tune_with_faults(
+    dev: &Device,
+    batch: usize,
+    wrong_product: Vec<(usize, usize)>,
+    full_check_max: Option<u64>,
+    seed: u64,
+) -> crossgemm::Result<crossgemm::TuneReport> {
+    let dir = std::env::temp_dir().join(format!("crossgemm-batched-faults-{seed}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let opts = crossgemm::TuneOptions {
+        cache_dir: Some(dir.clone()),
+        max_candidates: Some(3),
+        thorough: true,
+        inject: crossgemm::tune::Inject {
+            wrong_product,
+            full_check_max,
+            ..Default::default()
+        },
+        ..crossgemm::TuneOptions::default()
+    };
+    let mut r = rng(seed);
+    let (m, n, k) = (40, 24, 32);
+    let (ab, astride) = stack::<f16, RowMajor>(dev, &mut r, (m, k), batch, 0);
+    let b = mat::<f16, ColMajor>(dev, &mut r, k, n);
+    let bias = row::<f16>(dev, &mut r, n);
+    let a = ab.strided(0, m, k, k).unwrap().batched(batch, astride).unwrap();
+    let mut ob = Matrix::<f16>::zeros(dev, m * batch, n).unwrap();
+    let mut out = ob.strided_mut(0, m, n, n).unwrap().batched(batch, m * n).unwrap();
+    use crossgemm::{MatrixArg, MatrixOut, RowArg};
+    let args = [MatrixArg::__arg(&a), MatrixArg::__arg(&b), RowArg::__arg(&bias)];
+    let rep = crossgemm::tune::tune_with(&b_f16_rc::SPEC, &args, out.__out(), &opts);
+    let _ = std::fs::remove_dir_all(&dir);
+    rep
+}
+
 /// The tuner checks every product of a batch, not just the first: in full mode each
-/// product against the host reference, in sampled mode the first, the middle and the
-/// last at the sample points and every product against the trusted candidate's output
-/// (a disagreement settled by that product's reference). Candidate 1 is made wrong in
-/// the middle product and candidate 2 in the last; both must fail, naming the product.
+/// product against the host reference, in sampled mode each at the sample points and
+/// every product against the trusted candidate's output (a disagreement settled by that
+/// product's reference). Candidate 1 is made wrong in the middle product and candidate 2
+/// in the last; both must fail, naming the product.
 #[test]
 fn the_tuner_checks_every_product() {
     let Some(dev) = opencl_device_for("the_tuner_checks_every_product", &b_f16_rc::SPEC) else {
         return;
     };
     for (mode, full_check_max) in [("full", None), ("sampled", Some(0))] {
-        let dir = std::env::temp_dir().join(format!("crossgemm-batched-faults-{mode}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let opts = crossgemm::TuneOptions {
-            cache_dir: Some(dir.clone()),
-            max_candidates: Some(3),
-            thorough: true,
-            inject: crossgemm::tune::Inject {
-                wrong_product: vec![(1, 1), (2, 2)],
-                full_check_max,
-                ..Default::default()
-            },
-            ..crossgemm::TuneOptions::default()
-        };
-        let mut r = rng(54);
-        let (m, n, k, batch) = (40, 24, 32, 3);
-        let (ab, astride) = stack::<f16, RowMajor>(&dev, &mut r, (m, k), batch, 0);
-        let b = mat::<f16, ColMajor>(&dev, &mut r, k, n);
-        let bias = row::<f16>(&dev, &mut r, n);
-        let a = ab.strided(0, m, k, k).unwrap().batched(batch, astride).unwrap();
-        let mut ob = Matrix::<f16>::zeros(&dev, m * batch, n).unwrap();
-        let mut out = ob.strided_mut(0, m, n, n).unwrap().batched(batch, m * n).unwrap();
-        use crossgemm::{MatrixArg, MatrixOut, RowArg};
-        let args = [MatrixArg::__arg(&a), MatrixArg::__arg(&b), RowArg::__arg(&bias)];
-        let rep = crossgemm::tune::tune_with(&b_f16_rc::SPEC, &args, out.__out(), &opts).unwrap();
+        let rep = tune_with_faults(&dev, 3, vec![(1, 1), (2, 2)], full_check_max, 54).unwrap();
         assert_eq!(rep.candidates.len(), 3, "{mode}: {rep:?}");
         for (cand, product) in [(1, 1), (2, 2)] {
             let cfg = rep.candidates[cand];
@@ -223,7 +238,6 @@ fn the_tuner_checks_every_product() {
             );
         }
         assert_eq!(rep.best, rep.candidates[0], "{mode}: the right candidate wins");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
 
@@ -240,34 +254,10 @@ fn a_fault_every_candidate_shares_is_caught_in_any_product() {
     ) else {
         return;
     };
-    let dir = std::env::temp_dir().join(format!("crossgemm-batched-shared-fault-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let opts = crossgemm::TuneOptions {
-        cache_dir: Some(dir.clone()),
-        max_candidates: Some(3),
-        thorough: true,
-        inject: crossgemm::tune::Inject {
-            wrong_product: vec![(0, 3), (1, 3), (2, 3)],
-            full_check_max: Some(0),
-            ..Default::default()
-        },
-        ..crossgemm::TuneOptions::default()
-    };
-    let mut r = rng(55);
-    let (m, n, k, batch) = (40, 24, 32, 5);
-    let (ab, astride) = stack::<f16, RowMajor>(&dev, &mut r, (m, k), batch, 0);
-    let b = mat::<f16, ColMajor>(&dev, &mut r, k, n);
-    let bias = row::<f16>(&dev, &mut r, n);
-    let a = ab.strided(0, m, k, k).unwrap().batched(batch, astride).unwrap();
-    let mut ob = Matrix::<f16>::zeros(&dev, m * batch, n).unwrap();
-    let mut out = ob.strided_mut(0, m, n, n).unwrap().batched(batch, m * n).unwrap();
-    use crossgemm::{MatrixArg, MatrixOut, RowArg};
-    let args = [MatrixArg::__arg(&a), MatrixArg::__arg(&b), RowArg::__arg(&bias)];
-    let e = crossgemm::tune::tune_with(&b_f16_rc::SPEC, &args, out.__out(), &opts)
+    let e = tune_with_faults(&dev, 5, vec![(0, 3), (1, 3), (2, 3)], Some(0), 55)
         .expect_err("every candidate is wrong in product 3")
         .to_string();
     assert!(e.contains("product 3"), "{e}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Batches that do not agree, an allocating call of a batch, an output batch whose
