@@ -23,8 +23,12 @@ use crate::error::{GemmError, Result};
 use gemm_core::{Layout, Stored};
 use std::marker::PhantomData;
 
-/// A borrowed `rows × cols` view of `T` in layout `L` inside a device buffer (see the
-/// [module docs](self)). Cheap to copy; made by [`Matrix::view`], [`Matrix::strided`] or
+/// A borrowed `rows × cols` view of `T` in layout `L` inside a device buffer: element
+/// `(r, c)` is element `offset + r·ld + c` of the buffer (row-major) or `offset + c·ld + r`
+/// (column-major). Offsets and leading dimensions are kernel arguments (no compile per
+/// stride); one that is not a multiple of 16 bytes takes the element loads. The view
+/// borrows its buffer, and making one checks that it lies inside it with rows that do not
+/// overlap. Cheap to copy; made by [`Matrix::view`], [`Matrix::strided`] or
 /// [`MatrixView::sub`].
 #[derive(Clone, Copy)]
 pub struct MatrixView<'a, T: Element, L: LayoutType = RowMajor> {
