@@ -272,19 +272,23 @@ pub fn ramp(len: usize, salt: usize) -> Vec<f32> {
         .collect()
 }
 
+/// The planned configs of `spec`'s target for `dev` that `keep` takes.
+fn planned_configs(
+    spec: &'static crossgemm::KernelSpec,
+    dev: &Device,
+    keep: impl Fn(&crossgemm::TileConfig) -> bool,
+) -> Vec<crossgemm::TileConfig> {
+    let tk = spec.target_for(dev).unwrap();
+    tk.plan().configs.iter().copied().filter(|c| keep(c)).collect()
+}
+
 /// The planned configs of `spec`'s target for `dev` of kernel family `family`.
 pub fn family_configs(
     spec: &'static crossgemm::KernelSpec,
     dev: &Device,
     family: crossgemm::FamilyId,
 ) -> Vec<crossgemm::TileConfig> {
-    let tk = spec.target_for(dev).unwrap();
-    tk.plan()
-        .configs
-        .iter()
-        .copied()
-        .filter(|c| c.family_id() == family)
-        .collect()
+    planned_configs(spec, dev, |c| c.family_id() == family)
 }
 
 /// The planned configs of `spec`'s target for `dev` that fit it (threads and shared
@@ -294,14 +298,8 @@ pub fn fitting_configs(
     dev: &Device,
     dtype: crossgemm::DType,
 ) -> Vec<crossgemm::TileConfig> {
-    let tk = spec.target_for(dev).unwrap();
-    tk.plan()
-        .configs
-        .iter()
-        .copied()
-        .filter(|c| {
-            let res = c.resources(dtype);
-            res.threads <= dev.info().max_threads_per_block && res.smem_bytes <= dev.info().smem_per_block
-        })
-        .collect()
+    planned_configs(spec, dev, |c| {
+        let res = c.resources(dtype);
+        res.threads <= dev.info().max_threads_per_block && res.smem_bytes <= dev.info().smem_per_block
+    })
 }

@@ -115,11 +115,11 @@ const BATCH_SAMPLE_MACS: usize = 1 << 27;
 
 /// The points per product and the products a sampled check of `batch` products of depth
 /// `k` takes: [`sample_count`] points for a single product; for a batch, fewer points (at
-/// least 512) so that every product is checked within [`BATCH_SAMPLE_MACS`], and where
-/// even 512 a product would pass that, the first, the last and evenly spaced products
-/// between. A fault every candidate shares (a batch stride, say) in a product no one
-/// checks against the reference would pass the whole-output comparison: every candidate
-/// agrees.
+/// least 512) so that every product is checked within [`BATCH_SAMPLE_MACS`]; where 512
+/// points of every product would exceed it, the first, the last and evenly spaced
+/// products between. A fault every candidate shares (a batch stride, say) in a product no
+/// one checks against the reference would pass the whole-output comparison: every
+/// candidate agrees.
 pub(crate) fn sampled_products(k: usize, batch: usize) -> (usize, Vec<usize>) {
     let k = k.max(1);
     let batch = batch.max(1);
@@ -154,7 +154,7 @@ impl Plan {
         operands::check_device_memory(call, outputs, "checking")?;
         let choices = operands::scalar_choices(call);
         let mut ops = Operands::new(call, choices[0].clone())?;
-        let (count, sampled_products) = sampled_products(k, batch);
+        let (count, sampled_checked) = sampled_products(k, batch);
         let points = sample_points(m, n, call.spec.ir_hash, inject.sample_count.unwrap_or(count));
         // The first scalar choice whose reference is finite and depends on the product at
         // a quarter of the points or more; else the best of them.
@@ -180,7 +180,7 @@ impl Plan {
         drop(host);
         let products: Vec<usize> = match mode {
             Mode::Full => (0..batch).collect(),
-            Mode::Sampled => sampled_products,
+            Mode::Sampled => sampled_checked,
         };
         let mut checked = Vec::new();
         for b in products {
