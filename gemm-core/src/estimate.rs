@@ -250,10 +250,10 @@ mod tests {
                 .map(|(i, _)| i)
                 .collect()
         };
-        // Every stream-K config in the first half of a 48-candidate tune (the
+        // Every stream-K config in the first two thirds of a 48-candidate tune (the
         // data-parallel 64- and 128-row tiles tie with them, in the planner's order).
         let first = at(&order);
-        assert!(first.len() >= 10 && first.iter().all(|&i| i < 25), "{first:?}");
+        assert!(first.len() >= 10 && first.iter().all(|&i| i < 32), "{first:?}");
         // Nearly whole waves (4096x4096x4096 at 128x256: 512 tiles, 3.9 waves) keep a
         // data-parallel config first.
         let order = by_estimate(&plan, &ir, &t, Problem::new(4096, 4096, 4096));

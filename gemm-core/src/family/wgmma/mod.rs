@@ -401,6 +401,17 @@ impl WgmmaTile {
     }
 }
 
+/// The block widths a plan tries: the powers of two and 192, and [`WAVE_FIT_BN`].
+const BLOCK_N: [u32; 6] = [64, 128, 192, 256, 176, 240];
+
+/// Widths whose tile counts fill the last wave where the usual ones leave it mostly
+/// idle: 2048×11008×4096 in 128×256 tiles is 688 tiles, 5.2 waves on 132 SMs (six
+/// waves of work for 5.2 waves' worth); in 128×240 tiles it is 736, 5.6 waves of 6% less
+/// work each, and in 128×176 tiles 1008, 7.6 waves of 31% less. A wgmma N only has to
+/// be a multiple of 8 (the epilogue's 16-column groups make it 16); the epilogue
+/// stores the last partial 64-column chunk two elements at a time.
+pub const WAVE_FIT_BN: [u32; 2] = [176, 240];
+
 /// One 128-byte swizzle row of `dtype` operands (64 f16/bf16, 32 f32 elements): the
 /// default k-tile depth, and the unit of deeper ones. wgmma's k-step is 32 bytes in both
 /// cases (k16, tf32 k8), so a row is always 4 of them and every byte offset in the
@@ -538,25 +549,25 @@ impl KernelFamily for Wgmma {
     /// stream-K variant of each cooperative block tile (its plan classes among the
     /// configs the rules pass: 13 for K-major 16-bit operands on the H200, 10 for
     /// MN-major), so that asking for them takes no config away from the plan.
+    ///
+    /// And for the whole-tile classes of the wave-fitting widths ([`WAVE_FIT_BN`]), so
+    /// that they take nothing away from the tiles a plan kept before them.
     fn plan_extra(&self, cx: &PlanCtx, space: &TuneSpace) -> usize {
-        let streamk = if space.pick("streamk", &[0]).contains(&1) {
-            let classes: std::collections::HashSet<_> = self
-                .space(cx, space)
-                .into_iter()
-                .filter(|t| t.streamk && super::first_broken_rule(self, cx, t).is_none())
-                .map(|t| (self.block_mn(&t), self.plan_class(&t)))
-                .collect();
-            classes.len()
-        } else {
-            0
-        };
-        16 + 6 + streamk
+        let streamk_asked = space.pick("streamk", &[0]).contains(&1);
+        let extra: std::collections::HashSet<_> = self
+            .space(cx, space)
+            .into_iter()
+            .filter(|t| (t.streamk && streamk_asked) || (!t.streamk && WAVE_FIT_BN.contains(&t.bn)))
+            .filter(|t| super::first_broken_rule(self, cx, t).is_none())
+            .map(|t| (self.block_mn(&t), self.plan_class(&t)))
+            .collect();
+        16 + 6 + extra.len()
     }
 
     fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
         let mut v = Vec::new();
         for bm in space.pick("block_m", &[64, 128, 256]) {
-            for bn in space.pick("block_n", &[64, 128, 192, 256]) {
+            for bn in space.pick("block_n", &BLOCK_N) {
                 for bk in space.pick("block_k", &k_tiles(cx, bm, bn)) {
                     for stages in space.pick("stages", &[3, 4, 5, 6, 8, 10]) {
                         for (consumers, pingpong) in [(1, false), (2, false), (2, true)] {
@@ -611,6 +622,13 @@ impl KernelFamily for Wgmma {
         // these first for such shapes; for the rest they rank last.
         if t.ksplit > 1 {
             s *= 0.5;
+        }
+        // The wave-fitting widths are for the shapes whose last wave they fill, where the
+        // estimate brings them forward; in the plan each keeps its best config (a block
+        // tile of its own, with room made for it) and the rest rank after the usual
+        // widths' configs, so that they take none of those out of a plan.
+        if WAVE_FIT_BN.contains(&t.bn) {
+            s *= 0.25;
         }
         // Stream-K is opt-in and unproven (the tuner has not picked it on the H200): each
         // of its block tiles keeps its best config (a plan class of its own, with room
