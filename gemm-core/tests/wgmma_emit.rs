@@ -622,10 +622,30 @@ fn configs_compile_for_sm90a_without_spills() {
         // the epilogue is partial): cooperative with the fused bias and a cluster of 2,
         // one consumer, ping-pong, stream-K and the cp.async producer.
         (bias_relu(DType::F16), cfg(128, 240, 4, 2, 2), Variant::Full, tma),
-        (plain(DType::Bf16, Layout::RowMajor, Layout::ColMajor), cfg(128, 176, 5, 2, 1), Variant::Full, tma),
-        (bias_relu(DType::Bf16), cfg(64, 240, 5, 1, 1), Variant::Full, Problem::new(100, 500, 300)),
-        (bias_relu(DType::F16), pingpong(cfg(64, 176, 6, 2, 1)), Variant::Full, tma),
-        (bias_relu(DType::F16), streamk(cfg(128, 240, 4, 2, 1)), Variant::Full, tma),
+        (
+            plain(DType::Bf16, Layout::RowMajor, Layout::ColMajor),
+            cfg(128, 176, 5, 2, 1),
+            Variant::Full,
+            tma,
+        ),
+        (
+            bias_relu(DType::Bf16),
+            cfg(64, 240, 5, 1, 1),
+            Variant::Full,
+            Problem::new(100, 500, 300),
+        ),
+        (
+            bias_relu(DType::F16),
+            pingpong(cfg(64, 176, 6, 2, 1)),
+            Variant::Full,
+            tma,
+        ),
+        (
+            bias_relu(DType::F16),
+            streamk(cfg(128, 240, 4, 2, 1)),
+            Variant::Full,
+            tma,
+        ),
         (
             bias_relu(DType::F16),
             cfg(128, 176, 5, 2, 1),

@@ -10,7 +10,7 @@ use std::any::Any;
 
 /// Names the protocol below; part of the cache key, so that changing how candidates
 /// are timed retunes instead of comparing old and new numbers.
-pub(crate) const PROTOCOL: &str = "warmup2-flush-median5..50-v1";
+pub(crate) const PROTOCOL: &str = "warmup2-flush-median5..50-final4x10pct-v2";
 
 /// Fewest timed runs per candidate.
 pub(crate) const MIN_REPS: usize = 5;
@@ -113,6 +113,29 @@ pub(crate) fn measure(
         times.push(timed(b)?);
     }
     Ok(Measured::Median(Timed::of(&mut times)))
+}
+
+/// Times `kernels` together: `rounds` rounds, each a flushed, device-timed run of every
+/// kernel in turn (the tuner's final round). A device whose clock drifts during a tune
+/// (a GPU heating up to its power limit) then slows every kernel's sample alike, where
+/// timing them one after the other would favour whichever ran first.
+pub(crate) fn interleaved(
+    dev: &Device,
+    kernels: &[(&(dyn Any + Send + Sync), LaunchDims, Vec<KernelArg<'_>>)],
+    flush: Option<&RawBuffer>,
+    rounds: usize,
+) -> Result<Vec<Timed>> {
+    let b = dev.backend();
+    let mut times = vec![Vec::with_capacity(rounds); kernels.len()];
+    for _ in 0..rounds.max(1) {
+        for ((kernel, dims, args), t) in kernels.iter().zip(&mut times) {
+            if let Some(f) = flush {
+                f.fill(0)?;
+            }
+            t.push(b.time_launch(*kernel, *dims, args)?);
+        }
+    }
+    Ok(times.iter_mut().map(|t| Timed::of(t)).collect())
 }
 
 #[cfg(test)]

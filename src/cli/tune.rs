@@ -188,6 +188,16 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
                     .map(|t| json!({"config": t.config.to_string(), "us": t.ms * 1e3}))
                     .collect::<Vec<_>>()),
             );
+            // The final round's medians (the fastest few timed again together), which
+            // decided the winner.
+            o.insert(
+                "final_round".into(),
+                json!(t
+                    .final_round
+                    .iter()
+                    .map(|t| json!({"config": t.config.to_string(), "us": t.ms * 1e3}))
+                    .collect::<Vec<_>>()),
+            );
             o.insert("scope".into(), json!(t.scope));
             o.insert(
                 "skipped".into(),
@@ -237,6 +247,7 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
             o.insert("budget_spent".into(), json!(false));
             o.insert("tied".into(), json!([]));
             o.insert("timings".into(), json!([]));
+            o.insert("final_round".into(), json!([]));
             o.insert("seeded_from".into(), json!(from));
             o.insert("failed".into(), json!([]));
             o.insert("best".into(), json!(l.config.to_string()));

@@ -276,6 +276,26 @@ impl Checker {
         })
     }
 
+    /// Times candidates that passed together, in interleaved rounds
+    /// ([`measure::interleaved`]), on the plan's operands: the tuner's final round.
+    pub(crate) fn time_together(
+        &self,
+        kernels: &[(TileConfig, &(dyn Any + Send + Sync))],
+        flush: Option<&RawBuffer>,
+        rounds: usize,
+    ) -> Result<Result<Vec<measure::Timed>>> {
+        self.with_call(|call, out| {
+            let runs: Vec<_> = kernels
+                .iter()
+                .map(|(cfg, kern)| {
+                    let dims = cfg.launch(call.ir(), call.problem, call.machine());
+                    (*kern, dims, call.kernel_args(cfg, out))
+                })
+                .collect();
+            measure::interleaved(call.device(), &runs, flush, rounds)
+        })
+    }
+
     /// Makes the candidate that just passed (and was timed) the trusted result, if it is
     /// to be one (the first to pass, or the one that demoted the last).
     pub(crate) fn promote(&mut self, idx: usize, cfg: &TileConfig, fault: Fault) -> Result<()> {

@@ -14,6 +14,32 @@ pub(crate) const MIN_TIE: f64 = 0.01;
 /// Widest: a noisy device (a CPU under load) does not make a config 10% slower a tie.
 pub(crate) const MAX_TIE: f64 = 0.05;
 
+/// Most candidates re-timed together in the final round ([`finalists`]).
+pub(crate) const FINALISTS: usize = 4;
+/// How far behind the fastest a candidate may be and still go to the final round: past
+/// the clock drift one tune has shown (on the H200 at 2048x11008x4096 the same config's
+/// median moved from 266 to 307 us between processes, as the chip ran into its power
+/// limit), so that a config timed while the chip was slower still gets its rematch.
+pub(crate) const FINAL_BAND: f64 = 0.10;
+
+/// The candidates of the final round: the up to [`FINALISTS`] fastest of `entries`
+/// whose medians lie within [`FINAL_BAND`] of the fastest, fastest first; none when
+/// fewer than two qualify (one candidate has nothing to be compared with).
+pub(crate) fn finalists(entries: &[Entry]) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..entries.len()).collect();
+    idx.sort_by(|&a, &b| entries[a].timed.ms.total_cmp(&entries[b].timed.ms));
+    let Some(&first) = idx.first() else {
+        return Vec::new();
+    };
+    let limit = entries[first].timed.ms * (1.0 + FINAL_BAND);
+    idx.retain(|&i| entries[i].timed.ms <= limit);
+    idx.truncate(FINALISTS);
+    if idx.len() < 2 {
+        idx.clear();
+    }
+    idx
+}
+
 /// One verified, timed candidate.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Entry {
@@ -108,6 +134,24 @@ mod tests {
         // A spread of 50% still ties only within 5%.
         let wild = pick(&[entry(32, 1, 1.00, 0.5), entry(16, 0, 1.06, 0.0)]).unwrap();
         assert_eq!((wild.winner, wild.band), (0, MAX_TIE));
+    }
+
+    #[test]
+    fn the_final_round_takes_the_fastest_few_within_its_band() {
+        let e = [
+            entry(16, 0, 1.30, 0.0),
+            entry(32, 1, 1.05, 0.0),
+            entry(64, 2, 1.00, 0.0),
+            entry(128, 3, 1.09, 0.0),
+            entry(8, 4, 1.02, 0.0),
+            entry(4, 5, 1.08, 0.0),
+        ];
+        // Fastest first; 1.30 is out of the band, and only FINALISTS of the five in it go.
+        assert_eq!(finalists(&e), vec![2, 4, 1, 5]);
+        // Nothing within the band of the fastest: no final round.
+        assert!(finalists(&[entry(16, 0, 1.0, 0.0), entry(32, 1, 1.2, 0.0)]).is_empty());
+        assert!(finalists(&[entry(16, 0, 1.0, 0.0)]).is_empty());
+        assert!(finalists(&[]).is_empty());
     }
 
     #[test]

@@ -64,6 +64,12 @@ pub struct TuneReport {
     /// 1% to 5%), the winner first: a tie goes to the planner's first, so that repeated
     /// tunes agree. Just the winner when nothing tied; empty on a cache hit.
     pub tied: Vec<TileConfig>,
+    /// The final round: the fastest few candidates of the first pass (up to 4, within
+    /// 10% of the fastest) timed again together, one run of each in turn, so that a
+    /// clock drifting during the tune slows them alike; their medians here are the ones
+    /// the winner was picked by (`timings` keeps the first pass). Empty when fewer than
+    /// two qualified, and on a cache hit.
+    pub final_round: Vec<Timing>,
     /// The winner.
     pub best: TileConfig,
     /// The winner's median time, ms (the cached time on a hit).

@@ -52,6 +52,7 @@ pub(super) fn tune_locked(call: &Call<'_, '_>, tk: &TargetKernel, opts: &TuneOpt
         skipped: Vec::new(),
         budget_spent: false,
         tied: Vec::new(),
+        final_round: Vec::new(),
         best: call.default_config(tk)?,
         best_ms: f64::NAN,
         tune_ms: 0.0,
@@ -154,6 +155,7 @@ pub(super) fn tune_locked(call: &Call<'_, '_>, tk: &TargetKernel, opts: &TuneOpt
     }
     report.budget_spent = search.aborted.is_none() && next < scope.wanted.min(cands.len());
     report.skipped = cands[next..].to_vec();
+    search.final_round(&cands, tk, &mut report);
     progress.done();
     let tried = search.finish(&cands, tk);
     report.tied = tried.tied.clone();
@@ -352,8 +354,13 @@ struct Search<'s> {
     opts: &'s TuneOptions,
     checker: Checker,
     flush: Option<RawBuffer>,
+    /// The device's type, which sets how many runs a timing takes.
+    device_type: DeviceType,
     /// Verified and timed: (candidate, kernel, timing).
     passed: Vec<(usize, Compiled, Timed)>,
+    /// The entries of `passed` that the final round timed again, if it ran: the winner
+    /// is one of them.
+    finalists: Vec<usize>,
     new_failures: Vec<FailedConfig>,
     aborted: Option<GemmError>,
 }
@@ -377,7 +384,9 @@ impl<'s> Search<'s> {
             opts,
             checker,
             flush,
+            device_type: dev.info().device_type,
             passed: Vec::new(),
+            finalists: Vec::new(),
             new_failures: Vec::new(),
             aborted: None,
         })
@@ -556,18 +565,73 @@ impl<'s> Search<'s> {
         }
     }
 
-    /// The winner among what passed ([`pick`]: ties by the plan's order).
-    fn finish(self, cands: &[TileConfig], tk: &TargetKernel) -> Tried {
+    /// What passed, as [`pick`] takes it.
+    fn entries(&self, cands: &[TileConfig], tk: &TargetKernel) -> Vec<pick::Entry> {
         let plan = &tk.plan().configs;
-        let entries: Vec<pick::Entry> = self
-            .passed
+        self.passed
             .iter()
             .map(|(i, _, t)| pick::Entry {
                 config: cands[*i],
                 rank: plan.iter().position(|c| *c == cands[*i]).unwrap_or(usize::MAX),
                 timed: *t,
             })
+            .collect()
+    }
+
+    /// The final round: the fastest few ([`pick::finalists`]) timed again together, in
+    /// interleaved rounds, and those medians replace theirs. Candidates are timed one
+    /// after the other, and a GPU's clock drifts over a tune (it heats up to its power
+    /// limit), so a first-pass median says as much about when a config ran as about the
+    /// config. The winner is then one of the finalists: the others were more than the
+    /// round's band behind in the first pass, and their first-pass medians were taken at
+    /// another clock. A failure here keeps the first-pass timings (and every candidate
+    /// in the running), except one that is not a candidate's (the device), which aborts
+    /// like any other.
+    fn final_round(&mut self, cands: &[TileConfig], tk: &TargetKernel, report: &mut TuneReport) {
+        if self.aborted.is_some() {
+            return;
+        }
+        let finalists = pick::finalists(&self.entries(cands, tk));
+        if finalists.is_empty() {
+            return;
+        }
+        let best = self.passed[finalists[0]].2.ms;
+        let rounds = measure::reps_for(best, self.device_type);
+        let kernels: Vec<(TileConfig, &(dyn Any + Send + Sync))> = finalists
+            .iter()
+            .map(|&f| (cands[self.passed[f].0], &*self.passed[f].1))
             .collect();
+        match self.checker.time_together(&kernels, self.flush.as_ref(), rounds) {
+            Ok(Ok(timed)) => {
+                for (&f, t) in finalists.iter().zip(timed) {
+                    self.passed[f].2 = t;
+                    report.final_round.push(Timing {
+                        config: cands[self.passed[f].0],
+                        ms: t.ms,
+                    });
+                }
+                self.finalists = finalists;
+            }
+            Ok(Err(e)) => {
+                if crate::env::log() {
+                    eprintln!("crossgemm: the tuner's final round failed ({e}); the first-pass timings stand");
+                }
+            }
+            Err(e) => self.aborted = Some(e),
+        }
+    }
+
+    /// The winner among what passed ([`pick`]: ties by the plan's order), or among the
+    /// finalists when the final round ran.
+    fn finish(mut self, cands: &[TileConfig], tk: &TargetKernel) -> Tried {
+        if !self.finalists.is_empty() {
+            let mut i = 0;
+            self.passed.retain(|_| {
+                i += 1;
+                self.finalists.contains(&(i - 1))
+            });
+        }
+        let entries = self.entries(cands, tk);
         let picked = pick::pick(&entries);
         let mut passed = self.passed;
         let (winner, best_ms, tied) = match picked {

@@ -195,12 +195,14 @@ mod epilogue;
 mod operands;
 mod rules;
 pub mod splitk;
+mod tiles;
 
 pub use defines::DEFINES;
 
 pub use emit::emit_variant;
 pub use operands::{cpasync_chunks, placeholder_map, tma_box, tma_ok};
 use rules::RULES;
+pub use tiles::WAVE_FIT_BN;
 
 use super::{CompileNeeds, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule, TensorMap, Workspace};
 use crate::codegen::Variant;
@@ -401,39 +403,12 @@ impl WgmmaTile {
     }
 }
 
-/// The block widths a plan tries: the powers of two and 192, and [`WAVE_FIT_BN`].
-const BLOCK_N: [u32; 6] = [64, 128, 192, 256, 176, 240];
-
-/// Widths whose tile counts fill the last wave where the usual ones leave it mostly
-/// idle: 2048×11008×4096 in 128×256 tiles is 688 tiles, 5.2 waves on 132 SMs (six
-/// waves of work for 5.2 waves' worth); in 128×240 tiles it is 736, 5.6 waves of 6% less
-/// work each, and in 128×176 tiles 1008, 7.6 waves of 31% less. A wgmma N only has to
-/// be a multiple of 8 (the epilogue's 16-column groups make it 16); the epilogue
-/// stores the last partial 64-column chunk two elements at a time.
-pub const WAVE_FIT_BN: [u32; 2] = [176, 240];
-
 /// One 128-byte swizzle row of `dtype` operands (64 f16/bf16, 32 f32 elements): the
 /// default k-tile depth, and the unit of deeper ones. wgmma's k-step is 32 bytes in both
 /// cases (k16, tf32 k8), so a row is always 4 of them and every byte offset in the
 /// kernel is the same.
 pub fn bk_for(dtype: DType) -> u32 {
     128 / dtype.size()
-}
-
-/// The k-tile depths the planner tries on a `bm × bn` tile: one swizzle row (a 128-byte
-/// run of each operand row per stage), and on the 64-row tiles of decode-size problems
-/// with K-major A and B also two (64×128, 64×64) and four (64×64) rows, which the
-/// producer loads as one box per row back to back. Why: at M = 16 these tiles stream B
-/// as 128-byte runs of 64 or 128 rows 2·K bytes apart, and longer runs per row and stage
-/// may suit the memory better (issue 10).
-fn k_tiles(cx: &PlanCtx, bm: u32, bn: u32) -> Vec<u32> {
-    let row = bk_for(cx.dtype);
-    let k_major = cx.a_layout == Layout::RowMajor && cx.b_layout == Layout::ColMajor;
-    match (bm, bn) {
-        (64, 64) if k_major => vec![row, 2 * row, 4 * row],
-        (64, 128) if k_major => vec![row, 2 * row],
-        _ => vec![row],
-    }
 }
 
 /// Shared memory of the `CG_EPI_SMEM` staging buffers of one consumer warpgroup: 4
@@ -565,31 +540,7 @@ impl KernelFamily for Wgmma {
     }
 
     fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
-        let mut v = Vec::new();
-        for bm in space.pick("block_m", &[64, 128, 256]) {
-            for bn in space.pick("block_n", &BLOCK_N) {
-                for bk in space.pick("block_k", &k_tiles(cx, bm, bn)) {
-                    for stages in space.pick("stages", &[3, 4, 5, 6, 8, 10]) {
-                        for (consumers, pingpong) in [(1, false), (2, false), (2, true)] {
-                            for group_m in space.pick("group_m", &[8]) {
-                                for cluster_m in [1, 2] {
-                                    let t = WgmmaTile {
-                                        bk,
-                                        group_m,
-                                        cluster_m,
-                                        pingpong,
-                                        ..WgmmaTile::new(bm, bn, stages, consumers)
-                                    };
-                                    v.extend(splitk::with_splits(t, space));
-                                    v.extend(splitk::with_streamk(t, space));
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        v
+        tiles::space(cx, space)
     }
 
     fn rules(&self) -> &'static [Rule<WgmmaTile>] {

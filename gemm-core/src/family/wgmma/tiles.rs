@@ -1,0 +1,66 @@
+//! The wgmma family's tile space: the block shapes, k-tile depths, ring depths,
+//! schedules and clusters the planner enumerates before the rules and the score prune
+//! and rank them.
+
+use super::{bk_for, splitk, WgmmaTile};
+use crate::family::PlanCtx;
+use crate::ir::Layout;
+use crate::space::TuneSpace;
+
+/// The block widths a plan tries: the powers of two and 192, and [`WAVE_FIT_BN`].
+const BLOCK_N: [u32; 6] = [64, 128, 192, 256, 176, 240];
+
+/// Widths whose tile counts fill the last wave where the usual ones leave it mostly
+/// idle: 2048×11008×4096 in 128×256 tiles is 688 tiles, 5.2 waves on 132 SMs (six
+/// waves of work for 5.2 waves' worth); in 128×240 tiles it is 736, 5.6 waves of 6% less
+/// work each, and in 128×176 tiles 1008, 7.6 waves of 31% less. A wgmma N only has to
+/// be a multiple of 8 (the epilogue's 16-column groups make it 16); the epilogue
+/// stores the last partial 64-column chunk two elements at a time.
+pub const WAVE_FIT_BN: [u32; 2] = [176, 240];
+
+/// The k-tile depths the planner tries on a `bm × bn` tile: one swizzle row (a 128-byte
+/// run of each operand row per stage), and on the 64-row tiles of decode-size problems
+/// with K-major A and B also two (64×128, 64×64) and four (64×64) rows, which the
+/// producer loads as one box per row back to back. Why: at M = 16 these tiles stream B
+/// as 128-byte runs of 64 or 128 rows 2·K bytes apart, and longer runs per row and stage
+/// may suit the memory better (issue 10).
+fn k_tiles(cx: &PlanCtx, bm: u32, bn: u32) -> Vec<u32> {
+    let row = bk_for(cx.dtype);
+    let k_major = cx.a_layout == Layout::RowMajor && cx.b_layout == Layout::ColMajor;
+    match (bm, bn) {
+        (64, 64) if k_major => vec![row, 2 * row, 4 * row],
+        (64, 128) if k_major => vec![row, 2 * row],
+        _ => vec![row],
+    }
+}
+
+/// Every candidate tile under the user's `space` (its `block_m`, `block_n`, `block_k`,
+/// `stages` and `group_m` choices, the planner's by default), with the split-K and
+/// stream-K variants it asks for.
+pub(super) fn space(cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
+    let mut v = Vec::new();
+    for bm in space.pick("block_m", &[64, 128, 256]) {
+        for bn in space.pick("block_n", &BLOCK_N) {
+            for bk in space.pick("block_k", &k_tiles(cx, bm, bn)) {
+                for stages in space.pick("stages", &[3, 4, 5, 6, 8, 10]) {
+                    for (consumers, pingpong) in [(1, false), (2, false), (2, true)] {
+                        for group_m in space.pick("group_m", &[8]) {
+                            for cluster_m in [1, 2] {
+                                let t = WgmmaTile {
+                                    bk,
+                                    group_m,
+                                    cluster_m,
+                                    pingpong,
+                                    ..WgmmaTile::new(bm, bn, stages, consumers)
+                                };
+                                v.extend(splitk::with_splits(t, space));
+                                v.extend(splitk::with_streamk(t, space));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    v
+}
