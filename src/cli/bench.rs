@@ -281,7 +281,7 @@ fn measure_all(
     let argv: Vec<String> = std::env::args().skip(1).collect();
     rep.notes.push(format!("command: crossgemm {}", argv.join(" ")));
     rep.notes.push(format!(
-        "times: median of {} runs after {} warm-up runs, {} MiB overwritten before each run (outside the timed region), {}",
+        "times: median of {} runs after {} warm-up runs, {} MiB overwritten before each run (outside the timed region), {}; the sides of a row (ours, cuBLAS, cuBLAS with its epilogue kernel, cuBLASLt) are timed in the same rounds, one run of each in turn, so that a clock drifting over the row moves them alike",
         timer.runs(),
         a.warmup,
         flush >> 20,
@@ -559,17 +559,15 @@ impl Bench<'_> {
         // CROSSGEMM_TUNE (the planner's default under `off`, whatever was just tuned),
         // and the row would time and check one config while naming another.
         let mut out = poisoned::<T>(&self.dev, batch * m, n)?;
-        let mut ov = out_view(&mut out, (m, n), batch)?;
         let staged_before = crossgemm::__private::staged_operands();
-        let ours = self.timer.time(&mut || launch_with(spec, &best, &args, ov.__out()))?;
-        row.ours_us = Some(ours.median_us);
-        if crossgemm::__private::staged_operands() > staged_before {
-            row.note_also(
-                "misaligned rows: ours copies them into aligned scratch in each timed call (CROSSGEMM_STAGE)",
-            );
-        }
-        let got = to_f32(&out)?;
-        drop(out);
+        // The staging note, once ours has run.
+        let note_staged = |row: &mut Row| {
+            if crossgemm::__private::staged_operands() > staged_before {
+                row.note_also(
+                    "misaligned rows: ours copies them into aligned scratch in each timed call (CROSSGEMM_STAGE)",
+                );
+            }
+        };
 
         #[cfg(feature = "baseline")]
         if let Some(cb) = &self.cublas {
@@ -581,26 +579,48 @@ impl Bench<'_> {
                 Compute::F32
             };
             let be = entry.epilogue;
-            let mut theirs = poisoned::<T>(&self.dev, batch * m, n)?;
             let run = |theirs: &mut Matrix<T>| match inp.batched() {
                 Some((xb, wb, nb)) => cb.gemm_batched(xb, wb, theirs, nb, compute),
                 None => cb.gemm(x, w, theirs, compute),
             };
-            let gemm = self.timer.time(&mut || run(&mut theirs))?;
-            row.cublas_gemm_us = Some(gemm.median_us);
-            row.cublas_us = Some(if bias_on {
-                self.timer
-                    .time(&mut || {
-                        run(&mut theirs)?;
-                        cb.bias_act(&mut theirs, b, be)
-                    })?
-                    .median_us
-            } else {
-                gemm.median_us
-            });
-            // `theirs` now holds the last timed run's result: the GEMM (and epilogue).
-            let want = to_f32(&theirs)?;
-            drop(theirs);
+            let (lx, lw) = inp.batched().map_or((x, w), |(xb, wb, _)| (xb, wb));
+            let bias = bias_on.then_some(b);
+            let lt_plan = cb.lt_plan::<T>(m, n, k, batch, be, compute);
+            let mut gemm_out = poisoned::<T>(&self.dev, batch * m, n)?;
+            let mut epi_out = poisoned::<T>(&self.dev, batch * m, n)?;
+            let mut lt_out = poisoned::<T>(&self.dev, batch * m, n)?;
+            // Every side timed in the same rounds (`time_together`): one run of each in
+            // turn, so that the ratios do not carry the clock's drift over the row.
+            let samples = {
+                let mut ov = out_view(&mut out, (m, n), batch)?;
+                let mut ours = || launch_with(spec, &best, &args, ov.__out());
+                let mut gemm = || run(&mut gemm_out);
+                let mut gemm_epi = || {
+                    run(&mut epi_out)?;
+                    cb.bias_act(&mut epi_out, b, be)
+                };
+                let mut lt = || match &lt_plan {
+                    Ok(plan) => cb.lt_matmul(plan, lx, lw, bias, &mut lt_out),
+                    Err(_) => Ok(()),
+                };
+                let mut works: Vec<&mut dyn FnMut() -> Result<(), GemmError>> = vec![&mut ours, &mut gemm];
+                if bias_on {
+                    works.push(&mut gemm_epi);
+                }
+                if lt_plan.is_ok() {
+                    works.push(&mut lt);
+                }
+                self.timer.time_together(&mut works)?
+            };
+            row.ours_us = Some(samples[0].median_us);
+            note_staged(row);
+            row.cublas_gemm_us = Some(samples[1].median_us);
+            row.cublas_us = Some(if bias_on { samples[2].median_us } else { samples[1].median_us });
+            let got = to_f32(&out)?;
+            drop(out);
+            // The last timed run's result: the GEMM (and epilogue).
+            let want = to_f32(if bias_on { &epi_out } else { &gemm_out })?;
+            drop((gemm_out, epi_out));
             let cublas_err = sampled_error(&sampled, &want, n);
             row.cublas_max_rel_err = Some(cublas_err);
             // cuBLAS is the reference only while it agrees with the host's.
@@ -614,20 +634,10 @@ impl Bench<'_> {
             };
             row.max_rel_err = Some(check(&got));
             row.err_vs = if trusted { "cublas" } else { "reference" }.into();
-            let (lx, lw) = inp.batched().map_or((x, w), |(xb, wb, _)| (xb, wb));
-            let lt = cb.lt_plan::<T>(m, n, k, batch, be, compute).and_then(|plan| {
-                let mut lt_out = poisoned::<T>(&self.dev, batch * m, n)?;
-                let bias = bias_on.then_some(b);
-                let us = self
-                    .timer
-                    .time(&mut || cb.lt_matmul(&plan, lx, lw, bias, &mut lt_out))?
-                    .median_us;
-                Ok((us, to_f32(&lt_out)?))
-            });
-            match lt {
-                Ok((us, lt_got)) => {
-                    row.cublaslt_us = Some(us);
-                    row.cublaslt_max_rel_err = Some(check(&lt_got));
+            match lt_plan {
+                Ok(_) => {
+                    row.cublaslt_us = samples.last().map(|s| s.median_us);
+                    row.cublaslt_max_rel_err = Some(check(&to_f32(&lt_out)?));
                 }
                 Err(e) => {
                     row.note_also(&format!("cuBLASLt: {}", e.to_string().lines().next().unwrap_or("")));
@@ -635,6 +645,15 @@ impl Bench<'_> {
             }
             return Ok(());
         }
+
+        let ours = {
+            let mut ov = out_view(&mut out, (m, n), batch)?;
+            self.timer.time(&mut || launch_with(spec, &best, &args, ov.__out()))?
+        };
+        row.ours_us = Some(ours.median_us);
+        note_staged(row);
+        let got = to_f32(&out)?;
+        drop(out);
 
         // No vendor library: the host reference on a sample of the output.
         row.max_rel_err = Some(sampled_error(&sampled, &got, n));

@@ -76,27 +76,46 @@ impl Timer {
 
     /// Times `work`, which must queue the same work on this timer's device each call.
     pub fn time(&self, work: &mut dyn FnMut() -> Result<()>) -> Result<Sample> {
+        let mut s = self.time_together(&mut [work])?;
+        Ok(s.remove(0))
+    }
+
+    /// Times several works side by side: the warm-ups of each, then `runs` rounds, each a
+    /// flushed, timed run of every work in turn. A GPU's clock drifts as it heats up to
+    /// its power limit, so works timed one after the other are timed at different clocks;
+    /// in rounds, every work's sample spans the same stretch of time and their ratio is
+    /// the works' own.
+    pub fn time_together(&self, works: &mut [&mut dyn FnMut() -> Result<()>]) -> Result<Vec<Sample>> {
         let b = self.device.backend();
-        for _ in 0..self.warmup {
-            work()?;
-        }
-        let mut us = Vec::with_capacity(self.runs);
-        for _ in 0..self.runs {
-            if let Some(f) = &self.flush {
-                f.fill(0)?;
+        for work in works.iter_mut() {
+            for _ in 0..self.warmup {
+                work()?;
             }
-            us.push(b.time_region(work)? * 1e3);
+        }
+        let mut us = vec![Vec::with_capacity(self.runs); works.len()];
+        for _ in 0..self.runs {
+            for (work, us) in works.iter_mut().zip(&mut us) {
+                if let Some(f) = &self.flush {
+                    f.fill(0)?;
+                }
+                us.push(b.time_region(&mut **work)? * 1e3);
+            }
         }
         self.device.synchronize()?;
-        let (min_us, max_us) = us
-            .iter()
-            .fold((f64::INFINITY, 0f64), |(lo, hi), &t| (lo.min(t), hi.max(t)));
-        Ok(Sample {
-            median_us: crate::measure::median(&mut us),
-            min_us,
-            max_us,
-            runs: self.runs,
-        })
+        Ok(us
+            .into_iter()
+            .map(|mut us| {
+                let (min_us, max_us) = us
+                    .iter()
+                    .fold((f64::INFINITY, 0f64), |(lo, hi), &t| (lo.min(t), hi.max(t)));
+                Sample {
+                    median_us: crate::measure::median(&mut us),
+                    min_us,
+                    max_us,
+                    runs: self.runs,
+                }
+            })
+            .collect())
     }
 }
 
@@ -176,6 +195,28 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn works_timed_together_take_turns() {
+        let t = Timer::new(&Device::host(), 0, 1, MIN_RUNS).unwrap();
+        let order = std::cell::RefCell::new(Vec::new());
+        let mut a = || {
+            order.borrow_mut().push('a');
+            std::thread::sleep(std::time::Duration::from_micros(300));
+            Ok(())
+        };
+        let mut b = || {
+            order.borrow_mut().push('b');
+            Ok(())
+        };
+        let s = t.time_together(&mut [&mut a, &mut b]).unwrap();
+        // Each one's warm-up, then one timed run of each per round.
+        let want: String = "ab".chars().chain("ab".repeat(MIN_RUNS).chars()).collect();
+        assert_eq!(order.borrow().iter().collect::<String>(), want);
+        assert_eq!(s.len(), 2);
+        assert!(s[0].min_us >= 300.0 && s[1].median_us < s[0].median_us, "{s:?}");
+        assert!(s.iter().all(|s| s.runs == MIN_RUNS));
     }
 
     #[test]
