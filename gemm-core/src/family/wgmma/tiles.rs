@@ -16,6 +16,12 @@ const BLOCK_N: [u32; 6] = [64, 128, 192, 256, 176, 240];
 /// work each, and in 128×176 tiles 1008, 7.6 waves of 31% less. A wgmma N only has to
 /// be a multiple of 8 (the epilogue's 16-column groups make it 16); the epilogue
 /// stores the last partial 64-column chunk two elements at a time.
+///
+/// Measured on the H200 (bench/results/h200-2026-12-02k..m): not the 6% the wave count
+/// promised. At 2048×11008×4096 f16 128×240 took 278–280 µs against 271–272 for the
+/// 128×256 tile in the same tunes; the chip runs that shape at its power limit, where
+/// a partly idle last wave costs less than its share of the time. They won the bf16
+/// bias+GELU rows of the M = 2048 LLM shapes, by 1–3% in the tuner's final round.
 pub const WAVE_FIT_BN: [u32; 2] = [176, 240];
 
 /// The k-tile depths the planner tries on a `bm × bn` tile: one swizzle row (a 128-byte
