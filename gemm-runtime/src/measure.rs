@@ -115,10 +115,28 @@ pub(crate) fn measure(
     Ok(Measured::Median(Timed::of(&mut times)))
 }
 
-/// Times `kernels` together: `rounds` rounds, each a flushed, device-timed run of every
-/// kernel in turn (the tuner's final round). A device whose clock drifts during a tune
-/// (a GPU heating up to its power limit) then slows every kernel's sample alike, where
-/// timing them one after the other would favour whichever ran first.
+/// Runs `rounds` rounds of `works`, each a flushed run of every work in turn, and returns
+/// each work's times (what it returned for each run). Timing works in rounds rather than
+/// one after the other means a device whose clock drifts (a GPU heating up to its power
+/// limit) slows every work's sample alike: the tuner's final round and the bench's rows.
+pub(crate) fn in_rounds(
+    works: &mut [&mut dyn FnMut() -> Result<f64>],
+    flush: Option<&RawBuffer>,
+    rounds: usize,
+) -> Result<Vec<Vec<f64>>> {
+    let mut times = vec![Vec::with_capacity(rounds); works.len()];
+    for _ in 0..rounds.max(1) {
+        for (work, t) in works.iter_mut().zip(&mut times) {
+            if let Some(f) = flush {
+                f.fill(0)?;
+            }
+            t.push(work()?);
+        }
+    }
+    Ok(times)
+}
+
+/// Times `kernels` together ([`in_rounds`]), device-timed: the tuner's final round.
 pub(crate) fn interleaved(
     dev: &Device,
     kernels: &[(&(dyn Any + Send + Sync), LaunchDims, Vec<KernelArg<'_>>)],
@@ -126,15 +144,13 @@ pub(crate) fn interleaved(
     rounds: usize,
 ) -> Result<Vec<Timed>> {
     let b = dev.backend();
-    let mut times = vec![Vec::with_capacity(rounds); kernels.len()];
-    for _ in 0..rounds.max(1) {
-        for ((kernel, dims, args), t) in kernels.iter().zip(&mut times) {
-            if let Some(f) = flush {
-                f.fill(0)?;
-            }
-            t.push(b.time_launch(*kernel, *dims, args)?);
-        }
-    }
+    let mut runs: Vec<_> = kernels
+        .iter()
+        .map(|(kernel, dims, args)| move || b.time_launch(*kernel, *dims, args))
+        .collect();
+    let mut works: Vec<&mut dyn FnMut() -> Result<f64>> =
+        runs.iter_mut().map(|r| r as &mut dyn FnMut() -> Result<f64>).collect();
+    let mut times = in_rounds(&mut works, flush, rounds)?;
     Ok(times.iter_mut().map(|t| Timed::of(t)).collect())
 }
 

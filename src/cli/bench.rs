@@ -615,7 +615,11 @@ impl Bench<'_> {
             row.ours_us = Some(samples[0].median_us);
             note_staged(row);
             row.cublas_gemm_us = Some(samples[1].median_us);
-            row.cublas_us = Some(if bias_on { samples[2].median_us } else { samples[1].median_us });
+            row.cublas_us = Some(if bias_on {
+                samples[2].median_us
+            } else {
+                samples[1].median_us
+            });
             let got = to_f32(&out)?;
             drop(out);
             // The last timed run's result: the GEMM (and epilogue).

@@ -92,15 +92,13 @@ impl Timer {
                 work()?;
             }
         }
-        let mut us = vec![Vec::with_capacity(self.runs); works.len()];
-        for _ in 0..self.runs {
-            for (work, us) in works.iter_mut().zip(&mut us) {
-                if let Some(f) = &self.flush {
-                    f.fill(0)?;
-                }
-                us.push(b.time_region(&mut **work)? * 1e3);
-            }
-        }
+        let mut timed: Vec<_> = works
+            .iter_mut()
+            .map(|work| move || Ok(b.time_region(&mut **work)? * 1e3))
+            .collect();
+        let mut timed: Vec<&mut dyn FnMut() -> Result<f64>> =
+            timed.iter_mut().map(|t| t as &mut dyn FnMut() -> Result<f64>).collect();
+        let us = crate::measure::in_rounds(&mut timed, self.flush.as_ref(), self.runs)?;
         self.device.synchronize()?;
         Ok(us
             .into_iter()
