@@ -8,7 +8,7 @@
 //!
 //! then a short verdict with the numbers behind it.
 
-use super::bench::{sampled_error, sampled_reference};
+use super::check::{sampled_error, sampled_reference};
 use super::operands::Inputs;
 use super::{open_device, CliResult, Dtype, Epilogue, KernelEntry, ProblemArgs};
 use crossgemm::bench::{copy_bytes_for, copy_gbps, time_config, Timer, Variant};

@@ -4,6 +4,7 @@
 
 mod bench;
 mod cache;
+mod check;
 mod devices;
 mod diagnose;
 mod operands;
