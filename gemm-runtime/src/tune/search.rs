@@ -584,9 +584,8 @@ impl<'s> Search<'s> {
     /// limit), so a first-pass median says as much about when a config ran as about the
     /// config. The winner is then one of the finalists: the others were more than the
     /// round's band behind in the first pass, and their first-pass medians were taken at
-    /// another clock. A failure here keeps the first-pass timings (and every candidate
-    /// in the running), except one that is not a candidate's (the device), which aborts
-    /// like any other.
+    /// another clock. A failure here aborts the tune like a device error: nothing is
+    /// stored, and the error is the tune's.
     fn final_round(&mut self, cands: &[TileConfig], tk: &TargetKernel, report: &mut TuneReport) {
         if self.aborted.is_some() {
             return;
@@ -612,12 +611,9 @@ impl<'s> Search<'s> {
                 }
                 self.finalists = finalists;
             }
-            Ok(Err(e)) => {
-                if crate::env::log() {
-                    eprintln!("crossgemm: the tuner's final round failed ({e}); the first-pass timings stand");
-                }
-            }
-            Err(e) => self.aborted = Some(e),
+            // Every finalist ran, passed and was timed moments ago: a failure now is the
+            // device's, not a config's.
+            Ok(Err(e)) | Err(e) => self.aborted = Some(e),
         }
     }
 
