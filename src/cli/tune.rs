@@ -293,6 +293,16 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
                 t.skipped.len(),
                 if t.budget_spent { " (time budget spent)" } else { "" }
             );
+            if !t.final_round.is_empty() {
+                println!(
+                    "  final round (timed together, one run each in turn): {}",
+                    t.final_round
+                        .iter()
+                        .map(|f| format!("{} {:.1} us", f.config, f.ms * 1e3))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
             if t.tied.len() > 1 {
                 println!(
                     "  {} tied within noise; the planner's first won: {}",
