@@ -11,7 +11,9 @@
 use super::check::{sampled_error, sampled_reference};
 use super::operands::Inputs;
 use super::{open_device, CliResult, Dtype, Epilogue, KernelEntry, ProblemArgs};
-use crossgemm::bench::{copy_bytes_for, copy_gbps, time_config, Timer, Variant};
+use crossgemm::bench::{
+    copy_bytes_for, copy_gbps, prepare_config, run_prepared, time_prepared, Prepared, Timer, Variant,
+};
 use crossgemm::reference::Sampled;
 use crossgemm::tune::tune_with;
 use crossgemm::untyped::launch_with;
@@ -345,40 +347,54 @@ fn diagnose<T: Element>(
         return Ok(d);
     }
 
-    // 2. The variants, as shares of the full kernel and of the roofs.
-    let mut probe = |what: &str, cfg: &TileConfig, v: Variant, check: bool| -> Probe {
-        let first_line = |e: GemmError| e.to_string().lines().next().unwrap_or("").to_string();
-        // A neighbour that is fast but wrong must not look like a better config: its
-        // output is judged on its own (NaN-filled before it runs).
-        let (run, err) = if check {
-            match checked(&mut out, &reference, |o| {
-                time_config(spec, &args, o.__out(), cfg, v, &timer)
-            }) {
-                Ok((r, e)) => (Ok(r), Some(e)),
-                Err(e) => (Err(e), None),
+    // 2-4. The variants (as shares of the full kernel and of the roofs), the stage/warp
+    //      neighbours and the launch orders: each compiled and, where it computes the
+    //      GEMM, checked on its own; then all timed in the same rounds, so that their
+    //      shares of each other do not carry the clock's drift between them.
+    let first_line = |e: GemmError| e.to_string().lines().next().unwrap_or("").to_string();
+    let mut probes: Vec<(usize, String, TileConfig, Variant)> = Variant::ALL
+        .iter()
+        .map(|&v| (0, v.name().to_string(), winner, v))
+        .collect();
+    probes.extend(
+        neighbours(&winner)
+            .into_iter()
+            .map(|(what, c)| (1, what, c, Variant::Full)),
+    );
+    probes.extend(orders(&winner).into_iter().map(|(what, c)| (2, what, c, Variant::Full)));
+    let mut ready: Vec<Result<Prepared, String>> = Vec::new();
+    for (_, _, cfg, v) in &probes {
+        let p = prepare_config(spec, &args, out.__out(), cfg, *v).map_err(first_line);
+        // A neighbour that is fast but wrong must not look like a better config: the
+        // output of each one that computes the GEMM is judged on its own (NaN-filled
+        // before it runs).
+        let p = match p {
+            Ok(p) if *v == Variant::Full => {
+                match checked(&mut out, &reference, |o| run_prepared(spec, &args, o.__out(), &p)) {
+                    Ok(((), e)) if e > ERR_LIMIT => Err(format!("wrong result (max rel err {e:.2e})")),
+                    Ok(_) => Ok(p),
+                    Err(e) => Err(first_line(e)),
+                }
             }
-        } else {
-            (time_config(spec, &args, out.__out(), cfg, v, &timer), None)
+            other => other,
         };
-        let occ = run
+        ready.push(p);
+    }
+    let timed: Vec<&Prepared> = ready.iter().filter_map(|p| p.as_ref().ok()).collect();
+    let mut runs = time_prepared(spec, &args, out.__out(), &timed, &timer)?.into_iter();
+    for ((group, what, cfg, _), p) in probes.into_iter().zip(ready) {
+        let occ = p
             .as_ref()
             .ok()
-            .and_then(|r| occupancy(r.threads, r.smem_bytes, r.registers.map(|x| x.0), tk.spec()));
-        let mut us = run.map(|r| r.sample.median_us).map_err(first_line);
-        if let Some(e) = err.filter(|e| *e > ERR_LIMIT) {
-            if us.is_ok() {
-                us = Err(format!("wrong result (max rel err {e:.2e})"));
-            }
-        }
-        Probe {
-            what: what.to_string(),
+            .and_then(|p| occupancy(p.threads(), p.smem_bytes(), p.registers().map(|x| x.0), tk.spec()));
+        let us = p.map(|_| runs.next().expect("a timing for every prepared probe").sample.median_us);
+        let probe = Probe {
+            what,
             config: cfg.to_string(),
             us,
             occupancy: occ,
-        }
-    };
-    for v in Variant::ALL {
-        d.variants.push(probe(v.name(), &winner, v, v == Variant::Full));
+        };
+        [&mut d.variants, &mut d.neighbours, &mut d.orders][group].push(probe);
     }
     let full = match &d.variants[0].us {
         Ok(us) => *us,
@@ -407,13 +423,6 @@ fn diagnose<T: Element>(
         ..Timings::default()
     };
 
-    // 3 and 4. Neighbours and launch orders, each checked against the reference.
-    for (what, cfg) in neighbours(&winner) {
-        d.neighbours.push(probe(&what, &cfg, Variant::Full, true));
-    }
-    for (what, cfg) in orders(&winner) {
-        d.orders.push(probe(&what, &cfg, Variant::Full, true));
-    }
     let fastest = |ps: &[Probe]| {
         ps.iter()
             .filter_map(|p| p.us.as_ref().ok().map(|&us| (p.what.clone(), us)))

@@ -1,13 +1,18 @@
-//! One kernel, one config, one codegen variant, timed on the call's operands: what
-//! `crossgemm diagnose` compares the tuned winner with (its load-only, no-epilogue and
-//! compute-only variants, its stage/warp neighbours, other launch orders).
+//! One kernel, one config, one codegen variant, on the call's operands: what `crossgemm
+//! diagnose` compares the tuned winner with (its load-only, no-epilogue and compute-only
+//! variants, its stage/warp neighbours, other launch orders). Each is compiled and run
+//! on its own ([`prepare_config`], [`run_prepared`]) and then timed with the others in the
+//! same rounds ([`time_prepared`]), so that their shares of each other do not carry the
+//! clock's drift between them.
 
 use super::{Sample, Timer};
 use crate::call::{Arg, Call, OutArg};
 use crate::error::Result;
 use crate::spec::KernelSpec;
 use gemm_core::codegen::Variant;
-use gemm_core::TileConfig;
+use gemm_core::{LaunchDims, TileConfig};
+use std::any::Any;
+use std::sync::Arc;
 
 /// One timed config: its time, and the resources that decide how many of its blocks
 /// fit on a multiprocessor at once.
@@ -23,18 +28,41 @@ pub struct ConfigRun {
     pub registers: Option<(u32, u32)>,
 }
 
+/// A config compiled at one codegen variant for a call's device and shape
+/// ([`prepare_config`]): ready to run into that call's output and to be timed.
+#[derive(Clone)]
+pub struct Prepared {
+    config: TileConfig,
+    kernel: Arc<dyn Any + Send + Sync>,
+    dims: LaunchDims,
+}
+
+impl Prepared {
+    /// Threads per block.
+    pub fn threads(&self) -> u32 {
+        self.dims.block.iter().product()
+    }
+    /// Dynamic shared memory per block, bytes.
+    pub fn smem_bytes(&self) -> u32 {
+        self.dims.smem_bytes
+    }
+    /// Registers per thread and spilled bytes, as the compiler reported them (CUDA).
+    pub fn registers(&self) -> Option<(u32, u32)> {
+        crate::device::kernel_registers(&*self.kernel)
+    }
+}
+
 /// Compiles `spec`'s kernel for the output's device with `config` and codegen `variant`
-/// (see [`Variant`]: only `Full` computes the declared GEMM) and times it with `timer`,
-/// writing into `out`. The compile goes through the compiled-kernel caches but not the
-/// tuning cache: nothing here changes what launches use.
-pub fn time_config(
+/// (see [`Variant`]: only `Full` computes the declared GEMM), for the call of `args`
+/// into `out`. The compile goes through the compiled-kernel caches but not the tuning
+/// cache: nothing here changes what launches use.
+pub fn prepare_config(
     spec: &'static KernelSpec,
     args: &[Arg<'_>],
     out: OutArg<'_>,
     config: &TileConfig,
     variant: Variant,
-    timer: &Timer,
-) -> Result<ConfigRun> {
+) -> Result<Prepared> {
     let call = Call::new(spec, args, out)?;
     let dev = call.device();
     let ir = spec.ir();
@@ -53,13 +81,63 @@ pub fn time_config(
             &config.compile_needs(),
         )?,
     };
-    let dims = config.launch(ir, call.problem, call.machine());
-    let kargs = call.kernel_args(config, out.buf);
-    let sample = timer.time(&mut || dev.backend().launch(&*kernel, dims, &kargs))?;
-    Ok(ConfigRun {
-        sample,
-        threads: dims.block.iter().product(),
-        smem_bytes: dims.smem_bytes,
-        registers: crate::device::kernel_registers(&*kernel),
+    Ok(Prepared {
+        config: *config,
+        kernel,
+        dims: config.launch(ir, call.problem, call.machine()),
     })
+}
+
+/// Runs `p` once into `out` (the call it was prepared for) and waits for it.
+pub fn run_prepared(spec: &'static KernelSpec, args: &[Arg<'_>], out: OutArg<'_>, p: &Prepared) -> Result<()> {
+    let call = Call::new(spec, args, out)?;
+    let dev = call.device();
+    dev.backend()
+        .launch(&*p.kernel, p.dims, &call.kernel_args(&p.config, out.buf))?;
+    dev.synchronize()
+}
+
+/// Times `prepared` (of the call of `args` into `out`) with `timer`, all in the same
+/// rounds ([`Timer::time_together`]), in their order.
+pub fn time_prepared(
+    spec: &'static KernelSpec,
+    args: &[Arg<'_>],
+    out: OutArg<'_>,
+    prepared: &[&Prepared],
+    timer: &Timer,
+) -> Result<Vec<ConfigRun>> {
+    let call = Call::new(spec, args, out)?;
+    let b = call.device().backend();
+    let kargs: Vec<_> = prepared.iter().map(|p| call.kernel_args(&p.config, out.buf)).collect();
+    let mut runs: Vec<_> = prepared
+        .iter()
+        .zip(&kargs)
+        .map(|(p, a)| move || b.launch(&*p.kernel, p.dims, a))
+        .collect();
+    let mut works: Vec<&mut dyn FnMut() -> Result<()>> =
+        runs.iter_mut().map(|r| r as &mut dyn FnMut() -> Result<()>).collect();
+    let samples = timer.time_together(&mut works)?;
+    Ok(prepared
+        .iter()
+        .zip(samples)
+        .map(|(p, sample)| ConfigRun {
+            sample,
+            threads: p.threads(),
+            smem_bytes: p.smem_bytes(),
+            registers: p.registers(),
+        })
+        .collect())
+}
+
+/// [`prepare_config`], then the config timed alone with `timer`.
+pub fn time_config(
+    spec: &'static KernelSpec,
+    args: &[Arg<'_>],
+    out: OutArg<'_>,
+    config: &TileConfig,
+    variant: Variant,
+    timer: &Timer,
+) -> Result<ConfigRun> {
+    let p = prepare_config(spec, args, out, config, variant)?;
+    Ok(time_prepared(spec, args, out, &[&p], timer)?.remove(0))
 }
