@@ -117,10 +117,11 @@ enum Command {
     Bench(Box<bench::BenchArgs>),
     /// Why a tuned kernel takes the time it does, for one shape.
     ///
-    /// Checks the winner against the host reference, times it beside its load-only,
-    /// no-epilogue and compute-only variants and against the memory and compute roofs,
-    /// then its stage/warp neighbours and other launch orders (GROUP_M), and prints a
-    /// verdict: memory-bound, compute-bound, pipeline-bound or raster-bound.
+    /// Checks the winner against the host reference, then times it beside its load-only,
+    /// no-epilogue and compute-only variants, its stage/warp neighbours and other launch
+    /// orders (GROUP_M), all in the same rounds (each neighbour checked first), compares it
+    /// with the memory and compute roofs, and prints a verdict: memory-bound,
+    /// compute-bound, pipeline-bound or raster-bound.
     Diagnose(diagnose::DiagnoseArgs),
     /// Inspect, clear, export and import the tuning cache.
     Cache {
