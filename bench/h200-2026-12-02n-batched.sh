@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# NOT RUN in session k: no device was lent after batch m (ready for the next session).
 # Session k, batch n (binaries of `scripts/dev-build.sh .dev/m`, the commit in COMMIT; the
 # commits after it change docs and records only): issue 13's batched rows with the sides
 # timed in the same rounds (ours, cublasGemmStridedBatchedEx, it + the epilogue kernel,
