@@ -103,6 +103,9 @@ pub struct Inject {
     /// launch the driver refuses would (a record from another driver, a device that
     /// lost a resource): what no config that passes every check does on PoCL.
     pub launch_failure: usize,
+    /// The final round's band instead of 10 % of the fastest: a test's way to send every
+    /// timed candidate (up to 4) to the final round, whatever the device's noise.
+    pub final_band: Option<f64>,
 }
 
 impl Inject {

@@ -23,15 +23,16 @@ pub(crate) const FINALISTS: usize = 4;
 pub(crate) const FINAL_BAND: f64 = 0.10;
 
 /// The candidates of the final round: the up to [`FINALISTS`] fastest of `entries`
-/// whose medians lie within [`FINAL_BAND`] of the fastest, fastest first; none when
-/// fewer than two qualify (one candidate has nothing to be compared with).
-pub(crate) fn finalists(entries: &[Entry]) -> Vec<usize> {
+/// whose medians lie within `band` ([`FINAL_BAND`] but in tests) of the fastest, fastest
+/// first; none when fewer than two qualify (one candidate has nothing to be compared
+/// with).
+pub(crate) fn finalists(entries: &[Entry], band: f64) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..entries.len()).collect();
     idx.sort_by(|&a, &b| entries[a].timed.ms.total_cmp(&entries[b].timed.ms));
     let Some(&first) = idx.first() else {
         return Vec::new();
     };
-    let limit = entries[first].timed.ms * (1.0 + FINAL_BAND);
+    let limit = entries[first].timed.ms * (1.0 + band);
     idx.retain(|&i| entries[i].timed.ms <= limit);
     idx.truncate(FINALISTS);
     if idx.len() < 2 {
@@ -147,11 +148,14 @@ mod tests {
             entry(4, 5, 1.08, 0.0),
         ];
         // Fastest first; 1.30 is out of the band, and only FINALISTS of the five in it go.
-        assert_eq!(finalists(&e), vec![2, 4, 1, 5]);
+        assert_eq!(finalists(&e, FINAL_BAND), vec![2, 4, 1, 5]);
         // Nothing within the band of the fastest: no final round.
-        assert!(finalists(&[entry(16, 0, 1.0, 0.0), entry(32, 1, 1.2, 0.0)]).is_empty());
-        assert!(finalists(&[entry(16, 0, 1.0, 0.0)]).is_empty());
-        assert!(finalists(&[]).is_empty());
+        assert!(finalists(&[entry(16, 0, 1.0, 0.0), entry(32, 1, 1.2, 0.0)], FINAL_BAND).is_empty());
+        assert!(finalists(&[entry(16, 0, 1.0, 0.0)], FINAL_BAND).is_empty());
+        assert!(finalists(&[], FINAL_BAND).is_empty());
+        // A wider band lets more in, still FINALISTS at most.
+        assert_eq!(finalists(&e, f64::INFINITY), vec![2, 4, 1, 5]);
+        assert_eq!(finalists(&e[..2], f64::INFINITY), vec![1, 0]);
     }
 
     #[test]

@@ -590,7 +590,8 @@ impl<'s> Search<'s> {
         if self.aborted.is_some() {
             return;
         }
-        let finalists = pick::finalists(&self.entries(cands, tk));
+        let band = self.opts.inject.final_band.unwrap_or(pick::FINAL_BAND);
+        let finalists = pick::finalists(&self.entries(cands, tk), band);
         if finalists.is_empty() {
             return;
         }
