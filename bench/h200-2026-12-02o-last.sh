@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# NOT RUN in session k: no device was lent after batch m (ready for the next session).
+# Ran at the end of session k (results/h200-2026-12-02o/).
 # Session k, last call (the CLI of the commit in .dev/o/COMMIT, built with `baseline`, no
 # `aot`): diagnose with its probes timed in the same rounds, on the GPU for the first time
 # (16x4096x4096 f16 none: batch -02g had load-only 96-101 % of the full time); then the
