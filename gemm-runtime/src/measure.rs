@@ -119,8 +119,8 @@ pub(crate) fn measure(
 /// each work's times (what it returned for each run). Timing works in rounds rather than
 /// one after the other means a device whose clock drifts (a GPU heating up to its power
 /// limit) slows every work's sample alike: the tuner's final round and the bench's rows.
-pub(crate) fn in_rounds(
-    works: &mut [&mut dyn FnMut() -> Result<f64>],
+pub(crate) fn in_rounds<W: FnMut() -> Result<f64>>(
+    works: &mut [W],
     flush: Option<&RawBuffer>,
     rounds: usize,
 ) -> Result<Vec<Vec<f64>>> {
@@ -148,9 +148,7 @@ pub(crate) fn interleaved(
         .iter()
         .map(|(kernel, dims, args)| move || b.time_launch(*kernel, *dims, args))
         .collect();
-    let mut works: Vec<&mut dyn FnMut() -> Result<f64>> =
-        runs.iter_mut().map(|r| r as &mut dyn FnMut() -> Result<f64>).collect();
-    let mut times = in_rounds(&mut works, flush, rounds)?;
+    let mut times = in_rounds(&mut runs, flush, rounds)?;
     Ok(times.iter_mut().map(|t| Timed::of(t)).collect())
 }
 

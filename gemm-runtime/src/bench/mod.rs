@@ -96,8 +96,6 @@ impl Timer {
             .iter_mut()
             .map(|work| move || Ok(b.time_region(&mut **work)? * 1e3))
             .collect();
-        let mut timed: Vec<&mut dyn FnMut() -> Result<f64>> =
-            timed.iter_mut().map(|t| t as &mut dyn FnMut() -> Result<f64>).collect();
         let us = crate::measure::in_rounds(&mut timed, self.flush.as_ref(), self.runs)?;
         self.device.synchronize()?;
         Ok(us

@@ -356,11 +356,9 @@ struct Search<'s> {
     flush: Option<RawBuffer>,
     /// The device's type, which sets how many runs a timing takes.
     device_type: DeviceType,
-    /// Verified and timed: (candidate, kernel, timing).
+    /// Verified and timed: (candidate, kernel, timing); after a final round, the
+    /// finalists only.
     passed: Vec<(usize, Compiled, Timed)>,
-    /// The entries of `passed` that the final round timed again, if it ran: the winner
-    /// is one of them.
-    finalists: Vec<usize>,
     new_failures: Vec<FailedConfig>,
     aborted: Option<GemmError>,
 }
@@ -386,7 +384,6 @@ impl<'s> Search<'s> {
             flush,
             device_type: dev.info().device_type,
             passed: Vec::new(),
-            finalists: Vec::new(),
             new_failures: Vec::new(),
             aborted: None,
         })
@@ -610,7 +607,8 @@ impl<'s> Search<'s> {
                         ms: t.ms,
                     });
                 }
-                self.finalists = finalists;
+                let chosen: Vec<usize> = finalists.iter().map(|&f| self.passed[f].0).collect();
+                self.passed.retain(|p| chosen.contains(&p.0));
             }
             // Every finalist ran, passed and was timed moments ago: a failure now is the
             // device's, not a config's.
@@ -618,16 +616,9 @@ impl<'s> Search<'s> {
         }
     }
 
-    /// The winner among what passed ([`pick`]: ties by the plan's order), or among the
-    /// finalists when the final round ran.
-    fn finish(mut self, cands: &[TileConfig], tk: &TargetKernel) -> Tried {
-        if !self.finalists.is_empty() {
-            let mut i = 0;
-            self.passed.retain(|_| {
-                i += 1;
-                self.finalists.contains(&(i - 1))
-            });
-        }
+    /// The winner among what passed ([`pick`]: ties by the plan's order), which after a
+    /// final round is the finalists.
+    fn finish(self, cands: &[TileConfig], tk: &TargetKernel) -> Tried {
         let entries = self.entries(cands, tk);
         let picked = pick::pick(&entries);
         let mut passed = self.passed;
