@@ -550,30 +550,38 @@ impl Bench<'_> {
             };
             let (lx, lw) = inp.batched().map_or((x, w), |(xb, wb, _)| (xb, wb));
             let bias = bias_on.then_some(b);
-            let lt_plan = cb.lt_plan::<T>(m, n, k, batch, be, compute);
+            // An output for each side that runs: cuBLAS with its epilogue kernel on epilogue
+            // rows only, cuBLASLt where it has a plan (with that plan).
             let mut gemm_out = poisoned::<T>(&self.dev, batch * m, n)?;
-            let mut epi_out = poisoned::<T>(&self.dev, batch * m, n)?;
-            let mut lt_out = poisoned::<T>(&self.dev, batch * m, n)?;
+            let mut epi_out = bias_on.then(|| poisoned::<T>(&self.dev, batch * m, n)).transpose()?;
+            let (mut lt, lt_err) = match cb.lt_plan::<T>(m, n, k, batch, be, compute) {
+                Ok(plan) => (Some((plan, poisoned::<T>(&self.dev, batch * m, n)?)), None),
+                Err(e) => (None, Some(e)),
+            };
+            let has_lt = lt.is_some();
             // Every side timed in the same rounds (`time_together`): one run of each in
             // turn, so that the ratios do not carry the clock's drift over the row.
             let samples = {
                 let mut ov = out_view(&mut out, (m, n), batch)?;
                 let mut ours = || launch_with(spec, &best, &args, ov.__out());
                 let mut gemm = || run(&mut gemm_out);
-                let mut gemm_epi = || {
-                    run(&mut epi_out)?;
-                    cb.bias_act(&mut epi_out, b, be)
+                let mut gemm_epi = || match epi_out.as_mut() {
+                    Some(o) => {
+                        run(o)?;
+                        cb.bias_act(o, b, be)
+                    }
+                    None => Ok(()),
                 };
-                let mut lt = || match &lt_plan {
-                    Ok(plan) => cb.lt_matmul(plan, lx, lw, bias, &mut lt_out),
-                    Err(_) => Ok(()),
+                let mut lt_run = || match lt.as_mut() {
+                    Some((plan, o)) => cb.lt_matmul(plan, lx, lw, bias, o),
+                    None => Ok(()),
                 };
                 let mut works: Vec<&mut dyn FnMut() -> Result<(), GemmError>> = vec![&mut ours, &mut gemm];
                 if bias_on {
                     works.push(&mut gemm_epi);
                 }
-                if lt_plan.is_ok() {
-                    works.push(&mut lt);
+                if has_lt {
+                    works.push(&mut lt_run);
                 }
                 self.timer.time_together(&mut works)?
             };
@@ -588,7 +596,7 @@ impl Bench<'_> {
             let got = to_f32(&out)?;
             drop(out);
             // The last timed run's result: the GEMM (and epilogue).
-            let want = to_f32(if bias_on { &epi_out } else { &gemm_out })?;
+            let want = to_f32(epi_out.as_ref().unwrap_or(&gemm_out))?;
             drop((gemm_out, epi_out));
             let cublas_err = sampled_error(&sampled, &want, n);
             row.cublas_max_rel_err = Some(cublas_err);
@@ -603,14 +611,12 @@ impl Bench<'_> {
             };
             row.max_rel_err = Some(check(&got));
             row.err_vs = if trusted { "cublas" } else { "reference" }.into();
-            match lt_plan {
-                Ok(_) => {
-                    row.cublaslt_us = samples.last().map(|s| s.median_us);
-                    row.cublaslt_max_rel_err = Some(check(&to_f32(&lt_out)?));
-                }
-                Err(e) => {
-                    row.note_also(&format!("cuBLASLt: {}", e.to_string().lines().next().unwrap_or("")));
-                }
+            if let Some((_, lt_out)) = &lt {
+                row.cublaslt_us = samples.last().map(|s| s.median_us);
+                row.cublaslt_max_rel_err = Some(check(&to_f32(lt_out)?));
+            }
+            if let Some(e) = lt_err {
+                row.note_also(&format!("cuBLASLt: {}", e.to_string().lines().next().unwrap_or("")));
             }
             return Ok(());
         }
