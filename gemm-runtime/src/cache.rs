@@ -80,8 +80,8 @@ pub(crate) struct Winner {
     pub(crate) shape: [usize; 3],
     /// How many candidates were timed.
     pub(crate) candidates: usize,
-    /// Every timed candidate's median (µs), for records and `cache merge`; absent in
-    /// files of older writers.
+    /// Every timed candidate's median (µs), the final round's for its finalists, for
+    /// records and `cache merge`; absent in files of older writers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) timings: Vec<ConfigTime>,
 }

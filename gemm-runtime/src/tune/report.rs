@@ -67,8 +67,8 @@ pub struct TuneReport {
     /// The final round: the fastest few candidates of the first pass (up to 4, within
     /// 10% of the fastest) timed again together, one run of each in turn, so that a
     /// clock drifting during the tune slows them alike; their medians here are the ones
-    /// the winner was picked by (`timings` keeps the first pass). Empty when fewer than
-    /// two qualified, and on a cache hit.
+    /// the winner was picked by (`timings` keeps the first pass; the tuning cache stores
+    /// these for the finalists). Empty when fewer than two qualified, and on a cache hit.
     pub final_round: Vec<Timing>,
     /// The winner.
     pub best: TileConfig,

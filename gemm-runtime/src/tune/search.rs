@@ -178,12 +178,20 @@ pub(super) fn tune_locked(call: &Call<'_, '_>, tk: &TargetKernel, opts: &TuneOpt
             ms: tried.best_ms,
             shape: [m, n, k],
             candidates: report.timings.len(),
+            // Each config's best measurement: a finalist's final-round median (what the
+            // winner was picked by, and its `ms`), the first pass's for the rest, so that
+            // `cache merge` and the records decide on the same numbers as this tune.
             timings: report
                 .timings
                 .iter()
                 .map(|t| cache::ConfigTime {
                     config: t.config,
-                    us: t.ms * 1e3,
+                    us: report
+                        .final_round
+                        .iter()
+                        .find(|f| f.config == t.config)
+                        .map_or(t.ms, |f| f.ms)
+                        * 1e3,
                 })
                 .collect(),
         }
