@@ -6,7 +6,10 @@
 # and 8 loads in flight per thread over grids of 1-16 blocks an SM, L2 overwritten before
 # each run, CUDA events (the bench's clock), best configuration per size. 2. The batched
 # rows of issue 13 again, sides timed together: 64x(128x4096x128) (not run since the
-# rounds change) and 8x(2048^3), none and bias_relu.
+# rounds change) and 8x(2048^3), none and bias_relu. 3. Every planned candidate at 1000^3
+# (a tune with --max 400), to see the B-multicast (cluster 2) configs of the smaller tiles,
+# which the 48-candidate tunes never reached there (batch q: cuBLAS's kernel shares
+# operand loads over clusters of 8).
 set -u
 B=${B:-.dev/s}
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
@@ -71,4 +74,16 @@ for s in "128x4096x128 64" "2048x2048x2048 8"; do
   CROSSGEMM_IGNORE_TABLES=1 CROSSGEMM_CACHE_DIR=/tmp/cg-b timeout 90 $B/crossgemm bench --shape $1 --batch $2 $C --name b$2 > $R/b$2.log 2>&1; echo "b$2 rc=$?"
   grep -E "^\| [0-9]" $R/b$2.md | cut -d'|' -f2,4,5,6,7,9,10,17 | head -3
 done
+CROSSGEMM_IGNORE_TABLES=1 CROSSGEMM_CACHE_DIR=/tmp/cg-all timeout 150 $B/crossgemm tune --shape 1000x1000x1000 --dtype f16 --epilogue none --max 400 --json > $R/tune-all-1000.json 2> $R/tune-all-1000.log; echo "tune all 1000 rc=$?"
+python3 - $R/tune-all-1000.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = sorted(d["timings"], key=lambda t: t["us"])
+print("  timed", len(t))
+for x in t[:12]:
+    print("  %.2f %s" % (x["us"], x["config"]))
+print("  cluster 2:")
+for x in [x for x in t if "cluster 2" in x["config"]][:10]:
+    print("  %.2f %s" % (x["us"], x["config"]))
+PY
 cd $OUT && tar czf s.tgz s && rm -rf s
