@@ -164,7 +164,7 @@ macro_rules! check_all_configs {
             let mut r = rng($seed);
             let dtype = <$ta as crossgemm::Element>::DTYPE;
             let configs = fitting_configs(&$kernel::SPEC, &dev, dtype);
-            assert!(!configs.is_empty(), "no config for {}", dev.info());
+            assert!(!configs.is_empty() || configs_narrowed(), "no config for {}", dev.info());
             for cfg in configs {
                 let (bm, bn) = cfg.block_mn();
                 let ring = cfg.resources(dtype).ring_k as usize;
@@ -316,7 +316,7 @@ fn gemv_configs_give_the_same_bits_twice() {
         let gemv = family_configs(&f16_rc::SPEC, &dev, crossgemm::FamilyId::Gemv);
         // Every OpenCL and CUDA target plans gemv for this kernel (B column-major).
         assert!(
-            !gemv.is_empty() || dev.info().kind == Backend::Host,
+            !gemv.is_empty() || dev.info().kind == Backend::Host || configs_narrowed(),
             "no gemv config planned for {}",
             dev.info()
         );
@@ -339,9 +339,8 @@ fn decode_configs_give_the_same_bits_twice() {
     for dev in devices() {
         let mut r = rng(33);
         let decode = family_configs(&f16_rc::SPEC, &dev, crossgemm::FamilyId::Decode);
-        assert_eq!(
-            decode.is_empty(),
-            dev.info().kind != Backend::Cuda,
+        assert!(
+            decode.is_empty() == (dev.info().kind != Backend::Cuda) || configs_narrowed(),
             "decode configs on {}: {}",
             dev.info(),
             decode.len()

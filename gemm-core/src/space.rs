@@ -13,8 +13,18 @@ pub const SMEM_SOFT_SHARE: f64 = 0.70;
 pub struct TuneSpace(pub BTreeMap<String, Vec<u32>>);
 
 /// Parameter names `tune(..)` accepts (every family reads the ones it has).
-pub const TUNE_KEYS: [&str; 10] = [
-    "block_m", "block_n", "block_k", "warps_m", "warps_n", "stages", "group_m", "vector", "ksplit", "streamk",
+pub const TUNE_KEYS: [&str; 11] = [
+    "block_m",
+    "block_n",
+    "block_k",
+    "warps_m",
+    "warps_n",
+    "stages",
+    "group_m",
+    "vector",
+    "ksplit",
+    "streamk",
+    "cluster_n",
 ];
 
 impl TuneSpace {

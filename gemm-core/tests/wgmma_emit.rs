@@ -41,6 +41,15 @@ fn deep(bk: u32, t: WgmmaTile) -> WgmmaTile {
     WgmmaTile { bk, ..t }
 }
 
+/// `t` in a 2x2 cluster (both operands multicast).
+fn quad(t: WgmmaTile) -> WgmmaTile {
+    WgmmaTile {
+        cluster_m: 2,
+        cluster_n: 2,
+        ..t
+    }
+}
+
 fn cfg(bm: u32, bn: u32, stages: u32, consumers: u32, cluster_m: u32) -> WgmmaTile {
     WgmmaTile {
         cluster_m,
@@ -262,6 +271,19 @@ fn host_rules_match_the_source() {
 
     let rc = plain(DType::Bf16, Layout::RowMajor, Layout::ColMajor);
     let rr = plain(DType::Bf16, Layout::RowMajor, Layout::RowMajor);
+    // A 2x2 cluster takes 2x2 tiles a work item and launches whole clusters.
+    let x4 = quad(cfg(128, 128, 6, 2, 1));
+    assert_eq!(x4.cluster(), 4);
+    assert_eq!(x4.tiles(1000, 1000), 4 * 4);
+    assert_eq!(x4.grid(1000, 1000, 1, 132), 64);
+    assert_eq!(x4.grid(4096, 4096, 1, 132), 132);
+    assert_eq!(x4.grid(1, 8, 1, 132), 4);
+    assert!(x4.validate(&rc).is_ok());
+    assert!(x4.validate(&rr).is_ok());
+    assert!(WgmmaTile { cluster_n: 3, ..x4 }.validate(&rc).unwrap_err().contains("CLUSTER_N"));
+    assert!(split(2, x4).validate(&rc).unwrap_err().contains("split-K takes no cluster along N"));
+    assert!(x4.defines().contains(&("CLUSTER_N", 2)));
+    assert!(!d.defines().iter().any(|(k, _)| *k == "CLUSTER_N"));
     assert!(d.validate(&rc).is_ok());
     assert!(cfg(128, 128, 6, 2, 1).validate(&rr).is_ok());
     assert!(cfg(128, 96, 4, 2, 1).validate(&rc).is_ok());
@@ -539,6 +561,25 @@ fn configs_compile_for_sm90a_without_spills() {
             Variant::Full,
             tma,
         ),
+        // 2x2 clusters: K-major and MN-major operands, the fused bias on edge tiles in M and
+        // N (blocks past both), tf32, a batch (rank-3 maps), one consumer and ping-pong.
+        (bias_relu(DType::F16), quad(cfg(128, 128, 6, 2, 1)), Variant::Full, Problem::new(1000, 1000, 1000)),
+        (plain(DType::F16, Layout::ColMajor, Layout::RowMajor), quad(WgmmaTile::default()), Variant::Full, tma),
+        (
+            tf32(Layout::RowMajor, Layout::ColMajor),
+            quad(WgmmaTile::for_dtype(128, 128, 6, 2, DType::F32)),
+            Variant::Full,
+            tma,
+        ),
+        (
+            plain(DType::Bf16, Layout::RowMajor, Layout::ColMajor),
+            quad(cfg(128, 64, 8, 2, 1)),
+            Variant::Full,
+            batch_of(300, 200, 64, [300 * 64, 0]),
+        ),
+        (plain(DType::F16, Layout::RowMajor, Layout::ColMajor), quad(cfg(64, 128, 8, 1, 1)), Variant::Full, tma),
+        (bias_relu(DType::F16), quad(pingpong(cfg(128, 128, 6, 2, 1))), Variant::Full, tma),
+        (plain(DType::F16, Layout::RowMajor, Layout::ColMajor), quad(cfg(128, 128, 6, 2, 1)), Variant::LoadOnly, tma),
         // Stream-K: two consumers and one, the fused bias, MN-major operands, cp.async and
         // tf32 (batches are refused: Wgmma::accepts).
         (bias_relu(DType::F16), streamk(WgmmaTile::default()), Variant::Full, tma),

@@ -272,14 +272,29 @@ pub fn ramp(len: usize, salt: usize) -> Vec<f32> {
         .collect()
 }
 
-/// The planned configs of `spec`'s target for `dev` that `keep` takes.
+/// Whether `CROSSGEMM_TEST_CONFIGS` narrows the every-config tests (which then may find
+/// no config of a kind on a device).
+pub fn configs_narrowed() -> bool {
+    std::env::var_os("CROSSGEMM_TEST_CONFIGS").is_some()
+}
+
+/// The planned configs of `spec`'s target for `dev` that `keep` takes, and whose
+/// description contains `CROSSGEMM_TEST_CONFIGS` where that is set (e.g. `cluster 2x2`:
+/// what a compute-sanitizer run of the every-config tests needs, which at every config
+/// would take too long).
 fn planned_configs(
     spec: &'static crossgemm::KernelSpec,
     dev: &Device,
     keep: impl Fn(&crossgemm::TileConfig) -> bool,
 ) -> Vec<crossgemm::TileConfig> {
     let tk = spec.target_for(dev).unwrap();
-    tk.plan().configs.iter().copied().filter(|c| keep(c)).collect()
+    let only = std::env::var("CROSSGEMM_TEST_CONFIGS").ok();
+    tk.plan()
+        .configs
+        .iter()
+        .copied()
+        .filter(|c| keep(c) && only.as_deref().is_none_or(|o| c.to_string().contains(o)))
+        .collect()
 }
 
 /// The planned configs of `spec`'s target for `dev` of kernel family `family`.

@@ -112,6 +112,11 @@ typedef unsigned short cg_ab_t;
 #ifndef CLUSTER_M
 #define CLUSTER_M 1
 #endif
+#ifndef CLUSTER_N
+#define CLUSTER_N 1
+#endif
+/* Blocks per cluster: CLUSTER_M along M (sharing B) by CLUSTER_N along N (sharing A). */
+#define CG_CLUSTER (CLUSTER_M * CLUSTER_N)
 #ifndef CG_WATCHDOG
 #define CG_WATCHDOG 0
 #endif
@@ -168,7 +173,9 @@ static_assert(CG_MI * BN / 2 <= 128, "at most 128 accumulator registers per cons
 static_assert(STAGES >= 2, "the TMA ring needs at least two stages");
 static_assert(GROUP_M >= 1, "GROUP_M must be at least 1");
 static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "CLUSTER_M must be 1 or 2");
-static_assert(!CG_CPASYNC || CLUSTER_M == 1, "the cp.async producer does not multicast: CLUSTER_M must be 1");
+static_assert(CLUSTER_N == 1 || CLUSTER_N == 2, "CLUSTER_N must be 1 or 2");
+static_assert(CLUSTER_N == 1 || KSPLIT == 1, "split-K takes no cluster along N");
+static_assert(!CG_CPASYNC || CG_CLUSTER == 1, "the cp.async producer does not multicast: CLUSTER_M and CLUSTER_N must be 1");
 static_assert(CG_CPA_A == 4 || CG_CPA_A == 8 || CG_CPA_A == 16, "CG_CPA_A is a cp.async size: 4, 8 or 16 bytes");
 static_assert(CG_CPA_B == 4 || CG_CPA_B == 8 || CG_CPA_B == 16, "CG_CPA_B is a cp.async size: 4, 8 or 16 bytes");
 static_assert(CG_SMEM_BYTES <= 232448, "the ring does not fit the 232448 bytes of shared memory of sm_90");
@@ -210,7 +217,7 @@ static __device__ __forceinline__ void cg_mbar_wait(unsigned bar, unsigned parit
 #endif
     } while (!done);
 }
-#if CLUSTER_M > 1
+#if CG_CLUSTER > 1
 static __device__ __forceinline__ unsigned cg_cluster_rank() { unsigned r; asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r)); return r; }
 static __device__ __forceinline__ unsigned cg_cluster_id() { unsigned r; asm volatile("mov.u32 %0, %%clusterid.x;\n" : "=r"(r)); return r; }
 static __device__ __forceinline__ unsigned cg_cluster_count() { unsigned r; asm volatile("mov.u32 %0, %%nclusterid.x;\n" : "=r"(r)); return r; }
@@ -228,9 +235,9 @@ static __device__ __forceinline__ void cg_mbar_wait_cluster(unsigned bar, unsign
 /* A consumer warp gives stage barrier `bar` back: to its own block, and with clusters to
    every block of the cluster (each multicasts into the others' shared memory). */
 static __device__ __forceinline__ void cg_release(unsigned bar) {
-#if CLUSTER_M > 1
+#if CG_CLUSTER > 1
 #pragma unroll
-    for (unsigned r = 0; r < CLUSTER_M; ++r)
+    for (unsigned r = 0; r < CG_CLUSTER; ++r)
         asm volatile("{\n .reg .b32 ra;\n mapa.shared::cluster.u32 ra, %0, %1;\n mbarrier.arrive.shared::cluster.b64 _, [ra];\n}\n"
                      :: "r"(bar), "r"(r) : "memory");
 #else
@@ -242,7 +249,7 @@ static __device__ __forceinline__ void cg_tma_load(unsigned dst, const CgTmaMap*
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n"
                  :: "r"(dst), "l"((unsigned long long)map), "r"(bar), "r"(c0), "r"(c1) : "memory");
 }
-#if CLUSTER_M > 1
+#if CG_CLUSTER > 1
 /* The same box into the same offsets of every block in `mask`, completing on each one's `bar`. */
 static __device__ __forceinline__ void cg_tma_load_mc(unsigned dst, const CgTmaMap* map, unsigned bar, int c0, int c1, unsigned short mask) {
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;\n"
@@ -255,7 +262,7 @@ static __device__ __forceinline__ void cg_tma_load3(unsigned dst, const CgTmaMap
     asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];\n"
                  :: "r"(dst), "l"((unsigned long long)map), "r"(bar), "r"(c0), "r"(c1), "r"(c2) : "memory");
 }
-#if CLUSTER_M > 1
+#if CG_CLUSTER > 1
 static __device__ __forceinline__ void cg_tma_load3_mc(unsigned dst, const CgTmaMap* map, unsigned bar, int c0, int c1, int c2, unsigned short mask) {
     asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%3, %4, %5}], [%2], %6;\n"
                  :: "r"(dst), "l"((unsigned long long)map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "h"(mask) : "memory");
@@ -271,8 +278,10 @@ static __device__ __forceinline__ void cg_tma_load3_mc(unsigned dst, const CgTma
 #endif
 #if CG_A_TMA3
 #define CG_TMA_A(dst, c0, c1) cg_tma_load3(dst, &a_map, full, c0, c1, (int)cg_bz)
+#define CG_TMA_A_MC(dst, c0, c1, mask) cg_tma_load3_mc(dst, &a_map, full, c0, c1, (int)cg_bz, mask)
 #else
 #define CG_TMA_A(dst, c0, c1) cg_tma_load(dst, &a_map, full, c0, c1)
+#define CG_TMA_A_MC(dst, c0, c1, mask) cg_tma_load_mc(dst, &a_map, full, c0, c1, mask)
 #endif
 #if CG_B_TMA3
 #define CG_TMA_B(dst, c0, c1) cg_tma_load3(dst, &b_map, full, c0, c1, (int)cg_bz)
@@ -489,7 +498,7 @@ static __device__ __forceinline__ void cg_st2(unsigned short* p, float v0, float
 #define CG_STREAMK 0
 #endif
 static_assert(KSPLIT >= 1 && KSPLIT <= 16, "KSPLIT must be in [1, 16]");
-static_assert(!CG_STREAMK || (KSPLIT == 1 && CLUSTER_M == 1 && !CG_PINGPONG), "stream-K takes no split-K, no cluster and the cooperative schedule");
+static_assert(!CG_STREAMK || (KSPLIT == 1 && CG_CLUSTER == 1 && !CG_PINGPONG), "stream-K takes no split-K, no cluster and the cooperative schedule");
 /* The k-tiles of split s: [CG_KT(s), CG_KT(s + 1)). */
 #define CG_KT(s) ((int)(((long long)(s) * ktiles) / KSPLIT))
 #if CG_STREAMK
@@ -607,8 +616,8 @@ static __device__ __forceinline__ bool cg_splitk_fold(float (&acc)[CG_MI][BN / 2
 #endif
 
 static_assert(!CG_PINGPONG || (CONSUMERS == 2 && KSPLIT == 1), "ping-pong takes two consumers and no split-K");
-#if CLUSTER_M > 1
-#define CG_CLUSTER_DIMS __cluster_dims__(CLUSTER_M, 1, 1)
+#if CG_CLUSTER > 1
+#define CG_CLUSTER_DIMS __cluster_dims__(CG_CLUSTER, 1, 1)
 #else
 #define CG_CLUSTER_DIMS
 #endif
@@ -622,20 +631,23 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
     const unsigned bars = sb + STAGES * B_STAGE_BYTES;
     const int wg = threadIdx.x / 128;
     const int tid = threadIdx.x % 128;
-#if CLUSTER_M > 1
-    /* Clusters of CLUSTER_M blocks along M share (multicast) the B tile. */
+#if CG_CLUSTER > 1
+    /* A cluster is CLUSTER_M x CLUSTER_N output tiles, block `rank` at (rank % CLUSTER_M,
+       rank / CLUSTER_M); the blocks of a column share (multicast) the B tile, those of a
+       row the A tile. */
     const unsigned rank = cg_cluster_rank();
     const int cluster = (int)cg_cluster_id(), clusters = (int)cg_cluster_count();
 #else
     const unsigned rank = 0;
     const int cluster = blockIdx.x, clusters = gridDim.x;
 #endif
-    (void)rank;
+    const unsigned rank_m = rank % CLUSTER_M, rank_n = rank / CLUSTER_M;
+    (void)rank; (void)rank_m; (void)rank_n;
     if (threadIdx.x == 0) {
 #pragma unroll
         for (int s = 0; s < STAGES; ++s) {
             cg_mbar_init(bars + s * 8, CG_CPASYNC ? 128 : 1);                 /* full: the producer's expect_tx, or every producer thread's cp.async */
-            cg_mbar_init(bars + (STAGES + s) * 8, 4 * CG_READERS * CLUSTER_M); /* empty: lane 0 of every consumer warp that reads the stage, in every block of the cluster */
+            cg_mbar_init(bars + (STAGES + s) * 8, 4 * CG_READERS * CG_CLUSTER); /* empty: lane 0 of every consumer warp that reads the stage, in every block of the cluster */
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
@@ -644,14 +656,15 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
         cg_tma_prefetch(&b_map);
 #endif
     }
-#if CLUSTER_M > 1
+#if CG_CLUSTER > 1
     cg_cluster_sync();
 #else
     __syncthreads();
 #endif
-    /* Tiles in units of CLUSTER_M tile rows: block `rank` of a cluster takes row
-       CLUSTER_M * tm + rank (possibly past M: it still loads its share and stores nothing). */
-    const int grid_m = (M + BM * CLUSTER_M - 1) / (BM * CLUSTER_M), grid_n = (N + BN - 1) / BN;
+    /* Tiles in units of CLUSTER_M x CLUSTER_N tiles: block `rank` of a cluster takes tile
+       row CLUSTER_M * tm + rank_m and column CLUSTER_N * tn + rank_n (possibly past M or
+       N: it still loads its share and stores nothing). */
+    const int grid_m = (M + BM * CLUSTER_M - 1) / (BM * CLUSTER_M), grid_n = (N + BN * CLUSTER_N - 1) / (BN * CLUSTER_N);
     const int tiles = grid_m * grid_n;
     const int ktiles = (K + BK - 1) / BK;
 
@@ -676,7 +689,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
                 const int tile = (item - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = item - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
                 int tm, tn;
                 cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
-                const int m0 = (tm * CLUSTER_M + (int)rank) * BM, n0 = tn * BN;
+                const int m0 = (tm * CLUSTER_M + (int)rank_m) * BM, n0 = (tn * CLUSTER_N + (int)rank_n) * BN;
                 (void)m0; (void)n0; (void)split;
 #if CG_STREAMK
                 for (int kt = kt_lo; kt < kt_hi; ++kt) {
@@ -706,6 +719,20 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
                 asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" :: "r"(full) : "memory");
 #else
                 cg_mbar_expect_tx(full, CG_STAGE_BYTES);
+#if CLUSTER_N > 1
+                /* The first block of each row of the cluster fetches the row's shared A tile
+                   for the blocks of that row (ranks rank_m + CLUSTER_M * j). */
+                if (rank_n == 0) {
+                    const unsigned short row = (unsigned short)(((1u << CG_CLUSTER) - 1) / ((1u << CLUSTER_M) - 1) << rank_m);
+#if CG_A_KMAJOR
+#pragma unroll
+                    for (int j = 0; j < CG_KSUB; ++j) CG_TMA_A_MC(a_s + j * (BM * 128), k0 + j * CG_KROW, m0, row);
+#else
+#pragma unroll
+                    for (int c = 0; c < BM / 64; ++c) CG_TMA_A_MC(a_s + c * 8192, m0 + c * 64, k0, row);
+#endif
+                }
+#else
 #if CG_A_KMAJOR
 #pragma unroll
                 for (int j = 0; j < CG_KSUB; ++j) CG_TMA_A(a_s + j * (BM * 128), k0 + j * CG_KROW, m0);
@@ -713,17 +740,20 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
 #pragma unroll
                 for (int c = 0; c < BM / 64; ++c) CG_TMA_A(a_s + c * 8192, m0 + c * 64, k0);
 #endif
+#endif
 #if CLUSTER_M > 1
-                /* Block 0 of the cluster fetches the shared B tile for all of them. */
-                if (rank == 0) {
+                /* The first block of each column of the cluster fetches the column's shared B
+                   tile for the blocks of that column (ranks CLUSTER_M * rank_n + i). */
+                if (rank_m == 0) {
+                    const unsigned short col = (unsigned short)(((1u << CLUSTER_M) - 1) << (CLUSTER_M * rank_n));
 #if CG_B_KMAJOR
 #pragma unroll
                     for (int j = 0; j < CG_KSUB; ++j)
-                        CG_TMA_B_MC(b_s + j * (BN * 128), k0 + j * CG_KROW, n0, (unsigned short)((1u << CLUSTER_M) - 1));
+                        CG_TMA_B_MC(b_s + j * (BN * 128), k0 + j * CG_KROW, n0, col);
 #else
 #pragma unroll
                     for (int c = 0; c < BN / 64; ++c)
-                        CG_TMA_B_MC(b_s + c * 8192, n0 + c * 64, k0, (unsigned short)((1u << CLUSTER_M) - 1));
+                        CG_TMA_B_MC(b_s + c * 8192, n0 + c * 64, k0, col);
 #endif
                 }
 #else
@@ -801,7 +831,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
             (void)split;
             int tm, tn;
             cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
-            const int m0 = (tm * CLUSTER_M + (int)rank) * BM, n0 = tn * BN;
+            const int m0 = (tm * CLUSTER_M + (int)rank_m) * BM, n0 = (tn * CLUSTER_N + (int)rank_n) * BN;
 #if CGW_PF_ANY
             cgw_wg_sync(c);
 #if CGW_PF_2
@@ -1031,8 +1061,8 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
             }
         }
     }
-#if CLUSTER_M > 1
-    /* No block may leave while its peer can still arrive on its barriers or write its
+#if CG_CLUSTER > 1
+    /* No block may leave while its peers can still arrive on its barriers or write its
        shared memory. */
     cg_cluster_sync();
 #endif

@@ -379,7 +379,7 @@ mod tests {
                         "{cfg} {p:?} -> {s:?} on {at:?}: a persistent grid's tile loop"
                     );
                     // (A pair of blocks in a cluster takes two tiles at a time: stream-K has none.)
-                    let unclustered = matches!(cfg, TileConfig::Wgmma(w) if w.cluster_m == 1);
+                    let unclustered = matches!(cfg, TileConfig::Wgmma(w) if w.cluster() == 1);
                     if s != p && tiles(s) >= 3 && unclustered {
                         assert!(
                             !tiles(s).is_multiple_of(blocks(s, at)),

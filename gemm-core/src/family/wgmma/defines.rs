@@ -34,6 +34,10 @@ pub const DEFINES: &[(&str, &str)] = &[
         "blocks per cluster along M, 1 or 2; default 1. With 2, the kernel is declared __cluster_dims__(2, 1, 1), block 0 of each pair loads the shared B tile once and multicasts it to both, and the grid must be a multiple of 2.",
     ),
     (
+        "CLUSTER_N",
+        "blocks per cluster along N, 1 or 2; default 1. With 2 the blocks of each cluster row share the A tile: the row's first block loads it once and multicasts it; with CLUSTER_M 2 too, a 2x2 cluster (__cluster_dims__(4, 1, 1), block r at tile row r % 2 and column r / 2) shares both operands. The grid must be a multiple of the cluster. Needs KSPLIT 1.",
+    ),
+    (
         "CG_PRODUCER_REGS",
         "setmaxnreg.dec value of the producer warpgroup when CONSUMERS > 1; default 24, 56 with CG_CPASYNC (multiple of 8 in [24, 256]).",
     ),

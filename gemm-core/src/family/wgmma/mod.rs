@@ -47,8 +47,8 @@
 //!   the tiles in 16-, 8- or 4-byte chunks (the largest that divides the row pitch,
 //!   [`cpasync_chunks`]) into the same swizzled ring, zero-filling past the extents, and
 //!   each arrives on the stage's `full` barrier with `cp.async.mbarrier.arrive.noinc`
-//!   (count 128); consumers fence the async proxy before their wgmma. It has no B
-//!   multicast, so configs with `CLUSTER_M == 2` refuse those calls; odd extents (rows of
+//!   (count 128); consumers fence the async proxy before their wgmma. It has no
+//!   multicast, so configs with a cluster refuse those calls; odd extents (rows of
 //!   2-byte multiples) go to mma.sync. The stores check bounds in every case.
 //!
 //! # Kernel ABI
@@ -86,18 +86,19 @@
 //!   raise
 //!   `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` first; the limit on the H200 is
 //!   232448 bytes (a static_assert in the source enforces it).
-//! - Grid: persistent, `grid = (CLUSTER_M * min(tiles, sm_count / CLUSTER_M), 1, 1)`
-//!   ([`WgmmaTile::grid`]) with `tiles = ceil(M / (BM * CLUSTER_M)) * ceil(N / BN)`;
-//!   with `CLUSTER_M == 1` that is `min(ceil(M / BM) * ceil(N / BN), sm_count)`. A plain
-//!   `cuLaunchKernel` works for both: `CLUSTER_M == 2` kernels carry
-//!   `__cluster_dims__(2, 1, 1)` (the grid must then be even, as the formula makes it).
-//!   Cluster `c` (block `c` when `CLUSTER_M == 1`) takes tiles `t = c, c + clusters, ...`
-//!   in `GROUP_M` order over the `grid_m = ceil(M / (BM * CLUSTER_M))` by `grid_n =
-//!   ceil(N / BN)` work grid: tile `t` lies in group `g = t / (GROUP_M * grid_n)`, whose
-//!   `rows = min(GROUP_M, grid_m - g * GROUP_M)` rows sweep the columns together:
-//!   `tm = g * GROUP_M + (t % (GROUP_M * grid_n)) % rows`, `tn = (t % (GROUP_M * grid_n)) / rows`;
-//!   block `rank` of the cluster computes output tile row `tm * CLUSTER_M + rank`. Any
-//!   grid of at least one cluster is correct.
+//! - Grid: persistent, `grid = (C * min(tiles, sm_count / C), 1, 1)` for clusters of
+//!   `C = CLUSTER_M * CLUSTER_N` blocks ([`WgmmaTile::grid`]) with `tiles = ceil(M / (BM
+//!   * CLUSTER_M)) * ceil(N / (BN * CLUSTER_N))`; without a cluster that is `min(ceil(M /
+//!   BM) * ceil(N / BN), sm_count)`. A plain `cuLaunchKernel` works for all: clustered
+//!   kernels carry `__cluster_dims__(C, 1, 1)` (the grid must then be a multiple of `C`,
+//!   as the formula makes it). Cluster `c` (block `c` without one) takes work items `t =
+//!   c, c + clusters, ...` in `GROUP_M` order over the `grid_m = ceil(M / (BM *
+//!   CLUSTER_M))` by `grid_n = ceil(N / (BN * CLUSTER_N))` work grid: item `t` lies in
+//!   group `g = t / (GROUP_M * grid_n)`, whose `rows = min(GROUP_M, grid_m - g *
+//!   GROUP_M)` rows sweep the columns together: `tm = g * GROUP_M + (t % (GROUP_M *
+//!   grid_n)) % rows`, `tn = (t % (GROUP_M * grid_n)) / rows`; block `rank` of the
+//!   cluster computes output tile row `tm * CLUSTER_M + rank % CLUSTER_M` and column `tn
+//!   * CLUSTER_N + rank / CLUSTER_M`. Any grid of at least one cluster is correct.
 //!
 //! # Tensor maps (how the runtime encodes `a_map` and `b_map`)
 //!
@@ -121,8 +122,9 @@
 //!
 //! K-major tiles arrive in one box per stage; MN-major tiles in `BM / 64` (or `BN / 64`)
 //! boxes of 64 (m or n) × 64 (k), 8 KiB each, placed one after the other. The maps do
-//! not depend on `CLUSTER_M` (with 2, block 0 of a pair issues the B boxes with
-//! `.multicast::cluster` to both blocks).
+//! not depend on the cluster: with `CLUSTER_M == 2` the first block of each cluster
+//! column issues the B boxes with `.multicast::cluster` to the column's blocks, with
+//! `CLUSTER_N == 2` the first block of each row the A boxes to the row's.
 //! [`tma_box`] returns the box for a layout and config.
 //!
 //! # Inside
@@ -136,8 +138,9 @@
 //! `(BM / CONSUMERS) / 64` slabs of `BN / 2` f32 registers each) and commits; then either
 //! keeps that group in flight (`CG_INFLIGHT` = 1: `wait_group 1`, the previous stage is
 //! released) or waits for it (`CG_INFLIGHT` = 0: `wait_group 0`, this stage is released),
-//! and lane 0 of each consumer warp arrives on the stage's `empty` barrier (count `4 *
-//! CONSUMERS * CLUSTER_M`). The first wgmma of a tile uses `scale-d = 0`, so accumulators
+//! and lane 0 of each consumer warp arrives on the stage's `empty` barrier of every block
+//! of the cluster (count `4 * CONSUMERS * CLUSTER_M * CLUSTER_N`: a producer refills a
+//! stage, in its own block and the blocks it multicasts to, only when all have read it). The first wgmma of a tile uses `scale-d = 0`, so accumulators
 //! are never zeroed by hand. After the last k-tile the consumers store the tile (see
 //! `CG_EPI_SMEM`) while the producer already fills the ring with the next tile's stages.
 //! With `CG_CPASYNC` the same ring is filled by `cp.async` from all 128 producer threads
@@ -193,6 +196,7 @@ mod defines;
 mod emit;
 mod epilogue;
 mod operands;
+mod producer;
 mod rules;
 pub mod splitk;
 mod tiles;
@@ -229,6 +233,11 @@ pub struct WgmmaTile {
     pub group_m: u32,
     /// Blocks per cluster along M (1 or 2; 2 multicasts B).
     pub cluster_m: u32,
+    /// Blocks per cluster along N (1 or 2; 2 multicasts A); 1 (left out on disk) for
+    /// none. With `cluster_m` 2 as well, a 2×2 cluster shares both operands, so each
+    /// block loads half of what it multiplies.
+    #[serde(default = "splitk::one", skip_serializing_if = "splitk::is_one")]
+    pub cluster_n: u32,
     /// `CG_INFLIGHT`: one wgmma group kept in flight across k-tiles.
     pub inflight: bool,
     /// `CG_EPI_SMEM`: the staged, 16-byte-store epilogue.
@@ -265,6 +274,8 @@ impl Default for WgmmaTile {
 pub const PINGPONG_CLASS: u32 = 1 << 16;
 /// What [`Wgmma`]'s plan class adds for a stream-K config.
 pub const STREAMK_CLASS: u32 = 1 << 17;
+/// What [`Wgmma`]'s plan class adds for a 2x2-cluster config.
+pub const CLUSTER2D_CLASS: u32 = 1 << 18;
 
 /// The opt-in shared memory limit of one block on sm_90 (H100, H200).
 pub const SM90_SMEM_LIMIT: u32 = 232_448;
@@ -282,6 +293,7 @@ impl WgmmaTile {
             consumers,
             group_m: 8,
             cluster_m: 1,
+            cluster_n: 1,
             inflight: consumers == 1,
             epi_smem: true,
             ksplit: 1,
@@ -298,8 +310,8 @@ impl WgmmaTile {
         }
     }
 
-    /// The `-D` definitions for NVRTC, in a fixed order (`CG_PINGPONG` only when set, so
-    /// the cooperative configs' compiles, and their cache keys, are as before).
+    /// The `-D` definitions for NVRTC, in a fixed order (`CG_PINGPONG` and `CLUSTER_N` only
+    /// when set, so the other configs' compiles, and their cache keys, are as before).
     pub fn defines(&self) -> Vec<(&'static str, u32)> {
         let mut d = vec![
             ("BM", self.bm),
@@ -315,6 +327,9 @@ impl WgmmaTile {
         ];
         if self.pingpong {
             d.push(("CG_PINGPONG", 1));
+        }
+        if self.cluster_n != 1 {
+            d.push(("CLUSTER_N", self.cluster_n));
         }
         if self.streamk {
             d.push(("CG_STREAMK", 1));
@@ -360,21 +375,26 @@ impl WgmmaTile {
             }
     }
 
-    /// Work items of an `m × n` product: clusters of `CLUSTER_M` vertically adjacent
-    /// output tiles, `ceil(m / (BM * CLUSTER_M)) * ceil(n / BN)` of them (plain tiles
-    /// when `CLUSTER_M == 1`).
-    pub fn tiles(&self, m: usize, n: usize) -> usize {
-        m.div_ceil((self.bm * self.cluster_m) as usize) * n.div_ceil(self.bn as usize)
+    /// Blocks per cluster: `CLUSTER_M * CLUSTER_N`.
+    pub fn cluster(&self) -> u32 {
+        self.cluster_m.max(1) * self.cluster_n.max(1)
     }
 
-    /// The persistent grid (`grid.x`; y = z = 1): `CLUSTER_M * min(tiles * KSPLIT *
-    /// batch, sm_count / CLUSTER_M)` blocks, at least `CLUSTER_M`: one grid walks the
-    /// tiles of every product of a batch.
+    /// Work items of an `m × n` product: clusters of `CLUSTER_M × CLUSTER_N` adjacent
+    /// output tiles, `ceil(m / (BM * CLUSTER_M)) * ceil(n / (BN * CLUSTER_N))` of them
+    /// (plain tiles without a cluster).
+    pub fn tiles(&self, m: usize, n: usize) -> usize {
+        m.div_ceil((self.bm * self.cluster_m.max(1)) as usize) * n.div_ceil((self.bn * self.cluster_n.max(1)) as usize)
+    }
+
+    /// The persistent grid (`grid.x`; y = z = 1): `C * min(tiles * KSPLIT * batch,
+    /// sm_count / C)` blocks for clusters of `C` ([`WgmmaTile::cluster`]), at least `C`:
+    /// one grid walks the tiles of every product of a batch.
     pub fn grid(&self, m: usize, n: usize, batch: usize, sm_count: u32) -> u32 {
-        let cm = self.cluster_m.max(1);
+        let c = self.cluster();
         let items = self.tiles(m, n) * self.ksplit.max(1) as usize * batch.max(1);
-        let clusters = items.min((sm_count / cm) as usize).max(1) as u32;
-        clusters * cm
+        let clusters = items.min((sm_count / c) as usize).max(1) as u32;
+        clusters * c
     }
 
     /// [`WgmmaTile::validate_on`] the built-in `h200` target.
@@ -510,8 +530,8 @@ impl KernelFamily for Wgmma {
             ));
         }
         operands::check_rows(ir, p)?;
-        if t.cluster_m != 1 {
-            return Err("rows that do not start on 16-byte boundaries, and batches whose matrices overlap, take the cp.async producer, which has no B multicast (a cluster of 2)".into());
+        if t.cluster() != 1 {
+            return Err("rows that do not start on 16-byte boundaries, and batches whose matrices overlap, take the cp.async producer, which has no multicast (a cluster)".into());
         }
         Ok(())
     }
@@ -532,7 +552,7 @@ impl KernelFamily for Wgmma {
         let extra: std::collections::HashSet<_> = self
             .space(cx, space)
             .into_iter()
-            .filter(|t| (t.streamk && streamk_asked) || (!t.streamk && WAVE_FIT_BN.contains(&t.bn)))
+            .filter(|t| (t.streamk && streamk_asked) || (!t.streamk && (WAVE_FIT_BN.contains(&t.bn) || t.cluster_n > 1)))
             .filter(|t| super::first_broken_rule(self, cx, t).is_none())
             .map(|t| (self.block_mn(&t), self.plan_class(&t)))
             .collect();
@@ -565,6 +585,12 @@ impl KernelFamily for Wgmma {
         };
         if t.cluster_m == 2 {
             s *= 0.97;
+        }
+        // The 2x2 clusters (both operands multicast) are a plan class of their own per
+        // block tile, with room made for it (`plan_extra`); the rest rank after every
+        // other config, so that they take none of those out of a plan.
+        if t.cluster_n == 2 {
+            s *= 0.25;
         }
         if t.group_m != 8 {
             s *= 0.985;
@@ -627,7 +653,9 @@ impl KernelFamily for Wgmma {
     }
 
     fn plan_class(&self, t: &WgmmaTile) -> (u32, u32) {
-        let schedule = if t.pingpong { PINGPONG_CLASS } else { 0 } + if t.streamk { STREAMK_CLASS } else { 0 };
+        let schedule = if t.pingpong { PINGPONG_CLASS } else { 0 }
+            + if t.streamk { STREAMK_CLASS } else { 0 }
+            + if t.cluster_n > 1 { CLUSTER2D_CLASS } else { 0 };
         (t.ksplit.max(1), t.bk + schedule)
     }
 
@@ -709,6 +737,10 @@ impl KernelFamily for Wgmma {
         }
         let x = 3 - t.cluster_m.clamp(1, 2);
         v.push((format!("cluster {x}"), WgmmaTile { cluster_m: x, ..*t }));
+        if t.ksplit == 1 && !t.streamk {
+            let y = 3 - t.cluster_n.clamp(1, 2);
+            v.push((format!("cluster_n {y}"), WgmmaTile { cluster_n: y, ..*t }));
+        }
         v.push((
             format!("inflight {}", u32::from(!t.inflight)),
             WgmmaTile {
@@ -740,7 +772,11 @@ impl KernelFamily for Wgmma {
             t.bk,
             t.stages,
             t.consumers,
-            t.cluster_m,
+            if t.cluster_n > 1 {
+                format!("{}x{}", t.cluster_m, t.cluster_n)
+            } else {
+                t.cluster_m.to_string()
+            },
             u32::from(t.inflight),
             t.group_m,
             if t.epi_smem { "" } else { " direct-stores" },

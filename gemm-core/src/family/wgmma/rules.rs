@@ -60,11 +60,11 @@ pub(super) const RULES: [Rule<WgmmaTile>; 12] = [
         check: |x, c| {
             if !c.streamk {
                 None
-            } else if c.ksplit != 1 || c.cluster_m != 1 || c.pingpong {
+            } else if c.ksplit != 1 || c.cluster() != 1 || c.pingpong {
                 Some(format!(
-                    "stream-K with KSPLIT = {}, CLUSTER_M = {}{} (it takes none of them)",
+                    "stream-K with KSPLIT = {}, a cluster of {}{} (it takes none of them)",
                     c.ksplit,
-                    c.cluster_m,
+                    c.cluster(),
                     if c.pingpong { " and ping-pong" } else { "" }
                 ))
             } else if x.dtype == crate::ir::DType::F32 && (c.bm / c.sharers() / 64) * c.bn / 2 > 96 {
@@ -124,11 +124,18 @@ pub(super) const RULES: [Rule<WgmmaTile>; 12] = [
         name: "group_m",
         check: |_, c| (c.group_m < 1).then(|| "GROUP_M = 0 (at least 1)".to_string()),
     },
-    // Pairs of blocks share B by multicast; larger clusters are not generated.
+    // Blocks of a cluster column share B, of a row A, by multicast: at most 2x2 are
+    // generated. Split-K's partial tiles are indexed by tile row only.
     Rule {
         name: "cluster",
         check: |_, c| {
-            (!(c.cluster_m == 1 || c.cluster_m == 2)).then(|| format!("CLUSTER_M = {} (1 or 2)", c.cluster_m))
+            if !(matches!(c.cluster_m, 1 | 2) && matches!(c.cluster_n, 1 | 2)) {
+                Some(format!("CLUSTER_M = {}, CLUSTER_N = {} (1 or 2 each)", c.cluster_m, c.cluster_n))
+            } else if c.cluster_n != 1 && c.ksplit != 1 {
+                Some(format!("CLUSTER_N = {} with KSPLIT = {} (split-K takes no cluster along N)", c.cluster_n, c.ksplit))
+            } else {
+                None
+            }
         },
     },
     // The source's static_assert on KSPLIT.

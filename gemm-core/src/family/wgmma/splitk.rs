@@ -63,7 +63,7 @@ pub(super) fn with_splits(t: WgmmaTile, space: &TuneSpace) -> Vec<WgmmaTile> {
     space
         .pick("ksplit", PLANNED)
         .into_iter()
-        .filter(|&k| k == 1 || (t.bm <= MAX_SPLIT_TILE && t.bn <= MAX_SPLIT_TILE && t.cluster_m == 1 && !t.pingpong))
+        .filter(|&k| k == 1 || (t.bm <= MAX_SPLIT_TILE && t.bn <= MAX_SPLIT_TILE && t.cluster() == 1 && !t.pingpong))
         .map(|ksplit| WgmmaTile { ksplit, ..t })
         .collect()
 }
@@ -72,7 +72,7 @@ pub(super) fn with_splits(t: WgmmaTile, space: &TuneSpace) -> Vec<WgmmaTile> {
 /// = 1)`; by default none: the variant is new and not yet measured on a GPU), for
 /// cooperative configs without split-K or a cluster.
 pub(super) fn with_streamk(t: WgmmaTile, space: &TuneSpace) -> Vec<WgmmaTile> {
-    let fits = t.ksplit == 1 && t.cluster_m == 1 && !t.pingpong;
+    let fits = t.ksplit == 1 && t.cluster() == 1 && !t.pingpong;
     if fits && space.pick("streamk", &[0]).contains(&1) {
         vec![WgmmaTile { streamk: true, ..t }]
     } else {
@@ -165,7 +165,7 @@ pub(super) const SOURCE: &str = r#"
 #define CG_STREAMK 0
 #endif
 static_assert(KSPLIT >= 1 && KSPLIT <= 16, "KSPLIT must be in [1, 16]");
-static_assert(!CG_STREAMK || (KSPLIT == 1 && CLUSTER_M == 1 && !CG_PINGPONG), "stream-K takes no split-K, no cluster and the cooperative schedule");
+static_assert(!CG_STREAMK || (KSPLIT == 1 && CG_CLUSTER == 1 && !CG_PINGPONG), "stream-K takes no split-K, no cluster and the cooperative schedule");
 /* The k-tiles of split s: [CG_KT(s), CG_KT(s + 1)). */
 #define CG_KT(s) ((int)(((long long)(s) * ktiles) / KSPLIT))
 #if CG_STREAMK

@@ -62,6 +62,27 @@ pub(super) fn space(cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
                                 v.extend(splitk::with_splits(t, space));
                                 v.extend(splitk::with_streamk(t, space));
                             }
+                            // A 2x2 cluster sharing both operands, where `tune(cluster_n =
+                            // [.., 2])` asks, for the cooperative schedule of two consumers:
+                            // a plan class of its own. Not planned by default: on the H200
+                            // (bench/results/h200-2026-12-02t, -02u; f16, every planned
+                            // candidate timed) it was correct (every-config tests,
+                            // persistent loops, batches, compute-sanitizer) and slower than
+                            // the same tiles without: 1000^3 13.46 us (128x128) against
+                            // 12.48, where sharing operand loads was to help most; 4096^3
+                            // 337 against 181 and 2048x11008x4096 462 against 268, also
+                            // with the grid capped at 32 clusters. Whether fewer clusters
+                            // of 4 fit the chip at once than the grid assumes, or the four
+                            // blocks' lockstep costs that much, is not established.
+                            if consumers == 2 && !pingpong && space.pick("cluster_n", &[1]).contains(&2) {
+                                v.push(WgmmaTile {
+                                    bk,
+                                    group_m,
+                                    cluster_m: 2,
+                                    cluster_n: 2,
+                                    ..WgmmaTile::new(bm, bn, stages, consumers)
+                                });
+                            }
                         }
                     }
                 }
