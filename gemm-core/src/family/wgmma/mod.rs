@@ -87,18 +87,20 @@
 //!   `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` first; the limit on the H200 is
 //!   232448 bytes (a static_assert in the source enforces it).
 //! - Grid: persistent, `grid = (C * min(tiles, sm_count / C), 1, 1)` for clusters of
-//!   `C = CLUSTER_M * CLUSTER_N` blocks ([`WgmmaTile::grid`]) with `tiles = ceil(M / (BM
-//!   * CLUSTER_M)) * ceil(N / (BN * CLUSTER_N))`; without a cluster that is `min(ceil(M /
-//!   BM) * ceil(N / BN), sm_count)`. A plain `cuLaunchKernel` works for all: clustered
-//!   kernels carry `__cluster_dims__(C, 1, 1)` (the grid must then be a multiple of `C`,
-//!   as the formula makes it). Cluster `c` (block `c` without one) takes work items `t =
-//!   c, c + clusters, ...` in `GROUP_M` order over the `grid_m = ceil(M / (BM *
-//!   CLUSTER_M))` by `grid_n = ceil(N / (BN * CLUSTER_N))` work grid: item `t` lies in
-//!   group `g = t / (GROUP_M * grid_n)`, whose `rows = min(GROUP_M, grid_m - g *
-//!   GROUP_M)` rows sweep the columns together: `tm = g * GROUP_M + (t % (GROUP_M *
-//!   grid_n)) % rows`, `tn = (t % (GROUP_M * grid_n)) / rows`; block `rank` of the
-//!   cluster computes output tile row `tm * CLUSTER_M + rank % CLUSTER_M` and column `tn
-//!   * CLUSTER_N + rank / CLUSTER_M`. Any grid of at least one cluster is correct.
+//!   `C = CLUSTER_M * CLUSTER_N` blocks ([`WgmmaTile::grid`]), with
+//!   `tiles = ceil(M / (BM * CLUSTER_M)) * ceil(N / (BN * CLUSTER_N))`;
+//!   without a cluster that is `min(ceil(M / BM) * ceil(N / BN), sm_count)`.
+//!   A plain `cuLaunchKernel` works for all: clustered kernels carry
+//!   `__cluster_dims__(C, 1, 1)` (the grid must then be a multiple of `C`, as the
+//!   formula makes it). Cluster `c` (block `c` without one) takes work items
+//!   `t = c, c + clusters, ...` in `GROUP_M` order over the
+//!   `grid_m = ceil(M / (BM * CLUSTER_M))` by `grid_n = ceil(N / (BN * CLUSTER_N))`
+//!   work grid: item `t` lies in group `g = t / (GROUP_M * grid_n)`, whose
+//!   `rows = min(GROUP_M, grid_m - g * GROUP_M)` rows sweep the columns together:
+//!   `tm = g * GROUP_M + (t % (GROUP_M * grid_n)) % rows`,
+//!   `tn = (t % (GROUP_M * grid_n)) / rows`; block `rank` of the cluster computes
+//!   output tile row `tm * CLUSTER_M + rank % CLUSTER_M` and column
+//!   `tn * CLUSTER_N + rank / CLUSTER_M`. Any grid of at least one cluster is correct.
 //!
 //! # Tensor maps (how the runtime encodes `a_map` and `b_map`)
 //!
