@@ -164,7 +164,11 @@ macro_rules! check_all_configs {
             let mut r = rng($seed);
             let dtype = <$ta as crossgemm::Element>::DTYPE;
             let configs = fitting_configs(&$kernel::SPEC, &dev, dtype);
-            assert!(!configs.is_empty() || configs_narrowed(), "no config for {}", dev.info());
+            assert!(
+                !configs.is_empty() || configs_narrowed(),
+                "no config for {}",
+                dev.info()
+            );
             for cfg in configs {
                 let (bm, bn) = cfg.block_mn();
                 let ring = cfg.resources(dtype).ring_k as usize;

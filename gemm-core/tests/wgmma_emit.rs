@@ -280,8 +280,14 @@ fn host_rules_match_the_source() {
     assert_eq!(x4.grid(1, 8, 1, 132), 4);
     assert!(x4.validate(&rc).is_ok());
     assert!(x4.validate(&rr).is_ok());
-    assert!(WgmmaTile { cluster_n: 3, ..x4 }.validate(&rc).unwrap_err().contains("CLUSTER_N"));
-    assert!(split(2, x4).validate(&rc).unwrap_err().contains("split-K takes no cluster along N"));
+    assert!(WgmmaTile { cluster_n: 3, ..x4 }
+        .validate(&rc)
+        .unwrap_err()
+        .contains("CLUSTER_N"));
+    assert!(split(2, x4)
+        .validate(&rc)
+        .unwrap_err()
+        .contains("split-K takes no cluster along N"));
     assert!(x4.defines().contains(&("CLUSTER_N", 2)));
     assert!(!d.defines().iter().any(|(k, _)| *k == "CLUSTER_N"));
     assert!(d.validate(&rc).is_ok());
@@ -563,8 +569,18 @@ fn configs_compile_for_sm90a_without_spills() {
         ),
         // 2x2 clusters: K-major and MN-major operands, the fused bias on edge tiles in M and
         // N (blocks past both), tf32, a batch (rank-3 maps), one consumer and ping-pong.
-        (bias_relu(DType::F16), quad(cfg(128, 128, 6, 2, 1)), Variant::Full, Problem::new(1000, 1000, 1000)),
-        (plain(DType::F16, Layout::ColMajor, Layout::RowMajor), quad(WgmmaTile::default()), Variant::Full, tma),
+        (
+            bias_relu(DType::F16),
+            quad(cfg(128, 128, 6, 2, 1)),
+            Variant::Full,
+            Problem::new(1000, 1000, 1000),
+        ),
+        (
+            plain(DType::F16, Layout::ColMajor, Layout::RowMajor),
+            quad(WgmmaTile::default()),
+            Variant::Full,
+            tma,
+        ),
         (
             tf32(Layout::RowMajor, Layout::ColMajor),
             quad(WgmmaTile::for_dtype(128, 128, 6, 2, DType::F32)),
@@ -577,9 +593,24 @@ fn configs_compile_for_sm90a_without_spills() {
             Variant::Full,
             batch_of(300, 200, 64, [300 * 64, 0]),
         ),
-        (plain(DType::F16, Layout::RowMajor, Layout::ColMajor), quad(cfg(64, 128, 8, 1, 1)), Variant::Full, tma),
-        (bias_relu(DType::F16), quad(pingpong(cfg(128, 128, 6, 2, 1))), Variant::Full, tma),
-        (plain(DType::F16, Layout::RowMajor, Layout::ColMajor), quad(cfg(128, 128, 6, 2, 1)), Variant::LoadOnly, tma),
+        (
+            plain(DType::F16, Layout::RowMajor, Layout::ColMajor),
+            quad(cfg(64, 128, 8, 1, 1)),
+            Variant::Full,
+            tma,
+        ),
+        (
+            bias_relu(DType::F16),
+            quad(pingpong(cfg(128, 128, 6, 2, 1))),
+            Variant::Full,
+            tma,
+        ),
+        (
+            plain(DType::F16, Layout::RowMajor, Layout::ColMajor),
+            quad(cfg(128, 128, 6, 2, 1)),
+            Variant::LoadOnly,
+            tma,
+        ),
         // Stream-K: two consumers and one, the fused bias, MN-major operands, cp.async and
         // tf32 (batches are refused: Wgmma::accepts).
         (bias_relu(DType::F16), streamk(WgmmaTile::default()), Variant::Full, tma),

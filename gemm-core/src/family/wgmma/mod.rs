@@ -554,7 +554,9 @@ impl KernelFamily for Wgmma {
         let extra: std::collections::HashSet<_> = self
             .space(cx, space)
             .into_iter()
-            .filter(|t| (t.streamk && streamk_asked) || (!t.streamk && (WAVE_FIT_BN.contains(&t.bn) || t.cluster_n > 1)))
+            .filter(|t| {
+                (t.streamk && streamk_asked) || (!t.streamk && (WAVE_FIT_BN.contains(&t.bn) || t.cluster_n > 1))
+            })
             .filter(|t| super::first_broken_rule(self, cx, t).is_none())
             .map(|t| (self.block_mn(&t), self.plan_class(&t)))
             .collect();

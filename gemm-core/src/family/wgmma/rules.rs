@@ -130,9 +130,15 @@ pub(super) const RULES: [Rule<WgmmaTile>; 12] = [
         name: "cluster",
         check: |_, c| {
             if !(matches!(c.cluster_m, 1 | 2) && matches!(c.cluster_n, 1 | 2)) {
-                Some(format!("CLUSTER_M = {}, CLUSTER_N = {} (1 or 2 each)", c.cluster_m, c.cluster_n))
+                Some(format!(
+                    "CLUSTER_M = {}, CLUSTER_N = {} (1 or 2 each)",
+                    c.cluster_m, c.cluster_n
+                ))
             } else if c.cluster_n != 1 && c.ksplit != 1 {
-                Some(format!("CLUSTER_N = {} with KSPLIT = {} (split-K takes no cluster along N)", c.cluster_n, c.ksplit))
+                Some(format!(
+                    "CLUSTER_N = {} with KSPLIT = {} (split-K takes no cluster along N)",
+                    c.cluster_n, c.ksplit
+                ))
             } else {
                 None
             }

@@ -91,3 +91,32 @@ pub(super) fn space(cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
     }
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{AccMode, DType, GemmIr};
+    use crate::target::{Targets, BUILTIN_TARGETS};
+
+    /// The 2x2 clusters come only where `tune(cluster_n = [1, 2])` asks, one per
+    /// two-consumer cooperative tile and ring depth, each passing the family's rules.
+    #[test]
+    fn two_by_two_clusters_are_planned_only_when_asked() {
+        let h200 = Targets::parse(BUILTIN_TARGETS).unwrap().get("h200").unwrap().clone();
+        let ir = GemmIr::matmul("q", DType::F16, AccMode::F32, Layout::RowMajor, Layout::ColMajor);
+        let cx = PlanCtx::new(&h200, &ir);
+        assert!(space(&cx, &TuneSpace::default()).iter().all(|t| t.cluster_n == 1));
+        let mut asked = TuneSpace::default();
+        asked.0.insert("cluster_n".into(), vec![1, 2]);
+        let quads: Vec<WgmmaTile> = space(&cx, &asked).into_iter().filter(|t| t.cluster_n == 2).collect();
+        assert!(!quads.is_empty());
+        assert!(quads.iter().all(|t| t.cluster_m == 2
+            && t.consumers == 2
+            && !t.pingpong
+            && t.ksplit == 1
+            && !t.streamk));
+        assert!(quads
+            .iter()
+            .any(|t| t.bm == 128 && t.bn == 128 && t.validate(&ir).is_ok()));
+    }
+}
