@@ -105,6 +105,16 @@ fn tune(o: &mut Ops, opts: &TuneOptions) -> TuneReport {
 }
 
 /// The tuning cache's files in `dir` (the compiled-binary cache's `bin/` folder aside).
+/// The medians a tune picked its winner by: the final round's when there was one (the
+/// first pass's `timings` were taken at other clocks), else the first pass's.
+fn decided(r: &TuneReport) -> &[crossgemm::Timing] {
+    if r.final_round.is_empty() {
+        &r.timings
+    } else {
+        &r.final_round
+    }
+}
+
 fn files(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -309,12 +319,7 @@ fn cache_round_trip() {
     // Of the medians the winner was picked by (the final round's, when there was one):
     // the fastest, or a config it tied with (within 5 % at most), chosen by the planner's
     // order and reported as the tie's winner.
-    let decided = if first.final_round.is_empty() {
-        &first.timings
-    } else {
-        &first.final_round
-    };
-    let min = decided.iter().map(|t| t.ms).fold(f64::INFINITY, f64::min);
+    let min = decided(&first).iter().map(|t| t.ms).fold(f64::INFINITY, f64::min);
     assert!(
         first.best_ms == min || (first.tied.first() == Some(&first.best) && first.best_ms <= 1.05 * min),
         "{first:#?}"
@@ -1026,11 +1031,7 @@ fn a_small_problem_takes_the_first_candidate_that_passes() {
     assert_eq!(r.tied.first(), Some(&r.best), "{r:#?}");
     // The tie is judged on the medians the winner was picked by: the final round's when
     // there was one (the first pass's `timings` were taken at other clocks).
-    let decided = if r.final_round.is_empty() {
-        &r.timings
-    } else {
-        &r.final_round
-    };
+    let decided = decided(&r);
     let fastest = decided.iter().map(|t| t.ms).fold(f64::INFINITY, f64::min);
     for c in &r.tied {
         let t = decided

@@ -275,7 +275,12 @@ pub fn ramp(len: usize, salt: usize) -> Vec<f32> {
 /// Whether `CROSSGEMM_TEST_CONFIGS` narrows the every-config tests (which then may find
 /// no config of a kind on a device).
 pub fn configs_narrowed() -> bool {
-    std::env::var_os("CROSSGEMM_TEST_CONFIGS").is_some()
+    configs_filter().is_some()
+}
+
+/// `CROSSGEMM_TEST_CONFIGS`, where set.
+fn configs_filter() -> Option<String> {
+    std::env::var("CROSSGEMM_TEST_CONFIGS").ok()
 }
 
 /// The planned configs of `spec`'s target for `dev` that `keep` takes, and whose
@@ -288,7 +293,7 @@ fn planned_configs(
     keep: impl Fn(&crossgemm::TileConfig) -> bool,
 ) -> Vec<crossgemm::TileConfig> {
     let tk = spec.target_for(dev).unwrap();
-    let only = std::env::var("CROSSGEMM_TEST_CONFIGS").ok();
+    let only = configs_filter();
     tk.plan()
         .configs
         .iter()

@@ -31,7 +31,7 @@ pub const DEFINES: &[(&str, &str)] = &[
     ),
     (
         "CLUSTER_M",
-        "blocks per cluster along M, 1 or 2; default 1. With 2, the kernel is declared __cluster_dims__(2, 1, 1), block 0 of each pair loads the shared B tile once and multicasts it to both, and the grid must be a multiple of 2.",
+        "blocks per cluster along M, 1 or 2; default 1. With 2, the kernel is declared __cluster_dims__(2 * CLUSTER_N, 1, 1), the first block of each cluster column loads the column's shared B tile once and multicasts it to the column, and the grid must be a multiple of the cluster.",
     ),
     (
         "CLUSTER_N",

@@ -142,8 +142,9 @@
 //! released) or waits for it (`CG_INFLIGHT` = 0: `wait_group 0`, this stage is released),
 //! and lane 0 of each consumer warp arrives on the stage's `empty` barrier of every block
 //! of the cluster (count `4 * CONSUMERS * CLUSTER_M * CLUSTER_N`: a producer refills a
-//! stage, in its own block and the blocks it multicasts to, only when all have read it). The first wgmma of a tile uses `scale-d = 0`, so accumulators
-//! are never zeroed by hand. After the last k-tile the consumers store the tile (see
+//! stage, in its own block and the blocks it multicasts to, only when all have read it).
+//! The first wgmma of a tile uses `scale-d = 0`, so accumulators are never zeroed by
+//! hand. After the last k-tile the consumers store the tile (see
 //! `CG_EPI_SMEM`) while the producer already fills the ring with the next tile's stages.
 //! With `CG_CPASYNC` the same ring is filled by `cp.async` from all 128 producer threads
 //! (see Shapes above); the barriers, descriptors and consumers are the same.

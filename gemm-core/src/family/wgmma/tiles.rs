@@ -44,6 +44,7 @@ fn k_tiles(cx: &PlanCtx, bm: u32, bn: u32) -> Vec<u32> {
 /// `stages` and `group_m` choices, the planner's by default), with the split-K and
 /// stream-K variants it asks for.
 pub(super) fn space(cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
+    let quads = space.pick("cluster_n", &[1]).contains(&2);
     let mut v = Vec::new();
     for bm in space.pick("block_m", &[64, 128, 256]) {
         for bn in space.pick("block_n", &BLOCK_N) {
@@ -74,7 +75,7 @@ pub(super) fn space(cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
                             // with the grid capped at 32 clusters. Whether fewer clusters
                             // of 4 fit the chip at once than the grid assumes, or the four
                             // blocks' lockstep costs that much, is not established.
-                            if consumers == 2 && !pingpong && space.pick("cluster_n", &[1]).contains(&2) {
+                            if quads && consumers == 2 && !pingpong {
                                 v.push(WgmmaTile {
                                     bk,
                                     group_m,
