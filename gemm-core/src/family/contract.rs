@@ -118,6 +118,16 @@ pub struct LaunchDims {
     pub block: [u32; 3],
     /// Dynamic shared memory, bytes (0 for OpenCL: its local arrays are static).
     pub smem_bytes: u32,
+    /// `Some(c)` for a persistent kernel that walks its work by the clusters of `c`
+    /// blocks it is launched with (`c` = 1: no cluster; `grid` is then `[c * n, 1, 1]`):
+    /// a launcher may lower `grid[0]` to the multiple of `c` that the device keeps resident
+    /// at once. A larger grid than that leaves clusters waiting for others to finish their
+    /// whole walk, which doubles the time; how many clusters fit depends on the chip's
+    /// GPCs and on the kernel's shared memory, which only the driver knows (on the H200,
+    /// 30 clusters of 4 blocks of ~210 KB, not 33: bench/results/h200-2026-12-02y, where
+    /// the wgmma family's 2x2 clusters took 1.7-1.9x the time without the lowering).
+    /// `None`: the grid is the work.
+    pub persistent: Option<u32>,
 }
 
 /// What one block of a config takes from a multiprocessor.

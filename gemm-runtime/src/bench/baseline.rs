@@ -522,6 +522,7 @@ impl Cublas {
             grid: [threads.div_ceil(256) as u32, 1, 1],
             block: [256, 1, 1],
             smem_bytes: 0,
+            persistent: None,
         };
         self.device.backend().launch(
             &*kernel,

@@ -42,6 +42,7 @@ fn bare_launches(device: &Device, iters: usize, wait: bool) -> Result<f64> {
         grid: [1, 1, 1],
         block: [1, 1, 1],
         smem_bytes: 0,
+        persistent: None,
     };
     let backend = device.backend();
     timed_calls(device, iters, wait, &mut || backend.launch(&*kernel, dims, &[]))

@@ -159,6 +159,7 @@ fn dims(n: usize) -> LaunchDims {
         grid: [(n.div_ceil(256)).clamp(1, 4096) as u32, 1, 1],
         block: [256, 1, 1],
         smem_bytes: 0,
+        persistent: None,
     }
 }
 
@@ -220,6 +221,7 @@ impl Reader {
             grid: [idx.len().div_ceil(64) as u32, 1, 1],
             block: [64, 1, 1],
             smem_bytes: 0,
+            persistent: None,
         };
         dev.backend().launch(&**gather, d, &args)?;
         let mut bytes = vec![0u8; idx.len() * 4];

@@ -249,6 +249,7 @@ impl KernelFamily for Decode {
             grid: [p.n.div_ceil(t.block_n() as usize) as u32, 1, p.batch as u32],
             block: [t.threads(), 1, 1],
             smem_bytes: t.smem_bytes(),
+            persistent: None,
         }
     }
 

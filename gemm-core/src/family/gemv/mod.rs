@@ -154,6 +154,7 @@ impl KernelFamily for Gemv {
             block: [t.threads(), 1, 1],
             // The reduction buffer is static shared memory.
             smem_bytes: 0,
+            persistent: None,
         }
     }
 

@@ -122,6 +122,7 @@ impl KernelFamily for MmaSync {
             grid: [tiles, 1, p.batch as u32],
             block: [t.threads(), 1, 1],
             smem_bytes: t.smem_bytes(ir.ab_dtype),
+            persistent: None,
         }
     }
 

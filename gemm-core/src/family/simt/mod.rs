@@ -109,6 +109,7 @@ impl KernelFamily for Simt {
             grid: [tiles, 1, p.batch as u32],
             block: [t.ndimc, t.mdimc, 1],
             smem_bytes: 0,
+            persistent: None,
         }
     }
 

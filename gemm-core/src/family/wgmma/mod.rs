@@ -92,7 +92,8 @@
 //!   without a cluster that is `min(ceil(M / BM) * ceil(N / BN), sm_count)`.
 //!   A plain `cuLaunchKernel` works for all: clustered kernels carry
 //!   `__cluster_dims__(C, 1, 1)` (the grid must then be a multiple of `C`, as the
-//!   formula makes it). Cluster `c` (block `c` without one) takes work items
+//!   formula makes it), lowered at launch to the clusters that run at once
+//!   ([`LaunchDims::persistent`]: 30 clusters of 4 on the H200, not 33). Cluster `c` (block `c` without one) takes work items
 //!   `t = c, c + clusters, ...` in `GROUP_M` order over the
 //!   `grid_m = ceil(M / (BM * CLUSTER_M))` by `grid_n = ceil(N / (BN * CLUSTER_N))`
 //!   work grid: item `t` lies in group `g = t / (GROUP_M * grid_n)`, whose
@@ -676,6 +677,7 @@ impl KernelFamily for Wgmma {
             grid: [t.grid(p.m, p.n, p.batch, machine.units), 1, 1],
             block: [t.threads(), 1, 1],
             smem_bytes: t.smem_bytes(ir.ab_dtype),
+            persistent: Some(t.cluster()),
         }
     }
 

@@ -120,4 +120,23 @@ mod tests {
             .iter()
             .any(|t| t.bm == 128 && t.bn == 128 && t.validate(&ir).is_ok()));
     }
+
+    /// The launch marks the grid persistent, with the cluster it walks in, so that a
+    /// launcher may lower it to what runs at once; the other families' grids are their
+    /// work.
+    #[test]
+    fn the_persistent_grid_names_its_cluster() {
+        use crate::family::{KernelFamily, Machine, Problem};
+        let ir = GemmIr::matmul("q", DType::F16, AccMode::F32, Layout::RowMajor, Layout::ColMajor);
+        let quad = WgmmaTile {
+            cluster_m: 2,
+            cluster_n: 2,
+            ..WgmmaTile::new(128, 128, 6, 2)
+        };
+        let d = super::super::Wgmma.launch(&quad, &ir, Problem::new(4096, 4096, 4096), Machine { units: 132 });
+        assert_eq!((d.grid, d.persistent), ([132, 1, 1], Some(4)));
+        let plain = WgmmaTile::new(128, 128, 6, 2);
+        let d = super::super::Wgmma.launch(&plain, &ir, Problem::new(1000, 1000, 1000), Machine { units: 132 });
+        assert_eq!((d.grid, d.persistent), ([64, 1, 1], Some(1)));
+    }
 }

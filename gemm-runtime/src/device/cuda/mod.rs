@@ -218,6 +218,10 @@ pub(crate) struct CudaKernel {
     ptxas: PtxasInfo,
     /// Largest dynamic shared memory the function has been allowed so far.
     smem_allowed: AtomicU32,
+    /// Clusters of the kernel the device keeps resident at once, by the driver's
+    /// occupancy calculator (asked at the first clustered persistent launch: a kernel
+    /// has one block shape and shared memory size).
+    resident_clusters: OnceLock<u32>,
 }
 
 impl CudaKernel {
@@ -270,7 +274,43 @@ fn load_kernel(c: &Ctx, cubin: Vec<u8>, symbol: &str, log: String) -> Result<Cud
         log,
         ptxas,
         smem_allowed: AtomicU32::new(DEFAULT_SMEM_LIMIT),
+        resident_clusters: OnceLock::new(),
     })
+}
+
+/// `cfg`'s `grid.x` for a persistent kernel that walks its work in clusters of `size`
+/// blocks ([`LaunchDims::persistent`]), lowered to the clusters the device keeps resident
+/// at once: clusters must fit whole into a GPC, so fewer than `SMs / size` may, and one
+/// launched beyond them would start only when another had finished its whole walk.
+fn resident_grid(k: &CudaKernel, size: u32, cfg: LaunchConfig, stream: &CudaStream) -> Result<u32> {
+    let grid = cfg.grid_dim.0;
+    let resident = match k.resident_clusters.get() {
+        Some(&n) => n,
+        None => {
+            let n = k.func.occupancy_max_active_clusters(cfg, stream).map_err(|e| {
+                driver_err(
+                    format!("asking how many clusters of `{}` the device runs at once", k.symbol),
+                    e,
+                )
+            })?;
+            if crate::env::log() && n * size < grid {
+                eprintln!(
+                    "crossgemm: `{}` runs {n} clusters of {size} at once (shared memory {} bytes a block): its persistent grid of {grid} blocks is lowered to {}",
+                    k.symbol,
+                    cfg.shared_mem_bytes,
+                    n * size
+                );
+            }
+            *k.resident_clusters.get_or_init(|| n)
+        }
+    };
+    if resident == 0 {
+        return Err(GemmError::Unsupported(format!(
+            "`{}` runs in clusters of {size} blocks of {} threads with {} bytes of shared memory each, and the driver fits none of them on this device",
+            k.symbol, cfg.block_dim.0, cfg.shared_mem_bytes
+        )));
+    }
+    Ok(grid.min(resident * size))
 }
 
 /// `CROSSGEMM_LOG` and `CROSSGEMM_DUMP` for a kernel loaded rather than compiled (`how`:
@@ -493,11 +533,14 @@ impl DeviceBackend for CudaBackend {
                 Val::M(x) => builder.arg(x),
             };
         }
-        let cfg = LaunchConfig {
+        let mut cfg = LaunchConfig {
             grid_dim: (dims.grid[0], dims.grid[1], dims.grid[2]),
             block_dim: (dims.block[0], dims.block[1], dims.block[2]),
             shared_mem_bytes: dims.smem_bytes,
         };
+        if let Some(size) = dims.persistent.filter(|&size| size > 1) {
+            cfg.grid_dim.0 = resident_grid(k, size, cfg, &c.stream)?;
+        }
         // SAFETY: the generated kernel's ABI is (its family's tensor maps, int M, int N,
         // int K, out, params...) and the launcher passes exactly that list; buffers outlive the call, and every later
         // use of them (download, free) is ordered after the kernel on this stream.
@@ -696,6 +739,23 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
     for (int i = threadIdx.x; i < SMEM_WORDS; i += blockDim.x) buf[i] = (i < n) ? x[i] : 0.0f;
     __syncthreads();
     for (int i = threadIdx.x; i < n && i < SMEM_WORDS; i += blockDim.x) y[i] = buf[SMEM_WORDS - 1 - i] + buf[i] - buf[SMEM_WORDS - 1 - i];
+}
+"#;
+
+    /// Every block counts itself in and waits (up to about a second) until the whole
+    /// grid has: only a grid whose blocks all run at once gets through without `failed`.
+    const RESIDENT: &str = r#"
+extern "C" __global__ void __cluster_dims__(4, 1, 1) resident(unsigned* count, unsigned* failed, unsigned* grid) {
+    extern __shared__ unsigned char pad[];
+    if (threadIdx.x == 0) {
+        pad[0] = 1;
+        atomicAdd(count, 1u);
+        const long long t0 = clock64();
+        while (atomicAdd(count, 0u) < gridDim.x) {
+            if (clock64() - t0 > 2000000000LL) { atomicExch(failed, 1u); break; }
+        }
+        if (blockIdx.x == 0) *grid = gridDim.x;
+    }
 }
 "#;
 
@@ -947,6 +1007,7 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
             grid: [(n as u32).div_ceil(128), 1, 1],
             block: [128, 1, 1],
             smem_bytes: 0,
+            persistent: None,
         };
         dev.backend()
             .launch(
@@ -993,6 +1054,7 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
             grid: [1, 1, 1],
             block: [256, 1, 1],
             smem_bytes: words * 4,
+            persistent: None,
         };
         let args = [KernelArg::Int(n as i32), KernelArg::Buffer(&bx), KernelArg::Buffer(&by)];
         dev.backend().launch(&*k, dims, &args).unwrap();
@@ -1007,5 +1069,42 @@ extern "C" __global__ void smem_copy(int n, const float* x, float* y) {
             dev.backend().launch(&*k, too_big, &args),
             Err(GemmError::Unsupported(_))
         ));
+    }
+
+    /// A persistent grid of clusters of 4 blocks that each fill an SM's shared memory:
+    /// fewer such clusters fit at once than SMs / 4 (30 of 33 on the H200), and the
+    /// launcher lowers the grid to those, so every block of it runs at once.
+    #[test]
+    fn clustered_persistent_grids_run_at_once() {
+        let Some(dev) = first_gpu("clustered_persistent_grids_run_at_once") else {
+            return;
+        };
+        // Thread block clusters are sm_90's: before it there is nothing to lower.
+        if dev.info().compute_capability.unwrap_or(0) < 90 {
+            return;
+        }
+        let k = dev
+            .backend()
+            .compile(RESIDENT, "resident", &[], &CompileNeeds::default())
+            .unwrap();
+        let smem = (200 * 1024).min(dev.info().smem_per_block);
+        let dims = LaunchDims {
+            grid: [4 * (dev.info().compute_units / 4).max(1), 1, 1],
+            block: [128, 1, 1],
+            smem_bytes: smem,
+            persistent: Some(4),
+        };
+        let words: Vec<RawBuffer> = (0..3).map(|_| RawBuffer::new(&dev, 4).unwrap()).collect();
+        let args: Vec<KernelArg> = words.iter().map(KernelArg::Buffer).collect();
+        dev.backend().launch(&*k, dims, &args).unwrap();
+        let read = |b: &RawBuffer| {
+            let mut w = [0u8; 4];
+            b.download(&mut w).unwrap();
+            u32::from_le_bytes(w)
+        };
+        let (count, failed, grid) = (read(&words[0]), read(&words[1]), read(&words[2]));
+        assert_eq!(failed, 0, "{count} of {grid} blocks were running at once");
+        assert_eq!(count, grid);
+        assert!(grid <= dims.grid[0] && grid % 4 == 0 && grid > 0, "grid {grid}");
     }
 }

@@ -803,6 +803,7 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
             grid: [grid, 1, 1],
             block: [block, 1, 1],
             smem_bytes: 0,
+            persistent: None,
         }
     }
 
