@@ -2,7 +2,7 @@
 //! candidate tiles pruned by its named rules (data, in the family's file), ranked by its
 //! score, with a report of what each rule removed and why.
 
-pub use crate::space::{Pruned, TuneSpace, SMEM_SOFT_SHARE, TUNE_KEYS};
+pub use crate::space::{check_tune_value, Pruned, TuneSpace, SMEM_SOFT_SHARE, TUNE_KEYS};
 
 use crate::family::{FamilyId, PlanCtx, TileConfig};
 use crate::ir::GemmIr;

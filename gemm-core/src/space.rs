@@ -27,6 +27,27 @@ pub const TUNE_KEYS: [&str; 11] = [
     "cluster_n",
 ];
 
+/// The largest split of K across blocks a kernel source takes (`tune(ksplit = ..)`).
+pub const MAX_KSPLIT: u32 = 16;
+
+/// `Err(why)` when `value` means nothing for `key`: most keys take any positive integer
+/// (a value no family can build is pruned by its rules, which the pruning report
+/// names), but `streamk` and `cluster_n` are switches that ignore other values, and no
+/// source splits K more than [`MAX_KSPLIT`] ways. Without this check `cluster_n = 3`
+/// would plan nothing extra and say nothing.
+pub fn check_tune_value(key: &str, value: u32) -> Result<(), String> {
+    match key {
+        "streamk" if value != 1 => Err(format!(
+            "`streamk` is a switch: `streamk = 1` adds stream-K variants (not {value})"
+        )),
+        "cluster_n" if !matches!(value, 1 | 2) => Err(format!(
+            "`cluster_n` takes 1 (no cluster along N) or 2 (2x2 clusters where the target has wgmma), not {value}"
+        )),
+        "ksplit" if value > MAX_KSPLIT => Err(format!("`ksplit` splits K at most {MAX_KSPLIT} ways, not {value}")),
+        _ => Ok(()),
+    }
+}
+
 impl TuneSpace {
     /// The values allowed for `key`: the user's, else the family's `default`.
     pub fn pick(&self, key: &str, default: &[u32]) -> Vec<u32> {
@@ -43,4 +64,21 @@ pub struct Pruned {
     pub count: usize,
     /// The reason for the first one it removed, with numbers.
     pub example: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn switches_and_splits_refuse_values_that_mean_nothing() {
+        assert!(check_tune_value("streamk", 1).is_ok());
+        assert!(check_tune_value("streamk", 5).unwrap_err().contains("switch"));
+        assert!(check_tune_value("cluster_n", 2).is_ok());
+        assert!(check_tune_value("cluster_n", 3).unwrap_err().contains("not 3"));
+        assert!(check_tune_value("ksplit", MAX_KSPLIT).is_ok());
+        assert!(check_tune_value("ksplit", MAX_KSPLIT + 1).is_err());
+        // Sizes go to the families' rules, which report what they prune.
+        assert!(check_tune_value("block_m", 4096).is_ok());
+    }
 }

@@ -3,7 +3,7 @@
 //! `records = "path"` (repeatable) or `records = none`, `crate = path`.
 
 use crate::ctxt::Ctxt;
-use gemm_core::plan::{TuneSpace, TUNE_KEYS};
+use gemm_core::plan::{check_tune_value, TuneSpace, TUNE_KEYS};
 use gemm_core::AccMode;
 use proc_macro2::Span;
 use syn::parse::{Parse, ParseStream};
@@ -243,17 +243,25 @@ fn parse_tune(cx: &Ctxt, body: proc_macro2::TokenStream, space: &mut TuneSpace) 
             continue;
         }
         if let Some(values) = tune_values(cx, &value) {
+            let mut meaningful = true;
+            for (v, at) in &values {
+                if let Err(why) = check_tune_value(&name, *v) {
+                    cx.error_spanned_by(at, why);
+                    meaningful = false;
+                }
+            }
             if values.is_empty() {
                 cx.error_spanned_by(&value, format!("`{name}` lists no values"));
-            } else {
-                space.0.insert(name, values);
+            } else if meaningful {
+                space.0.insert(name, values.into_iter().map(|(v, _)| v).collect());
             }
         }
     }
 }
 
-/// `8`, `[64, 128]` or `2..=4`.
-fn tune_values(cx: &Ctxt, e: &Expr) -> Option<Vec<u32>> {
+/// `8`, `[64, 128]` or `2..=4`: each value with the expression it came from (a range's
+/// values share the range).
+fn tune_values<'e>(cx: &Ctxt, e: &'e Expr) -> Option<Vec<(u32, &'e Expr)>> {
     let int = |e: &Expr| -> Option<u32> {
         match e {
             Expr::Lit(l) => match &l.lit {
@@ -269,7 +277,7 @@ fn tune_values(cx: &Ctxt, e: &Expr) -> Option<Vec<u32>> {
             let mut v = Vec::new();
             for el in &a.elems {
                 match int(el) {
-                    Some(x) => v.push(x),
+                    Some(x) => v.push((x, el)),
                     None => {
                         bad(el);
                         return None;
@@ -287,10 +295,10 @@ fn tune_values(cx: &Ctxt, e: &Expr) -> Option<Vec<u32>> {
                 syn::RangeLimits::Closed(_) => hi,
                 syn::RangeLimits::HalfOpen(_) => hi.saturating_sub(1),
             };
-            Some((lo..=hi).collect())
+            Some((lo..=hi).map(|x| (x, e)).collect())
         }
         other => match int(other) {
-            Some(x) => Some(vec![x]),
+            Some(x) => Some(vec![(x, other)]),
             None => {
                 bad(other);
                 None

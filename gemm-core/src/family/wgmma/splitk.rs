@@ -36,7 +36,7 @@ use crate::family::{Machine, Problem, Workspace};
 use crate::space::TuneSpace;
 
 /// The largest `KSPLIT` the source takes.
-pub const MAX_KSPLIT: u32 = 16;
+pub const MAX_KSPLIT: u32 = crate::space::MAX_KSPLIT;
 
 /// The splits the planner tries on tiles small enough to leave SMs idle.
 pub const PLANNED: &[u32] = &[1, 2, 4];
