@@ -66,15 +66,14 @@ pub(super) fn space(cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
                             // A 2x2 cluster sharing both operands, where `tune(cluster_n =
                             // [.., 2])` asks, for the cooperative schedule of two consumers:
                             // a plan class of its own. Not planned by default: on the H200
-                            // (bench/results/h200-2026-12-02t, -02u; f16, every planned
-                            // candidate timed) it was correct (every-config tests,
+                            // (bench/results/h200-2026-12-02t, -02y; f16, every planned
+                            // candidate timed) it is correct (every-config tests,
                             // persistent loops, batches, compute-sanitizer) and slower than
-                            // the same tiles without: 1000^3 13.46 us (128x128) against
-                            // 12.48, where sharing operand loads was to help most; 4096^3
-                            // 337 against 181 and 2048x11008x4096 462 against 268, also
-                            // with the grid capped at 32 clusters. Whether fewer clusters
-                            // of 4 fit the chip at once than the grid assumes, or the four
-                            // blocks' lockstep costs that much, is not established.
+                            // the same tiles without: 1000^3 13.44 us (128x128) against
+                            // 12.50, where sharing operand loads was to help most; 4096^3
+                            // 214 against 182.5 and 2048x11008x4096 300 against 268 with
+                            // the grid lowered to the 30 clusters of 4 that run at once
+                            // (12 SMs idle), 337 and 462 before that lowering.
                             if quads && consumers == 2 && !pingpong {
                                 v.push(WgmmaTile {
                                     bk,
