@@ -93,8 +93,8 @@
 //!   A plain `cuLaunchKernel` works for all: clustered kernels carry
 //!   `__cluster_dims__(C, 1, 1)` (the grid must then be a multiple of `C`, as the
 //!   formula makes it), lowered at launch to the clusters that run at once
-//!   ([`LaunchDims::persistent`]: 30 clusters of 4 on the H200, not 33). Cluster `c` (block `c` without one) takes work items
-//!   `t = c, c + clusters, ...` in `GROUP_M` order over the
+//!   ([`LaunchDims::persistent`]: 30 clusters of 4 on the H200, not 33). Cluster `c`
+//!   (block `c` without one) takes items `t = c, c + clusters, ...` in `GROUP_M` order over the
 //!   `grid_m = ceil(M / (BM * CLUSTER_M))` by `grid_n = ceil(N / (BN * CLUSTER_N))`
 //!   work grid: item `t` lies in group `g = t / (GROUP_M * grid_n)`, whose
 //!   `rows = min(GROUP_M, grid_m - g * GROUP_M)` rows sweep the columns together:
