@@ -10,7 +10,7 @@ use std::any::Any;
 
 /// Names the protocol below; part of the cache key, so that changing how candidates
 /// are timed retunes instead of comparing old and new numbers.
-pub(crate) const PROTOCOL: &str = "warmup2-flush-median5..50-final4x10pct-v2";
+pub(crate) const PROTOCOL: &str = "warmup2-flush-median5..50-final6x10pct-paired-v3";
 
 /// Fewest timed runs per candidate.
 pub(crate) const MIN_REPS: usize = 5;
@@ -119,24 +119,71 @@ pub(crate) fn measure(
 /// each work's times (what it returned for each run). Timing works in rounds rather than
 /// one after the other means a device whose clock drifts (a GPU heating up to its power
 /// limit) slows every work's sample alike: the tuner's final round and the bench's rows.
+/// Every other round runs the works in reverse order, so that no work always runs first
+/// after the flush or right after the same neighbour.
 pub(crate) fn in_rounds<W: FnMut() -> Result<f64>>(
     works: &mut [W],
     flush: Option<&RawBuffer>,
     rounds: usize,
 ) -> Result<Vec<Vec<f64>>> {
     let mut times = vec![Vec::with_capacity(rounds); works.len()];
-    for _ in 0..rounds.max(1) {
-        for (work, t) in works.iter_mut().zip(&mut times) {
+    for round in 0..rounds.max(1) {
+        for step in 0..works.len() {
+            let w = if round % 2 == 0 { step } else { works.len() - 1 - step };
             if let Some(f) = flush {
                 f.fill(0)?;
             }
-            t.push(work()?);
+            times[w].push(works[w]()?);
         }
     }
     Ok(times)
 }
 
-/// Times `kernels` together ([`in_rounds`]), device-timed: the tuner's final round.
+/// Each work's timing from rounds of runs ([`in_rounds`]), compared **round by round**
+/// with the work of the lowest median (the reference): work `i`'s time is the
+/// reference's median times the median over rounds of `t_i / t_ref` in that round, and
+/// its spread is the interquartile range of those ratios (the reference's: the median of
+/// the others'). A clock that drifts over the rounds moves both sides of each ratio
+/// alike, so the spread is the noise of the comparison, not the drift: on the H200 at
+/// 2048x11008x4096 the final round's medians spread 3-5% under the power cap, wide enough
+/// to tie a config 3% slower with the fastest (bench/results/h200-2026-12-02zg).
+pub(crate) fn paired(times: &[Vec<f64>]) -> Vec<Timed> {
+    let medians: Vec<f64> = times.iter().map(|t| median(&mut t.clone())).collect();
+    let Some(r) = (0..times.len()).min_by(|&a, &b| medians[a].total_cmp(&medians[b])) else {
+        return Vec::new();
+    };
+    let mut out: Vec<Timed> = times
+        .iter()
+        .map(|t| {
+            let mut ratios: Vec<f64> = t
+                .iter()
+                .zip(&times[r])
+                .filter(|(_, &tr)| tr > 0.0)
+                .map(|(&ti, &tr)| ti / tr)
+                .collect();
+            if ratios.is_empty() {
+                return Timed {
+                    ms: medians[r],
+                    spread: 0.0,
+                };
+            }
+            let t = Timed::of(&mut ratios);
+            Timed {
+                ms: medians[r] * t.ms,
+                spread: t.spread,
+            }
+        })
+        .collect();
+    let mut others: Vec<f64> = (0..out.len()).filter(|&i| i != r).map(|i| out[i].spread).collect();
+    out[r] = Timed {
+        ms: medians[r],
+        spread: if others.is_empty() { 0.0 } else { median(&mut others) },
+    };
+    out
+}
+
+/// Times `kernels` together ([`in_rounds`]), device-timed, compared round by round
+/// ([`paired`]): the tuner's final round.
 pub(crate) fn interleaved(
     dev: &Device,
     kernels: &[(&(dyn Any + Send + Sync), LaunchDims, Vec<KernelArg<'_>>)],
@@ -148,8 +195,7 @@ pub(crate) fn interleaved(
         .iter()
         .map(|(kernel, dims, args)| move || b.time_launch(*kernel, *dims, args))
         .collect();
-    let mut times = in_rounds(&mut runs, flush, rounds)?;
-    Ok(times.iter_mut().map(|t| Timed::of(t)).collect())
+    Ok(paired(&in_rounds(&mut runs, flush, rounds)?))
 }
 
 #[cfg(test)]
@@ -176,6 +222,44 @@ mod tests {
         assert_eq!(t.ms, 1.0);
         assert!((t.spread - 0.1).abs() < 1e-12, "{t:?}");
         assert_eq!(Timed::of(&mut [0.0, 0.0]).spread, 0.0);
+    }
+
+    #[test]
+    fn rounds_alternate_their_order() {
+        let order = std::cell::RefCell::new(Vec::new());
+        let mut works: Vec<_> = (0..3)
+            .map(|w| {
+                let order = &order;
+                move || {
+                    order.borrow_mut().push(w);
+                    Ok(w as f64)
+                }
+            })
+            .collect();
+        let times = in_rounds(&mut works, None, 3).unwrap();
+        assert_eq!(*order.borrow(), vec![0, 1, 2, 2, 1, 0, 0, 1, 2]);
+        assert_eq!(times, vec![vec![0.0; 3], vec![1.0; 3], vec![2.0; 3]]);
+    }
+
+    #[test]
+    fn paired_timing_sees_through_a_drifting_clock() {
+        // The clock slows 1% a round over 20 rounds; work 1 is 3% slower than work 0 in
+        // every round. Its runs' own spread (and the reference's) is ~10%, so medians
+        // would tie; round by round the 3% is exact.
+        let drift = |t: usize| 1.0 + 0.01 * t as f64;
+        let times: Vec<Vec<f64>> = [1.0, 1.03]
+            .iter()
+            .map(|&k| (0..20).map(|t| k * drift(t)).collect())
+            .collect();
+        let plain: Vec<Timed> = times.iter().map(|t| Timed::of(&mut t.clone())).collect();
+        assert!(plain[0].spread > 0.08, "{plain:?}");
+        let p = paired(&times);
+        assert!((p[1].ms / p[0].ms - 1.03).abs() < 1e-9, "{p:?}");
+        assert!(p[1].spread < 1e-9 && p[0].spread < 1e-9, "{p:?}");
+        // The reference is the lowest median wherever it sits.
+        let p = paired(&[times[1].clone(), times[0].clone()]);
+        assert!((p[0].ms / p[1].ms - 1.03).abs() < 1e-9, "{p:?}");
+        assert!(paired(&[]).is_empty());
     }
 
     #[test]

@@ -281,7 +281,7 @@ fn measure_all(
     let argv: Vec<String> = std::env::args().skip(1).collect();
     rep.notes.push(format!("command: crossgemm {}", argv.join(" ")));
     rep.notes.push(format!(
-        "times: median of {} runs after {} warm-up runs, {} MiB overwritten before each run (outside the timed region), {}; the sides of a row (ours, cuBLAS, cuBLAS with its epilogue kernel, cuBLASLt) are timed in the same rounds, one run of each in turn, so that a clock drifting over the row moves them alike",
+        "times: median of {} runs after {} warm-up runs, {} MiB overwritten before each run (outside the timed region), {}; the sides of a row (ours, cuBLAS, cuBLAS with its epilogue kernel, cuBLASLt) are timed in the same rounds, one run of each in turn (in reverse order every other round), so that a clock drifting over the row moves them alike",
         timer.runs(),
         a.warmup,
         flush >> 20,

@@ -81,10 +81,10 @@ impl Timer {
     }
 
     /// Times several works side by side: the warm-ups of each, then `runs` rounds, each a
-    /// flushed, timed run of every work in turn. A GPU's clock drifts as it heats up to
-    /// its power limit, so works timed one after the other are timed at different clocks;
-    /// in rounds, every work's sample spans the same stretch of time and their ratio is
-    /// the works' own.
+    /// flushed, timed run of every work in turn (reversed every other round). A GPU's
+    /// clock drifts as it heats up to its power limit, so works timed one after the other
+    /// are timed at different clocks; in rounds, every work's sample spans the same
+    /// stretch of time and their ratio is the works' own.
     pub fn time_together(&self, works: &mut [&mut dyn FnMut() -> Result<()>]) -> Result<Vec<Sample>> {
         let b = self.device.backend();
         for work in works.iter_mut() {
@@ -207,8 +207,10 @@ mod tests {
             Ok(())
         };
         let s = t.time_together(&mut [&mut a, &mut b]).unwrap();
-        // Each one's warm-up, then one timed run of each per round.
-        let want: String = "ab".chars().chain("ab".repeat(MIN_RUNS).chars()).collect();
+        // Each one's warm-up, then one timed run of each per round, every other round in
+        // reverse order.
+        let rounds: String = (0..MIN_RUNS).map(|r| if r % 2 == 0 { "ab" } else { "ba" }).collect();
+        let want: String = "ab".chars().chain(rounds.chars()).collect();
         assert_eq!(order.borrow().iter().collect::<String>(), want);
         assert_eq!(s.len(), 2);
         assert!(s[0].min_us >= 300.0 && s[1].median_us < s[0].median_us, "{s:?}");

@@ -104,7 +104,7 @@ pub struct Inject {
     /// lost a resource): what no config that passes every check does on PoCL.
     pub launch_failure: usize,
     /// The final round's band instead of 10 % of the fastest: a test's way to send every
-    /// timed candidate (up to 4) to the final round, whatever the device's noise.
+    /// timed candidate (up to 6) to the final round, whatever the device's noise.
     pub final_band: Option<f64>,
 }
 

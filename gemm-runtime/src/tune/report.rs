@@ -60,15 +60,17 @@ pub struct TuneReport {
     /// `true` when [`TuneOptions::budget_ms`](crate::TuneOptions::budget_ms) stopped the
     /// search.
     pub budget_spent: bool,
-    /// The candidates whose medians tied with the fastest's (within its measured noise,
-    /// 1% to 5%), the winner first: a tie goes to the planner's first, so that repeated
+    /// The candidates whose times tied with the fastest's (within the measured noise of
+    /// the comparison, 1% to 5%), the winner first: a tie goes to the planner's first, so that repeated
     /// tunes agree. Just the winner when nothing tied; empty on a cache hit.
     pub tied: Vec<TileConfig>,
-    /// The final round: the fastest few candidates of the first pass (up to 4, within
+    /// The final round: the fastest few candidates of the first pass (up to 6, within
     /// 10% of the fastest) timed again together, one run of each in turn, so that a
-    /// clock drifting during the tune slows them alike; their medians here are the ones
-    /// the winner was picked by (`timings` keeps the first pass; the tuning cache stores
-    /// these for the finalists). Empty when fewer than two qualified, and on a cache hit.
+    /// clock drifting during the tune slows them alike, and compared round by round: each
+    /// time here is the fastest median's times the finalist's median ratio to it in the
+    /// same rounds (`measure::paired`), the times the winner was picked by (`timings`
+    /// keeps the first pass; the tuning cache stores these for the finalists). Empty when
+    /// fewer than two qualified, and on a cache hit.
     pub final_round: Vec<Timing>,
     /// The winner.
     pub best: TileConfig,
