@@ -168,21 +168,61 @@ pub fn ragged(m: usize, n: usize, k: usize) -> bool {
     [m, n, k].iter().any(|&d| d > RAGGED_STEP && d % RAGGED_STEP != 0)
 }
 
-/// The bucket a shape's winner is stored under: each dimension rounded up to a power of
-/// two (`pow2:`, or `pow2r:` for a [`ragged`] shape), or the exact shape when `exact`.
+/// The bucket a shape's winner is stored under: M and K rounded up to a power of two, N
+/// to a power of two up to [`N_FINE_FROM`] and past it to an eighth of its octave
+/// ([`round_n`]) (`pow2:`, or `pow2r:` for a [`ragged`] shape), or the exact shape when
+/// `exact`.
 ///
 /// Ragged shapes have buckets of their own because their best tiles differ: on the H200
 /// 1000³ ran 19 % slower with 1024³'s winner than with its own (partial edge tiles, and
 /// K not a multiple of the k-tile). Dimensions of at most 64 never split a bucket: every
 /// tile pads them alike.
+///
+/// N is finer because it decides how the output tiles fill the machine's waves and,
+/// in a linear layer, it is the weight's width: fixed per layer, so finer buckets cost
+/// a model few extra tunes, where M (the tokens of a call) varies from call to call. On
+/// the H200 2048x11008x4096 and 2048x12288x4096 shared a bucket and want different tiles
+/// (128x128 at 0.96x cuBLAS and 128x256 at 0.99x; each other's winner 0.93-0.94x,
+/// bench/results/h200-2026-12-02zh).
 pub fn shape_key(m: usize, n: usize, k: usize, exact: bool) -> String {
     if exact {
         format!("exact:{m}x{n}x{k}")
     } else {
         let p = |v: usize| v.max(1).next_power_of_two();
         let class = if ragged(m, n, k) { "pow2r" } else { "pow2" };
-        format!("{class}:{}x{}x{}", p(m), p(n), p(k))
+        format!("{class}:{}x{}x{}", p(m), round_n(n), p(k))
     }
+}
+
+/// N from which [`shape_key`] rounds to eighths of an octave rather than to a power of two.
+pub const N_FINE_FROM: usize = 2048;
+
+/// `n` rounded up as [`shape_key`] rounds N: to a power of two up to [`N_FINE_FROM`],
+/// past it to a multiple of an eighth of the power of two below it (11008 → 11264,
+/// 12288 → 12288, 4096 → 4096). Every such bucket lies inside the power-of-two bucket of
+/// earlier versions.
+pub fn round_n(n: usize) -> usize {
+    let n = n.max(1);
+    if n <= N_FINE_FROM {
+        return n.next_power_of_two();
+    }
+    let step = (1usize << n.ilog2()) / 8;
+    n.div_ceil(step) * step
+}
+
+/// `bucket`, a key of a record measured at `shape`, as [`batch_shape_key`] would write it
+/// now: records written before a change of the bucket rule (N's eighths) land in the
+/// bucket a launch of their shape looks up. Exact keys, and keys that are not buckets,
+/// are returned as they are.
+pub fn rekey(bucket: &str, shape: [usize; 3]) -> String {
+    let Some((class, _)) = bucket.split_once(':') else {
+        return bucket.to_string();
+    };
+    if !class.starts_with("pow2") || bucket_dims(bucket).is_none() {
+        return bucket.to_string();
+    }
+    let batch = bucket_batch(bucket).unwrap_or(1);
+    batch_shape_key(shape[0], shape[1], shape[2], batch, false)
 }
 
 /// The bucket of a batch of `batch` products of `m × n × k`: [`shape_key`]'s for one

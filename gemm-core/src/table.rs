@@ -19,7 +19,7 @@
 use crate::family::{PlanCtx, Problem, TileConfig};
 use crate::ir::{AccMode, DType, EpOp, Func, GemmIr, Layout};
 use crate::plan::Plan;
-use crate::records::{bucket_dims, Records};
+use crate::records::{bucket_dims, rekey, Records};
 use crate::target::{Backend, TargetSpec};
 use serde::{Deserialize, Serialize};
 
@@ -90,7 +90,9 @@ impl EpilogueClass {
 /// One entry of a kernel's table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Seed {
-    /// The shape bucket it was measured for (`pow2:MxNxK` / `exact:MxNxK`).
+    /// The shape bucket it was measured for (`pow2:MxNxK` / `exact:MxNxK`), as
+    /// [`crate::records::shape_key`] writes it now (a record's older key is re-derived
+    /// from its shape: [`rekey`]).
     pub bucket: String,
     /// The config.
     pub config: TileConfig,
@@ -166,7 +168,7 @@ pub fn seeds(ir: &GemmIr, target: &TargetSpec, plan: &Plan, docs: &[(String, Rec
                     continue;
                 }
                 let seed = Seed {
-                    bucket: bucket.clone(),
+                    bucket: rekey(bucket, b.shape),
                     config: c,
                     shape: b.shape,
                     us: b.us,
@@ -435,7 +437,7 @@ mod tests {
                 for (bucket, b) in &r.buckets {
                     let s = table
                         .iter()
-                        .find(|s| &s.bucket == bucket && s.device_name == r.device_name)
+                        .find(|s| s.bucket == rekey(bucket, b.shape) && s.device_name == r.device_name)
                         .unwrap_or_else(|| panic!("{name}: {} {bucket} serves no table", r.kernel));
                     assert!(
                         s.winner && (s.config == b.config || s.us < b.us),

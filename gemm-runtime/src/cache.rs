@@ -610,7 +610,41 @@ pub(crate) mod tests {
         // Ragged: a dimension over 64 that is not a multiple of 64 (1000³ is not 1024³).
         assert_eq!(shape_key(1024, 1024, 1024, false), "pow2:1024x1024x1024");
         assert_eq!(shape_key(1000, 1000, 1000, false), "pow2r:1024x1024x1024");
-        assert_eq!(shape_key(16, 11008, 4096, false), "pow2:16x16384x4096");
+        // N past 2048 in eighths of its octave; M and K in powers of two.
+        assert_eq!(shape_key(16, 11008, 4096, false), "pow2:16x11264x4096");
+        assert_eq!(shape_key(2048, 11008, 4096, false), "pow2:2048x11264x4096");
+        assert_eq!(shape_key(2048, 12288, 4096, false), "pow2:2048x12288x4096");
+        assert_eq!(shape_key(3000, 5000, 700, false), "pow2r:4096x5120x1024");
+        assert_eq!(shape_key(2048, 4096, 11008, false), "pow2:2048x4096x16384");
+        assert_eq!(shape_key(2048, 2049, 2048, false), "pow2r:2048x2304x2048");
+        assert_eq!(shape_key(1, 2048, 1, false), "pow2:1x2048x1");
+        for n in 1..20000 {
+            let r = gemm_core::records::round_n(n);
+            // At least n, inside the power-of-two bucket, and a fixed point.
+            assert!(
+                r >= n && r <= n.next_power_of_two() && gemm_core::records::round_n(r) == r,
+                "{n} -> {r}"
+            );
+        }
+        // A record's older key follows its measured shape into today's bucket.
+        use gemm_core::records::rekey;
+        assert_eq!(
+            rekey("pow2:2048x16384x4096", [2048, 11008, 4096]),
+            "pow2:2048x11264x4096"
+        );
+        assert_eq!(
+            rekey("pow2@b8:2048x16384x4096", [2048, 12288, 4096]),
+            "pow2@b8:2048x12288x4096"
+        );
+        assert_eq!(
+            rekey("pow2r:1024x1024x1024", [1000, 1000, 1000]),
+            "pow2r:1024x1024x1024"
+        );
+        assert_eq!(
+            rekey("exact:2048x11008x4096", [2048, 11008, 4096]),
+            "exact:2048x11008x4096"
+        );
+        assert_eq!(rekey("odd", [1, 1, 1]), "odd");
         assert_eq!(shape_key(7, 45, 33, false), "pow2:8x64x64");
         assert_eq!(bucket_dims("pow2r:1024x1024x1024"), Some([1024; 3]));
         // The nearest bucket prefers its own class at the same dimensions, not over a
