@@ -69,7 +69,7 @@ pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     s.push_str(PTX);
     s.push_str(&wgmma_fns(ty, !a_kmajor, !b_kmajor));
     s.push_str(&store_fns(ir));
-    s.push_str(super::splitk::SOURCE);
+    s.push_str(&super::splitk::source());
     let [view, rebase] = persistent_view_prologue(ir, Backend::Cuda);
     let subs = [
         ("SYM", ir.symbol()),

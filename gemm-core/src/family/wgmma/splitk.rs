@@ -155,16 +155,22 @@ pub(super) fn accepts(t: &WgmmaTile, p: Problem) -> Result<(), String> {
     }
 }
 
+/// The kernel's split-K part ([`SOURCE`] with the largest split the runtime plans and
+/// checks, [`MAX_KSPLIT`], written into its `static_assert`).
+pub(super) fn source() -> String {
+    SOURCE.replace("@MAX_KSPLIT@", &MAX_KSPLIT.to_string())
+}
+
 /// The kernel's split-K part: configuration, argument list, and the fold
 /// `cg_splitk_fold` that the consumer runs after its mainloop.
-pub(super) const SOURCE: &str = r#"
+const SOURCE: &str = r#"
 #ifndef KSPLIT
 #define KSPLIT 1
 #endif
 #ifndef CG_STREAMK
 #define CG_STREAMK 0
 #endif
-static_assert(KSPLIT >= 1 && KSPLIT <= 16, "KSPLIT must be in [1, 16]");
+static_assert(KSPLIT >= 1 && KSPLIT <= @MAX_KSPLIT@, "KSPLIT must be in [1, @MAX_KSPLIT@]");
 static_assert(!CG_STREAMK || (KSPLIT == 1 && CG_CLUSTER == 1 && !CG_PINGPONG), "stream-K takes no split-K, no cluster and the cooperative schedule");
 /* The k-tiles of split s: [CG_KT(s), CG_KT(s + 1)). */
 #define CG_KT(s) ((int)(((long long)(s) * ktiles) / KSPLIT))
