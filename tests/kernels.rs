@@ -225,7 +225,7 @@ fn every_planned_config_bf16_f32() {
 }
 
 /// The persistent wgmma grids (at most one block per multiprocessor) loop over the output
-/// tiles: at a shape of 300 and more tiles (3112x3112x136, every tile size the planner
+/// tiles: at a shape of 300 and more tiles (3304x3304x136, every tile size the planner
 /// keeps, edges ragged), each block takes two or more, so the ring runs on across tiles,
 /// the ping-pong consumers take turns and stream-K shares out a wave of tiles (none of
 /// the grids divides the tile count). The suite's other shapes have at most nine tiles:
@@ -242,7 +242,7 @@ macro_rules! check_persistent_loops {
             if configs.is_empty() {
                 continue;
             }
-            let (m, n, k) = (3112, 3112, 136);
+            let (m, n, k) = (3304, 3304, 136);
             let mut r = rng($seed);
             let a = mat::<$ta, $la>(&dev, &mut r, m, k);
             let b = mat::<$tb, $lb>(&dev, &mut r, k, n);

@@ -62,10 +62,10 @@ static __device__ __forceinline__ void cgw_cp4(unsigned dst, const void* src, un
 static __device__ __forceinline__ void cgw_sts32(unsigned dst, unsigned v) {
     asm volatile("st.shared.u32 [%0], %1;\n" :: "r"(dst), "r"(v) : "memory");
 }
-/* The named barrier of consumer warpgroup c's 128 threads (ids 1 and 2; 0 is __syncthreads). */
+/* The named barrier of consumer warpgroup c's 128 threads (ids 1 to 3; 0 is
+   __syncthreads; ping-pong's turns use 3 and 4, with two consumers only). */
 static __device__ __forceinline__ void cgw_wg_sync(int c) {
-    if (c == 0) asm volatile("bar.sync 1, 128;\n" ::: "memory");
-    else asm volatile("bar.sync 2, 128;\n" ::: "memory");
+    asm volatile("bar.sync %0, 128;\n" :: "r"(1 + c) : "memory");
 }
 #define CG_ESZ 2
 typedef unsigned short cg_ab_t;
@@ -101,7 +101,8 @@ typedef unsigned short cg_ab_t;
 #define CG_PRODUCER_REGS (CG_CPASYNC ? 56 : 24)
 #endif
 #ifndef CG_CONSUMER_REGS
-#define CG_CONSUMER_REGS (CG_CPASYNC ? 224 : 240)
+/* Three consumers share the register file four ways (512 threads): 160 each. */
+#define CG_CONSUMER_REGS (CONSUMERS == 3 ? (CG_CPASYNC ? 152 : 160) : (CG_CPASYNC ? 224 : 240))
 #endif
 #ifndef CG_INFLIGHT
 #define CG_INFLIGHT (CONSUMERS == 1)
@@ -165,11 +166,11 @@ static __device__ __forceinline__ float cgw_epi(float acc, float v2) {
 static_assert(BK % CG_KROW == 0 && CG_KSUB >= 1 && CG_KSUB <= 4, "BK must be 1 to 4 128-byte swizzle rows: 64 (or 32 tf32) elements each");
 static_assert(CG_KSUB == 1 || (CG_A_KMAJOR && CG_B_KMAJOR), "k-tiles of several swizzle rows need K-major A and B");
 static_assert(CG_ESZ == 2 || (CG_A_KMAJOR && CG_B_KMAJOR), "wgmma .tf32 takes K-major operands only (row-major A, column-major B)");
-static_assert(CONSUMERS == 1 || CONSUMERS == 2, "CONSUMERS must be 1 or 2");
+static_assert(CONSUMERS >= 1 && CONSUMERS <= 3, "CONSUMERS must be 1, 2 or 3");
 static_assert(BM <= 256 && CG_WG_M % 64 == 0 && CG_WG_M >= 64, "BM / CONSUMERS (ping-pong: BM) must be a multiple of 64, BM <= 256");
 static_assert(BN >= 16 && BN <= 256 && BN % 16 == 0, "BN must be a multiple of 16 in [16, 256]");
 static_assert(CG_B_KMAJOR || BN % 64 == 0, "an N-major B tile arrives in 64-column boxes: BN must be a multiple of 64");
-static_assert(CG_MI * BN / 2 <= 128, "at most 128 accumulator registers per consumer thread (ping-pong: BM / 64 * BN / 2)");
+static_assert(CG_MI * BN / 2 <= (CONSUMERS == 3 ? 96 : 128), "at most 128 accumulator registers per consumer thread, 96 with three consumers (ping-pong: BM / 64 * BN / 2)");
 static_assert(STAGES >= 2, "the TMA ring needs at least two stages");
 static_assert(GROUP_M >= 1, "GROUP_M must be at least 1");
 static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "CLUSTER_M must be 1 or 2");

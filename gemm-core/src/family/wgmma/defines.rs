@@ -23,7 +23,7 @@ pub const DEFINES: &[(&str, &str)] = &[
     ),
     (
         "CONSUMERS",
-        "consumer warpgroups, 1 or 2; default 2. Each owns BM / CONSUMERS rows of the tile (3 would leave 128 registers a thread at launch, too few for an m64n256 wgmma).",
+        "consumer warpgroups, 1, 2 or 3; default 2. Each owns BM / CONSUMERS rows of the tile. Three (512 threads, 160 registers each after setmaxnreg) take at most 96 accumulators a thread: 192-row tiles up to 192 wide.",
     ),
     (
         "GROUP_M",
@@ -43,7 +43,7 @@ pub const DEFINES: &[(&str, &str)] = &[
     ),
     (
         "CG_CONSUMER_REGS",
-        "setmaxnreg.inc value of each consumer warpgroup when CONSUMERS > 1; default 240, 224 with CG_CPASYNC. 128 * (producer + 2 * consumer) must stay <= 65536.",
+        "setmaxnreg.inc value of each consumer warpgroup when CONSUMERS > 1; default 240, 224 with CG_CPASYNC (three consumers: 160, 152). 128 * (producer + CONSUMERS * consumer) must stay <= 65536.",
     ),
     (
         "CG_INFLIGHT",

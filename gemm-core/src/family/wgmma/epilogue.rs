@@ -79,10 +79,10 @@ static __device__ __forceinline__ void cgw_cp4(unsigned dst, const void* src, un
 static __device__ __forceinline__ void cgw_sts32(unsigned dst, unsigned v) {
     asm volatile("st.shared.u32 [%0], %1;\n" :: "r"(dst), "r"(v) : "memory");
 }
-/* The named barrier of consumer warpgroup c's 128 threads (ids 1 and 2; 0 is __syncthreads). */
+/* The named barrier of consumer warpgroup c's 128 threads (ids 1 to 3; 0 is
+   __syncthreads; ping-pong's turns use 3 and 4, with two consumers only). */
 static __device__ __forceinline__ void cgw_wg_sync(int c) {
-    if (c == 0) asm volatile("bar.sync 1, 128;\n" ::: "memory");
-    else asm volatile("bar.sync 2, 128;\n" ::: "memory");
+    asm volatile("bar.sync %0, 128;\n" :: "r"(1 + c) : "memory");
 }
 "#;
 

@@ -75,7 +75,9 @@
 //! # Launch
 //!
 //! - Block: `CG_THREADS = 128 * (CONSUMERS + 1)` threads (1 producer warpgroup, then
-//!   the consumers): [`WgmmaTile::threads`].
+//!   the consumers): [`WgmmaTile::threads`]. Three consumers (192-row tiles, 160 registers
+//!   each after `setmaxnreg`) won the fused rows at 2048×11008×4096 on the H200
+//!   (1.00–1.02× cuBLASLt, bench/results/h200-2026-12-02zk), not its plain product.
 //! - Dynamic shared memory: [`WgmmaTile::smem_bytes`], i.e. [`smem_bytes`]`(BM, BN,
 //!   BK, STAGES, 2)` = `1024 + STAGES * (BM + BN) * BK * 2 + 16 * STAGES` (1024 bytes of
 //!   slack to align the base to 1024, the ring of A and B tiles, then one `full` and one
@@ -231,7 +233,7 @@ pub struct WgmmaTile {
     pub bk: u32,
     /// TMA ring depth.
     pub stages: u32,
-    /// Consumer warpgroups (1 or 2).
+    /// Consumer warpgroups (1 to 3; 3 for 192-row tiles).
     pub consumers: u32,
     /// Grouped raster height.
     pub group_m: u32,
@@ -342,11 +344,11 @@ impl WgmmaTile {
     }
 
     /// Registers per thread as ptxas reported them on the H200 (bench/wgmma-probe.md):
-    /// 168 with two consumers (the launch bound of 384 threads), and with one the
-    /// accumulators plus about 60 (122 for 64x128, 190-208 for 128x128).
+    /// the launch bound with two or three consumers (168 of 384 threads, 128 of 512), and
+    /// with one the accumulators plus about 60 (122 for 64x128, 190-208 for 128x128).
     pub fn est_regs(&self) -> u32 {
         if self.consumers >= 2 {
-            168
+            65536 / self.threads() / 8 * 8
         } else {
             (self.bm / 64) * self.bn / 2 + 60
         }
@@ -549,16 +551,14 @@ impl KernelFamily for Wgmma {
     /// configs the rules pass: 13 for K-major 16-bit operands on the H200, 10 for
     /// MN-major), so that asking for them takes no config away from the plan.
     ///
-    /// And for the whole-tile classes of the wave-fitting widths ([`WAVE_FIT_BN`]), so
+    /// And for the whole-tile classes of the tiles planned apart ([`tiles::apart`]), so
     /// that they take nothing away from the tiles a plan kept before them.
     fn plan_extra(&self, cx: &PlanCtx, space: &TuneSpace) -> usize {
         let streamk_asked = space.pick("streamk", &[0]).contains(&1);
         let extra: std::collections::HashSet<_> = self
             .space(cx, space)
             .into_iter()
-            .filter(|t| {
-                (t.streamk && streamk_asked) || (!t.streamk && (WAVE_FIT_BN.contains(&t.bn) || t.cluster_n > 1))
-            })
+            .filter(|t| (t.streamk && streamk_asked) || (!t.streamk && (tiles::apart(t) || t.cluster_n > 1)))
             .filter(|t| super::first_broken_rule(self, cx, t).is_none())
             .map(|t| (self.block_mn(&t), self.plan_class(&t)))
             .collect();
@@ -610,7 +610,7 @@ impl KernelFamily for Wgmma {
         // estimate brings them forward; in the plan each keeps its best config (a block
         // tile of its own, with room made for it) and the rest rank after the usual
         // widths' configs, so that they take none of those out of a plan.
-        if WAVE_FIT_BN.contains(&t.bn) {
+        if tiles::apart(t) {
             s *= 0.25;
         }
         // Stream-K is opt-in and unproven (the tuner has not picked it on the H200): each

@@ -31,13 +31,12 @@ pub(super) const RULES: [Rule<WgmmaTile>; 12] = [
             }
         },
     },
-    // A producer warpgroup and one or two consumers: three consumers would leave 128
-    // registers a thread, too few for an m64n256 accumulator.
+    // A producer warpgroup and one to three consumers: three share the register file
+    // four ways (160 registers each after setmaxnreg), for 192-row tiles of one 64-row
+    // slab a consumer.
     Rule {
         name: "consumers",
-        check: |_, c| {
-            (!(c.consumers == 1 || c.consumers == 2)).then(|| format!("CONSUMERS = {} (1 or 2)", c.consumers))
-        },
+        check: |_, c| (!(1..=3).contains(&c.consumers)).then(|| format!("CONSUMERS = {} (1, 2 or 3)", c.consumers)),
     },
     // Ping-pong alternates whole tiles between two consumers; split-K's reduction is per
     // consumer share of a tile, which ping-pong does not have.
@@ -105,13 +104,15 @@ pub(super) const RULES: [Rule<WgmmaTile>; 12] = [
         },
     },
     // m64nN f32 accumulators take N/2 registers a thread per slab; past 128 the
-    // consumers (240 registers after setmaxnreg) spill.
+    // consumers (240 registers after setmaxnreg) spill, past 96 with three consumers
+    // (160 registers).
     Rule {
         name: "accumulators",
         check: |_, c| {
             let acc = (c.bm / c.sharers() / 64) * c.bn / 2;
-            (acc > 128).then(|| {
-                format!("{acc} accumulator registers per thread (at most 128: BM / CONSUMERS / 64 * BN / 2, ping-pong BM / 64 * BN / 2)")
+            let most = max_accumulators(c.consumers);
+            (acc > most).then(|| {
+                format!("{acc} accumulator registers per thread (at most {most}: BM / CONSUMERS / 64 * BN / 2, ping-pong BM / 64 * BN / 2)")
             })
         },
     },
@@ -165,3 +166,13 @@ pub(super) const RULES: [Rule<WgmmaTile>; 12] = [
         },
     },
 ];
+
+/// The most f32 accumulators a consumer thread may hold: 128 of the 240 registers one or
+/// two consumers get after `setmaxnreg`, 96 of the 160 that three get.
+pub(super) fn max_accumulators(consumers: u32) -> u32 {
+    if consumers >= 3 {
+        96
+    } else {
+        128
+    }
+}

@@ -70,9 +70,9 @@ pub(super) fn with_splits(t: WgmmaTile, space: &TuneSpace) -> Vec<WgmmaTile> {
 
 /// `t`'s stream-K variant, beside `t` itself, where the kernel asks for it (`tune(streamk
 /// = 1)`; by default none: the variant is new and not yet measured on a GPU), for
-/// cooperative configs without split-K or a cluster.
+/// cooperative configs of one or two consumers without split-K or a cluster.
 pub(super) fn with_streamk(t: WgmmaTile, space: &TuneSpace) -> Vec<WgmmaTile> {
-    let fits = t.ksplit == 1 && t.cluster() == 1 && !t.pingpong;
+    let fits = t.ksplit == 1 && t.cluster() == 1 && !t.pingpong && t.consumers <= 2;
     if fits && space.pick("streamk", &[0]).contains(&1) {
         vec![WgmmaTile { streamk: true, ..t }]
     } else {

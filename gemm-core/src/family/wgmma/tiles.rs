@@ -24,6 +24,27 @@ const BLOCK_N: [u32; 6] = [64, 128, 192, 256, 176, 240];
 /// bias+GELU rows of the M = 2048 LLM shapes, by 1–3% in the tuner's final round.
 pub const WAVE_FIT_BN: [u32; 2] = [176, 240];
 
+/// Whether `t` is one of the tiles planned beside the usual ones, each block tile
+/// keeping its best config (a plan class of its own, with room made for it) while the
+/// rest rank after every usual config: the wave-fitting widths ([`WAVE_FIT_BN`]) and
+/// the 192-row tiles of three consumers. Why 192 rows: at 2048x11008x4096 cuBLAS and
+/// cuBLASLt run 192x192 tiles (bench/results/h200-2026-12-02zj: 638 tiles, 4.83 waves
+/// on 132 SMs, against 688 and 5.21 for 128x256, and 11% fewer operand bytes a flop).
+pub(super) fn apart(t: &WgmmaTile) -> bool {
+    WAVE_FIT_BN.contains(&t.bn) || t.consumers == 3
+}
+
+/// The (consumers, ping-pong) schedules the planner tries on `bm`-row tiles: one
+/// consumer, two cooperative or in ping-pong; 192 rows only with three consumers of one
+/// slab each (the other schedules of 192 rows would take room from the usual tiles).
+fn schedules(bm: u32) -> &'static [(u32, bool)] {
+    if bm == 192 {
+        &[(3, false)]
+    } else {
+        &[(1, false), (2, false), (2, true)]
+    }
+}
+
 /// The k-tile depths the planner tries on a `bm × bn` tile: one swizzle row (a 128-byte
 /// run of each operand row per stage), and on the 64-row tiles of decode-size problems
 /// with K-major A and B also two (64×128, 64×64) and four (64×64) rows, which the
@@ -46,11 +67,11 @@ fn k_tiles(cx: &PlanCtx, bm: u32, bn: u32) -> Vec<u32> {
 pub(super) fn space(cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
     let quads = space.pick("cluster_n", &[1]).contains(&2);
     let mut v = Vec::new();
-    for bm in space.pick("block_m", &[64, 128, 256]) {
+    for bm in space.pick("block_m", &[64, 128, 192, 256]) {
         for bn in space.pick("block_n", &BLOCK_N) {
             for bk in space.pick("block_k", &k_tiles(cx, bm, bn)) {
                 for stages in space.pick("stages", &[3, 4, 5, 6, 8, 10]) {
-                    for (consumers, pingpong) in [(1, false), (2, false), (2, true)] {
+                    for &(consumers, pingpong) in schedules(bm) {
                         for group_m in space.pick("group_m", &[8]) {
                             for cluster_m in [1, 2] {
                                 let t = WgmmaTile {
@@ -118,6 +139,31 @@ mod tests {
         assert!(quads
             .iter()
             .any(|t| t.bm == 128 && t.bn == 128 && t.validate(&ir).is_ok()));
+    }
+
+    /// 192-row tiles come with three consumers of one slab each, and only so; the rules
+    /// pass them up to 96 accumulators a thread (192x192) and no further.
+    #[test]
+    fn three_consumers_take_the_192_row_tiles() {
+        let h200 = Targets::parse(BUILTIN_TARGETS).unwrap().get("h200").unwrap().clone();
+        let ir = GemmIr::matmul("q", DType::F16, AccMode::F32, Layout::RowMajor, Layout::ColMajor);
+        let cx = PlanCtx::new(&h200, &ir);
+        let all = space(&cx, &TuneSpace::default());
+        assert!(all.iter().all(|t| (t.bm == 192) == (t.consumers == 3)));
+        assert!(all
+            .iter()
+            .all(|t| t.consumers != 3 || (!t.pingpong && !t.streamk && t.ksplit == 1)));
+        let t = |bn, stages| WgmmaTile::new(192, bn, stages, 3);
+        assert!(t(192, 4).validate(&ir).is_ok());
+        assert!(t(192, 5).validate(&ir).unwrap_err().contains("shared memory"));
+        assert!(t(256, 3).validate(&ir).unwrap_err().contains("at most 96"));
+        assert_eq!(t(192, 4).threads(), 512);
+        assert_eq!(t(192, 4).est_regs(), 128);
+        // Two consumers cannot split 192 rows into 64-row slabs.
+        assert!(WgmmaTile::new(192, 128, 4, 2)
+            .validate(&ir)
+            .unwrap_err()
+            .contains("multiple of 64"));
     }
 
     /// The launch marks the grid persistent, with the cluster it walks in, so that a
