@@ -148,7 +148,13 @@ fn the_tuner_tunes_a_batch() {
     use crossgemm::{MatrixArg, MatrixOut, RowArg};
     let args = [MatrixArg::__arg(&a), MatrixArg::__arg(&b), RowArg::__arg(&bias)];
     let rep = crossgemm::tune::tune_with(&b_f16_rc::SPEC, &args, out.__out(), &opts).unwrap();
-    assert!(rep.failed.is_empty(), "{:?}", rep.failed);
+    // Only timing may stop a candidate: a run stalled by a loaded machine (CI has 2 cores)
+    // can be cut off as too slow, which says nothing about the batch.
+    assert!(
+        rep.failed.iter().all(|f| f.stage == crossgemm::FailStage::TooSlow),
+        "{:?}",
+        rep.failed
+    );
     assert!(
         rep.timings.len() > 1,
         "a batch's candidates are timed: {:?}",
