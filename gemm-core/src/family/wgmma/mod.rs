@@ -551,7 +551,7 @@ impl KernelFamily for Wgmma {
     /// configs the rules pass: 13 for K-major 16-bit operands on the H200, 10 for
     /// MN-major), so that asking for them takes no config away from the plan.
     ///
-    /// And for the whole-tile classes of the tiles planned apart ([`tiles::apart`]), so
+    /// And for the whole-tile classes of the tiles planned apart (`tiles::apart`), so
     /// that they take nothing away from the tiles a plan kept before them.
     fn plan_extra(&self, cx: &PlanCtx, space: &TuneSpace) -> usize {
         let streamk_asked = space.pick("streamk", &[0]).contains(&1);
