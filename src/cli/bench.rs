@@ -94,8 +94,9 @@ pub struct BenchArgs {
     prepare: bool,
     /// Pass ours x and w as views whose stored rows are this many elements longer than
     /// K (a leading dimension of K + PAD, as for sub-matrices of a larger tensor); tuned
-    /// and timed on those views. cuBLAS and cuBLASLt keep packed operands. Compare with a
-    /// packed run through --against.
+    /// and timed on those views, beside ours on the packed operands (their own tuned
+    /// winner) in the same rounds: the report's "Views against packed operands" section.
+    /// cuBLAS and cuBLASLt keep packed operands.
     #[arg(long, default_value_t = 0, value_name = "PAD")]
     pad: usize,
     /// Run every case as a batch of B products in one call: ours with batched views of B
@@ -155,7 +156,7 @@ pub fn run(kernels: &'static [KernelEntry], a: &BenchArgs, cache_dir: Option<Pat
         }
         None => None,
     };
-    let extra = rep.first_call_markdown() + change.as_deref().unwrap_or("");
+    let extra = rep.first_call_markdown() + &rep.views_markdown() + change.as_deref().unwrap_or("");
     write_outputs(&rep, &a.out, a.name.as_deref(), Some(&extra))?;
     wrong_outputs_fail(&rep)
 }
@@ -325,7 +326,7 @@ fn measure_all(
     }
     if a.pad > 0 {
         rep.notes.push(format!(
-            "views (--pad {}): ours read x and w as views with leading dimension K + {} (x row-major, w column-major), tuned on those views; cuBLAS and cuBLASLt read packed copies",
+            "views (--pad {}): ours read x and w as views with leading dimension K + {} (x row-major, w column-major), tuned on those views; cuBLAS and cuBLASLt read packed copies; ours on the packed copies too (`packed_us`, tuned for them), in the same rounds",
             a.pad, a.pad
         ));
     }
@@ -518,6 +519,16 @@ impl Bench<'_> {
             }
             t.best
         };
+        // `--pad`: ours on the packed operands as well, with their own winner, timed in
+        // the same rounds as the views (under --first-call only the views run).
+        let mut packed = if self.pad > 0 && !self.first_call {
+            let pargs = inp.packed_args();
+            let t = tune_with(spec, &pargs, scratch.__out(), &self.opts)?;
+            row.packed_config = t.best.to_string();
+            Some((pargs, t.best, poisoned::<T>(&self.dev, m, n)?))
+        } else {
+            None
+        };
         drop(scratch);
         row.config = best.to_string();
         // The reported config, named explicitly: a plain `launch` picks its config by
@@ -559,6 +570,7 @@ impl Bench<'_> {
                 Err(e) => (None, Some(e)),
             };
             let has_lt = lt.is_some();
+            let has_packed = packed.is_some();
             // Every side timed in the same rounds (`time_together`): one run of each in
             // turn, so that the ratios do not carry the clock's drift over the row.
             let samples = {
@@ -576,6 +588,10 @@ impl Bench<'_> {
                     Some((plan, o)) => cb.lt_matmul(plan, lx, lw, bias, o),
                     None => Ok(()),
                 };
+                let mut packed_run = || match packed.as_mut() {
+                    Some((pargs, cfg, o)) => launch_with(spec, cfg, pargs, o.__out()),
+                    None => Ok(()),
+                };
                 let mut works: Vec<&mut dyn FnMut() -> Result<(), GemmError>> = vec![&mut ours, &mut gemm];
                 if bias_on {
                     works.push(&mut gemm_epi);
@@ -583,8 +599,13 @@ impl Bench<'_> {
                 if has_lt {
                     works.push(&mut lt_run);
                 }
+                if has_packed {
+                    works.push(&mut packed_run);
+                }
                 self.timer.time_together(&mut works)?
             };
+            // The sides in `works` order; the optional ones at the end.
+            let (lt_at, packed_at) = (2 + bias_on as usize, 2 + bias_on as usize + has_lt as usize);
             row.ours_us = Some(samples[0].median_us);
             note_staged(row);
             row.cublas_gemm_us = Some(samples[1].median_us);
@@ -612,8 +633,12 @@ impl Bench<'_> {
             row.max_rel_err = Some(check(&got));
             row.err_vs = if trusted { "cublas" } else { "reference" }.into();
             if let Some((_, lt_out)) = &lt {
-                row.cublaslt_us = samples.last().map(|s| s.median_us);
+                row.cublaslt_us = Some(samples[lt_at].median_us);
                 row.cublaslt_max_rel_err = Some(check(&to_f32(lt_out)?));
+            }
+            if let Some((_, _, p_out)) = &packed {
+                row.packed_us = Some(samples[packed_at].median_us);
+                row.packed_max_rel_err = Some(check(&to_f32(p_out)?));
             }
             if let Some(e) = lt_err {
                 row.note_also(&format!("cuBLASLt: {}", e.to_string().lines().next().unwrap_or("")));
@@ -621,17 +646,31 @@ impl Bench<'_> {
             return Ok(());
         }
 
-        let ours = {
+        let has_packed = packed.is_some();
+        let samples = {
             let mut ov = out_view(&mut out, (m, n), batch)?;
-            self.timer.time(&mut || launch_with(spec, &best, &args, ov.__out()))?
+            let mut ours = || launch_with(spec, &best, &args, ov.__out());
+            let mut packed_run = || match packed.as_mut() {
+                Some((pargs, cfg, o)) => launch_with(spec, cfg, pargs, o.__out()),
+                None => Ok(()),
+            };
+            let mut works: Vec<&mut dyn FnMut() -> Result<(), GemmError>> = vec![&mut ours];
+            if has_packed {
+                works.push(&mut packed_run);
+            }
+            self.timer.time_together(&mut works)?
         };
-        row.ours_us = Some(ours.median_us);
+        row.ours_us = Some(samples[0].median_us);
         note_staged(row);
         let got = to_f32(&out)?;
         drop(out);
 
         // No vendor library: the host reference on a sample of the output.
         row.max_rel_err = Some(sampled_error(&sampled, &got, n));
+        if let Some((_, _, p_out)) = &packed {
+            row.packed_us = Some(samples[1].median_us);
+            row.packed_max_rel_err = Some(sampled_error(&sampled, &to_f32(p_out)?, n));
+        }
         Ok(())
     }
 }

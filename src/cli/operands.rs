@@ -166,8 +166,18 @@ impl<T: Element> Inputs<T> {
                     .expect("inside its copies")
                     .__arg(),
             ],
-            Copies::Packed => vec![self.x.__arg(), self.w.__arg()],
+            Copies::Packed => return self.packed_args(),
         };
+        if self.bias {
+            args.push(self.b.__arg());
+        }
+        args
+    }
+
+    /// The kernel's arguments on the packed `x` and `w` whatever [`Inputs::pad`] or
+    /// [`Inputs::batch`] set: what `bench --pad` times beside the views.
+    pub fn packed_args(&self) -> Vec<Arg<'_>> {
+        let mut args = vec![self.x.__arg(), self.w.__arg()];
         if self.bias {
             args.push(self.b.__arg());
         }

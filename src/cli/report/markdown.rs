@@ -354,6 +354,61 @@ impl Report {
         out
     }
 
+    /// `bench --pad`: per row, ours on the views against ours on the packed operands,
+    /// timed in the same rounds, as packed / views (0.95: the views take 5% longer);
+    /// then the geometric mean and the slowest row. Empty when no row has a packed time.
+    pub fn views_markdown(&self) -> String {
+        let rows: Vec<&Row> = self.rows.iter().filter(|r| r.packed_us.is_some()).collect();
+        if rows.is_empty() {
+            return String::new();
+        }
+        let mut out = String::from(
+            "\n## Views against packed operands\n\nOurs on the views (`ours µs`) and ours on packed copies of the same operands (`packed µs`, its own tuned winner), timed in the same rounds; × is packed / views (1.0: the views cost nothing, 0.95: they take 5% longer).\n\n",
+        );
+        out.push_str(
+            "| shape (MxNxK) | dtype | epilogue | views µs | packed µs | × | config (views) | config (packed) |\n",
+        );
+        out.push_str("|:--|:--|:--|--:|--:|--:|:--|:--|\n");
+        let mut ratios: Vec<(f64, String)> = Vec::new();
+        for r in rows {
+            let wrong = r.is_wrong("ours") || r.is_wrong("packed");
+            let x = match (r.packed_us, r.ours_us) {
+                (Some(p), Some(v)) if p > 0.0 && v > 0.0 && !wrong => Some(p / v),
+                _ => None,
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                r.shape_text(),
+                r.dtype,
+                cell(&r.epilogue),
+                us(r.ours_us),
+                us(r.packed_us),
+                if wrong { "WRONG".to_string() } else { speedup(x) },
+                cell(&r.config),
+                cell(&r.packed_config)
+            );
+            if let Some(x) = x {
+                ratios.push((x, format!("{} {} {}", r.shape_text(), r.dtype, cell(&r.epilogue))));
+            }
+        }
+        if let Some((g, _, n)) = geomean_and_wins(ratios.iter().map(|(x, _)| *x)) {
+            let (worst, at) = ratios
+                .iter()
+                .min_by(|a, b| a.0.total_cmp(&b.0))
+                .map(|(x, k)| (*x, k.as_str()))
+                .unwrap_or((f64::NAN, ""));
+            let _ = writeln!(
+                out,
+                "\n{n} {}: geometric mean {}, slowest {} ({at}).",
+                if n == 1 { "row" } else { "rows" },
+                speedup(Some(g)),
+                speedup(Some(worst))
+            );
+        }
+        out
+    }
+
     /// How ours changed against an earlier report `before` (another commit, another
     /// planner): per row that both measured, ours then and now and their ratio (> 1:
     /// faster now) with both configs, then the geometric mean per dtype and the rows
@@ -670,6 +725,35 @@ mod tests {
         );
         let none = now.change_markdown(&testing::report(vec![]));
         assert!(none.contains("No row was measured in both"), "{none}");
+    }
+
+    #[test]
+    fn views_against_packed() {
+        let mut views = testing::row(4096, 4096, 4096, "f16", "none", [Some(200.0), None, None, None]);
+        views.packed_us = Some(190.0);
+        views.packed_config = "wgmma 128x256".into();
+        let mut wrong = testing::row(1000, 1000, 1000, "f16", "none", [Some(10.0), None, None, None]);
+        wrong.packed_us = Some(5.0);
+        wrong.packed_max_rel_err = Some(0.5);
+        wrong.judge();
+        assert_eq!(wrong.wrong_sides, ["packed"]);
+        let plain = testing::row(16, 16, 16, "f16", "none", [Some(1.0), None, None, None]);
+        let md = testing::report(vec![views, wrong, plain]).views_markdown();
+        assert!(
+            md.contains("| 4096x4096x4096 | f16 | none | 200.0 | 190.0 | 0.95x | — | wgmma 128x256 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| 1000x1000x1000 | f16 | none | 10.0 | 5.00 | WRONG |"),
+            "{md}"
+        );
+        // A row without a packed time is not listed; a wrong one counts in no mean.
+        assert!(!md.contains("16x16x16"), "{md}");
+        assert!(
+            md.contains("1 row: geometric mean 0.95x, slowest 0.95x (4096x4096x4096 f16 none)."),
+            "{md}"
+        );
+        assert_eq!(testing::report(vec![]).views_markdown(), "");
     }
 
     #[test]

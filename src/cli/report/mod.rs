@@ -143,13 +143,24 @@ pub struct Row {
     /// reference| / max |reference|), merged with `triton_us`.
     #[serde(default)]
     pub triton_max_rel_err: Option<f64>,
+    /// `bench --pad`: ours on the packed operands (its own tuned winner), timed in the
+    /// same rounds as ours on the views (`ours_us`), so that their ratio does not carry
+    /// the clock's drift between two processes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packed_us: Option<f64>,
+    /// The config `packed_us` ran (its own tune's winner).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub packed_config: String,
+    /// The packed run's output, same measure as `max_rel_err`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packed_max_rel_err: Option<f64>,
     /// The dtype's error limit ([`error_limit`]) the errors were held to.
     #[serde(default)]
     pub err_limit: Option<f64>,
     /// Whether some side's output was over `err_limit` or not finite (see `wrong_sides`).
     #[serde(default)]
     pub wrong: bool,
-    /// The sides over the limit: "ours", "cublas", "cublaslt", "triton". A wrong side's
+    /// The sides over the limit: "ours", "packed", "cublas", "cublaslt", "triton". A wrong side's
     /// speed-ups are `None` (so they count in no mean and no win), its times are kept.
     /// An infinite error is written to JSON as null: this list is what records it.
     #[serde(default)]
@@ -297,7 +308,7 @@ fn is_one(v: &usize) -> bool {
 }
 
 /// The sides a row can hold wrong, in the order they are listed.
-pub const SIDES: [&str; 4] = ["ours", "cublas", "cublaslt", "triton"];
+pub const SIDES: [&str; 5] = ["ours", "packed", "cublas", "cublaslt", "triton"];
 
 /// What a [`Row`] measures: the shape, dtype and epilogue. Two rows with the same key
 /// are the same measurement (the later one wins when reports are combined or merged).
@@ -434,6 +445,7 @@ impl Row {
         if let Some(limit) = self.err_limit {
             let errors = [
                 ("ours", self.max_rel_err),
+                ("packed", self.packed_max_rel_err),
                 ("cublas", self.cublas_max_rel_err),
                 ("cublaslt", self.cublaslt_max_rel_err),
                 ("triton", self.triton_max_rel_err),
@@ -457,6 +469,7 @@ impl Row {
     pub fn side_error(&self, side: &str) -> Option<f64> {
         match side {
             "ours" => self.max_rel_err,
+            "packed" => self.packed_max_rel_err,
             "cublas" => self.cublas_max_rel_err,
             "cublaslt" => self.cublaslt_max_rel_err,
             "triton" => self.triton_max_rel_err,
@@ -481,7 +494,7 @@ impl Row {
             .join(", ")
     }
 
-    /// Whether `side` ("ours", "cublas", "cublaslt", "triton") is marked wrong.
+    /// Whether `side` ("ours", "packed", "cublas", "cublaslt", "triton") is marked wrong.
     pub fn is_wrong(&self, side: &str) -> bool {
         self.wrong_sides.iter().any(|s| s == side)
     }
