@@ -143,12 +143,12 @@ pub struct Row {
     /// reference| / max |reference|), merged with `triton_us`.
     #[serde(default)]
     pub triton_max_rel_err: Option<f64>,
-    /// `bench --pad`: ours on the packed operands (its own tuned winner), timed in the
+    /// `bench --pad`: ours on the packed operands (the tuner's winner for them), timed in the
     /// same rounds as ours on the views (`ours_us`), so that their ratio does not carry
     /// the clock's drift between two processes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub packed_us: Option<f64>,
-    /// The config `packed_us` ran (its own tune's winner).
+    /// The config `packed_us` ran.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub packed_config: String,
     /// The packed run's output, same measure as `max_rel_err`.
