@@ -94,9 +94,8 @@ pub struct BenchArgs {
     prepare: bool,
     /// Pass ours x and w as views whose stored rows are this many elements longer than
     /// K (a leading dimension of K + PAD, as for sub-matrices of a larger tensor); tuned
-    /// and timed on those views, beside ours on the packed operands in the same rounds
-    /// (the report's "Views against packed operands" section; the tuning cache keys by
-    /// shape, so both usually run the views' winner).
+    /// and timed on those views, beside ours on the packed operands (tuned for them) in
+    /// the same rounds: the report's "Views against packed operands" section.
     /// cuBLAS and cuBLASLt keep packed operands.
     #[arg(long, default_value_t = 0, value_name = "PAD")]
     pad: usize,
@@ -327,7 +326,7 @@ fn measure_all(
     }
     if a.pad > 0 {
         rep.notes.push(format!(
-            "views (--pad {}): ours read x and w as views with leading dimension K + {} (x row-major, w column-major), tuned on those views; cuBLAS and cuBLASLt read packed copies; ours on the packed copies too (`packed_us`), in the same rounds, with the tuner's winner for them: the tuning cache keys a call by its shape, not its leading dimensions, so that is the views' winner, as a program calling on both would get",
+            "views (--pad {}): ours read x and w as views with leading dimension K + {} (x row-major, w column-major), tuned on those views; cuBLAS and cuBLASLt read packed copies; ours on the packed copies too (`packed_us`), in the same rounds, with their own winner (tuned in a cache folder of their own: the tuning cache keys a call by its shape, not its leading dimensions)",
             a.pad, a.pad
         ));
     }
@@ -521,11 +520,18 @@ impl Bench<'_> {
             t.best
         };
         // `--pad`: ours on the packed operands as well, timed in the same rounds as the
-        // views, with the tuner's winner for them (its cache keys by shape, not leading
-        // dimension: usually the views' own); under --first-call only the views run.
+        // views, with their own winner: tuned in a cache folder of their own, since the
+        // cache keys a call by its shape, not its leading dimensions, and the views'
+        // winner can be another config (a row pitch that is an odd multiple of 16 bytes
+        // costs TMA a sector more a row: bench/results/h200-2026-12-03a). Under
+        // --first-call only the views run.
         let mut packed = if self.pad > 0 && !self.first_call {
             let pargs = inp.packed_args();
-            let t = tune_with(spec, &pargs, scratch.__out(), &self.opts)?;
+            let popts = TuneOptions {
+                cache_dir: self.opts.cache_dir.as_ref().map(|d| d.join("packed")),
+                ..self.opts.clone()
+            };
+            let t = tune_with(spec, &pargs, scratch.__out(), &popts)?;
             row.packed_config = t.best.to_string();
             Some((pargs, t.best, poisoned::<T>(&self.dev, m, n)?))
         } else {

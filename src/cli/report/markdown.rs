@@ -363,7 +363,7 @@ impl Report {
             return String::new();
         }
         let mut out = String::from(
-            "\n## Views against packed operands\n\nOurs on the views (`ours µs`) and ours on packed copies of the same operands (`packed µs`, the tuner's winner for them), timed in the same rounds; × is packed / views (1.0: the views cost nothing, 0.95: they take 5% longer).\n\n",
+            "\n## Views against packed operands\n\nOurs on the views (`ours µs`) and ours on packed copies of the same operands (`packed µs`, tuned for them), timed in the same rounds; × is packed / views (1.0: the views cost nothing, 0.95: they take 5% longer).\n\n",
         );
         out.push_str(
             "| shape (MxNxK) | dtype | epilogue | views µs | packed µs | × | config (views) | config (packed) |\n",

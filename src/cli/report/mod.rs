@@ -143,7 +143,7 @@ pub struct Row {
     /// reference| / max |reference|), merged with `triton_us`.
     #[serde(default)]
     pub triton_max_rel_err: Option<f64>,
-    /// `bench --pad`: ours on the packed operands (the tuner's winner for them), timed in the
+    /// `bench --pad`: ours on the packed operands (tuned for them), timed in the
     /// same rounds as ours on the views (`ours_us`), so that their ratio does not carry
     /// the clock's drift between two processes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
