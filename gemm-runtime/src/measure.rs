@@ -10,7 +10,7 @@ use std::any::Any;
 
 /// Names the protocol below; part of the cache key, so that changing how candidates
 /// are timed retunes instead of comparing old and new numbers.
-pub(crate) const PROTOCOL: &str = "warmup2-flush-median5..50-final6x10pct-paired-v3";
+pub(crate) const PROTOCOL: &str = "warmup2-flush-median5..50-final6x10pct-paired-se-v4";
 
 /// Fewest timed runs per candidate.
 pub(crate) const MIN_REPS: usize = 5;
@@ -142,11 +142,11 @@ pub(crate) fn in_rounds<W: FnMut() -> Result<f64>>(
 /// Each work's timing from rounds of runs ([`in_rounds`]), compared **round by round**
 /// with the work of the lowest median (the reference): work `i`'s time is the
 /// reference's median times the median over rounds of `t_i / t_ref` in that round, and
-/// its spread is the interquartile range of those ratios (the reference's: the median of
-/// the others'). A clock that drifts over the rounds moves both sides of each ratio
-/// alike, so the spread is the noise of the comparison, not the drift: on the H200 at
-/// 2048x11008x4096 the final round's medians spread 3-5% under the power cap, wide enough
-/// to tie a config 3% slower with the fastest (bench/results/h200-2026-12-02zg).
+/// its spread is the noise of that median ratio ([`median_noise`]; the reference's: the
+/// median of the others'). A clock that drifts over the rounds moves both sides of each
+/// ratio alike, so the spread is the noise of the comparison, not the drift: on the H200
+/// at 2048x11008x4096 the final round's medians spread 3-5% under the power cap, wide
+/// enough to tie a config 3% slower with the fastest (bench/results/h200-2026-12-02zg).
 pub(crate) fn paired(times: &[Vec<f64>]) -> Vec<Timed> {
     let medians: Vec<f64> = times.iter().map(|t| median(&mut t.clone())).collect();
     let Some(r) = (0..times.len()).min_by(|&a, &b| medians[a].total_cmp(&medians[b])) else {
@@ -167,10 +167,11 @@ pub(crate) fn paired(times: &[Vec<f64>]) -> Vec<Timed> {
                     spread: 0.0,
                 };
             }
+            let n = ratios.len();
             let t = Timed::of(&mut ratios);
             Timed {
                 ms: medians[r] * t.ms,
-                spread: t.spread,
+                spread: median_noise(t.spread, n),
             }
         })
         .collect();
@@ -180,6 +181,20 @@ pub(crate) fn paired(times: &[Vec<f64>]) -> Vec<Timed> {
         spread: if others.is_empty() { 0.0 } else { median(&mut others) },
     };
     out
+}
+
+/// How far the median of `n` samples whose interquartile range is `iqr` (relative) may
+/// lie from the true median by noise alone: two standard errors, where one is about
+/// `1.2533 σ / √n` and `σ ≈ IQR / 1.349` for a normal sample, so `1.86 IQR / √n`. The
+/// final round's decision is about the median ratio of up to 50 rounds, not about one
+/// round's ratio: the IQR of the ratios itself (what the tie band was before) tied
+/// configs 2.3% apart on the H200 at 2048x11008x4096 (bench/results/h200-2026-12-02zl).
+/// With the 5 rounds a CPU device gets, this is 0.83 IQR, about what it was.
+pub(crate) fn median_noise(iqr: f64, n: usize) -> f64 {
+    if n == 0 {
+        return iqr;
+    }
+    1.86 * iqr / (n as f64).sqrt()
 }
 
 /// Times `kernels` together ([`in_rounds`]), device-timed, compared round by round
@@ -260,6 +275,34 @@ mod tests {
         let p = paired(&[times[1].clone(), times[0].clone()]);
         assert!((p[0].ms / p[1].ms - 1.03).abs() < 1e-9, "{p:?}");
         assert!(paired(&[]).is_empty());
+    }
+
+    #[test]
+    fn the_paired_spread_is_the_noise_of_the_median_ratio() {
+        // Work 1 runs 2% behind work 0 with a per-round jitter of up to 3% either way.
+        let jitter = [1.03, 0.97, 1.0, 1.02, 0.98, 1.01, 0.99];
+        let rounds = |n: usize| -> Vec<Vec<f64>> {
+            vec![vec![1.0; n], (0..n).map(|t| 1.02 * jitter[t % jitter.len()]).collect()]
+        };
+        for n in [5, 49] {
+            let p = paired(&rounds(n));
+            let mut ratios = rounds(n)[1].clone();
+            let one = Timed::of(&mut ratios);
+            assert!((p[1].ms - one.ms).abs() < 1e-12, "{p:?}");
+            assert!(
+                (p[1].spread - 1.86 * one.spread / (n as f64).sqrt()).abs() < 1e-12,
+                "{p:?}"
+            );
+            // The reference takes the other's noise.
+            assert_eq!(p[0].spread, p[1].spread);
+        }
+        // Over 49 rounds the 2% is outside the noise; one round's IQR (4% here) was not.
+        let many = paired(&rounds(49));
+        assert!(
+            many[1].spread < 0.02 && many[1].ms / many[0].ms - 1.0 > many[1].spread,
+            "{many:?}"
+        );
+        assert_eq!(median_noise(0.05, 0), 0.05);
     }
 
     #[test]

@@ -95,8 +95,9 @@ pub struct BenchArgs {
     /// Pass ours x and w as views whose stored rows are this many elements longer than
     /// K (a leading dimension of K + PAD, as for sub-matrices of a larger tensor); tuned
     /// and timed on those views, beside ours on the packed operands (tuned for them) in
-    /// the same rounds: the report's "Views against packed operands" section.
-    /// cuBLAS and cuBLASLt keep packed operands.
+    /// the same rounds: the report's "Views against packed operands" section. cuBLAS and
+    /// cuBLASLt read the same strided layouts (`cublasGemmEx`'s lda and ldb, cuBLASLt's
+    /// layouts), so that ×cuBLAS compares like with like.
     #[arg(long, default_value_t = 0, value_name = "PAD")]
     pad: usize,
     /// Run every case as a batch of B products in one call: ours with batched views of B
@@ -326,8 +327,8 @@ fn measure_all(
     }
     if a.pad > 0 {
         rep.notes.push(format!(
-            "views (--pad {}): ours read x and w as views with leading dimension K + {} (x row-major, w column-major), tuned on those views; cuBLAS and cuBLASLt read packed copies; ours on the packed copies too (`packed_us`), in the same rounds, with their own winner (tuned in a cache folder of their own: the tuning cache keys a call by its shape, not its leading dimensions)",
-            a.pad, a.pad
+            "views (--pad {}): ours read x and w as views with leading dimension K + {} (x row-major, w column-major), tuned on those views; cuBLAS and cuBLASLt read the same layouts (leading dimension K + {}); ours on the packed copies too (`packed_us`), in the same rounds, with their own winner (tuned in a cache folder of their own: the tuning cache keys a call by its shape, not its leading dimensions)",
+            a.pad, a.pad, a.pad
         ));
     }
     #[cfg(not(feature = "baseline"))]
@@ -563,17 +564,24 @@ impl Bench<'_> {
                 Compute::F32
             };
             let be = entry.epilogue;
-            let run = |theirs: &mut Matrix<T>| match inp.batched() {
-                Some((xb, wb, nb)) => cb.gemm_batched(xb, wb, theirs, nb, compute),
-                None => cb.gemm(x, w, theirs, compute),
+            // Batches and padded views: the vendor reads the same layouts as ours.
+            let run = |theirs: &mut Matrix<T>| match (inp.batched(), inp.padded()) {
+                (Some((xb, wb, nb)), _) => cb.gemm_batched(xb, wb, theirs, nb, compute),
+                (None, Some((xp, wp, _))) => cb.gemm_strided(xp, wp, k, theirs, compute),
+                (None, None) => cb.gemm(x, w, theirs, compute),
             };
-            let (lx, lw) = inp.batched().map_or((x, w), |(xb, wb, _)| (xb, wb));
+            let (lx, lw) = inp
+                .batched()
+                .map(|(xb, wb, _)| (xb, wb))
+                .or(inp.padded().map(|(xp, wp, _)| (xp, wp)))
+                .unwrap_or((x, w));
+            let ld = k + inp.padded().map_or(0, |p| p.2);
             let bias = bias_on.then_some(b);
             // An output for each side that runs: cuBLAS with its epilogue kernel on epilogue
             // rows only, cuBLASLt where it has a plan (with that plan).
             let mut gemm_out = poisoned::<T>(&self.dev, batch * m, n)?;
             let mut epi_out = bias_on.then(|| poisoned::<T>(&self.dev, batch * m, n)).transpose()?;
-            let (mut lt, lt_err) = match cb.lt_plan::<T>(m, n, k, batch, be, compute) {
+            let (mut lt, lt_err) = match cb.lt_plan::<T>(m, n, k, ld, batch, be, compute) {
                 Ok(plan) => (Some((plan, poisoned::<T>(&self.dev, batch * m, n)?)), None),
                 Err(e) => (None, Some(e)),
             };

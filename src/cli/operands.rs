@@ -118,6 +118,15 @@ impl<T: Element> Inputs<T> {
         }
     }
 
+    /// The padded copies of `x` (M × (K + pad)) and `w` ((K + pad) × N) and the pad,
+    /// after [`Inputs::pad`].
+    pub fn padded(&self) -> Option<(&Matrix<T>, &Matrix<T, ColMajor>, usize)> {
+        match &self.copies {
+            Copies::Padded(x, w, p) => Some((x, w, *p)),
+            _ => None,
+        }
+    }
+
     /// Makes [`Inputs::args`] pass `x` and `w` as views of copies with leading dimensions
     /// `K + pad` (the kernel's view path, as a sub-matrix of a larger tensor takes it);
     /// `x` and `w` themselves stay packed (for the vendor baselines). `pad` 0 undoes it

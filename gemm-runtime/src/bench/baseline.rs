@@ -127,20 +127,24 @@ impl Cublas {
             .device_ptr(buf)
     }
 
-    fn check<T: Element>(
+    /// M, N and K of `out = x[:, ..k] · w[..k, :]`, where `x`'s stored rows and `w`'s
+    /// stored columns hold `x.cols()` elements (the leading dimension; `k` for packed
+    /// operands), after checking the shapes, the devices and cuBLAS's 32-bit sizes.
+    fn check_ld<T: Element>(
         &self,
         x: &Matrix<T>,
         w: &Matrix<T, ColMajor>,
+        k: usize,
         out: &Matrix<T>,
     ) -> Result<(usize, usize, usize)> {
-        let (m, k, n) = (x.rows(), x.cols(), w.cols());
-        if w.rows() != k || out.rows() != m || out.cols() != n {
+        let (m, ld, n) = (x.rows(), x.cols(), w.cols());
+        if w.rows() != ld || k > ld || out.rows() != m || out.cols() != n {
             return Err(GemmError::Shape {
                 kernel: "cuBLAS baseline".into(),
                 detail: format!(
-                    "x {}x{} · w {}x{} -> out {}x{}",
+                    "x {}x{} · w {}x{} -> out {}x{} (K = {k})",
                     m,
-                    k,
+                    ld,
                     w.rows(),
                     n,
                     out.rows(),
@@ -157,9 +161,9 @@ impl Cublas {
                 )));
             }
         }
-        if [m, n, k].iter().any(|&d| d > i32::MAX as usize) {
+        if [m, n, ld].iter().any(|&d| d > i32::MAX as usize) {
             return Err(GemmError::Unsupported(format!(
-                "{m}x{n}x{k} exceeds cuBLAS's 32-bit sizes"
+                "{m}x{n}x{ld} exceeds cuBLAS's 32-bit sizes"
             )));
         }
         Ok((m, n, k))
@@ -173,7 +177,22 @@ impl Cublas {
         out: &mut Matrix<T>,
         compute: Compute,
     ) -> Result<()> {
-        let (m, n, k) = self.check(x, w, out)?;
+        self.gemm_strided(x, w, x.cols(), out, compute)
+    }
+
+    /// `out = x[:, ..k] · w[..k, :]` with `cublasGemmEx`: `x` and `w` store rows (columns)
+    /// of `x.cols()` elements (the leading dimension) of which the first `k` take part,
+    /// as `crossgemm bench --pad` lays out the operands of its views.
+    pub fn gemm_strided<T: Element>(
+        &self,
+        x: &Matrix<T>,
+        w: &Matrix<T, ColMajor>,
+        k: usize,
+        out: &mut Matrix<T>,
+        compute: Compute,
+    ) -> Result<()> {
+        let (m, n, k) = self.check_ld(x, w, k, out)?;
+        let ld = x.cols();
         let ty = blas_type(T::DTYPE);
         let (alpha, beta) = (1f32, 0f32);
         let (pw, px, po) = (self.ptr(&w.buf)?, self.ptr(&x.buf)?, self.ptr(&out.buf)?);
@@ -190,10 +209,10 @@ impl Cublas {
                 &alpha as *const f32 as *const c_void,
                 pw as *const c_void,
                 ty,
-                k as i32,
+                ld as i32,
                 px as *const c_void,
                 ty,
-                k as i32,
+                ld as i32,
                 &beta as *const f32 as *const c_void,
                 po as *mut c_void,
                 ty,
@@ -294,16 +313,25 @@ impl Cublas {
     }
 
     /// Describes one cuBLASLt matmul (layouts, epilogue) and asks cuBLASLt's heuristic
-    /// for its best algorithm once, as a library user with a fixed shape would.
+    /// for its best algorithm once, as a library user with a fixed shape would. `ld` is
+    /// the operands' leading dimension (`k` for packed ones; more for the strided
+    /// layouts of [`Cublas::gemm_strided`], a plain matmul only).
+    #[allow(clippy::too_many_arguments)]
     pub fn lt_plan<T: Element>(
         &self,
         m: usize,
         n: usize,
         k: usize,
+        ld: usize,
         batch: usize,
         epilogue: Epilogue,
         compute: Compute,
     ) -> Result<LtPlan> {
+        if ld < k || (ld != k && batch > 1) {
+            return Err(GemmError::Unsupported(format!(
+                "a cuBLASLt plan with K = {k}, leading dimension {ld} and a batch of {batch}"
+            )));
+        }
         let ty = lt_type(T::DTYPE);
         let err = |op: &str, e| blas_err(format!("{op} ({m}x{n}x{k} {}, {epilogue:?})", T::DTYPE.name()), e);
         let mut plan = LtPlan {
@@ -311,6 +339,7 @@ impl Cublas {
             layouts: Vec::new(),
             algo: None,
             mnk: (m, n, k),
+            ld,
             batch: batch.max(1),
             dtype: T::DTYPE,
             epilogue,
@@ -343,7 +372,7 @@ impl Cublas {
         // A = w stored K×N (read transposed), B = x stored K×M, C = D = outᵀ N×M.
         // A batch: each layout `batch` matrices back to back; the bias is one for all
         // (CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE keeps its default, 0).
-        for (rows, cols, ld) in [(k, n, k), (k, m, k), (n, m, n)] {
+        for (rows, cols, ld) in [(k, n, ld), (k, m, ld), (n, m, n)] {
             let l = lt::create_matrix_layout(ty, rows as u64, cols as u64, ld as i64)
                 .map_err(|e| err("cublasLtMatrixLayoutCreate", e))?;
             plan.layouts.push(l);
@@ -410,9 +439,9 @@ impl Cublas {
         let mnk = if plan.batch > 1 {
             self.check_batched(x, w, out, plan.batch)?
         } else {
-            self.check(x, w, out)?
+            self.check_ld(x, w, plan.mnk.2, out)?
         };
-        if mnk != plan.mnk || T::DTYPE != plan.dtype {
+        if mnk != plan.mnk || (plan.batch == 1 && x.cols() != plan.ld) || T::DTYPE != plan.dtype {
             return Err(GemmError::Unsupported(format!(
                 "cuBLASLt plan for {:?} {} used for {mnk:?} {}",
                 plan.mnk,
@@ -556,6 +585,8 @@ pub struct LtPlan {
     layouts: Vec<ltsys::cublasLtMatrixLayout_t>,
     algo: Option<ltsys::cublasLtMatmulAlgo_t>,
     mnk: (usize, usize, usize),
+    /// The operands' leading dimension (K for packed ones).
+    ld: usize,
     /// Products per call (1: a plain matmul).
     batch: usize,
     dtype: DType,
