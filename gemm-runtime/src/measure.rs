@@ -59,8 +59,10 @@ pub(crate) const TOO_SLOW_FACTOR: f64 = 20.0;
 pub(crate) struct Timed {
     /// Median, ms.
     pub(crate) ms: f64,
-    /// The runs' interquartile range over their median: how far apart two medians of
-    /// this kernel may lie by noise alone (the tuner's tie band).
+    /// How far apart two medians may lie by noise alone (the tuner's tie band): for
+    /// runs timed one after the other, their interquartile range over their median; for
+    /// a final round's paired timings ([`paired`]), the noise of the median per-round
+    /// ratio ([`median_noise`]).
     pub(crate) spread: f64,
 }
 
