@@ -575,7 +575,8 @@ impl Bench<'_> {
                 .map(|(xb, wb, _)| (xb, wb))
                 .or(inp.padded().map(|(xp, wp, _)| (xp, wp)))
                 .unwrap_or((x, w));
-            let ld = k + inp.padded().map_or(0, |p| p.2);
+            // cuBLASLt's leading dimension: the stored rows of the x it reads.
+            let ld = lx.cols();
             let bias = bias_on.then_some(b);
             // An output for each side that runs: cuBLAS with its epilogue kernel on epilogue
             // rows only, cuBLASLt where it has a plan (with that plan).
