@@ -15,6 +15,11 @@ launch shape per size is printed.
   block b owns 16 columns of a K-contiguous B (8 KiB each at K = 4096) and walks K in
   pieces of `piece` bytes per column, one thread keeping `stages` stages of 16 pieces in
   flight through mbarriers (what a TMA-fed decode kernel would read).
+- `tilewr`: the output of 4096x4096x128 written as a GEMM epilogue writes it: a
+  persistent grid walking output tiles in the kernels' grouped order (GROUP_M 8), the
+  block's threads writing each tile row by row in 16-byte stores (plain, or `st.global.cs`
+  streaming stores), for tile shapes and block sizes like the wgmma family's; run alone
+  with `python3 bench/ceilings.py tiles`.
 """
 import sys
 
@@ -110,10 +115,37 @@ extern "C" __global__ void colrd(const char* b, int colbytes, int piece, int sta
     }
     if (acc == 0x9eu) out[0] = acc;
 }
+/* Triton's grouped tile order, as the wgmma family walks tiles. */
+__device__ __forceinline__ void coords(int tile, int grid_m, int grid_n, int group_m, int* tm, int* tn) {
+    const int width = group_m * grid_n, group = tile / width, first = group * group_m;
+    const int rows = grid_m - first < group_m ? grid_m - first : group_m, in = tile - group * width;
+    *tm = first + in % rows;
+    *tn = in / rows;
+}
+template <bool CS> __device__ void tilewr(uint4* c, int m, int n16, int bm, int bn16, int group_m) {
+    const int grid_m = m / bm, grid_n = n16 / bn16, chunks = bm * bn16;
+    for (int t = blockIdx.x; t < grid_m * grid_n; t += gridDim.x) {
+        int tm, tn;
+        coords(t, grid_m, grid_n, group_m, &tm, &tn);
+        uint4* base = c + (long long)tm * bm * n16 + tn * bn16;
+        const uint4 v = make_uint4(t, 1, 2, 3);
+        for (int i = threadIdx.x; i < chunks; i += blockDim.x) {
+            uint4* q = base + (long long)(i / bn16) * n16 + i % bn16;
+            if (CS) __stcs(q, v); else *q = v;
+        }
+    }
+}
+extern "C" __global__ void tilewr_st(uint4* c, int m, int n16, int bm, int bn16, int g) { tilewr<false>(c, m, n16, bm, bn16, g); }
+extern "C" __global__ void tilewr_cs(uint4* c, int m, int n16, int bm, int bn16, int g) { tilewr<true>(c, m, n16, bm, bn16, g); }
+extern "C" __global__ void wr1cs(uint4* p, long long n) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) __stcs(p + i, make_uint4(i, 1, 2, 3));
+}
 '''
 
 
 def main():
+    tiles_only = sys.argv[1:] == ["tiles"]
     mod = cp.RawModule(code=SRC, options=("-std=c++17", "--gpu-architecture=sm_90a"))
     sms = cp.cuda.Device().attributes["MultiProcessorCount"]
     flush = cp.empty(120 << 20, dtype=cp.uint8)
@@ -146,6 +178,9 @@ def main():
 
     empty = cp.RawKernel('extern "C" __global__ void e() {}', "e")
     print(f"empty kernel between events: {med(lambda: empty((1,), (32,), ())):.2f} us", flush=True)
+    if tiles_only:
+        tiled_writes(mod, sms, med, report)
+        return 0
 
     # Reads: B of 16x4096x4096 (33.5 MB) and of 128x8192x8192 (134.2 MB).
     for nbytes in (4096 * 4096 * 2, 8192 * 8192 * 2):
@@ -197,6 +232,32 @@ def main():
             us = med(lambda: k((4096 // 16,), (32,), (x, cp.int32(8192), cp.int32(piece), cp.int32(stages), out), shared_mem=smem))
             res.append((us, f"colrd, 256 blocks of 16 columns, {piece}-byte pieces, {stages} stages ({smem // 1024} KiB)"))
     report("decode-pattern bulk read", 4096 * 4096 * 2 / 1e6, res)
+
+
+
+def tiled_writes(mod, sms, med, report):
+    """C of 4096x4096x128 (f16, rows of 8192 bytes) written linearly and tile by tile."""
+    m, n16 = 4096, 4096 * 2 // 16
+    y = cp.empty(m * n16 * 4, dtype=cp.uint32)
+    res = []
+    for name in ("wr1cs",):
+        k = mod.get_function(name)
+        for per_sm, threads in ((1, 256), (1, 1024), (4, 256)):
+            us = med(lambda: k((sms * per_sm,), (threads,), (y, cp.int64(m * n16))))
+            res.append((us, f"{name} linear, {per_sm} blocks/SM x {threads}"))
+    k = mod.get_function("wr4")
+    us = med(lambda: k((sms,), (256,), (y, cp.int64(m * n16))))
+    res.append((us, "wr4 linear, 1 blocks/SM x 256"))
+    for name in ("tilewr_st", "tilewr_cs"):
+        k = mod.get_function(name)
+        for bm, bn in ((128, 128), (128, 256), (256, 128), (64, 256)):
+            for per_sm, threads in ((1, 128), (1, 256), (1, 512), (2, 256)):
+                for g in (8, 1):
+                    us = med(lambda: k((sms * per_sm,), (threads,), (y, cp.int32(m), cp.int32(n16), cp.int32(bm), cp.int32(bn * 2 // 16), cp.int32(g))))
+                    res.append((us, f"{name} {bm}x{bn} tiles, {per_sm} blocks/SM x {threads}, group {g}"))
+    res.sort()
+    for us, desc in res:
+        print(f"write {m * n16 * 16 / 1e6:.1f} MB: {us:.2f} us, {m * n16 * 16 / 1e3 / us:.0f} GB/s ({desc})", flush=True)
 
 
 if __name__ == "__main__":

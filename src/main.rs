@@ -7,38 +7,55 @@ use cli::{Dtype, Epilogue, KernelEntry};
 use crossgemm::prelude::*;
 
 // The f16 kernels take the wgmma family's opt-in stream-K configs as tuning candidates
-// under the `streamk-candidates` feature: a build for measuring them (bench/README.md),
-// not a default, until a measurement says they belong in every plan.
+// under the `streamk-candidates` feature, and the f16 and bf16 kernels its TMA-store
+// epilogue variants under `tma-store-candidates` (the stream-K one wins where both are
+// on): builds for measuring them (bench/README.md), not defaults, until a measurement
+// says they belong in every plan.
 
-#[cfg_attr(not(feature = "streamk-candidates"), gemm_kernel)]
+#[cfg_attr(not(any(feature = "streamk-candidates", feature = "tma-store-candidates")), gemm_kernel)]
 #[cfg_attr(feature = "streamk-candidates", gemm_kernel(tune(streamk = 1)))]
+#[cfg_attr(
+    all(feature = "tma-store-candidates", not(feature = "streamk-candidates")),
+    gemm_kernel(tune(tma_store = 1))
+)]
 fn gemm_f16_none(x: Matrix<f16>, w: Matrix<f16, ColMajor>) -> Matrix<f16> {
     x * w
 }
 
-#[cfg_attr(not(feature = "streamk-candidates"), gemm_kernel)]
+#[cfg_attr(not(any(feature = "streamk-candidates", feature = "tma-store-candidates")), gemm_kernel)]
 #[cfg_attr(feature = "streamk-candidates", gemm_kernel(tune(streamk = 1)))]
+#[cfg_attr(
+    all(feature = "tma-store-candidates", not(feature = "streamk-candidates")),
+    gemm_kernel(tune(tma_store = 1))
+)]
 fn gemm_f16_bias_relu(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
     relu(x * w + bias)
 }
 
-#[cfg_attr(not(feature = "streamk-candidates"), gemm_kernel)]
+#[cfg_attr(not(any(feature = "streamk-candidates", feature = "tma-store-candidates")), gemm_kernel)]
 #[cfg_attr(feature = "streamk-candidates", gemm_kernel(tune(streamk = 1)))]
+#[cfg_attr(
+    all(feature = "tma-store-candidates", not(feature = "streamk-candidates")),
+    gemm_kernel(tune(tma_store = 1))
+)]
 fn gemm_f16_bias_gelu(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
     gelu(x * w + bias)
 }
 
-#[gemm_kernel]
+#[cfg_attr(not(feature = "tma-store-candidates"), gemm_kernel)]
+#[cfg_attr(feature = "tma-store-candidates", gemm_kernel(tune(tma_store = 1)))]
 fn gemm_bf16_none(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>) -> Matrix<bf16> {
     x * w
 }
 
-#[gemm_kernel]
+#[cfg_attr(not(feature = "tma-store-candidates"), gemm_kernel)]
+#[cfg_attr(feature = "tma-store-candidates", gemm_kernel(tune(tma_store = 1)))]
 fn gemm_bf16_bias_relu(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>, bias: Row<bf16>) -> Matrix<bf16> {
     relu(x * w + bias)
 }
 
-#[gemm_kernel]
+#[cfg_attr(not(feature = "tma-store-candidates"), gemm_kernel)]
+#[cfg_attr(feature = "tma-store-candidates", gemm_kernel(tune(tma_store = 1)))]
 fn gemm_bf16_bias_gelu(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>, bias: Row<bf16>) -> Matrix<bf16> {
     gelu(x * w + bias)
 }

@@ -219,6 +219,52 @@ mod checks {
         compiles
     }
 
+    /// The TMA-store twin of every planned wgmma config of `spec` on the H200 whose rules
+    /// allow one (the same tile, `tma_store` on, with the ring stages that fit beside the
+    /// staged output tile), compiled like the planned configs: built, unspilled, no
+    /// serialised-wgmma or setmaxnreg warning. Returns how many compiled.
+    fn compile_tma_store_twins(spec: &'static KernelSpec) -> usize {
+        use crossgemm::WgmmaTile;
+        let ir = spec.ir();
+        let tk = spec.target("h200").expect("h200 planned");
+        let mut twins: Vec<WgmmaTile> = Vec::new();
+        for cfg in &tk.plan().configs {
+            let TileConfig::Wgmma(t) = *cfg else { continue };
+            let mut twin = WgmmaTile { tma_store: true, ..t };
+            while twin.stages > 2 && twin.validate(ir).is_err() {
+                twin.stages -= 1;
+            }
+            if twin.validate(ir).is_ok() && !twins.contains(&twin) {
+                twins.push(twin);
+            }
+        }
+        let mut bad = Vec::new();
+        for t in &twins {
+            let cfg = TileConfig::Wgmma(*t);
+            let r = check_cuda_compiles(tk, ir, &cfg, ALIGNED).unwrap_or_else(|e| panic!("{} {cfg}: {e}", spec.name));
+            let warned = ["C7508", "C7510", "C7511", "C7515"].iter().any(|w| r.log.contains(w));
+            if r.spill_bytes() > 0 || warned {
+                bad.push(format!("{cfg}: {} B spilled, log:\n{}", r.spill_bytes(), r.log));
+            }
+        }
+        assert!(bad.is_empty(), "{} of {} TMA-store twins of {}:\n{}", bad.len(), twins.len(), spec.name, bad.join("\n"));
+        twins.len()
+    }
+
+    /// The TMA-store epilogue on the H200 kernels whose outputs take it (16-bit outputs of
+    /// 16-bit operands: f16 with a row bias, bf16 with a column scale and GELU).
+    #[cfg(feature = "sm90")]
+    #[test]
+    fn every_tma_store_twin_compiles() {
+        if nvrtc_or_skip(
+            "every_tma_store_twin_compiles",
+            "NVRTC compiles of the TMA-store twins of the planned wgmma configs (sm_90a)",
+        ) {
+            assert!(compile_tma_store_twins(&nv_f16_bias_relu::SPEC) >= 8);
+            assert!(compile_tma_store_twins(&nv_bf16_t_gelu_erf::SPEC) >= 8);
+        }
+    }
+
     /// Three wgmma kernels: K-major A and B (f16 and tf32), and M-major A with N-major B.
     #[cfg(feature = "sm90")]
     #[test]

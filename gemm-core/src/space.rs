@@ -13,7 +13,7 @@ pub const SMEM_SOFT_SHARE: f64 = 0.70;
 pub struct TuneSpace(pub BTreeMap<String, Vec<u32>>);
 
 /// Parameter names `tune(..)` accepts (every family reads the ones it has).
-pub const TUNE_KEYS: [&str; 11] = [
+pub const TUNE_KEYS: [&str; 12] = [
     "block_m",
     "block_n",
     "block_k",
@@ -25,6 +25,7 @@ pub const TUNE_KEYS: [&str; 11] = [
     "ksplit",
     "streamk",
     "cluster_n",
+    "tma_store",
 ];
 
 /// The largest split of K across blocks a kernel source takes (`tune(ksplit = ..)`).
@@ -32,13 +33,16 @@ pub const MAX_KSPLIT: u32 = 16;
 
 /// `Err(why)` when `value` means nothing for `key`: most keys take any positive integer
 /// (a value no family can build is pruned by its rules, which the pruning report
-/// names), but `streamk` and `cluster_n` are switches that ignore other values, and no
+/// names), but `streamk`, `tma_store` and `cluster_n` are switches that ignore other values, and no
 /// source splits K more than [`MAX_KSPLIT`] ways. Without this check `cluster_n = 3`
 /// would plan nothing extra and say nothing.
 pub fn check_tune_value(key: &str, value: u32) -> Result<(), String> {
     match key {
         "streamk" if value != 1 => Err(format!(
             "`streamk` is a switch: `streamk = 1` adds stream-K variants (not {value})"
+        )),
+        "tma_store" if value != 1 => Err(format!(
+            "`tma_store` is a switch: `tma_store = 1` adds the wgmma family's TMA-store epilogue variants (not {value})"
         )),
         "cluster_n" if !matches!(value, 1 | 2) => Err(format!(
             "`cluster_n` takes 1 (no cluster along N) or 2 (2x2 clusters where the target has wgmma), not {value}"
@@ -74,6 +78,8 @@ mod tests {
     fn switches_and_splits_refuse_values_that_mean_nothing() {
         assert!(check_tune_value("streamk", 1).is_ok());
         assert!(check_tune_value("streamk", 5).unwrap_err().contains("switch"));
+        assert!(check_tune_value("tma_store", 1).is_ok());
+        assert!(check_tune_value("tma_store", 0).unwrap_err().contains("switch"));
         assert!(check_tune_value("cluster_n", 2).is_ok());
         assert!(check_tune_value("cluster_n", 3).unwrap_err().contains("not 3"));
         assert!(check_tune_value("ksplit", MAX_KSPLIT).is_ok());

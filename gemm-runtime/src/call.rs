@@ -9,7 +9,7 @@ use crate::element::decode;
 use crate::error::{GemmError, Result};
 use crate::reference::{self, HostOperand};
 use crate::spec::{KernelSpec, TargetKernel};
-use gemm_core::family::PlanCtx;
+use gemm_core::family::{PlanCtx, OUT_PARAM};
 use gemm_core::{GemmIr, Layout, Machine, ParamKind, Problem, Stored, TileConfig};
 use std::collections::HashSet;
 use std::sync::Mutex;
@@ -135,7 +135,10 @@ impl<'c, 'a> Call<'c, 'a> {
             spec,
             args,
             out,
-            problem: Problem::new(m, n, k).stored(at(ir.a), at(ir.b)).batched(out.batch),
+            problem: Problem::new(m, n, k)
+                .stored(at(ir.a), at(ir.b))
+                .stored_out(out.at)
+                .batched(out.batch),
         })
     }
 
@@ -176,9 +179,14 @@ impl<'c, 'a> Call<'c, 'a> {
         let mut kargs: Vec<KernelArg<'b>> = cfg
             .tensor_maps(self.ir(), self.problem)
             .into_iter()
-            .map(|map| match self.args[map.param as usize] {
-                Arg::Matrix { buf, .. } => KernelArg::TensorMap(buf, map),
-                _ => unreachable!("families map matrix operands only"),
+            .map(|map| {
+                if map.param == OUT_PARAM {
+                    return KernelArg::TensorMap(out, map);
+                }
+                match self.args[map.param as usize] {
+                    Arg::Matrix { buf, .. } => KernelArg::TensorMap(buf, map),
+                    _ => unreachable!("families map matrix operands and the output only"),
+                }
             })
             .collect();
         // Sized for the device: a check's smaller grid needs no more (KernelFamily::workspace).

@@ -16,6 +16,8 @@ pub struct Problem {
     pub a: Stored,
     /// How B is stored.
     pub b: Stored,
+    /// How the output C is stored (row-major: rows of N; column-major: columns of M).
+    pub c: Stored,
     /// Independent products of these extents in one launch (the grid's `z`): 1 for a
     /// plain call.
     pub batch: usize,
@@ -72,6 +74,7 @@ impl Problem {
             k,
             a: Stored::new(0, 0),
             b: Stored::new(0, 0),
+            c: Stored::new(0, 0),
             batch: 1,
         }
     }
@@ -84,6 +87,11 @@ impl Problem {
     /// The same extents with A and B stored as `a` and `b`.
     pub const fn stored(self, a: Stored, b: Stored) -> Problem {
         Problem { a, b, ..self }
+    }
+
+    /// The same problem with its output stored as `c`.
+    pub const fn stored_out(self, c: Stored) -> Problem {
+        Problem { c, ..self }
     }
 
     /// A's and B's rows as stored for `ir`'s layouts: `(contiguous extent, rows of that
@@ -159,7 +167,7 @@ pub struct CompileNeeds {
 /// out-of-range elements read as zeros). The runtime encodes it over the operand's device memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TensorMap {
-    /// Signature index of the operand it maps.
+    /// Signature index of the operand it maps, or [`OUT_PARAM`] for the output.
     pub param: u32,
     /// Element type.
     pub dtype: DType,
@@ -184,6 +192,9 @@ pub struct TensorMap {
     /// Whether boxes land in shared memory with the 128-byte swizzle (else unswizzled).
     pub swizzle_128b: bool,
 }
+
+/// [`TensorMap::param`] of a map over the output (which has no signature index).
+pub const OUT_PARAM: u32 = u32::MAX;
 
 /// Device scratch memory a launch takes besides its operands: what a split-K reduction
 /// keeps between the blocks of one output tile. The runtime keeps one per device, grown

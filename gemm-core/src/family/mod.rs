@@ -25,7 +25,7 @@ pub(crate) mod shape_flags;
 mod simt;
 pub mod wgmma;
 
-pub use contract::{CompileNeeds, LaunchDims, Machine, Problem, Resources, Stored, TensorMap, Workspace};
+pub use contract::{CompileNeeds, LaunchDims, Machine, Problem, Resources, Stored, TensorMap, Workspace, OUT_PARAM};
 pub use decode::{Decode, DecodeTile};
 pub use gemv::{Gemv, GemvTile};
 pub use mma_sync::{MmaSync, MmaTile};

@@ -110,6 +110,18 @@ typedef unsigned short cg_ab_t;
 #ifndef CG_EPI_SMEM
 #define CG_EPI_SMEM 1
 #endif
+#ifndef CG_EPI_TMA
+#define CG_EPI_TMA 0
+#endif
+#if CG_EPI_TMA
+/* The TMA-store epilogue stages whole tiles of its own (CG_TSTG_BYTES a consumer): no
+   per-warp staging buffers, and the parameter area a 1 KiB region of each consumer. */
+#undef CG_EPI_SMEM
+#define CG_EPI_SMEM 0
+#endif
+#ifndef CG_C_TMA3
+#define CG_C_TMA3 0
+#endif
 #ifndef CLUSTER_M
 #define CLUSTER_M 1
 #endif
@@ -144,12 +156,19 @@ typedef unsigned short cg_ab_t;
 #define CG_STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
 #define CG_STG_PITCH 144
 #define CG_CW (128 / CG_OSZ)
-#define CG_SMEM_BYTES (1024 + STAGES * CG_STAGE_BYTES + 16 * STAGES + (CG_EPI_SMEM ? CONSUMERS * 4 * 16 * CG_STG_PITCH : 0))
+/* A consumer's staged tile for the TMA store: its rows by BN elements of CG_ESZ bytes
+   (the output's, asserted in the kernel). */
+#define CG_TSTG_BYTES (CG_WG_M * BN * CG_ESZ)
+#define CG_SMEM_BYTES (1024 + STAGES * CG_STAGE_BYTES + 16 * STAGES + (CG_EPI_TMA ? CONSUMERS * (1024 + CG_TSTG_BYTES) + 1024 : (CG_EPI_SMEM ? CONSUMERS * 4 * 16 * CG_STG_PITCH : 0)))
 /* The epilogue's parameter area of a consumer: the 16 padding bytes after each 128-byte
    row of its 4 warps' staging buffers (64 rows: 1 KiB); byte b of the area lies in row
-   b / 16 (warp b / 256), at offset 128 + b % 16. */
-#define CG_PAREA (CG_EPI_SMEM ? 1024 : 0)
+   b / 16 (warp b / 256), at offset 128 + b % 16. With the TMA store, 1 KiB of its own. */
+#define CG_PAREA ((CG_EPI_SMEM || CG_EPI_TMA) ? 1024 : 0)
+#if CG_EPI_TMA
+#define CGW_PA(b) (b)
+#else
 #define CGW_PA(b) (((b) >> 8) * (16 * CG_STG_PITCH) + (((b) >> 4) & 15) * CG_STG_PITCH + 128 + ((b) & 15))
+#endif
 static __device__ __forceinline__ float cgw_epi(float acc, float v2) {
     return (cg_silu((acc - v2)) / 2.0f);
 }
@@ -290,6 +309,26 @@ static __device__ __forceinline__ void cg_tma_load3_mc(unsigned dst, const CgTma
 #else
 #define CG_TMA_B(dst, c0, c1) cg_tma_load(dst, &b_map, full, c0, c1)
 #define CG_TMA_B_MC(dst, c0, c1, mask) cg_tma_load_mc(dst, &b_map, full, c0, c1, mask)
+#endif
+#if CG_EPI_TMA
+/* One box of the output from shared memory (the TMA-store epilogue), in this thread's
+   current bulk group; TMA writes only the box's elements inside the tensor. */
+static __device__ __forceinline__ void cg_tma_store(const CgTmaMap* map, unsigned src, int c0, int c1) {
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n"
+                 :: "l"((unsigned long long)map), "r"(src), "r"(c0), "r"(c1) : "memory");
+}
+static __device__ __forceinline__ void cg_tma_store3(const CgTmaMap* map, unsigned src, int c0, int c1, int c2) {
+    asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n"
+                 :: "l"((unsigned long long)map), "r"(src), "r"(c0), "r"(c1), "r"(c2) : "memory");
+}
+#if CG_C_TMA3
+#define CG_TMA_C(src, c0, c1) cg_tma_store3(&c_map, src, c0, c1, (int)cg_bz)
+#else
+#define CG_TMA_C(src, c0, c1) cg_tma_store(&c_map, src, c0, c1)
+#endif
+#define CG_C_MAP const __grid_constant__ CgTmaMap c_map,
+#else
+#define CG_C_MAP
 #endif
 static __device__ __forceinline__ void cg_tma_prefetch(const CgTmaMap* map) {
     asm volatile("prefetch.tensormap [%0];\n" :: "l"((unsigned long long)map) : "memory");
@@ -490,6 +529,10 @@ static __device__ __forceinline__ void cg_st2(float* p, float v0, float v1) {
     cg_f2 v; v.x = v0; v.y = v1;
     *reinterpret_cast<cg_f2*>(p) = v;
 }
+/* The same pair into shared memory at `a` (the TMA-store epilogue's staged tile). */
+static __device__ __forceinline__ void cg_sts2(unsigned a, float v0, float v1) {
+    asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" :: "r"(a), "f"(v0), "f"(v1) : "memory");
+}
 
 #ifndef KSPLIT
 #define KSPLIT 1
@@ -621,7 +664,8 @@ static_assert(!CG_PINGPONG || (CONSUMERS == 2 && KSPLIT == 1), "ping-pong takes 
 #else
 #define CG_CLUSTER_DIMS
 #endif
-extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f16_bt_silu_f32out_8eb01f64(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_SPLITK_ARGS int M, int N, int K, float* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const float* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2, int nbatch) {
+static_assert(!CG_EPI_TMA || (CG_OSZ == CG_ESZ && BN % CG_CW == 0), "the TMA-store epilogue takes an output of the operands' element size and BN a multiple of its 128-byte boxes");
+extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f16_bt_silu_f32out_8eb01f64(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_C_MAP CG_SPLITK_ARGS int M, int N, int K, float* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const float* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2, int nbatch) {
     extern __shared__ __align__(1024) unsigned char cg_smem[];
     out += offo; float* const cg_out0 = out; p0 += off0; const unsigned short* const cg_p00 = p0; p1 += off1; const unsigned short* const cg_p10 = p1; p2 += off2; const float* const cg_p20 = p2; long cg_bz = 0; (void)nbatch;
     /* The ring: STAGES A tiles, STAGES B tiles, then full[STAGES] and empty[STAGES]. */
@@ -787,9 +831,14 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
 #endif
         /* This warpgroup's staging buffers, whose row padding is the parameter area of the
            epilogue's vectors of the current tile (CGW_PA). */
-        unsigned char* const pbuf = cg_smem + (bars + 16 * STAGES - cg_smem_u32(cg_smem)) + c * 4 * 16 * CG_STG_PITCH;
+        unsigned char* const pbuf = cg_smem + (bars + 16 * STAGES - cg_smem_u32(cg_smem)) + c * (CG_EPI_TMA ? 1024 : 4 * 16 * CG_STG_PITCH);
         const unsigned pbuf_s = cg_smem_u32(pbuf);
         (void)pbuf; (void)pbuf_s;
+#if CG_EPI_TMA
+        /* This consumer's staged tile for the TMA store, after the parameter areas,
+           1024-aligned (the swizzle pattern's period). */
+        const unsigned cg_tstg = ((bars + 16 * STAGES + CONSUMERS * 1024 + 1023u) & ~1023u) + c * CG_TSTG_BYTES;
+#endif
         float acc[CG_MI][BN / 2];
 #pragma unroll
         for (int mi = 0; mi < CG_MI; ++mi)
@@ -948,6 +997,78 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
             }
 #endif
 
+#if CG_EPI_TMA
+            {
+            const bool inside = m0 + CG_WG_ROW0 + CG_WG_M <= M && n0 + BN <= N;
+            if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+            cgw_wg_sync(c);
+#if CGW_PF_ANY
+            asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+            cgw_wg_sync(c);
+#endif
+#pragma unroll
+            for (int mi = 0; mi < CG_MI; ++mi) {
+                const int wrow = m0 + CG_WG_ROW0 + mi * 64 + warp * 16;
+                (void)wrow;
+#pragma unroll
+                for (int q = 0; q < BN / CG_CW; ++q) {
+                    const int r_lo = q * CG_CW / 2;
+#if CGW_PF_2
+                    float rb2[CG_CW / 8][2];
+#pragma unroll
+                    for (int g = 0; g < CG_CW / 8; ++g) {
+                        const int jl = q * CG_CW + 8 * g + 2 * (lane & 3);
+                        if (q * CG_CW + 8 * g < BN) {
+                            const cg_f2 w = *(const cg_f2*)(pbuf + CGW_PA(CGW_OFF_2 + 4 * jl));
+                            rb2[g][0] = w.x;
+                            rb2[g][1] = w.y;
+                        } else {
+                            rb2[g][0] = rb2[g][1] = 0.0f;
+                        }
+                    }
+#endif
+#pragma unroll
+                    for (int p = 0; p < CG_CW / 4; ++p) {
+                        const int r = r_lo + 2 * p;
+                        const int rr = mi * 64 + warp * 16 + (lane >> 2) + 8 * ((r >> 1) & 1);
+                        const int i = m0 + CG_WG_ROW0 + rr;
+                        const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                        const unsigned byte = (8 * ((r - r_lo) >> 2) + 2 * (lane & 3)) * CG_OSZ;
+                        const unsigned dst = cg_tstg + q * (CG_WG_M * 128) + rr * 128 + ((((byte >> 4) ^ (unsigned)(rr & 7))) << 4) + (byte & 15);
+                        if (inside) {
+                            #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_f32(p2, j), a2_1 = cg_ld_f32(p2, j + 1);
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = cgw_epi(acc[mi][r + 1], a2_1);
+                            cg_sts2(dst, v0, v1);
+                        } else if (i < M && j < N) {
+                            const bool two = j + 1 < N;
+                            #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_f32(p2, j), a2_1 = two ? cg_ld_f32(p2, j + 1) : 0.0f;
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = two ? cgw_epi(acc[mi][r + 1], a2_1) : 0.0f;
+                            cg_sts2(dst, v0, v1);
+                        }
+                    }
+                }
+            }
+            /* The generic proxy's writes, seen by TMA's (the async proxy) before it reads. */
+            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+            cgw_wg_sync(c);
+            if (tid == 0) {
+#pragma unroll
+                for (int q = 0; q < BN / CG_CW; ++q)
+                    if (n0 + q * CG_CW < N) CG_TMA_C(cg_tstg + q * (CG_WG_M * 128), n0 + q * CG_CW, m0 + CG_WG_ROW0);
+                asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+            }
+            }
+#else
             const bool pair_ok = (ldo & 1) == 0 && ((unsigned long long)out & (2 * CG_OSZ - 1)) == 0;
 #if CG_EPI_SMEM && 1
             const bool vec_ok = (ldo * CG_OSZ) % 16 == 0 && ((unsigned long long)out & 15) == 0;
@@ -1047,7 +1168,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
                     }
                 }
             }
+#endif
         }
+#if CG_EPI_TMA
+        /* The block's shared memory must outlive the reads of its last stores. */
+        if (tid == 0) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+#endif
     }
 #if CG_CLUSTER > 1
     /* No block may leave while its peers can still arrive on its barriers or write its

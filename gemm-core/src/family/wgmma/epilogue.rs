@@ -407,6 +407,7 @@ pub(super) fn epilogue(ir: &GemmIr, variant: Variant) -> String {
     let s = fill(
         EPI_TEMPLATE,
         &[
+            ("TMA", EPI_TMA.to_string()),
             ("STAGED", staged),
             ("SETUP", setup),
             ("SLAB", slab),
@@ -430,7 +431,9 @@ pub(super) fn epilogue(ir: &GemmIr, variant: Variant) -> String {
 /// `8 * (r >> 2) + 2 * (lane & 3) + (r & 1)` of the slab: pairs (r, r + 1) are adjacent
 /// columns, and columns `[q * CG_CW, (q + 1) * CG_CW)` are registers
 /// `[q * CG_CW / 2, (q + 1) * CG_CW / 2)`.
-const EPI_TEMPLATE: &str = r#"            const bool pair_ok = (ldo & 1) == 0 && ((unsigned long long)out & (2 * CG_OSZ - 1)) == 0;
+const EPI_TEMPLATE: &str = r#"#if CG_EPI_TMA
+@TMA@#else
+            const bool pair_ok = (ldo & 1) == 0 && ((unsigned long long)out & (2 * CG_OSZ - 1)) == 0;
 #if CG_EPI_SMEM && @ROW_MAJOR@
             const bool vec_ok = (ldo * CG_OSZ) % 16 == 0 && ((unsigned long long)out & 15) == 0;
 #else
@@ -470,6 +473,55 @@ const EPI_TEMPLATE: &str = r#"            const bool pair_ok = (ldo & 1) == 0 &&
                         }
                     }
                 }
+            }
+#endif
+"#;
+
+/// The TMA-store epilogue of [`EPI_TEMPLATE`] (`CG_EPI_TMA`): the consumer's rows of the
+/// tile through `cgw_epi` into its staged tile, as TMA's 128-byte swizzle lays out boxes
+/// of `CG_CW` columns by `CG_WG_M` rows (16-byte unit u of row rr at rr * 128 + ((u ^ (rr
+/// & 7)) << 4): a warp's pair stores hit 32 different banks), then one thread stores the
+/// boxes, which TMA clips at M and N. Before the staged tile is written again, the thread
+/// that stored the last one waits until its stores have read it.
+const EPI_TMA: &str = r#"            {
+            const bool inside = m0 + CG_WG_ROW0 + CG_WG_M <= M && n0 + BN <= N;
+            if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+            cgw_wg_sync(c);
+@SETUP@#pragma unroll
+            for (int mi = 0; mi < CG_MI; ++mi) {
+                const int wrow = m0 + CG_WG_ROW0 + mi * 64 + warp * 16;
+                (void)wrow;
+@SLAB@#pragma unroll
+                for (int q = 0; q < BN / CG_CW; ++q) {
+                    const int r_lo = q * CG_CW / 2;
+@CHUNK@#pragma unroll
+                    for (int p = 0; p < CG_CW / 4; ++p) {
+                        const int r = r_lo + 2 * p;
+                        const int rr = mi * 64 + warp * 16 + (lane >> 2) + 8 * ((r >> 1) & 1);
+                        const int i = m0 + CG_WG_ROW0 + rr;
+                        const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                        const unsigned byte = (8 * ((r - r_lo) >> 2) + 2 * (lane & 3)) * CG_OSZ;
+                        const unsigned dst = cg_tstg + q * (CG_WG_M * 128) + rr * 128 + ((((byte >> 4) ^ (unsigned)(rr & 7))) << 4) + (byte & 15);
+                        if (inside) {
+                            @PAIR@
+                            cg_sts2(dst, v0, v1);
+                        } else if (i < M && j < N) {
+                            const bool two = j + 1 < N;
+                            @PAIR_CHECKED@
+                            cg_sts2(dst, v0, v1);
+                        }
+                    }
+                }
+            }
+            /* The generic proxy's writes, seen by TMA's (the async proxy) before it reads. */
+            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+            cgw_wg_sync(c);
+            if (tid == 0) {
+#pragma unroll
+                for (int q = 0; q < BN / CG_CW; ++q)
+                    if (n0 + q * CG_CW < N) CG_TMA_C(cg_tstg + q * (CG_WG_M * 128), n0 + q * CG_CW, m0 + CG_WG_ROW0);
+                asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+            }
             }
 "#;
 

@@ -198,6 +198,7 @@
 //! with 4-byte copies, K = 702, 208 µs, 0.6×).
 //!
 
+mod config;
 mod defines;
 mod emit;
 mod epilogue;
@@ -207,11 +208,14 @@ mod rules;
 pub mod splitk;
 mod tiles;
 
+pub use config::{
+    bk_for, smem_bytes, WgmmaTile, CLUSTER2D_CLASS, EPI_PARAM_BYTES, EPI_STAGING_BYTES, PINGPONG_CLASS, SM90_SMEM_LIMIT,
+    STREAMK_CLASS, TMA_STORE_CLASS,
+};
 pub use defines::DEFINES;
 
 pub use emit::emit_variant;
-pub use operands::{cpasync_chunks, placeholder_map, tma_box, tma_ok};
-use rules::RULES;
+pub use operands::{cpasync_chunks, out_tma_ok, placeholder_map, tma_box, tma_ok};
 pub use tiles::WAVE_FIT_BN;
 
 use super::{CompileNeeds, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule, TensorMap, Workspace};
@@ -219,240 +223,6 @@ use crate::codegen::Variant;
 use crate::ir::{AccMode, DType, GemmIr, Layout};
 use crate::space::{TuneSpace, SMEM_SOFT_SHARE};
 use crate::target::{Backend, Instr, InstrType, TargetSpec};
-use serde::{Deserialize, Serialize};
-
-/// One tile configuration of the wgmma kernel: the values of its `-D` constants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct WgmmaTile {
-    /// CTA tile rows.
-    pub bm: u32,
-    /// CTA tile columns (the wgmma N).
-    pub bn: u32,
-    /// k-tile depth in elements: 1 to 4 128-byte swizzle rows of [`bk_for`] elements (64
-    /// for 16-bit operands, 32 for tf32); more than one needs K-major A and B.
-    pub bk: u32,
-    /// TMA ring depth.
-    pub stages: u32,
-    /// Consumer warpgroups (1 to 3; 3 for 192-row tiles).
-    pub consumers: u32,
-    /// Grouped raster height.
-    pub group_m: u32,
-    /// Blocks per cluster along M (1 or 2; 2 multicasts B).
-    pub cluster_m: u32,
-    /// Blocks per cluster along N (1 or 2; 2 multicasts A); 1 (left out on disk) for
-    /// none. With `cluster_m` 2 as well, a 2×2 cluster shares both operands, so each
-    /// block loads half of what it multiplies.
-    #[serde(default = "splitk::one", skip_serializing_if = "splitk::is_one")]
-    pub cluster_n: u32,
-    /// `CG_INFLIGHT`: one wgmma group kept in flight across k-tiles.
-    pub inflight: bool,
-    /// `CG_EPI_SMEM`: the staged, 16-byte-store epilogue.
-    pub epi_smem: bool,
-    /// `KSPLIT`: blocks that share one output tile, each over its share of the k-tiles,
-    /// reduced in a fixed order ([`splitk`]); 1 (the default, left out on disk) for none.
-    #[serde(default = "splitk::one", skip_serializing_if = "splitk::is_one")]
-    pub ksplit: u32,
-    /// `CG_PINGPONG`: the two consumers take alternate tiles, each the whole `BM × BN`
-    /// tile, and run their mainloops in turn, so one's epilogue overlaps the other's
-    /// mainloop (CUTLASS's ping-pong schedule); false (left out on disk) for the
-    /// cooperative schedule, where both share each tile. Needs two consumers, no split-K
-    /// and `BM / 64 * BN / 2` accumulators of at most 128.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub pingpong: bool,
-    /// `CG_STREAMK`: the last wave's work is shared out by k-tiles (data-parallel tiles,
-    /// then one stream-K wave: [`splitk::streamk_units`]), so that no block idles while
-    /// others finish a partial last wave; false (left out on disk) for whole tiles. Needs
-    /// the cooperative schedule, no split-K and no cluster. Planned only where the
-    /// kernel's `tune(streamk = 1)` asks, beside the whole-tile configs (not yet measured on a GPU).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub streamk: bool,
-}
-
-impl Default for WgmmaTile {
-    /// The source's own defaults: 128×256×64, 4 stages, 2 consumers
-    /// ([`WgmmaTile::new`]).
-    fn default() -> Self {
-        WgmmaTile::new(128, 256, 4, 2)
-    }
-}
-
-/// What [`Wgmma`]'s plan class adds for a ping-pong config (more than any k-tile).
-pub const PINGPONG_CLASS: u32 = 1 << 16;
-/// What [`Wgmma`]'s plan class adds for a stream-K config.
-pub const STREAMK_CLASS: u32 = 1 << 17;
-/// What [`Wgmma`]'s plan class adds for a 2x2-cluster config.
-pub const CLUSTER2D_CLASS: u32 = 1 << 18;
-
-/// The opt-in shared memory limit of one block on sm_90 (H100, H200).
-pub const SM90_SMEM_LIMIT: u32 = 232_448;
-
-impl WgmmaTile {
-    /// A `bm × bn × 64` tile (16-bit operands) with `stages` and `consumers`, and the
-    /// source's defaults for the rest: GROUP_M 8, no cluster, `CG_INFLIGHT` on only with
-    /// one consumer, the staged epilogue. [`WgmmaTile::for_dtype`] for tf32.
-    pub fn new(bm: u32, bn: u32, stages: u32, consumers: u32) -> WgmmaTile {
-        WgmmaTile {
-            bm,
-            bn,
-            bk: 64,
-            stages,
-            consumers,
-            group_m: 8,
-            cluster_m: 1,
-            cluster_n: 1,
-            inflight: consumers == 1,
-            epi_smem: true,
-            ksplit: 1,
-            pingpong: false,
-            streamk: false,
-        }
-    }
-
-    /// [`WgmmaTile::new`] with the k-tile of `dtype` operands ([`bk_for`]: 32 for f32).
-    pub fn for_dtype(bm: u32, bn: u32, stages: u32, consumers: u32, dtype: DType) -> WgmmaTile {
-        WgmmaTile {
-            bk: bk_for(dtype),
-            ..WgmmaTile::new(bm, bn, stages, consumers)
-        }
-    }
-
-    /// The `-D` definitions for NVRTC, in a fixed order (`CG_PINGPONG` and `CLUSTER_N` only
-    /// when set, so the other configs' compiles, and their cache keys, are as before).
-    pub fn defines(&self) -> Vec<(&'static str, u32)> {
-        let mut d = vec![
-            ("BM", self.bm),
-            ("BN", self.bn),
-            ("BK", self.bk),
-            ("STAGES", self.stages),
-            ("CONSUMERS", self.consumers),
-            ("GROUP_M", self.group_m),
-            ("CLUSTER_M", self.cluster_m),
-            ("CG_INFLIGHT", self.inflight as u32),
-            ("CG_EPI_SMEM", self.epi_smem as u32),
-            ("KSPLIT", self.ksplit),
-        ];
-        if self.pingpong {
-            d.push(("CG_PINGPONG", 1));
-        }
-        if self.cluster_n != 1 {
-            d.push(("CLUSTER_N", self.cluster_n));
-        }
-        if self.streamk {
-            d.push(("CG_STREAMK", 1));
-        }
-        d
-    }
-
-    /// Registers per thread as ptxas reported them on the H200 (bench/wgmma-probe.md):
-    /// the launch bound with two or three consumers (168 of 384 threads, 128 of 512), and
-    /// with one the accumulators plus about 60 (122 for 64x128, 190-208 for 128x128).
-    pub fn est_regs(&self) -> u32 {
-        if self.consumers >= 2 {
-            65536 / self.threads() / 8 * 8
-        } else {
-            (self.bm / 64) * self.bn / 2 + 60
-        }
-    }
-
-    /// Consumer warpgroups that share one tile's rows: `consumers`, or 1 with ping-pong
-    /// (each consumer computes whole tiles).
-    pub fn sharers(&self) -> u32 {
-        if self.pingpong {
-            1
-        } else {
-            self.consumers.max(1)
-        }
-    }
-
-    /// Threads per block: `128 * (CONSUMERS + 1)`.
-    pub fn threads(&self) -> u32 {
-        128 * (self.consumers + 1)
-    }
-
-    /// Dynamic shared memory bytes for `dtype` operands: [`smem_bytes`] plus, with
-    /// `epi_smem`, [`EPI_STAGING_BYTES`] per consumer warpgroup (whose row padding holds
-    /// the epilogue's parameter area, [`EPI_PARAM_BYTES`]).
-    pub fn smem_bytes(&self, dtype: DType) -> u32 {
-        smem_bytes(self.bm, self.bn, self.bk, self.stages, dtype.size())
-            + if self.epi_smem {
-                self.consumers * EPI_STAGING_BYTES
-            } else {
-                0
-            }
-    }
-
-    /// Blocks per cluster: `CLUSTER_M * CLUSTER_N`.
-    pub fn cluster(&self) -> u32 {
-        self.cluster_m.max(1) * self.cluster_n.max(1)
-    }
-
-    /// Work items of an `m × n` product: clusters of `CLUSTER_M × CLUSTER_N` adjacent
-    /// output tiles, `ceil(m / (BM * CLUSTER_M)) * ceil(n / (BN * CLUSTER_N))` of them
-    /// (plain tiles without a cluster).
-    pub fn tiles(&self, m: usize, n: usize) -> usize {
-        m.div_ceil((self.bm * self.cluster_m.max(1)) as usize) * n.div_ceil((self.bn * self.cluster_n.max(1)) as usize)
-    }
-
-    /// The persistent grid (`grid.x`; y = z = 1): `C * min(tiles * KSPLIT * batch,
-    /// sm_count / C)` blocks for clusters of `C` ([`WgmmaTile::cluster`]), at least `C`:
-    /// one grid walks the tiles of every product of a batch.
-    pub fn grid(&self, m: usize, n: usize, batch: usize, sm_count: u32) -> u32 {
-        let c = self.cluster();
-        let items = self.tiles(m, n) * self.ksplit.max(1) as usize * batch.max(1);
-        let clusters = items.min((sm_count / c) as usize).max(1) as u32;
-        clusters * c
-    }
-
-    /// [`WgmmaTile::validate_on`] the built-in `h200` target.
-    pub fn validate(&self, ir: &GemmIr) -> Result<(), String> {
-        static H200: std::sync::OnceLock<TargetSpec> = std::sync::OnceLock::new();
-        let h200 = H200.get_or_init(|| {
-            crate::target::Targets::parse(crate::target::BUILTIN_TARGETS)
-                .ok()
-                .and_then(|t| t.get("h200").cloned())
-                .expect("the built-in targets.toml has h200 (tested)")
-        });
-        self.validate_on(&PlanCtx::new(h200, ir))
-    }
-
-    /// Whether the config is one the source accepts for `cx`'s kernel and chip (the
-    /// family's rules, which are the source's static_asserts plus the chip's shared
-    /// memory), with the first broken rule's reason when not.
-    pub fn validate_on(&self, cx: &PlanCtx) -> Result<(), String> {
-        supports(cx.ir)?;
-        for r in &RULES {
-            if let Some(why) = (r.check)(cx, self) {
-                return Err(why);
-            }
-        }
-        Ok(())
-    }
-}
-
-/// One 128-byte swizzle row of `dtype` operands (64 f16/bf16, 32 f32 elements): the
-/// default k-tile depth, and the unit of deeper ones. wgmma's k-step is 32 bytes in both
-/// cases (k16, tf32 k8), so a row is always 4 of them and every byte offset in the
-/// kernel is the same.
-pub fn bk_for(dtype: DType) -> u32 {
-    128 / dtype.size()
-}
-
-/// Shared memory of the `CG_EPI_SMEM` staging buffers of one consumer warpgroup: 4
-/// warps of 16 rows of 144 bytes.
-pub const EPI_STAGING_BYTES: u32 = 4 * 16 * 144;
-
-/// The epilogue parameter area of one consumer warpgroup (`CG_PAREA`, the current tile's
-/// values of the `Row` and `Col` parameters that fit): the 16 padding bytes of each of
-/// the 64 rows of its staging buffers, so part of [`EPI_STAGING_BYTES`], not extra.
-pub const EPI_PARAM_BYTES: u32 = 4 * 16 * (144 - 128);
-
-/// Dynamic shared memory of one block with `CG_EPI_SMEM = 0`, in bytes: 1024 bytes of alignment slack (the
-/// 128-byte swizzle needs a 1024-byte aligned base, and the dynamic window's start is
-/// only 16-byte aligned by contract), `stages` A tiles of `bm × bk` and B tiles of `bn
-/// × bk` elements of `dtype_size` bytes, and `2 * stages` mbarriers of 8 bytes.
-pub fn smem_bytes(bm: u32, bn: u32, bk: u32, stages: u32, dtype_size: u32) -> u32 {
-    1024 + stages * (bm + bn) * bk * dtype_size + 16 * stages
-}
 
 /// Whether the wgmma generator can serve `ir`, and why not when it cannot.
 pub fn supports(ir: &GemmIr) -> Result<(), String> {
@@ -526,6 +296,15 @@ impl KernelFamily for Wgmma {
                 p.batch
             ));
         }
+        if t.tma_store && !out_tma_ok(ir, p) {
+            return Err(format!(
+                "the TMA-store epilogue needs the output's rows on 16-byte boundaries (leading dimension {}, view offset {}, batch stride {} elements of {} bytes)",
+                p.c.pitch(p.n),
+                p.c.offset,
+                p.c.bstride,
+                ir.out_dtype.size()
+            ));
+        }
         if tma_ok(ir, p) {
             return Ok(());
         }
@@ -558,7 +337,7 @@ impl KernelFamily for Wgmma {
         let extra: std::collections::HashSet<_> = self
             .space(cx, space)
             .into_iter()
-            .filter(|t| (t.streamk && streamk_asked) || (!t.streamk && (tiles::apart(t) || t.cluster_n > 1)))
+            .filter(|t| (t.streamk && streamk_asked) || (!t.streamk && (tiles::apart(t) || t.cluster_n > 1 || t.tma_store)))
             .filter(|t| super::first_broken_rule(self, cx, t).is_none())
             .map(|t| (self.block_mn(&t), self.plan_class(&t)))
             .collect();
@@ -570,7 +349,7 @@ impl KernelFamily for Wgmma {
     }
 
     fn rules(&self) -> &'static [Rule<WgmmaTile>] {
-        &RULES
+        &rules::RULES
     }
 
     /// Arithmetic intensity of the block tile, with what the H200 runs showed
@@ -628,6 +407,10 @@ impl KernelFamily for Wgmma {
         if t.smem_bytes(cx.dtype) as f64 > SMEM_SOFT_SHARE * cx.target.smem_per_block_optin as f64 {
             s *= 0.999;
         }
+        // The TMA-store twin of a tile right after it (a plan class of its own).
+        if t.tma_store {
+            s *= 0.999;
+        }
         s
     }
 
@@ -661,7 +444,8 @@ impl KernelFamily for Wgmma {
     fn plan_class(&self, t: &WgmmaTile) -> (u32, u32) {
         let schedule = if t.pingpong { PINGPONG_CLASS } else { 0 }
             + if t.streamk { STREAMK_CLASS } else { 0 }
-            + if t.cluster_n > 1 { CLUSTER2D_CLASS } else { 0 };
+            + if t.cluster_n > 1 { CLUSTER2D_CLASS } else { 0 }
+            + if t.tma_store { TMA_STORE_CLASS } else { 0 };
         (t.ksplit.max(1), t.bk + schedule)
     }
 
@@ -697,8 +481,9 @@ impl KernelFamily for Wgmma {
             d.extend([("CG_CPASYNC", 1), ("CG_CPA_A", a), ("CG_CPA_B", b)]);
         }
         let [a3, b3] = operands::rank3(ir, p);
+        let c3 = t.tma_store && p.batch > 1;
         d.extend(
-            [("CG_A_TMA3", a3 as u32), ("CG_B_TMA3", b3 as u32)]
+            [("CG_A_TMA3", a3 as u32), ("CG_B_TMA3", b3 as u32), ("CG_C_TMA3", c3 as u32)]
                 .into_iter()
                 .filter(|&(_, v)| v == 1),
         );
@@ -760,6 +545,17 @@ impl KernelFamily for Wgmma {
                 v.push((format!("ksplit {k}"), WgmmaTile { ksplit: k, ..*t }));
             }
         }
+        // The other store path; a TMA store's staged tile takes the room of ring stages,
+        // so its twin keeps as many as fit (16-bit operands have k-tiles of 64 elements).
+        let dtype = if t.bk.is_multiple_of(64) { DType::F16 } else { DType::F32 };
+        let mut twin = WgmmaTile {
+            tma_store: !t.tma_store,
+            ..*t
+        };
+        while twin.stages > 2 && twin.smem_bytes(dtype) > SM90_SMEM_LIMIT {
+            twin.stages -= 1;
+        }
+        v.push((format!("tmastore {} stages {}", u32::from(twin.tma_store), twin.stages), twin));
         v
     }
 
@@ -773,7 +569,7 @@ impl KernelFamily for Wgmma {
 
     fn describe(&self, t: &WgmmaTile) -> String {
         format!(
-            "wgmma {}x{}x{} stages {} consumers {} cluster {} inflight {} group {}{}{}{}{}",
+            "wgmma {}x{}x{} stages {} consumers {} cluster {} inflight {} group {}{}{}{}{}{}",
             t.bm,
             t.bn,
             t.bk,
@@ -789,6 +585,7 @@ impl KernelFamily for Wgmma {
             if t.epi_smem { "" } else { " direct-stores" },
             if t.pingpong { " pingpong" } else { "" },
             if t.streamk { " streamk" } else { "" },
+            if t.tma_store { " tmastore" } else { "" },
             if t.ksplit > 1 {
                 format!(" ksplit {}", t.ksplit)
             } else {

@@ -3,7 +3,7 @@
 //! the maps and copy sizes that follow from the shape and the views' geometry.
 
 use super::{bk_for, WgmmaTile};
-use crate::family::{Problem, Stored, TensorMap};
+use crate::family::{Problem, Stored, TensorMap, OUT_PARAM};
 use crate::ir::{AccMode, DType, GemmIr, Layout};
 
 /// The TMA box (`boxDim`, dimension 0 first) of an operand tile: `{row, rows}` for a
@@ -145,14 +145,17 @@ pub(super) fn check_rows(ir: &GemmIr, p: Problem) -> Result<(), String> {
     Ok(())
 }
 
-/// A's and B's maps, as the module docs lay out: K-major operands in one box of
+/// A's and B's maps (and with `tma_store` the output's, [`out_map`]), as the module docs lay out: K-major operands in one box of
 /// `{BK, rows}` per stage, MN-major ones in `{64, BK}` boxes; 128-byte swizzle; the pitch
 /// and start of each view. For a call that the cp.async producer serves
 /// ([`cpasync_chunks`]) the kernel reads no map: both are placeholders over the
 /// operand's first 16 bytes ([`placeholder_map`]).
 pub(super) fn maps(t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Vec<TensorMap> {
+    let out = t.tma_store.then(|| out_map(t, ir, p));
     if !tma_ok(ir, p) {
-        return vec![placeholder_map(ir.a, ir.ab_dtype), placeholder_map(ir.b, ir.ab_dtype)];
+        let mut v = vec![placeholder_map(ir.a, ir.ab_dtype), placeholder_map(ir.b, ir.ab_dtype)];
+        v.extend(out);
+        return v;
     }
     let esz = ir.ab_dtype.size() as u64;
     let (m, n, k) = (p.m as u64, p.n as u64, p.k as u64);
@@ -170,8 +173,36 @@ pub(super) fn maps(t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Vec<TensorMap> {
             swizzle_128b: true,
         }
     };
-    vec![
+    let mut v = vec![
         map(ir.a, ir.a_layout() == Layout::RowMajor, m, t.bm, p.a),
         map(ir.b, ir.b_layout() == Layout::ColMajor, n, t.bn, p.b),
-    ]
+    ];
+    v.extend(out);
+    v
+}
+
+/// Whether TMA can store `ir`'s output at `p` (the TMA-store epilogue,
+/// [`WgmmaTile::tma_store`]): a row-major output whose rows all start on 16-byte
+/// boundaries (pitch, view start and batch stride).
+pub fn out_tma_ok(ir: &GemmIr, p: Problem) -> bool {
+    let osz = ir.out_dtype.size() as usize;
+    ir.out_layout == Layout::RowMajor && p.c.rows_aligned(p.n, 16 / osz)
+}
+
+/// The output's map for the TMA-store epilogue: rows of N, boxes of 128 bytes of
+/// columns by a consumer's rows of the tile (`BM / CONSUMERS`, ping-pong `BM`), 128-byte
+/// swizzle (the layout the epilogue stages); rank 3 for a batch, the product outermost.
+pub(super) fn out_map(t: &WgmmaTile, ir: &GemmIr, p: Problem) -> TensorMap {
+    let osz = ir.out_dtype.size() as u64;
+    TensorMap {
+        param: OUT_PARAM,
+        dtype: ir.out_dtype,
+        tf32: false,
+        dims: [p.n as u64, p.m as u64],
+        pitch_bytes: p.c.pitch(p.n) as u64 * osz,
+        offset_bytes: p.c.offset as u64 * osz,
+        batch: (p.batch > 1).then(|| [p.batch as u64, p.c.bstride as u64 * osz]),
+        box_dims: [128 / osz as u32, t.bm / t.sharers()],
+        swizzle_128b: true,
+    }
 }

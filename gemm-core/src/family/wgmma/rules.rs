@@ -8,7 +8,7 @@ use crate::ir::Layout;
 
 // Rationale per rule: each is one of the source's static_asserts (a config that breaks
 // it would not compile) or a limit of the chip.
-pub(super) const RULES: [Rule<WgmmaTile>; 12] = [
+pub(super) const RULES: [Rule<WgmmaTile>; 13] = [
     // A k-tile is one to four 128-byte swizzle rows; more than one only with K-major A and
     // B (their tiles then arrive as one box per row; MN-major boxes hold one row).
     Rule {
@@ -150,6 +150,33 @@ pub(super) const RULES: [Rule<WgmmaTile>; 12] = [
         name: "ksplit",
         check: |_, c| {
             (!(1..=MAX_KSPLIT).contains(&c.ksplit)).then(|| format!("KSPLIT = {} (1 to {MAX_KSPLIT})", c.ksplit))
+        },
+    },
+    // The TMA-store epilogue stages the tile in the operands' element size, as 128-byte
+    // boxes of columns that TMA writes whole (a box past BN would write the next tile's
+    // columns), in rows of the output (a row-major one).
+    Rule {
+        name: "tma_store",
+        check: |x, c| {
+            let out = x.ir.out_dtype;
+            let box_cols = 128 / out.size();
+            if !c.tma_store {
+                None
+            } else if out.size() != x.dtype.size() || x.ir.out_layout != Layout::RowMajor {
+                Some(format!(
+                    "the TMA-store epilogue with a {} {:?} output (it takes a row-major output of the operands' {}-byte elements)",
+                    x.ir.out_layout.name(),
+                    out,
+                    x.dtype.size()
+                ))
+            } else if !c.bn.is_multiple_of(box_cols) {
+                Some(format!(
+                    "the TMA-store epilogue with BN = {} (a multiple of its {box_cols}-column boxes)",
+                    c.bn
+                ))
+            } else {
+                None
+            }
         },
     },
     Rule {

@@ -66,6 +66,7 @@ fn k_tiles(cx: &PlanCtx, bm: u32, bn: u32) -> Vec<u32> {
 /// stream-K variants it asks for.
 pub(super) fn space(cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
     let quads = space.pick("cluster_n", &[1]).contains(&2);
+    let tma_store = space.pick("tma_store", &[0]).contains(&1);
     let mut v = Vec::new();
     for bm in space.pick("block_m", &[64, 128, 192, 256]) {
         for bn in space.pick("block_n", &BLOCK_N) {
@@ -83,6 +84,12 @@ pub(super) fn space(cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
                                 };
                                 v.extend(splitk::with_splits(t, space));
                                 v.extend(splitk::with_streamk(t, space));
+                                // Where `tune(tma_store = 1)` asks, the same tile with the
+                                // TMA-store epilogue: a plan class of its own, so that each
+                                // block tile keeps its best one.
+                                if tma_store && cluster_m == 1 {
+                                    v.push(WgmmaTile { tma_store: true, ..t });
+                                }
                             }
                             // A 2x2 cluster sharing both operands, where `tune(cluster_n =
                             // [.., 2])` asks, for the cooperative schedule of two consumers:
