@@ -62,6 +62,11 @@ pub struct WgmmaTile {
     /// a multiprocessor, 10.8-10.9 from 256, 10.3 linear), and in the ping-pong schedule
     /// only one consumer stores at a time. Needs a row-major output of the operands' element
     /// size whose rows TMA can map, and `BN` a multiple of a box (128 bytes of columns).
+    ///
+    /// Measured slower (bench/results/h200-2026-12-03p2): the same configs with it took
+    /// 1.35x as long at 4096x4096x128 (median; the fastest 20.9 us against 15.5), 2-7%
+    /// longer at the K = 4096 shapes, and tied at 1000^3, so it is planned only where
+    /// `tune(tma_store = 1)` asks.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tma_store: bool,
 }
