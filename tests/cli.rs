@@ -137,7 +137,7 @@ fn export_clear_import_round_trip() {
     assert_eq!(tuned["cache_hit"], false);
     let ls = ok(run(&dir, &["cache", "ls"], &[]));
     assert!(
-        ls.contains("gemm_f16_bias_relu") && ls.contains("pow2:32x32x32"),
+        ls.contains("gemm_f16_bias_relu") && ls.contains("pow2/u:32x32x32"),
         "{ls}"
     );
     let file = dir.with_extension("records.json");
@@ -148,7 +148,7 @@ fn export_clear_import_round_trip() {
     assert_eq!(rec["kernel"], "gemm_f16_bias_relu");
     assert!(rec["compiler"].as_str().unwrap().contains("OpenCL"), "{rec}");
     assert!(rec["target_spec"].is_object(), "{rec}");
-    assert!(rec["buckets"]["pow2:32x32x32"]["us"].as_f64().unwrap() > 0.0);
+    assert!(rec["buckets"]["pow2/u:32x32x32"]["us"].as_f64().unwrap() > 0.0);
 
     let cleared = ok(run(&dir, &["cache", "clear", "--binaries"], &[]));
     assert!(cleared.contains(dir.to_str().unwrap()), "{cleared}");

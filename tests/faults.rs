@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_crossgemm");
 const SHAPE: &str = "40x24x33";
-const BUCKET: &str = "pow2:64x32x64";
+const BUCKET: &str = "pow2/u:64x32x64";
 
 // No config table (`records = none`): what is tested is the tuner and the cache alone,
 // whatever PoCL's device name and the shipped records say.

@@ -49,9 +49,11 @@ fn the_macro_keeps_the_records_that_apply_by_signature() {
     assert_eq!(
         entries,
         vec![
-            // The plain kernel's record: same epilogue class, a winner (on its device).
+            // The plain kernel's record: same epilogue class, a winner (on its device),
+            // measured at 40x50x60, whose 240-byte rows start on 16-byte boundaries: its
+            // unmarked key gets the mark a launch of that shape looks up.
+            ("pow2/a16:64x64x64", from("f32_plain_elsewhere").as_str(), true),
             ("pow2:512x512x512", from("f32_relu_elsewhere").as_str(), false),
-            ("pow2:64x64x64", from("f32_plain_elsewhere").as_str(), true),
         ]
     );
     let plan = from_table::spec().targets()[0].plan();
@@ -62,7 +64,8 @@ fn the_macro_keeps_the_records_that_apply_by_signature() {
         .iter()
         .map(|s| (s.bucket.as_str(), s.from.as_str(), s.winner))
         .collect();
-    assert_eq!(other, vec![("pow2:64x64x64", from("f32_rowmajor_b").as_str(), true)]);
+    // Its row-major B has rows of N = 50 f32 (200 bytes): below 16-byte boundaries (`/u`).
+    assert_eq!(other, vec![("pow2/u:64x64x64", from("f32_rowmajor_b").as_str(), true)]);
 }
 
 fn operands(dev: &Device, (m, n, k): (usize, usize, usize)) -> (Matrix<f32>, Matrix<f32, ColMajor>) {
@@ -99,14 +102,14 @@ fn a_cached_lookup_starts_from_the_nearest_table_entry_and_runs_it_right() {
     let l = crossgemm::tune::lookup(&from_table::SPEC, &args, out.__out(), &opts).unwrap();
     let want = table(from_table::spec())
         .iter()
-        .find(|s| s.bucket == "pow2:64x64x64" && s.device_name == "a CPU of another name")
+        .find(|s| s.bucket == "pow2/a16:64x64x64" && s.device_name == "a CPU of another name")
         .unwrap();
     assert_eq!(l.config, want.config);
     match &l.source {
         LookupSource::Table { entry, winner } => {
             assert!(!winner, "measured on another device: a starting point");
             assert!(
-                entry.contains("pow2:64x64x64") && entry.contains("f32_plain_elsewhere"),
+                entry.contains("pow2/a16:64x64x64") && entry.contains("f32_plain_elsewhere"),
                 "{entry}"
             );
         }

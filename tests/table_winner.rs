@@ -62,7 +62,7 @@ fn a_table_winner_for_this_device_is_used_without_tuning() {
     // A config that is not the planner's default, so that using it shows.
     let config = plan.configs[plan.configs.len() / 2];
     assert_ne!(config, plan.configs[0]);
-    let spec = with_table(&dev.info().name, "pow2:64x64x64", config, [m, n, k]);
+    let spec = with_table(&dev.info().name, "pow2/a16:64x64x64", config, [m, n, k]);
 
     let x = Matrix::<f32>::from_host(&dev, m, k, &ramp(m * k, 1)).unwrap();
     let w = Matrix::<f32, ColMajor>::from_host(&dev, k, n, &ramp(k * n, 2)).unwrap();
@@ -90,7 +90,7 @@ fn a_table_winner_for_this_device_is_used_without_tuning() {
     assert_close(&out.to_host().unwrap(), &want, k, false, "table winner");
     // The same device under another name has no winner: the nearest entry, not tuned
     // either under `cached`, would be a starting point for a tune under `full`.
-    let other = with_table("a device of another name", "pow2:64x64x64", config, [m, n, k]);
+    let other = with_table("a device of another name", "pow2/a16:64x64x64", config, [m, n, k]);
     let l = crossgemm::tune::lookup(other, &args, out.__out(), &opts).unwrap();
     assert!(
         matches!(&l.source, LookupSource::Table { winner: false, .. }),

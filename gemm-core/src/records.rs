@@ -11,7 +11,7 @@
 //! (µs) and throughput (TFLOP/s at the timed shape), and the configs that failed, with
 //! where and why.
 
-use crate::family::TileConfig;
+use crate::family::{Problem, Stored, TileConfig};
 use crate::ir::GemmIr;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -210,19 +210,116 @@ pub fn round_n(n: usize) -> usize {
     n.div_ceil(step) * step
 }
 
-/// `bucket`, a key of a record measured at `shape`, as [`batch_shape_key`] would write it
-/// now: records written before a change of the bucket rule (N's eighths) land in the
-/// bucket a launch of their shape looks up. Exact keys, and keys that are not buckets,
-/// are returned as they are.
-pub fn rekey(bucket: &str, shape: [usize; 3]) -> String {
+/// `bucket`, a key of a record of `ir` measured at `shape`, as [`problem_key`] would write
+/// it now: records written before a change of the bucket rule (N's eighths, the rows'
+/// alignment) land in the bucket a launch of their shape looks up. A key without a
+/// [`row_align`] mark was measured on the packed shape as a launch runs it (a launch on
+/// other rows has a mark, [`align_mark`]), so an unmarked key of a shape whose packed rows
+/// are mid-sector (K = 1000 of f16) gets that mark. Exact keys keep their dimensions;
+/// keys that are not buckets are returned as they are.
+pub fn rekey(bucket: &str, shape: [usize; 3], ir: Option<&GemmIr>) -> String {
     let Some((class, _)) = bucket.split_once(':') else {
         return bucket.to_string();
     };
-    if !class.starts_with("pow2") || bucket_dims(bucket).is_none() {
+    if bucket_dims(bucket).is_none() {
         return bucket.to_string();
     }
     let batch = bucket_batch(bucket).unwrap_or(1);
-    batch_shape_key(shape[0], shape[1], shape[2], batch, false)
+    let exact = class.starts_with("exact");
+    if !exact && !class.starts_with("pow2") {
+        return bucket.to_string();
+    }
+    // An unmarked key was measured as the default launch runs the packed shape (rows that
+    // are not 16-byte multiples staged into aligned scratch first).
+    let align = key_align(bucket).or_else(|| {
+        let ir = ir?;
+        let p = Problem::new(shape[0], shape[1], shape[2]).batched(batch);
+        align_mark(ir, crate::staging::as_launched(ir, p))
+    });
+    let dims = if exact {
+        bucket_dims(bucket).unwrap_or(shape)
+    } else {
+        shape
+    };
+    marked(batch_shape_key(dims[0], dims[1], dims[2], batch, exact), align)
+}
+
+/// Bytes of the memory sector that a row of A or B should start on: rows of 16-bit
+/// operands that start mid-sector (a pitch that is an odd multiple of 16 bytes, K = 1000)
+/// cost TMA-fed kernels 3–18% on the H200 and change which tile wins
+/// (bench/results/h200-2026-12-03a..c).
+pub const ROW_SECTOR: u32 = 32;
+
+/// The largest power of two up to [`ROW_SECTOR`] that every stored row of A and of B
+/// starts on, in bytes (pitch, view start and batch stride all divide), for `ir` at `p`.
+pub fn row_align(ir: &GemmIr, p: Problem) -> u32 {
+    let esz = ir.ab_dtype.size() as usize;
+    let of = |at: Stored, extent: usize| {
+        let mut a = ROW_SECTOR;
+        while a > 1 && (!(a as usize).is_multiple_of(esz) || !at.rows_aligned(extent, a as usize / esz)) {
+            a /= 2;
+        }
+        // An element is the finest unit; rows of elements wider than the divisor start on it.
+        a.max(1)
+    };
+    let [(ae, _), (be, _)] = p.extents(ir);
+    of(p.a, ae).min(of(p.b, be))
+}
+
+/// The rows' class a bucket key tells apart: [`ROW_SECTOR`] (every row of A and B starts
+/// on a sector), 16 (on 16-byte boundaries, some mid-sector: TMA-fed kernels read them
+/// slower), or 0 (some not even on 16-byte boundaries: no TMA or 16-byte copies, and the
+/// build variant's vector flags follow the finer alignment within the class).
+pub fn row_class(align: u32) -> u32 {
+    match align {
+        a if a >= ROW_SECTOR => ROW_SECTOR,
+        a if a >= 16 => 16,
+        _ => 0,
+    }
+}
+
+/// The mark [`problem_key`] gives a call of `ir` at `p`: the [`row_class`] of its
+/// [`row_align`] where either it or the packed shape's is below a sector (so an unmarked
+/// key means rows aligned as well as packed ones, and every key of a shape whose packed
+/// rows are not sector-aligned is marked); `None` where both are whole sectors.
+pub fn align_mark(ir: &GemmIr, p: Problem) -> Option<u32> {
+    let actual = row_class(row_align(ir, p));
+    let packed = row_class(row_align(ir, Problem::new(p.m, p.n, p.k)));
+    (actual < ROW_SECTOR || packed < ROW_SECTOR).then_some(actual)
+}
+
+/// The bucket a call of `ir` at `p` is tuned and looked up under: [`batch_shape_key`]'s,
+/// with the class marked by [`align_mark`]: `/a32`, `/a16`, or `/u` for rows below 16-byte
+/// boundaries (e.g. `pow2r/a16:1024x1024x1024` for packed 1000³ f16, whose 2000-byte rows
+/// start every other one mid-sector): the best tiles differ between a shape's
+/// sector-aligned and mid-sector rows (4096×4096×128 on the H200: 128×128 ping-pong on
+/// aligned rows, 256×128 on K + 8 views, each 14% faster there than the other,
+/// bench/results/h200-2026-12-03a).
+pub fn problem_key(ir: &GemmIr, p: Problem, exact: bool) -> String {
+    marked(batch_shape_key(p.m, p.n, p.k, p.batch, exact), align_mark(ir, p))
+}
+
+/// `key` with its class marked by row class `class` (before any batch mark).
+fn marked(key: String, class: Option<u32>) -> String {
+    let Some(c) = class else { return key };
+    let mark = if c == 0 { "/u".to_string() } else { format!("/a{c}") };
+    let (head, dims) = key.split_once(':').expect("a shape key has a class");
+    let (base, batch) = match head.split_once("@b") {
+        Some((h, b)) => (h, format!("@b{b}")),
+        None => (head, String::new()),
+    };
+    format!("{base}{mark}{batch}:{dims}")
+}
+
+/// The row class a key is marked with ([`problem_key`]: 32, 16, or 0 for `/u`), `None`
+/// for an unmarked key.
+pub fn key_align(key: &str) -> Option<u32> {
+    let class = key.split_once(':')?.0;
+    let class = class.split_once("@b").map_or(class, |(c, _)| c);
+    if class.ends_with("/u") {
+        return Some(0);
+    }
+    class.split_once("/a")?.1.parse().ok()
 }
 
 /// The bucket of a batch of `batch` products of `m × n × k`: [`shape_key`]'s for one
@@ -250,12 +347,18 @@ pub fn bucket_batch(key: &str) -> Option<usize> {
 
 /// How far apart two bucket keys are for a nearest-bucket choice: the [`log_distance`] of
 /// their dimensions and batches, plus 0.5 (a factor of 1.6 along one dimension) when one
-/// is ragged and the other not; `None` for a key that is not a bucket.
+/// is ragged and the other not, and 0.25 when their rows' alignment marks differ
+/// ([`problem_key`]); `None` for a key that is not a bucket.
 pub fn bucket_distance(a: &str, b: &str) -> Option<f64> {
     let class = |k: &str| k.split_once(':').map(|(c, _)| c.starts_with("pow2r"));
     let d = log_distance(bucket_dims(a)?, bucket_dims(b)?);
     let batches = ((bucket_batch(a)? as f64).ln() - (bucket_batch(b)? as f64).ln()).abs();
-    Some(d + batches + if class(a)? != class(b)? { 0.5 } else { 0.0 })
+    let align = |k: &str| key_align(k).unwrap_or(ROW_SECTOR);
+    Some(
+        d + batches
+            + if class(a)? != class(b)? { 0.5 } else { 0.0 }
+            + if align(a) != align(b) { 0.25 } else { 0.0 },
+    )
 }
 
 /// Parses a document, checking format and version before the layout.
@@ -283,4 +386,83 @@ pub fn parse(text: &str) -> Result<Records, RecordError> {
         }
     }
     Ok(doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{AccMode, DType, Layout};
+
+    fn f16() -> GemmIr {
+        GemmIr::matmul("t", DType::F16, AccMode::F32, Layout::RowMajor, Layout::ColMajor)
+    }
+
+    /// Rows start on the largest power of two up to a sector that pitch, view start and
+    /// batch stride all divide; the operands' worst decides.
+    #[test]
+    fn row_alignment_follows_pitch_offset_and_batch_stride() {
+        let ir = f16();
+        assert_eq!(row_align(&ir, Problem::new(4096, 4096, 4096)), 32);
+        // K = 1000: 2000-byte rows, every other one mid-sector.
+        assert_eq!(row_align(&ir, Problem::new(1000, 1000, 1000)), 16);
+        assert_eq!(row_align(&ir, Problem::new(64, 64, 33)), 2);
+        let view = |ld, offset| Stored::new(ld, offset);
+        // A K + 8 view of 4096-wide rows: 8208 bytes a row.
+        let k8 = Problem::new(4096, 4096, 4096).stored(view(4104, 0), Stored::default());
+        assert_eq!(row_align(&ir, k8), 16);
+        // Aligned pitch, a view starting 4 elements in.
+        let off = Problem::new(64, 64, 64).stored(Stored::default(), view(64, 4));
+        assert_eq!(row_align(&ir, off), 8);
+        let tf32 = GemmIr::matmul("t", DType::F32, AccMode::Tf32, Layout::RowMajor, Layout::ColMajor);
+        assert_eq!(row_align(&tf32, Problem::new(1000, 1000, 1000)), 32);
+        assert_eq!(row_align(&tf32, Problem::new(64, 64, 33)), 4);
+    }
+
+    /// Keys are marked where the rows or the packed shape's rows are not sector-aligned,
+    /// before the batch, and the mark reads back.
+    #[test]
+    fn keys_mark_rows_that_start_mid_sector() {
+        let ir = f16();
+        let p = Problem::new(4096, 4096, 4096);
+        assert_eq!(problem_key(&ir, p, false), "pow2:4096x4096x4096");
+        let k8 = p.stored(Stored::new(4104, 0), Stored::new(4104, 0));
+        assert_eq!(problem_key(&ir, k8, false), "pow2/a16:4096x4096x4096");
+        assert_eq!(problem_key(&ir, Problem::new(1000, 1000, 1000), false), "pow2r/a16:1024x1024x1024");
+        // 1000^3 on 2016-byte rows: aligned, marked as such (its packed rows are not).
+        let v = Problem::new(1000, 1000, 1000).stored(Stored::new(1008, 0), Stored::new(1008, 0));
+        assert_eq!(problem_key(&ir, v, true), "exact/a32:1000x1000x1000");
+        let b = Problem::new(512, 512, 136).batched(6);
+        assert_eq!(problem_key(&ir, b, false), "pow2r/a16@b8:512x512x256");
+        assert_eq!(key_align("pow2r/a16@b8:512x512x256"), Some(16));
+        assert_eq!(bucket_batch("pow2r/a16@b8:512x512x256"), Some(8));
+        assert_eq!(bucket_dims("pow2r/a16@b8:512x512x256"), Some([512, 512, 256]));
+        assert_eq!(key_align("pow2:4096x4096x4096"), None);
+        // Rows below 16-byte boundaries are one class, whatever their finer alignment.
+        assert_eq!(problem_key(&ir, Problem::new(64, 32, 62), false), "pow2/u:64x32x64");
+        assert_eq!(problem_key(&ir, Problem::new(63, 31, 63), false), "pow2/u:64x32x64");
+        assert_eq!(key_align("pow2r/u@b4:64x32x64"), Some(0));
+        // Another mark is farther than the same key, nearer than another dimension.
+        let d = |a, b| bucket_distance(a, b).unwrap();
+        let (a, m) = ("pow2:4096x4096x4096", "pow2/a16:4096x4096x4096");
+        assert!(d(a, m) > 0.0 && d(a, m) < d(a, "pow2:8192x4096x4096"));
+    }
+
+    /// Unmarked keys of records follow their measured shape as a launch runs it: marked
+    /// where the packed rows are mid-sector (or staged into scratch), kept otherwise;
+    /// marked keys keep their mark.
+    #[test]
+    fn rekey_marks_records_measured_before_marks() {
+        let ir = f16();
+        assert_eq!(rekey("pow2r:1024x1024x1024", [1000, 1000, 1000], Some(&ir)), "pow2r/a16:1024x1024x1024");
+        assert_eq!(rekey("pow2r:1024x1024x1024", [1000, 1000, 1000], None), "pow2r:1024x1024x1024");
+        assert_eq!(rekey("pow2:4096x4096x4096", [4096; 3], Some(&ir)), "pow2:4096x4096x4096");
+        assert_eq!(rekey("pow2/a16:4096x4096x4096", [4096; 3], Some(&ir)), "pow2/a16:4096x4096x4096");
+        assert_eq!(rekey("exact:1000x1000x1000", [1000; 3], Some(&ir)), "exact/a16:1000x1000x1000");
+        // K = 700 (1400-byte rows) runs on rows staged to 1408 bytes: aligned, marked so.
+        assert_eq!(rekey("pow2r:4096x8192x1024", [3000, 5000, 700], Some(&ir)), "pow2r/a32:4096x5120x1024");
+        assert_eq!(
+            problem_key(&ir, crate::staging::as_launched(&ir, Problem::new(3000, 5000, 700)), false),
+            "pow2r/a32:4096x5120x1024"
+        );
+    }
 }

@@ -168,7 +168,7 @@ pub fn seeds(ir: &GemmIr, target: &TargetSpec, plan: &Plan, docs: &[(String, Rec
                     continue;
                 }
                 let seed = Seed {
-                    bucket: rekey(bucket, b.shape),
+                    bucket: rekey(bucket, b.shape, Some(rir)),
                     config: c,
                     shape: b.shape,
                     us: b.us,
@@ -437,7 +437,7 @@ mod tests {
                 for (bucket, b) in &r.buckets {
                     let s = table
                         .iter()
-                        .find(|s| s.bucket == rekey(bucket, b.shape) && s.device_name == r.device_name)
+                        .find(|s| s.bucket == rekey(bucket, b.shape, r.ir.as_ref()) && s.device_name == r.device_name)
                         .unwrap_or_else(|| panic!("{name}: {} {bucket} serves no table", r.kernel));
                     assert!(
                         s.winner && (s.config == b.config || s.us < b.us),

@@ -63,12 +63,14 @@ fn kernel_has_the_documented_abi() {
     let src = wgmma::emit(&ir);
     let sym = ir.symbol();
     let head = format!(
-        "__launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS {sym}(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_SPLITK_ARGS int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2, int nbatch)"
+        "__launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS {sym}(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_C_MAP CG_SPLITK_ARGS int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2, int nbatch)"
     );
     assert!(src.contains(&head), "kernel signature not found:\n{head}");
     assert!(src.contains("extern \"C\" __global__ void"));
     // Split-K builds take the workspace and the counters before M (gemm_core::Workspace).
     assert!(src.contains("#define CG_SPLITK_ARGS float* __restrict__ cg_ws, unsigned* __restrict__ cg_flags,"));
+    // The TMA-store epilogue takes the output's map after B's (gemm_core::OUT_PARAM).
+    assert!(src.contains("#define CG_C_MAP const __grid_constant__ CgTmaMap c_map,"));
     assert!(src.contains("struct __align__(64) CgTmaMap { unsigned long long v[16]; };"));
     assert!(src.contains("#define CG_THREADS (128 * (CONSUMERS + 1))"));
     assert!(!src.contains("#include"), "NVRTC compiles the source bare");

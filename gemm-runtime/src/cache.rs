@@ -17,7 +17,7 @@
 //! something else. A config in a file is never trusted either: the runtime validates it
 //! against its family's rules before launching it (`Call::validate`).
 
-pub(crate) use gemm_core::records::{batch_shape_key, bucket_distance, ConfigTime, FailStage};
+pub(crate) use gemm_core::records::{bucket_distance, problem_key, ConfigTime, FailStage};
 use gemm_core::TileConfig;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
@@ -594,7 +594,7 @@ pub(crate) mod tests {
 
     #[test]
     fn shape_buckets() {
-        use gemm_core::records::shape_key;
+        use gemm_core::records::{batch_shape_key, shape_key};
         assert_eq!(shape_key(1000, 1, 513, false), "pow2r:1024x1x1024");
         assert_eq!(batch_shape_key(1000, 1, 513, 1, false), "pow2r:1024x1x1024");
         assert_eq!(batch_shape_key(512, 512, 128, 24, false), "pow2@b32:512x512x128");
@@ -629,22 +629,22 @@ pub(crate) mod tests {
         // A record's older key follows its measured shape into today's bucket.
         use gemm_core::records::rekey;
         assert_eq!(
-            rekey("pow2:2048x16384x4096", [2048, 11008, 4096]),
+            rekey("pow2:2048x16384x4096", [2048, 11008, 4096], None),
             "pow2:2048x11264x4096"
         );
         assert_eq!(
-            rekey("pow2@b8:2048x16384x4096", [2048, 12288, 4096]),
+            rekey("pow2@b8:2048x16384x4096", [2048, 12288, 4096], None),
             "pow2@b8:2048x12288x4096"
         );
         assert_eq!(
-            rekey("pow2r:1024x1024x1024", [1000, 1000, 1000]),
+            rekey("pow2r:1024x1024x1024", [1000, 1000, 1000], None),
             "pow2r:1024x1024x1024"
         );
         assert_eq!(
-            rekey("exact:2048x11008x4096", [2048, 11008, 4096]),
+            rekey("exact:2048x11008x4096", [2048, 11008, 4096], None),
             "exact:2048x11008x4096"
         );
-        assert_eq!(rekey("odd", [1, 1, 1]), "odd");
+        assert_eq!(rekey("odd", [1, 1, 1], None), "odd");
         assert_eq!(shape_key(7, 45, 33, false), "pow2:8x64x64");
         assert_eq!(bucket_dims("pow2r:1024x1024x1024"), Some([1024; 3]));
         // The nearest bucket prefers its own class at the same dimensions, not over a

@@ -102,7 +102,7 @@ pub(crate) fn launch_failed(
     err: &GemmError,
 ) -> Result<TileConfig> {
     let (m, n, k) = call.mnk();
-    let bucket = cache::batch_shape_key(m, n, k, call.problem.batch, crate::env::flag("CROSSGEMM_TUNE_EXACT"));
+    let bucket = cache::problem_key(call.ir(), call.problem, crate::env::flag("CROSSGEMM_TUNE_EXACT"));
     let mkey: MemoKey = (call.spec as *const KernelSpec as usize, call.device().serial(), bucket);
     memo().lock().unwrap_or_else(|e| e.into_inner()).remove(&mkey);
     super::GENERATION.fetch_add(1, Ordering::AcqRel);
@@ -140,7 +140,7 @@ fn retune(
 ) -> Result<Option<TileConfig>> {
     let opts = TuneOptions::from_env();
     let (m, n, k) = call.mnk();
-    let bucket = cache::batch_shape_key(m, n, k, call.problem.batch, opts.exact_shape);
+    let bucket = cache::problem_key(call.ir(), call.problem, opts.exact_shape);
     if let Some(dir) = &opts.cache_dir {
         let d = DiskCache::new(dir, file_key(call.spec, tk, call.device()));
         if let Err(e) = d.mark_failed(&bucket, c, stage, why) {
@@ -187,7 +187,7 @@ fn pick(call: &Call<'_, '_>, tk: &TargetKernel) -> Result<(TileConfig, Origin)> 
         return Ok((call.default_config(tk)?, Origin::NoEntry));
     }
     let (m, n, k) = call.mnk();
-    let bucket = cache::batch_shape_key(m, n, k, call.problem.batch, crate::env::flag("CROSSGEMM_TUNE_EXACT"));
+    let bucket = cache::problem_key(call.ir(), call.problem, crate::env::flag("CROSSGEMM_TUNE_EXACT"));
     let mkey: MemoKey = (spec as *const KernelSpec as usize, dev.serial(), bucket.clone());
     // A remembered config is the bucket's; a shape of the same bucket it cannot run (an
     // alignment its family needs) falls back to the planner's default.
@@ -417,9 +417,8 @@ pub fn lookup(spec: &'static KernelSpec, args: &[Arg<'_>], out: OutArg<'_>, opts
     // same problem here, or this reports a config the launch does not run.
     let staged = crate::stage::which(&call);
     call.problem = gemm_core::staging::staged(call.ir(), call.problem, staged);
-    let (m, n, k) = call.mnk();
     let tk = call.target()?;
-    let bucket = cache::batch_shape_key(m, n, k, call.problem.batch, opts.exact_shape);
+    let bucket = cache::problem_key(call.ir(), call.problem, opts.exact_shape);
     let mut l = Lookup {
         config: call.default_config(tk)?,
         source: LookupSource::Default,

@@ -31,7 +31,7 @@ pub(super) fn tune_locked(call: &Call<'_, '_>, tk: &TargetKernel, opts: &TuneOpt
     GENERATION.fetch_add(1, Ordering::AcqRel);
     let (spec, dev) = (call.spec, call.device());
     let (m, n, k) = call.mnk();
-    let bucket = cache::batch_shape_key(m, n, k, call.problem.batch, opts.exact_shape);
+    let bucket = cache::problem_key(call.ir(), call.problem, opts.exact_shape);
     let disk = opts
         .cache_dir
         .as_ref()

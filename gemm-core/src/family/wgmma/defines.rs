@@ -54,6 +54,14 @@ pub const DEFINES: &[(&str, &str)] = &[
         "1: row-major outputs leave through a per-warp shared-memory staging buffer as 16-byte stores (CONSUMERS * 9216 more bytes of shared memory: EPI_STAGING_BYTES per consumer); 0: 2-element stores straight from registers; default 1.",
     ),
     (
+        "CG_EPI_TMA",
+        "1: the TMA-store epilogue: each consumer writes its rows of the tile through the epilogue into a staged tile of its own (CG_WG_M x BN elements in 128-byte swizzled boxes of CG_CW columns, after a 1 KiB parameter area per consumer) and one thread stores the boxes with cp.async.bulk.tensor through the output's map (c_map, a kernel argument after b_map), which TMA clips at M and N; overrides CG_EPI_SMEM; default 0. Needs a row-major output of CG_ESZ-byte elements and BN a multiple of CG_CW.",
+    ),
+    (
+        "CG_C_TMA3",
+        "1: with CG_EPI_TMA, the output's map is rank 3 (a batch: the work item's product, cg_bz, outermost); the host sets it per call (Wgmma::defines); default 0.",
+    ),
+    (
         "KSPLIT",
         "blocks per output tile along K, 1 to 16; default 1. With more, the kernel takes a workspace (cg_ws: KSPLIT f32 partial tiles per output tile) and arrival counters (cg_flags, zero before the launch and after it) after the tensor maps, and the last split of a tile to arrive adds the partials in split order and runs the epilogue (splitk.rs).",
     ),

@@ -78,3 +78,62 @@ pub(super) fn produce(variant: Variant) -> String {
 #endif"
         .into()
 }
+
+/// The cp.async producer's copy helpers (`CG_CPASYNC`): a tile of 128-byte rows in the
+/// layout TMA's 128-byte swizzle writes, for rows TMA cannot map.
+pub(super) const CPASYNC: &str = r#"#if CG_CPASYNC
+/* The cp.async producer (shapes TMA cannot map: rows that are not 16-byte multiples). */
+template <int CH> static __device__ __forceinline__ void cg_cpa(unsigned dst, const void* src, unsigned bytes);
+template <> __device__ __forceinline__ void cg_cpa<16>(unsigned dst, const void* src, unsigned bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: "r"(dst), "l"(src), "r"(bytes) : "memory");
+}
+template <> __device__ __forceinline__ void cg_cpa<8>(unsigned dst, const void* src, unsigned bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" :: "r"(dst), "l"(src), "r"(bytes) : "memory");
+}
+template <> __device__ __forceinline__ void cg_cpa<4>(unsigned dst, const void* src, unsigned bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(dst), "l"(src), "r"(bytes) : "memory");
+}
+/* One operand tile of R shared rows of 128 bytes, in the layout TMA's 128-byte swizzle
+   writes (16-byte unit u of row rho at rho * 128 + ((u ^ (rho & 7)) << 4)), by the 128
+   producer threads in CH-byte chunks: thread t copies chunk t % PER of rows t / PER,
+   + STEP, + 2 STEP, ... (consecutive threads on consecutive chunks of a row).
+   K-major (KM = 1): row rho is k0..k0+63 of global row mn0 + rho. MN-major: rows come in
+   64-row boxes, row rho is mn0 + 64 * (rho / 64) .. +63 of global row k0 + rho % 64.
+   Elements past the extents (mn_ext, k_ext) are zero-filled (src-size); every source
+   address is CH-aligned because the pitch ld * CG_ESZ and the base are. EL: elements a
+   chunk, RE: elements a 128-byte row. */
+template <int R, int KM, int CH>
+static __device__ __forceinline__ void cg_cpa_tile(unsigned dst, const cg_ab_t* g, int ld, int mn_ext, int k_ext, int mn0, int k0, int tid) {
+    constexpr int PER = 128 / CH, STEP = 128 / PER, EL = CH / CG_ESZ, RE = 128 / CG_ESZ;
+    const int cc = tid % PER, rho0 = tid / PER;
+    const unsigned unit = (unsigned)(cc * CH) >> 4, within = (unsigned)(cc * CH) & 15;
+    if (KM) {
+        const int inner = k0 + cc * EL, left = k_ext - inner;
+        const unsigned kb = left >= EL ? CH : (left > 0 ? CG_ESZ * left : 0);
+        const cg_ab_t* src = g + (long)(mn0 + rho0) * ld + inner;
+        const int rows_left = mn_ext - (mn0 + rho0);
+#pragma unroll 4
+        for (int it = 0; it < R / STEP; ++it) {
+            const int rho = rho0 + it * STEP;
+            const unsigned b = it * STEP < rows_left ? kb : 0u;
+            cg_cpa<CH>(dst + rho * 128 + ((unit ^ (rho & 7)) << 4) + within, b ? (const void*)(src + (long)it * STEP * ld) : (const void*)g, b);
+        }
+    } else {
+        const cg_ab_t* src = g + (long)(k0 + rho0) * ld + mn0 + cc * EL;
+        const int rows_left = k_ext - (k0 + rho0);
+#pragma unroll 1
+        for (int box = 0; box < R / RE; ++box) {
+            const int left = mn_ext - (mn0 + box * RE + cc * EL);
+            const unsigned mb = left >= EL ? CH : (left > 0 ? CG_ESZ * left : 0);
+#pragma unroll 4
+            for (int it = 0; it < 64 / STEP; ++it) {
+                const int kr = rho0 + it * STEP;
+                const unsigned b = it * STEP < rows_left ? mb : 0u;
+                cg_cpa<CH>(dst + box * 8192 + kr * 128 + ((unit ^ (kr & 7)) << 4) + within,
+                           b ? (const void*)(src + (long)it * STEP * ld + box * RE) : (const void*)g, b);
+            }
+        }
+    }
+}
+#endif
+"#;
