@@ -140,12 +140,15 @@ pub fn merge(dir: &Path, doc: &Records) -> Result<ImportSummary, RecordError> {
                 f.device_id = Some(r.device_id.clone());
             }
             for (b, w) in &r.buckets {
-                if f.winners.contains_key(b) {
+                // Filed under the bucket a launch of its shape looks up now (older
+                // documents' keys predate the rows' marks and N's eighths).
+                let b = gemm_core::records::rekey(b, w.shape, r.ir.as_ref());
+                if f.winners.contains_key(&b) {
                     sum.kept += 1;
                     continue;
                 }
                 f.winners.insert(
-                    b.clone(),
+                    b,
                     Winner {
                         config: w.config,
                         ms: w.us * 1e-3,
