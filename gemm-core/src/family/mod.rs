@@ -170,6 +170,13 @@ pub trait KernelFamily: Sync + 'static {
         false
     }
 
+    /// What [`crate::estimate`] multiplies its roofline time of `tile` at `p` by: what the
+    /// roofline does not see and a measurement showed (1 by default).
+    fn estimate_factor(&self, tile: &Self::Tile, p: Problem) -> f64 {
+        let _ = (tile, p);
+        1.0
+    }
+
     /// Blocks that share one output tile, each over its part of K (split-K); 1 by default.
     fn k_split(&self, tile: &Self::Tile) -> u32 {
         let _ = tile;
@@ -273,6 +280,8 @@ pub trait DynFamily: Sync {
     fn k_split(&self, c: &TileConfig) -> u32;
     /// See [`KernelFamily::balances_waves`].
     fn balances_waves(&self, c: &TileConfig) -> bool;
+    /// See [`KernelFamily::estimate_factor`].
+    fn estimate_factor(&self, c: &TileConfig, p: Problem) -> f64;
     /// See [`KernelFamily::plan_class`].
     fn plan_class(&self, c: &TileConfig) -> (u32, u32);
     /// See [`KernelFamily::workspace`].
@@ -389,6 +398,9 @@ impl<F: KernelFamily> DynFamily for F {
     }
     fn k_split(&self, c: &TileConfig) -> u32 {
         KernelFamily::k_split(self, tile_of::<F>(c))
+    }
+    fn estimate_factor(&self, c: &TileConfig, p: Problem) -> f64 {
+        KernelFamily::estimate_factor(self, tile_of::<F>(c), p)
     }
     fn balances_waves(&self, c: &TileConfig) -> bool {
         KernelFamily::balances_waves(self, tile_of::<F>(c))

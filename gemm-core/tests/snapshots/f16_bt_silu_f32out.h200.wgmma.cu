@@ -63,7 +63,7 @@ static __device__ __forceinline__ void cgw_sts32(unsigned dst, unsigned v) {
     asm volatile("st.shared.u32 [%0], %1;\n" :: "r"(dst), "r"(v) : "memory");
 }
 /* The named barrier of consumer warpgroup c's 128 threads (ids 1 to 3; 0 is
-   __syncthreads; ping-pong's turns use 3 and 4, with two consumers only). */
+   __syncthreads; ping-pong's turns use CONSUMERS + 1 on: 3 and 4, or 4 to 6). */
 static __device__ __forceinline__ void cgw_wg_sync(int c) {
     asm volatile("bar.sync %0, 128;\n" :: "r"(1 + c) : "memory");
 }
@@ -658,7 +658,7 @@ static __device__ __forceinline__ bool cg_splitk_fold(float (&acc)[CG_MI][BN / 2
 #define CG_SPLITK_ARGS
 #endif
 
-static_assert(!CG_PINGPONG || (CONSUMERS == 2 && KSPLIT == 1), "ping-pong takes two consumers and no split-K");
+static_assert(!CG_PINGPONG || (CONSUMERS >= 2 && KSPLIT == 1), "ping-pong takes two or three consumers and no split-K");
 #if CG_CLUSTER > 1
 #define CG_CLUSTER_DIMS __cluster_dims__(CG_CLUSTER, 1, 1)
 #else
@@ -847,16 +847,19 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
         int stage = 0;
         unsigned phase = 0;
 #if CG_PINGPONG
-        /* Ping-pong: this block's work items alternate between the consumers (c takes
-           the block's items c, c + 2, ...). The producer fills the ring item after item,
-           so a consumer skips the other's k-tiles; and the two mainloops run strictly in
-           turn (named barriers 3 and 4), so a consumer only waits on a stage whose
-           previous fill has been consumed (an mbarrier parity names a phase only
-           modulo 2), while its epilogue overlaps the other's mainloop. */
+        /* Ping-pong: this block's work items rotate between the consumers (c takes the
+           block's items c, c + CONSUMERS, ...). The producer fills the ring item after
+           item, so a consumer skips the others' k-tiles; and the mainloops run strictly
+           in turn (named barrier CONSUMERS + 1 + c is c's turn, given by the consumer
+           before it), so a consumer only waits on a stage whose previous fill has been
+           consumed (an mbarrier parity names a phase only modulo 2), while its epilogue
+           overlaps the others' mainloops: with three consumers two store while one
+           computes (one warpgroup's stores write a tile slower than two,
+           bench/results/h200-2026-12-03p1). */
         const int cg_total = tiles * nbatch;
-        const unsigned cg_my_turn = 3 + c, cg_their_turn = 4 - c;
-        if (c == 1) cg_ring_skip(stage, phase, ktiles);
-        for (int item = cluster + c * clusters; item < cg_total; item += 2 * clusters) {
+        const unsigned cg_my_turn = CONSUMERS + 1 + c, cg_their_turn = CONSUMERS + 1 + (c + 1) % CONSUMERS;
+        if (c > 0) cg_ring_skip(stage, phase, c * ktiles);
+        for (int item = cluster + c * clusters; item < cg_total; item += CONSUMERS * clusters) {
             if (item != cluster) asm volatile("bar.sync %0, 256;\n" :: "r"(cg_my_turn) : "memory");
 #elif CG_STREAMK
         /* Stream-K: the segments of cg_walk (whole units, then shares of the stream-K
@@ -949,9 +952,9 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
             if (lane == 0 && kt_end > kt_begin) cg_release(bars + (STAGES + prev) * 8);
 #endif
 #if CG_PINGPONG
-            /* The other consumer's turn, if it has the next item; then skip its k-tiles. */
+            /* The next consumer's turn, if it has the next item; then skip the others' k-tiles. */
             if (item + clusters < cg_total) asm volatile("bar.arrive %0, 256;\n" :: "r"(cg_their_turn) : "memory");
-            cg_ring_skip(stage, phase, ktiles);
+            cg_ring_skip(stage, phase, (CONSUMERS - 1) * ktiles);
 #endif
 #if KSPLIT > 1
             /* More splits than k-tiles leave some with none: they add zeros. */

@@ -38,11 +38,13 @@ pub struct WgmmaTile {
     /// reduced in a fixed order ([`splitk`]); 1 (the default, left out on disk) for none.
     #[serde(default = "splitk::one", skip_serializing_if = "splitk::is_one")]
     pub ksplit: u32,
-    /// `CG_PINGPONG`: the two consumers take alternate tiles, each the whole `BM × BN`
-    /// tile, and run their mainloops in turn, so one's epilogue overlaps the other's
-    /// mainloop (CUTLASS's ping-pong schedule); false (left out on disk) for the
-    /// cooperative schedule, where both share each tile. Needs two consumers, no split-K
-    /// and `BM / 64 * BN / 2` accumulators of at most 128.
+    /// `CG_PINGPONG`: the consumers take tiles in turn, each the whole `BM × BN` tile,
+    /// and run their mainloops in turn, so one's epilogue overlaps the others' mainloops
+    /// (CUTLASS's ping-pong schedule; with three consumers two epilogues overlap one
+    /// mainloop, which won the fused rows at K = 128 on the H200 by 7-8%,
+    /// bench/results/h200-2026-12-03p5); false (left out on disk) for the cooperative
+    /// schedule, where the consumers share each tile. Needs two or three consumers, no
+    /// split-K and `BM / 64 * BN / 2` accumulators of at most 128 (64 with three).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pingpong: bool,
     /// `CG_STREAMK`: the last wave's work is shared out by k-tiles (data-parallel tiles,
@@ -87,6 +89,9 @@ pub const STREAMK_CLASS: u32 = 1 << 17;
 pub const CLUSTER2D_CLASS: u32 = 1 << 18;
 /// What [`Wgmma`]'s plan class adds for a TMA-store config.
 pub const TMA_STORE_CLASS: u32 = 1 << 19;
+/// What [`Wgmma`]'s plan class adds for three consumers (192-row tiles, and the 64-row
+/// tiles' three-consumer ping-pong, which so keeps a class apart from two consumers').
+pub const THREE_CONSUMERS_CLASS: u32 = 1 << 20;
 
 /// The opt-in shared memory limit of one block on sm_90 (H100, H200).
 pub const SM90_SMEM_LIMIT: u32 = 232_448;

@@ -67,7 +67,7 @@ pub const DEFINES: &[(&str, &str)] = &[
     ),
     (
         "CG_PINGPONG",
-        "1: the ping-pong schedule: the two consumers take alternate work items of the block (each the whole BM x BN tile, BM / 64 slabs) and run their mainloops in turn (named barriers 3 and 4), so that one's epilogue overlaps the other's mainloop; each stage is read by one consumer. 0: cooperative, both consumers share every tile (BM / CONSUMERS rows each); default 0. Needs CONSUMERS 2 and KSPLIT 1.",
+        "1: the ping-pong schedule: the consumers take the block's work items in turn (each the whole BM x BN tile, BM / 64 slabs) and run their mainloops in turn (named barriers CONSUMERS + 1 + c), so that one's epilogue overlaps the others' mainloops (with three, two epilogues overlap one mainloop); each stage is read by one consumer. 0: cooperative, the consumers share every tile (BM / CONSUMERS rows each); default 0. Needs CONSUMERS 2 or 3 and KSPLIT 1.",
     ),
     (
         "CG_STREAMK",

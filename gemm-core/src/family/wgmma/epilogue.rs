@@ -80,7 +80,7 @@ static __device__ __forceinline__ void cgw_sts32(unsigned dst, unsigned v) {
     asm volatile("st.shared.u32 [%0], %1;\n" :: "r"(dst), "r"(v) : "memory");
 }
 /* The named barrier of consumer warpgroup c's 128 threads (ids 1 to 3; 0 is
-   __syncthreads; ping-pong's turns use 3 and 4, with two consumers only). */
+   __syncthreads; ping-pong's turns use CONSUMERS + 1 on: 3 and 4, or 4 to 6). */
 static __device__ __forceinline__ void cgw_wg_sync(int c) {
     asm volatile("bar.sync %0, 128;\n" :: "r"(1 + c) : "memory");
 }

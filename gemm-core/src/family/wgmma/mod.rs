@@ -210,7 +210,7 @@ mod tiles;
 
 pub use config::{
     bk_for, smem_bytes, WgmmaTile, CLUSTER2D_CLASS, EPI_PARAM_BYTES, EPI_STAGING_BYTES, PINGPONG_CLASS, SM90_SMEM_LIMIT,
-    STREAMK_CLASS, TMA_STORE_CLASS,
+    STREAMK_CLASS, THREE_CONSUMERS_CLASS, TMA_STORE_CLASS,
 };
 pub use defines::DEFINES;
 
@@ -441,11 +441,25 @@ impl KernelFamily for Wgmma {
         t.streamk
     }
 
+    /// Three consumers in ping-pong pay where a tile's epilogue outlasts its mainloop, so
+    /// that two storing beat one: on the H200 (bench/results/h200-2026-12-03p5) they won
+    /// the fused rows at K = 128 by 7-8% and lost elsewhere (plain 4096x4096x128 by 5%,
+    /// K of 200-330 by 0-10%). Estimated 10% slower past K = 128, one band of
+    /// [`crate::estimate::by_estimate`] behind the tiles they would otherwise displace.
+    fn estimate_factor(&self, t: &WgmmaTile, p: Problem) -> f64 {
+        if t.pingpong && t.consumers == 3 && p.k > 128 {
+            1.1
+        } else {
+            1.0
+        }
+    }
+
     fn plan_class(&self, t: &WgmmaTile) -> (u32, u32) {
         let schedule = if t.pingpong { PINGPONG_CLASS } else { 0 }
             + if t.streamk { STREAMK_CLASS } else { 0 }
             + if t.cluster_n > 1 { CLUSTER2D_CLASS } else { 0 }
-            + if t.tma_store { TMA_STORE_CLASS } else { 0 };
+            + if t.tma_store { TMA_STORE_CLASS } else { 0 }
+            + if t.consumers == 3 { THREE_CONSUMERS_CLASS } else { 0 };
         (t.ksplit.max(1), t.bk + schedule)
     }
 

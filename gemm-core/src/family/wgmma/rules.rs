@@ -38,17 +38,27 @@ pub(super) const RULES: [Rule<WgmmaTile>; 13] = [
         name: "consumers",
         check: |_, c| (!(1..=3).contains(&c.consumers)).then(|| format!("CONSUMERS = {} (1, 2 or 3)", c.consumers)),
     },
-    // Ping-pong alternates whole tiles between two consumers; split-K's reduction is per
-    // consumer share of a tile, which ping-pong does not have.
+    // Ping-pong rotates whole tiles between two or three consumers; split-K's reduction
+    // is per consumer share of a tile, which ping-pong does not have.
     Rule {
         name: "pingpong",
         check: |_, c| {
-            (c.pingpong && (c.consumers != 2 || c.ksplit != 1)).then(|| {
-                format!(
-                    "ping-pong with CONSUMERS = {} and KSPLIT = {} (it takes 2 consumers and no split-K)",
+            if c.pingpong && (!(2..=3).contains(&c.consumers) || c.ksplit != 1) {
+                Some(format!(
+                    "ping-pong with CONSUMERS = {} and KSPLIT = {} (it takes 2 or 3 consumers and no split-K)",
                     c.consumers, c.ksplit
-                )
-            })
+                ))
+            } else if c.pingpong && c.consumers == 3 && (c.bm / 64) * c.bn / 2 > 64 {
+                // ptxas: 64x192 (96 accumulators) spills 8 bytes in 160 registers.
+                Some(format!(
+                    "ping-pong of three consumers with {}x{} ({} accumulators a thread; at most 64 fit their 160 registers)",
+                    c.bm,
+                    c.bn,
+                    (c.bm / 64) * c.bn / 2
+                ))
+            } else {
+                None
+            }
         },
     },
     // Stream-K shares the last wave by k-tiles between cooperative blocks, through slots

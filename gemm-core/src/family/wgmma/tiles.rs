@@ -35,13 +35,16 @@ pub(super) fn apart(t: &WgmmaTile) -> bool {
 }
 
 /// The (consumers, ping-pong) schedules the planner tries on `bm`-row tiles: one
-/// consumer, two cooperative or in ping-pong; 192 rows only with three consumers of one
-/// slab each (the other schedules of 192 rows would take room from the usual tiles).
+/// consumer, two cooperative or in ping-pong (64-row tiles: three in ping-pong too); 192
+/// rows only with three consumers of one slab each (the other schedules of 192 rows
+/// would take room from the usual tiles).
 fn schedules(bm: u32) -> &'static [(u32, bool)] {
-    if bm == 192 {
-        &[(3, false)]
-    } else {
-        &[(1, false), (2, false), (2, true)]
+    match bm {
+        192 => &[(3, false)],
+        // Three consumers in ping-pong on 64-row tiles (at most 96 accumulators each):
+        // two store while one computes, for shapes whose epilogue outlasts a mainloop.
+        64 => &[(1, false), (2, false), (2, true), (3, true)],
+        _ => &[(1, false), (2, false), (2, true)],
     }
 }
 
@@ -156,10 +159,21 @@ mod tests {
         let ir = GemmIr::matmul("q", DType::F16, AccMode::F32, Layout::RowMajor, Layout::ColMajor);
         let cx = PlanCtx::new(&h200, &ir);
         let all = space(&cx, &TuneSpace::default());
-        assert!(all.iter().all(|t| (t.bm == 192) == (t.consumers == 3)));
+        // Three consumers: cooperative on 192 rows, in ping-pong on 64 rows.
         assert!(all
             .iter()
-            .all(|t| t.consumers != 3 || (!t.pingpong && !t.streamk && t.ksplit == 1)));
+            .all(|t| t.consumers != 3 || (t.bm == 192 && !t.pingpong) || (t.bm == 64 && t.pingpong)));
+        assert!(all.iter().all(|t| t.bm != 192 || t.consumers == 3));
+        assert!(all
+            .iter()
+            .all(|t| t.consumers != 3 || (!t.streamk && t.ksplit == 1)));
+        // Ping-pong of three: 64x64 and 64x128 pass (64 accumulators at most), 64x192 not.
+        let pp3 = |bn| WgmmaTile {
+            pingpong: true,
+            ..WgmmaTile::new(64, bn, 8, 3)
+        };
+        assert!(pp3(128).validate(&ir).is_ok());
+        assert!(pp3(192).validate(&ir).unwrap_err().contains("at most 64"));
         let t = |bn, stages| WgmmaTile::new(192, bn, stages, 3);
         assert!(t(192, 4).validate(&ir).is_ok());
         assert!(t(192, 5).validate(&ir).unwrap_err().contains("shared memory"));
