@@ -164,7 +164,7 @@ mod tests {
     }
 
     /// Three consumers in ping-pong are estimated as the same tile of two past K = 128
-    /// times 1.1 (measured: they win only at short K), as two at K = 128.
+    /// times 1.1 and up to it divided by 1.1 (measured: they win only at short K).
     #[test]
     fn three_consumer_pingpong_is_estimated_behind_past_short_k() {
         use crate::family::WgmmaTile;
@@ -180,7 +180,7 @@ mod tests {
             estimate_us(&pp(3), &ir, &t, p).unwrap() / estimate_us(&pp(2), &ir, &t, p).unwrap()
         };
         assert!((ratio(4096) - 1.1).abs() < 1e-9, "{}", ratio(4096));
-        assert!((ratio(128) - 1.0).abs() < 1e-9, "{}", ratio(128));
+        assert!((ratio(128) - 1.0 / 1.1).abs() < 1e-9, "{}", ratio(128));
     }
 
     #[test]
@@ -313,7 +313,10 @@ mod tests {
                     continue;
                 }
                 let [m, n, k] = b.shape;
-                let p = Problem::new(m, n, k);
+                // A batch bucket's shape is one product's; the tune ran the batch (its
+                // count rounded up in the key, as close as the record says).
+                let batch = crate::records::bucket_batch(bucket).unwrap_or(1);
+                let p = Problem::new(m, n, k).batched(batch);
                 let ok: Vec<TileConfig> = plan
                     .iter()
                     .copied()
@@ -328,7 +331,7 @@ mod tests {
                 first_est += usize::from(by_est == 0);
                 three += usize::from(by_plan < 3);
                 three_est += usize::from(by_est < 3);
-                let flop = 2.0 * (m * n * k) as f64;
+                let flop = 2.0 * (m * n * k * batch) as f64;
                 if (2f64.powi(23)..2f64.powi(30)).contains(&flop) {
                     mid += 1;
                     assert!(

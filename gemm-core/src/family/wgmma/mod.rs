@@ -444,13 +444,14 @@ impl KernelFamily for Wgmma {
     /// Three consumers in ping-pong pay where a tile's epilogue outlasts its mainloop, so
     /// that two storing beat one: on the H200 (bench/results/h200-2026-12-03p5) they won
     /// the fused rows at K = 128 by 7-8% and lost elsewhere (plain 4096x4096x128 by 5%,
-    /// K of 200-330 by 0-10%). Estimated 10% slower past K = 128, one band of
-    /// [`crate::estimate::by_estimate`] behind the tiles they would otherwise displace.
+    /// K of 200-330 by 0-10%). Estimated one band of [`crate::estimate::by_estimate`]
+    /// (10%) ahead of the same tile's roofline up to K = 128, where short lists should
+    /// hold them, and one behind past it, where they would displace the tiles that win.
     fn estimate_factor(&self, t: &WgmmaTile, p: Problem) -> f64 {
-        if t.pingpong && t.consumers == 3 && p.k > 128 {
-            1.1
-        } else {
-            1.0
+        match (t.pingpong && t.consumers == 3, p.k <= 128) {
+            (true, true) => 1.0 / 1.1,
+            (true, false) => 1.1,
+            _ => 1.0,
         }
     }
 
