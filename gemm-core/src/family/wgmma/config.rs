@@ -81,15 +81,15 @@ impl Default for WgmmaTile {
     }
 }
 
-/// What [`Wgmma`]'s plan class adds for a ping-pong config (more than any k-tile).
+/// What [`Wgmma`](super::Wgmma)'s plan class adds for a ping-pong config (more than any k-tile).
 pub const PINGPONG_CLASS: u32 = 1 << 16;
-/// What [`Wgmma`]'s plan class adds for a stream-K config.
+/// What [`Wgmma`](super::Wgmma)'s plan class adds for a stream-K config.
 pub const STREAMK_CLASS: u32 = 1 << 17;
-/// What [`Wgmma`]'s plan class adds for a 2x2-cluster config.
+/// What [`Wgmma`](super::Wgmma)'s plan class adds for a 2x2-cluster config.
 pub const CLUSTER2D_CLASS: u32 = 1 << 18;
-/// What [`Wgmma`]'s plan class adds for a TMA-store config.
+/// What [`Wgmma`](super::Wgmma)'s plan class adds for a TMA-store config.
 pub const TMA_STORE_CLASS: u32 = 1 << 19;
-/// What [`Wgmma`]'s plan class adds for three consumers (192-row tiles, and the 64-row
+/// What [`Wgmma`](super::Wgmma)'s plan class adds for three consumers (192-row tiles, and the 64-row
 /// tiles' three-consumer ping-pong, which so keeps a class apart from two consumers').
 pub const THREE_CONSUMERS_CLASS: u32 = 1 << 20;
 
