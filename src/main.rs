@@ -12,7 +12,10 @@ use crossgemm::prelude::*;
 // on): builds for measuring them (bench/README.md), not defaults, until a measurement
 // says they belong in every plan.
 
-#[cfg_attr(not(any(feature = "streamk-candidates", feature = "tma-store-candidates")), gemm_kernel)]
+#[cfg_attr(
+    not(any(feature = "streamk-candidates", feature = "tma-store-candidates")),
+    gemm_kernel
+)]
 #[cfg_attr(feature = "streamk-candidates", gemm_kernel(tune(streamk = 1)))]
 #[cfg_attr(
     all(feature = "tma-store-candidates", not(feature = "streamk-candidates")),
@@ -22,7 +25,10 @@ fn gemm_f16_none(x: Matrix<f16>, w: Matrix<f16, ColMajor>) -> Matrix<f16> {
     x * w
 }
 
-#[cfg_attr(not(any(feature = "streamk-candidates", feature = "tma-store-candidates")), gemm_kernel)]
+#[cfg_attr(
+    not(any(feature = "streamk-candidates", feature = "tma-store-candidates")),
+    gemm_kernel
+)]
 #[cfg_attr(feature = "streamk-candidates", gemm_kernel(tune(streamk = 1)))]
 #[cfg_attr(
     all(feature = "tma-store-candidates", not(feature = "streamk-candidates")),
@@ -32,7 +38,10 @@ fn gemm_f16_bias_relu(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) 
     relu(x * w + bias)
 }
 
-#[cfg_attr(not(any(feature = "streamk-candidates", feature = "tma-store-candidates")), gemm_kernel)]
+#[cfg_attr(
+    not(any(feature = "streamk-candidates", feature = "tma-store-candidates")),
+    gemm_kernel
+)]
 #[cfg_attr(feature = "streamk-candidates", gemm_kernel(tune(streamk = 1)))]
 #[cfg_attr(
     all(feature = "tma-store-candidates", not(feature = "streamk-candidates")),

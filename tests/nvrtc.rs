@@ -247,7 +247,14 @@ mod checks {
                 bad.push(format!("{cfg}: {} B spilled, log:\n{}", r.spill_bytes(), r.log));
             }
         }
-        assert!(bad.is_empty(), "{} of {} TMA-store twins of {}:\n{}", bad.len(), twins.len(), spec.name, bad.join("\n"));
+        assert!(
+            bad.is_empty(),
+            "{} of {} TMA-store twins of {}:\n{}",
+            bad.len(),
+            twins.len(),
+            spec.name,
+            bad.join("\n")
+        );
         twins.len()
     }
 

@@ -354,11 +354,7 @@ pub fn bucket_distance(a: &str, b: &str) -> Option<f64> {
     let d = log_distance(bucket_dims(a)?, bucket_dims(b)?);
     let batches = ((bucket_batch(a)? as f64).ln() - (bucket_batch(b)? as f64).ln()).abs();
     let align = |k: &str| key_align(k).unwrap_or(ROW_SECTOR);
-    Some(
-        d + batches
-            + if class(a)? != class(b)? { 0.5 } else { 0.0 }
-            + if align(a) != align(b) { 0.25 } else { 0.0 },
-    )
+    Some(d + batches + if class(a)? != class(b)? { 0.5 } else { 0.0 } + if align(a) != align(b) { 0.25 } else { 0.0 })
 }
 
 /// Parses a document, checking format and version before the layout.
@@ -427,7 +423,10 @@ mod tests {
         assert_eq!(problem_key(&ir, p, false), "pow2:4096x4096x4096");
         let k8 = p.stored(Stored::new(4104, 0), Stored::new(4104, 0));
         assert_eq!(problem_key(&ir, k8, false), "pow2/a16:4096x4096x4096");
-        assert_eq!(problem_key(&ir, Problem::new(1000, 1000, 1000), false), "pow2r/a16:1024x1024x1024");
+        assert_eq!(
+            problem_key(&ir, Problem::new(1000, 1000, 1000), false),
+            "pow2r/a16:1024x1024x1024"
+        );
         // 1000^3 on 2016-byte rows: aligned, marked as such (its packed rows are not).
         let v = Problem::new(1000, 1000, 1000).stored(Stored::new(1008, 0), Stored::new(1008, 0));
         assert_eq!(problem_key(&ir, v, true), "exact/a32:1000x1000x1000");
@@ -453,15 +452,37 @@ mod tests {
     #[test]
     fn rekey_marks_records_measured_before_marks() {
         let ir = f16();
-        assert_eq!(rekey("pow2r:1024x1024x1024", [1000, 1000, 1000], Some(&ir)), "pow2r/a16:1024x1024x1024");
-        assert_eq!(rekey("pow2r:1024x1024x1024", [1000, 1000, 1000], None), "pow2r:1024x1024x1024");
-        assert_eq!(rekey("pow2:4096x4096x4096", [4096; 3], Some(&ir)), "pow2:4096x4096x4096");
-        assert_eq!(rekey("pow2/a16:4096x4096x4096", [4096; 3], Some(&ir)), "pow2/a16:4096x4096x4096");
-        assert_eq!(rekey("exact:1000x1000x1000", [1000; 3], Some(&ir)), "exact/a16:1000x1000x1000");
-        // K = 700 (1400-byte rows) runs on rows staged to 1408 bytes: aligned, marked so.
-        assert_eq!(rekey("pow2r:4096x8192x1024", [3000, 5000, 700], Some(&ir)), "pow2r/a32:4096x5120x1024");
         assert_eq!(
-            problem_key(&ir, crate::staging::as_launched(&ir, Problem::new(3000, 5000, 700)), false),
+            rekey("pow2r:1024x1024x1024", [1000, 1000, 1000], Some(&ir)),
+            "pow2r/a16:1024x1024x1024"
+        );
+        assert_eq!(
+            rekey("pow2r:1024x1024x1024", [1000, 1000, 1000], None),
+            "pow2r:1024x1024x1024"
+        );
+        assert_eq!(
+            rekey("pow2:4096x4096x4096", [4096; 3], Some(&ir)),
+            "pow2:4096x4096x4096"
+        );
+        assert_eq!(
+            rekey("pow2/a16:4096x4096x4096", [4096; 3], Some(&ir)),
+            "pow2/a16:4096x4096x4096"
+        );
+        assert_eq!(
+            rekey("exact:1000x1000x1000", [1000; 3], Some(&ir)),
+            "exact/a16:1000x1000x1000"
+        );
+        // K = 700 (1400-byte rows) runs on rows staged to 1408 bytes: aligned, marked so.
+        assert_eq!(
+            rekey("pow2r:4096x8192x1024", [3000, 5000, 700], Some(&ir)),
+            "pow2r/a32:4096x5120x1024"
+        );
+        assert_eq!(
+            problem_key(
+                &ir,
+                crate::staging::as_launched(&ir, Problem::new(3000, 5000, 700)),
+                false
+            ),
             "pow2r/a32:4096x5120x1024"
         );
     }

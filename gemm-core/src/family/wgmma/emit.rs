@@ -441,7 +441,10 @@ fn store_fns(ir: &GemmIr) -> String {
         }
     };
     let sts = match ir.out_dtype {
-        DType::F32 => "    asm volatile(\"st.shared.v2.f32 [%0], {%1, %2};\\n\" :: \"r\"(a), \"f\"(v0), \"f\"(v1) : \"memory\");".to_string(),
+        DType::F32 => {
+            "    asm volatile(\"st.shared.v2.f32 [%0], {%1, %2};\\n\" :: \"r\"(a), \"f\"(v0), \"f\"(v1) : \"memory\");"
+                .to_string()
+        }
         d => {
             let cvt = if d == DType::F16 { "f16x2" } else { "bf16x2" };
             format!(

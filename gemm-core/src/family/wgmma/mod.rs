@@ -209,8 +209,8 @@ pub mod splitk;
 mod tiles;
 
 pub use config::{
-    bk_for, smem_bytes, WgmmaTile, CLUSTER2D_CLASS, EPI_PARAM_BYTES, EPI_STAGING_BYTES, PINGPONG_CLASS, SM90_SMEM_LIMIT,
-    STREAMK_CLASS, THREE_CONSUMERS_CLASS, TMA_STORE_CLASS,
+    bk_for, smem_bytes, WgmmaTile, CLUSTER2D_CLASS, EPI_PARAM_BYTES, EPI_STAGING_BYTES, PINGPONG_CLASS,
+    SM90_SMEM_LIMIT, STREAMK_CLASS, THREE_CONSUMERS_CLASS, TMA_STORE_CLASS,
 };
 pub use defines::DEFINES;
 
@@ -337,7 +337,9 @@ impl KernelFamily for Wgmma {
         let extra: std::collections::HashSet<_> = self
             .space(cx, space)
             .into_iter()
-            .filter(|t| (t.streamk && streamk_asked) || (!t.streamk && (tiles::apart(t) || t.cluster_n > 1 || t.tma_store)))
+            .filter(|t| {
+                (t.streamk && streamk_asked) || (!t.streamk && (tiles::apart(t) || t.cluster_n > 1 || t.tma_store))
+            })
             .filter(|t| super::first_broken_rule(self, cx, t).is_none())
             .map(|t| (self.block_mn(&t), self.plan_class(&t)))
             .collect();
@@ -498,9 +500,13 @@ impl KernelFamily for Wgmma {
         let [a3, b3] = operands::rank3(ir, p);
         let c3 = t.tma_store && p.batch > 1;
         d.extend(
-            [("CG_A_TMA3", a3 as u32), ("CG_B_TMA3", b3 as u32), ("CG_C_TMA3", c3 as u32)]
-                .into_iter()
-                .filter(|&(_, v)| v == 1),
+            [
+                ("CG_A_TMA3", a3 as u32),
+                ("CG_B_TMA3", b3 as u32),
+                ("CG_C_TMA3", c3 as u32),
+            ]
+            .into_iter()
+            .filter(|&(_, v)| v == 1),
         );
         d
     }
@@ -562,7 +568,11 @@ impl KernelFamily for Wgmma {
         }
         // The other store path; a TMA store's staged tile takes the room of ring stages,
         // so its twin keeps as many as fit (16-bit operands have k-tiles of 64 elements).
-        let dtype = if t.bk.is_multiple_of(64) { DType::F16 } else { DType::F32 };
+        let dtype = if t.bk.is_multiple_of(64) {
+            DType::F16
+        } else {
+            DType::F32
+        };
         let mut twin = WgmmaTile {
             tma_store: !t.tma_store,
             ..*t
@@ -570,7 +580,10 @@ impl KernelFamily for Wgmma {
         while twin.stages > 2 && twin.smem_bytes(dtype) > SM90_SMEM_LIMIT {
             twin.stages -= 1;
         }
-        v.push((format!("tmastore {} stages {}", u32::from(twin.tma_store), twin.stages), twin));
+        v.push((
+            format!("tmastore {} stages {}", u32::from(twin.tma_store), twin.stages),
+            twin,
+        ));
         v
     }
 

@@ -164,9 +164,7 @@ mod tests {
             .iter()
             .all(|t| t.consumers != 3 || (t.bm == 192 && !t.pingpong) || (t.bm == 64 && t.pingpong)));
         assert!(all.iter().all(|t| t.bm != 192 || t.consumers == 3));
-        assert!(all
-            .iter()
-            .all(|t| t.consumers != 3 || (!t.streamk && t.ksplit == 1)));
+        assert!(all.iter().all(|t| t.consumers != 3 || (!t.streamk && t.ksplit == 1)));
         // Ping-pong of three: 64x64 and 64x128 pass (64 accumulators at most), 64x192 not.
         let pp3 = |bn| WgmmaTile {
             pingpong: true,
