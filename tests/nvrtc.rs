@@ -187,13 +187,36 @@ mod checks {
         arch: &str,
         shapes: &[(usize, usize, usize)],
     ) -> usize {
-        let ir = spec.ir();
         let Some(tk) = spec.target(target) else {
             panic!("{}: target {target} was not planned", spec.name)
         };
+        let configs: Vec<TileConfig> = tk
+            .plan()
+            .configs
+            .iter()
+            .copied()
+            .filter(|c| c.family_id() == family)
+            .collect();
+        let compiles = compile_clean(spec, tk, &configs, arch, shapes, &family.to_string());
+        assert!(compiles >= 8, "{}: only {compiles} {family} compiles", spec.name);
+        compiles
+    }
+
+    /// Compiles each of `configs` of `spec` on `tk` at each of `shapes` for `arch`, and
+    /// fails (naming them `what`) if any spills or draws one of the ptxas warnings of
+    /// [`compile_every_config`], after collecting them all; returns how many compiled.
+    fn compile_clean(
+        spec: &'static KernelSpec,
+        tk: &crossgemm::TargetKernel,
+        configs: &[TileConfig],
+        arch: &str,
+        shapes: &[(usize, usize, usize)],
+        what: &str,
+    ) -> usize {
+        let ir = spec.ir();
         let mut bad = Vec::new();
         let mut compiles = 0;
-        for cfg in tk.plan().configs.iter().filter(|c| c.family_id() == family) {
+        for cfg in configs {
             for &shape in shapes {
                 let r = check_cuda_compiles(tk, ir, cfg, shape).unwrap_or_else(|e| panic!("{} {cfg}: {e}", spec.name));
                 assert_eq!(r.arch, arch, "{cfg}");
@@ -208,10 +231,9 @@ mod checks {
                 compiles += 1;
             }
         }
-        assert!(compiles >= 8, "{}: only {compiles} {family} compiles", spec.name);
         assert!(
             bad.is_empty(),
-            "{} of {compiles} {family} compiles of {}:\n{}",
+            "{} of {compiles} {what} compiles of {}:\n{}",
             bad.len(),
             spec.name,
             bad.join("\n")
@@ -220,42 +242,21 @@ mod checks {
     }
 
     /// The TMA-store twin of every planned wgmma config of `spec` on the H200 whose rules
-    /// allow one (the same tile, `tma_store` on, with the ring stages that fit beside the
-    /// staged output tile), compiled like the planned configs: built, unspilled, no
-    /// serialised-wgmma or setmaxnreg warning. Returns how many compiled.
+    /// allow one (`WgmmaTile::with_tma_store`: the same tile with the ring stages that fit
+    /// beside the staged output tile), compiled like the planned configs. Returns how many
+    /// compiled.
     fn compile_tma_store_twins(spec: &'static KernelSpec) -> usize {
-        use crossgemm::WgmmaTile;
         let ir = spec.ir();
         let tk = spec.target("h200").expect("h200 planned");
-        let mut twins: Vec<WgmmaTile> = Vec::new();
+        let mut twins: Vec<TileConfig> = Vec::new();
         for cfg in &tk.plan().configs {
             let TileConfig::Wgmma(t) = *cfg else { continue };
-            let mut twin = WgmmaTile { tma_store: true, ..t };
-            while twin.stages > 2 && twin.validate(ir).is_err() {
-                twin.stages -= 1;
-            }
-            if twin.validate(ir).is_ok() && !twins.contains(&twin) {
-                twins.push(twin);
+            let twin = t.with_tma_store(true, ir.ab_dtype);
+            if twin.validate(ir).is_ok() && !twins.contains(&TileConfig::Wgmma(twin)) {
+                twins.push(TileConfig::Wgmma(twin));
             }
         }
-        let mut bad = Vec::new();
-        for t in &twins {
-            let cfg = TileConfig::Wgmma(*t);
-            let r = check_cuda_compiles(tk, ir, &cfg, ALIGNED).unwrap_or_else(|e| panic!("{} {cfg}: {e}", spec.name));
-            let warned = ["C7508", "C7510", "C7511", "C7515"].iter().any(|w| r.log.contains(w));
-            if r.spill_bytes() > 0 || warned {
-                bad.push(format!("{cfg}: {} B spilled, log:\n{}", r.spill_bytes(), r.log));
-            }
-        }
-        assert!(
-            bad.is_empty(),
-            "{} of {} TMA-store twins of {}:\n{}",
-            bad.len(),
-            twins.len(),
-            spec.name,
-            bad.join("\n")
-        );
-        twins.len()
+        compile_clean(spec, tk, &twins, "90a", &[ALIGNED], "TMA-store twin")
     }
 
     /// The TMA-store epilogue on the H200 kernels whose outputs take it (16-bit outputs of

@@ -218,12 +218,9 @@ pub fn round_n(n: usize) -> usize {
 /// are mid-sector (K = 1000 of f16) gets that mark. Exact keys keep their dimensions;
 /// keys that are not buckets are returned as they are.
 pub fn rekey(bucket: &str, shape: [usize; 3], ir: Option<&GemmIr>) -> String {
-    let Some((class, _)) = bucket.split_once(':') else {
+    let (Some((class, _)), Some(key_dims)) = (bucket.split_once(':'), bucket_dims(bucket)) else {
         return bucket.to_string();
     };
-    if bucket_dims(bucket).is_none() {
-        return bucket.to_string();
-    }
     let batch = bucket_batch(bucket).unwrap_or(1);
     let exact = class.starts_with("exact");
     if !exact && !class.starts_with("pow2") {
@@ -236,11 +233,7 @@ pub fn rekey(bucket: &str, shape: [usize; 3], ir: Option<&GemmIr>) -> String {
         let p = Problem::new(shape[0], shape[1], shape[2]).batched(batch);
         align_mark(ir, crate::staging::as_launched(ir, p))
     });
-    let dims = if exact {
-        bucket_dims(bucket).unwrap_or(shape)
-    } else {
-        shape
-    };
+    let dims = if exact { key_dims } else { shape };
     marked(batch_shape_key(dims[0], dims[1], dims[2], batch, exact), align)
 }
 
@@ -253,14 +246,14 @@ pub const ROW_SECTOR: u32 = 32;
 /// The largest power of two up to [`ROW_SECTOR`] that every stored row of A and of B
 /// starts on, in bytes (pitch, view start and batch stride all divide), for `ir` at `p`.
 pub fn row_align(ir: &GemmIr, p: Problem) -> u32 {
-    let esz = ir.ab_dtype.size() as usize;
+    let esz = ir.ab_dtype.size();
+    // Every row starts on an element: halving stops there.
     let of = |at: Stored, extent: usize| {
         let mut a = ROW_SECTOR;
-        while a > 1 && (!(a as usize).is_multiple_of(esz) || !at.rows_aligned(extent, a as usize / esz)) {
+        while a > esz && !at.rows_aligned(extent, (a / esz) as usize) {
             a /= 2;
         }
-        // An element is the finest unit; rows of elements wider than the divisor start on it.
-        a.max(1)
+        a
     };
     let [(ae, _), (be, _)] = p.extents(ir);
     of(p.a, ae).min(of(p.b, be))

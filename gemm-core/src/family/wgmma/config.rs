@@ -206,6 +206,17 @@ impl WgmmaTile {
         self.consumers * (self.bm / self.sharers()) * self.bn * dtype.size()
     }
 
+    /// The same tile with `tma_store` set to `on`, keeping as many of its ring stages
+    /// (down to 2) as fit sm_90's shared memory beside the staged tile, for `dtype`
+    /// operands: a TMA-store tile's staged output takes the room of stages.
+    pub fn with_tma_store(self, on: bool, dtype: DType) -> WgmmaTile {
+        let mut t = WgmmaTile { tma_store: on, ..self };
+        while t.stages > 2 && t.smem_bytes(dtype) > SM90_SMEM_LIMIT {
+            t.stages -= 1;
+        }
+        t
+    }
+
     /// Blocks per cluster: `CLUSTER_M * CLUSTER_N`.
     pub fn cluster(&self) -> u32 {
         self.cluster_m.max(1) * self.cluster_n.max(1)

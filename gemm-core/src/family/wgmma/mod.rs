@@ -566,20 +566,14 @@ impl KernelFamily for Wgmma {
                 v.push((format!("ksplit {k}"), WgmmaTile { ksplit: k, ..*t }));
             }
         }
-        // The other store path; a TMA store's staged tile takes the room of ring stages,
-        // so its twin keeps as many as fit (16-bit operands have k-tiles of 64 elements).
+        // The other store path, with the stages that fit (16-bit operands have k-tiles
+        // of 64 elements).
         let dtype = if t.bk.is_multiple_of(64) {
             DType::F16
         } else {
             DType::F32
         };
-        let mut twin = WgmmaTile {
-            tma_store: !t.tma_store,
-            ..*t
-        };
-        while twin.stages > 2 && twin.smem_bytes(dtype) > SM90_SMEM_LIMIT {
-            twin.stages -= 1;
-        }
+        let twin = t.with_tma_store(!t.tma_store, dtype);
         v.push((
             format!("tmastore {} stages {}", u32::from(twin.tma_store), twin.stages),
             twin,

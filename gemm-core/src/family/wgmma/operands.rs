@@ -151,11 +151,15 @@ pub(super) fn check_rows(ir: &GemmIr, p: Problem) -> Result<(), String> {
 /// ([`cpasync_chunks`]) the kernel reads no map: both are placeholders over the
 /// operand's first 16 bytes ([`placeholder_map`]).
 pub(super) fn maps(t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Vec<TensorMap> {
-    let out = t.tma_store.then(|| out_map(t, ir, p));
+    let mut v = operand_maps(t, ir, p);
+    v.extend(t.tma_store.then(|| out_map(t, ir, p)));
+    v
+}
+
+/// A's and B's maps of [`maps`].
+fn operand_maps(t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Vec<TensorMap> {
     if !tma_ok(ir, p) {
-        let mut v = vec![placeholder_map(ir.a, ir.ab_dtype), placeholder_map(ir.b, ir.ab_dtype)];
-        v.extend(out);
-        return v;
+        return vec![placeholder_map(ir.a, ir.ab_dtype), placeholder_map(ir.b, ir.ab_dtype)];
     }
     let esz = ir.ab_dtype.size() as u64;
     let (m, n, k) = (p.m as u64, p.n as u64, p.k as u64);
@@ -173,12 +177,10 @@ pub(super) fn maps(t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Vec<TensorMap> {
             swizzle_128b: true,
         }
     };
-    let mut v = vec![
+    vec![
         map(ir.a, ir.a_layout() == Layout::RowMajor, m, t.bm, p.a),
         map(ir.b, ir.b_layout() == Layout::ColMajor, n, t.bn, p.b),
-    ];
-    v.extend(out);
-    v
+    ]
 }
 
 /// Whether TMA can store `ir`'s output at `p` (the TMA-store epilogue,
