@@ -567,7 +567,10 @@ fn diagnose_reports_variants_neighbours_and_a_verdict() {
         .iter()
         .map(|v| v["what"].as_str().unwrap())
         .collect();
-    assert_eq!(variants, ["full", "load_only", "no_epilogue", "compute_only"]);
+    assert_eq!(
+        variants,
+        ["full", "load_only", "no_epilogue", "compute_only", "no_store"]
+    );
     for v in d["variants"].as_array().unwrap() {
         assert!(v["us"].as_f64().is_some_and(|us| us > 0.0), "{v}");
     }
@@ -575,6 +578,7 @@ fn diagnose_reports_variants_neighbours_and_a_verdict() {
     assert_eq!(d["orders"].as_array().unwrap().len(), 4, "{d}");
     let kinds = [
         "memory-bound",
+        "store-bound",
         "compute-bound",
         "pipeline-bound",
         "raster-bound",

@@ -199,11 +199,12 @@ fn variant_api() {
             Variant::Full,
             Variant::LoadOnly,
             Variant::NoEpilogue,
-            Variant::ComputeOnly
+            Variant::ComputeOnly,
+            Variant::NoStore
         ]
     );
     let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
-    assert_eq!(names, ["full", "load_only", "no_epilogue", "compute_only"]);
+    assert_eq!(names, ["full", "load_only", "no_epilogue", "compute_only", "no_store"]);
     for v in Variant::ALL {
         assert_eq!(Variant::from_name(v.name()), Some(v));
         assert_eq!(v.name().parse::<Variant>(), Ok(v));
@@ -424,6 +425,36 @@ fn no_epilogue_stores_the_raw_accumulator() {
             // Everything else is the full kernel: identical up to the store.
             let cut = |b: &str| b[..b.find("cg_st_").expect("store")].to_string();
             assert_eq!(cut(vb), cut(fb), "{what}");
+        }
+    }
+}
+
+#[test]
+fn no_store_computes_everything_and_writes_nothing() {
+    let t = targets();
+    for target in [spec(&t, CUDA_TARGET), spec(&t, OPENCL_TARGET)] {
+        for ir in all_irs() {
+            let (full, var, fam) = pair(&ir, target, Variant::NoStore);
+            let what = format!("{} on {} ({fam:?})", ir.symbol(), target.name);
+            let (fb, vb) = (body(&full), body(&var));
+            // The one store is the raw accumulator's, under a condition that never holds.
+            let out = ir.out_dtype.name();
+            let (i, j, acc) = match fam {
+                Family::Opencl => ("gi", "gj", "acc[i][j]"),
+                _ => ("i", "j", "acc"),
+            };
+            let idx = match ir.out_layout {
+                Layout::RowMajor => format!("(long)({i}) * ldo + ({j})"),
+                Layout::ColMajor => format!("(long)({j}) * ldo + ({i})"),
+            };
+            let store = format!("if (K < 0) {{ cg_st_{out}(out, {idx}, {acc}); }}");
+            assert_eq!(count(vb, &store), 1, "{what}: expected `{store}`");
+            assert_eq!(count(vb, "cg_st_"), 1, "{what}");
+            assert!(!var.contains("cg_epilogue("), "{what}");
+            // Everything else is the full kernel: identical up to the store.
+            let cut = |b: &str| b[..b.find("cg_st_").expect("store")].to_string();
+            let cut_var = |b: &str| b[..b.find("if (K < 0) { cg_st_").expect("store")].to_string();
+            assert_eq!(cut_var(vb), cut(fb), "{what}");
         }
     }
 }

@@ -153,7 +153,7 @@ fn variants_keep_symbol_and_abi() {
         let end = s[at..].find(')').unwrap() + at;
         s[at..end].to_string()
     };
-    for v in [Variant::LoadOnly, Variant::NoEpilogue, Variant::ComputeOnly] {
+    for v in Variant::ALL.into_iter().filter(|v| *v != Variant::Full) {
         let src = wgmma::emit_variant(&ir, v);
         assert!(src.starts_with(&v.marker()), "{v}");
         assert_eq!(sig(&src), sig(&full), "{v}");
@@ -169,6 +169,15 @@ fn variants_keep_symbol_and_abi() {
     assert!(co.contains("cg_wgmma(acc[mi]") && !co.contains("cg_tma_load(a_s"));
     let ne = wgmma::emit_variant(&ir, Variant::NoEpilogue);
     assert!(!ne.contains("cgw_epi(") && ne.contains("const float v0 = acc[mi][r];"));
+    // no_store: the mainloop as in full, no epilogue, no store but one that never runs,
+    // and no parameter prefetch (nothing would wait for it).
+    let ns = wgmma::emit_variant(&ir, Variant::NoStore);
+    assert!(ns.contains("cg_wgmma(acc[mi]") && ns.contains("CG_TMA_A(a_s"));
+    assert!(!ns.contains("cgw_epi(") && !ns.contains("cgw_cp4(dst"));
+    assert!(full.contains("cgw_cp4(dst"));
+    assert_eq!(ns.matches("cg_st_f16(out,").count(), 1, "{ns}");
+    assert!(ns.contains("if (K < 0) { cg_st_f16(out, (long)(m0) * ldo + (n0 + tid), cg_s); }"));
+    assert!(!ns.contains("cg_st2(out") && !ns.contains("reinterpret_cast<cg_u4*>(out"));
 }
 
 fn tf32(a: Layout, b: Layout) -> GemmIr {
@@ -511,6 +520,7 @@ fn configs_compile_for_sm90a_without_spills() {
             Variant::ComputeOnly,
             tma,
         ),
+        (bias_relu(DType::F16), cfg(128, 128, 6, 2, 1), Variant::NoStore, tma),
         (
             plain(DType::F16, Layout::ColMajor, Layout::RowMajor),
             WgmmaTile {

@@ -78,7 +78,8 @@ pub fn occupancy(
 /// What the numbers say, with the numbers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Verdict {
-    /// "memory-bound", "compute-bound", "pipeline-bound", "raster-bound" or "balanced".
+    /// "memory-bound", "store-bound", "compute-bound", "pipeline-bound", "raster-bound" or
+    /// "balanced".
     pub kind: &'static str,
     /// One line per finding, most important first.
     pub reasons: Vec<String>,
@@ -91,6 +92,8 @@ pub struct Timings {
     pub load_only: Option<f64>,
     pub no_epilogue: Option<f64>,
     pub compute_only: Option<f64>,
+    /// The kernel without writing its output ([`Variant::NoStore`]).
+    pub no_store: Option<f64>,
     /// Bytes of A, B and C (and bias) over the copy bandwidth.
     pub memory_roof: Option<f64>,
     /// 2·M·N·K over the datasheet peak.
@@ -109,8 +112,11 @@ const MARGIN: f64 = 1.05;
 /// The verdict: which of the seeds' bottlenecks the timings point at.
 ///
 /// - raster-bound: another launch order (GROUP_M) is faster by more than the margin;
-/// - memory-bound: the full kernel runs within 1.25x of the memory roof, or moving the
-///   data alone (load-only) takes 80 % of its time;
+/// - memory-bound: the full kernel runs within 1.25x of the memory roof;
+/// - store-bound: writing the output takes a quarter of the time or more (the full
+///   kernel against no-store); the load-only and compute-only variants both keep the
+///   stores, so this is asked before their shares;
+/// - memory-bound too: moving the data alone (load-only) takes 80 % of the time;
 /// - compute-bound: the math alone (compute-only) takes 80 % of its time;
 /// - pipeline-bound: loads and math each take well under the full time (their sum is
 ///   not hidden: full > 1.2x the larger), or a deeper/shallower pipeline is faster.
@@ -147,8 +153,13 @@ pub fn verdict(t: &Timings) -> Verdict {
     let mem_roof_share = t.memory_roof.map(|r| t.full / r);
     let load = share(t.load_only);
     let comp = share(t.compute_only);
+    let store_cost = t.no_store.map(|ns| (t.full - ns) / t.full);
     if kind == "balanced" {
-        if mem_roof_share.is_some_and(|s| s <= 1.25) || load.is_some_and(|s| s >= 0.8) {
+        if mem_roof_share.is_some_and(|s| s <= 1.25) {
+            kind = "memory-bound";
+        } else if store_cost.is_some_and(|c| c >= 0.25) {
+            kind = "store-bound";
+        } else if load.is_some_and(|s| s >= 0.8) {
             kind = "memory-bound";
         } else if comp.is_some_and(|s| s >= 0.8) {
             kind = "compute-bound";
@@ -197,6 +208,16 @@ pub fn verdict(t: &Timings) -> Verdict {
     }
     if let Some(s) = comp {
         reasons.push(format!("compute-only = {:.0}% of the full time", s * 100.0));
+    }
+    if let (Some(ns), Some(c)) = (t.no_store, store_cost) {
+        reasons.push(if c.abs() < 0.01 {
+            format!("writing the output costs nothing measurable ({ns:.1} us without the stores)")
+        } else {
+            format!(
+                "writing the output costs {:.0}% ({ns:.1} us without the stores; load-only and compute-only keep them)",
+                c * 100.0
+            )
+        });
     }
     if let Some(ne) = t.no_epilogue {
         let cost = (t.full - ne) / t.full;
@@ -416,6 +437,7 @@ fn diagnose<T: Element>(
         load_only: by(Variant::LoadOnly.name()),
         no_epilogue: by(Variant::NoEpilogue.name()),
         compute_only: by(Variant::ComputeOnly.name()),
+        no_store: by(Variant::NoStore.name()),
         memory_roof: d.copy_gbps.map(|g| bytes / (g * 1e9) * 1e6),
         compute_roof: d
             .peak_tflops
@@ -659,6 +681,7 @@ mod tests {
             load_only: Some(40.0),
             no_epilogue: Some(98.0),
             compute_only: Some(50.0),
+            no_store: Some(95.0),
             memory_roof: Some(20.0),
             compute_roof: Some(30.0),
             best_neighbour: Some(("stages 3".into(), 99.0)),
@@ -699,6 +722,33 @@ mod tests {
         assert_eq!(verdict(&neighbour).kind, "pipeline-bound");
         let v = verdict(&base);
         assert!(v.reasons.iter().any(|r| r.contains("epilogue costs 2%")), "{v:?}");
+        assert!(
+            v.reasons.iter().any(|r| r.contains("writing the output costs 5%")),
+            "{v:?}"
+        );
+        // 4096x4096x128 (session p): load-only 87% and compute-only 90% of the full time,
+        // both with the stores, which alone take a third of it: store-bound, not memory.
+        let short_k = Timings {
+            load_only: Some(87.0),
+            compute_only: Some(90.0),
+            no_store: Some(66.0),
+            ..base.clone()
+        };
+        let v = verdict(&short_k);
+        assert_eq!(v.kind, "store-bound", "{v:?}");
+        assert!(
+            v.reasons.iter().any(|r| r.contains("writing the output costs 34%")),
+            "{v:?}"
+        );
+        // Within 1.25x of the memory roof it is memory-bound, stores or not.
+        assert_eq!(
+            verdict(&Timings {
+                memory_roof: Some(85.0),
+                ..short_k
+            })
+            .kind,
+            "memory-bound"
+        );
         assert!(!v.reasons.iter().any(|r| r.contains("blocks per SM")), "{v:?}");
         let occ = Timings {
             occupancy: [Some(1), Some(4), Some(1)],

@@ -118,10 +118,10 @@ enum Command {
     /// Why a tuned kernel takes the time it does, for one shape.
     ///
     /// Checks the winner against the host reference, then times it beside its load-only,
-    /// no-epilogue and compute-only variants, its stage/warp neighbours and other launch
-    /// orders (GROUP_M), all in the same rounds (each neighbour checked first), compares it
-    /// with the memory and compute roofs, and prints a verdict: memory-bound,
-    /// compute-bound, pipeline-bound or raster-bound.
+    /// no-epilogue, compute-only and no-store variants, its stage/warp neighbours and other
+    /// launch orders (GROUP_M), all in the same rounds (each neighbour checked first),
+    /// compares it with the memory and compute roofs, and prints a verdict: memory-bound,
+    /// store-bound, compute-bound, pipeline-bound or raster-bound.
     Diagnose(diagnose::DiagnoseArgs),
     /// Inspect, clear, export and import the tuning cache.
     Cache {

@@ -6,7 +6,7 @@
 //! flags (`family::shape_flags`), so one source still serves every shape; the families pass
 //! them beside their tile constants.
 
-use super::prelude::{epilogue_args, epilogue_fn, helpers, store_out};
+use super::prelude::{epilogue_args, epilogue_fn, helpers, never_store, store_out};
 use super::Variant;
 use crate::ir::{DType, GemmIr};
 use crate::swizzle::C_SWIZZLE;
@@ -28,7 +28,7 @@ pub(crate) fn preamble(ir: &GemmIr, kernel: &str, variant: Variant) -> String {
     ));
     s.push_str(&helpers(Backend::Cuda));
     s.push_str(C_SWIZZLE);
-    if variant != Variant::NoEpilogue {
+    if !variant.skips_epilogue() {
         s.push_str(&epilogue_fn(ir, Backend::Cuda));
     }
     s.push_str(COMMON);
@@ -82,8 +82,10 @@ pub(crate) fn ab_type(d: DType) -> (&'static str, &'static str) {
 /// The store of accumulator `acc` at output (i, j), through the fused epilogue (raw for
 /// [`Variant::NoEpilogue`]).
 pub(crate) fn epilogue_store(ir: &GemmIr, variant: Variant) -> String {
-    if variant == Variant::NoEpilogue {
-        return store_out(ir, "i", "j", "acc");
+    match variant {
+        Variant::NoEpilogue => return store_out(ir, "i", "j", "acc"),
+        Variant::NoStore => return never_store(&store_out(ir, "i", "j", "acc")),
+        _ => {}
     }
     store_out(
         ir,

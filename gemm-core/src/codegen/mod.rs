@@ -51,25 +51,42 @@ pub enum Variant {
     /// and holds garbage. Measures the compute-bound floor of the tile; the output is
     /// not the GEMM's.
     ComputeOnly,
+    /// The full kernel without writing its output: every load and every product runs,
+    /// and the results reach the output only through a store that never runs (`if (K <
+    /// 0)`, which the compiler cannot rule out), of the raw accumulator. The compiler may
+    /// drop the epilogue's work that fed only the stores. Measures what writing the
+    /// output costs (by difference with `Full`), which the other variants all keep:
+    /// short-K shapes are bound by it (bench/results/h200-2026-12-03p1). Nothing is
+    /// written.
+    NoStore,
 }
 
 impl Variant {
     /// Every variant, `Full` first.
-    pub const ALL: [Variant; 4] = [
+    pub const ALL: [Variant; 5] = [
         Variant::Full,
         Variant::LoadOnly,
         Variant::NoEpilogue,
         Variant::ComputeOnly,
+        Variant::NoStore,
     ];
 
-    /// The variant's name: `full`, `load_only`, `no_epilogue` or `compute_only`.
+    /// The variant's name: `full`, `load_only`, `no_epilogue`, `compute_only` or
+    /// `no_store`.
     pub const fn name(self) -> &'static str {
         match self {
             Variant::Full => "full",
             Variant::LoadOnly => "load_only",
             Variant::NoEpilogue => "no_epilogue",
             Variant::ComputeOnly => "compute_only",
+            Variant::NoStore => "no_store",
         }
+    }
+
+    /// Whether the epilogue's parameters go unread (`NoEpilogue`, `NoStore`): a family
+    /// that prefetches them need not.
+    pub const fn skips_epilogue(self) -> bool {
+        matches!(self, Variant::NoEpilogue | Variant::NoStore)
     }
 
     /// The variant named `name` (as [`Variant::name`] spells it).

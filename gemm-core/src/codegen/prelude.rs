@@ -309,3 +309,12 @@ pub fn store_out(ir: &GemmIr, i: &str, j: &str, v: &str) -> String {
     };
     format!("cg_st_{}(out, {idx}, {v})", ir.out_dtype.name())
 }
+
+/// [`Variant::NoStore`](super::Variant::NoStore)'s stand-in for the store statement
+/// `store`: the same store under a condition that never holds and that the compiler
+/// cannot decide, so what it stores is still computed; CUDA and OpenCL C alike. `K < 0`
+/// rather than `M < 0`: stores sit inside `i < M` guards, from which a compiler that
+/// knows `i >= 0` could prove `M > 0` and delete the store with everything feeding it.
+pub(crate) fn never_store(store: &str) -> String {
+    format!("if (K < 0) {{ {store}; }}")
+}

@@ -11,7 +11,9 @@
 //! applies the fused epilogue and stores. Halves go through `vload_half`, so no
 //! `cl_khr_fp16` is needed.
 
-use crate::codegen::prelude::{epilogue_args, epilogue_fn, helpers, kernel_params, store_out, view_prologue};
+use crate::codegen::prelude::{
+    epilogue_args, epilogue_fn, helpers, kernel_params, never_store, store_out, view_prologue,
+};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
 use crate::target::Backend;
@@ -33,7 +35,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         ir.epilogue_text()
     );
     s.push_str(&helpers(d));
-    if variant != Variant::NoEpilogue {
+    if !variant.skips_epilogue() {
         s.push_str(&epilogue_fn(ir, d));
     }
     let st = d.storage(ir.ab_dtype);
@@ -97,6 +99,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     };
     let store = match variant {
         Variant::NoEpilogue => store_out(ir, "i", "j", "sum"),
+        Variant::NoStore => never_store(&store_out(ir, "i", "j", "sum")),
         _ => store_out(
             ir,
             "i",

@@ -4,7 +4,9 @@
 //! store. Halves go through `vload_half`/`vstore_half_rte`, so no `cl_khr_fp16` is needed.
 
 use super::SIMT_LOCAL_PAD;
-use crate::codegen::prelude::{epilogue_args, epilogue_fn, helpers, kernel_params, store_out, view_prologue};
+use crate::codegen::prelude::{
+    epilogue_args, epilogue_fn, helpers, kernel_params, never_store, store_out, view_prologue,
+};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
 use crate::target::Backend;
@@ -32,7 +34,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     s.push_str(TILE_MACROS);
     s.push_str(&helpers(d));
     s.push_str(&vector_loads(ir.ab_dtype));
-    if variant != Variant::NoEpilogue {
+    if !variant.skips_epilogue() {
         s.push_str(&epilogue_fn(ir, d));
     }
     let a_kc = ir.a_layout() == Layout::RowMajor;
@@ -55,6 +57,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     };
     let store = match variant {
         Variant::NoEpilogue => store_out(ir, "gi", "gj", "acc[i][j]"),
+        Variant::NoStore => never_store(&store_out(ir, "gi", "gj", "acc[i][j]")),
         _ => store_out(
             ir,
             "gi",

@@ -51,7 +51,7 @@ pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         Backend::Cuda.storage(ir.ab_dtype)
     );
     s.push_str(CONFIG);
-    if variant == Variant::NoEpilogue {
+    if variant.skips_epilogue() {
         s.push_str("#define CGW_PF_ANY 0\n");
     } else {
         s.push_str(&epi_fn(ir));

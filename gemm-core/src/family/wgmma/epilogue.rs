@@ -141,7 +141,7 @@ fn raw_to_f32(dtype: DType, v: &str) -> String {
 /// prefetched vector into the area (element loads and shared stores where a 16-bit
 /// vector's base is not 4-byte aligned), one commit group.
 pub(super) fn prefetch(ir: &GemmIr, variant: Variant) -> String {
-    if variant == Variant::NoEpilogue {
+    if variant.skips_epilogue() {
         return String::new();
     }
     let mut s = String::from("#if CGW_PF_ANY\n            cgw_wg_sync(c);\n");
@@ -370,6 +370,12 @@ fn pair(ir: &GemmIr, variant: Variant, checked: bool) -> String {
 /// it, two adjacent elements per store. Chunks on the M or N edge store element by
 /// element with checks.
 pub(super) fn epilogue(ir: &GemmIr, variant: Variant) -> String {
+    if variant == Variant::NoStore {
+        return NO_STORE.replace(
+            "@STORE@",
+            &crate::codegen::prelude::never_store(&store_out(ir, "m0", "n0 + tid", "cg_s")),
+        );
+    }
     let row_major = ir.out_layout == Layout::RowMajor;
     let fast_store = if row_major {
         "cg_st2(out + (long)i * ldo + j, v0, v1);".to_string()
@@ -425,6 +431,19 @@ pub(super) fn epilogue(ir: &GemmIr, variant: Variant) -> String {
         ],
     )
 }
+
+/// [`Variant::NoStore`]'s epilogue: the accumulators summed into one value that a store
+/// that never runs writes, so no wgmma result is dead.
+const NO_STORE: &str = r#"            /* Diagnosis variant no_store: nothing is written. */
+            {
+                float cg_s = 0.0f;
+#pragma unroll
+                for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+                    for (int r = 0; r < BN / 2; ++r) cg_s += acc[mi][r];
+                @STORE@
+            }
+"#;
 
 /// Register r of slab mi of a consumer thread holds row
 /// `16 * warp + lane / 4 + 8 * ((r >> 1) & 1)` and column
