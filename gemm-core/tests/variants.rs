@@ -394,6 +394,19 @@ fn compute_only_does_the_math_without_global_loads() {
     }
 }
 
+/// The store of the raw accumulator (no epilogue) that `fam`'s kernel writes for `ir`.
+fn raw_store(ir: &GemmIr, fam: Family) -> String {
+    let (i, j, acc) = match fam {
+        Family::Opencl => ("gi", "gj", "acc[i][j]"),
+        _ => ("i", "j", "acc"),
+    };
+    let idx = match ir.out_layout {
+        Layout::RowMajor => format!("(long)({i}) * ldo + ({j})"),
+        Layout::ColMajor => format!("(long)({j}) * ldo + ({i})"),
+    };
+    format!("cg_st_{}(out, {idx}, {acc})", ir.out_dtype.name())
+}
+
 #[test]
 fn no_epilogue_stores_the_raw_accumulator() {
     let t = targets();
@@ -407,16 +420,7 @@ fn no_epilogue_stores_the_raw_accumulator() {
                 !var.contains("cg_epilogue("),
                 "{what}: no_epilogue still has the epilogue"
             );
-            let out = ir.out_dtype.name();
-            let (i, j, acc) = match fam {
-                Family::Opencl => ("gi", "gj", "acc[i][j]"),
-                _ => ("i", "j", "acc"),
-            };
-            let idx = match ir.out_layout {
-                Layout::RowMajor => format!("(long)({i}) * ldo + ({j})"),
-                Layout::ColMajor => format!("(long)({j}) * ldo + ({i})"),
-            };
-            let store = format!("cg_st_{out}(out, {idx}, {acc});");
+            let store = format!("{};", raw_store(&ir, fam));
             assert_eq!(count(vb, &store), 1, "{what}: expected `{store}`");
             // No epilogue parameter is read, no activation runs.
             for f in ["cg_relu(", "cg_gelu(", "cg_ld_"] {
@@ -438,16 +442,7 @@ fn no_store_computes_everything_and_writes_nothing() {
             let what = format!("{} on {} ({fam:?})", ir.symbol(), target.name);
             let (fb, vb) = (body(&full), body(&var));
             // The one store is the raw accumulator's, under a condition that never holds.
-            let out = ir.out_dtype.name();
-            let (i, j, acc) = match fam {
-                Family::Opencl => ("gi", "gj", "acc[i][j]"),
-                _ => ("i", "j", "acc"),
-            };
-            let idx = match ir.out_layout {
-                Layout::RowMajor => format!("(long)({i}) * ldo + ({j})"),
-                Layout::ColMajor => format!("(long)({j}) * ldo + ({i})"),
-            };
-            let store = format!("if (K < 0) {{ cg_st_{out}(out, {idx}, {acc}); }}");
+            let store = format!("if (K < 0) {{ {}; }}", raw_store(&ir, fam));
             assert_eq!(count(vb, &store), 1, "{what}: expected `{store}`");
             assert_eq!(count(vb, "cg_st_"), 1, "{what}");
             assert!(!var.contains("cg_epilogue("), "{what}");
