@@ -113,14 +113,13 @@ pub(super) const RULES: [Rule<WgmmaTile>; 13] = [
             }
         },
     },
-    // m64nN f32 accumulators take N/2 registers a thread per slab; past 128 the
-    // consumers (240 registers after setmaxnreg) spill, past 96 with three consumers
-    // (160 registers).
+    // m64nN f32 accumulators take N/2 registers a thread per slab; past 128 they do not
+    // fit the 168 registers of a 384-thread block, past 96 the 128 of a 512-thread one.
     Rule {
         name: "accumulators",
         check: |_, c| {
             let acc = (c.bm / c.sharers() / 64) * c.bn / 2;
-            let most = max_accumulators(c.consumers);
+            let most = max_accumulators(c);
             (acc > most).then(|| {
                 format!("{acc} accumulator registers per thread (at most {most}: BM / CONSUMERS / 64 * BN / 2, ping-pong BM / 64 * BN / 2)")
             })
@@ -204,10 +203,13 @@ pub(super) const RULES: [Rule<WgmmaTile>; 13] = [
     },
 ];
 
-/// The most f32 accumulators a consumer thread may hold: 128 of the 240 registers one or
-/// two consumers get after `setmaxnreg`, 96 of the 160 that three get.
-pub(super) fn max_accumulators(consumers: u32) -> u32 {
-    if consumers >= 3 {
+/// The most f32 accumulators a consumer thread may hold. ptxas compiles the whole kernel
+/// within the launch bound's registers (65536 / threads), whatever `setmaxnreg` grants
+/// the consumers at run time: a 512-thread 128x256 tile failed with "Insufficient
+/// registers (128) to compile instruction" (bench/results/h200-2026-12-03q1). So 128
+/// accumulators fit the 168 registers of 384 threads or fewer, 96 the 128 of 512.
+pub(super) fn max_accumulators(c: &WgmmaTile) -> u32 {
+    if c.threads() >= 512 {
         96
     } else {
         128
