@@ -6,7 +6,7 @@
 //! flags (`family::shape_flags`), so one source still serves every shape; the families pass
 //! them beside their tile constants.
 
-use super::prelude::{epilogue_args, epilogue_fn, helpers, never_store, store_out};
+use super::prelude::{epilogue_fn, helpers, variant_store};
 use super::Variant;
 use crate::ir::{DType, GemmIr};
 use crate::swizzle::C_SWIZZLE;
@@ -79,20 +79,9 @@ pub(crate) fn ab_type(d: DType) -> (&'static str, &'static str) {
     }
 }
 
-/// The store of accumulator `acc` at output (i, j), through the fused epilogue (raw for
-/// [`Variant::NoEpilogue`]).
+/// The store of accumulator `acc` at output (i, j) in `variant` ([`variant_store`]).
 pub(crate) fn epilogue_store(ir: &GemmIr, variant: Variant) -> String {
-    match variant {
-        Variant::NoEpilogue => return store_out(ir, "i", "j", "acc"),
-        Variant::NoStore => return never_store(&store_out(ir, "i", "j", "acc")),
-        _ => {}
-    }
-    store_out(
-        ir,
-        "i",
-        "j",
-        &format!("cg_epilogue(acc, i, j, M, N{})", epilogue_args(ir)),
-    )
+    variant_store(ir, variant, "i", "j", "acc")
 }
 
 /// Replaces every `@KEY@` of `tpl`.

@@ -318,3 +318,21 @@ pub fn store_out(ir: &GemmIr, i: &str, j: &str, v: &str) -> String {
 pub(crate) fn never_store(store: &str) -> String {
     format!("if (K < 0) {{ {store}; }}")
 }
+
+/// The output store of diagnosis variant `variant` for accumulator `acc` at output
+/// (`i`, `j`), as every family but wgmma writes it: through the fused epilogue
+/// (`cg_epilogue`), raw for [`Variant::NoEpilogue`](super::Variant::NoEpilogue), raw and
+/// never run ([`never_store`]) for [`Variant::NoStore`](super::Variant::NoStore).
+pub(crate) fn variant_store(ir: &GemmIr, variant: super::Variant, i: &str, j: &str, acc: &str) -> String {
+    use super::Variant;
+    match variant {
+        Variant::NoEpilogue => store_out(ir, i, j, acc),
+        Variant::NoStore => never_store(&store_out(ir, i, j, acc)),
+        _ => store_out(
+            ir,
+            i,
+            j,
+            &format!("cg_epilogue({acc}, {i}, {j}, M, N{})", epilogue_args(ir)),
+        ),
+    }
+}

@@ -11,9 +11,7 @@
 //! applies the fused epilogue and stores. Halves go through `vload_half`, so no
 //! `cl_khr_fp16` is needed.
 
-use crate::codegen::prelude::{
-    epilogue_args, epilogue_fn, helpers, kernel_params, never_store, store_out, view_prologue,
-};
+use crate::codegen::prelude::{epilogue_fn, helpers, kernel_params, variant_store, view_prologue};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
 use crate::target::Backend;
@@ -97,16 +95,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             "acc[i][c] = fma(a[i], b, acc[i][c]);",
         ),
     };
-    let store = match variant {
-        Variant::NoEpilogue => store_out(ir, "i", "j", "sum"),
-        Variant::NoStore => never_store(&store_out(ir, "i", "j", "sum")),
-        _ => store_out(
-            ir,
-            "i",
-            "j",
-            &format!("cg_epilogue(sum, i, j, M, N{})", epilogue_args(ir)),
-        ),
-    };
+    let store = variant_store(ir, variant, "i", "j", "sum");
     let g = d.global();
     let _ = write!(
         s,

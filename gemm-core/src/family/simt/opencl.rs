@@ -4,9 +4,7 @@
 //! store. Halves go through `vload_half`/`vstore_half_rte`, so no `cl_khr_fp16` is needed.
 
 use super::SIMT_LOCAL_PAD;
-use crate::codegen::prelude::{
-    epilogue_args, epilogue_fn, helpers, kernel_params, never_store, store_out, view_prologue,
-};
+use crate::codegen::prelude::{epilogue_fn, helpers, kernel_params, variant_store, view_prologue};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
 use crate::target::Backend;
@@ -55,16 +53,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         Variant::LoadOnly => LOAD_ONLY_ADDS,
         _ => FMA_MATH,
     };
-    let store = match variant {
-        Variant::NoEpilogue => store_out(ir, "gi", "gj", "acc[i][j]"),
-        Variant::NoStore => never_store(&store_out(ir, "gi", "gj", "acc[i][j]")),
-        _ => store_out(
-            ir,
-            "gi",
-            "gj",
-            &format!("cg_epilogue(acc[i][j], gi, gj, M, N{})", epilogue_args(ir)),
-        ),
-    };
+    let store = variant_store(ir, variant, "gi", "gj", "acc[i][j]");
     let _ = write!(
         s,
         r#"
