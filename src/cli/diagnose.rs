@@ -209,23 +209,24 @@ pub fn verdict(t: &Timings) -> Verdict {
     if let Some(s) = comp {
         reasons.push(format!("compute-only = {:.0}% of the full time", s * 100.0));
     }
-    if let (Some(ns), Some(c)) = (t.no_store, store_cost) {
-        reasons.push(if c.abs() < 0.01 {
-            format!("writing the output costs nothing measurable ({ns:.1} us without the stores)")
+    // What a part of the kernel costs: the full time against the variant without it.
+    let cost = |what: &str, without: f64, said: &str| {
+        let c = (t.full - without) / t.full;
+        if c.abs() < 0.01 {
+            format!("{what} costs nothing measurable ({without:.1} us {said})")
         } else {
-            format!(
-                "writing the output costs {:.0}% ({ns:.1} us without the stores; load-only and compute-only keep them)",
-                c * 100.0
-            )
-        });
+            format!("{what} costs {:.0}% ({without:.1} us {said})", c * 100.0)
+        }
+    };
+    if let Some(ns) = t.no_store {
+        reasons.push(cost(
+            "writing the output",
+            ns,
+            "without the stores; load-only and compute-only keep them",
+        ));
     }
     if let Some(ne) = t.no_epilogue {
-        let cost = (t.full - ne) / t.full;
-        reasons.push(if cost.abs() < 0.01 {
-            format!("the fused epilogue costs nothing measurable ({ne:.1} us without it)")
-        } else {
-            format!("the fused epilogue costs {:.0}% ({ne:.1} us without it)", cost * 100.0)
-        });
+        reasons.push(cost("the fused epilogue", ne, "without it"));
     }
     // A variant with fewer registers may fit more blocks per SM than the full kernel:
     // its time is then a lower bound for that part inside the full kernel.
@@ -726,6 +727,7 @@ mod tests {
             v.reasons.iter().any(|r| r.contains("writing the output costs 5%")),
             "{v:?}"
         );
+        assert!(!v.reasons.iter().any(|r| r.contains("blocks per SM")), "{v:?}");
         // 4096x4096x128 (session p): load-only 87% and compute-only 90% of the full time,
         // both with the stores, which alone take a third of it: store-bound, not memory.
         let short_k = Timings {
@@ -734,11 +736,11 @@ mod tests {
             no_store: Some(66.0),
             ..base.clone()
         };
-        let v = verdict(&short_k);
-        assert_eq!(v.kind, "store-bound", "{v:?}");
+        let sk = verdict(&short_k);
+        assert_eq!(sk.kind, "store-bound", "{sk:?}");
         assert!(
-            v.reasons.iter().any(|r| r.contains("writing the output costs 34%")),
-            "{v:?}"
+            sk.reasons.iter().any(|r| r.contains("writing the output costs 34%")),
+            "{sk:?}"
         );
         // Within 1.25x of the memory roof it is memory-bound, stores or not.
         assert_eq!(
@@ -749,7 +751,6 @@ mod tests {
             .kind,
             "memory-bound"
         );
-        assert!(!v.reasons.iter().any(|r| r.contains("blocks per SM")), "{v:?}");
         let occ = Timings {
             occupancy: [Some(1), Some(4), Some(1)],
             ..base.clone()
