@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session q, batch q4. Binary .dev/q4n: main plus the `no_store` diagnosis variant
+# Session q, batch q4. Binary .dev/q4n: f599a8b plus the `no_store` diagnosis variant
 # (committed right after as 1fd4534) and an experiment-only hook, CG_X_ONE="bm,bn,stages,
 # consumers,pingpong[,cluster_m,cluster_n]", which plans that one wgmma tile (the patch is
 # in the results folder).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session q, batch q6 (.dev/q4n: main at 1fd4534 plus an unused experiment hook).
+# Session q, batch q6 (.dev/q4n: f599a8b plus the no_store variant, committed as 1fd4534, and an unused experiment hook).
 # Batch q5: 3000x5000x700 f16 plain took 94-127 us in `bench` where bias_relu, staging the
 # same operands, took 59-61, and the tuner times the plain configs at ~40 us. Is it the
 # row's place in the process (first), the config, or the staging? Each row alone in its
