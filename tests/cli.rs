@@ -127,6 +127,93 @@ fn tunes_once_then_hits_the_cache_in_a_new_process() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `tune --config` times exactly the configs given (the winner of the tune before among
+/// them or not), neither reading nor writing the cache's winners; a config that breaks its
+/// family's rules is an error naming the rule, malformed JSON a usage error.
+#[test]
+fn tune_times_exactly_the_given_configs() {
+    if !opencl() {
+        return;
+    }
+    let dir = temp_dir("given");
+    let tune = |extra: &[&str]| {
+        let mut args = vec!["tune", "--shape", "40x24x33", "--epilogue", "bias_relu", "--json"];
+        args.extend(extra);
+        let out = run(&dir, &args, &[]);
+        (out.status.code(), out)
+    };
+    let (_, out) = tune(&["--thorough"]);
+    let tuned: Value = serde_json::from_str(ok(out).trim()).unwrap();
+    let cache_files = || -> Vec<(PathBuf, Vec<u8>)> {
+        let mut v: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file())
+            .map(|p| (p.clone(), std::fs::read(&p).unwrap()))
+            .collect();
+        v.sort();
+        v
+    };
+    let before = cache_files();
+    assert_eq!(before.len(), 1, "one tuning-cache file: {before:?}");
+    // The winner and a loser of that tune, as the cache stores them: the JSON `--config`
+    // reads (as `tune --json`'s `best_config` prints it).
+    let file: Value = serde_json::from_slice(&before[0].1).unwrap();
+    let winner = &file["winners"][tuned["shape_key"].as_str().unwrap()];
+    let best = winner["config"].clone();
+    assert_eq!(best, tuned["best_config"]);
+    let other = winner["timings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["config"].clone())
+        .find(|c| *c != best)
+        .unwrap_or_else(|| panic!("a thorough tune of 3 candidates times a loser: {winner}"));
+    let (b, o) = (best.to_string(), other.to_string());
+    let given = |configs: &[&str]| {
+        let args: Vec<&str> = configs.iter().flat_map(|c| ["--config", c]).collect();
+        tune(&args).1
+    };
+    let j: Value = serde_json::from_str(ok(given(&[&o, &b, &o])).trim()).unwrap();
+    assert_eq!(j["cache_hit"], false, "{j}");
+    assert_eq!(j["candidates"], 2, "duplicates count once: {j}");
+    assert_eq!(j["cache_file"], Value::Null, "{j}");
+    let timed: Vec<&str> = j["timings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["config"].as_str().unwrap())
+        .collect();
+    assert_eq!(timed.len(), 2, "{j}");
+    assert!(timed.contains(&tuned["best"].as_str().unwrap()), "{j}");
+    assert_eq!(cache_files(), before, "the cache's winners and failures are untouched");
+    // A plain tune afterwards still hits the cache with the first winner.
+    let again = tune_json(&dir, "40x24x33", &[]);
+    assert_eq!(
+        (&again["cache_hit"], &again["best"]),
+        (&Value::Bool(true), &tuned["best"])
+    );
+
+    // A work-group tile that is no multiple of its threads breaks a rule of every target.
+    let mut broken = best.clone();
+    broken["mwg"] = Value::from(best["mdimc"].as_u64().unwrap() * 3 + 1);
+    let out = given(&[&b, &broken.to_string()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("1 of the 2 given configs") && err.contains("rule of the `simt` family"),
+        "{err}"
+    );
+    let out = given(&[r#"{"family":"simt","mwg":32}"#]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not a tile config") && err.contains("missing field"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn export_clear_import_round_trip() {
     if !opencl() {

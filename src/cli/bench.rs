@@ -13,7 +13,7 @@ use super::check::{max_rel_err, poisoned, sampled_error, sampled_reference};
 use super::operands::{out_view, Inputs};
 use super::report::{self, Case, Filter, LaunchOverhead, Report, Row, ShapeTable};
 use super::tune::parse_shape;
-use super::{CliResult, Dtype, Epilogue, KernelEntry};
+use super::{CliResult, ConfigArgs, Dtype, Epilogue, KernelEntry};
 use crossgemm::bench::{back_to_back_us, bare_launch_us, copy_bytes_for, copy_gbps, Timer};
 use crossgemm::tune::tune_with;
 use crossgemm::untyped::{launch, launch_with};
@@ -105,6 +105,8 @@ pub struct BenchArgs {
     /// `cublasGemmStridedBatchedEx` on the same buffers, cuBLASLt with strided-batch layouts.
     #[arg(long, default_value_t = 1, value_name = "B", conflicts_with_all = ["first_call", "pad"])]
     batch: usize,
+    #[command(flatten)]
+    configs: ConfigArgs,
 }
 
 /// Everything a case needs that does not change between cases.
@@ -266,7 +268,10 @@ fn measure_all(
         .map_or(0, |t| t.spec().l2_bytes);
     let flush = Timer::flush_bytes_for(&dev, l2);
     let timer = Timer::new(&dev, flush, a.warmup, a.runs).map_err(|e| e.to_string())?;
-    let mut opts = super::tune_options(cache_dir, a.max);
+    if a.first_call && !a.configs.configs.is_empty() {
+        return Err("--config times the given configs; --first-call tunes nothing: give one or the other".into());
+    }
+    let mut opts = super::tune_options(cache_dir, a.max, &a.configs);
     // A benchmark wants each shape's best, not a first call's quick choice.
     opts.thorough = true;
     let first_call = a.first_call;
@@ -784,6 +789,8 @@ fn launch_overhead(b: &Bench<'_>) -> Result<LaunchOverhead, String> {
         let quick = TuneOptions {
             thorough: false,
             max_candidates: None,
+            // The launch itself is measured, not a config: the plan's first that passes.
+            configs: Vec::new(),
             ..b.opts.clone()
         };
         tune_with(entry.spec, &args, out.__out(), &quick).map_err(e)?;

@@ -10,7 +10,7 @@
 
 use super::check::{sampled_error, sampled_reference};
 use super::operands::Inputs;
-use super::{open_device, CliResult, Dtype, Epilogue, KernelEntry, ProblemArgs};
+use super::{open_device, CliResult, ConfigArgs, Dtype, Epilogue, KernelEntry, ProblemArgs};
 use crossgemm::bench::{
     copy_bytes_for, copy_gbps, prepare_config, run_prepared, time_prepared, Prepared, Timer, Variant,
 };
@@ -26,6 +26,8 @@ use std::path::PathBuf;
 pub struct DiagnoseArgs {
     #[command(flatten)]
     p: ProblemArgs,
+    #[command(flatten)]
+    configs: ConfigArgs,
     /// Timed runs per measurement (median; at least 10).
     #[arg(long, default_value_t = 20)]
     runs: usize,
@@ -296,7 +298,7 @@ pub fn tiling(c: &TileConfig, (m, n): (usize, usize), units: u32) -> String {
 pub fn run(kernels: &'static [KernelEntry], a: &DiagnoseArgs, cache_dir: Option<PathBuf>) -> CliResult {
     let entry = a.p.kernel(kernels)?;
     let dev = open_device(a.p.device.as_deref(), "diagnose")?;
-    let opts = super::tune_options(cache_dir, None);
+    let opts = super::tune_options(cache_dir, None, &a.configs);
     let d = match a.p.dtype {
         Dtype::F16 => diagnose::<crossgemm::f16>(entry, &dev, a, &opts),
         Dtype::Bf16 => diagnose::<crossgemm::bf16>(entry, &dev, a, &opts),

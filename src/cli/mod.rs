@@ -195,16 +195,36 @@ impl ProblemArgs {
     }
 }
 
+/// Configs to time instead of the plan's candidates, as `tune`, `bench` and `diagnose`
+/// take them.
+#[derive(clap::Args, Debug, Default)]
+pub struct ConfigArgs {
+    /// Time exactly this config instead of the plan's candidates (repeat for several; on
+    /// `bench`, for every case; on `diagnose`, the fastest is diagnosed). Written in the
+    /// JSON of the tuning cache and records (`crossgemm cache ls --json`, `tune --json`'s
+    /// `best_config`), e.g.
+    /// '{"family":"simt","mwg":32,"nwg":32,"kwg":16,"mdimc":8,"ndimc":8,"vw":2,"group_m":8}'.
+    /// Each must pass its family's rules for the target and fit the device. Nothing is
+    /// read from or written to the tuning cache's winners.
+    #[arg(long = "config", value_name = "JSON", value_parser = parse_config)]
+    pub configs: Vec<crossgemm::TileConfig>,
+}
+
+fn parse_config(s: &str) -> Result<crossgemm::TileConfig, String> {
+    serde_json::from_str(s).map_err(|e| format!("not a tile config in the tuning cache's JSON: {e}"))
+}
+
 /// The tuner's options for a command: the environment's, with the command's cache folder,
-/// no stderr progress lines (commands draw their own bar), and `--max` when given (0:
-/// no limit).
-pub fn tune_options(cache_dir: Option<PathBuf>, max: Option<usize>) -> crossgemm::TuneOptions {
+/// no stderr progress lines (commands draw their own bar), `--max` when given (0: no
+/// limit) and `--config`'s configs.
+pub fn tune_options(cache_dir: Option<PathBuf>, max: Option<usize>, configs: &ConfigArgs) -> crossgemm::TuneOptions {
     let mut opts = crossgemm::TuneOptions::from_env();
     opts.cache_dir = cache_dir;
     opts.progress = false;
     if max.is_some() {
         opts.max_candidates = max.filter(|&n| n > 0);
     }
+    opts.configs = configs.configs.clone();
     opts
 }
 

@@ -2,7 +2,7 @@
 //! `CROSSGEMM_TUNE=cached`, only the lookup a `cached` launch does).
 
 use super::operands::Inputs;
-use super::{open_device, CliResult, Dtype, Epilogue, KernelEntry, ProblemArgs};
+use super::{open_device, CliResult, ConfigArgs, Dtype, Epilogue, KernelEntry, ProblemArgs};
 use crossgemm::tune::{lookup, tune_with};
 use crossgemm::{
     Device, Element, GemmError, KernelSpec, LookupSource, Matrix, ProgressHook, TuneMode, TuneOptions, TuneProgress,
@@ -18,6 +18,8 @@ use std::sync::Arc;
 pub struct TuneArgs {
     #[command(flatten)]
     p: ProblemArgs,
+    #[command(flatten)]
+    configs: ConfigArgs,
     /// Most candidates to try (default CROSSGEMM_TUNE_MAX, else 48 on GPUs, 6 on CPUs).
     #[arg(long)]
     max: Option<usize>,
@@ -120,7 +122,7 @@ fn tflops((m, n, k): (usize, usize, usize), ms: f64) -> Option<f64> {
 pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<PathBuf>) -> CliResult {
     let entry = a.p.kernel(kernels)?;
     let dev = open_device(a.p.device.as_deref(), "tune")?;
-    let mut opts = super::tune_options(cache_dir, a.max);
+    let mut opts = super::tune_options(cache_dir, a.max, &a.configs);
     opts.force = a.force;
     opts.thorough = a.thorough;
     if a.budget_ms.is_some() {

@@ -158,8 +158,9 @@ fn tune_call(call: &Call<'_, '_>, opts: &TuneOptions) -> Result<TuneReport> {
     let _guard = TUNING.lock().unwrap_or_else(|e| e.into_inner());
     let r = search::tune_locked(call, tk, opts)?;
     let mkey: MemoKey = (spec as *const KernelSpec as usize, dev.serial(), r.shape_key.clone());
-    // Launches read the bucket of their own `CROSSGEMM_TUNE_EXACT` setting.
-    if opts.exact_shape == crate::env::flag("CROSSGEMM_TUNE_EXACT") {
+    // Launches read the bucket of their own `CROSSGEMM_TUNE_EXACT` setting; the winner of
+    // the caller's own configs is not the bucket's.
+    if opts.configs.is_empty() && opts.exact_shape == crate::env::flag("CROSSGEMM_TUNE_EXACT") {
         memo()
             .lock()
             .unwrap_or_else(|e| e.into_inner())

@@ -1,6 +1,7 @@
 //! How a tuning run behaves: the mode of plain launches, the options of a run, progress
 //! reporting and the tests' fault injection.
 
+use gemm_core::TileConfig;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -51,6 +52,14 @@ pub struct TuneOptions {
     /// Time every listed candidate whatever the problem's size (`crossgemm bench` and
     /// `crossgemm tune --thorough` do).
     pub thorough: bool,
+    /// Time exactly these configs, in this order, instead of the plan's candidates
+    /// (`crossgemm tune|bench|diagnose --config`): an experiment's way to measure a config
+    /// the build-time plan left out. Each must be valid for the target (its family's rules,
+    /// as the planner checks them) and able to run the call, else the tune fails naming
+    /// why. Such a run is every listed config's, so it neither reads nor writes the cache's
+    /// winners and failures, and its winner does not become what this process's launches
+    /// use. Empty (the default): the plan's candidates.
+    pub configs: Vec<TileConfig>,
     /// Wall-clock budget of one tune, compiles included, ms (`CROSSGEMM_TUNE_BUDGET_MS`):
     /// once spent, the search stops with the best so far (after the first candidate
     /// that passes, if none has yet). `None`: no limit.
@@ -181,6 +190,7 @@ impl TuneOptions {
             exact_shape: crate::env::flag("CROSSGEMM_TUNE_EXACT"),
             max_candidates: crate::env::tune_max(),
             thorough: false,
+            configs: Vec::new(),
             budget_ms: crate::env::tune_budget_ms(),
             always_compile: crate::env::flag("CROSSGEMM_ALWAYS_COMPILE"),
             force: false,

@@ -32,9 +32,16 @@ pub(super) fn tune_locked(call: &Call<'_, '_>, tk: &TargetKernel, opts: &TuneOpt
     let (spec, dev) = (call.spec, call.device());
     let (m, n, k) = call.mnk();
     let bucket = cache::problem_key(call.ir(), call.problem, opts.exact_shape);
+    let given = !opts.configs.is_empty();
+    if given {
+        check_given(call, tk, &opts.configs)?;
+    }
+    // A run of the caller's configs is theirs alone: no cached winner answers it, and its
+    // winner and failures say nothing about the plan's candidates.
     let disk = opts
         .cache_dir
         .as_ref()
+        .filter(|_| !given)
         .map(|d| DiskCache::new(d, file_key(spec, tk, dev)));
     let mut loaded = disk.as_ref().map(|d| d.load());
     let mut report = TuneReport {
@@ -114,7 +121,7 @@ pub(super) fn tune_locked(call: &Call<'_, '_>, tk: &TargetKernel, opts: &TuneOpt
         (m * call.problem.batch, n, k),
         cands.len(),
         opts.max_candidates.is_some(),
-        opts.thorough,
+        opts.thorough || given,
     );
     report.scope = scope.rule.clone();
     let deadline = opts.budget_ms.map(|ms| start + Duration::from_secs_f64(ms / 1e3));
@@ -245,6 +252,16 @@ fn candidates(
     report: &mut TuneReport,
 ) -> Vec<TileConfig> {
     let info = call.device().info();
+    if !opts.configs.is_empty() {
+        let mut given: Vec<TileConfig> = Vec::new();
+        for c in &opts.configs {
+            if !given.contains(c) {
+                given.push(*c);
+            }
+        }
+        report.candidates = given.clone();
+        return given;
+    }
     let max = opts
         .max_candidates
         .unwrap_or(if info.device_type == DeviceType::Cpu { 6 } else { 48 });
@@ -279,6 +296,32 @@ fn candidates(
     }
     report.candidates = cands.clone();
     cands
+}
+
+/// `Err` naming every one of the caller's configs ([`TuneOptions::configs`]) that cannot
+/// run `call` (invalid for the target, too big for the device, refused by its family),
+/// with why.
+fn check_given(call: &Call<'_, '_>, tk: &TargetKernel, configs: &[TileConfig]) -> Result<()> {
+    let why: Vec<String> = configs
+        .iter()
+        .filter_map(|c| call.check_config(tk, c).err())
+        .map(|e| match e {
+            GemmError::Unsupported(why) => why,
+            e => e.to_string(),
+        })
+        .collect();
+    if why.is_empty() {
+        return Ok(());
+    }
+    let (m, n, k) = call.mnk();
+    Err(GemmError::Unsupported(format!(
+        "{} of the {} given configs cannot run `{}` {m}x{n}x{k} on {}: {}",
+        why.len(),
+        configs.len(),
+        call.spec.name,
+        call.device().info(),
+        why.join("; ")
+    )))
 }
 
 /// Threads of the compile pool: the machine's, at most 8.
