@@ -20,7 +20,7 @@ use crossgemm::untyped::{launch, launch_with};
 use crossgemm::{Backend, Device, Element, GemmError, LookupSource, Matrix, MatrixOut, TuneOptions};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
@@ -141,7 +141,7 @@ pub fn run(kernels: &'static [KernelEntry], a: &BenchArgs, cache_dir: Option<Pat
         }
         // The JSON is rewritten after every case, so a run cut short (a device session's
         // time limit) keeps what it measured; `--report-only` can combine such parts.
-        let checkpoint = |rep: &Report| rep.write_json(&output(rep, &a.out, a.name.as_deref(), "json"));
+        let checkpoint = |rep: &Report| rep.write_json(&report::output_path(rep, &a.out, a.name.as_deref(), "json"));
         measure_all(kernels, a, cache_dir, &checkpoint)?
     };
     for m in &a.merge {
@@ -160,7 +160,7 @@ pub fn run(kernels: &'static [KernelEntry], a: &BenchArgs, cache_dir: Option<Pat
         None => None,
     };
     let extra = rep.first_call_markdown() + &rep.views_markdown() + change.as_deref().unwrap_or("");
-    write_outputs(&rep, &a.out, a.name.as_deref(), Some(&extra))?;
+    report::write_files(&rep, &a.out, a.name.as_deref(), Some(&extra))?;
     wrong_outputs_fail(&rep)
 }
 
@@ -177,40 +177,6 @@ fn wrong_outputs_fail(rep: &Report) -> CliResult {
         rep.rows.len(),
         wrong.join("\n  ")
     ))
-}
-
-/// `<dir>/<name or device-date>.<ext>`.
-fn output(rep: &Report, dir: &Path, name: Option<&str>, ext: &str) -> PathBuf {
-    let stem = match name {
-        Some(n) => n.to_string(),
-        None => format!("{}-{}", slug(&rep.device), rep.date),
-    };
-    dir.join(format!("{stem}.{ext}"))
-}
-
-fn write_outputs(rep: &Report, dir: &Path, name: Option<&str>, extra_md: Option<&str>) -> CliResult {
-    let json = output(rep, dir, name, "json");
-    rep.write_json(&json)?;
-    let md = output(rep, dir, name, "md");
-    let text = rep.to_markdown() + extra_md.unwrap_or("");
-    std::fs::write(&md, text).map_err(|e| format!("writing {}: {e}", md.display()))?;
-    let svg = output(rep, dir, name, "svg");
-    report::write_svg(rep, &svg)?;
-    println!("wrote {}, {} and {}", json.display(), md.display(), svg.display());
-    Ok(())
-}
-
-/// "NVIDIA H200" → "nvidia-h200".
-fn slug(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c.to_ascii_lowercase());
-        } else if !out.ends_with('-') && !out.is_empty() {
-            out.push('-');
-        }
-    }
-    out.trim_end_matches('-').to_string()
 }
 
 fn commit(arg: Option<&str>) -> String {
@@ -808,12 +774,6 @@ fn launch_overhead(b: &Bench<'_>) -> Result<LaunchOverhead, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn slugs() {
-        assert_eq!(slug("NVIDIA H200"), "nvidia-h200");
-        assert_eq!(slug("pthread-Intel(R) Xeon(R)  CPU"), "pthread-intel-r-xeon-r-cpu");
-    }
 
     /// A bench with a wrong row fails after writing its report, naming the row and side.
     #[test]

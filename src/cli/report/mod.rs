@@ -15,6 +15,7 @@
 //! - `merge`: folding the Triton times written by `bench/torch_baseline.py` into a report.
 
 mod chart;
+mod files;
 mod json;
 mod markdown;
 mod merge;
@@ -24,6 +25,7 @@ mod testing;
 
 // The API the commands use, flat: `report::ShapeTable`, `report::write_svg`, ...
 pub use chart::write_svg;
+pub use files::{output_path, write_files};
 pub use json::utc_date;
 pub use merge::fold_triton;
 pub use shapes::{Case, Filter, ShapeTable, DTYPES};
