@@ -1102,12 +1102,8 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
                 for (int q = 0; q < (BN + CG_CW - 1) / CG_CW; ++q) {
                     const int r_lo = q * CG_CW / 2;
                     const int r_hi = ((q + 1) * CG_CW < BN ? (q + 1) * CG_CW : BN) / 2;
-                    const bool inside = (q + 1) * CG_CW <= BN && wrow + 16 <= M && n0 + (q + 1) * CG_CW <= N;
-#if CG_EPI_SMEM && 0
-                    if (vec_ok && (q + 1) * CG_CW <= BN && wrow < M && n0 + q * CG_CW < N) {
-                    } else
-#else
-                    if (vec_ok && inside) {
+                    if (vec_ok && (q + 1) * CG_CW <= BN && wrow + 16 <= M && n0 + (q + 1) * CG_CW <= N) {
+#if !(CG_EPI_SMEM && 0)
 #pragma unroll
                         for (int p = 0; p < CG_CW / 4; ++p) {
                             const int r = r_lo + 2 * p;
@@ -1118,9 +1114,8 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
                             const float v1 = cgw_epi(acc[mi][r + 1], cv2[(r >> 1) & 1]);
                             cg_st_bf16(out, (long)(j) * ldo + (i), v0); cg_st_bf16(out, (long)(j + 1) * ldo + (i), v1);
                         }
-                    } else
 #endif
-                    {
+                    } else {
 #pragma unroll
                         for (int p = 0; p < CG_CW / 4; ++p) {
                             const int r = r_lo + 2 * p;

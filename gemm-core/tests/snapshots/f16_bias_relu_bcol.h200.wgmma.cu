@@ -1118,55 +1118,35 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
                         }
                     }
 #endif
-                    const bool inside = (q + 1) * CG_CW <= BN && wrow + 16 <= M && n0 + (q + 1) * CG_CW <= N;
-#if CG_EPI_SMEM && 1
-                    if (vec_ok && (q + 1) * CG_CW <= BN && wrow < M && n0 + q * CG_CW < N) {
+                    if (vec_ok && (q + 1) * CG_CW <= BN && wrow + 16 <= M && n0 + (q + 1) * CG_CW <= N) {
+#if CG_EPI_SMEM
 #pragma unroll
                         for (int p = 0; p < CG_CW / 4; ++p) {
                             const int r = r_lo + 2 * p;
                             if (r >= r_hi) break;
                             const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
                             const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
-                            cg_out_t* const sp = reinterpret_cast<cg_out_t*>(stg + ((lane >> 2) + 8 * ((r >> 1) & 1)) * CG_STG_PITCH +
-                                                                            (8 * ((r - r_lo) >> 2) + 2 * (lane & 3)) * CG_OSZ);
-                            if (inside) {
-                                #if CGW_PF_2
+                            #if CGW_PF_2
                             const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
 #else
                             const float a2_0 = cg_ld_f16(p2, j), a2_1 = cg_ld_f16(p2, j + 1);
 #endif
                             const float v0 = cgw_epi(acc[mi][r], a2_0);
                             const float v1 = cgw_epi(acc[mi][r + 1], a2_1);
-                                cg_st2(sp, v0, v1);
-                            } else if (i < M && j < N) {
-                                const bool two = j + 1 < N;
-                                #if CGW_PF_2
-                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
-#else
-                            const float a2_0 = cg_ld_f16(p2, j), a2_1 = two ? cg_ld_f16(p2, j + 1) : 0.0f;
-#endif
-                            const float v0 = cgw_epi(acc[mi][r], a2_0);
-                            const float v1 = two ? cgw_epi(acc[mi][r + 1], a2_1) : 0.0f;
-                                cg_st2(sp, v0, v1);
-                            }
+                            cg_st2(reinterpret_cast<cg_out_t*>(stg + ((lane >> 2) + 8 * ((r >> 1) & 1)) * CG_STG_PITCH +
+                                                               (8 * ((r - r_lo) >> 2) + 2 * (lane & 3)) * CG_OSZ),
+                                   v0, v1);
                         }
                         __syncwarp();
 #pragma unroll
                         for (int t = 0; t < 4; ++t) {
                             const int row = t * 4 + (lane >> 3), c16 = lane & 7;
-                            const int gi = wrow + row, gj = n0 + q * CG_CW + c16 * (16 / CG_OSZ);
-                            const unsigned char* const sp = stg + row * CG_STG_PITCH + c16 * 16;
-                            if (inside || (gi < M && gj + 16 / CG_OSZ <= N)) {
-                                *reinterpret_cast<cg_u4*>(out + (long)gi * ldo + gj) = *reinterpret_cast<const cg_u4*>(sp);
-                            } else if (gi < M) {
-                                for (int e = 0; e < 16 / CG_OSZ && gj + e < N; ++e)
-                                    out[(long)gi * ldo + gj + e] = reinterpret_cast<const cg_out_t*>(sp)[e];
-                            }
+                            const cg_u4 v = *reinterpret_cast<const cg_u4*>(stg + row * CG_STG_PITCH + c16 * 16);
+                            *reinterpret_cast<cg_u4*>(out + (long)(wrow + row) * ldo + n0 + q * CG_CW + c16 * (16 / CG_OSZ)) = v;
                         }
                         __syncwarp();
-                    } else
-#else
-                    if (vec_ok && inside) {
+#endif
+#if !(CG_EPI_SMEM && 1)
 #pragma unroll
                         for (int p = 0; p < CG_CW / 4; ++p) {
                             const int r = r_lo + 2 * p;
@@ -1182,9 +1162,8 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
                             const float v1 = cgw_epi(acc[mi][r + 1], a2_1);
                             cg_st2(out + (long)i * ldo + j, v0, v1);
                         }
-                    } else
 #endif
-                    {
+                    } else {
 #pragma unroll
                         for (int p = 0; p < CG_CW / 4; ++p) {
                             const int r = r_lo + 2 * p;

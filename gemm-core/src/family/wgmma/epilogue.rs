@@ -362,13 +362,12 @@ fn pair(ir: &GemmIr, variant: Variant, checked: bool) -> String {
 /// The consumer's epilogue for one tile (`@EPILOGUE@`): every accumulator through
 /// `cgw_epi` (raw for [`Variant::NoEpilogue`]) into the output.
 ///
-/// The work is cut into chunks of 16 rows (one warp's) by `CG_CW` columns. With
+/// The work is cut into chunks of 16 rows (one warp's) by `CG_CW` columns. A chunk
+/// wholly inside the output takes the fast path: no bounds checks and, with
 /// `CG_EPI_SMEM` (row-major outputs whose rows are 16-byte multiples and a 16-byte
-/// aligned `out`) every chunk of a whole `CG_CW` columns of the tile goes through the
-/// warp's own staging buffer in shared memory, so that the global stores are 16 bytes
-/// wide and each row's 128 bytes go out together; on the M or N edge with its elements
-/// past the output left out ([`EPI_STAGED`]). Without it, chunks wholly inside the output
-/// store two adjacent elements at a time without checks, and the rest store element by
+/// aligned `out`), a trip through the warp's own staging buffer in shared memory so that
+/// the global stores are 16 bytes wide and each row's 128 bytes go out together; without
+/// it, two adjacent elements per store. Chunks on the M or N edge store element by
 /// element with checks.
 pub(super) fn epilogue(ir: &GemmIr, variant: Variant) -> String {
     if variant == Variant::NoStore {
@@ -466,12 +465,8 @@ const EPI_TEMPLATE: &str = r#"#if CG_EPI_TMA
                 for (int q = 0; q < (BN + CG_CW - 1) / CG_CW; ++q) {
                     const int r_lo = q * CG_CW / 2;
                     const int r_hi = ((q + 1) * CG_CW < BN ? (q + 1) * CG_CW : BN) / 2;
-@CHUNK@                    const bool inside = (q + 1) * CG_CW <= BN && wrow + 16 <= M && n0 + (q + 1) * CG_CW <= N;
-#if CG_EPI_SMEM && @ROW_MAJOR@
-                    if (vec_ok && (q + 1) * CG_CW <= BN && wrow < M && n0 + q * CG_CW < N) {
-@STAGED@                    } else
-#else
-                    if (vec_ok && inside) {
+@CHUNK@                    if (vec_ok && (q + 1) * CG_CW <= BN && wrow + 16 <= M && n0 + (q + 1) * CG_CW <= N) {
+@STAGED@#if !(CG_EPI_SMEM && @ROW_MAJOR@)
 #pragma unroll
                         for (int p = 0; p < CG_CW / 4; ++p) {
                             const int r = r_lo + 2 * p;
@@ -481,9 +476,8 @@ const EPI_TEMPLATE: &str = r#"#if CG_EPI_TMA
                             @PAIR@
                             @FAST_STORE@
                         }
-                    } else
 #endif
-                    {
+                    } else {
 #pragma unroll
                         for (int p = 0; p < CG_CW / 4; ++p) {
                             const int r = r_lo + 2 * p;
@@ -550,45 +544,28 @@ const EPI_TMA: &str = r#"            {
             }
 "#;
 
-/// The staged path of [`EPI_TEMPLATE`] (row-major outputs whose rows are 16-byte
-/// multiples): the warp writes its 16 x CG_CW chunk (128 bytes a row) to its buffer, rows
-/// CG_STG_PITCH = 144 bytes apart (no bank conflicts for either access), then copies it
-/// out 16 bytes a lane, 8 lanes a row. Chunks on the M or N edge take it too, with their
-/// elements past M or N left out of both steps and the 16-byte unit that N cuts copied
-/// element by element. Why: on the H200 a store path of element pairs for the edge chunks
-/// cost a 64x128 tile 1.0-1.5 us at 1016x1024x1024 and 1024x970x1024, where the kernel
-/// without its stores took the same time as at 1024^3
-/// (bench/results/h200-2026-12-03r3): with one tile per block, the edge blocks set the
-/// kernel's time.
-const EPI_STAGED: &str = r#"#pragma unroll
+/// The staged fast path of [`EPI_TEMPLATE`] (row-major outputs): the warp writes its 16 x
+/// CG_CW chunk (128 bytes a row) to its buffer, rows CG_STG_PITCH = 144 bytes apart (no
+/// bank conflicts for either access), then copies it out 16 bytes a lane, 8 lanes a row.
+const EPI_STAGED: &str = r#"#if CG_EPI_SMEM
+#pragma unroll
                         for (int p = 0; p < CG_CW / 4; ++p) {
                             const int r = r_lo + 2 * p;
                             if (r >= r_hi) break;
                             const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
                             const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
-                            cg_out_t* const sp = reinterpret_cast<cg_out_t*>(stg + ((lane >> 2) + 8 * ((r >> 1) & 1)) * CG_STG_PITCH +
-                                                                            (8 * ((r - r_lo) >> 2) + 2 * (lane & 3)) * CG_OSZ);
-                            if (inside) {
-                                @PAIR@
-                                cg_st2(sp, v0, v1);
-                            } else if (i < M && j < N) {
-                                const bool two = j + 1 < N;
-                                @PAIR_CHECKED@
-                                cg_st2(sp, v0, v1);
-                            }
+                            @PAIR@
+                            cg_st2(reinterpret_cast<cg_out_t*>(stg + ((lane >> 2) + 8 * ((r >> 1) & 1)) * CG_STG_PITCH +
+                                                               (8 * ((r - r_lo) >> 2) + 2 * (lane & 3)) * CG_OSZ),
+                                   v0, v1);
                         }
                         __syncwarp();
 #pragma unroll
                         for (int t = 0; t < 4; ++t) {
                             const int row = t * 4 + (lane >> 3), c16 = lane & 7;
-                            const int gi = wrow + row, gj = n0 + q * CG_CW + c16 * (16 / CG_OSZ);
-                            const unsigned char* const sp = stg + row * CG_STG_PITCH + c16 * 16;
-                            if (inside || (gi < M && gj + 16 / CG_OSZ <= N)) {
-                                *reinterpret_cast<cg_u4*>(out + (long)gi * ldo + gj) = *reinterpret_cast<const cg_u4*>(sp);
-                            } else if (gi < M) {
-                                for (int e = 0; e < 16 / CG_OSZ && gj + e < N; ++e)
-                                    out[(long)gi * ldo + gj + e] = reinterpret_cast<const cg_out_t*>(sp)[e];
-                            }
+                            const cg_u4 v = *reinterpret_cast<const cg_u4*>(stg + row * CG_STG_PITCH + c16 * 16);
+                            *reinterpret_cast<cg_u4*>(out + (long)(wrow + row) * ldo + n0 + q * CG_CW + c16 * (16 / CG_OSZ)) = v;
                         }
                         __syncwarp();
+#endif
 "#;

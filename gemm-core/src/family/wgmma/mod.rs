@@ -31,14 +31,12 @@
 //!   area (`cp.async` at the tile's start, so they land while the mainloop runs) and read
 //!   as pairs from shared memory, row-major residuals by pairs from global memory,
 //!   scalars as they are; gelu, sigmoid and silu use `ex2`/`rcp.approx` (`CG_FAST_MATH`).
-//!   Each consumer warp stores 16-row × 128-byte chunks: in a row-major output whose
-//!   rows are 16-byte multiples (and `out` 16-byte aligned, checked at run time) a chunk
-//!   goes through the warp's shared-memory staging buffer and out as 16-byte stores
-//!   (`CG_EPI_SMEM`, the default), on the M or N edge with the elements past the output
-//!   left out and the 16-byte unit that N cuts stored element by element; in other
-//!   outputs interior chunks store two adjacent elements at a time without checks and
-//!   edge chunks element by element with bounds checks. Column-major outputs store
-//!   elements.
+//!   Each consumer warp stores 16-row × 128-byte chunks: a chunk wholly inside
+//!   a row-major output whose rows are 16-byte multiples (and `out` 16-byte aligned,
+//!   checked at run time) goes through the warp's shared-memory staging buffer and out
+//!   as 16-byte stores (`CG_EPI_SMEM`, the default); other interior chunks store two
+//!   adjacent elements at a time without checks; chunks on the M or N edge store element
+//!   by element with bounds checks. Column-major outputs store elements.
 //! - Shapes: any `M, N, K >= 1` whose operand rows (the contiguous dimension: K for
 //!   K-major, M or N for MN-major) are a multiple of 4 bytes (even extents), with
 //!   16-byte aligned bases. Rows of a multiple of 16 bytes (`K % 8 == 0` for K-major
