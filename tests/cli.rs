@@ -139,11 +139,9 @@ fn tune_times_exactly_the_given_configs() {
     let tune = |extra: &[&str]| {
         let mut args = vec!["tune", "--shape", "40x24x33", "--epilogue", "bias_relu", "--json"];
         args.extend(extra);
-        let out = run(&dir, &args, &[]);
-        (out.status.code(), out)
+        run(&dir, &args, &[])
     };
-    let (_, out) = tune(&["--thorough"]);
-    let tuned: Value = serde_json::from_str(ok(out).trim()).unwrap();
+    let tuned: Value = serde_json::from_str(ok(tune(&["--thorough"])).trim()).unwrap();
     let cache_files = || -> Vec<(PathBuf, Vec<u8>)> {
         let mut v: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
@@ -172,7 +170,7 @@ fn tune_times_exactly_the_given_configs() {
     let (b, o) = (best.to_string(), other.to_string());
     let given = |configs: &[&str]| {
         let args: Vec<&str> = configs.iter().flat_map(|c| ["--config", c]).collect();
-        tune(&args).1
+        tune(&args)
     };
     let j: Value = serde_json::from_str(ok(given(&[&o, &b, &o])).trim()).unwrap();
     assert_eq!(j["cache_hit"], false, "{j}");
@@ -204,6 +202,15 @@ fn tune_times_exactly_the_given_configs() {
         err.contains("1 of the 2 given configs") && err.contains("rule of the `simt` family"),
         "{err}"
     );
+    // `bench --first-call` tunes nothing, so it has no use for configs to time.
+    let out = run(
+        &dir,
+        &["bench", "--shape", "40x24x33", "--first-call", "--config", &b],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot be used with"), "{err}");
     let out = given(&[r#"{"family":"simt","mwg":32}"#]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);

@@ -85,7 +85,7 @@ pub struct BenchArgs {
     /// nearest entry, else the planner's default), record that call's wall time and the
     /// config's source, then time that config. With --against a full-tune report, the
     /// change section compares the two.
-    #[arg(long, conflicts_with = "report_only")]
+    #[arg(long, conflicts_with_all = ["report_only", "configs"])]
     first_call: bool,
     /// With --first-call: first `prepare` every kernel the cases use on the device (its
     /// config table's configs compiled in parallel, timed and reported), as a program
@@ -234,9 +234,6 @@ fn measure_all(
         .map_or(0, |t| t.spec().l2_bytes);
     let flush = Timer::flush_bytes_for(&dev, l2);
     let timer = Timer::new(&dev, flush, a.warmup, a.runs).map_err(|e| e.to_string())?;
-    if a.first_call && !a.configs.configs.is_empty() {
-        return Err("--config times the given configs; --first-call tunes nothing: give one or the other".into());
-    }
     let mut opts = super::tune_options(cache_dir, a.max, &a.configs);
     // A benchmark wants each shape's best, not a first call's quick choice.
     opts.thorough = true;
