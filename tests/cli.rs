@@ -202,6 +202,14 @@ fn tune_times_exactly_the_given_configs() {
         err.contains("1 of the 2 given configs") && err.contains("rule of the `simt` family"),
         "{err}"
     );
+    // Nor does a tune under CROSSGEMM_TUNE=cached or off, which only looks up.
+    for mode in ["cached", "off"] {
+        let args = ["tune", "--shape", "40x24x33", "--config", &b];
+        let out = run(&dir, &args, &[("CROSSGEMM_TUNE", mode)]);
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("CROSSGEMM_TUNE={mode} tunes nothing")), "{err}");
+    }
     // `bench --first-call` tunes nothing, so it has no use for configs to time.
     let out = run(
         &dir,

@@ -133,6 +133,12 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
     // uses, the planner's default (the lookup says so under `off`, reading no cache).
     let mode = TuneMode::from_env();
     let cached_only = mode != TuneMode::Full;
+    if cached_only && !a.configs.configs.is_empty() {
+        return Err(format!(
+            "--config times the given configs, and CROSSGEMM_TUNE={} tunes nothing (unset it to time them)",
+            std::env::var("CROSSGEMM_TUNE").unwrap_or_default()
+        ));
+    }
     if mode == TuneMode::Off {
         opts.cache_dir = None;
     }
