@@ -210,15 +210,18 @@ fn tune_times_exactly_the_given_configs() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(&format!("CROSSGEMM_TUNE={mode} tunes nothing")), "{err}");
     }
-    // `bench --first-call` tunes nothing, so it has no use for configs to time.
-    let out = run(
-        &dir,
-        &["bench", "--shape", "40x24x33", "--first-call", "--config", &b],
-        &[],
-    );
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cannot be used with"), "{err}");
+    // `bench --first-call` tunes nothing, so it has no use for configs to time; and
+    // `--max` would be ignored (every given config is timed).
+    for args in [
+        &["bench", "--shape", "40x24x33", "--first-call", "--config", &b][..],
+        &["tune", "--shape", "40x24x33", "--max", "1", "--config", &b],
+        &["bench", "--shape", "40x24x33", "--max", "1", "--config", &b],
+    ] {
+        let out = run(&dir, args, &[]);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("cannot be used with"), "{args:?}: {err}");
+    }
     let out = given(&[r#"{"family":"simt","mwg":32}"#]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);

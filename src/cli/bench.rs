@@ -55,8 +55,9 @@ pub struct BenchArgs {
     /// Untimed runs before the timed ones.
     #[arg(long, default_value_t = 3)]
     warmup: usize,
-    /// Most tuning candidates per case (default: the tuner's).
-    #[arg(long)]
+    /// Most tuning candidates per case (default: the tuner's; not with `--config`, whose
+    /// configs are all timed).
+    #[arg(long, conflicts_with = "configs")]
     max: Option<usize>,
     /// Skip cuBLAS and cuBLASLt (outputs are then checked against the host reference).
     #[arg(long)]

@@ -20,8 +20,9 @@ pub struct TuneArgs {
     p: ProblemArgs,
     #[command(flatten)]
     configs: ConfigArgs,
-    /// Most candidates to try (default CROSSGEMM_TUNE_MAX, else 48 on GPUs, 6 on CPUs).
-    #[arg(long)]
+    /// Most candidates to try (default CROSSGEMM_TUNE_MAX, else 48 on GPUs, 6 on CPUs;
+    /// not with `--config`, whose configs are all timed).
+    #[arg(long, conflicts_with = "configs")]
     max: Option<usize>,
     /// Time every candidate whatever the problem's size (without it, problems under
     /// 8.4 MFLOP take the first candidate that passes and under 1.07 GFLOP the first 16).
