@@ -79,6 +79,31 @@ fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
+/// `a / b` where both times are there and the outputs right (a > 1: `b` took less time).
+fn ratio(a: Option<f64>, b: Option<f64>, wrong: bool) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) if a > 0.0 && b > 0.0 && !wrong => Some(a / b),
+        _ => None,
+    }
+}
+
+/// One row of a table that sets two timings of `r`'s case side by side: shape, dtype,
+/// epilogue, the two times, their ratio (`WRONG` for a wrong output) and the two configs.
+fn pair_row(out: &mut String, r: &Row, times: [Option<f64>; 2], x: Option<f64>, wrong: bool, configs: [&str; 2]) {
+    let _ = writeln!(
+        out,
+        "| {} | {} | {} | {} | {} | {} | {} | {} |",
+        r.shape_text(),
+        r.dtype,
+        cell(&r.epilogue),
+        us(times[0]),
+        us(times[1]),
+        if wrong { "WRONG".to_string() } else { speedup(x) },
+        cell(configs[0]),
+        cell(configs[1])
+    );
+}
+
 fn max_rel_err(r: &Row) -> String {
     let e = err(r.max_rel_err);
     if r.max_rel_err.is_some() && !r.err_vs.is_empty() {
@@ -372,21 +397,14 @@ impl Report {
         let mut ratios: Vec<(f64, String)> = Vec::new();
         for r in rows {
             let wrong = r.is_wrong("ours") || r.is_wrong("packed");
-            let x = match (r.packed_us, r.ours_us) {
-                (Some(p), Some(v)) if p > 0.0 && v > 0.0 && !wrong => Some(p / v),
-                _ => None,
-            };
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} | {} | {} |",
-                r.shape_text(),
-                r.dtype,
-                cell(&r.epilogue),
-                us(r.ours_us),
-                us(r.packed_us),
-                if wrong { "WRONG".to_string() } else { speedup(x) },
-                cell(&r.config),
-                cell(&r.packed_config)
+            let x = ratio(r.packed_us, r.ours_us, wrong);
+            pair_row(
+                &mut out,
+                r,
+                [r.ours_us, r.packed_us],
+                x,
+                wrong,
+                [&r.config, &r.packed_config],
             );
             if let Some(x) = x {
                 ratios.push((x, format!("{} {} {}", r.shape_text(), r.dtype, cell(&r.epilogue))));
@@ -431,21 +449,14 @@ impl Report {
             };
             // A wrong output then or now: its time compares nothing.
             let wrong = then.is_wrong("ours") || now.is_wrong("ours");
-            let ratio = match (then.ours_us, now.ours_us) {
-                (Some(a), Some(b)) if a > 0.0 && b > 0.0 && !wrong => Some(a / b),
-                _ => None,
-            };
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} | {} | {} |",
-                now.shape_text(),
-                now.dtype,
-                cell(&now.epilogue),
-                us(then.ours_us),
-                us(now.ours_us),
-                if wrong { "WRONG".to_string() } else { speedup(ratio) },
-                cell(&then.config),
-                cell(&now.config)
+            let ratio = ratio(then.ours_us, now.ours_us, wrong);
+            pair_row(
+                &mut out,
+                now,
+                [then.ours_us, now.ours_us],
+                ratio,
+                wrong,
+                [&then.config, &now.config],
             );
             if let Some(x) = ratio.filter(|&x| x < 1.0 - SLOWER_BAND) {
                 slower.push(format!(
