@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Session s, batch s8 (.dev/s1old: the CLI at 6c82d37; .dev/s8new: the same plus the
 # epilogue's staging buffers as 128-byte rows with 16-byte units swizzled by row, placed
-# 1024-aligned after the ring, instead of 144-byte rows after the barriers).
+# 1024-aligned after the ring, instead of 144-byte rows after the barriers). Written in
+# session s and not run there (no device time left). To build .dev/s8new: `git apply
+# bench/results/h200-2026-12-03s8/staging-swizzle.patch`, `cargo build --release
+# --features baseline --bin crossgemm`, copy and strip the binary there, then revert
+# (or land it, with the blessed snapshots, once this batch and the CUDA suite agree).
 # Batch s7's Nsight Compute: at 4096x4096x128 the staged epilogue's 16-byte shared reads
 # take 7.9 wavefronts a request where 4 would do (rows 144 bytes apart from an offset of
 # 96 mod 128: each 8-lane phase straddles a 128-byte line), and the K = 128 ping-pong
