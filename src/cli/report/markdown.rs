@@ -10,7 +10,7 @@ const MISSING: &str = "—";
 
 /// A time in µs: one decimal, but three significant digits below 10 µs, where a tenth
 /// of a µs is a large part of the time.
-fn us(x: Option<f64>) -> String {
+pub(super) fn us(x: Option<f64>) -> String {
     match x.filter(|v| v.is_finite()) {
         None => MISSING.to_string(),
         Some(v) if v.abs() >= 10.0 => format!("{v:.1}"),
@@ -72,7 +72,7 @@ fn tflops(x: Option<f64>) -> String {
 }
 
 /// Text for a table cell: a `|` would end the cell and a line break the row.
-fn cell(text: &str) -> String {
+pub(super) fn cell(text: &str) -> String {
     if text.is_empty() {
         return MISSING.to_string();
     }
@@ -161,8 +161,9 @@ const TEXT_COLUMNS: [&str; 5] = ["shape (MxNxK)", "group", "epilogue", "check", 
 impl Report {
     /// The report as markdown: a header (device, driver, commit, date, copy bandwidth,
     /// launch overhead, the notes), one table per dtype (missing values as "—"), the
-    /// rows' own notes, and a summary per dtype and epilogue: the geometric mean of the
-    /// speed-ups over cuBLAS, cuBLASLt and Triton and how many rows ours wins.
+    /// rows' own notes, a summary per dtype and epilogue: the geometric mean of the
+    /// speed-ups over cuBLAS, cuBLASLt and Triton and how many rows ours wins; then the
+    /// decode-size rows' bandwidth ([`Report::bandwidth_markdown`]).
     pub fn to_markdown(&self) -> String {
         let mut out = String::new();
         self.write_header(&mut out);
@@ -175,6 +176,7 @@ impl Report {
             self.write_table(&mut out, dtype);
         }
         self.write_summary(&mut out, &dtypes);
+        out.push_str(&self.bandwidth_markdown());
         out
     }
 

@@ -14,6 +14,7 @@
 //! - `chart`: the SVG bar chart of speed-ups;
 //! - `merge`: folding the Triton times written by `bench/torch_baseline.py` into a report.
 
+mod bandwidth;
 mod chart;
 mod files;
 mod json;
