@@ -3,7 +3,7 @@
 //! which stream their large operand once, so that bandwidth and not arithmetic is what
 //! they are held to.
 
-use super::markdown::{cell, us};
+use super::markdown::{cell, us, MISSING};
 use super::{Report, Row};
 use std::fmt::Write;
 
@@ -46,7 +46,7 @@ impl Report {
                 let gbps = bytes / (t * 1e-6) / 1e9;
                 (format!("{gbps:.0}"), format!("{:.0}%", 100.0 * gbps / copy))
             }
-            None => ("—".to_string(), "—".to_string()),
+            None => (MISSING.to_string(), MISSING.to_string()),
         };
         for r in rows {
             let bytes = min_bytes(r);

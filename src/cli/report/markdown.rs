@@ -6,7 +6,7 @@ use super::{error_limit, ordered, Report, Row};
 use std::fmt::Write;
 
 /// What a missing value shows as.
-const MISSING: &str = "—";
+pub(super) const MISSING: &str = "—";
 
 /// A time in µs: one decimal, but three significant digits below 10 µs, where a tenth
 /// of a µs is a large part of the time.
