@@ -229,6 +229,14 @@ fn tune_times_exactly_the_given_configs() {
         err.contains("not a tile config") && err.contains("missing field"),
         "{err}"
     );
+    // A misspelt field is refused, not ignored (serde alone would time the config
+    // without it).
+    let typo = b.replacen("\"vw\"", "\"vwidth\"", 1);
+    assert_ne!(typo, b, "the loser's JSON has a `vw` field");
+    let out = given(&[&typo]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown field `vwidth` for a `simt` config"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -116,7 +116,7 @@ fn run(a: &Args) -> Result<bool, String> {
     }
     let mut all_ok = true;
     for (i, text) in a.configs.iter().enumerate() {
-        let cfg: TileConfig = match serde_json::from_str(text) {
+        let cfg = match TileConfig::from_json_strict(text) {
             Ok(c) => c,
             Err(e) => {
                 println!("cfg{i}: does not parse: {e}\n  {text}");

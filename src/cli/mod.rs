@@ -212,7 +212,7 @@ pub struct ConfigArgs {
 }
 
 fn parse_config(s: &str) -> Result<crossgemm::TileConfig, String> {
-    serde_json::from_str(s).map_err(|e| format!("not a tile config in the tuning cache's JSON: {e}"))
+    crossgemm::TileConfig::from_json_strict(s).map_err(|e| format!("not a tile config in the tuning cache's JSON: {e}"))
 }
 
 /// The tuner's options for a command: the environment's, with the command's cache folder,

@@ -17,6 +17,7 @@
 //! [`KernelFamily`] for a tile type of its own, one line in the `registry!` invocation at the
 //! bottom of this file, and its snapshot cases in `tests/snapshots.rs`.
 
+mod config_json;
 mod contract;
 mod decode;
 mod gemv;
@@ -569,6 +570,15 @@ macro_rules! registry {
             /// The name of the family this config belongs to.
             pub const fn family_id(&self) -> FamilyId {
                 match self { $(TileConfig::$variant(_) => FamilyId::$id,)+ }
+            }
+
+            /// The JSON fields (beside `family`) of the configs whose `family` tag is
+            /// `tag`, e.g. `"wgmma"`; `None` for a tag no family has.
+            pub fn fields_of(tag: &str) -> Option<&'static [&'static str]> {
+                match tag {
+                    $($tag => Some(config_json::struct_fields::<$tile>()),)+
+                    _ => None,
+                }
             }
         }
 
