@@ -204,7 +204,8 @@ pub struct ConfigArgs {
     /// JSON of the tuning cache and records (`crossgemm cache ls --json`, `tune --json`'s
     /// `best_config`), e.g.
     /// '{"family":"simt","mwg":32,"nwg":32,"kwg":16,"mdimc":8,"ndimc":8,"vw":2,"group_m":8}'.
-    /// Each must pass its family's rules for the target and fit the device. Nothing is
+    /// A field its family does not have is refused (not ignored). Each must pass its
+    /// family's rules for the target and fit the device. Nothing is
     /// read from or written to the tuning cache's winners. Not with `bench --first-call`
     /// or under CROSSGEMM_TUNE=cached|off, which tune nothing.
     #[arg(long = "config", value_name = "JSON", value_parser = parse_config)]
