@@ -38,6 +38,7 @@ fn command(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
         .env("CROSSGEMM_DEVICE", "opencl")
         .env("CROSSGEMM_TUNE_MAX", "3")
         .env_remove("CROSSGEMM_TUNE")
+        .env_remove("NV_SANITIZER_INJECTION_TRANSPORT_TYPE")
         .env_remove("CROSSGEMM_TUNE_EXACT")
         .env_remove("CROSSGEMM_TUNE_BUDGET_MS");
     for (k, v) in env {
@@ -1031,5 +1032,25 @@ fn cache_merge_pools_records_of_several_machines() {
     );
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("Cargo.toml: not valid JSON"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Under a CUDA tool that intercepts every launch (here compute-sanitizer's variable,
+/// set by hand) `tune` says its times are the tool's, and still tunes.
+#[test]
+fn tune_warns_under_a_cuda_tool() {
+    if !opencl() {
+        return;
+    }
+    let dir = temp_dir("under-tool");
+    let env = [("NV_SANITIZER_INJECTION_TRANSPORT_TYPE", "uds")];
+    let out = run(&dir, &["tune", "--shape", "8x8x8", "--json"], &env);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(err.contains("tune runs under compute-sanitizer"), "{err}");
+    let j: Value = serde_json::from_str(ok(out).trim()).unwrap();
+    assert!(j["best"].is_string(), "{j}");
+    // Without the variable, no warning.
+    let out = run(&dir, &["tune", "--shape", "8x8x8", "--json"], &[]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"));
     let _ = std::fs::remove_dir_all(&dir);
 }

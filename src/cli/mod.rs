@@ -10,6 +10,7 @@ mod diagnose;
 mod operands;
 mod report;
 mod tune;
+mod under_tool;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use crossgemm::KernelSpec;
@@ -274,9 +275,18 @@ pub fn main(kernels: &'static [KernelEntry]) -> ExitCode {
     };
     let r = match cli.command {
         Command::Devices { json } => devices::run(json),
-        Command::Tune(args) => tune::run(kernels, &args, cache_dir),
-        Command::Bench(args) => bench::run(kernels, &args, cache_dir),
-        Command::Diagnose(args) => diagnose::run(kernels, &args, cache_dir),
+        Command::Tune(args) => {
+            under_tool::warn("tune");
+            tune::run(kernels, &args, cache_dir)
+        }
+        Command::Bench(args) => {
+            under_tool::warn("bench");
+            bench::run(kernels, &args, cache_dir)
+        }
+        Command::Diagnose(args) => {
+            under_tool::warn("diagnose");
+            diagnose::run(kernels, &args, cache_dir)
+        }
         Command::Cache {
             command: CacheCommand::Merge { files, out },
         } => cache::merge(&files, &out),
