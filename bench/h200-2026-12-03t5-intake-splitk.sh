@@ -12,14 +12,8 @@
 # Written before: if per-SM intake is what limits, 128x192 split 2 ~20% under the
 # 37.3 us winner at 128x12288x4096 and 128x256 split 4 ~30% under 45.4 at
 # 128x8192x8192 (less the partials' reduction); a tie or worse if not.
-set -u
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export CROSSGEMM_REQUIRE_CUDA=1 CROSSGEMM_REQUIRE_NVRTC=1 CROSSGEMM_IGNORE_TABLES=1
 B=.dev/s1old
-R=$OUT/t5; mkdir -p $R
-cp $B/COMMIT $R/commit.txt
-# bk bm bn stages consumers inflight [cluster_m] [extra]
-cfg() { echo "{\"family\":\"wgmma\",\"epi_smem\":true,\"cluster_m\":${7:-1},\"inflight\":$6,\"group_m\":8,\"bk\":$1,\"bm\":$2,\"bn\":$3,\"stages\":$4,\"consumers\":$5${8:-}}"; }
+source bench/lib.sh t5
 S=',"ksplit":'
 C=(); for c in "$(cfg 64 64 192 6 1 true)" "$(cfg 64 128 128 6 2 false)" "$(cfg 64 128 192 5 2 false 1 ${S}2)" \
   "$(cfg 64 128 240 4 2 false 1 ${S}2)" "$(cfg 64 128 192 5 2 false)"; do C+=(--config "$c"); done
@@ -33,4 +27,4 @@ for round in 1 2; do
     python3 bench/tune_summary.py "128x8192x8192 $e $round" $R/tune-8192-$e-$round.json
   done
 done
-cd $OUT && tar czf t5.tgz t5 && rm -rf t5
+finish

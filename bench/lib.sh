@@ -1,0 +1,25 @@
+# Sourced by the bench/h200-*.sh scripts (from session t on) after setting B, the folder
+# of binaries they run: `B=.dev/x; source bench/lib.sh NAME`. It sets the environment
+# every device call needs, makes R=$OUT/NAME with the binaries' commit in it, and defines
+# `cfg` (a wgmma config's JSON) and `finish` (the archive the call brings back).
+set -u
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+# Fail instead of skipping where CUDA or NVRTC is missing; time exactly the configs given
+# (the shipped tables would answer a tune otherwise).
+export CROSSGEMM_REQUIRE_CUDA=1 CROSSGEMM_REQUIRE_NVRTC=1 CROSSGEMM_IGNORE_TABLES=1
+NAME=$1
+R=$OUT/$NAME
+mkdir -p "$R"
+cp "$B/COMMIT" "$R/commit.txt"
+
+# A wgmma config: cfg BK BM BN STAGES CONSUMERS INFLIGHT [CLUSTER_M] [EXTRA], EXTRA being
+# more fields with their leading comma (e.g. ',"pingpong":true'). Check a new one with
+# `cargo run -p gemm-core --example check_config` before spending device time on it.
+cfg() {
+    echo "{\"family\":\"wgmma\",\"epi_smem\":true,\"cluster_m\":${7:-1},\"inflight\":$6,\"group_m\":8,\"bk\":$1,\"bm\":$2,\"bn\":$3,\"stages\":$4,\"consumers\":$5${8:-}}"
+}
+
+# The archive of R for the call to bring back.
+finish() {
+    cd "$OUT" && tar czf "$NAME.tgz" "$NAME" && rm -rf "$NAME"
+}
