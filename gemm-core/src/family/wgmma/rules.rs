@@ -194,9 +194,24 @@ pub(super) const RULES: [Rule<WgmmaTile>; 13] = [
             let smem = c.smem_bytes(x.dtype);
             let limit = x.target.smem_per_block_optin;
             (smem > limit).then(|| {
+                // Each part named, so that the message says what to shrink.
+                let ring = c.stages * (c.bm + c.bn) * c.bk * x.dtype.size();
+                let plain = super::config::smem_bytes(c.bm, c.bn, c.bk, c.stages, x.dtype.size());
+                let epilogue = match (c.tma_store, c.epi_smem) {
+                    (true, _) => format!(", the TMA-store tile and parameter areas {}", smem - plain),
+                    (false, true) => format!(", the epilogue's staging buffers {}", smem - plain),
+                    (false, false) => String::new(),
+                };
                 format!(
-                    "{smem} bytes of shared memory ({} stages of ({}+{})x{} plus staging) exceed the {limit} B opt-in limit of {}",
-                    c.stages, c.bm, c.bn, c.bk, x.target.name
+                    "{smem} bytes of shared memory (the ring's {} stages of ({}+{})x{} {} {ring}{epilogue}, \
+                     alignment and barriers {}) exceed the {limit} B opt-in limit of {}",
+                    c.stages,
+                    c.bm,
+                    c.bn,
+                    c.bk,
+                    x.dtype.name(),
+                    plain - ring,
+                    x.target.name
                 )
             })
         },
@@ -213,5 +228,31 @@ pub(super) fn max_accumulators(c: &WgmmaTile) -> u32 {
         96
     } else {
         128
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::family::wgmma::WgmmaTile;
+    use crate::ir::{AccMode, DType, GemmIr, Layout};
+
+    /// The smem rule's reason adds up its parts: the ring, the epilogue's buffers, and the
+    /// alignment slack with the barriers.
+    #[test]
+    fn the_smem_reason_names_each_part() {
+        let ir = GemmIr::matmul("s", DType::F16, AccMode::F32, Layout::RowMajor, Layout::ColMajor);
+        let why = WgmmaTile::new(128, 128, 7, 2).validate(&ir).unwrap_err();
+        assert_eq!(
+            why,
+            "248944 bytes of shared memory (the ring's 7 stages of (128+128)x64 f16 229376, the \
+             epilogue's staging buffers 18432, alignment and barriers 1136) exceed the 232448 B \
+             opt-in limit of h200"
+        );
+        let direct = WgmmaTile {
+            epi_smem: false,
+            ..WgmmaTile::new(128, 256, 5, 2)
+        };
+        let why = direct.validate(&ir).unwrap_err();
+        assert!(why.contains("(128+256)x64 f16 245760, alignment"), "{why}");
     }
 }
