@@ -11,14 +11,8 @@
 # winner at 128x12288x4096 (38 -> ~35 us) if L2-to-SM bytes are what limits, a tie if
 # DRAM's access pattern is; also 128x96 (128 blocks: one per SM but 4) and 128x128 with
 # 256-byte rows a stage (BK 128, 3 stages: longer DRAM runs per column).
-set -u
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export CROSSGEMM_REQUIRE_CUDA=1 CROSSGEMM_REQUIRE_NVRTC=1 CROSSGEMM_IGNORE_TABLES=1
 B=.dev/s1old
-R=$OUT/t1; mkdir -p $R
-cp $B/COMMIT $R/commit.txt
-# bk bm bn stages consumers inflight [cluster_m] [extra]
-cfg() { echo "{\"family\":\"wgmma\",\"epi_smem\":true,\"cluster_m\":${7:-1},\"inflight\":$6,\"group_m\":8,\"bk\":$1,\"bm\":$2,\"bn\":$3,\"stages\":$4,\"consumers\":$5${8:-}}"; }
+source bench/lib.sh t1
 PP=',"pingpong":true'
 C=()
 for c in "$(cfg 64 64 192 6 1 true)" "$(cfg 64 128 128 6 2 false)" "$(cfg 64 64 192 6 1 true 2)" "$(cfg 64 64 128 8 1 true 2)" \
@@ -35,4 +29,4 @@ for round in 1 2; do
   timeout 90 $B/crossgemm tune --shape 128x8192x8192 --dtype f16 --epilogue none --json --cache-dir /tmp/cg-t1-$round "${D[@]}" > $R/tune-8192-$round.json 2> $R/tune-8192-$round.err
   python3 bench/tune_summary.py "128x8192x8192 none $round" $R/tune-8192-$round.json
 done
-cd $OUT && tar czf t1.tgz t1 && rm -rf t1
+finish

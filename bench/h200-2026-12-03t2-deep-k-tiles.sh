@@ -9,14 +9,8 @@
 # under the 128x128x64 winner (11.9 -> ~10.8 us) if sector throughput is what limits, a
 # tie if not. At 4096x4096x128 a BK 128 tile holds all of K in one stage: 128x128x128 in
 # ping-pong against the winners (none 15.6, bias_relu 17.4): a few % either way.
-set -u
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export CROSSGEMM_REQUIRE_CUDA=1 CROSSGEMM_REQUIRE_NVRTC=1 CROSSGEMM_IGNORE_TABLES=1
 B=.dev/s1old
-R=$OUT/t2; mkdir -p $R
-cp $B/COMMIT $R/commit.txt
-# bk bm bn stages consumers inflight [cluster_m] [extra]
-cfg() { echo "{\"family\":\"wgmma\",\"epi_smem\":true,\"cluster_m\":${7:-1},\"inflight\":$6,\"group_m\":8,\"bk\":$1,\"bm\":$2,\"bn\":$3,\"stages\":$4,\"consumers\":$5${8:-}}"; }
+source bench/lib.sh t2
 PP=',"pingpong":true'
 C=()
 for c in "$(cfg 64 128 128 6 2 false)" "$(cfg 128 128 128 3 2 false)" "$(cfg 128 128 128 3 2 false 1 $PP)" \
@@ -36,4 +30,4 @@ for round in 1 2; do
     python3 bench/tune_summary.py "4096x4096x128 $e $round" $R/tune-k128-$e-$round.json
   done
 done
-cd $OUT && tar czf t2.tgz t2 && rm -rf t2
+finish

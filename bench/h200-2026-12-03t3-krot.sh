@@ -11,14 +11,8 @@
 # 128x8192x8192 (same process) if the DRAM pattern limits, a tie if not; at 1000^3 (16
 # k-tiles, 64 tiles) within the spread. Every candidate is verified by the tune (1000^3:
 # a partial last k-tile, rotated into the middle of the walk).
-set -u
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export CROSSGEMM_REQUIRE_CUDA=1 CROSSGEMM_REQUIRE_NVRTC=1 CROSSGEMM_IGNORE_TABLES=1
 B=.dev/t3
-R=$OUT/t3; mkdir -p $R
-cp $B/COMMIT $R/commit.txt
-# bk bm bn stages consumers inflight [cluster_m] [extra]
-cfg() { echo "{\"family\":\"wgmma\",\"epi_smem\":true,\"cluster_m\":${7:-1},\"inflight\":$6,\"group_m\":8,\"bk\":$1,\"bm\":$2,\"bn\":$3,\"stages\":$4,\"consumers\":$5${8:-}}"; }
+source bench/lib.sh t3
 K=',"krot":true'
 twins() { for c in "$@"; do printf '%s\0%s\0' "$c" "${c%\}}$K}"; done; }
 args() { local a=(); while IFS= read -r -d '' c; do a+=(--config "$c"); done; printf '%s\0' "${a[@]}"; }
@@ -38,4 +32,4 @@ done
 for tool in memcheck racecheck; do
   timeout 120 /usr/local/cuda/bin/compute-sanitizer --tool $tool $B/crossgemm tune --shape 3000x1000x1000 --dtype f16 --epilogue bias_relu --cache-dir /tmp/cg-t3san-$tool --config "$(cfg 64 128 128 6 2 false 1 $K)" --config "$(cfg 64 64 192 6 1 true 1 $K)" > $R/$tool.log 2>&1; echo "$tool rc=$?"; grep -E "ERROR SUMMARY|RACECHECK SUMMARY" $R/$tool.log
 done
-cd $OUT && tar czf t3.tgz t3 && rm -rf t3
+finish

@@ -8,13 +8,9 @@
 #    ring is what takes 37 us), compute-only about half.
 # 2. Which environment variables a CUDA tool sets in the processes it runs (for a warning
 #    that times taken under Nsight Compute or compute-sanitizer are the tool's).
-set -u
-export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
-export CROSSGEMM_REQUIRE_CUDA=1 CROSSGEMM_REQUIRE_NVRTC=1 CROSSGEMM_IGNORE_TABLES=1 CROSSGEMM_CACHE_DIR=/tmp/cg-t4
 B=.dev/s1old
-R=$OUT/t4; mkdir -p $R
-cp $B/COMMIT $R/commit.txt
-cfg() { echo "{\"family\":\"wgmma\",\"epi_smem\":true,\"cluster_m\":${7:-1},\"inflight\":$6,\"group_m\":8,\"bk\":$1,\"bm\":$2,\"bn\":$3,\"stages\":$4,\"consumers\":$5${8:-}}"; }
+source bench/lib.sh t4
+export CROSSGEMM_CACHE_DIR=/tmp/cg-t4
 for c in "64 64 192 6 1 true" "64 128 128 6 2 false"; do
   n=$(echo $c | tr ' ' _)
   timeout 120 $B/crossgemm diagnose --shape 128x12288x4096 --dtype f16 --epilogue none --config "$(cfg $c)" > $R/diagnose-128x12288x4096-$n.txt 2>&1; echo "diagnose $n rc=$?"
@@ -27,4 +23,4 @@ NCU=$(ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | 
   echo "== ncu ($NCU)"; timeout 60 $NCU --target-processes all env 2>&1 | sort | grep -iE 'inject|nsight|nv_|cuda|sanitiz|tool|==PROF==' ;
   echo "== compute-sanitizer"; timeout 60 /usr/local/cuda/bin/compute-sanitizer env 2>&1 | sort | grep -iE 'inject|nsight|nv_|cuda|sanitiz|tool' ; } > $R/tool-env.txt 2>&1
 cat $R/tool-env.txt | cut -c1-200
-cd $OUT && tar czf t4.tgz t4 && rm -rf t4
+finish
