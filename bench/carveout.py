@@ -1,0 +1,80 @@
+"""What a kernel that asks for most of the shared memory pays between CUDA events after
+the bench's L2 overwrite (a driver memset), against one that asks for little: batch t7
+found the large-shared-memory GEMM kernels (ours and cuBLAS's) 6-8 us longer between
+events than their Nsight Compute duration, the decode kernel 2.4. Run by
+bench/h200-2026-12-03t8-carveout.sh; needs CuPy.
+
+Each case: a 120 MiB cudaMemsetAsync (untimed), optionally an untimed launch, then CUDA
+events around one launch; median of 21 after 3 warm-up runs. The kernels: `empty` (no
+work; its dynamic shared memory is the launch's) and `rd` (a grid-stride read of 100.7
+MB, the B of 1x12288x4096, 16-byte loads, 4 in flight a thread; two 1024-thread blocks an
+SM, so at most half the shared memory each).
+"""
+import cupy as cp
+
+SRC = r'''
+extern "C" __global__ void empty(int* out) {
+    extern __shared__ char s[];
+    if (threadIdx.x == 100000) out[0] = s[0];
+}
+extern "C" __global__ void rd(const uint4* __restrict__ p, long long n, unsigned* out) {
+    extern __shared__ char s[];
+    unsigned acc = 0;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    for (; i + 3 * stride < n; i += 4 * stride) {
+        uint4 v[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) v[u] = __ldcs(p + i + u * stride);
+#pragma unroll
+        for (int u = 0; u < 4; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+    }
+    for (; i < n; i += stride) { uint4 v = __ldcs(p + i); acc ^= v.x ^ v.y ^ v.z ^ v.w; }
+    if (acc == 0x9e3779b9u) out[0] = acc + s[0];
+}
+'''
+mod = cp.RawModule(code=SRC, options=("-std=c++17",))
+empty, rd = mod.get_function("empty"), mod.get_function("rd")
+BIG = 216 * 1024
+for f in (empty, rd):
+    f.max_dynamic_shared_size_bytes = BIG
+sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+flush = cp.empty(120 << 20, dtype=cp.uint8)
+out = cp.zeros(4, dtype=cp.uint32)
+data = cp.ones(int(100.7e6) // 16 * 4, dtype=cp.uint32)
+n16 = data.size // 4
+stream = cp.cuda.get_current_stream()
+
+
+def launch(kind, smem):
+    if kind == "empty":
+        empty((sms,), (384,), (out,), shared_mem=smem)
+    else:
+        rd((sms * 2,), (1024,), (data, cp.int64(n16), out), shared_mem=smem)
+
+
+def case(kind, smem, prime=None):
+    ts = []
+    for i in range(24):
+        cp.cuda.runtime.memsetAsync(flush.data.ptr, i & 0xFF, flush.nbytes, stream.ptr)
+        if prime is not None:
+            launch("empty", prime)
+        s, e = cp.cuda.Event(), cp.cuda.Event()
+        s.record(stream)
+        launch(kind, smem)
+        e.record(stream)
+        e.synchronize()
+        ts.append(cp.cuda.get_elapsed_time(s, e) * 1e3)
+    ts = sorted(ts[3:])
+    return ts[len(ts) // 2]
+
+
+rows = [
+    ("empty", 0, None), ("empty", 48 << 10, None), ("empty", 100 << 10, None), ("empty", BIG, None),
+    ("empty", BIG, BIG), ("empty", 0, BIG),
+    ("rd", 0, None), ("rd", BIG // 2, None), ("rd", BIG // 2, BIG // 2),
+]
+for kind, smem, prime in rows:
+    t = case(kind, smem, prime)
+    p = "none" if prime is None else f"{prime >> 10} KB"
+    print(f"{kind:5s} dynamic smem {smem >> 10:4d} KB, untimed launch before it: {p:7s} -> {t:6.2f} us")
