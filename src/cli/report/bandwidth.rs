@@ -3,7 +3,7 @@
 //! which stream their large operand once, so that bandwidth and not arithmetic is what
 //! they are held to.
 
-use super::markdown::{cell, us, MISSING};
+use super::markdown::{case_cells, us, MISSING};
 use super::{Report, Row};
 use std::fmt::Write;
 
@@ -54,10 +54,8 @@ impl Report {
             let (cublas, cublas_share) = rate(r.cublas_us, bytes, r.is_wrong("cublas"));
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {:.1} | {} | {ours} | {ours_share} | {} | {cublas} | {cublas_share} |",
-                r.shape_text(),
-                r.dtype,
-                cell(&r.epilogue),
+                "{} {:.1} | {} | {ours} | {ours_share} | {} | {cublas} | {cublas_share} |",
+                case_cells(r),
                 bytes / 1e6,
                 us(r.ours_us),
                 us(r.cublas_us),

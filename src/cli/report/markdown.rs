@@ -79,6 +79,12 @@ pub(super) fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
+/// The cells a table row of `r`'s case starts with: shape, dtype and epilogue, with the
+/// row's opening and closing bars (`| 1x8x8 | f16 | none |`).
+pub(super) fn case_cells(r: &Row) -> String {
+    format!("| {} | {} | {} |", r.shape_text(), r.dtype, cell(&r.epilogue))
+}
+
 /// `a / b` where both times are there and the outputs right (a > 1: `b` took less time).
 fn ratio(a: Option<f64>, b: Option<f64>, wrong: bool) -> Option<f64> {
     match (a, b) {
@@ -92,10 +98,8 @@ fn ratio(a: Option<f64>, b: Option<f64>, wrong: bool) -> Option<f64> {
 fn pair_row(out: &mut String, r: &Row, times: [Option<f64>; 2], x: Option<f64>, wrong: bool, configs: [&str; 2]) {
     let _ = writeln!(
         out,
-        "| {} | {} | {} | {} | {} | {} | {} | {} |",
-        r.shape_text(),
-        r.dtype,
-        cell(&r.epilogue),
+        "{} {} | {} | {} | {} | {} |",
+        case_cells(r),
         us(times[0]),
         us(times[1]),
         if wrong { "WRONG".to_string() } else { speedup(x) },
@@ -360,10 +364,8 @@ impl Report {
             ms.push(t);
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} | {t:.0} | {} | {} |",
-                r.shape_text(),
-                r.dtype,
-                cell(&r.epilogue),
+                "{} {} | {} | {t:.0} | {} | {} |",
+                case_cells(r),
                 cell(&r.config_source),
                 cell(&r.first_call_kernel),
                 us(r.ours_us),
