@@ -48,8 +48,8 @@ class Nvrtc:
         if rc != 0:
             raise RuntimeError(f"{what}: {self.lib.nvrtcGetErrorString(rc).decode()}")
 
-    def compile(self, src, name, opts):
-        """Returns (ok, log, cubin_size)."""
+    def compile(self, src, name, opts, keep=None):
+        """Returns (ok, log, cubin_size); with `keep`, writes the cubin to that path."""
         prog = ctypes.c_void_p()
         self.check(
             self.lib.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), name.encode(), 0, None, None),
@@ -68,6 +68,11 @@ class Nvrtc:
                 cs = ctypes.c_size_t()
                 if self.lib.nvrtcGetCUBINSize(prog, ctypes.byref(cs)) == 0:
                     cubin = cs.value
+                    if keep:
+                        data = ctypes.create_string_buffer(cubin)
+                        self.check(self.lib.nvrtcGetCUBIN(prog, data), "nvrtcGetCUBIN")
+                        with open(keep, "wb") as out:
+                            out.write(data.raw)
             return rc == 0, log, cubin
         finally:
             self.lib.nvrtcDestroyProgram(ctypes.byref(prog))
@@ -111,6 +116,8 @@ def main():
     ap.add_argument("--arch", action="append", default=[], help="sm_80, sm_90a, ...")
     ap.add_argument("--expect-no-spill", action="store_true")
     ap.add_argument("--quiet", action="store_true", help="print one summary line per compile")
+    ap.add_argument("--cubin", metavar="DIR",
+                    help="write each cubin to DIR/NAME.ARCH.cubin, for cuobjdump -sass (SASS: HGMMA, LDL/STL)")
     args = ap.parse_args()
     archs = args.arch or ["sm_80", "sm_90a"]
     nv = Nvrtc(find_nvrtc())
@@ -126,7 +133,11 @@ def main():
             # 177: "declared but never referenced", for the unused helpers of the prelude.
             opts = [f"--gpu-architecture={arch}", "--std=c++17", "--ptxas-options=-v", "--diag-suppress=177"]
             opts += [f"-D{d}" for d in defines]
-            ok, log, cubin = nv.compile(src, os.path.basename(f), opts)
+            keep = None
+            if args.cubin:
+                os.makedirs(args.cubin, exist_ok=True)
+                keep = os.path.join(args.cubin, f"{os.path.splitext(os.path.basename(f))[0]}.{arch}.cubin")
+            ok, log, cubin = nv.compile(src, os.path.basename(f), opts, keep)
             regs = re.findall(r"Used (\d+) registers", log)
             spill = re.findall(r"(\d+) bytes spill stores, (\d+) bytes spill loads", log)
             smem = re.findall(r"(\d+) bytes smem", log)

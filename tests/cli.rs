@@ -690,6 +690,12 @@ fn diagnose_reports_variants_neighbours_and_a_verdict() {
     }
     assert!(!d["neighbours"].as_array().unwrap().is_empty(), "{d}");
     assert_eq!(d["orders"].as_array().unwrap().len(), 4, "{d}");
+    // The empty launch timed as the kernels are: a real time, under the full kernel's.
+    let floor = d["launch_floor_us"].as_f64().expect("launch_floor_us");
+    assert!(
+        floor > 0.0 && floor <= d["variants"][0]["us"].as_f64().unwrap() * 1.5,
+        "{d}"
+    );
     let kinds = [
         "memory-bound",
         "store-bound",

@@ -1,10 +1,14 @@
 //! The cost of a bare driver launch: the floor a generated kernel's warm call is
-//! compared with (examples/launch_overhead.rs, `crossgemm bench`).
+//! compared with (examples/launch_overhead.rs, `crossgemm bench`), and the floor under a
+//! timer's times ([`empty_launch_timed`], `crossgemm diagnose`).
 
+use super::{Sample, Timer};
 use crate::device::Device;
 use crate::error::{GemmError, Result};
 use gemm_core::Backend;
 use gemm_core::LaunchDims;
+use std::any::Any;
+use std::sync::Arc;
 use std::time::Instant;
 
 const EMPTY_CUDA: &str = "extern \"C\" __global__ void cg_empty() {}\n";
@@ -27,7 +31,26 @@ pub fn bare_submit_us(device: &Device, iters: usize) -> Result<f64> {
     bare_launches(device, iters.min(256), false)
 }
 
+/// What a timer's time of a kernel holds besides the kernel: an empty kernel launched as
+/// `timer` times a call (its L2 overwrite queued before each run, device timestamps around
+/// the launch). On the H200 this is 2.8 µs whatever shared memory the kernel asks for
+/// (bench/results/h200-2026-12-03t8), a sixth of a 16 µs GEMM: read short kernels' times,
+/// and their differences, above it.
+pub fn empty_launch_timed(device: &Device, timer: &Timer) -> Result<Sample> {
+    let (kernel, dims) = empty_kernel(device)?;
+    let backend = device.backend();
+    timer.time(&mut || backend.launch(&*kernel, dims, &[]))
+}
+
 fn bare_launches(device: &Device, iters: usize, wait: bool) -> Result<f64> {
+    let (kernel, dims) = empty_kernel(device)?;
+    let backend = device.backend();
+    timed_calls(device, iters, wait, &mut || backend.launch(&*kernel, dims, &[]))
+}
+
+/// The empty kernel with no arguments, compiled through `device`'s backend, and its launch
+/// of one block of one thread.
+fn empty_kernel(device: &Device) -> Result<(Arc<dyn Any + Send + Sync>, LaunchDims)> {
     let source = match device.info().kind {
         Backend::Cuda => EMPTY_CUDA,
         Backend::Opencl => EMPTY_OPENCL,
@@ -44,8 +67,7 @@ fn bare_launches(device: &Device, iters: usize, wait: bool) -> Result<f64> {
         smem_bytes: 0,
         persistent: None,
     };
-    let backend = device.backend();
-    timed_calls(device, iters, wait, &mut || backend.launch(&*kernel, dims, &[]))
+    Ok((kernel, dims))
 }
 
 /// µs per call of `iters` back-to-back calls of `call` (which queues work on `device`),

@@ -13,7 +13,7 @@ mod variant;
 pub use epilogue::Epilogue;
 
 pub use gemm_core::codegen::Variant;
-pub use launch::{back_to_back_us, bare_launch_us, bare_submit_us};
+pub use launch::{back_to_back_us, bare_launch_us, bare_submit_us, empty_launch_timed};
 pub use variant::{prepare_config, run_prepared, time_config, time_prepared, ConfigRun, Prepared};
 
 use crate::device::{Device, RawBuffer};

@@ -6,13 +6,15 @@
 //! 3. the winner's stage and warp neighbours;
 //! 4. other launch orders (GROUP_M);
 //!
-//! then a short verdict with the numbers behind it.
+//! then a short verdict with the numbers behind it, read above the time an empty launch
+//! takes between the same events.
 
 use super::check::{sampled_error, sampled_reference};
 use super::operands::Inputs;
 use super::{open_device, CliResult, ConfigArgs, Dtype, Epilogue, KernelEntry, ProblemArgs};
 use crossgemm::bench::{
-    copy_bytes_for, copy_gbps, prepare_config, run_prepared, time_prepared, Prepared, Timer, Variant,
+    copy_bytes_for, copy_gbps, empty_launch_timed, prepare_config, run_prepared, time_prepared, Prepared, Timer,
+    Variant,
 };
 use crossgemm::reference::Sampled;
 use crossgemm::tune::tune_with;
@@ -21,6 +23,9 @@ use crossgemm::TileConfig;
 use crossgemm::{Device, Element, GemmError, Matrix, TuneOptions};
 use serde_json::json;
 use std::path::PathBuf;
+
+mod verdict;
+pub use verdict::{verdict, Timings, Verdict};
 
 #[derive(clap::Args, Debug)]
 pub struct DiagnoseArgs {
@@ -75,185 +80,6 @@ pub fn occupancy(
     ]
     .into_iter()
     .min_by_key(|x| x.0)
-}
-
-/// What the numbers say, with the numbers.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Verdict {
-    /// "memory-bound", "store-bound", "compute-bound", "pipeline-bound", "raster-bound" or
-    /// "balanced".
-    pub kind: &'static str,
-    /// One line per finding, most important first.
-    pub reasons: Vec<String>,
-}
-
-/// The inputs of the verdict, µs (`None`: not measured).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Timings {
-    pub full: f64,
-    pub load_only: Option<f64>,
-    pub no_epilogue: Option<f64>,
-    pub compute_only: Option<f64>,
-    /// The kernel without writing its output ([`Variant::NoStore`]).
-    pub no_store: Option<f64>,
-    /// Bytes of A, B and C (and bias) over the copy bandwidth.
-    pub memory_roof: Option<f64>,
-    /// 2·M·N·K over the datasheet peak.
-    pub compute_roof: Option<f64>,
-    /// The fastest stage/warp neighbour: (what, µs).
-    pub best_neighbour: Option<(String, f64)>,
-    /// The fastest other launch order: (what, µs).
-    pub best_order: Option<(String, f64)>,
-    /// Blocks per SM of full, load-only and compute-only, where known.
-    pub occupancy: [Option<u32>; 3],
-}
-
-/// A faster alternative must win by this much to count (timing noise is a few %).
-const MARGIN: f64 = 1.05;
-
-/// The verdict: which of the seeds' bottlenecks the timings point at.
-///
-/// - raster-bound: another launch order (GROUP_M) is faster by more than the margin;
-/// - memory-bound: the full kernel runs within 1.25x of the memory roof;
-/// - store-bound: writing the output takes a quarter of the time or more (the full
-///   kernel against no-store); the load-only and compute-only variants both keep the
-///   stores, so this is asked before their shares;
-/// - memory-bound too: moving the data alone (load-only) takes 80 % of the time;
-/// - compute-bound: the math alone (compute-only) takes 80 % of its time;
-/// - pipeline-bound: loads and math each take well under the full time (their sum is
-///   not hidden: full > 1.2x the larger), or a deeper/shallower pipeline is faster.
-///
-/// A load-only time under 90 % of the memory roof cannot have moved the data (the L2 is
-/// flushed before every run): the variant lost loads, as the decode family's did when
-/// ptxas deleted loads whose words reached no store. It is reported and not used.
-pub fn verdict(t: &Timings) -> Verdict {
-    let mut reasons = Vec::new();
-    let lost_loads = matches!((t.load_only, t.memory_roof), (Some(l), Some(r)) if l < 0.9 * r);
-    if lost_loads {
-        reasons.push(format!(
-            "the load-only variant took {:.1} us, under the memory roof ({:.1} us): it did not do all its loads (a compiler may have removed loads it found dead), so its time is left out",
-            t.load_only.unwrap_or(0.0),
-            t.memory_roof.unwrap_or(0.0)
-        ));
-    }
-    let t = &Timings {
-        load_only: t.load_only.filter(|_| !lost_loads),
-        ..t.clone()
-    };
-    let share = |v: Option<f64>| v.map(|v| v / t.full);
-    let mut kind = "balanced";
-    if let Some((what, us)) = &t.best_order {
-        if us * MARGIN < t.full {
-            kind = "raster-bound";
-            reasons.push(format!(
-                "launch order {what} takes {us:.1} us vs {:.1} us ({:.0}% faster): blocks sharing operands do not run together",
-                t.full,
-                (t.full / us - 1.0) * 100.0
-            ));
-        }
-    }
-    let mem_roof_share = t.memory_roof.map(|r| t.full / r);
-    let load = share(t.load_only);
-    let comp = share(t.compute_only);
-    let store_cost = t.no_store.map(|ns| (t.full - ns) / t.full);
-    if kind == "balanced" {
-        if mem_roof_share.is_some_and(|s| s <= 1.25) {
-            kind = "memory-bound";
-        } else if store_cost.is_some_and(|c| c >= 0.25) {
-            kind = "store-bound";
-        } else if load.is_some_and(|s| s >= 0.8) {
-            kind = "memory-bound";
-        } else if comp.is_some_and(|s| s >= 0.8) {
-            kind = "compute-bound";
-        } else if let (Some(l), Some(c)) = (t.load_only, t.compute_only) {
-            if t.full > 1.2 * l.max(c) {
-                kind = "pipeline-bound";
-            }
-        }
-        if let Some((what, us)) = &t.best_neighbour {
-            if us * MARGIN < t.full && kind != "memory-bound" {
-                kind = "pipeline-bound";
-                reasons.push(format!(
-                    "neighbour {what} takes {us:.1} us vs {:.1} us: the tuner's winner is not the best pipeline shape",
-                    t.full
-                ));
-            }
-        }
-    }
-    if let Some(s) = mem_roof_share {
-        reasons.push(format!(
-            "full kernel {:.1} us = {s:.2}x the memory roof ({:.1} us)",
-            t.full,
-            t.memory_roof.unwrap_or(0.0)
-        ));
-    }
-    if let Some(r) = t.compute_roof {
-        reasons.push(format!(
-            "full kernel = {:.2}x the compute roof ({r:.1} us, {:.0}% of peak)",
-            t.full / r,
-            100.0 * r / t.full
-        ));
-    }
-    if let Some(s) = load {
-        let mut r = format!("load-only = {:.0}% of the full time", s * 100.0);
-        // Data movement that dominates far from the bandwidth roof is latency-bound
-        // (too few loads in flight), which more bandwidth would not fix.
-        if let (Some(l), Some(roof)) = (t.load_only, t.memory_roof) {
-            if s >= 0.5 && l > 3.0 * roof {
-                r.push_str(&format!(
-                    ", yet moving the data alone runs at {:.0}% of copy bandwidth: latency-bound loads",
-                    100.0 * roof / l
-                ));
-            }
-        }
-        reasons.push(r);
-    }
-    if let Some(s) = comp {
-        reasons.push(format!("compute-only = {:.0}% of the full time", s * 100.0));
-    }
-    // What a part of the kernel costs: the full time against the variant without it.
-    let cost = |what: &str, without: f64, said: &str| {
-        let c = (t.full - without) / t.full;
-        if c.abs() < 0.01 {
-            format!("{what} costs nothing measurable ({without:.1} us {said})")
-        } else {
-            format!("{what} costs {:.0}% ({without:.1} us {said})", c * 100.0)
-        }
-    };
-    if let Some(ns) = t.no_store {
-        reasons.push(cost(
-            "writing the output",
-            ns,
-            "without the stores; load-only and compute-only keep them",
-        ));
-    }
-    if let Some(ne) = t.no_epilogue {
-        reasons.push(cost("the fused epilogue", ne, "without it"));
-    }
-    // A variant with fewer registers may fit more blocks per SM than the full kernel:
-    // its time is then a lower bound for that part inside the full kernel.
-    if let [Some(f), l, c] = t.occupancy {
-        if l.is_some_and(|l| l > f) || c.is_some_and(|c| c > f) {
-            let n = |x: Option<u32>| x.map_or("?".to_string(), |x| x.to_string());
-            reasons.push(format!(
-                "the variants fit more blocks per SM than the full kernel (load-only {}, compute-only {}, full {f}): their times are lower bounds for those parts",
-                n(l),
-                n(c)
-            ));
-        }
-    }
-    if kind == "pipeline-bound" && !reasons.iter().any(|r| r.starts_with("neighbour")) {
-        if let (Some(l), Some(c)) = (t.load_only, t.compute_only) {
-            reasons.insert(
-                0,
-                format!(
-                    "loads ({l:.1} us) and math ({c:.1} us) overlap poorly: the full kernel takes {:.1} us",
-                    t.full
-                ),
-            );
-        }
-    }
-    Verdict { kind, reasons }
 }
 
 /// A config's neighbours, as its family names them (pipeline depth and warp grid for the
@@ -445,6 +271,9 @@ fn diagnose<T: Element>(
         compute_roof: d
             .peak_tflops
             .map(|p| 2.0 * m as f64 * n as f64 * k as f64 / (p as f64 * 1e12) * 1e6),
+        // What every time above holds besides the kernel (a failed measurement leaves
+        // the shares of the event times, as before there was one).
+        launch_floor: empty_launch_timed(dev, &timer).ok().map(|s| s.median_us),
         ..Timings::default()
     };
 
@@ -510,6 +339,7 @@ fn print(d: &Diagnosis, a: &DiagnoseArgs) {
                 "copy_gbps": d.copy_gbps,
                 "peak_tflops": d.peak_tflops,
                 "memory_roof_us": t.memory_roof,
+                "launch_floor_us": t.launch_floor,
                 "compute_roof_us": t.compute_roof,
                 "verdict": d.verdict.kind,
                 "reasons": d.verdict.reasons,
@@ -565,6 +395,12 @@ fn print(d: &Diagnosis, a: &DiagnoseArgs) {
             "  compute roof     {r:>10.1} us  {:>5.0}%  ({} TFLOP/s peak)",
             100.0 * r / full,
             d.peak_tflops.unwrap_or(0)
+        );
+    }
+    if let Some(f) = d.timings.launch_floor {
+        println!(
+            "  empty launch     {f:>10.1} us  {:>5.0}%  (timed as the kernels are: the launch and the events, no work)",
+            100.0 * f / full
         );
     }
     println!("3. stage/warp neighbours:");
@@ -675,120 +511,5 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("75% of the tile area is padding"), "{t}");
-    }
-
-    #[test]
-    fn verdicts() {
-        let base = Timings {
-            full: 100.0,
-            load_only: Some(40.0),
-            no_epilogue: Some(98.0),
-            compute_only: Some(50.0),
-            no_store: Some(95.0),
-            memory_roof: Some(20.0),
-            compute_roof: Some(30.0),
-            best_neighbour: Some(("stages 3".into(), 99.0)),
-            best_order: Some(("GROUP_M 16".into(), 99.0)),
-            occupancy: [Some(1), Some(1), Some(1)],
-        };
-        // Loads 40 + math 50 both far below 100: they do not overlap.
-        assert_eq!(verdict(&base).kind, "pipeline-bound");
-        let mem = Timings {
-            load_only: Some(90.0),
-            ..base.clone()
-        };
-        assert_eq!(verdict(&mem).kind, "memory-bound");
-        let at_roof = Timings {
-            memory_roof: Some(90.0),
-            ..base.clone()
-        };
-        assert_eq!(verdict(&at_roof).kind, "memory-bound");
-        let comp = Timings {
-            compute_only: Some(85.0),
-            ..base.clone()
-        };
-        assert_eq!(verdict(&comp).kind, "compute-bound");
-        let raster = Timings {
-            best_order: Some(("GROUP_M 1".into(), 80.0)),
-            ..comp.clone()
-        };
-        let v = verdict(&raster);
-        assert_eq!(v.kind, "raster-bound");
-        assert!(
-            v.reasons[0].contains("GROUP_M 1") && v.reasons[0].contains("25% faster"),
-            "{v:?}"
-        );
-        let neighbour = Timings {
-            best_neighbour: Some(("stages 3".into(), 70.0)),
-            ..comp
-        };
-        assert_eq!(verdict(&neighbour).kind, "pipeline-bound");
-        let v = verdict(&base);
-        assert!(v.reasons.iter().any(|r| r.contains("epilogue costs 2%")), "{v:?}");
-        assert!(
-            v.reasons.iter().any(|r| r.contains("writing the output costs 5%")),
-            "{v:?}"
-        );
-        assert!(!v.reasons.iter().any(|r| r.contains("blocks per SM")), "{v:?}");
-        // 4096x4096x128 (session p): load-only 87% and compute-only 90% of the full time,
-        // both with the stores, which alone take a third of it: store-bound, not memory.
-        let short_k = Timings {
-            load_only: Some(87.0),
-            compute_only: Some(90.0),
-            no_store: Some(66.0),
-            ..base.clone()
-        };
-        let sk = verdict(&short_k);
-        assert_eq!(sk.kind, "store-bound", "{sk:?}");
-        assert!(
-            sk.reasons.iter().any(|r| r.contains("writing the output costs 34%")),
-            "{sk:?}"
-        );
-        // Within 1.25x of the memory roof it is memory-bound, stores or not.
-        assert_eq!(
-            verdict(&Timings {
-                memory_roof: Some(85.0),
-                ..short_k
-            })
-            .kind,
-            "memory-bound"
-        );
-        let occ = Timings {
-            occupancy: [Some(1), Some(4), Some(1)],
-            ..base.clone()
-        };
-        let v = verdict(&occ);
-        assert!(
-            v.reasons
-                .iter()
-                .any(|r| r.contains("load-only 4, compute-only 1, full 1")),
-            "{v:?}"
-        );
-        let slow_loads = Timings {
-            load_only: Some(90.0),
-            memory_roof: Some(9.0),
-            ..base.clone()
-        };
-        let v = verdict(&slow_loads);
-        assert!(v.reasons.iter().any(|r| r.contains("10% of copy bandwidth")), "{v:?}");
-        // The decode family's load-only variant before its sink was fixed: 3.6 us against
-        // a roof of 8.2 at 16x4096x4096, in a 15.5 us kernel. It said "pipeline-bound".
-        let lost = Timings {
-            full: 15.5,
-            load_only: Some(3.6),
-            compute_only: Some(6.0),
-            memory_roof: Some(8.2),
-            ..base.clone()
-        };
-        let v = verdict(&lost);
-        assert!(v.reasons[0].contains("did not do all its loads"), "{v:?}");
-        assert_ne!(v.kind, "pipeline-bound", "{v:?}");
-        assert!(!v.reasons.iter().any(|r| r.starts_with("load-only =")), "{v:?}");
-        let bare = verdict(&Timings {
-            full: 10.0,
-            ..Timings::default()
-        });
-        assert_eq!(bare.kind, "balanced");
-        assert!(bare.reasons.is_empty());
     }
 }

@@ -1,0 +1,149 @@
+"""What a row pitch that is an odd multiple of 16 bytes costs TMA box loads, and whether a
+tensor map setting takes the cost away (issue 13's padded views, issue 10's 1000^3; run by
+bench/h200-*-tma-pitch.sh; needs CuPy and the driver's libcuda).
+
+Batch r1 measured the wgmma kernels paying +47% at 1000^3 when the operands' rows are
+2000 bytes apart (every other 128-byte box row starts 16 bytes into a 32-byte sector)
+against +5% at 2016 bytes and nothing at 2048, and Nsight Compute had the L2 doing about
+twice the work for the same bytes. This takes the GEMM away and keeps its loads: one thread
+a block (132 blocks, one a multiprocessor) streams boxes of `rows x box_k` elements of a
+row-major f16 matrix through a ring of `stages` shared-memory stages with mbarriers, slab
+after slab as a wgmma producer walks K, with nothing consuming them.
+
+- `l2`: a 1000 x 1000 matrix (1000^3's A), each 64-row slab read by many blocks, as the
+  GEMM's tiles read it: the loads hit L2 after the first.
+- `dram`: a 16384 x 4096 matrix (128 MiB, over the L2) read once, as K + 8 views of the
+  LLM shapes' weights are.
+
+For each pitch (elements: packed, + 8, + 16 or + 24 to a 64-byte multiple) the tensor map
+varies in box width and swizzle (128-byte rows swizzled 128B as the kernels load; 64-byte
+rows, 64B; 128- and 256-byte rows unswizzled) and in its L2 promotion (none, 64, 128, 256
+bytes; the kernels use 256). Times: CUDA events around one launch, 120 MiB overwritten
+before each run, median of 21 runs, as `crossgemm bench` times a call.
+"""
+import ctypes
+import sys
+
+import cupy as cp
+
+SRC = r'''
+__device__ __forceinline__ unsigned sa(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+/* Block b reads slabs b, b + G, ... of `reads` slab reads, slab s being rows
+   (s % slabs) * box_rows .. + box_rows over all `ksteps` boxes of K, through a ring of
+   `stages` stages (at most 16) of `stage_bytes` each (the box's bytes, which TMA always
+   writes whole, zeros where the box leaves the matrix). */
+extern "C" __global__ void tmard(const unsigned long long* tmap, int slabs, int reads, int box_rows,
+                                 int ksteps, int box_k, unsigned stage_bytes, int stages, unsigned* out) {
+    extern __shared__ __align__(1024) unsigned char ring[];
+    __shared__ __align__(8) unsigned long long bar[16];
+    if (threadIdx.x != 0) return;
+    for (int s = 0; s < stages; ++s)
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(sa(&bar[s])) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    const int mine = blockIdx.x < reads ? (reads - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+    const int steps = mine * ksteps;
+    auto issue = [&](int t) {
+        const int s = t % stages;
+        const int slab = (blockIdx.x + (t / ksteps) * gridDim.x) % slabs;
+        const int x = (t % ksteps) * box_k, y = slab * box_rows;
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+                     :: "r"(sa(&bar[s])), "r"(stage_bytes) : "memory");
+        asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+                     :: "r"(sa(ring + s * stage_bytes)), "l"(tmap), "r"(x), "r"(y), "r"(sa(&bar[s])) : "memory");
+    };
+    for (int t = 0; t < stages && t < steps; ++t) issue(t);
+    unsigned acc = 0;
+    for (int t = 0; t < steps; ++t) {
+        const int s = t % stages;
+        const unsigned parity = (t / stages) & 1;
+        unsigned done = 0;
+        while (!done)
+            asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                         : "=r"(done) : "r"(sa(&bar[s])), "r"(parity) : "memory");
+        acc ^= ring[s * stage_bytes + (t & 1023)];
+        if (t + stages < steps) issue(t + stages);
+    }
+    if (acc == 0x9eu) out[0] = acc;
+}
+'''
+
+F16 = 6
+SWIZZLE = {"none": 0, "64B": 2, "128B": 3}
+PROMOTION = {"none": 0, "64B": 1, "128B": 2, "256B": 3}
+
+
+class Driver:
+    def __init__(self):
+        self.cu = ctypes.CDLL("libcuda.so.1")
+        self.cu.cuTensorMapEncodeTiled.restype = ctypes.c_int
+
+    def encode(self, base, rows, cols, pitch_bytes, box_rows, box_k, swizzle, promotion):
+        """A 2-D f16 tensor map of `rows x cols` elements, rows `pitch_bytes` apart."""
+        tmap = (ctypes.c_uint64 * 16)()
+        u64x2 = ctypes.c_uint64 * 2
+        u32x2 = ctypes.c_uint32 * 2
+        err = self.cu.cuTensorMapEncodeTiled(
+            ctypes.byref(tmap), F16, 2, ctypes.c_void_p(base),
+            u64x2(cols, rows), (ctypes.c_uint64 * 1)(pitch_bytes), u32x2(box_k, box_rows), u32x2(1, 1),
+            0, SWIZZLE[swizzle], PROMOTION[promotion], 0)
+        if err != 0:
+            raise RuntimeError(f"cuTensorMapEncodeTiled: CUresult {err}")
+        return cp.asarray(list(tmap), dtype=cp.uint64)
+
+
+def main():
+    which = sys.argv[1:] or ["l2", "dram"]
+    mod = cp.RawModule(code=SRC, options=("-std=c++17", "--gpu-architecture=sm_90a"))
+    k = mod.get_function("tmard")
+    k.max_dynamic_shared_size_bytes = 200 << 10
+    drv = Driver()
+    sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+    flush = cp.empty(120 << 20, dtype=cp.uint8)
+    out = cp.zeros(1, dtype=cp.uint32)
+
+    def med(f, runs=21):
+        ts = []
+        for i in range(runs + 3):
+            flush.fill(i & 0xFF)
+            s, e = cp.cuda.Event(), cp.cuda.Event()
+            s.record()
+            f()
+            e.record()
+            e.synchronize()
+            ts.append(cp.cuda.get_elapsed_time(s, e) * 1e3)
+        ts = sorted(ts[3:])
+        return ts[len(ts) // 2]
+
+    # (box rows, box width in elements, swizzle, stages): the kernels' 128-byte rows, then
+    # narrower and wider rows.
+    boxes = [(64, 64, "128B", 8), (128, 64, "128B", 8), (64, 32, "64B", 16), (64, 64, "none", 8), (64, 128, "none", 8)]
+    cases = {
+        # name: rows, K, pitches (elements), slab reads
+        "l2": (1000, 1000, [1000, 1008, 1016, 1024], 132 * 16),
+        "dram": (16384, 4096, [4096, 4104, 4112, 4128], None),
+    }
+    for name in which:
+        rows, kk, pitches, reads = cases[name]
+        buf = cp.zeros(rows * max(pitches) + 64, dtype=cp.float16)
+        base = buf.data.ptr
+        print(f"# {name}: {rows} x {kk} f16, {sms} blocks of one thread", flush=True)
+        for box_rows, box_k, swz, stages in boxes:
+            for promo in (["none", "64B", "128B", "256B"] if (box_rows, box_k, swz) == (64, 64, "128B") else ["256B"]):
+                line = []
+                for p in pitches:
+                    tmap = drv.encode(base, rows, kk, p * 2, box_rows, box_k, swz, promo)
+                    slabs = -(-rows // box_rows)
+                    n = reads if reads else slabs
+                    ksteps = -(-kk // box_k)
+                    stage = box_rows * box_k * 2
+                    args = (tmap, cp.int32(slabs), cp.int32(n), cp.int32(box_rows), cp.int32(ksteps), cp.int32(box_k),
+                            cp.uint32(stage), cp.int32(stages), out)
+                    us = med(lambda: k((sms,), (32,), args, shared_mem=stages * stage))
+                    gbs = n * ksteps * stage / us / 1e3
+                    line.append(f"pitch {p} ({p * 2 % 128:3d} mod 128): {us:7.2f} us {gbs:6.0f} GB/s")
+                print(f"{name} box {box_rows}x{box_k} swizzle {swz:4s} promotion {promo:4s} | " + " | ".join(line), flush=True)
+
+
+if __name__ == "__main__":
+    main()
