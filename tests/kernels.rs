@@ -271,6 +271,68 @@ fn persistent_grids_loop_over_tiles() {
     check_persistent_loops!(f16_rc_sk, f16, RowMajor, f16, ColMajor, 28);
 }
 
+/// Blocks of a cluster share a tile by multicast (the first block of each cluster column
+/// fetches B into every block of the column, of each row A into the row): 2-block
+/// clusters along M and along N and 2x2 clusters, on
+/// K-major and MN-major operands, 16-bit and tf32, with BN 192 (three 64-column boxes of
+/// an N-major B), ragged edges (blocks past M and N still load for the others) and a grid
+/// that loops over tiles. Clusters are planned last (or, 2x2, not at all), so the planned
+/// configs above may hold none of these. CUDA targets with wgmma only.
+macro_rules! check_clusters {
+    ($kernel:ident, $ta:ty, $la:ty, $tb:ty, $lb:ty, $tf32:expr, $seed:expr) => {{
+        for dev in devices() {
+            let dtype = <$ta as crossgemm::Element>::DTYPE;
+            if !fitting_configs(&$kernel::SPEC, &dev, dtype)
+                .iter()
+                .any(|c| matches!(c, TileConfig::Wgmma(_)))
+            {
+                continue;
+            }
+            let mut r = rng($seed);
+            let t = |bm, bn, stages, consumers| crossgemm::WgmmaTile::for_dtype(bm, bn, stages, consumers, dtype);
+            let pair = |w: crossgemm::WgmmaTile| crossgemm::WgmmaTile { cluster_m: 2, ..w };
+            let row = |w: crossgemm::WgmmaTile| crossgemm::WgmmaTile { cluster_n: 2, ..w };
+            let configs = [
+                pair(t(64, 128, 6, 1)),
+                pair(t(128, 128, 4, 2)),
+                pair(t(128, 192, 3, 2)),
+                row(t(128, 128, 4, 2)),
+                pair(row(t(128, 128, 4, 2))),
+                pair(row(t(128, 192, 3, 2))),
+            ];
+            // Ragged in every tile with rows of 16-byte multiples (TMA), then enough tiles
+            // for every block to take several.
+            for (m, n, k) in [(520, 328, 264), (1000, 1000, 200), (3304, 1000, 136)] {
+                let a = mat::<$ta, $la>(&dev, &mut r, m, k);
+                let b = mat::<$tb, $lb>(&dev, &mut r, k, n);
+                let want = $kernel::reference(&a, &b).unwrap();
+                for w in configs {
+                    let w = crossgemm::WgmmaTile {
+                        inflight: w.consumers == 1,
+                        ..w
+                    };
+                    if let Err(why) = w.validate($kernel::SPEC.ir()) {
+                        panic!("{}: {w:?} breaks a rule: {why}", stringify!($kernel));
+                    }
+                    let cfg = TileConfig::Wgmma(w);
+                    let mut out = Matrix::zeros(&dev, m, n).unwrap();
+                    let (launched, what) = launch_judged!($kernel, cfg, dev, a, b, out, (m, n, k));
+                    assert!(launched, "{what}: a cluster config did not run on 16-byte rows");
+                    assert_close(&out.to_host().unwrap(), &want, k, $tf32, &what);
+                }
+            }
+        }
+    }};
+}
+
+#[test]
+fn cluster_blocks_share_their_tiles() {
+    check_clusters!(f16_rc, f16, RowMajor, f16, ColMajor, false, 41);
+    check_clusters!(f16_cr, f16, ColMajor, f16, RowMajor, false, 42);
+    check_clusters!(bf16_cr, bf16, ColMajor, bf16, RowMajor, false, 43);
+    check_clusters!(tf32_rc, f32, RowMajor, f32, ColMajor, true, 44);
+}
+
 /// The stream-K kernel's plan holds stream-K configs (so the persistent test above runs
 /// them on a GPU), and the default kernels' plans hold none.
 #[test]
