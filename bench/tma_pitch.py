@@ -14,6 +14,9 @@ after slab as a wgmma producer walks K, with nothing consuming them.
   GEMM's tiles read it: the loads hit L2 after the first.
 - `dram`: a 16384 x 4096 matrix (128 MiB, over the L2) read once, as K + 8 views of the
   LLM shapes' weights are.
+- `ceiling` (only when named): what TMA moves from L2 at most, by box height and ring
+  depth, for a 2048-byte and a 2000-byte pitch, with the map in global memory (batch u2)
+  and as a `__grid_constant__` parameter as the GEMM kernels pass it (u3).
 
 For each pitch (elements: packed, + 8, + 16 or + 24 to a 64-byte multiple) the tensor map
 varies in box width and swizzle (128-byte rows swizzled 128B as the kernels load; 64-byte
@@ -32,9 +35,11 @@ __device__ __forceinline__ unsigned sa(const void* p) { return (unsigned)__cvta_
 /* Block b reads slabs b, b + G, ... of `reads` slab reads, slab s being rows
    (s % slabs) * box_rows .. + box_rows over all `ksteps` boxes of K, through a ring of
    `stages` stages (at most 16) of `stage_bytes` each (the box's bytes, which TMA always
-   writes whole, zeros where the box leaves the matrix). */
-extern "C" __global__ void tmard(const unsigned long long* tmap, int slabs, int reads, int box_rows,
-                                 int ksteps, int box_k, unsigned stage_bytes, int stages, unsigned* out) {
+   writes whole, zeros where the box leaves the matrix). `tmap` is the tensor map's
+   generic address: in global memory (`tmard`) or the kernel's parameters (`tmard_param`,
+   as the GEMM kernels take it: __grid_constant__, prefetched). */
+__device__ __forceinline__ void body(const void* tmap, int slabs, int reads, int box_rows,
+                                     int ksteps, int box_k, unsigned stage_bytes, int stages, unsigned* out) {
     extern __shared__ __align__(1024) unsigned char ring[];
     __shared__ __align__(8) unsigned long long bar[16];
     if (threadIdx.x != 0) return;
@@ -66,6 +71,16 @@ extern "C" __global__ void tmard(const unsigned long long* tmap, int slabs, int 
     }
     if (acc == 0x9eu) out[0] = acc;
 }
+extern "C" __global__ void tmard(const unsigned long long* tmap, int slabs, int reads, int box_rows,
+                                 int ksteps, int box_k, unsigned stage_bytes, int stages, unsigned* out) {
+    body(tmap, slabs, reads, box_rows, ksteps, box_k, stage_bytes, stages, out);
+}
+struct __align__(64) Map { unsigned long long v[16]; };
+extern "C" __global__ void tmard_param(const __grid_constant__ Map tmap, int slabs, int reads, int box_rows,
+                                       int ksteps, int box_k, unsigned stage_bytes, int stages, unsigned* out) {
+    if (threadIdx.x == 0) asm volatile("prefetch.tensormap [%0];" :: "l"(&tmap) : "memory");
+    body(&tmap, slabs, reads, box_rows, ksteps, box_k, stage_bytes, stages, out);
+}
 '''
 
 F16 = 6
@@ -89,14 +104,26 @@ class Driver:
             0, SWIZZLE[swizzle], PROMOTION[promotion], 0)
         if err != 0:
             raise RuntimeError(f"cuTensorMapEncodeTiled: CUresult {err}")
-        return cp.asarray(list(tmap), dtype=cp.uint64)
+        return tmap
+
+    def launch_param(self, func, grid, smem, tmap, ints, out):
+        """`tmard_param` through cuLaunchKernel (CuPy cannot pass a 128-byte struct by
+        value): the map, then the int arguments (the one unsigned among them is passed as
+        its bits), then `out`, on the legacy default stream, which CuPy's events use."""
+        holders = [tmap] + [ctypes.c_int32(int(v)) for v in ints] + [ctypes.c_uint64(out.data.ptr)]
+        params = (ctypes.c_void_p * len(holders))(*[ctypes.cast(ctypes.pointer(h), ctypes.c_void_p) for h in holders])
+        err = self.cu.cuLaunchKernel(ctypes.c_void_p(func), grid, 1, 1, 32, 1, 1, smem, None, params, None)
+        if err != 0:
+            raise RuntimeError(f"cuLaunchKernel: CUresult {err}")
 
 
 def main():
     which = sys.argv[1:] or ["l2", "dram"]
     mod = cp.RawModule(code=SRC, options=("-std=c++17", "--gpu-architecture=sm_90a"))
-    k = mod.get_function("tmard")
-    k.max_dynamic_shared_size_bytes = 200 << 10
+    kernels = {}
+    for name in ("tmard", "tmard_param"):
+        kernels[name] = mod.get_function(name)
+        kernels[name].max_dynamic_shared_size_bytes = 200 << 10
     drv = Driver()
     sms = cp.cuda.Device().attributes["MultiProcessorCount"]
     flush = cp.empty(120 << 20, dtype=cp.uint8)
@@ -115,6 +142,48 @@ def main():
         ts = sorted(ts[3:])
         return ts[len(ts) // 2]
 
+    def timed(tmap, blocks, slabs, reads, box_rows, ksteps, box_k, stages, param):
+        """Median µs of one launch reading `reads` slabs through `tmap`, and its GB/s."""
+        stage = box_rows * box_k * 2
+        ints = (slabs, reads, box_rows, ksteps, box_k, stage, stages)
+        if param:
+            func = kernels["tmard_param"].kernel.ptr
+            us = med(lambda: drv.launch_param(func, blocks, stages * stage, tmap, ints, out))
+        else:
+            dmap = cp.asarray(list(tmap), dtype=cp.uint64)
+            args = tuple(cp.int32(v) for v in ints[:5]) + (cp.uint32(stage), cp.int32(stages))
+            us = med(lambda: kernels["tmard"]((blocks,), (32,), (dmap,) + args + (out,), shared_mem=stages * stage))
+        return us, reads * ksteps * stage / us / 1e3
+
+    if "ceiling" in which:
+        # How much TMA moves from L2 at all, by box height and ring depth, for the aligned
+        # and the odd pitch, with the map in global memory (u2) and as the GEMM kernels
+        # pass it (a __grid_constant__ parameter, prefetched).
+        which = [w for w in which if w != "ceiling"]
+        rows, kk = 1024, 1024
+        buf = cp.zeros(rows * 1024 + 64, dtype=cp.float16)
+        print(f"# ceiling: {rows} x {kk} f16 (L2-resident), 128-byte box rows, swizzle 128B", flush=True)
+        for param in (False, True):
+            where = "param " if param else "global"
+            for box_rows in (64, 128, 256):
+                for stages in (4, 8, 12, 16):
+                    if stages * box_rows * 128 > 200 << 10:
+                        continue
+                    line = []
+                    for p in (1024, 1000):
+                        tmap = drv.encode(buf.data.ptr, rows, kk, p * 2, box_rows, 64, "128B", "256B")
+                        us, gbs = timed(tmap, sms, rows // box_rows, sms * 4096 // box_rows, box_rows, kk // 64, 64, stages, param)
+                        line.append(f"pitch {p}: {us:7.2f} us {gbs:6.0f} GB/s")
+                    print(f"ceiling map {where} box {box_rows}x64 stages {stages:2d} | " + " | ".join(line), flush=True)
+            # 1000^3's 128x128 tiles run on 64 of the 132 multiprocessors: what 64 blocks pull.
+            for blocks in (64, sms):
+                line = []
+                for p in (1024, 1000):
+                    tmap = drv.encode(buf.data.ptr, rows, kk, p * 2, 128, 64, "128B", "256B")
+                    us, gbs = timed(tmap, blocks, rows // 128, blocks * 32, 128, kk // 64, 64, 12, param)
+                    line.append(f"pitch {p}: {us:7.2f} us {gbs:6.0f} GB/s")
+                print(f"ceiling map {where} {blocks} blocks box 128x64 stages 12 | " + " | ".join(line), flush=True)
+
     # (box rows, box width in elements, swizzle, stages): the kernels' 128-byte rows, then
     # narrower and wider rows.
     boxes = [(64, 64, "128B", 8), (128, 64, "128B", 8), (64, 32, "64B", 16), (64, 64, "none", 8), (64, 128, "none", 8)]
@@ -126,21 +195,14 @@ def main():
     for name in which:
         rows, kk, pitches, reads = cases[name]
         buf = cp.zeros(rows * max(pitches) + 64, dtype=cp.float16)
-        base = buf.data.ptr
         print(f"# {name}: {rows} x {kk} f16, {sms} blocks of one thread", flush=True)
         for box_rows, box_k, swz, stages in boxes:
             for promo in (["none", "64B", "128B", "256B"] if (box_rows, box_k, swz) == (64, 64, "128B") else ["256B"]):
                 line = []
                 for p in pitches:
-                    tmap = drv.encode(base, rows, kk, p * 2, box_rows, box_k, swz, promo)
+                    tmap = drv.encode(buf.data.ptr, rows, kk, p * 2, box_rows, box_k, swz, promo)
                     slabs = -(-rows // box_rows)
-                    n = reads if reads else slabs
-                    ksteps = -(-kk // box_k)
-                    stage = box_rows * box_k * 2
-                    args = (tmap, cp.int32(slabs), cp.int32(n), cp.int32(box_rows), cp.int32(ksteps), cp.int32(box_k),
-                            cp.uint32(stage), cp.int32(stages), out)
-                    us = med(lambda: k((sms,), (32,), args, shared_mem=stages * stage))
-                    gbs = n * ksteps * stage / us / 1e3
+                    us, gbs = timed(tmap, sms, slabs, reads or slabs, box_rows, -(-kk // box_k), box_k, stages, False)
                     line.append(f"pitch {p} ({p * 2 % 128:3d} mod 128): {us:7.2f} us {gbs:6.0f} GB/s")
                 print(f"{name} box {box_rows}x{box_k} swizzle {swz:4s} promotion {promo:4s} | " + " | ".join(line), flush=True)
 

@@ -1,0 +1,177 @@
+"""What bounds TMA's intake from L2 per multiprocessor: box count, the L2's lines shared by
+many SMs, or one issuing thread (batch u4; needs CuPy and the driver's libcuda).
+
+Batches u2/u3 (`bench/tma_pitch.py ceiling`) found a one-thread ring of TMA boxes taking
+the same ~275 ns per box whatever the box's size (64, 128 or 256 rows of 128 bytes) and
+whatever the ring's depth (4 to 16 stages), the tensor map in global memory or a
+`__grid_constant__` parameter alike. If the GEMM kernels' producers pay that per box, a
+128x256 tile's two boxes a k-tile (~0.55 us) are as long as its math (~0.56 us at peak)
+and fewer, larger boxes would pay. Before building them, this asks what the cost is:
+
+- `shared` / `private`: every block re-reading slabs that ~8 other blocks read at the
+  same moment (as u2, and as a GEMM's raster shares A and B), or each issuing thread its
+  own slab (no line wanted by two SMs at once);
+- `issuers 1/2/4`: the ring split between that many issuing threads of the block;
+- `3d`: one rank-3 box of two 128-byte k-chunks by 128 rows (32 KiB, the layout of a
+  two-row k-tile) against one 2-D box of 256 rows and two of 128;
+- pitch 512 bytes (aligned) and 528 (an odd multiple of 16).
+
+One launch per case (about 1 GiB of boxes), 132 blocks, timed as `crossgemm bench` times a call (events, 120 MiB
+overwritten before each run, median of 21 runs).
+"""
+import ctypes
+
+import cupy as cp
+
+SRC = r'''
+__device__ __forceinline__ unsigned sa(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+struct __align__(64) Map { unsigned long long v[16]; };
+
+/* Threads 0..issuers-1 of each block each keep their own ring of stages / issuers stages.
+   Issuing thread i of block b reads slab reads r = b + (j * issuers + i) * G (r < reads),
+   slab r % slabs, all of its `ksteps` boxes along K: rank 2, box {64, box_rows} at
+   {k * 64, row}; rank 3, box {64, box_rows, chunks} at {0, row, k * chunks}; "rank" 4,
+   the rank-3 map with rows outermost, box {64, chunks, box_rows} at {0, k * chunks, row}. */
+extern "C" __global__ void boxrd(const __grid_constant__ Map tmap, int rank, int slabs, int reads, int box_rows,
+                                 int ksteps, int chunks, unsigned stage_bytes, int stages, int issuers, unsigned* out) {
+    extern __shared__ __align__(1024) unsigned char ring[];
+    __shared__ __align__(8) unsigned long long bar[16];
+    const int me = threadIdx.x;
+    if (me == 0) asm volatile("prefetch.tensormap [%0];" :: "l"(&tmap) : "memory");
+    if (me >= issuers) return;
+    const int spt = stages / issuers;
+    for (int s = 0; s < spt; ++s)
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(sa(&bar[me * spt + s])) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    const int first = blockIdx.x + me * gridDim.x, every = issuers * gridDim.x;
+    const int mine = first < reads ? (reads - first + every - 1) / every : 0;
+    const int steps = mine * ksteps;
+    auto issue = [&](int t) {
+        const int s = me * spt + t % spt;
+        const int slab = (first + (t / ksteps) * every) % slabs, k = t % ksteps;
+        const unsigned dst = sa(ring + s * stage_bytes), b = sa(&bar[s]);
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(b), "r"(stage_bytes) : "memory");
+        if (rank == 2)
+            asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
+                         :: "r"(dst), "l"(&tmap), "r"(k * 64), "r"(slab * box_rows), "r"(b) : "memory");
+        else if (rank == 4) /* rank 3, rows outermost */
+            asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];"
+                         :: "r"(dst), "l"(&tmap), "r"(0), "r"(k * chunks), "r"(slab * box_rows), "r"(b) : "memory");
+        else
+            asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];"
+                         :: "r"(dst), "l"(&tmap), "r"(0), "r"(slab * box_rows), "r"(k * chunks), "r"(b) : "memory");
+    };
+    for (int t = 0; t < spt && t < steps; ++t) issue(t);
+    unsigned acc = 0;
+    for (int t = 0; t < steps; ++t) {
+        const int s = me * spt + t % spt;
+        const unsigned parity = (t / spt) & 1;
+        unsigned done = 0;
+        while (!done)
+            asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                         : "=r"(done) : "r"(sa(&bar[s])), "r"(parity) : "memory");
+        acc ^= ring[s * stage_bytes + (t & 1023)];
+        if (t + spt < steps) issue(t + spt);
+    }
+    if (acc == 0x9eu) out[0] = acc;
+}
+'''
+
+F16, SWIZZLE_128B, L2_256B = 6, 3, 3
+
+
+def main():
+    mod = cp.RawModule(code=SRC, options=("-std=c++17", "--gpu-architecture=sm_90a"))
+    k = mod.get_function("boxrd")
+    k.max_dynamic_shared_size_bytes = 200 << 10
+    func = k.kernel.ptr
+    cu = ctypes.CDLL("libcuda.so.1")
+    sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+    flush = cp.empty(120 << 20, dtype=cp.uint8)
+    out = cp.zeros(1, dtype=cp.uint32)
+
+    def encode(base, rows, kk, pitch_bytes, box_rows, chunks, chunk_outer=True):
+        """Rank 2 ({kk, rows}, box {64, box_rows}) when chunks is 0, else rank 3 over
+        128-byte k-chunks: chunk outermost ({64, rows, kk / 64}, strides {pitch, 128}, box
+        {64, box_rows, chunks}: the two-row k-tile's layout, chunk after chunk) or rows
+        outermost ({64, kk / 64, rows}, strides {128, pitch}: each row's chunks together)."""
+        tmap = (ctypes.c_uint64 * 16)()
+        if chunks and chunk_outer:
+            dims, strides, box = [64, rows, kk // 64], [pitch_bytes, 128], [64, box_rows, chunks]
+        elif chunks:
+            dims, strides, box = [64, kk // 64, rows], [128, pitch_bytes], [64, chunks, box_rows]
+        else:
+            dims, strides, box = [kk, rows], [pitch_bytes], [64, box_rows]
+        r = len(dims)
+        err = cu.cuTensorMapEncodeTiled(
+            ctypes.byref(tmap), F16, r, ctypes.c_void_p(base), (ctypes.c_uint64 * r)(*dims),
+            (ctypes.c_uint64 * (r - 1))(*strides), (ctypes.c_uint32 * r)(*box), (ctypes.c_uint32 * r)(*([1] * r)),
+            0, SWIZZLE_128B, L2_256B, 0)
+        if err != 0:
+            raise RuntimeError(f"cuTensorMapEncodeTiled: CUresult {err} for dims {dims} strides {strides} box {box}")
+        return tmap
+
+    def launch(tmap, ints, smem):
+        holders = [tmap] + [ctypes.c_int32(int(v)) for v in ints] + [ctypes.c_uint64(out.data.ptr)]
+        params = (ctypes.c_void_p * len(holders))(*[ctypes.cast(ctypes.pointer(h), ctypes.c_void_p) for h in holders])
+        err = cu.cuLaunchKernel(ctypes.c_void_p(func), sms, 1, 1, 32, 1, 1, smem, None, params, None)
+        if err != 0:
+            raise RuntimeError(f"cuLaunchKernel: CUresult {err}")
+
+    def med(f, runs=21):
+        ts = []
+        for i in range(runs + 3):
+            flush.fill(i & 0xFF)
+            s, e = cp.cuda.Event(), cp.cuda.Event()
+            s.record()
+            f()
+            e.record()
+            e.synchronize()
+            ts.append(cp.cuda.get_elapsed_time(s, e) * 1e3)
+        ts = sorted(ts[3:])
+        return ts[len(ts) // 2]
+
+    kk = 256
+    private_rows = sms * 4 * 256
+    buf = cp.zeros(private_rows * 264 + 64, dtype=cp.float16)
+    # (label, private slabs, issuers, stages, box rows, chunks (0: rank 2), chunk outermost)
+    cases = [
+        ("shared  1 issuer  2d 128 rows", False, 1, 8, 128, 0, True),
+        ("private 1 issuer  2d 128 rows", True, 1, 8, 128, 0, True),
+        ("shared  2 issuers 2d 128 rows", False, 2, 8, 128, 0, True),
+        ("shared  4 issuers 2d 128 rows", False, 4, 8, 128, 0, True),
+        ("shared  1 issuer  2d 128 rows s12", False, 1, 12, 128, 0, True),
+        ("shared  8 issuers 2d 128 rows", False, 8, 8, 128, 0, True),
+        ("private 4 issuers 2d 128 rows", True, 4, 8, 128, 0, True),
+        ("shared  1 issuer  2d 256 rows", False, 1, 4, 256, 0, True),
+        ("shared  1 issuer  3d 128 rows x 2", False, 1, 4, 128, 2, True),
+        ("shared  4 issuers 3d 128 rows x 2", False, 4, 4, 128, 2, True),
+        ("private 1 issuer  2d 64 rows", True, 1, 16, 64, 0, True),
+        ("shared  1 issuer  3d 2 chunks x 128 rows", False, 1, 4, 128, 2, False),
+    ]
+    print(f"# {sms} blocks; K = {kk} (512-byte rows, or 528 with the odd pitch); a box row is 128 bytes", flush=True)
+    for label, private, issuers, stages, box_rows, chunks, chunk_outer in cases:
+        line = []
+        for pitch in (kk, kk + 8):
+            rows = private_rows if private else 1024
+            slabs = (sms * issuers) if private else rows // box_rows
+            box_bytes = box_rows * 128 * max(chunks, 1)
+            ksteps = kk // (64 * max(chunks, 1))
+            # About 1 GiB of boxes a launch (u4 moved 64 MiB: ~30 boxes a multiprocessor,
+            # too few to see past the launch and the ramp).
+            reads = max(sms * issuers, (1 << 30) // (box_bytes * ksteps))
+            reads -= reads % (sms * issuers)
+            try:
+                tmap = encode(buf.data.ptr, rows, kk, pitch * 2, box_rows, chunks, chunk_outer)
+            except RuntimeError as e:
+                line.append(f"pitch {pitch * 2}: {e}")
+                continue
+            ints = ((3 if chunk_outer else 4) if chunks else 2, slabs, reads, box_rows, ksteps, chunks, box_bytes, stages, issuers)
+            us = med(lambda: launch(tmap, ints, stages * box_bytes))
+            boxes = reads * ksteps / sms
+            line.append(f"pitch {pitch * 2}: {us:7.2f} us {reads * ksteps * box_bytes / us / 1e3:6.0f} GB/s {us * 1e3 / boxes:5.0f} ns/box/SM")
+        print(f"{label:34s} | " + " | ".join(line), flush=True)
+
+
+if __name__ == "__main__":
+    main()
