@@ -11,6 +11,7 @@ MB, the B of 1x12288x4096, 16-byte loads, 4 in flight a thread; two 1024-thread 
 SM, so at most half the shared memory each).
 """
 import cupy as cp
+from cuda_probe import EventTimer
 
 SRC = r'''
 extern "C" __global__ void empty(int* out) {
@@ -39,11 +40,9 @@ BIG = 216 * 1024
 for f in (empty, rd):
     f.max_dynamic_shared_size_bytes = BIG
 sms = cp.cuda.Device().attributes["MultiProcessorCount"]
-flush = cp.empty(120 << 20, dtype=cp.uint8)
 out = cp.zeros(4, dtype=cp.uint32)
 data = cp.ones(int(100.7e6) // 16 * 4, dtype=cp.uint32)
 n16 = data.size // 4
-stream = cp.cuda.get_current_stream()
 
 
 def launch(kind, smem):
@@ -53,20 +52,12 @@ def launch(kind, smem):
         rd((sms * 2,), (1024,), (data, cp.int64(n16), out), shared_mem=smem)
 
 
+timer = EventTimer()
+
+
 def case(kind, smem, prime=None):
-    ts = []
-    for i in range(24):
-        cp.cuda.runtime.memsetAsync(flush.data.ptr, i & 0xFF, flush.nbytes, stream.ptr)
-        if prime is not None:
-            launch("empty", prime)
-        s, e = cp.cuda.Event(), cp.cuda.Event()
-        s.record(stream)
-        launch(kind, smem)
-        e.record(stream)
-        e.synchronize()
-        ts.append(cp.cuda.get_elapsed_time(s, e) * 1e3)
-    ts = sorted(ts[3:])
-    return ts[len(ts) // 2]
+    before = None if prime is None else (lambda: launch("empty", prime))
+    return timer.median_us(lambda: launch(kind, smem), before)
 
 
 rows = [

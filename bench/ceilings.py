@@ -1,9 +1,9 @@
 """What the H200's memory moves at the sizes of issue 10's bandwidth-bound rows, for the
 notes' "is this target reachable" questions (run by bench/h200-*-ceilings.sh; needs CuPy).
 
-Each kernel is timed as `crossgemm bench` times a call: CUDA events around one launch,
-120 MiB overwritten before each run (outside the events), median of 21 runs; the best
-launch shape per size is printed.
+Each kernel is timed as `crossgemm bench` times a call (`cuda_probe.EventTimer`: CUDA
+events around one launch, 120 MiB overwritten before each run outside the events, median
+of 21 runs); the best launch shape per size is printed.
 
 - `rd{1,4,8}`: a streaming read, 16-byte loads grid-stride, 1/4/8 loads in flight a thread
   (batch s's read ceiling);
@@ -24,6 +24,7 @@ launch shape per size is printed.
 import sys
 
 import cupy as cp
+from cuda_probe import EventTimer
 
 SRC = r'''
 template <int U> __device__ void rd(const uint4* __restrict__ p, long long n, unsigned* out) {
@@ -148,21 +149,8 @@ def main():
     tiles_only = sys.argv[1:] == ["tiles"]
     mod = cp.RawModule(code=SRC, options=("-std=c++17", "--gpu-architecture=sm_90a"))
     sms = cp.cuda.Device().attributes["MultiProcessorCount"]
-    flush = cp.empty(120 << 20, dtype=cp.uint8)
     out = cp.zeros(1, dtype=cp.uint32)
-
-    def med(f, runs=21):
-        ts = []
-        for i in range(runs + 3):
-            flush.fill(i & 0xFF)
-            s, e = cp.cuda.Event(), cp.cuda.Event()
-            s.record()
-            f()
-            e.record()
-            e.synchronize()
-            ts.append(cp.cuda.get_elapsed_time(s, e) * 1e3)
-        ts = sorted(ts[3:])
-        return ts[len(ts) // 2]
+    med = EventTimer().median_us
 
     def report(what, mb, res):
         """The best three launch shapes, then the best of each kernel not among them."""

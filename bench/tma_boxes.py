@@ -22,6 +22,7 @@ overwritten before each run, median of 21 runs).
 import ctypes
 
 import cupy as cp
+from cuda_probe import Driver, EventTimer
 
 SRC = r'''
 __device__ __forceinline__ unsigned sa(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
@@ -77,17 +78,14 @@ extern "C" __global__ void boxrd(const __grid_constant__ Map tmap, int rank, int
 }
 '''
 
-F16, SWIZZLE_128B, L2_256B = 6, 3, 3
-
 
 def main():
     mod = cp.RawModule(code=SRC, options=("-std=c++17", "--gpu-architecture=sm_90a"))
     k = mod.get_function("boxrd")
     k.max_dynamic_shared_size_bytes = 200 << 10
-    func = k.kernel.ptr
-    cu = ctypes.CDLL("libcuda.so.1")
+    drv = Driver()
+    timer = EventTimer()
     sms = cp.cuda.Device().attributes["MultiProcessorCount"]
-    flush = cp.empty(120 << 20, dtype=cp.uint8)
     out = cp.zeros(1, dtype=cp.uint32)
 
     def encode(base, rows, kk, pitch_bytes, box_rows, chunks, chunk_outer=True):
@@ -95,41 +93,15 @@ def main():
         128-byte k-chunks: chunk outermost ({64, rows, kk / 64}, strides {pitch, 128}, box
         {64, box_rows, chunks}: the two-row k-tile's layout, chunk after chunk) or rows
         outermost ({64, kk / 64, rows}, strides {128, pitch}: each row's chunks together)."""
-        tmap = (ctypes.c_uint64 * 16)()
         if chunks and chunk_outer:
-            dims, strides, box = [64, rows, kk // 64], [pitch_bytes, 128], [64, box_rows, chunks]
-        elif chunks:
-            dims, strides, box = [64, kk // 64, rows], [128, pitch_bytes], [64, chunks, box_rows]
-        else:
-            dims, strides, box = [kk, rows], [pitch_bytes], [64, box_rows]
-        r = len(dims)
-        err = cu.cuTensorMapEncodeTiled(
-            ctypes.byref(tmap), F16, r, ctypes.c_void_p(base), (ctypes.c_uint64 * r)(*dims),
-            (ctypes.c_uint64 * (r - 1))(*strides), (ctypes.c_uint32 * r)(*box), (ctypes.c_uint32 * r)(*([1] * r)),
-            0, SWIZZLE_128B, L2_256B, 0)
-        if err != 0:
-            raise RuntimeError(f"cuTensorMapEncodeTiled: CUresult {err} for dims {dims} strides {strides} box {box}")
-        return tmap
+            return drv.tensor_map(base, [64, rows, kk // 64], [pitch_bytes, 128], [64, box_rows, chunks])
+        if chunks:
+            return drv.tensor_map(base, [64, kk // 64, rows], [128, pitch_bytes], [64, chunks, box_rows])
+        return drv.tensor_map(base, [kk, rows], [pitch_bytes], [64, box_rows])
 
     def launch(tmap, ints, smem):
-        holders = [tmap] + [ctypes.c_int32(int(v)) for v in ints] + [ctypes.c_uint64(out.data.ptr)]
-        params = (ctypes.c_void_p * len(holders))(*[ctypes.cast(ctypes.pointer(h), ctypes.c_void_p) for h in holders])
-        err = cu.cuLaunchKernel(ctypes.c_void_p(func), sms, 1, 1, 32, 1, 1, smem, None, params, None)
-        if err != 0:
-            raise RuntimeError(f"cuLaunchKernel: CUresult {err}")
-
-    def med(f, runs=21):
-        ts = []
-        for i in range(runs + 3):
-            flush.fill(i & 0xFF)
-            s, e = cp.cuda.Event(), cp.cuda.Event()
-            s.record()
-            f()
-            e.record()
-            e.synchronize()
-            ts.append(cp.cuda.get_elapsed_time(s, e) * 1e3)
-        ts = sorted(ts[3:])
-        return ts[len(ts) // 2]
+        args = [tmap] + [ctypes.c_int32(int(v)) for v in ints] + [ctypes.c_uint64(out.data.ptr)]
+        drv.launch(k, sms, 32, smem, args)
 
     kk = 256
     private_rows = sms * 4 * 256
@@ -167,7 +139,7 @@ def main():
                 line.append(f"pitch {pitch * 2}: {e}")
                 continue
             ints = ((3 if chunk_outer else 4) if chunks else 2, slabs, reads, box_rows, ksteps, chunks, box_bytes, stages, issuers)
-            us = med(lambda: launch(tmap, ints, stages * box_bytes))
+            us = timer.median_us(lambda: launch(tmap, ints, stages * box_bytes))
             boxes = reads * ksteps / sms
             line.append(f"pitch {pitch * 2}: {us:7.2f} us {reads * ksteps * box_bytes / us / 1e3:6.0f} GB/s {us * 1e3 / boxes:5.0f} ns/box/SM")
         print(f"{label:34s} | " + " | ".join(line), flush=True)

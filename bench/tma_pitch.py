@@ -28,6 +28,7 @@ import ctypes
 import sys
 
 import cupy as cp
+from cuda_probe import Driver, EventTimer
 
 SRC = r'''
 __device__ __forceinline__ unsigned sa(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
@@ -83,40 +84,6 @@ extern "C" __global__ void tmard_param(const __grid_constant__ Map tmap, int sla
 }
 '''
 
-F16 = 6
-SWIZZLE = {"none": 0, "64B": 2, "128B": 3}
-PROMOTION = {"none": 0, "64B": 1, "128B": 2, "256B": 3}
-
-
-class Driver:
-    def __init__(self):
-        self.cu = ctypes.CDLL("libcuda.so.1")
-        self.cu.cuTensorMapEncodeTiled.restype = ctypes.c_int
-
-    def encode(self, base, rows, cols, pitch_bytes, box_rows, box_k, swizzle, promotion):
-        """A 2-D f16 tensor map of `rows x cols` elements, rows `pitch_bytes` apart."""
-        tmap = (ctypes.c_uint64 * 16)()
-        u64x2 = ctypes.c_uint64 * 2
-        u32x2 = ctypes.c_uint32 * 2
-        err = self.cu.cuTensorMapEncodeTiled(
-            ctypes.byref(tmap), F16, 2, ctypes.c_void_p(base),
-            u64x2(cols, rows), (ctypes.c_uint64 * 1)(pitch_bytes), u32x2(box_k, box_rows), u32x2(1, 1),
-            0, SWIZZLE[swizzle], PROMOTION[promotion], 0)
-        if err != 0:
-            raise RuntimeError(f"cuTensorMapEncodeTiled: CUresult {err}")
-        return tmap
-
-    def launch_param(self, func, grid, smem, tmap, ints, out):
-        """`tmard_param` through cuLaunchKernel (CuPy cannot pass a 128-byte struct by
-        value): the map, then the int arguments (the one unsigned among them is passed as
-        its bits), then `out`, on the legacy default stream, which CuPy's events use."""
-        holders = [tmap] + [ctypes.c_int32(int(v)) for v in ints] + [ctypes.c_uint64(out.data.ptr)]
-        params = (ctypes.c_void_p * len(holders))(*[ctypes.cast(ctypes.pointer(h), ctypes.c_void_p) for h in holders])
-        err = self.cu.cuLaunchKernel(ctypes.c_void_p(func), grid, 1, 1, 32, 1, 1, smem, None, params, None)
-        if err != 0:
-            raise RuntimeError(f"cuLaunchKernel: CUresult {err}")
-
-
 def main():
     which = sys.argv[1:] or ["l2", "dram"]
     mod = cp.RawModule(code=SRC, options=("-std=c++17", "--gpu-architecture=sm_90a"))
@@ -125,34 +92,25 @@ def main():
         kernels[name] = mod.get_function(name)
         kernels[name].max_dynamic_shared_size_bytes = 200 << 10
     drv = Driver()
+    timer = EventTimer()
     sms = cp.cuda.Device().attributes["MultiProcessorCount"]
-    flush = cp.empty(120 << 20, dtype=cp.uint8)
     out = cp.zeros(1, dtype=cp.uint32)
 
-    def med(f, runs=21):
-        ts = []
-        for i in range(runs + 3):
-            flush.fill(i & 0xFF)
-            s, e = cp.cuda.Event(), cp.cuda.Event()
-            s.record()
-            f()
-            e.record()
-            e.synchronize()
-            ts.append(cp.cuda.get_elapsed_time(s, e) * 1e3)
-        ts = sorted(ts[3:])
-        return ts[len(ts) // 2]
+    def encode(base, rows, cols, pitch_bytes, box_rows, box_k, swizzle, promotion):
+        """A 2-D f16 tensor map of `rows x cols` elements, rows `pitch_bytes` apart."""
+        return drv.tensor_map(base, [cols, rows], [pitch_bytes], [box_k, box_rows], swizzle, promotion)
 
     def timed(tmap, blocks, slabs, reads, box_rows, ksteps, box_k, stages, param):
         """Median µs of one launch reading `reads` slabs through `tmap`, and its GB/s."""
         stage = box_rows * box_k * 2
         ints = (slabs, reads, box_rows, ksteps, box_k, stage, stages)
         if param:
-            func = kernels["tmard_param"].kernel.ptr
-            us = med(lambda: drv.launch_param(func, blocks, stages * stage, tmap, ints, out))
+            args = [tmap] + [ctypes.c_int32(int(v)) for v in ints] + [ctypes.c_uint64(out.data.ptr)]
+            us = timer.median_us(lambda: drv.launch(kernels["tmard_param"], blocks, 32, stages * stage, args))
         else:
             dmap = cp.asarray(list(tmap), dtype=cp.uint64)
             args = tuple(cp.int32(v) for v in ints[:5]) + (cp.uint32(stage), cp.int32(stages))
-            us = med(lambda: kernels["tmard"]((blocks,), (32,), (dmap,) + args + (out,), shared_mem=stages * stage))
+            us = timer.median_us(lambda: kernels["tmard"]((blocks,), (32,), (dmap,) + args + (out,), shared_mem=stages * stage))
         return us, reads * ksteps * stage / us / 1e3
 
     if "ceiling" in which:
@@ -171,7 +129,7 @@ def main():
                         continue
                     line = []
                     for p in (1024, 1000):
-                        tmap = drv.encode(buf.data.ptr, rows, kk, p * 2, box_rows, 64, "128B", "256B")
+                        tmap = encode(buf.data.ptr, rows, kk, p * 2, box_rows, 64, "128B", "256B")
                         us, gbs = timed(tmap, sms, rows // box_rows, sms * 4096 // box_rows, box_rows, kk // 64, 64, stages, param)
                         line.append(f"pitch {p}: {us:7.2f} us {gbs:6.0f} GB/s")
                     print(f"ceiling map {where} box {box_rows}x64 stages {stages:2d} | " + " | ".join(line), flush=True)
@@ -179,7 +137,7 @@ def main():
             for blocks in (64, sms):
                 line = []
                 for p in (1024, 1000):
-                    tmap = drv.encode(buf.data.ptr, rows, kk, p * 2, 128, 64, "128B", "256B")
+                    tmap = encode(buf.data.ptr, rows, kk, p * 2, 128, 64, "128B", "256B")
                     us, gbs = timed(tmap, blocks, rows // 128, blocks * 32, 128, kk // 64, 64, 12, param)
                     line.append(f"pitch {p}: {us:7.2f} us {gbs:6.0f} GB/s")
                 print(f"ceiling map {where} {blocks} blocks box 128x64 stages 12 | " + " | ".join(line), flush=True)
@@ -200,7 +158,7 @@ def main():
             for promo in (["none", "64B", "128B", "256B"] if (box_rows, box_k, swz) == (64, 64, "128B") else ["256B"]):
                 line = []
                 for p in pitches:
-                    tmap = drv.encode(buf.data.ptr, rows, kk, p * 2, box_rows, box_k, swz, promo)
+                    tmap = encode(buf.data.ptr, rows, kk, p * 2, box_rows, box_k, swz, promo)
                     slabs = -(-rows // box_rows)
                     us, gbs = timed(tmap, sms, slabs, reads or slabs, box_rows, -(-kk // box_k), box_k, stages, False)
                     line.append(f"pitch {p} ({p * 2 % 128:3d} mod 128): {us:7.2f} us {gbs:6.0f} GB/s")
