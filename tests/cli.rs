@@ -441,10 +441,20 @@ fn bench_writes_json_markdown_and_svg_then_merges_triton() {
             "--name",
             "t",
         ],
-        &[],
+        // As if under compute-sanitizer: the report must say so (its notes).
+        &[("NV_SANITIZER_INJECTION_TRANSPORT_TYPE", "uds")],
     ));
     let rep: Value = serde_json::from_str(&std::fs::read_to_string(res.join("t.json")).unwrap()).unwrap();
     assert_eq!(rep["format"], "crossgemm-bench");
+    assert!(
+        rep["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with("ran under compute-sanitizer")),
+        "{}",
+        rep["notes"]
+    );
     assert!(
         rep["device_id"].as_str().unwrap().starts_with("opencl"),
         "{}",
@@ -1055,8 +1065,17 @@ fn tune_warns_under_a_cuda_tool() {
     assert!(err.contains("tune runs under compute-sanitizer"), "{err}");
     let j: Value = serde_json::from_str(ok(out).trim()).unwrap();
     assert!(j["best"].is_string(), "{j}");
+    // The JSON says it too, so that a saved result does.
+    assert!(
+        j["under_tool"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("compute-sanitizer")),
+        "{j}"
+    );
     // Without the variable, no warning.
     let out = run(&dir, &["tune", "--shape", "8x8x8", "--json"], &[]);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"));
+    let j: Value = serde_json::from_str(ok(out).trim()).unwrap();
+    assert!(j["under_tool"].is_null(), "{j}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -251,6 +251,11 @@ fn measure_all(
     // The exact invocation, so that a report says how to make it again.
     let argv: Vec<String> = std::env::args().skip(1).collect();
     rep.notes.push(format!("command: crossgemm {}", argv.join(" ")));
+    if let Some(tool) = super::under_tool::detected() {
+        rep.notes.push(format!(
+            "ran under {tool}: every launch went through the tool, so the times are not the kernels' own"
+        ));
+    }
     rep.notes.push(format!(
         "times: median of {} runs after {} warm-up runs, {} MiB overwritten before each run (outside the timed region), {}; the sides of a row (ours, cuBLAS, cuBLAS with its epilogue kernel, cuBLASLt) are timed in the same rounds, one run of each in turn (in reverse order every other round), so that a clock drifting over the row moves them alike",
         timer.runs(),

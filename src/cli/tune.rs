@@ -162,6 +162,8 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
         "epilogue": a.p.epilogue.name(),
         "device": dev.info().to_string(),
         "device_id": dev.info().id,
+        // The times are the tool's under one (the warning on stderr says so too).
+        "under_tool": super::under_tool::detected(),
     });
     let mut j = common;
     match &r {

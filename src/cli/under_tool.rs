@@ -19,16 +19,30 @@ const MARKS: [(&str, &str); 3] = [
     ("CUDA_INJECTION64_PATH", "a CUDA injection library"),
 ];
 
-/// The warning `what` ("tune", "bench", ..) prints under a tool, from `var`'s lookups;
-/// `None` when no tool's variable is set.
-pub fn warning(what: &str, var: impl Fn(&str) -> Option<String>) -> Option<String> {
+/// The tool `var`'s lookups say the process runs under, with the variable that says so
+/// ("compute-sanitizer (NV_SANITIZER_INJECTION_TRANSPORT_TYPE is set)"); `None` when no
+/// tool's variable is set.
+pub fn tool(var: impl Fn(&str) -> Option<String>) -> Option<String> {
     let (name, tool) = MARKS
         .iter()
         .find(|(name, _)| var(name).is_some_and(|v| !v.is_empty()))?;
+    Some(format!("{tool} ({name} is set)"))
+}
+
+/// [`tool`] from the environment: what `tune --json`, `diagnose --json` and the bench
+/// report's notes carry as `under_tool`, so that a result file says it as well as stderr.
+pub fn detected() -> Option<String> {
+    tool(|k| std::env::var(k).ok())
+}
+
+/// The warning `what` ("tune", "bench", ..) prints under a tool, from `var`'s lookups;
+/// `None` when no tool's variable is set.
+pub fn warning(what: &str, var: impl Fn(&str) -> Option<String>) -> Option<String> {
+    let tool = tool(var)?;
     Some(format!(
-        "crossgemm: warning: {what} runs under {tool} ({name} is set): every launch goes \
-         through the tool, so the times below are not the kernels' own, and a tuning \
-         cache written now holds winners picked by them (use a --cache-dir of its own)"
+        "crossgemm: warning: {what} runs under {tool}: every launch goes through the tool, \
+         so the times below are not the kernels' own, and a tuning cache written now holds \
+         winners picked by them (use a --cache-dir of its own)"
     ))
 }
 
@@ -54,5 +68,9 @@ mod tests {
         assert_eq!(warning("tune", |_| None), None);
         assert_eq!(warning("tune", |_| Some(String::new())), None);
         assert_eq!(warning("tune", only("CUDA_VISIBLE_DEVICES")), None);
+        assert_eq!(
+            tool(only("CUDA_INJECTION64_PATH")).as_deref(),
+            Some("a CUDA injection library (CUDA_INJECTION64_PATH is set)")
+        );
     }
 }

@@ -340,6 +340,7 @@ fn print(d: &Diagnosis, a: &DiagnoseArgs) {
                 "peak_tflops": d.peak_tflops,
                 "memory_roof_us": t.memory_roof,
                 "launch_floor_us": t.launch_floor,
+                "under_tool": super::under_tool::detected(),
                 "compute_roof_us": t.compute_roof,
                 "verdict": d.verdict.kind,
                 "reasons": d.verdict.reasons,
