@@ -121,7 +121,7 @@ pub fn estimate_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem)
             batch * (reads(m * k, tiles_n) + reads(k * n, b_times) + m * n * ir.out_dtype.size() as f64 + partials);
         bytes / (gbps as f64 * 1e9 * bandwidth_share(tiles / sms) * share)
     });
-    Some(compute.max(memory) * 1e6 * c.family().estimate_factor(c, p))
+    Some(compute.max(memory) * 1e6 * c.family().estimate_factor(c, ir, p))
 }
 
 /// The share of the memory bandwidth that blocks on `active` of the SMs (a fraction,
@@ -181,6 +181,32 @@ mod tests {
         };
         assert!((ratio(4096) - 1.1).abs() < 1e-9, "{}", ratio(4096));
         assert!((ratio(128) - 1.0 / 1.1).abs() < 1e-9, "{}", ratio(128));
+    }
+
+    /// On rows that start mid-sector (a K + 8 view) clusters, which share their operand
+    /// loads, come before the same tile alone, 2x2 first; on aligned rows the 2x2
+    /// cluster goes behind the tile alone (bench/results/h200-2026-12-03u8).
+    #[test]
+    fn clusters_lead_where_rows_start_mid_sector() {
+        use crate::family::{Stored, WgmmaTile};
+        let (t, ir) = (h200(), f16());
+        let tile = |cluster_m, cluster_n| {
+            TileConfig::Wgmma(WgmmaTile {
+                cluster_m,
+                cluster_n,
+                ..WgmmaTile::new(128, 256, 4, 2)
+            })
+        };
+        let (alone, pair, quad) = (tile(1, 1), tile(2, 1), tile(2, 2));
+        let packed = Problem::new(2048, 11008, 4096);
+        let view = packed.stored(Stored::new(4104, 0), Stored::new(4104, 0));
+        let est = |c: &TileConfig, p| estimate_us(c, &ir, &t, p).unwrap();
+        assert!(est(&quad, view) < est(&pair, view) && est(&pair, view) < est(&alone, view));
+        assert!(est(&quad, packed) > est(&alone, packed));
+        assert_eq!(est(&pair, packed), est(&alone, packed));
+        let order = by_estimate(&[alone, pair, quad], &ir, &t, view);
+        assert_eq!(order, [quad, pair, alone]);
+        assert_eq!(by_estimate(&[quad, alone], &ir, &t, packed), [alone, quad]);
     }
 
     #[test]

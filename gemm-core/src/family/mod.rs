@@ -171,10 +171,10 @@ pub trait KernelFamily: Sync + 'static {
         false
     }
 
-    /// What [`crate::estimate`] multiplies its roofline time of `tile` at `p` by: what the
-    /// roofline does not see and a measurement showed (1 by default).
-    fn estimate_factor(&self, tile: &Self::Tile, p: Problem) -> f64 {
-        let _ = (tile, p);
+    /// What [`crate::estimate`] multiplies its roofline time of `tile` for `ir` at `p` by:
+    /// what the roofline does not see and a measurement showed (1 by default).
+    fn estimate_factor(&self, tile: &Self::Tile, ir: &GemmIr, p: Problem) -> f64 {
+        let _ = (tile, ir, p);
         1.0
     }
 
@@ -282,7 +282,7 @@ pub trait DynFamily: Sync {
     /// See [`KernelFamily::balances_waves`].
     fn balances_waves(&self, c: &TileConfig) -> bool;
     /// See [`KernelFamily::estimate_factor`].
-    fn estimate_factor(&self, c: &TileConfig, p: Problem) -> f64;
+    fn estimate_factor(&self, c: &TileConfig, ir: &GemmIr, p: Problem) -> f64;
     /// See [`KernelFamily::plan_class`].
     fn plan_class(&self, c: &TileConfig) -> (u32, u32);
     /// See [`KernelFamily::workspace`].
@@ -400,8 +400,8 @@ impl<F: KernelFamily> DynFamily for F {
     fn k_split(&self, c: &TileConfig) -> u32 {
         KernelFamily::k_split(self, tile_of::<F>(c))
     }
-    fn estimate_factor(&self, c: &TileConfig, p: Problem) -> f64 {
-        KernelFamily::estimate_factor(self, tile_of::<F>(c), p)
+    fn estimate_factor(&self, c: &TileConfig, ir: &GemmIr, p: Problem) -> f64 {
+        KernelFamily::estimate_factor(self, tile_of::<F>(c), ir, p)
     }
     fn balances_waves(&self, c: &TileConfig) -> bool {
         KernelFamily::balances_waves(self, tile_of::<F>(c))

@@ -221,6 +221,7 @@ pub use tiles::WAVE_FIT_BN;
 use super::{CompileNeeds, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule, TensorMap, Workspace};
 use crate::codegen::Variant;
 use crate::ir::{AccMode, DType, GemmIr, Layout};
+use crate::records::{row_align, row_class};
 use crate::space::{TuneSpace, SMEM_SOFT_SHARE};
 use crate::target::{Backend, Instr, InstrType, TargetSpec};
 
@@ -449,12 +450,30 @@ impl KernelFamily for Wgmma {
     /// K of 200-330 by 0-10%). Estimated one band of [`crate::estimate::by_estimate`]
     /// (10%) ahead of the same tile's roofline up to K = 128, where short lists should
     /// hold them, and one behind past it, where they would displace the tiles that win.
-    fn estimate_factor(&self, t: &WgmmaTile, p: Problem) -> f64 {
-        match (t.pingpong && t.consumers == 3, p.k <= 128) {
+    /// Three consumers in ping-pong win only at short K (by 7-8%, bench/results/
+    /// h200-2026-12-03p5). Clusters share their operand loads by multicast, which is what
+    /// rows starting mid-sector want: TMA reads those from L2 at 40-46% less than aligned
+    /// ones, near 5-6 TB/s for the chip (h200-2026-12-03u1, -u5), so a tile's time follows
+    /// the box rows it asks of L2. On K + 8 views of 2048x11008x4096 the 128x256 tile took
+    /// 394 µs alone, 281 in 2-block clusters and 267.5 in 2x2 (packed: 262-267 all three,
+    /// h200-2026-12-03u8): clusters first there. On sector-aligned rows the 2x2 clusters
+    /// lose 12-17% (30 clusters of 4 run at once, leaving 12 SMs idle: -02y, -02z), so
+    /// they go behind.
+    fn estimate_factor(&self, t: &WgmmaTile, ir: &GemmIr, p: Problem) -> f64 {
+        let schedule = match (t.pingpong && t.consumers == 3, p.k <= 128) {
             (true, true) => 1.0 / 1.1,
             (true, false) => 1.1,
             _ => 1.0,
-        }
+        };
+        let mid_sector = row_class(row_align(ir, p)) == 16 && tma_ok(ir, p);
+        let cluster = match (mid_sector, t.cluster()) {
+            (true, 1) => 1.0,
+            (true, 2) => 0.75,
+            (true, _) => 0.7,
+            (false, 4) => 1.15,
+            (false, _) => 1.0,
+        };
+        schedule * cluster
     }
 
     fn plan_class(&self, t: &WgmmaTile) -> (u32, u32) {

@@ -68,7 +68,7 @@ fn k_tiles(cx: &PlanCtx, bm: u32, bn: u32) -> Vec<u32> {
 /// `stages` and `group_m` choices, the planner's by default), with the split-K and
 /// stream-K variants it asks for.
 pub(super) fn space(cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
-    let quads = space.pick("cluster_n", &[1]).contains(&2);
+    let quads = space.pick("cluster_n", &[1, 2]).contains(&2);
     let tma_store = space.pick("tma_store", &[0]).contains(&1);
     let mut v = Vec::new();
     for bm in space.pick("block_m", &[64, 128, 192, 256]) {
@@ -94,17 +94,20 @@ pub(super) fn space(cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
                                     v.push(WgmmaTile { tma_store: true, ..t });
                                 }
                             }
-                            // A 2x2 cluster sharing both operands, where `tune(cluster_n =
-                            // [.., 2])` asks, for the cooperative schedule of two consumers:
-                            // a plan class of its own. Not planned by default: on the H200
-                            // (bench/results/h200-2026-12-02t, -02y; f16, every planned
-                            // candidate timed) it is correct (every-config tests,
-                            // persistent loops, batches, compute-sanitizer) and slower than
-                            // the same tiles without: 1000^3 13.44 us (128x128) against
-                            // 12.50, where sharing operand loads was to help most; 4096^3
-                            // 214 against 182.5 and 2048x11008x4096 300 against 268 with
-                            // the grid lowered to the 30 clusters of 4 that run at once
-                            // (12 SMs idle), 337 and 462 before that lowering.
+                            // A 2x2 cluster sharing both operands, for the cooperative
+                            // schedule of two consumers: a plan class of its own, unless
+                            // the kernel's `tune(cluster_n = 1)` leaves it out. On the H200
+                            // it is correct (every-config tests, persistent loops, batches,
+                            // compute-sanitizer, the cluster test of tests/kernels.rs) and
+                            // slower than the same tiles without on sector-aligned rows:
+                            // 1000^3 13.44 us (128x128) against 12.50; 4096^3 214 against
+                            // 182.5 and 2048x11008x4096 300 against 268 with the grid
+                            // lowered to the 30 clusters of 4 that run at once (12 SMs
+                            // idle; bench/results/h200-2026-12-02t, -02y). On rows that
+                            // start mid-sector it wins where the waves allow: K + 8 views
+                            // of 2048x11008x4096 267.5 us against 281 in 2-block clusters
+                            // and 394 alone (-03u8); the estimate orders them by the rows
+                            // (`Wgmma::estimate_factor`).
                             if quads && consumers == 2 && !pingpong {
                                 v.push(WgmmaTile {
                                     bk,
@@ -129,17 +132,20 @@ mod tests {
     use crate::ir::{AccMode, DType, GemmIr};
     use crate::target::{Targets, BUILTIN_TARGETS};
 
-    /// The 2x2 clusters come only where `tune(cluster_n = [1, 2])` asks, one per
+    /// The 2x2 clusters come unless `tune(cluster_n = 1)` leaves them out, one per
     /// two-consumer cooperative tile and ring depth, each passing the family's rules.
     #[test]
-    fn two_by_two_clusters_are_planned_only_when_asked() {
+    fn two_by_two_clusters_are_planned_unless_left_out() {
         let h200 = Targets::parse(BUILTIN_TARGETS).unwrap().get("h200").unwrap().clone();
         let ir = GemmIr::matmul("q", DType::F16, AccMode::F32, Layout::RowMajor, Layout::ColMajor);
         let cx = PlanCtx::new(&h200, &ir);
-        assert!(space(&cx, &TuneSpace::default()).iter().all(|t| t.cluster_n == 1));
-        let mut asked = TuneSpace::default();
-        asked.0.insert("cluster_n".into(), vec![1, 2]);
-        let quads: Vec<WgmmaTile> = space(&cx, &asked).into_iter().filter(|t| t.cluster_n == 2).collect();
+        let mut left_out = TuneSpace::default();
+        left_out.0.insert("cluster_n".into(), vec![1]);
+        assert!(space(&cx, &left_out).iter().all(|t| t.cluster_n == 1));
+        let quads: Vec<WgmmaTile> = space(&cx, &TuneSpace::default())
+            .into_iter()
+            .filter(|t| t.cluster_n == 2)
+            .collect();
         assert!(!quads.is_empty());
         assert!(quads.iter().all(|t| t.cluster_m == 2
             && t.consumers == 2
