@@ -11,7 +11,9 @@
 //! (µs) and throughput (TFLOP/s at the timed shape), and the configs that failed, with
 //! where and why.
 
-use crate::family::{Problem, Stored, TileConfig};
+use crate::family::{Problem, TileConfig};
+// The rows' alignment classes live with the shape flags (the families read them too).
+pub use crate::family::shape_flags::{row_align, row_class, ROW_SECTOR};
 use crate::ir::GemmIr;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -237,40 +239,6 @@ pub fn rekey(bucket: &str, shape: [usize; 3], ir: Option<&GemmIr>) -> String {
     marked(batch_shape_key(dims[0], dims[1], dims[2], batch, exact), align)
 }
 
-/// Bytes of the memory sector that a row of A or B should start on: rows of 16-bit
-/// operands that start mid-sector (a pitch that is an odd multiple of 16 bytes, K = 1000)
-/// cost TMA-fed kernels 3–18% on the H200 and change which tile wins
-/// (bench/results/h200-2026-12-03a..c).
-pub const ROW_SECTOR: u32 = 32;
-
-/// The largest power of two up to [`ROW_SECTOR`] that every stored row of A and of B
-/// starts on, in bytes (pitch, view start and batch stride all divide), for `ir` at `p`.
-pub fn row_align(ir: &GemmIr, p: Problem) -> u32 {
-    let esz = ir.ab_dtype.size();
-    // Every row starts on an element: halving stops there.
-    let of = |at: Stored, extent: usize| {
-        let mut a = ROW_SECTOR;
-        while a > esz && !at.rows_aligned(extent, (a / esz) as usize) {
-            a /= 2;
-        }
-        a
-    };
-    let [(ae, _), (be, _)] = p.extents(ir);
-    of(p.a, ae).min(of(p.b, be))
-}
-
-/// The rows' class a bucket key tells apart: [`ROW_SECTOR`] (every row of A and B starts
-/// on a sector), 16 (on 16-byte boundaries, some mid-sector: TMA-fed kernels read them
-/// slower), or 0 (some not even on 16-byte boundaries: no TMA or 16-byte copies, and the
-/// build variant's vector flags follow the finer alignment within the class).
-pub fn row_class(align: u32) -> u32 {
-    match align {
-        a if a >= ROW_SECTOR => ROW_SECTOR,
-        a if a >= 16 => 16,
-        _ => 0,
-    }
-}
-
 /// The mark [`problem_key`] gives a call of `ir` at `p`: the [`row_class`] of its
 /// [`row_align`] where either it or the packed shape's is below a sector (so an unmarked
 /// key means rows aligned as well as packed ones, and every key of a shape whose packed
@@ -380,6 +348,7 @@ pub fn parse(text: &str) -> Result<Records, RecordError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::family::Stored;
     use crate::ir::{AccMode, DType, Layout};
 
     fn f16() -> GemmIr {

@@ -33,6 +33,40 @@ pub fn shape_defines(ir: &GemmIr, p: Problem) -> Vec<(&'static str, u32)> {
     ]
 }
 
+/// Bytes of the memory sector that a row of A or B should start on: rows of 16-bit
+/// operands that start mid-sector (a pitch that is an odd multiple of 16 bytes, K = 1000)
+/// cost TMA-fed kernels 3–18% on the H200 and change which tile wins
+/// (bench/results/h200-2026-12-03a..c).
+pub const ROW_SECTOR: u32 = 32;
+
+/// The largest power of two up to [`ROW_SECTOR`] that every stored row of A and of B
+/// starts on, in bytes (pitch, view start and batch stride all divide), for `ir` at `p`.
+pub fn row_align(ir: &GemmIr, p: Problem) -> u32 {
+    let esz = ir.ab_dtype.size();
+    // Every row starts on an element: halving stops there.
+    let of = |at: Stored, extent: usize| {
+        let mut a = ROW_SECTOR;
+        while a > esz && !at.rows_aligned(extent, (a / esz) as usize) {
+            a /= 2;
+        }
+        a
+    };
+    let [(ae, _), (be, _)] = p.extents(ir);
+    of(p.a, ae).min(of(p.b, be))
+}
+
+/// The rows' class a bucket key tells apart: [`ROW_SECTOR`] (every row of A and B starts
+/// on a sector), 16 (on 16-byte boundaries, some mid-sector: TMA-fed kernels read them
+/// slower), or 0 (some not even on 16-byte boundaries: no TMA or 16-byte copies, and the
+/// build variant's vector flags follow the finer alignment within the class).
+pub fn row_class(align: u32) -> u32 {
+    match align {
+        a if a >= ROW_SECTOR => ROW_SECTOR,
+        a if a >= 16 => 16,
+        _ => 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -218,10 +218,10 @@ pub use emit::emit_variant;
 pub use operands::{cpasync_chunks, out_tma_ok, placeholder_map, tma_box, tma_ok};
 pub use tiles::WAVE_FIT_BN;
 
+use super::shape_flags::{row_align, row_class};
 use super::{CompileNeeds, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule, TensorMap, Workspace};
 use crate::codegen::Variant;
 use crate::ir::{AccMode, DType, GemmIr, Layout};
-use crate::records::{row_align, row_class};
 use crate::space::{TuneSpace, SMEM_SOFT_SHARE};
 use crate::target::{Backend, Instr, InstrType, TargetSpec};
 
