@@ -363,7 +363,10 @@ fn print(d: &Diagnosis, a: &DiagnoseArgs) {
         println!("verdict: {}", d.verdict.kind);
         return;
     }
-    let full = d.timings.full;
+    // Shares of the time above the launch floor, as the verdict reads them.
+    let floor = d.timings.floor();
+    let above = d.timings.full - floor;
+    let share = |us: f64| 100.0 * (us - floor).max(0.0) / above;
     let occ = |p: &Probe| {
         p.occupancy
             .map(|(n, why)| format!(" ({n} blocks/SM, {why})"))
@@ -374,34 +377,39 @@ fn print(d: &Diagnosis, a: &DiagnoseArgs) {
             "  {:<16} {:>10.1} us  {:>5.0}%  {}{}",
             p.what,
             us,
-            100.0 * us / full,
+            share(*us),
             p.config,
             occ(p)
         ),
         Err(e) => format!("  {:<16} {:>10}     -    {} ({e})", p.what, "failed", p.config),
     };
-    println!("2. variants (share of the full kernel):");
+    if floor > 0.0 {
+        println!("2. variants (share of the full kernel's {above:.1} us above an empty launch's {floor:.1}):");
+    } else {
+        println!("2. variants (share of the full kernel):");
+    }
     for p in &d.variants {
         println!("{}", line(p));
     }
     if let Some(r) = d.timings.memory_roof {
         println!(
             "  memory roof      {r:>10.1} us  {:>5.0}%  ({:.0} GB/s copy)",
-            100.0 * r / full,
+            100.0 * r / above,
             d.copy_gbps.unwrap_or(0.0)
         );
     }
     if let Some(r) = d.timings.compute_roof {
         println!(
             "  compute roof     {r:>10.1} us  {:>5.0}%  ({} TFLOP/s peak)",
-            100.0 * r / full,
+            100.0 * r / above,
             d.peak_tflops.unwrap_or(0)
         );
     }
     if let Some(f) = d.timings.launch_floor {
         println!(
-            "  empty launch     {f:>10.1} us  {:>5.0}%  (timed as the kernels are: the launch and the events, no work)",
-            100.0 * f / full
+            "  empty launch     {f:>10.1} us  {:>5.0}%  of the full kernel's event time (timed as the kernels are: the launch and the events, no work{})",
+            100.0 * f / d.timings.full,
+            if floor > 0.0 { "" } else { "; over half the time, so not taken off" }
         );
     }
     println!("3. stage/warp neighbours:");

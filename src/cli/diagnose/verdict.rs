@@ -34,6 +34,17 @@ pub struct Timings {
     pub launch_floor: Option<f64>,
 }
 
+impl Timings {
+    /// The launch floor the shares are read above: [`Timings::launch_floor`] where it is
+    /// under half the full time (a floor of half the time or more is not a launch's),
+    /// else 0.
+    pub fn floor(&self) -> f64 {
+        self.launch_floor
+            .filter(|&f| f > 0.0 && f < 0.5 * self.full)
+            .unwrap_or(0.0)
+    }
+}
+
 /// A faster alternative must win by this much to count (timing noise is a few %).
 const MARGIN: f64 = 1.05;
 
@@ -59,7 +70,7 @@ const MARGIN: f64 = 1.05;
 /// event time is 85 % of the kernel's, and its store cost at 26 % is 32 %.
 pub fn verdict(t: &Timings) -> Verdict {
     let mut reasons = Vec::new();
-    let floor = t.launch_floor.filter(|&f| f > 0.0 && f < 0.5 * t.full).unwrap_or(0.0);
+    let floor = t.floor();
     if floor > 0.0 {
         reasons.push(format!(
             "an empty launch takes {floor:.1} us between the same events ({:.0}% of the full time): the shares below are of the {:.1} us above it",
@@ -357,10 +368,16 @@ mod tests {
             with.reasons.iter().any(|r| r == "load-only = 77% of the full time"),
             "{with:?}"
         );
-        let odd = verdict(&Timings {
+        let odd = Timings {
             launch_floor: Some(9.0),
+            ..short.clone()
+        };
+        assert_eq!(verdict(&odd), without);
+        assert_eq!((short.floor(), odd.floor()), (0.0, 0.0));
+        let taken = Timings {
+            launch_floor: Some(2.8),
             ..short
-        });
-        assert_eq!(odd, without);
+        };
+        assert_eq!(taken.floor(), 2.8);
     }
 }
