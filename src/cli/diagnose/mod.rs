@@ -365,8 +365,8 @@ fn print(d: &Diagnosis, a: &DiagnoseArgs) {
     }
     // Shares of the time above the launch floor, as the verdict reads them.
     let floor = d.timings.floor();
-    let above = d.timings.full - floor;
-    let share = |us: f64| 100.0 * (us - floor).max(0.0) / above;
+    let above = d.timings.above_floor(d.timings.full);
+    let share = |us: f64| 100.0 * d.timings.above_floor(us) / above;
     let occ = |p: &Probe| {
         p.occupancy
             .map(|(n, why)| format!(" ({n} blocks/SM, {why})"))

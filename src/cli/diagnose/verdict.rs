@@ -43,6 +43,11 @@ impl Timings {
             .filter(|&f| f > 0.0 && f < 0.5 * self.full)
             .unwrap_or(0.0)
     }
+
+    /// `us` with the launch floor taken off: what the kernel itself took (at least 0).
+    pub fn above_floor(&self, us: f64) -> f64 {
+        (us - self.floor()).max(0.0)
+    }
 }
 
 /// A faster alternative must win by this much to count (timing noise is a few %).
@@ -78,8 +83,7 @@ pub fn verdict(t: &Timings) -> Verdict {
             t.full - floor
         ));
     }
-    // A time with the launch floor taken off: what the kernel itself took.
-    let above = |v: f64| (v - floor).max(0.0);
+    let above = |v: f64| t.above_floor(v);
     let lost_loads = matches!((t.load_only, t.memory_roof), (Some(l), Some(r)) if above(l) < 0.9 * r);
     if lost_loads {
         reasons.push(format!(

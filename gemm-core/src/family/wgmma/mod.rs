@@ -450,9 +450,9 @@ impl KernelFamily for Wgmma {
     /// K of 200-330 by 0-10%). Estimated one band of [`crate::estimate::by_estimate`]
     /// (10%) ahead of the same tile's roofline up to K = 128, where short lists should
     /// hold them, and one behind past it, where they would displace the tiles that win.
-    /// Three consumers in ping-pong win only at short K (by 7-8%, bench/results/
-    /// h200-2026-12-03p5). Clusters share their operand loads by multicast, which is what
-    /// rows starting mid-sector want: TMA reads those from L2 at 40-46% less than aligned
+    ///
+    /// Clusters share their operand loads by multicast, which is what rows starting
+    /// mid-sector want: TMA reads those from L2 at 40-46% less than aligned
     /// ones, near 5-6 TB/s for the chip (h200-2026-12-03u1, -u5), so a tile's time follows
     /// the box rows it asks of L2. On K + 8 views of 2048x11008x4096 the 128x256 tile took
     /// 394 µs alone, 281 in 2-block clusters and 267.5 in 2x2 (packed: 262-267 all three,
