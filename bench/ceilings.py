@@ -24,7 +24,7 @@ of 21 runs); the best launch shape per size is printed.
 import sys
 
 import cupy as cp
-from cuda_probe import EventTimer
+from cuda_probe import CUDA_PRELUDE, EventTimer
 
 SRC = r'''
 template <int U> __device__ void rd(const uint4* __restrict__ p, long long n, unsigned* out) {
@@ -58,7 +58,6 @@ template <int U> __device__ void wr(uint4* __restrict__ p, long long n) {
 extern "C" __global__ void wr1(uint4* p, long long n) { wr<1>(p, n); }
 extern "C" __global__ void wr4(uint4* p, long long n) { wr<4>(p, n); }
 
-__device__ __forceinline__ unsigned sa(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
 
 extern "C" __global__ void bulkwr(char* p, long long nbytes, int depth) {
     extern __shared__ __align__(128) unsigned char buf[];
@@ -107,10 +106,7 @@ extern "C" __global__ void colrd(const char* b, int colbytes, int piece, int sta
     for (int t = 0; t < steps; ++t) {
         const int s = t % stages;
         const unsigned parity = (t / stages) & 1;
-        unsigned done = 0;
-        while (!done)
-            asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                         : "=r"(done) : "r"(sa(&bar[s])), "r"(parity) : "memory");
+        mbar_wait(sa(&bar[s]), parity);
         acc ^= ring[s * stage_bytes];
         if (t + stages < steps) issue(t + stages);
     }
@@ -147,7 +143,7 @@ extern "C" __global__ void wr1cs(uint4* p, long long n) {
 
 def main():
     tiles_only = sys.argv[1:] == ["tiles"]
-    mod = cp.RawModule(code=SRC, options=("-std=c++17", "--gpu-architecture=sm_90a"))
+    mod = cp.RawModule(code=CUDA_PRELUDE + SRC, options=("-std=c++17", "--gpu-architecture=sm_90a"))
     sms = cp.cuda.Device().attributes["MultiProcessorCount"]
     out = cp.zeros(1, dtype=cp.uint32)
     med = EventTimer().median_us

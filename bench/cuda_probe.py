@@ -10,6 +10,19 @@ import ctypes
 
 import cupy as cp
 
+# What the probes' CUDA sources share (prepended to each): a generic pointer's
+# shared-memory address, and the wait for an mbarrier's phase.
+CUDA_PRELUDE = r'''
+__device__ __forceinline__ unsigned sa(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+/* Returns once the mbarrier at shared address `bar` has completed the phase of `parity`. */
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+    unsigned done = 0;
+    while (!done)
+        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                     : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+}
+'''
+
 # The bench's L2 overwrite before each timed run: twice the H200's L2.
 FLUSH_BYTES = 120 << 20
 

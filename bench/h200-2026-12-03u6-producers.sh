@@ -15,14 +15,7 @@ U=u5 bash bench/h200-2026-12-03u4-boxes.sh
 CROSSGEMM_EXP_PRODUCERS=2 CROSSGEMM_TEST_DEVICES=cuda:0 CROSSGEMM_CACHE_DIR=/tmp/cg-u6t timeout 150 $B/kernels cluster_blocks every_planned_config_f16 persistent --test-threads 8 > $R/kernels-p2.log 2>&1; echo "kernels (2 producers) rc=$?"
 grep -hE "test result|panicked" $R/kernels-p2.log | head -5
 PP=',"pingpong":true'
-run() { # shape configs...
-  local s=$1; shift
-  local C=(); for c in "$@"; do C+=(--config "$c"); done
-  for round in 1 2; do for p in 1 2; do
-    CROSSGEMM_EXP_PRODUCERS=$p timeout 100 $B/crossgemm tune --shape $s --dtype f16 --epilogue none --json --cache-dir /tmp/cg-u6-$p "${C[@]}" > $R/tune-$s-p$p-$round.json 2> $R/tune-$s-p$p-$round.err
-    python3 bench/tune_summary.py "$s producers $p round $round" $R/tune-$s-p$p-$round.json
-  done; done
-}
+run() { alternate CROSSGEMM_EXP_PRODUCERS "1 2" producers "$@"; }
 run 1000x1000x1000 "$(cfg 64 128 128 6 2 false)" "$(cfg 64 64 128 8 1 true)"
 run 4096x4096x128 "$(cfg 64 128 128 6 2 false 1 $PP)" "$(cfg 64 128 128 6 2 false)"
 run 128x12288x4096 "$(cfg 64 128 128 6 2 false)" "$(cfg 64 64 192 6 1 true)"

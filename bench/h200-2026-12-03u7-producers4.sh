@@ -18,14 +18,7 @@ python3 bench/tma_pitch.py ceiling > $R/ceiling.txt 2>&1; echo "ceiling rc=$? $(
 CROSSGEMM_EXP_PRODUCERS=4 CROSSGEMM_TEST_DEVICES=cuda:0 CROSSGEMM_CACHE_DIR=/tmp/cg-u7t timeout 150 $B/kernels cluster_blocks every_planned_config_f16 persistent --test-threads 8 > $R/kernels-p4.log 2>&1; echo "kernels (4 producers) rc=$?"
 grep -hE "test result|panicked" $R/kernels-p4.log | head -5
 PP=',"pingpong":true'
-run() { # shape configs...
-  local s=$1; shift
-  local C=(); for c in "$@"; do C+=(--config "$c"); done
-  for round in 1 2; do for p in 1 4; do
-    CROSSGEMM_EXP_PRODUCERS=$p timeout 100 $B/crossgemm tune --shape $s --dtype f16 --epilogue none --json --cache-dir /tmp/cg-u7-$p "${C[@]}" > $R/tune-$s-p$p-$round.json 2> $R/tune-$s-p$p-$round.err
-    python3 bench/tune_summary.py "$s producers $p round $round" $R/tune-$s-p$p-$round.json
-  done; done
-}
+run() { alternate CROSSGEMM_EXP_PRODUCERS "1 4" producers "$@"; }
 run 1000x1000x1000 "$(cfg 64 128 128 6 2 false)" "$(cfg 64 64 128 8 1 true)"
 run 1000x1000x1024 "$(cfg 64 128 128 6 2 false)" "$(cfg 64 64 128 8 1 true)"
 run 4096x4096x128 "$(cfg 64 128 128 6 2 false 1 $PP)" "$(cfg 64 128 128 6 2 false)"

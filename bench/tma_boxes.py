@@ -22,10 +22,9 @@ overwritten before each run, median of 21 runs).
 import ctypes
 
 import cupy as cp
-from cuda_probe import Driver, EventTimer
+from cuda_probe import CUDA_PRELUDE, Driver, EventTimer
 
 SRC = r'''
-__device__ __forceinline__ unsigned sa(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
 struct __align__(64) Map { unsigned long long v[16]; };
 
 /* Threads 0..issuers-1 of each block each keep their own ring of stages / issuers stages.
@@ -67,10 +66,7 @@ extern "C" __global__ void boxrd(const __grid_constant__ Map tmap, int rank, int
     for (int t = 0; t < steps; ++t) {
         const int s = me * spt + t % spt;
         const unsigned parity = (t / spt) & 1;
-        unsigned done = 0;
-        while (!done)
-            asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                         : "=r"(done) : "r"(sa(&bar[s])), "r"(parity) : "memory");
+        mbar_wait(sa(&bar[s]), parity);
         acc ^= ring[s * stage_bytes + (t & 1023)];
         if (t + spt < steps) issue(t + spt);
     }
@@ -80,7 +76,7 @@ extern "C" __global__ void boxrd(const __grid_constant__ Map tmap, int rank, int
 
 
 def main():
-    mod = cp.RawModule(code=SRC, options=("-std=c++17", "--gpu-architecture=sm_90a"))
+    mod = cp.RawModule(code=CUDA_PRELUDE + SRC, options=("-std=c++17", "--gpu-architecture=sm_90a"))
     k = mod.get_function("boxrd")
     k.max_dynamic_shared_size_bytes = 200 << 10
     drv = Driver()

@@ -28,10 +28,9 @@ import ctypes
 import sys
 
 import cupy as cp
-from cuda_probe import Driver, EventTimer
+from cuda_probe import CUDA_PRELUDE, Driver, EventTimer
 
 SRC = r'''
-__device__ __forceinline__ unsigned sa(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
 
 /* Block b reads slabs b, b + G, ... of `reads` slab reads, slab s being rows
    (s % slabs) * box_rows .. + box_rows over all `ksteps` boxes of K, through a ring of
@@ -63,10 +62,7 @@ __device__ __forceinline__ void body(const void* tmap, int slabs, int reads, int
     for (int t = 0; t < steps; ++t) {
         const int s = t % stages;
         const unsigned parity = (t / stages) & 1;
-        unsigned done = 0;
-        while (!done)
-            asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                         : "=r"(done) : "r"(sa(&bar[s])), "r"(parity) : "memory");
+        mbar_wait(sa(&bar[s]), parity);
         acc ^= ring[s * stage_bytes + (t & 1023)];
         if (t + stages < steps) issue(t + stages);
     }
@@ -86,7 +82,7 @@ extern "C" __global__ void tmard_param(const __grid_constant__ Map tmap, int sla
 
 def main():
     which = sys.argv[1:] or ["l2", "dram"]
-    mod = cp.RawModule(code=SRC, options=("-std=c++17", "--gpu-architecture=sm_90a"))
+    mod = cp.RawModule(code=CUDA_PRELUDE + SRC, options=("-std=c++17", "--gpu-architecture=sm_90a"))
     kernels = {}
     for name in ("tmard", "tmard_param"):
         kernels[name] = mod.get_function(name)
