@@ -31,7 +31,9 @@ struct __align__(64) Map { unsigned long long v[16]; };
    Issuing thread i of block b reads slab reads r = b + (j * issuers + i) * G (r < reads),
    slab r % slabs, all of its `ksteps` boxes along K: rank 2, box {64, box_rows} at
    {k * 64, row}; rank 3, box {64, box_rows, chunks} at {0, row, k * chunks}; "rank" 4,
-   the rank-3 map with rows outermost, box {64, chunks, box_rows} at {0, k * chunks, row}. */
+   the rank-3 map with rows outermost, box {64, chunks, box_rows} at {0, k * chunks, row};
+   "rank" 5, the row-pair map (rank 3 over {K, 2, rows / 2}), box {64, 2, box_rows / 2} at
+   {k * 64, 0, row / 2}: the same bytes to the same shared addresses as rank 2. */
 extern "C" __global__ void boxrd(const __grid_constant__ Map tmap, int rank, int slabs, int reads, int box_rows,
                                  int ksteps, int chunks, unsigned stage_bytes, int stages, int issuers, unsigned* out) {
     extern __shared__ __align__(1024) unsigned char ring[];
@@ -57,6 +59,9 @@ extern "C" __global__ void boxrd(const __grid_constant__ Map tmap, int rank, int
         else if (rank == 4) /* rank 3, rows outermost */
             asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];"
                          :: "r"(dst), "l"(&tmap), "r"(0), "r"(k * chunks), "r"(slab * box_rows), "r"(b) : "memory");
+        else if (rank == 5) /* row pairs */
+            asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];"
+                         :: "r"(dst), "l"(&tmap), "r"(k * 64), "r"(0), "r"(slab * box_rows / 2), "r"(b) : "memory");
         else
             asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];"
                          :: "r"(dst), "l"(&tmap), "r"(0), "r"(slab * box_rows), "r"(k * chunks), "r"(b) : "memory");
@@ -75,14 +80,38 @@ extern "C" __global__ void boxrd(const __grid_constant__ Map tmap, int rank, int
 '''
 
 
+class Probe:
+    """The `boxrd` kernel compiled, a buffer of 132 x 4 x 256 rows of up to 264 f16 (2 MiB
+    per 4096 rows), the driver and the bench's timer."""
+
+    def __init__(self):
+        mod = cp.RawModule(code=CUDA_PRELUDE + SRC, options=("-std=c++17", "--gpu-architecture=sm_90a"))
+        self.k = mod.get_function("boxrd")
+        self.k.max_dynamic_shared_size_bytes = 200 << 10
+        self.drv = Driver()
+        self.timer = EventTimer()
+        self.sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+        self.out = cp.zeros(1, dtype=cp.uint32)
+        self.private_rows = self.sms * 4 * 256
+        self.buf = cp.zeros(self.private_rows * 264 + 64, dtype=cp.float16)
+
+    def time(self, tmap, rank, slabs, box_rows, kk, chunks, stages, issuers):
+        """Median µs of one launch reading about 1 GiB of boxes, and the boxes' bytes."""
+        box_bytes = box_rows * 128 * max(chunks, 1)
+        ksteps = kk // (64 * max(chunks, 1))
+        # About 1 GiB of boxes a launch (u4 moved 64 MiB: ~30 boxes a multiprocessor,
+        # too few to see past the launch and the ramp).
+        reads = max(self.sms * issuers, (1 << 30) // (box_bytes * ksteps))
+        reads -= reads % (self.sms * issuers)
+        ints = (rank, slabs, reads, box_rows, ksteps, chunks, box_bytes, stages, issuers)
+        args = [tmap] + [ctypes.c_int32(int(v)) for v in ints] + [ctypes.c_uint64(self.out.data.ptr)]
+        us = self.timer.median_us(lambda: self.drv.launch(self.k, self.sms, 32, stages * box_bytes, args))
+        return us, reads * ksteps * box_bytes, reads * ksteps / self.sms
+
+
 def main():
-    mod = cp.RawModule(code=CUDA_PRELUDE + SRC, options=("-std=c++17", "--gpu-architecture=sm_90a"))
-    k = mod.get_function("boxrd")
-    k.max_dynamic_shared_size_bytes = 200 << 10
-    drv = Driver()
-    timer = EventTimer()
-    sms = cp.cuda.Device().attributes["MultiProcessorCount"]
-    out = cp.zeros(1, dtype=cp.uint32)
+    pr = Probe()
+    drv, sms = pr.drv, pr.sms
 
     def encode(base, rows, kk, pitch_bytes, box_rows, chunks, chunk_outer=True):
         """Rank 2 ({kk, rows}, box {64, box_rows}) when chunks is 0, else rank 3 over
@@ -95,13 +124,7 @@ def main():
             return drv.tensor_map(base, [64, kk // 64, rows], [128, pitch_bytes], [64, chunks, box_rows])
         return drv.tensor_map(base, [kk, rows], [pitch_bytes], [64, box_rows])
 
-    def launch(tmap, ints, smem):
-        args = [tmap] + [ctypes.c_int32(int(v)) for v in ints] + [ctypes.c_uint64(out.data.ptr)]
-        drv.launch(k, sms, 32, smem, args)
-
     kk = 256
-    private_rows = sms * 4 * 256
-    buf = cp.zeros(private_rows * 264 + 64, dtype=cp.float16)
     # (label, private slabs, issuers, stages, box rows, chunks (0: rank 2), chunk outermost)
     cases = [
         ("shared  1 issuer  2d 128 rows", False, 1, 8, 128, 0, True),
@@ -121,25 +144,45 @@ def main():
     for label, private, issuers, stages, box_rows, chunks, chunk_outer in cases:
         line = []
         for pitch in (kk, kk + 8):
-            rows = private_rows if private else 1024
+            rows = pr.private_rows if private else 1024
             slabs = (sms * issuers) if private else rows // box_rows
-            box_bytes = box_rows * 128 * max(chunks, 1)
-            ksteps = kk // (64 * max(chunks, 1))
-            # About 1 GiB of boxes a launch (u4 moved 64 MiB: ~30 boxes a multiprocessor,
-            # too few to see past the launch and the ramp).
-            reads = max(sms * issuers, (1 << 30) // (box_bytes * ksteps))
-            reads -= reads % (sms * issuers)
             try:
-                tmap = encode(buf.data.ptr, rows, kk, pitch * 2, box_rows, chunks, chunk_outer)
+                tmap = encode(pr.buf.data.ptr, rows, kk, pitch * 2, box_rows, chunks, chunk_outer)
             except RuntimeError as e:
                 line.append(f"pitch {pitch * 2}: {e}")
                 continue
-            ints = ((3 if chunk_outer else 4) if chunks else 2, slabs, reads, box_rows, ksteps, chunks, box_bytes, stages, issuers)
-            us = timer.median_us(lambda: launch(tmap, ints, stages * box_bytes))
-            boxes = reads * ksteps / sms
-            line.append(f"pitch {pitch * 2}: {us:7.2f} us {reads * ksteps * box_bytes / us / 1e3:6.0f} GB/s {us * 1e3 / boxes:5.0f} ns/box/SM")
+            rank = (3 if chunk_outer else 4) if chunks else 2
+            us, nbytes, boxes = pr.time(tmap, rank, slabs, box_rows, kk, chunks, stages, issuers)
+            line.append(f"pitch {pitch * 2}: {us:7.2f} us {nbytes / us / 1e3:6.0f} GB/s {us * 1e3 / boxes:5.0f} ns/box/SM")
         print(f"{label:34s} | " + " | ".join(line), flush=True)
 
 
+def pairs():
+    """`tma_boxes.py pairs` (session v): does the odd-16 pitch's cost follow the rows'
+    addresses or the map's stride? The same 128-row boxes of shared slabs, by pitch (512,
+    528 = odd 16, 544 = odd 32), through the 2-D map; through a row-pair map (rank 3 over
+    {K, 2, rows / 2}, strides {pitch, 2 pitch}: every stride of it a multiple of 32 bytes
+    but the pair's, the same addresses and the same shared layout); and the 2-D map from a
+    base 16 bytes in (every row's start 16 bytes off a sector, every stride aligned)."""
+    pr = Probe()
+    kk, rows, box_rows = 256, 1024, 128
+    print(f"# {pr.sms} blocks; K = {kk}; 128-row boxes of 128-byte rows, {rows} rows shared by all blocks", flush=True)
+    for issuers in (1, 4):
+        for pitch in (512, 528, 544):
+            for how in ("2d", "pairs", "2d base+16"):
+                if how == "2d base+16" and pitch != 512:
+                    continue
+                base = pr.buf.data.ptr + (16 if how == "2d base+16" else 0)
+                if how == "pairs":
+                    tmap = pr.drv.tensor_map(base, [kk, 2, rows // 2], [pitch, 2 * pitch], [64, 2, box_rows // 2])
+                else:
+                    tmap = pr.drv.tensor_map(base, [kk, rows], [pitch], [64, box_rows])
+                us, nbytes, boxes = pr.time(tmap, 5 if how == "pairs" else 2, rows // box_rows, box_rows, kk, 0, 8, issuers)
+                print(f"{issuers} issuer(s) pitch {pitch} {how:11s} | {us:7.2f} us {nbytes / us / 1e3:6.0f} GB/s "
+                      f"{us * 1e3 / boxes:5.0f} ns/box/SM", flush=True)
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+
+    pairs() if sys.argv[1:] == ["pairs"] else main()
