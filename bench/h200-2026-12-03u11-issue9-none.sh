@@ -5,7 +5,7 @@
 # clusters now in every wgmma plan come last on these aligned rows (estimate x1.15), so
 # the winners and times should be 03c's. Written before: every row within the spread of
 # 03c (same-round ratios to cuBLAS within ~2%), no 2x2 winner.
-B=.dev/u9
+B=${B:-.dev/u9}
 source bench/lib.sh u11
 S="--shape 2048x11008x4096 --shape 2048x12288x4096 --shape 2048x4096x11008 --shape 4096x4096x4096 --shape 2048x2048x2048 --shape 8192x8192x8192"
 timeout 330 $B/crossgemm bench $S --dtypes f16 --epilogues none --max 48 --cache-dir /tmp/cg-u11 --out $R --name f16 --against bench/results/h200-2026-12-03c/f16.json > $R/f16.log 2>&1; echo "bench rc=$?"
