@@ -19,16 +19,20 @@ cfg() {
     echo "{\"family\":\"wgmma\",\"epi_smem\":true,\"cluster_m\":${7:-1},\"inflight\":$6,\"group_m\":8,\"bk\":$1,\"bm\":$2,\"bn\":$3,\"stages\":$4,\"consumers\":$5${8:-}}"
 }
 
-# Tunes a shape's configs (f16, none) under each value of an experiment switch, the
-# values alternating process by process over two rounds, so that a power state between
-# processes moves every value alike: `alternate VAR "V1 V2" LABEL SHAPE CONFIG...` writes
-# $R/tune-SHAPE-pV-ROUND.json (.err) and a summary line each (bench/tune_summary.py).
+# Tunes a shape's configs (f16; the epilogue $EPI, none by default) under each value of an
+# experiment switch, the values alternating process by process over two rounds, so that a
+# power state between processes moves every value alike: `alternate VAR "V1 V2" LABEL
+# SHAPE CONFIG...` writes $R/tune-SHAPE-pV-ROUND.json (.err; V's slashes as dashes) and a
+# summary line each (bench/tune_summary.py). VAR `B` alternates the folders of binaries
+# V1, V2 instead of an environment variable.
 alternate() {
   local var=$1 values=$2 label=$3 s=$4; shift 4
   local C=(); for c in "$@"; do C+=(--config "$c"); done
   for round in 1 2; do for v in $values; do
-    env "$var=$v" timeout 100 $B/crossgemm tune --shape $s --dtype f16 --epilogue none --json --cache-dir /tmp/cg-$NAME-$v "${C[@]}" > $R/tune-$s-p$v-$round.json 2> $R/tune-$s-p$v-$round.err
-    python3 bench/tune_summary.py "$s $label $v round $round" $R/tune-$s-p$v-$round.json
+    local bin=$B/crossgemm tag=${v//\//-}
+    [ "$var" = B ] && bin=$v/crossgemm
+    env "$var=$v" timeout 100 $bin tune --shape $s --dtype f16 --epilogue ${EPI:-none} --json --cache-dir /tmp/cg-$NAME-$tag "${C[@]}" > $R/tune-$s-${EPI:-none}-p$tag-$round.json 2> $R/tune-$s-${EPI:-none}-p$tag-$round.err
+    python3 bench/tune_summary.py "$s ${EPI:-none} $label $v round $round" $R/tune-$s-${EPI:-none}-p$tag-$round.json
   done; done
 }
 
