@@ -137,6 +137,15 @@ pub const VARS: &[Var] = &[
         accepts: "any text (a source revision)",
         check: |_| Ok(()),
     },
+    Var {
+        name: "CROSSGEMM_EXP_DEFINES",
+        accepts: "NAME=VALUE[,NAME=VALUE...] (C identifiers, unsigned values)",
+        check: |v| {
+            parse_defines(v)
+                .map(|_| ())
+                .ok_or_else(|| "no extra definitions".into())
+        },
+    },
 ];
 
 /// The size limit of the compiled-kernel cache when `CROSSGEMM_BINARY_CACHE_MB` is unset.
@@ -248,6 +257,33 @@ fn device_request_ok(v: &str) -> bool {
 /// see [`FLAG`] for the accepted values; anything else is reported and read as off.
 pub(crate) fn flag(name: &str) -> bool {
     checked(name).and_then(|v| flag_value(&v)).unwrap_or(false)
+}
+
+fn parse_defines(v: &str) -> Option<Vec<(String, u32)>> {
+    let ident = |n: &str| {
+        n.bytes().next().is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+            && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    };
+    v.split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| {
+            let (n, x) = d.split_once('=')?;
+            let (n, x) = (n.trim(), x.trim().parse::<u32>().ok()?);
+            ident(n).then(|| (n.to_string(), x))
+        })
+        .collect()
+}
+
+/// `CROSSGEMM_EXP_DEFINES`: `-D` definitions added to every CUDA compile, after the
+/// config's own (a later definition of a name wins), for device experiments that switch
+/// code an experiment patch keeps behind a macro (batch v3: `CG_ROT_BY_SM`). The tuning cache and the
+/// records do not know them, so runs with them take a `--cache-dir` of their own; the
+/// prebuilt CUBINs of an `aot` build do not match them (the compile options differ).
+pub(crate) fn exp_defines() -> Vec<(String, u32)> {
+    checked("CROSSGEMM_EXP_DEFINES")
+        .and_then(|v| parse_defines(&v))
+        .unwrap_or_default()
 }
 
 /// The `CROSSGEMM_STAGE` value `v` names, if any.
@@ -429,6 +465,14 @@ mod tests {
             assert!(check("CROSSGEMM_TUNE_BUDGET_MS", bad).is_err(), "{bad}");
         }
         assert!(check("CROSSGEMM_REQUIRE_OPENCL", "yes").is_err());
+        assert_eq!(
+            parse_defines(" CG_ROT_BY_SM=1, _X2 = 40 ,"),
+            Some(vec![("CG_ROT_BY_SM".into(), 1), ("_X2".into(), 40)])
+        );
+        assert_eq!(parse_defines(""), Some(vec![]));
+        for bad in ["X", "X=-1", "2X=1", "X-Y=1", "X=1;Y=2"] {
+            assert!(check("CROSSGEMM_EXP_DEFINES", bad).is_err(), "{bad}");
+        }
         let names: HashSet<&str> = VARS.iter().map(|v| v.name).collect();
         assert_eq!(names.len(), VARS.len(), "each variable once");
     }
