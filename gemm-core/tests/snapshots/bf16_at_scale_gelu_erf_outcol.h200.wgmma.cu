@@ -536,6 +536,14 @@ static __device__ __forceinline__ void cg_sts2(unsigned a, float v0, float v1) {
     asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(u) : "f"(v1), "f"(v0));
     asm volatile("st.shared.b32 [%0], %1;\n" :: "r"(a), "r"(u) : "memory");
 }
+#ifndef CG_STSM
+#define CG_STSM 1
+#endif
+static __device__ __forceinline__ unsigned cg_pack2(float v0, float v1) {
+    unsigned u;
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(u) : "f"(v1), "f"(v0));
+    return u;
+}
 
 #ifndef KSPLIT
 #define KSPLIT 1

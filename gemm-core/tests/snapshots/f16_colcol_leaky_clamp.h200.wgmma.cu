@@ -534,6 +534,14 @@ static __device__ __forceinline__ void cg_sts2(unsigned a, float v0, float v1) {
     asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(u) : "f"(v1), "f"(v0));
     asm volatile("st.shared.b32 [%0], %1;\n" :: "r"(a), "r"(u) : "memory");
 }
+#ifndef CG_STSM
+#define CG_STSM 1
+#endif
+static __device__ __forceinline__ unsigned cg_pack2(float v0, float v1) {
+    unsigned u;
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;\n" : "=r"(u) : "f"(v1), "f"(v0));
+    return u;
+}
 
 #ifndef KSPLIT
 #define KSPLIT 1
@@ -1062,6 +1070,28 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
                     const int r_hi = ((q + 1) * CG_CW < BN ? (q + 1) * CG_CW : BN) / 2;
                     if (vec_ok && (q + 1) * CG_CW <= BN && wrow + 16 <= M && n0 + (q + 1) * CG_CW <= N) {
 #if CG_EPI_SMEM
+#if CG_STSM
+                        /* Block pp of 16 columns: matrices (its first 8 columns, rows 0-7), (the
+                           same, rows 8-15), (its last 8 columns, rows 0-7), (rows 8-15), whose
+                           row addresses lanes 0-7, 8-15, 16-23 and 24-31 give. */
+#pragma unroll
+                        for (int pp = 0; pp < CG_CW / 16; ++pp) {
+                            unsigned w[4];
+#pragma unroll
+                            for (int e = 0; e < 4; ++e) {
+                                const int r = r_lo + 8 * pp + 2 * e;
+                                const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
+                                const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                                const float v0 = cgw_epi(acc[mi][r], p2);
+                            const float v1 = cgw_epi(acc[mi][r + 1], p2);
+                                w[e] = cg_pack2(v0, v1);
+                            }
+                            const int mx = lane >> 3;
+                            const unsigned a = cg_smem_u32(stg) + ((lane & 7) + 8 * (mx & 1)) * CG_STG_PITCH + (16 * pp + 8 * (mx >> 1)) * CG_OSZ;
+                            asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                                         :: "r"(a), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]) : "memory");
+                        }
+#else
 #pragma unroll
                         for (int p = 0; p < CG_CW / 4; ++p) {
                             const int r = r_lo + 2 * p;
@@ -1074,6 +1104,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
                                                                (8 * ((r - r_lo) >> 2) + 2 * (lane & 3)) * CG_OSZ),
                                    v0, v1);
                         }
+#endif
                         __syncwarp();
 #pragma unroll
                         for (int t = 0; t < 4; ++t) {

@@ -452,8 +452,19 @@ fn store_fns(ir: &GemmIr) -> String {
             )
         }
     };
+    // 16-bit outputs: the pair packed into one register, for the staged epilogue's
+    // `stmatrix` (CG_STSM).
+    let pack = match ir.out_dtype {
+        DType::F32 => "#undef CG_STSM\n#define CG_STSM 0\n".to_string(),
+        d => {
+            let cvt = if d == DType::F16 { "f16x2" } else { "bf16x2" };
+            format!(
+                "#ifndef CG_STSM\n#define CG_STSM 1\n#endif\nstatic __device__ __forceinline__ unsigned cg_pack2(float v0, float v1) {{\n    unsigned u;\n    asm(\"cvt.rn.{cvt}.f32 %0, %1, %2;\\n\" : \"=r\"(u) : \"f\"(v1), \"f\"(v0));\n    return u;\n}}\n"
+            )
+        }
+    };
     format!(
-        "#define CG_OSZ {}\ntypedef {st} cg_out_t;\nstatic __device__ __forceinline__ void cg_st2({st}* p, float v0, float v1) {{\n{body}\n}}\n/* The same pair into shared memory at `a` (the TMA-store epilogue's staged tile). */\nstatic __device__ __forceinline__ void cg_sts2(unsigned a, float v0, float v1) {{\n{sts}\n}}\n",
+        "#define CG_OSZ {}\ntypedef {st} cg_out_t;\nstatic __device__ __forceinline__ void cg_st2({st}* p, float v0, float v1) {{\n{body}\n}}\n/* The same pair into shared memory at `a` (the TMA-store epilogue's staged tile). */\nstatic __device__ __forceinline__ void cg_sts2(unsigned a, float v0, float v1) {{\n{sts}\n}}\n{pack}",
         ir.out_dtype.size()
     )
 }

@@ -547,7 +547,32 @@ const EPI_TMA: &str = r#"            {
 /// The staged fast path of [`EPI_TEMPLATE`] (row-major outputs): the warp writes its 16 x
 /// CG_CW chunk (128 bytes a row) to its buffer, rows CG_STG_PITCH = 144 bytes apart (no
 /// bank conflicts for either access), then copies it out 16 bytes a lane, 8 lanes a row.
+/// 16-bit outputs write the chunk with `stmatrix` (`CG_STSM`, on by default): one
+/// instruction a 16 x 16 block, four 8 x 8 matrices whose rows the accumulator's pairs
+/// already are (thread `lane` holds row `lane / 4`, columns `2 (lane % 4)` and the next),
+/// in place of four 4-byte stores; with `CG_STSM` 0, the 4-byte stores.
 const EPI_STAGED: &str = r#"#if CG_EPI_SMEM
+#if CG_STSM
+                        /* Block pp of 16 columns: matrices (its first 8 columns, rows 0-7), (the
+                           same, rows 8-15), (its last 8 columns, rows 0-7), (rows 8-15), whose
+                           row addresses lanes 0-7, 8-15, 16-23 and 24-31 give. */
+#pragma unroll
+                        for (int pp = 0; pp < CG_CW / 16; ++pp) {
+                            unsigned w[4];
+#pragma unroll
+                            for (int e = 0; e < 4; ++e) {
+                                const int r = r_lo + 8 * pp + 2 * e;
+                                const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
+                                const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                                @PAIR@
+                                w[e] = cg_pack2(v0, v1);
+                            }
+                            const int mx = lane >> 3;
+                            const unsigned a = cg_smem_u32(stg) + ((lane & 7) + 8 * (mx & 1)) * CG_STG_PITCH + (16 * pp + 8 * (mx >> 1)) * CG_OSZ;
+                            asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                                         :: "r"(a), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]) : "memory");
+                        }
+#else
 #pragma unroll
                         for (int p = 0; p < CG_CW / 4; ++p) {
                             const int r = r_lo + 2 * p;
@@ -559,6 +584,7 @@ const EPI_STAGED: &str = r#"#if CG_EPI_SMEM
                                                                (8 * ((r - r_lo) >> 2) + 2 * (lane & 3)) * CG_OSZ),
                                    v0, v1);
                         }
+#endif
                         __syncwarp();
 #pragma unroll
                         for (int t = 0; t < 4; ++t) {

@@ -33,8 +33,9 @@
 //!   scalars as they are; gelu, sigmoid and silu use `ex2`/`rcp.approx` (`CG_FAST_MATH`).
 //!   Each consumer warp stores 16-row × 128-byte chunks: a chunk wholly inside
 //!   a row-major output whose rows are 16-byte multiples (and `out` 16-byte aligned,
-//!   checked at run time) goes through the warp's shared-memory staging buffer and out
-//!   as 16-byte stores (`CG_EPI_SMEM`, the default); other interior chunks store two
+//!   checked at run time) goes through the warp's shared-memory staging buffer (written
+//!   with `stmatrix` for 16-bit outputs, `CG_STSM`: one instruction a 16 × 16 block) and
+//!   out as 16-byte stores (`CG_EPI_SMEM`, the default); other interior chunks store two
 //!   adjacent elements at a time without checks; chunks on the M or N edge store element
 //!   by element with bounds checks. Column-major outputs store elements.
 //! - Shapes: any `M, N, K >= 1` whose operand rows (the contiguous dimension: K for
