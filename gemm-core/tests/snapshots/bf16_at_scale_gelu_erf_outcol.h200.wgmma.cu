@@ -537,7 +537,7 @@ static __device__ __forceinline__ void cg_sts2(unsigned a, float v0, float v1) {
     asm volatile("st.shared.b32 [%0], %1;\n" :: "r"(a), "r"(u) : "memory");
 }
 #ifndef CG_STSM
-#define CG_STSM 1
+#define CG_STSM (CONSUMERS < 3 || BN <= 128)
 #endif
 static __device__ __forceinline__ unsigned cg_pack2(float v0, float v1) {
     unsigned u;

@@ -453,13 +453,15 @@ fn store_fns(ir: &GemmIr) -> String {
         }
     };
     // 16-bit outputs: the pair packed into one register, for the staged epilogue's
-    // `stmatrix` (CG_STSM).
+    // `stmatrix` (CG_STSM), on by default but for three consumers with BN over 128: at
+    // 128 registers a thread and 96 accumulators, the four packed words an stmatrix holds
+    // spilled (192x192, bf16 gelu_erf: 36 bytes), where the 4-byte stores fit.
     let pack = match ir.out_dtype {
         DType::F32 => "#undef CG_STSM\n#define CG_STSM 0\n".to_string(),
         d => {
             let cvt = if d == DType::F16 { "f16x2" } else { "bf16x2" };
             format!(
-                "#ifndef CG_STSM\n#define CG_STSM 1\n#endif\nstatic __device__ __forceinline__ unsigned cg_pack2(float v0, float v1) {{\n    unsigned u;\n    asm(\"cvt.rn.{cvt}.f32 %0, %1, %2;\\n\" : \"=r\"(u) : \"f\"(v1), \"f\"(v0));\n    return u;\n}}\n"
+                "#ifndef CG_STSM\n#define CG_STSM (CONSUMERS < 3 || BN <= 128)\n#endif\nstatic __device__ __forceinline__ unsigned cg_pack2(float v0, float v1) {{\n    unsigned u;\n    asm(\"cvt.rn.{cvt}.f32 %0, %1, %2;\\n\" : \"=r\"(u) : \"f\"(v1), \"f\"(v0));\n    return u;\n}}\n"
             )
         }
     };

@@ -34,7 +34,8 @@
 //!   Each consumer warp stores 16-row × 128-byte chunks: a chunk wholly inside
 //!   a row-major output whose rows are 16-byte multiples (and `out` 16-byte aligned,
 //!   checked at run time) goes through the warp's shared-memory staging buffer (written
-//!   with `stmatrix` for 16-bit outputs, `CG_STSM`: one instruction a 16 × 16 block) and
+//!   with `stmatrix` for 16-bit outputs, `CG_STSM`: one instruction a 16 × 16 block; not
+//!   on three-consumer tiles wider than 128, where it spilled) and
 //!   out as 16-byte stores (`CG_EPI_SMEM`, the default); other interior chunks store two
 //!   adjacent elements at a time without checks; chunks on the M or N edge store element
 //!   by element with bounds checks. Column-major outputs store elements.
