@@ -280,6 +280,7 @@ fn parse_defines(v: &str) -> Option<Vec<(String, u32)>> {
 /// code an experiment patch keeps behind a macro (batch v3: `CG_ROT_BY_SM`). The tuning cache and the
 /// records do not know them, so runs with them take a `--cache-dir` of their own; the
 /// prebuilt CUBINs of an `aot` build do not match them (the compile options differ).
+#[cfg(feature = "cuda")]
 pub(crate) fn exp_defines() -> Vec<(String, u32)> {
     checked("CROSSGEMM_EXP_DEFINES")
         .and_then(|v| parse_defines(&v))
