@@ -525,17 +525,6 @@ static __device__ __forceinline__ void cg_wgmma(float* d, unsigned long long da,
 #endif
 #define CG_OSZ 2
 typedef unsigned short cg_out_t;
-static __device__ __forceinline__ void cg_st2(unsigned short* p, float v0, float v1) {
-    unsigned u;
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(u) : "f"(v1), "f"(v0));
-    *reinterpret_cast<unsigned*>(p) = u;
-}
-/* The same pair into shared memory at `a` (the TMA-store epilogue's staged tile). */
-static __device__ __forceinline__ void cg_sts2(unsigned a, float v0, float v1) {
-    unsigned u;
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(u) : "f"(v1), "f"(v0));
-    asm volatile("st.shared.b32 [%0], %1;\n" :: "r"(a), "r"(u) : "memory");
-}
 #ifndef CG_STSM
 #define CG_STSM (CONSUMERS < 3 || BN <= 128)
 #endif
@@ -543,6 +532,13 @@ static __device__ __forceinline__ unsigned cg_pack2(float v0, float v1) {
     unsigned u;
     asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(u) : "f"(v1), "f"(v0));
     return u;
+}
+static __device__ __forceinline__ void cg_st2(unsigned short* p, float v0, float v1) {
+    *reinterpret_cast<unsigned*>(p) = cg_pack2(v0, v1);
+}
+/* The same pair into shared memory at `a` (the TMA-store epilogue's staged tile). */
+static __device__ __forceinline__ void cg_sts2(unsigned a, float v0, float v1) {
+    asm volatile("st.shared.b32 [%0], %1;\n" :: "r"(a), "r"(cg_pack2(v0, v1)) : "memory");
 }
 
 #ifndef KSPLIT

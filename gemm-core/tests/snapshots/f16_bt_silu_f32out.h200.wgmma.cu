@@ -525,6 +525,8 @@ static __device__ __forceinline__ void cg_wgmma(float* d, unsigned long long da,
 #endif
 #define CG_OSZ 4
 typedef float cg_out_t;
+#undef CG_STSM
+#define CG_STSM 0
 static __device__ __forceinline__ void cg_st2(float* p, float v0, float v1) {
     cg_f2 v; v.x = v0; v.y = v1;
     *reinterpret_cast<cg_f2*>(p) = v;
@@ -533,8 +535,6 @@ static __device__ __forceinline__ void cg_st2(float* p, float v0, float v1) {
 static __device__ __forceinline__ void cg_sts2(unsigned a, float v0, float v1) {
     asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" :: "r"(a), "f"(v0), "f"(v1) : "memory");
 }
-#undef CG_STSM
-#define CG_STSM 0
 
 #ifndef KSPLIT
 #define KSPLIT 1

@@ -431,42 +431,28 @@ fn wgmma_fns(ty: &str, trans_a: bool, trans_b: bool) -> String {
 /// column). Works on global and shared pointers alike.
 fn store_fns(ir: &GemmIr) -> String {
     let st = Backend::Cuda.storage(ir.out_dtype);
-    let body = match ir.out_dtype {
-        DType::F32 => "    cg_f2 v; v.x = v0; v.y = v1;\n    *reinterpret_cast<cg_f2*>(p) = v;".to_string(),
-        d => {
-            let cvt = if d == DType::F16 { "f16x2" } else { "bf16x2" };
+    // 16-bit outputs pack the pair into one register (`cg_pack2`), which the staged
+    // epilogue's `stmatrix` (CG_STSM) takes as well: on by default but for three consumers
+    // with BN over 128, where at 128 registers a thread and 96 accumulators the four
+    // packed words an stmatrix holds spilled (192x192, bf16 gelu_erf: 36 bytes) and the
+    // 4-byte stores fit.
+    let (pack, body, sts) = match ir.out_dtype {
+        DType::F32 => (
+            "#undef CG_STSM\n#define CG_STSM 0\n".to_string(),
+            "    cg_f2 v; v.x = v0; v.y = v1;\n    *reinterpret_cast<cg_f2*>(p) = v;",
+            "    asm volatile(\"st.shared.v2.f32 [%0], {%1, %2};\\n\" :: \"r\"(a), \"f\"(v0), \"f\"(v1) : \"memory\");",
+        ),
+        d => (
             format!(
-                "    unsigned u;\n    asm(\"cvt.rn.{cvt}.f32 %0, %1, %2;\\n\" : \"=r\"(u) : \"f\"(v1), \"f\"(v0));\n    *reinterpret_cast<unsigned*>(p) = u;"
-            )
-        }
-    };
-    let sts = match ir.out_dtype {
-        DType::F32 => {
-            "    asm volatile(\"st.shared.v2.f32 [%0], {%1, %2};\\n\" :: \"r\"(a), \"f\"(v0), \"f\"(v1) : \"memory\");"
-                .to_string()
-        }
-        d => {
-            let cvt = if d == DType::F16 { "f16x2" } else { "bf16x2" };
-            format!(
-                "    unsigned u;\n    asm(\"cvt.rn.{cvt}.f32 %0, %1, %2;\\n\" : \"=r\"(u) : \"f\"(v1), \"f\"(v0));\n    asm volatile(\"st.shared.b32 [%0], %1;\\n\" :: \"r\"(a), \"r\"(u) : \"memory\");"
-            )
-        }
-    };
-    // 16-bit outputs: the pair packed into one register, for the staged epilogue's
-    // `stmatrix` (CG_STSM), on by default but for three consumers with BN over 128: at
-    // 128 registers a thread and 96 accumulators, the four packed words an stmatrix holds
-    // spilled (192x192, bf16 gelu_erf: 36 bytes), where the 4-byte stores fit.
-    let pack = match ir.out_dtype {
-        DType::F32 => "#undef CG_STSM\n#define CG_STSM 0\n".to_string(),
-        d => {
-            let cvt = if d == DType::F16 { "f16x2" } else { "bf16x2" };
-            format!(
-                "#ifndef CG_STSM\n#define CG_STSM (CONSUMERS < 3 || BN <= 128)\n#endif\nstatic __device__ __forceinline__ unsigned cg_pack2(float v0, float v1) {{\n    unsigned u;\n    asm(\"cvt.rn.{cvt}.f32 %0, %1, %2;\\n\" : \"=r\"(u) : \"f\"(v1), \"f\"(v0));\n    return u;\n}}\n"
-            )
-        }
+                "#ifndef CG_STSM\n#define CG_STSM (CONSUMERS < 3 || BN <= 128)\n#endif\nstatic __device__ __forceinline__ unsigned cg_pack2(float v0, float v1) {{\n    unsigned u;\n    asm(\"cvt.rn.{}.f32 %0, %1, %2;\\n\" : \"=r\"(u) : \"f\"(v1), \"f\"(v0));\n    return u;\n}}\n",
+                if d == DType::F16 { "f16x2" } else { "bf16x2" }
+            ),
+            "    *reinterpret_cast<unsigned*>(p) = cg_pack2(v0, v1);",
+            "    asm volatile(\"st.shared.b32 [%0], %1;\\n\" :: \"r\"(a), \"r\"(cg_pack2(v0, v1)) : \"memory\");",
+        ),
     };
     format!(
-        "#define CG_OSZ {}\ntypedef {st} cg_out_t;\nstatic __device__ __forceinline__ void cg_st2({st}* p, float v0, float v1) {{\n{body}\n}}\n/* The same pair into shared memory at `a` (the TMA-store epilogue's staged tile). */\nstatic __device__ __forceinline__ void cg_sts2(unsigned a, float v0, float v1) {{\n{sts}\n}}\n{pack}",
+        "#define CG_OSZ {}\ntypedef {st} cg_out_t;\n{pack}static __device__ __forceinline__ void cg_st2({st}* p, float v0, float v1) {{\n{body}\n}}\n/* The same pair into shared memory at `a` (the TMA-store epilogue's staged tile). */\nstatic __device__ __forceinline__ void cg_sts2(unsigned a, float v0, float v1) {{\n{sts}\n}}\n",
         ir.out_dtype.size()
     )
 }
