@@ -94,6 +94,10 @@ pub const DEFINES: &[(&str, &str)] = &[
         "bytes per cp.async of B with CG_CPASYNC, as CG_CPA_A; default 16.",
     ),
     (
+        "CG_STSM",
+        "with CG_EPI_SMEM and a 16-bit output, 1: a warp writes each 16 x 16 block of its staged chunk with one stmatrix (m8n8.x4); 0: four 4-byte shared stores; default 1 but for three consumers with BN over 128 (whose registers it spilled); always 0 for f32 outputs.",
+    ),
+    (
         "CG_FAST_MATH",
         "1: gelu, sigmoid and silu with ex2.approx / rcp.approx (2 MUFU operations a value, a few f32 ulps of error); 0: the prelude's libdevice forms; default 1.",
     ),
