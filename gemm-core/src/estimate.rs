@@ -77,11 +77,19 @@ pub fn estimate_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem)
     let by_regs = target.regs_per_sm / (res.threads.max(1) * res.est_regs.max(1));
     let per_sm = by_smem.min(by_regs).clamp(1, 32) as f64;
     let sms = target.sm_count.max(1) as f64;
+    // Clusters run as whole clusters, and some sizes fewer than the SMs hold (on the H200
+    // 30 of 4 blocks: 120 of 132 SMs).
+    let cluster = c.family().cluster_blocks(c).max(1);
+    let resident = target
+        .resident_clusters
+        .get(&cluster.to_string())
+        .map_or(sms, |&n| (n * cluster) as f64)
+        .clamp(1.0, sms);
     // Stream-K shares the last wave out over every block: no whole waves.
     let waves = if c.family().balances_waves(c) {
-        (tiles / (sms * per_sm)).max(1.0)
+        (tiles / (resident * per_sm)).max(1.0)
     } else {
-        (tiles / (sms * per_sm)).ceil()
+        (tiles / (resident * per_sm)).ceil()
     };
     // A block's share of its SM's peak: the SM's blocks split it.
     let block_flops = peak / sms / per_sm.min((tiles / sms).ceil().max(1.0));
@@ -207,6 +215,38 @@ mod tests {
         let order = by_estimate(&[alone, pair, quad], &ir, &t, view);
         assert_eq!(order, [quad, pair, alone]);
         assert_eq!(by_estimate(&[quad, alone], &ir, &t, packed), [alone, quad]);
+    }
+
+    /// Clusters of 4 run 30 at a time on the H200 (120 of its 132 SMs): on K + 8 views of
+    /// 4096³ the 512 tiles of 128x256 take 4 waves alone or in pairs and 5 in 2x2
+    /// clusters, so the pair goes first there, as it won (bench/results/h200-2026-12-03u10),
+    /// where at 2048x11008x4096 (688 tiles: 6 waves either way) the 2x2 still leads.
+    #[test]
+    fn clusters_of_four_count_their_waves_over_the_clusters_that_run() {
+        use crate::family::{Stored, WgmmaTile};
+        let (t, ir) = (h200(), f16());
+        assert_eq!(t.resident_clusters.get("4"), Some(&30));
+        let tile = |cluster_m, cluster_n| {
+            TileConfig::Wgmma(WgmmaTile {
+                cluster_m,
+                cluster_n,
+                ..WgmmaTile::new(128, 256, 4, 2)
+            })
+        };
+        let (pair, quad) = (tile(2, 1), tile(2, 2));
+        let view = |m, n, k| Problem::new(m, n, k).stored(Stored::new(k + 8, 0), Stored::new(k + 8, 0));
+        let square = view(4096, 4096, 4096);
+        assert_eq!(by_estimate(&[quad, pair], &ir, &t, square), [pair, quad]);
+        // Counted over all 132 SMs, the 2x2 would lead there too.
+        let all = TargetSpec {
+            resident_clusters: Default::default(),
+            ..t.clone()
+        };
+        assert_eq!(by_estimate(&[pair, quad], &ir, &all, square), [quad, pair]);
+        assert_eq!(
+            by_estimate(&[pair, quad], &ir, &t, view(2048, 11008, 4096)),
+            [quad, pair]
+        );
     }
 
     #[test]

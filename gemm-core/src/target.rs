@@ -153,6 +153,13 @@ pub struct TargetSpec {
     /// estimate ([`crate::estimate`]). Optional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mem_gbps: Option<u32>,
+    /// Thread block clusters that run at once, by the blocks in a cluster (`{ 4 = 30 }`),
+    /// where fewer than `sm_count / blocks` do (one block a multiprocessor with most of
+    /// its shared memory: `cuOccupancyMaxActiveClusters`, which the runtime caps a
+    /// persistent grid by): the tuner's estimate counts such configs' waves over these.
+    /// Optional; a size not listed counts `sm_count` blocks.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub resident_clusters: std::collections::BTreeMap<String, u32>,
 }
 
 impl TargetSpec {

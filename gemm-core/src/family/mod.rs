@@ -184,6 +184,14 @@ pub trait KernelFamily: Sync + 'static {
         1
     }
 
+    /// Blocks of one thread block cluster (launched and resident together), which the
+    /// estimate counts waves by ([`crate::target::TargetSpec::resident_clusters`]); 1 by
+    /// default.
+    fn cluster_blocks(&self, tile: &Self::Tile) -> u32 {
+        let _ = tile;
+        1
+    }
+
     /// What sets apart configs of one block tile that the plan keeps separately (each
     /// gets a slot of its own in the plan, like a block tile): by default the split of K
     /// and nothing else.
@@ -279,6 +287,8 @@ pub trait DynFamily: Sync {
     fn block_mn(&self, c: &TileConfig) -> (u32, u32);
     /// See [`KernelFamily::k_split`].
     fn k_split(&self, c: &TileConfig) -> u32;
+    /// See [`KernelFamily::cluster_blocks`].
+    fn cluster_blocks(&self, c: &TileConfig) -> u32;
     /// See [`KernelFamily::balances_waves`].
     fn balances_waves(&self, c: &TileConfig) -> bool;
     /// See [`KernelFamily::estimate_factor`].
@@ -399,6 +409,9 @@ impl<F: KernelFamily> DynFamily for F {
     }
     fn k_split(&self, c: &TileConfig) -> u32 {
         KernelFamily::k_split(self, tile_of::<F>(c))
+    }
+    fn cluster_blocks(&self, c: &TileConfig) -> u32 {
+        KernelFamily::cluster_blocks(self, tile_of::<F>(c))
     }
     fn estimate_factor(&self, c: &TileConfig, ir: &GemmIr, p: Problem) -> f64 {
         KernelFamily::estimate_factor(self, tile_of::<F>(c), ir, p)

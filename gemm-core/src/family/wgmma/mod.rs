@@ -459,8 +459,10 @@ impl KernelFamily for Wgmma {
     /// the box rows it asks of L2. On K + 8 views of 2048x11008x4096 the 128x256 tile took
     /// 394 µs alone, 281 in 2-block clusters and 267.5 in 2x2 (packed: 262-267 all three,
     /// h200-2026-12-03u8): clusters first there. On sector-aligned rows the 2x2 clusters
-    /// lose 12-17% (30 clusters of 4 run at once, leaving 12 SMs idle: -02y, -02z), so
-    /// they go behind.
+    /// lost 12-17% (-02y, -02z): partly the 12 SMs that the 30 clusters of 4 running at
+    /// once leave idle, which the estimate's waves count (`resident_clusters` in
+    /// targets.toml), partly the multicast itself (7.5% at 1000³, whose 16 clusters all
+    /// run at once); they go behind.
     fn estimate_factor(&self, t: &WgmmaTile, ir: &GemmIr, p: Problem) -> f64 {
         let schedule = match (t.pingpong && t.consumers == 3, p.k <= 128) {
             (true, true) => 1.0 / 1.1,
@@ -476,6 +478,10 @@ impl KernelFamily for Wgmma {
             (false, _) => 1.0,
         };
         schedule * cluster
+    }
+
+    fn cluster_blocks(&self, t: &WgmmaTile) -> u32 {
+        t.cluster()
     }
 
     fn plan_class(&self, t: &WgmmaTile) -> (u32, u32) {
