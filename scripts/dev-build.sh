@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds what an H200 call runs (there is no cargo on the GPU machine) into a git-ignored
-# folder to `carry`: the CLI with the cuBLAS baseline and prebuilt CUBINs, the CUDA test binaries (kernels,
+# folder to `carry`: the CLI with the cuBLAS baseline and prebuilt CUBINs, the CUDA test binaries gzipped (kernels,
 # epilogue values, CUDA interop, views, batches, staged operands), the runtime's unit tests and the CUDA interop example,
 # stripped, with the commit they were built at. Usage: scripts/dev-build.sh [.dev/DIR]
 # (default .dev/next). The bench/h200-*.sh scripts name the folder they expect.
@@ -31,6 +31,9 @@ cp "$(exe tests/batched.rs)" "$out/batched"
 cp "$(exe tests/staged.rs)" "$out/staged"
 cp "$(exe 'unittests src/lib.rs')" "$out/runtime_tests"
 strip "$out"/crossgemm "$out"/interop_cuda_example "$out"/kernels "$out"/epilogue_values "$out"/interop_cuda "$out"/views "$out"/batched "$out"/staged "$out"/runtime_tests
+# The test binaries compressed (~48 MB stripped, ~16 gzipped), so that the folder and the
+# tree fit a call's 64 MiB carry; bench/lib.sh unpacks them on the GPU machine.
+gzip -9f "$out"/interop_cuda_example "$out"/kernels "$out"/epilogue_values "$out"/interop_cuda "$out"/views "$out"/batched "$out"/staged "$out"/runtime_tests
 git rev-parse --short HEAD > "$out/COMMIT"
 git diff --quiet || echo "dirty" >> "$out/COMMIT"
 du -sh "$out"
