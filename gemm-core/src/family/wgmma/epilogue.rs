@@ -548,10 +548,10 @@ const EPI_TMA: &str = r#"            {
 /// CG_CW chunk (128 bytes a row) to its buffer, rows CG_STG_PITCH = 144 bytes apart (no
 /// bank conflicts for either access), then copies it out 16 bytes a lane, 8 lanes a row.
 /// 16-bit outputs write the chunk with `stmatrix` (`CG_STSM`, on by default but for three
-/// consumers with BN over 128, `store_fns`): one
-/// instruction a 16 x 16 block, four 8 x 8 matrices whose rows the accumulator's pairs
-/// already are (thread `lane` holds row `lane / 4`, columns `2 (lane % 4)` and the next),
-/// in place of four 4-byte stores; with `CG_STSM` 0, the 4-byte stores.
+/// consumers with BN over 128, `store_fns`): one instruction a 16 x 16 block, four 8 x 8
+/// matrices whose rows the accumulator's pairs already are (thread `lane` holds row
+/// `lane / 4`, columns `2 (lane % 4)` and the next), in place of four 4-byte stores; with
+/// `CG_STSM` 0, the 4-byte stores.
 const EPI_STAGED: &str = r#"#if CG_EPI_SMEM
 #if CG_STSM
                         /* Block pp of 16 columns: matrices (its first 8 columns, rows 0-7), (the
