@@ -211,6 +211,14 @@ impl Targets {
                     "target `{name}` is a cuda target without `compute_capability`"
                 )));
             }
+            // A key the estimate cannot read (`four = 30`) would be ignored without a word.
+            for (blocks, &n) in &spec.resident_clusters {
+                if !matches!(blocks.parse::<u32>(), Ok(2..=16)) || n == 0 {
+                    return Err(TargetsError(format!(
+                        "target `{name}`: resident_clusters `{blocks} = {n}` wants a cluster size of 2 to 16 blocks and at least one cluster"
+                    )));
+                }
+            }
             map.insert(name, spec);
         }
         Ok(Targets(map))
@@ -263,6 +271,20 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("backend `host`"), "{err}");
+    }
+
+    #[test]
+    fn resident_clusters_name_cluster_sizes() {
+        let h200 = BUILTIN_TARGETS.split("\n[a100]").next().unwrap();
+        for bad in ["four = 30", "1 = 30", "4 = 0"] {
+            let text = h200.replace(
+                "resident_clusters = { 4 = 30 }",
+                &format!("resident_clusters = {{ {bad} }}"),
+            );
+            assert_ne!(text, h200, "the h200 table lists resident_clusters");
+            let err = Targets::parse(&text).unwrap_err();
+            assert!(err.to_string().contains("resident_clusters"), "{bad}: {err}");
+        }
     }
 
     #[test]
