@@ -280,11 +280,16 @@ fn parse_defines(v: &str) -> Option<Vec<(String, u32)>> {
 /// code an experiment patch keeps behind a macro (batch v3: `CG_ROT_BY_SM`). The tuning cache and the
 /// records do not know them, so runs with them take a `--cache-dir` of their own; the
 /// prebuilt CUBINs of an `aot` build do not match them (the compile options differ).
+/// Read once per process, unlike the other variables: the process's kernel cache does not
+/// key kernels by them, and a compile should not pay a lookup for an experiment hook.
 #[cfg(feature = "cuda")]
-pub(crate) fn exp_defines() -> Vec<(String, u32)> {
-    checked("CROSSGEMM_EXP_DEFINES")
-        .and_then(|v| parse_defines(&v))
-        .unwrap_or_default()
+pub(crate) fn exp_defines() -> &'static [(String, u32)] {
+    static DEFINES: std::sync::OnceLock<Vec<(String, u32)>> = std::sync::OnceLock::new();
+    DEFINES.get_or_init(|| {
+        checked("CROSSGEMM_EXP_DEFINES")
+            .and_then(|v| parse_defines(&v))
+            .unwrap_or_default()
+    })
 }
 
 /// The `CROSSGEMM_STAGE` value `v` names, if any.

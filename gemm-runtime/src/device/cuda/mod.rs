@@ -402,7 +402,7 @@ impl DeviceBackend for CudaBackend {
             cc: self.arch,
             suffix: needs.arch_suffix,
         };
-        let defines = &[defines, &crate::env::exp_defines()[..]].concat()[..];
+        let defines = &[defines, crate::env::exp_defines()].concat()[..];
         let options = nvrtc_options(arch, defines);
         if let Some(p) = crate::prebuilt::find(source, symbol, &options) {
             let start = Instant::now();
