@@ -136,6 +136,12 @@ typedef unsigned short cg_ab_t;
 #ifndef CG_PINGPONG
 #define CG_PINGPONG 0
 #endif
+#ifndef CG_OVERLAP
+#define CG_OVERLAP 0
+#endif
+#ifndef CG_OVL_KT
+#define CG_OVL_KT 1
+#endif
 #define CG_THREADS (128 * (CONSUMERS + 1))
 /* Rows of a tile one consumer computes: its share of the tile (cooperative), or the
    whole tile (ping-pong: the two consumers take alternate tiles). */
@@ -666,6 +672,11 @@ static __device__ __forceinline__ bool cg_splitk_fold(float (&acc)[CG_MI][BN / 2
 #endif
 
 static_assert(!CG_PINGPONG || (CONSUMERS >= 2 && KSPLIT == 1), "ping-pong takes two or three consumers and no split-K");
+/* The overlapped epilogue is an option of the cooperative schedule: ping-pong, split-K
+   and stream-K ignore CG_OVERLAP (the host sets it only where it applies, rules.rs), so
+   that an experiment's -DCG_OVERLAP=1 leaves those configs as they are. */
+#define CG_OVL (CG_OVERLAP && !CG_PINGPONG && KSPLIT == 1 && !CG_STREAMK && !CG_EPI_TMA)
+static_assert(!CG_OVL || (CG_OVL_KT >= 1 && 2 * CG_MI * BN / 2 <= (CONSUMERS == 3 ? 96 : 128)), "the overlapped epilogue holds two sets of accumulators: at most 64 a consumer thread (48 with three consumers), CG_OVL_KT >= 1");
 #if CG_CLUSTER > 1
 #define CG_CLUSTER_DIMS __cluster_dims__(CG_CLUSTER, 1, 1)
 #else
@@ -846,13 +857,679 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
            1024-aligned (the swizzle pattern's period). */
         const unsigned cg_tstg = ((bars + 16 * STAGES + CONSUMERS * 1024 + 1023u) & ~1023u) + c * CG_TSTG_BYTES;
 #endif
+        int stage = 0;
+        unsigned phase = 0;
+#if CG_OVL
+        /* Overlapped epilogue: this tile's first CG_OVL_KT k-tiles go to the tensor cores
+           (not waited for), then the previous tile's epilogue runs from the other set of
+           accumulators, then the rest of this tile's mainloop. */
+        float cg_acc0[CG_MI][BN / 2], cg_acc1[CG_MI][BN / 2];
+#pragma unroll
+        for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+            for (int r = 0; r < BN / 2; ++r) cg_acc0[mi][r] = cg_acc1[mi][r] = 0.0f;
+        const int cg_total = tiles * nbatch;
+        int cg_pm0 = 0, cg_pn0 = 0;
+        long cg_pbz = 0;
+        bool cg_pending = false;
+        for (int item = cluster; ; item += clusters) {
+            {
+                const bool live = item < cg_total;
+                int m0 = 0, n0 = 0, kt_end = 0;
+                long bz = 0;
+                if (live) {
+                    bz = item / tiles;
+                    int tm, tn;
+                    cg_tile_coords(item - (int)bz * tiles, grid_m, grid_n, &tm, &tn);
+                    m0 = (tm * CLUSTER_M + (int)rank_m) * BM;
+                    n0 = (tn * CLUSTER_N + (int)rank_n) * BN;
+                    kt_end = ktiles;
+                }
+                const int kt_begin = 0;
+                /* k-tiles issued, stages given back, and the next stage to give back. */
+                int kt = 0, released = 0, rel = stage;
+                bool cg_inner = false;
+                if (cg_pending) {
+                    const int m0 = cg_pm0, n0 = cg_pn0;
+                    cg_bz = cg_pbz;
+                    out = cg_out0 + cg_bz * bso; p0 = cg_p00 + cg_bz * bs0; p1 = cg_p10 + cg_bz * bs1; p2 = cg_p20 + cg_bz * bs2;
+            const bool pair_ok = (ldo & 1) == 0 && ((unsigned long long)out & (2 * CG_OSZ - 1)) == 0;
+#if CG_EPI_SMEM && 1
+            const bool vec_ok = (ldo * CG_OSZ) % 16 == 0 && ((unsigned long long)out & 15) == 0;
+#else
+            const bool vec_ok = 1 ? pair_ok : true;
+#endif
+            (void)pair_ok;
+                    cg_inner = vec_ok && BN % CG_CW == 0 && m0 + BM <= M && n0 + BN <= N;
+                }
+                /* Each side issues and waits for the whole mainloop: ptxas serializes every
+                   wgmma of the kernel (C7518) when two paths with MMAs in flight meet, and
+                   places its wait before the epilogue when one with MMAs in flight meets
+                   one without. */
+                if (cg_inner) {
+                    {
+                        float (&acc)[CG_MI][BN / 2] = cg_acc0;
+                        for (; kt < kt_end && kt < CG_OVL_KT; ++kt) {
+                            cg_mbar_wait(bars + stage * 8, phase);
+#if CG_CPASYNC
+                            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+                            const unsigned a_s = sa + stage * A_STAGE_BYTES, b_s = sb + stage * B_STAGE_BYTES;
+                cg_wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < CG_KSTEPS; ++kk) {
+#pragma unroll
+                    for (int mi = 0; mi < CG_MI; ++mi) {
+#if CG_A_KMAJOR
+                        /* K-major: rows of 128 bytes, 8-row groups 1024 apart; a k-step = 32 bytes,
+                           four to a sub-tile. */
+                        const unsigned long long da = cg_desc(a_s + (kk / 4) * (BM * 128) + (CG_WG_ROW0 + mi * 64) * 128 + (kk % 4) * 32, 16, 1024);
+#else
+                        /* M-major: 64-row boxes of 8 KiB; k16 = 16 rows of 128 bytes. */
+                        const unsigned long long da = cg_desc(a_s + (CG_WG_ROW0 / 64 + mi) * 8192 + kk * 2048, 8192, 1024);
+#endif
+#if CG_B_KMAJOR
+                        const unsigned long long db = cg_desc(b_s + (kk / 4) * (BN * 128) + (kk % 4) * 32, 16, 1024);
+#else
+                        /* N-major: 64-column boxes 8 KiB apart (LBO), 8-row k groups 1024 apart (SBO). */
+                        const unsigned long long db = cg_desc(b_s + kk * 2048, 8192, 1024);
+#endif
+                        cg_wgmma(acc[mi], da, db, (kt > kt_begin || kk > 0) ? 1 : 0);
+                    }
+                }
+                cg_wgmma_commit();
+                            if (++stage == STAGES) { stage = 0; phase ^= 1; }
+                        }
+                    }
+                    {
+                        float (&acc)[CG_MI][BN / 2] = cg_acc1;
+                        const int m0 = cg_pm0, n0 = cg_pn0;
+#if CG_EPI_TMA
+            {
+            const bool inside = m0 + CG_WG_ROW0 + CG_WG_M <= M && n0 + BN <= N;
+            if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+            cgw_wg_sync(c);
+#if CGW_PF_ANY
+            asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+            cgw_wg_sync(c);
+#endif
+#pragma unroll
+            for (int mi = 0; mi < CG_MI; ++mi) {
+                const int wrow = m0 + CG_WG_ROW0 + mi * 64 + warp * 16;
+                (void)wrow;
+#pragma unroll
+                for (int q = 0; q < BN / CG_CW; ++q) {
+                    const int r_lo = q * CG_CW / 2;
+#if CGW_PF_2
+                    float rb2[CG_CW / 8][2];
+#pragma unroll
+                    for (int g = 0; g < CG_CW / 8; ++g) {
+                        const int jl = q * CG_CW + 8 * g + 2 * (lane & 3);
+                        if (q * CG_CW + 8 * g < BN) {
+                            const unsigned w = *(const unsigned*)(pbuf + CGW_PA(CGW_OFF_2 + 2 * jl));
+                            rb2[g][0] = cg_f16_to_f32((unsigned short)(w));
+                            rb2[g][1] = cg_f16_to_f32((unsigned short)(w >> 16));
+                        } else {
+                            rb2[g][0] = rb2[g][1] = 0.0f;
+                        }
+                    }
+#endif
+#pragma unroll
+                    for (int p = 0; p < CG_CW / 4; ++p) {
+                        const int r = r_lo + 2 * p;
+                        const int rr = mi * 64 + warp * 16 + (lane >> 2) + 8 * ((r >> 1) & 1);
+                        const int i = m0 + CG_WG_ROW0 + rr;
+                        const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                        const unsigned byte = (8 * ((r - r_lo) >> 2) + 2 * (lane & 3)) * CG_OSZ;
+                        const unsigned dst = cg_tstg + q * (CG_WG_M * 128) + rr * 128 + ((((byte >> 4) ^ (unsigned)(rr & 7))) << 4) + (byte & 15);
+                        if (inside) {
+                            #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_f16(p2, j), a2_1 = cg_ld_f16(p2, j + 1);
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = cgw_epi(acc[mi][r + 1], a2_1);
+                            cg_sts2(dst, v0, v1);
+                        } else if (i < M && j < N) {
+                            const bool two = j + 1 < N;
+                            #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_f16(p2, j), a2_1 = two ? cg_ld_f16(p2, j + 1) : 0.0f;
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = two ? cgw_epi(acc[mi][r + 1], a2_1) : 0.0f;
+                            cg_sts2(dst, v0, v1);
+                        }
+                    }
+                }
+            }
+            /* The generic proxy's writes, seen by TMA's (the async proxy) before it reads. */
+            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+            cgw_wg_sync(c);
+            if (tid == 0) {
+#pragma unroll
+                for (int q = 0; q < BN / CG_CW; ++q)
+                    if (n0 + q * CG_CW < N) CG_TMA_C(cg_tstg + q * (CG_WG_M * 128), n0 + q * CG_CW, m0 + CG_WG_ROW0);
+                asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+            }
+            }
+#else
+            const bool pair_ok = (ldo & 1) == 0 && ((unsigned long long)out & (2 * CG_OSZ - 1)) == 0;
+#if CG_EPI_SMEM && 1
+            const bool vec_ok = (ldo * CG_OSZ) % 16 == 0 && ((unsigned long long)out & 15) == 0;
+#else
+            const bool vec_ok = 1 ? pair_ok : true;
+#endif
+            (void)pair_ok;
+#if CGW_PF_ANY
+            asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+            cgw_wg_sync(c);
+#endif
+#pragma unroll
+            for (int mi = 0; mi < CG_MI; ++mi) {
+                const int wrow = m0 + CG_WG_ROW0 + mi * 64 + warp * 16;
+#pragma unroll
+                for (int q = 0; q < (BN + CG_CW - 1) / CG_CW; ++q) {
+                    const int r_lo = q * CG_CW / 2;
+                    const int r_hi = ((q + 1) * CG_CW < BN ? (q + 1) * CG_CW : BN) / 2;
+#if CGW_PF_2
+                    float rb2[CG_CW / 8][2];
+#pragma unroll
+                    for (int g = 0; g < CG_CW / 8; ++g) {
+                        const int jl = q * CG_CW + 8 * g + 2 * (lane & 3);
+                        if (q * CG_CW + 8 * g < BN) {
+                            const unsigned w = *(const unsigned*)(pbuf + CGW_PA(CGW_OFF_2 + 2 * jl));
+                            rb2[g][0] = cg_f16_to_f32((unsigned short)(w));
+                            rb2[g][1] = cg_f16_to_f32((unsigned short)(w >> 16));
+                        } else {
+                            rb2[g][0] = rb2[g][1] = 0.0f;
+                        }
+                    }
+#endif
+                    if (true) {
+#if CG_EPI_SMEM
+#if CG_STSM
+                        /* Block pp of 16 columns: matrices (its first 8 columns, rows 0-7), (the
+                           same, rows 8-15), (its last 8 columns, rows 0-7), (rows 8-15), whose
+                           row addresses lanes 0-7, 8-15, 16-23 and 24-31 give. */
+#pragma unroll
+                        for (int pp = 0; pp < CG_CW / 16; ++pp) {
+                            unsigned w[4];
+#pragma unroll
+                            for (int e = 0; e < 4; ++e) {
+                                const int r = r_lo + 8 * pp + 2 * e;
+                                const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
+                                const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                                #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_f16(p2, j), a2_1 = cg_ld_f16(p2, j + 1);
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = cgw_epi(acc[mi][r + 1], a2_1);
+                                w[e] = cg_pack2(v0, v1);
+                            }
+                            const int mx = lane >> 3;
+                            const unsigned a = cg_smem_u32(stg) + ((lane & 7) + 8 * (mx & 1)) * CG_STG_PITCH + (16 * pp + 8 * (mx >> 1)) * CG_OSZ;
+                            asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                                         :: "r"(a), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]) : "memory");
+                        }
+#else
+#pragma unroll
+                        for (int p = 0; p < CG_CW / 4; ++p) {
+                            const int r = r_lo + 2 * p;
+                            if (r >= r_hi) break;
+                            const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
+                            const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                            #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_f16(p2, j), a2_1 = cg_ld_f16(p2, j + 1);
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = cgw_epi(acc[mi][r + 1], a2_1);
+                            cg_st2(reinterpret_cast<cg_out_t*>(stg + ((lane >> 2) + 8 * ((r >> 1) & 1)) * CG_STG_PITCH +
+                                                               (8 * ((r - r_lo) >> 2) + 2 * (lane & 3)) * CG_OSZ),
+                                   v0, v1);
+                        }
+#endif
+                        __syncwarp();
+#pragma unroll
+                        for (int t = 0; t < 4; ++t) {
+                            const int row = t * 4 + (lane >> 3), c16 = lane & 7;
+                            const cg_u4 v = *reinterpret_cast<const cg_u4*>(stg + row * CG_STG_PITCH + c16 * 16);
+                            *reinterpret_cast<cg_u4*>(out + (long)(wrow + row) * ldo + n0 + q * CG_CW + c16 * (16 / CG_OSZ)) = v;
+                        }
+                        __syncwarp();
+#endif
+#if !(CG_EPI_SMEM && 1)
+#pragma unroll
+                        for (int p = 0; p < CG_CW / 4; ++p) {
+                            const int r = r_lo + 2 * p;
+                            if (r >= r_hi) break;
+                            const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
+                            const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                            #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_f16(p2, j), a2_1 = cg_ld_f16(p2, j + 1);
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = cgw_epi(acc[mi][r + 1], a2_1);
+                            cg_st2(out + (long)i * ldo + j, v0, v1);
+                        }
+#endif
+                    } else {
+#pragma unroll
+                        for (int p = 0; p < CG_CW / 4; ++p) {
+                            const int r = r_lo + 2 * p;
+                            if (r >= r_hi) break;
+                            const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
+                            const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                            if (i < M && j < N) {
+                                const bool two = j + 1 < N;
+                                #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_f16(p2, j), a2_1 = two ? cg_ld_f16(p2, j + 1) : 0.0f;
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = two ? cgw_epi(acc[mi][r + 1], a2_1) : 0.0f;
+                                if (two && pair_ok) cg_st2(out + (long)i * ldo + j, v0, v1);
+                                else { cg_st_f16(out, (long)(i) * ldo + (j), v0); if (two) cg_st_f16(out, (long)(i) * ldo + (j + 1), v1); }
+                            }
+                        }
+                    }
+                }
+            }
+#endif
+                    }
+                    {
+                        float (&acc)[CG_MI][BN / 2] = cg_acc0;
+                        for (; kt < kt_end; ++kt) {
+                            /* Groups older than the CG_INFLIGHT newest are done: their stages go back. */
+                            cg_wgmma_wait<CG_INFLIGHT>();
+                            for (; released < kt - CG_INFLIGHT; ++released) {
+                                if (lane == 0) cg_release(bars + (STAGES + rel) * 8);
+                                if (++rel == STAGES) rel = 0;
+                            }
+                            cg_mbar_wait(bars + stage * 8, phase);
+#if CG_CPASYNC
+                            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+                            const unsigned a_s = sa + stage * A_STAGE_BYTES, b_s = sb + stage * B_STAGE_BYTES;
+                cg_wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < CG_KSTEPS; ++kk) {
+#pragma unroll
+                    for (int mi = 0; mi < CG_MI; ++mi) {
+#if CG_A_KMAJOR
+                        /* K-major: rows of 128 bytes, 8-row groups 1024 apart; a k-step = 32 bytes,
+                           four to a sub-tile. */
+                        const unsigned long long da = cg_desc(a_s + (kk / 4) * (BM * 128) + (CG_WG_ROW0 + mi * 64) * 128 + (kk % 4) * 32, 16, 1024);
+#else
+                        /* M-major: 64-row boxes of 8 KiB; k16 = 16 rows of 128 bytes. */
+                        const unsigned long long da = cg_desc(a_s + (CG_WG_ROW0 / 64 + mi) * 8192 + kk * 2048, 8192, 1024);
+#endif
+#if CG_B_KMAJOR
+                        const unsigned long long db = cg_desc(b_s + (kk / 4) * (BN * 128) + (kk % 4) * 32, 16, 1024);
+#else
+                        /* N-major: 64-column boxes 8 KiB apart (LBO), 8-row k groups 1024 apart (SBO). */
+                        const unsigned long long db = cg_desc(b_s + kk * 2048, 8192, 1024);
+#endif
+                        cg_wgmma(acc[mi], da, db, (kt > kt_begin || kk > 0) ? 1 : 0);
+                    }
+                }
+                cg_wgmma_commit();
+                            if (++stage == STAGES) { stage = 0; phase ^= 1; }
+                        }
+                        cg_wgmma_wait<0>();
+                        for (; released < kt; ++released) {
+                            if (lane == 0) cg_release(bars + (STAGES + rel) * 8);
+                            if (++rel == STAGES) rel = 0;
+                        }
+#pragma unroll
+                        for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+                            for (int r = 0; r < BN / 2; ++r) cg_fence_acc(acc[mi][r]);
+                    }
+                } else {
+                    {
+                        float (&acc)[CG_MI][BN / 2] = cg_acc0;
+                        for (; kt < kt_end && kt < CG_OVL_KT; ++kt) {
+                            cg_mbar_wait(bars + stage * 8, phase);
+#if CG_CPASYNC
+                            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+                            const unsigned a_s = sa + stage * A_STAGE_BYTES, b_s = sb + stage * B_STAGE_BYTES;
+                cg_wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < CG_KSTEPS; ++kk) {
+#pragma unroll
+                    for (int mi = 0; mi < CG_MI; ++mi) {
+#if CG_A_KMAJOR
+                        /* K-major: rows of 128 bytes, 8-row groups 1024 apart; a k-step = 32 bytes,
+                           four to a sub-tile. */
+                        const unsigned long long da = cg_desc(a_s + (kk / 4) * (BM * 128) + (CG_WG_ROW0 + mi * 64) * 128 + (kk % 4) * 32, 16, 1024);
+#else
+                        /* M-major: 64-row boxes of 8 KiB; k16 = 16 rows of 128 bytes. */
+                        const unsigned long long da = cg_desc(a_s + (CG_WG_ROW0 / 64 + mi) * 8192 + kk * 2048, 8192, 1024);
+#endif
+#if CG_B_KMAJOR
+                        const unsigned long long db = cg_desc(b_s + (kk / 4) * (BN * 128) + (kk % 4) * 32, 16, 1024);
+#else
+                        /* N-major: 64-column boxes 8 KiB apart (LBO), 8-row k groups 1024 apart (SBO). */
+                        const unsigned long long db = cg_desc(b_s + kk * 2048, 8192, 1024);
+#endif
+                        cg_wgmma(acc[mi], da, db, (kt > kt_begin || kk > 0) ? 1 : 0);
+                    }
+                }
+                cg_wgmma_commit();
+                            if (++stage == STAGES) { stage = 0; phase ^= 1; }
+                        }
+                    }
+                    {
+                        float (&acc)[CG_MI][BN / 2] = cg_acc0;
+                        for (; kt < kt_end; ++kt) {
+                            /* Groups older than the CG_INFLIGHT newest are done: their stages go back. */
+                            cg_wgmma_wait<CG_INFLIGHT>();
+                            for (; released < kt - CG_INFLIGHT; ++released) {
+                                if (lane == 0) cg_release(bars + (STAGES + rel) * 8);
+                                if (++rel == STAGES) rel = 0;
+                            }
+                            cg_mbar_wait(bars + stage * 8, phase);
+#if CG_CPASYNC
+                            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+                            const unsigned a_s = sa + stage * A_STAGE_BYTES, b_s = sb + stage * B_STAGE_BYTES;
+                cg_wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < CG_KSTEPS; ++kk) {
+#pragma unroll
+                    for (int mi = 0; mi < CG_MI; ++mi) {
+#if CG_A_KMAJOR
+                        /* K-major: rows of 128 bytes, 8-row groups 1024 apart; a k-step = 32 bytes,
+                           four to a sub-tile. */
+                        const unsigned long long da = cg_desc(a_s + (kk / 4) * (BM * 128) + (CG_WG_ROW0 + mi * 64) * 128 + (kk % 4) * 32, 16, 1024);
+#else
+                        /* M-major: 64-row boxes of 8 KiB; k16 = 16 rows of 128 bytes. */
+                        const unsigned long long da = cg_desc(a_s + (CG_WG_ROW0 / 64 + mi) * 8192 + kk * 2048, 8192, 1024);
+#endif
+#if CG_B_KMAJOR
+                        const unsigned long long db = cg_desc(b_s + (kk / 4) * (BN * 128) + (kk % 4) * 32, 16, 1024);
+#else
+                        /* N-major: 64-column boxes 8 KiB apart (LBO), 8-row k groups 1024 apart (SBO). */
+                        const unsigned long long db = cg_desc(b_s + kk * 2048, 8192, 1024);
+#endif
+                        cg_wgmma(acc[mi], da, db, (kt > kt_begin || kk > 0) ? 1 : 0);
+                    }
+                }
+                cg_wgmma_commit();
+                            if (++stage == STAGES) { stage = 0; phase ^= 1; }
+                        }
+                        cg_wgmma_wait<0>();
+                        for (; released < kt; ++released) {
+                            if (lane == 0) cg_release(bars + (STAGES + rel) * 8);
+                            if (++rel == STAGES) rel = 0;
+                        }
+#pragma unroll
+                        for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+                            for (int r = 0; r < BN / 2; ++r) cg_fence_acc(acc[mi][r]);
+                    }
+                }
+                if (cg_pending && !cg_inner) {
+                    float (&acc)[CG_MI][BN / 2] = cg_acc1;
+                    const int m0 = cg_pm0, n0 = cg_pn0;
+#if CG_EPI_TMA
+            {
+            const bool inside = m0 + CG_WG_ROW0 + CG_WG_M <= M && n0 + BN <= N;
+            if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+            cgw_wg_sync(c);
+#if CGW_PF_ANY
+            asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+            cgw_wg_sync(c);
+#endif
+#pragma unroll
+            for (int mi = 0; mi < CG_MI; ++mi) {
+                const int wrow = m0 + CG_WG_ROW0 + mi * 64 + warp * 16;
+                (void)wrow;
+#pragma unroll
+                for (int q = 0; q < BN / CG_CW; ++q) {
+                    const int r_lo = q * CG_CW / 2;
+#if CGW_PF_2
+                    float rb2[CG_CW / 8][2];
+#pragma unroll
+                    for (int g = 0; g < CG_CW / 8; ++g) {
+                        const int jl = q * CG_CW + 8 * g + 2 * (lane & 3);
+                        if (q * CG_CW + 8 * g < BN) {
+                            const unsigned w = *(const unsigned*)(pbuf + CGW_PA(CGW_OFF_2 + 2 * jl));
+                            rb2[g][0] = cg_f16_to_f32((unsigned short)(w));
+                            rb2[g][1] = cg_f16_to_f32((unsigned short)(w >> 16));
+                        } else {
+                            rb2[g][0] = rb2[g][1] = 0.0f;
+                        }
+                    }
+#endif
+#pragma unroll
+                    for (int p = 0; p < CG_CW / 4; ++p) {
+                        const int r = r_lo + 2 * p;
+                        const int rr = mi * 64 + warp * 16 + (lane >> 2) + 8 * ((r >> 1) & 1);
+                        const int i = m0 + CG_WG_ROW0 + rr;
+                        const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                        const unsigned byte = (8 * ((r - r_lo) >> 2) + 2 * (lane & 3)) * CG_OSZ;
+                        const unsigned dst = cg_tstg + q * (CG_WG_M * 128) + rr * 128 + ((((byte >> 4) ^ (unsigned)(rr & 7))) << 4) + (byte & 15);
+                        if (inside) {
+                            #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_f16(p2, j), a2_1 = cg_ld_f16(p2, j + 1);
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = cgw_epi(acc[mi][r + 1], a2_1);
+                            cg_sts2(dst, v0, v1);
+                        } else if (i < M && j < N) {
+                            const bool two = j + 1 < N;
+                            #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_f16(p2, j), a2_1 = two ? cg_ld_f16(p2, j + 1) : 0.0f;
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = two ? cgw_epi(acc[mi][r + 1], a2_1) : 0.0f;
+                            cg_sts2(dst, v0, v1);
+                        }
+                    }
+                }
+            }
+            /* The generic proxy's writes, seen by TMA's (the async proxy) before it reads. */
+            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+            cgw_wg_sync(c);
+            if (tid == 0) {
+#pragma unroll
+                for (int q = 0; q < BN / CG_CW; ++q)
+                    if (n0 + q * CG_CW < N) CG_TMA_C(cg_tstg + q * (CG_WG_M * 128), n0 + q * CG_CW, m0 + CG_WG_ROW0);
+                asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+            }
+            }
+#else
+            const bool pair_ok = (ldo & 1) == 0 && ((unsigned long long)out & (2 * CG_OSZ - 1)) == 0;
+#if CG_EPI_SMEM && 1
+            const bool vec_ok = (ldo * CG_OSZ) % 16 == 0 && ((unsigned long long)out & 15) == 0;
+#else
+            const bool vec_ok = 1 ? pair_ok : true;
+#endif
+            (void)pair_ok;
+#if CGW_PF_ANY
+            asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+            cgw_wg_sync(c);
+#endif
+#pragma unroll
+            for (int mi = 0; mi < CG_MI; ++mi) {
+                const int wrow = m0 + CG_WG_ROW0 + mi * 64 + warp * 16;
+#pragma unroll
+                for (int q = 0; q < (BN + CG_CW - 1) / CG_CW; ++q) {
+                    const int r_lo = q * CG_CW / 2;
+                    const int r_hi = ((q + 1) * CG_CW < BN ? (q + 1) * CG_CW : BN) / 2;
+#if CGW_PF_2
+                    float rb2[CG_CW / 8][2];
+#pragma unroll
+                    for (int g = 0; g < CG_CW / 8; ++g) {
+                        const int jl = q * CG_CW + 8 * g + 2 * (lane & 3);
+                        if (q * CG_CW + 8 * g < BN) {
+                            const unsigned w = *(const unsigned*)(pbuf + CGW_PA(CGW_OFF_2 + 2 * jl));
+                            rb2[g][0] = cg_f16_to_f32((unsigned short)(w));
+                            rb2[g][1] = cg_f16_to_f32((unsigned short)(w >> 16));
+                        } else {
+                            rb2[g][0] = rb2[g][1] = 0.0f;
+                        }
+                    }
+#endif
+                    if (vec_ok && (q + 1) * CG_CW <= BN && wrow + 16 <= M && n0 + (q + 1) * CG_CW <= N) {
+#if CG_EPI_SMEM
+#if CG_STSM
+                        /* Block pp of 16 columns: matrices (its first 8 columns, rows 0-7), (the
+                           same, rows 8-15), (its last 8 columns, rows 0-7), (rows 8-15), whose
+                           row addresses lanes 0-7, 8-15, 16-23 and 24-31 give. */
+#pragma unroll
+                        for (int pp = 0; pp < CG_CW / 16; ++pp) {
+                            unsigned w[4];
+#pragma unroll
+                            for (int e = 0; e < 4; ++e) {
+                                const int r = r_lo + 8 * pp + 2 * e;
+                                const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
+                                const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                                #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_f16(p2, j), a2_1 = cg_ld_f16(p2, j + 1);
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = cgw_epi(acc[mi][r + 1], a2_1);
+                                w[e] = cg_pack2(v0, v1);
+                            }
+                            const int mx = lane >> 3;
+                            const unsigned a = cg_smem_u32(stg) + ((lane & 7) + 8 * (mx & 1)) * CG_STG_PITCH + (16 * pp + 8 * (mx >> 1)) * CG_OSZ;
+                            asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                                         :: "r"(a), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]) : "memory");
+                        }
+#else
+#pragma unroll
+                        for (int p = 0; p < CG_CW / 4; ++p) {
+                            const int r = r_lo + 2 * p;
+                            if (r >= r_hi) break;
+                            const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
+                            const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                            #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_f16(p2, j), a2_1 = cg_ld_f16(p2, j + 1);
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = cgw_epi(acc[mi][r + 1], a2_1);
+                            cg_st2(reinterpret_cast<cg_out_t*>(stg + ((lane >> 2) + 8 * ((r >> 1) & 1)) * CG_STG_PITCH +
+                                                               (8 * ((r - r_lo) >> 2) + 2 * (lane & 3)) * CG_OSZ),
+                                   v0, v1);
+                        }
+#endif
+                        __syncwarp();
+#pragma unroll
+                        for (int t = 0; t < 4; ++t) {
+                            const int row = t * 4 + (lane >> 3), c16 = lane & 7;
+                            const cg_u4 v = *reinterpret_cast<const cg_u4*>(stg + row * CG_STG_PITCH + c16 * 16);
+                            *reinterpret_cast<cg_u4*>(out + (long)(wrow + row) * ldo + n0 + q * CG_CW + c16 * (16 / CG_OSZ)) = v;
+                        }
+                        __syncwarp();
+#endif
+#if !(CG_EPI_SMEM && 1)
+#pragma unroll
+                        for (int p = 0; p < CG_CW / 4; ++p) {
+                            const int r = r_lo + 2 * p;
+                            if (r >= r_hi) break;
+                            const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
+                            const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                            #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_f16(p2, j), a2_1 = cg_ld_f16(p2, j + 1);
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = cgw_epi(acc[mi][r + 1], a2_1);
+                            cg_st2(out + (long)i * ldo + j, v0, v1);
+                        }
+#endif
+                    } else {
+#pragma unroll
+                        for (int p = 0; p < CG_CW / 4; ++p) {
+                            const int r = r_lo + 2 * p;
+                            if (r >= r_hi) break;
+                            const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
+                            const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                            if (i < M && j < N) {
+                                const bool two = j + 1 < N;
+                                #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_f16(p2, j), a2_1 = two ? cg_ld_f16(p2, j + 1) : 0.0f;
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = two ? cgw_epi(acc[mi][r + 1], a2_1) : 0.0f;
+                                if (two && pair_ok) cg_st2(out + (long)i * ldo + j, v0, v1);
+                                else { cg_st_f16(out, (long)(i) * ldo + (j), v0); if (two) cg_st_f16(out, (long)(i) * ldo + (j + 1), v1); }
+                            }
+                        }
+                    }
+                }
+            }
+#endif
+                }
+                if (!live) break;
+                /* This tile's vectors into the parameter area, which the previous tile's
+                   epilogue has finished reading. */
+                cg_bz = bz;
+                out = cg_out0 + cg_bz * bso; p0 = cg_p00 + cg_bz * bs0; p1 = cg_p10 + cg_bz * bs1; p2 = cg_p20 + cg_bz * bs2;
+#if CGW_PF_ANY
+            cgw_wg_sync(c);
+#if CGW_PF_2
+            {
+                const bool al = ((unsigned long long)p2 & 3) == 0;
+                for (int u = tid; u < BN / 2; u += 128) {
+                    const int e = n0 + 2 * u, left = N - e;
+                    const unsigned dst = pbuf_s + CGW_PA(CGW_OFF_2 + 4 * u);
+                    if (al && left != 1) {
+                        /* A whole pair, or none (zero-filled) past the end. */
+                        cgw_cp4(dst, left >= 2 ? (const void*)(p2 + e) : (const void*)p2, left >= 2 ? 4u : 0u);
+                    } else {
+                        /* The last element of an odd extent (a 4-byte copy would read past
+                           the vector) or an unaligned base: element loads. */
+                        const unsigned lo = left >= 1 ? p2[e] : 0u, hi = left >= 2 ? p2[e + 1] : 0u;
+                        cgw_sts32(dst, lo | (hi << 16));
+                    }
+                }
+            }
+#endif
+            asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+                /* This tile's accumulators become the previous tile's (after the wait: no
+                   register of an MMA in flight is read). */
+#pragma unroll
+                for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+                    for (int r = 0; r < BN / 2; ++r) cg_acc1[mi][r] = cg_acc0[mi][r];
+                cg_pending = true;
+                cg_pm0 = m0;
+                cg_pn0 = n0;
+                cg_pbz = bz;
+            }
+        }
+#else
         float acc[CG_MI][BN / 2];
 #pragma unroll
         for (int mi = 0; mi < CG_MI; ++mi)
 #pragma unroll
             for (int r = 0; r < BN / 2; ++r) acc[mi][r] = 0.0f;
-        int stage = 0;
-        unsigned phase = 0;
 #if CG_PINGPONG
         /* Ping-pong: this block's work items rotate between the consumers (c takes the
            block's items c, c + CONSUMERS, ...). The producer fills the ring item after
@@ -1097,6 +1774,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
 #else
             const bool vec_ok = 1 ? pair_ok : true;
 #endif
+            (void)pair_ok;
 #if CGW_PF_ANY
             asm volatile("cp.async.wait_group 0;\n" ::: "memory");
             cgw_wg_sync(c);
@@ -1220,6 +1898,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
             }
 #endif
         }
+#endif
 #if CG_EPI_TMA
         /* The block's shared memory must outlive the reads of its last stores. */
         if (tid == 0) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");

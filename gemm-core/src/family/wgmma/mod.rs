@@ -205,6 +205,7 @@ mod defines;
 mod emit;
 mod epilogue;
 mod operands;
+mod overlap;
 mod producer;
 mod rules;
 pub mod splitk;
