@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Session w, batch w1 (.dev/w1: scripts/dev-build.sh at the overlapped-epilogue commit).
+# Session w, batch w1 (.dev/w1: scripts/dev-build.sh at bf92432, the overlapped-epilogue commit;
+# the code was reverted after this run: apply results/h200-2026-12-04w1/cg-overlap.patch to bf92432^
+# to rebuild it).
 # The overlapped cooperative schedule (CG_OVERLAP, gemm-core/src/family/wgmma/overlap.rs):
 # each consumer keeps two sets of accumulators and writes the previous tile's output
 # while the next tile's first k-tile is on the tensor cores (SASS checked here: HGMMA,

@@ -72,9 +72,7 @@ pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     s.push_str(&store_fns(ir));
     s.push_str(&super::splitk::source());
     let [view, rebase] = persistent_view_prologue(ir, Backend::Cuda);
-    // The overlapped loop first: its text holds the other keys.
     let subs = [
-        ("OVERLAP", super::overlap::source()),
         ("SYM", ir.symbol()),
         ("PARAMS", kernel_params(ir, Backend::Cuda)),
         ("VIEW", view),
@@ -82,9 +80,7 @@ pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         ("PRODUCE", produce(variant)),
         ("MMA", mma(variant)),
         ("PREFETCH", prefetch(ir, variant)),
-        ("EPILOGUE_INNER", epilogue::epilogue(ir, variant, true)),
-        ("VEC_OK", epilogue::vec_ok(ir)),
-        ("EPILOGUE", epilogue::epilogue(ir, variant, false)),
+        ("EPILOGUE", epilogue::epilogue(ir, variant)),
     ];
     s.push_str(&fill(KERNEL, &subs));
     s
@@ -165,12 +161,6 @@ const CONFIG: &str = r#"
 #endif
 #ifndef CG_PINGPONG
 #define CG_PINGPONG 0
-#endif
-#ifndef CG_OVERLAP
-#define CG_OVERLAP 0
-#endif
-#ifndef CG_OVL_KT
-#define CG_OVL_KT 1
 #endif
 #define CG_THREADS (128 * (CONSUMERS + 1))
 /* Rows of a tile one consumer computes: its share of the tile (cooperative), or the
@@ -502,12 +492,6 @@ fn mma(variant: Variant) -> String {
 
 const KERNEL: &str = r#"
 static_assert(!CG_PINGPONG || (CONSUMERS >= 2 && KSPLIT == 1), "ping-pong takes two or three consumers and no split-K");
-/* The overlapped epilogue is an option of the cooperative schedule for tiles whose two
-   sets of accumulators fit (at most 64 a consumer thread, 48 with three consumers):
-   other configs ignore CG_OVERLAP (the host sets it only where it applies), so that an
-   experiment's -DCG_OVERLAP=1 leaves them as they are. */
-#define CG_OVL (CG_OVERLAP && !CG_PINGPONG && KSPLIT == 1 && !CG_STREAMK && !CG_EPI_TMA && CG_MI * BN <= (CONSUMERS == 3 ? 96 : 128))
-static_assert(CG_OVL_KT >= 1, "CG_OVL_KT must be at least 1");
 #if CG_CLUSTER > 1
 #define CG_CLUSTER_DIMS __cluster_dims__(CG_CLUSTER, 1, 1)
 #else
@@ -625,15 +609,13 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
            1024-aligned (the swizzle pattern's period). */
         const unsigned cg_tstg = ((bars + 16 * STAGES + CONSUMERS * 1024 + 1023u) & ~1023u) + c * CG_TSTG_BYTES;
 #endif
-        int stage = 0;
-        unsigned phase = 0;
-#if CG_OVL
-@OVERLAP@#else
         float acc[CG_MI][BN / 2];
 #pragma unroll
         for (int mi = 0; mi < CG_MI; ++mi)
 #pragma unroll
             for (int r = 0; r < BN / 2; ++r) acc[mi][r] = 0.0f;
+        int stage = 0;
+        unsigned phase = 0;
 #if CG_PINGPONG
         /* Ping-pong: this block's work items rotate between the consumers (c takes the
            block's items c, c + CONSUMERS, ...). The producer fills the ring item after
@@ -757,7 +739,6 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
 #endif
 
 @EPILOGUE@        }
-#endif
 #if CG_EPI_TMA
         /* The block's shared memory must outlive the reads of its last stores. */
         if (tid == 0) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");

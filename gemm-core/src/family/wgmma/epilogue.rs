@@ -368,10 +368,8 @@ fn pair(ir: &GemmIr, variant: Variant, checked: bool) -> String {
 /// aligned `out`), a trip through the warp's own staging buffer in shared memory so that
 /// the global stores are 16 bytes wide and each row's 128 bytes go out together; without
 /// it, two adjacent elements per store. Chunks on the M or N edge store element by
-/// element with checks. With `interior` the caller has checked that every chunk of the
-/// consumer's rows takes the fast path (the overlapped schedule's `cg_inner`), and the
-/// chunk test is left out.
-pub(super) fn epilogue(ir: &GemmIr, variant: Variant, interior: bool) -> String {
+/// element with checks.
+pub(super) fn epilogue(ir: &GemmIr, variant: Variant) -> String {
     if variant == Variant::NoStore {
         return NO_STORE.replace(
             "@STORE@",
@@ -422,15 +420,6 @@ pub(super) fn epilogue(ir: &GemmIr, variant: Variant, interior: bool) -> String 
             ("CHUNK", chunk),
             ("FAST_STORE", fast_store),
             ("CHECKED_STORE", checked_store),
-            ("VEC_OK", vec_ok(ir)),
-            (
-                "FAST",
-                if interior {
-                    "true".into()
-                } else {
-                    "vec_ok && (q + 1) * CG_CW <= BN && wrow + 16 <= M && n0 + (q + 1) * CG_CW <= N".into()
-                },
-            ),
             ("ROW_MAJOR", (row_major as u32).to_string()),
         ],
     );
@@ -440,23 +429,6 @@ pub(super) fn epilogue(ir: &GemmIr, variant: Variant, interior: bool) -> String 
             ("PAIR", pair(ir, variant, false)),
             ("PAIR_CHECKED", pair(ir, variant, true)),
         ],
-    )
-}
-
-/// `pair_ok` and `vec_ok` for the current `out` and `ldo` (`@VEC_OK@`): whether the
-/// output takes 2-element stores, and whether a chunk may take the fast path's stores
-/// (16-byte ones through the staging buffer, or pairs).
-pub(super) fn vec_ok(ir: &GemmIr) -> String {
-    let row_major = (ir.out_layout == Layout::RowMajor) as u32;
-    format!(
-        "            const bool pair_ok = (ldo & 1) == 0 && ((unsigned long long)out & (2 * CG_OSZ - 1)) == 0;
-#if CG_EPI_SMEM && {row_major}
-            const bool vec_ok = (ldo * CG_OSZ) % 16 == 0 && ((unsigned long long)out & 15) == 0;
-#else
-            const bool vec_ok = {row_major} ? pair_ok : true;
-#endif
-            (void)pair_ok;
-"
     )
 }
 
@@ -480,14 +452,20 @@ const NO_STORE: &str = r#"            /* Diagnosis variant no_store: nothing is 
 /// `[q * CG_CW / 2, (q + 1) * CG_CW / 2)`.
 const EPI_TEMPLATE: &str = r#"#if CG_EPI_TMA
 @TMA@#else
-@VEC_OK@@SETUP@#pragma unroll
+            const bool pair_ok = (ldo & 1) == 0 && ((unsigned long long)out & (2 * CG_OSZ - 1)) == 0;
+#if CG_EPI_SMEM && @ROW_MAJOR@
+            const bool vec_ok = (ldo * CG_OSZ) % 16 == 0 && ((unsigned long long)out & 15) == 0;
+#else
+            const bool vec_ok = @ROW_MAJOR@ ? pair_ok : true;
+#endif
+@SETUP@#pragma unroll
             for (int mi = 0; mi < CG_MI; ++mi) {
                 const int wrow = m0 + CG_WG_ROW0 + mi * 64 + warp * 16;
 @SLAB@#pragma unroll
                 for (int q = 0; q < (BN + CG_CW - 1) / CG_CW; ++q) {
                     const int r_lo = q * CG_CW / 2;
                     const int r_hi = ((q + 1) * CG_CW < BN ? (q + 1) * CG_CW : BN) / 2;
-@CHUNK@                    if (@FAST@) {
+@CHUNK@                    if (vec_ok && (q + 1) * CG_CW <= BN && wrow + 16 <= M && n0 + (q + 1) * CG_CW <= N) {
 @STAGED@#if !(CG_EPI_SMEM && @ROW_MAJOR@)
 #pragma unroll
                         for (int p = 0; p < CG_CW / 4; ++p) {

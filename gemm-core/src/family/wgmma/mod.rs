@@ -205,7 +205,6 @@ mod defines;
 mod emit;
 mod epilogue;
 mod operands;
-mod overlap;
 mod producer;
 mod rules;
 pub mod splitk;
