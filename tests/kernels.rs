@@ -151,10 +151,12 @@ macro_rules! launch_judged {
 /// Every config the planner keeps for the device's target (the tuner may pick any of
 /// them), each on shapes of its own: aligned (the vector / TMA load paths) spanning three
 /// blocks in M and N (the last one partial) and twice the K its load ring holds (the ring
-/// wraps); the same with one block of rows; and odd ones (67x45x77 and 7x45x77: element
-/// loads, ragged edges; 67x45x72 and 7x45x72 with K a multiple of 8, and 66x46x77 and
-/// 6x46x77 with M and N even, for families whose loads need 4- or 16-byte rows along K or
-/// along M/N; the second of each with at most as many rows as one block).
+/// wraps); the same with one block of rows, and with one block of columns (a turned-around
+/// gemv takes at most `MR` of them); and odd ones (67x45x77 and 7x45x77: element loads,
+/// ragged edges; 67x45x72 and 7x45x72 with K a multiple of 8, and 66x46x77 and 6x46x77 with
+/// M and N even, for families whose loads need 4- or 16-byte rows along K or along M/N; the
+/// second of each with at most as many rows as one block; 67x7x77 with at most as many
+/// columns).
 /// Each runs where its family accepts the shape, and where it does
 /// not, a launch with it must say so; every config runs at least one aligned and one odd
 /// shape.
@@ -175,9 +177,11 @@ macro_rules! check_all_configs {
                 let (bm, bn) = (bm as usize, bn as usize);
                 let (n, k) = (2 * bn + 8, 2 * ring + 8);
                 let few = bm.min(7);
+                let aligned = 3;
                 let shapes = [
                     (2 * bm + (bm / 2).max(8), n, k),
                     (bm, n, k),
+                    (2 * bm + (bm / 2).max(8), bn, k),
                     (67, 45, 77),
                     (few, 45, 77),
                     (67, 45, 72),
@@ -187,6 +191,7 @@ macro_rules! check_all_configs {
                     // Ragged in every tile yet 16-byte rows for M- and N-major operands:
                     // the TMA path (and B multicast) at an edge.
                     (136, 88, 77),
+                    (67, bn.min(7), 77),
                 ];
                 let mut ran = [false; 2];
                 for (s, (m, n, k)) in shapes.into_iter().enumerate() {
@@ -197,7 +202,7 @@ macro_rules! check_all_configs {
                     if launched {
                         let want = $kernel::reference(&a, &b).unwrap();
                         assert_close(&out.to_host().unwrap(), &want, k, $tf32, &what);
-                        ran[usize::from(s >= 2)] = true;
+                        ran[usize::from(s >= aligned)] = true;
                     }
                 }
                 assert_eq!(
@@ -387,7 +392,14 @@ fn gemv_configs_give_the_same_bits_twice() {
             dev.info()
         );
         for cfg in gemv {
-            let (m, n, k) = (cfg.block_mn().0 as usize, 70, 4104);
+            // M up to the config's rows, or N up to its columns turned around.
+            let (bm, bn) = cfg.block_mn();
+            let narrow = crossgemm::Problem::new(70, bn as usize, 4104);
+            let (m, n, k) = if cfg.family().accepts(&cfg, f16_rc::SPEC.ir(), narrow).is_ok() {
+                (70, bn as usize, 4104)
+            } else {
+                (bm as usize, 70, 4104)
+            };
             let a = mat::<f16, RowMajor>(&dev, &mut r, m, k);
             let b = mat::<f16, ColMajor>(&dev, &mut r, k, n);
             let what = format!("gemv {cfg} at {m}x{n}x{k} on {}", dev.info());

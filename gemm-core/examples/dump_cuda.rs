@@ -87,6 +87,24 @@ fn main() {
             DType::F16,
             Layout::ColMajor,
         ),
+        // Both forms of the gemv source (`-DSWAP=0/1`; a form the layouts do not allow
+        // is an `#error`).
+        (
+            "gemv",
+            DType::F16,
+            AccMode::F32,
+            FamilyId::Gemv,
+            DType::F16,
+            Layout::RowMajor,
+        ),
+        (
+            "gemv",
+            DType::Bf16,
+            AccMode::F32,
+            FamilyId::Gemv,
+            DType::F32,
+            Layout::ColMajor,
+        ),
     ] {
         for la in [Layout::RowMajor, Layout::ColMajor] {
             for lb in [Layout::RowMajor, Layout::ColMajor] {

@@ -74,6 +74,33 @@ typedef unsigned short cg_ab_t;
 static_assert(MR >= 1 && MR <= 8, "MR: 1 to 8 rows");
 static_assert(WARPS % KSPLIT == 0, "KSPLIT must divide WARPS");
 static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
+#ifndef SWAP
+#define SWAP 0
+#endif
+#if SWAP
+/* Turned around: C^T = B^T A^T, N <= MR. */
+#define CG_R N
+#define CG_C M
+#define CG_XP p1
+#define CG_WP p0
+#define CG_LDX ld1
+#define CG_LDW ld0
+#define CG_X_ROWS 1
+#define CG_VEC_OK (B_VEC && A_VEC)
+#define CG_LOAD_X_VEC(i, k, dst) cg_unpack(cg_ld16(gx + (long)(i) * CG_LDX + (k)), dst)
+#define CG_LOAD_X(i, k) cg_elem(gx[(long)(i) * CG_LDX + (k)])
+#else
+#define CG_R M
+#define CG_C N
+#define CG_XP p0
+#define CG_WP p1
+#define CG_LDX ld0
+#define CG_LDW ld1
+#define CG_X_ROWS 1
+#define CG_VEC_OK (A_VEC && B_VEC)
+#define CG_LOAD_X_VEC(i, k, dst) cg_unpack(cg_ld16(gx + (long)(i) * CG_LDX + (k)), dst)
+#define CG_LOAD_X(i, k) cg_elem(gx[(long)(i) * CG_LDX + (k)])
+#endif
 
 static __device__ __forceinline__ float cg_elem(cg_ab_t x) { return cg_f16_to_f32(x); }
 /* One 16-byte chunk through the read-only path (B and A are never written here). Not
@@ -93,45 +120,47 @@ static __device__ __forceinline__ void cg_unpack(const cg_u4& v, float* f) {
     }
 }
 
+/* X has CG_R <= MR rows, W CG_C columns (its K-contiguous rows); C(i, j) = X(i) . W(j),
+   stored at (i, j) of the output, or at (j, i) turned around. */
 extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bt_silu_f32out_8eb01f64(int M, int N, int K, float* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const float* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2, int nbatch) {
     __shared__ float cg_red[WARPS][MR][COLS];
     const long cg_bz = (long)blockIdx.z; out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1; p2 += off2 + cg_bz * bs2;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int group = warp / KSPLIT, part = warp % KSPLIT;
     const int n0 = blockIdx.x * CG_NB + group * COLS;
-    const cg_ab_t* __restrict__ ga = p0;
-    const cg_ab_t* __restrict__ gb = p1;
-    (void)ga; (void)gb;
+    const cg_ab_t* __restrict__ gx = CG_XP;
+    const cg_ab_t* __restrict__ gw = CG_WP;
+    (void)gx; (void)gw;
     float acc[MR][COLS];
 #pragma unroll
     for (int i = 0; i < MR; ++i)
 #pragma unroll
         for (int c = 0; c < COLS; ++c) acc[i][c] = 0.0f;
 
-    if ((A_VEC && B_VEC)) {
-        /* Every row of A and column of B is a whole number of 16-byte chunks. */
+    if (CG_VEC_OK) {
+        /* Every row of X and W is a whole number of 16-byte chunks. */
 #pragma unroll 2
         for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
-            /* Rows past M and columns past N read row M-1 / column N-1 instead (always in
+            /* Rows past CG_R and columns past CG_C read the last one instead (always in
                bounds, M, N >= 1 at launch): no predicate keeps the loads apart, and those
                sums are never stored. */
             float a[MR][CG_VEC];
 #pragma unroll
             for (int d = 0; d < MR; ++d) {
-                const int i = d < M ? d : M - 1;
-                cg_unpack(cg_ld16(ga + (long)i * ld0 + k), a[d]);
+                const int i = d < CG_R ? d : CG_R - 1;
+                CG_LOAD_X_VEC(i, k, a[d]);
             }
             /* Every column's chunk in flight before the first multiply. */
             cg_u4 braw[COLS];
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
-                const int n = n0 + c < N ? n0 + c : N - 1;
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
                 (void)n;
-                braw[c] = cg_ld16(gb + (long)n * ld1 + k);
+                braw[c] = cg_ld16(gw + (long)n * CG_LDW + k);
             }
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
-                const int n = n0 + c < N ? n0 + c : N - 1;
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
                 (void)n;
                 float b[CG_VEC];
                 cg_unpack(braw[c], b);
@@ -145,12 +174,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bt_silu_f32out_8
         for (int k = part * 32 + lane; k < K; k += KSPLIT * 32) {
             float a[MR];
 #pragma unroll
-            for (int i = 0; i < MR; ++i) a[i] = i < M ? cg_elem(ga[(long)i * ld0 + k]) : 0.0f;
+            for (int i = 0; i < MR; ++i) a[i] = i < CG_R ? CG_LOAD_X(i, k) : 0.0f;
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
                 const int n = n0 + c;
-                if (n < N) {
-                    const float b = cg_elem(gb[(long)n * ld1 + k]);
+                if (n < CG_C) {
+                    const float b = cg_elem(gw[(long)n * CG_LDW + k]);
 #pragma unroll
                     for (int i = 0; i < MR; ++i) acc[i][c] = fmaf(a[i], b, acc[i][c]);
                 }
@@ -172,11 +201,16 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bt_silu_f32out_8
     if (tid < CG_NB * MR) {
         const int i = tid / CG_NB, cc = tid % CG_NB, g = cc / COLS, c = cc % COLS;
         const int j = blockIdx.x * CG_NB + cc;
-        if (i < M && j < N) {
+        if (i < CG_R && j < CG_C) {
             float acc = 0.0f;
 #pragma unroll
             for (int p = 0; p < KSPLIT; ++p) acc += cg_red[g * KSPLIT + p][i][c];
-            cg_st_f32(out, (long)(i) * ldo + (j), cg_epilogue(acc, i, j, M, N, p2));
+#if SWAP
+            const int ci = j, cj = i;
+#else
+            const int ci = i, cj = j;
+#endif
+            cg_st_f32(out, (long)(ci) * ldo + (cj), cg_epilogue(acc, ci, cj, M, N, p2));
         }
     }
 }

@@ -52,6 +52,33 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N, const __g
 #if WARPS % KSPLIT != 0 || CG_NB * MR > CG_THREADS
 #error "KSPLIT must divide WARPS, and the block's outputs must not outnumber its work-items"
 #endif
+#ifndef SWAP
+#define SWAP 0
+#endif
+#if SWAP
+/* Turned around: C^T = B^T A^T, N <= MR. */
+#define CG_R N
+#define CG_C M
+#define CG_XP p1
+#define CG_WP p0
+#define CG_LDX ld1
+#define CG_LDW ld0
+#define CG_X_ROWS 1
+#define CG_VEC_OK (B_VEC && A_VEC)
+#define CG_LOAD_X_VEC(i, k, dst) cg_chunk(gx, (long)(i) * CG_LDX + (k), dst)
+#define CG_LOAD_X(i, k) cg_ld_f16(gx, (long)(i) * CG_LDX + (k))
+#else
+#define CG_R M
+#define CG_C N
+#define CG_XP p0
+#define CG_WP p1
+#define CG_LDX ld0
+#define CG_LDW ld1
+#define CG_X_ROWS 1
+#define CG_VEC_OK (A_VEC && B_VEC)
+#define CG_LOAD_X_VEC(i, k, dst) cg_chunk(gx, (long)(i) * CG_LDX + (k), dst)
+#define CG_LOAD_X(i, k) cg_ld_f16(gx, (long)(i) * CG_LDX + (k))
+#endif
 
 /* CG_VEC consecutive elements from p + i (16 bytes, 16-byte aligned), as floats. */
 static inline void cg_chunk(const __global ushort* p, long i, float* out) {
@@ -67,26 +94,26 @@ void cg_f16_bt_silu_f32out_8eb01f64(int M, int N, int K, __global float* restric
     const int tid = get_local_id(0), lane = tid & 31, warp = tid >> 5;
     const int group = warp / KSPLIT, part = warp % KSPLIT;
     const int n0 = get_group_id(0) * CG_NB + group * COLS;
-    const __global ushort* ga = p0;
-    const __global ushort* gb = p1;
+    const __global ushort* gx = CG_XP;
+    const __global ushort* gw = CG_WP;
     float acc[MR][COLS];
     for (int i = 0; i < MR; ++i)
         for (int c = 0; c < COLS; ++c) acc[i][c] = 0.0f;
 
-    if ((A_VEC && B_VEC)) {
-        /* Every row of A and column of B is a whole number of chunks. Rows past M and
-           columns past N read row M-1 / column N-1 (in bounds: M, N >= 1 at launch);
-           those sums are never stored. */
+    if (CG_VEC_OK) {
+        /* Every row of X and W is a whole number of chunks. Rows past CG_R and columns
+           past CG_C read the last one (in bounds: M, N >= 1 at launch); those sums are
+           never stored. */
         for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
             float a[MR][CG_VEC];
             for (int d = 0; d < MR; ++d) {
-                const int i = d < M ? d : M - 1;
-                cg_chunk(ga, (long)i * ld0 + k, a[d]);
+                const int i = d < CG_R ? d : CG_R - 1;
+                CG_LOAD_X_VEC(i, k, a[d]);
             }
             for (int c = 0; c < COLS; ++c) {
-                const int nn = n0 + c < N ? n0 + c : N - 1;
+                const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
                 float b[CG_VEC];
-                cg_chunk(gb, (long)nn * ld1 + k, b);
+                cg_chunk(gw, (long)nn * CG_LDW + k, b);
                 for (int i = 0; i < MR; ++i)
                     for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fma(a[i][e], b[e], acc[i][c]);
             }
@@ -94,11 +121,11 @@ void cg_f16_bt_silu_f32out_8eb01f64(int M, int N, int K, __global float* restric
     } else {
         for (int k = part * 32 + lane; k < K; k += KSPLIT * 32) {
             float a[MR];
-            for (int i = 0; i < MR; ++i) a[i] = i < M ? cg_ld_f16(ga, (long)i * ld0 + k) : 0.0f;
+            for (int i = 0; i < MR; ++i) a[i] = i < CG_R ? CG_LOAD_X(i, k) : 0.0f;
             for (int c = 0; c < COLS; ++c) {
                 const int nn = n0 + c;
-                if (nn < N) {
-                    const float b = cg_ld_f16(gb, (long)nn * ld1 + k);
+                if (nn < CG_C) {
+                    const float b = cg_ld_f16(gw, (long)nn * CG_LDW + k);
                     for (int i = 0; i < MR; ++i) acc[i][c] = fma(a[i], b, acc[i][c]);
                 }
             }
@@ -113,10 +140,15 @@ void cg_f16_bt_silu_f32out_8eb01f64(int M, int N, int K, __global float* restric
     if (tid < CG_NB * MR) {
         const int i = tid / CG_NB, cc = tid % CG_NB, g = cc / COLS, c = cc % COLS;
         const int j = get_group_id(0) * CG_NB + cc;
-        if (i < M && j < N) {
+        if (i < CG_R && j < CG_C) {
             float sum = 0.0f;
             for (int t = g * KSPLIT * 32; t < (g + 1) * KSPLIT * 32; ++t) sum += cg_red[i][c][t];
-            cg_st_f32(out, (long)(i) * ldo + (j), cg_epilogue(sum, i, j, M, N, p2));
+#if SWAP
+            const int ci = j, cj = i;
+#else
+            const int ci = i, cj = j;
+#endif
+            cg_st_f32(out, (long)(ci) * ldo + (cj), cg_epilogue(sum, ci, cj, M, N, p2));
         }
     }
 }

@@ -7,8 +7,8 @@
 //! the `KSPLIT` warps of a group through shared memory in a fixed order (the same bits
 //! on every run), and one thread per output applies the fused epilogue and stores.
 
-use crate::codegen::cuda::{ab_type, epilogue_store, fill, preamble};
-use crate::codegen::prelude::{kernel_params, view_prologue};
+use crate::codegen::cuda::{ab_type, fill, preamble};
+use crate::codegen::prelude::{kernel_params, variant_store, view_prologue};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
 use crate::target::Backend;
@@ -34,21 +34,9 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         DType::F16 => "cg_f16_to_f32(x)",
         DType::Bf16 => "cg_bf16_to_f32(x)",
     };
-    // A(i, k): row-major A has K contiguous (16-byte chunks when A_VEC), column-major A
-    // is read element by element (it is M x K with M <= 8: a few cached lines).
-    let a_row_major = ir.a_layout() == Layout::RowMajor;
-    let (load_a_vec, load_a) = if a_row_major {
-        (
-            "cg_unpack(cg_ld16(ga + (long)i * @LDA@ + k), a[d]);",
-            "cg_elem(ga[(long)i * @LDA@ + k])",
-        )
-    } else {
-        (
-            "for (int e = 0; e < CG_VEC; ++e) a[d][e] = cg_elem(ga[(long)(k + e) * @LDA@ + i]);",
-            "cg_elem(ga[(long)k * @LDA@ + i])",
-        )
-    };
-    let vec_ok = if a_row_major { "(A_VEC && B_VEC)" } else { "B_VEC" };
+    // X(i, k): K-contiguous rows (CG_X_ROWS) are read in 16-byte chunks when CG_VEC_OK;
+    // otherwise X is MR x K stored the other way (M-contiguous A, N-contiguous B) and read
+    // element by element (a few cached lines).
     let (math_vec, math) = match variant {
         Variant::LoadOnly => (
             "acc[0][c] += b[e]; acc[i][0] += a[i][e];",
@@ -59,51 +47,118 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             "acc[i][c] = fmaf(a[i], b, acc[i][c]);",
         ),
     };
-    let load_b_raw = match variant {
-        Variant::ComputeOnly => "cg_u4{0u, 0u, 0u, 0u}",
-        _ => "cg_ld16(gb + (long)n * @LDB@ + k)",
-    };
-    let (load_a_vec, load_a, load_b_vec, load_b) = match variant {
+    let (load_a_vec, load_a, load_b_raw, load_b_vec, load_b) = match variant {
         // The values depend on the loop index, so the multiply-adds cannot be folded.
         Variant::ComputeOnly => (
-            "for (int e = 0; e < CG_VEC; ++e) a[d][e] = (float)(k + e + i) * 1e-9f;".to_string(),
-            "(float)(k + i) * 1e-9f".to_string(),
-            "for (int e = 0; e < CG_VEC; ++e) b[e] = (float)(k + e - n) * 1e-9f;".to_string(),
-            "(float)(k - n) * 1e-9f".to_string(),
+            "for (int e = 0; e < CG_VEC; ++e) a[d][e] = (float)(k + e + i) * 1e-9f;",
+            "(float)(k + i) * 1e-9f",
+            "cg_u4{0u, 0u, 0u, 0u}",
+            "for (int e = 0; e < CG_VEC; ++e) b[e] = (float)(k + e - n) * 1e-9f;",
+            "(float)(k - n) * 1e-9f",
         ),
         _ => (
-            load_a_vec.to_string(),
-            load_a.to_string(),
-            "cg_unpack(braw[c], b);".to_string(),
-            "cg_elem(gb[(long)n * @LDB@ + k])".to_string(),
+            "CG_LOAD_X_VEC(i, k, a[d]);",
+            "CG_LOAD_X(i, k)",
+            "cg_ld16(gw + (long)n * CG_LDW + k)",
+            "cg_unpack(braw[c], b);",
+            "cg_elem(gw[(long)n * CG_LDW + k])",
         ),
     };
-    let lds = [("LDA", format!("ld{}", ir.a)), ("LDB", format!("ld{}", ir.b))];
-    let (load_a_vec, load_a, load_b) = (fill(&load_a_vec, &lds), fill(&load_a, &lds), fill(&load_b, &lds));
-    let load_b_raw = fill(load_b_raw, &lds);
     s.push_str(&fill(
         KERNEL,
         &[
             ("AB_T", ab_t.to_string()),
             ("UNPACK", unpack.to_string()),
             ("CVT", cvt.to_string()),
+            ("ROLES", roles(ir, Backend::Cuda)),
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
             ("VIEW", view_prologue(ir, Backend::Cuda)),
-            ("A_PTR", format!("p{}", ir.a)),
-            ("B_PTR", format!("p{}", ir.b)),
-            ("VEC_OK", vec_ok.to_string()),
-            ("LOAD_A_VEC", load_a_vec),
-            ("LOAD_A", load_a),
-            ("LOAD_B_VEC", load_b_vec),
-            ("LOAD_B_RAW", load_b_raw),
-            ("LOAD_B", load_b),
+            ("LOAD_A_VEC", load_a_vec.to_string()),
+            ("LOAD_A", load_a.to_string()),
+            ("LOAD_B_VEC", load_b_vec.to_string()),
+            ("LOAD_B_RAW", load_b_raw.to_string()),
+            ("LOAD_B", load_b.to_string()),
             ("MATH_VEC", math_vec.to_string()),
             ("MATH", math.to_string()),
-            ("STORE", epilogue_store(ir, variant)),
+            ("STORE", variant_store(ir, variant, "ci", "cj", "acc")),
         ],
     ));
     s
+}
+
+/// The operands' roles in either form (`SWAP` 0 or 1), as preprocessor definitions the
+/// kernel reads: `gx`/`CG_LDX` the MR-row side X (A, or B turned around), `gw`/`CG_LDW`
+/// the streamed side W (B's columns, or A's rows), `CG_R`/`CG_C` their extents, whether
+/// X's rows are K-contiguous (`CG_X_ROWS`), when the 16-byte path may run (`CG_VEC_OK`),
+/// and the loads of X. A form the kernel's layouts do not allow is an `#error` (the plan
+/// never gives it). Shared with the OpenCL source (`backend`).
+pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
+    let form = |swap: bool| -> String {
+        let (x, w, x_rows, w_kmajor, xv, wv) = if swap {
+            (
+                ir.b,
+                ir.a,
+                ir.b_layout() == Layout::ColMajor,
+                ir.a_layout() == Layout::RowMajor,
+                "B_VEC",
+                "A_VEC",
+            )
+        } else {
+            (
+                ir.a,
+                ir.b,
+                ir.a_layout() == Layout::RowMajor,
+                ir.b_layout() == Layout::ColMajor,
+                "A_VEC",
+                "B_VEC",
+            )
+        };
+        if !w_kmajor {
+            let (w_name, what) = if swap {
+                ("A", "row-major")
+            } else {
+                ("B", "column-major")
+            };
+            return format!("#error \"this gemv form streams {w_name}, which must be {what} (K-contiguous)\"\n");
+        }
+        let (r, c) = if swap { ("N", "M") } else { ("M", "N") };
+        let vec_ok = if x_rows {
+            format!("({xv} && {wv})")
+        } else {
+            wv.to_string()
+        };
+        let (load_vec, load) = match (x_rows, backend) {
+            (true, Backend::Opencl) => (
+                "cg_chunk(gx, (long)(i) * CG_LDX + (k), dst)",
+                "cg_ld_@N@(gx, (long)(i) * CG_LDX + (k))",
+            ),
+            (false, Backend::Opencl) => (
+                "for (int e = 0; e < CG_VEC; ++e) dst[e] = cg_ld_@N@(gx, (long)((k) + e) * CG_LDX + (i))",
+                "cg_ld_@N@(gx, (long)(k) * CG_LDX + (i))",
+            ),
+            (true, _) => (
+                "cg_unpack(cg_ld16(gx + (long)(i) * CG_LDX + (k)), dst)",
+                "cg_elem(gx[(long)(i) * CG_LDX + (k)])",
+            ),
+            (false, _) => (
+                "for (int e = 0; e < CG_VEC; ++e) dst[e] = cg_elem(gx[(long)((k) + e) * CG_LDX + (i)])",
+                "cg_elem(gx[(long)(k) * CG_LDX + (i)])",
+            ),
+        };
+        let load_vec = load_vec.replace("@N@", ir.ab_dtype.name());
+        let load = load.replace("@N@", ir.ab_dtype.name());
+        format!(
+            "#define CG_R {r}\n#define CG_C {c}\n#define CG_XP p{x}\n#define CG_WP p{w}\n#define CG_LDX ld{x}\n#define CG_LDW ld{w}\n\
+             #define CG_X_ROWS {}\n#define CG_VEC_OK {vec_ok}\n#define CG_LOAD_X_VEC(i, k, dst) {load_vec}\n#define CG_LOAD_X(i, k) {load}\n",
+            x_rows as u32
+        )
+    };
+    format!(
+        "#ifndef SWAP\n#define SWAP 0\n#endif\n#if SWAP\n/* Turned around: C^T = B^T A^T, N <= MR. */\n{}#else\n{}#endif\n",
+        form(true),
+        form(false)
+    )
 }
 
 const KERNEL: &str = r#"
@@ -115,7 +170,7 @@ typedef @AB_T@ cg_ab_t;
 static_assert(MR >= 1 && MR <= 8, "MR: 1 to 8 rows");
 static_assert(WARPS % KSPLIT == 0, "KSPLIT must divide WARPS");
 static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
-
+@ROLES@
 static __device__ __forceinline__ float cg_elem(cg_ab_t x) { return @CVT@; }
 /* One 16-byte chunk through the read-only path (B and A are never written here). Not
    volatile: the compiler may hoist the next iteration's loads above this one's math. */
@@ -129,45 +184,47 @@ static __device__ __forceinline__ void cg_unpack(const cg_u4& v, float* f) {
 @UNPACK@
 }
 
+/* X has CG_R <= MR rows, W CG_C columns (its K-contiguous rows); C(i, j) = X(i) . W(j),
+   stored at (i, j) of the output, or at (j, i) turned around. */
 extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int K, @PARAMS@) {
     __shared__ float cg_red[WARPS][MR][COLS];
     @VIEW@
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int group = warp / KSPLIT, part = warp % KSPLIT;
     const int n0 = blockIdx.x * CG_NB + group * COLS;
-    const cg_ab_t* __restrict__ ga = @A_PTR@;
-    const cg_ab_t* __restrict__ gb = @B_PTR@;
-    (void)ga; (void)gb;
+    const cg_ab_t* __restrict__ gx = CG_XP;
+    const cg_ab_t* __restrict__ gw = CG_WP;
+    (void)gx; (void)gw;
     float acc[MR][COLS];
 #pragma unroll
     for (int i = 0; i < MR; ++i)
 #pragma unroll
         for (int c = 0; c < COLS; ++c) acc[i][c] = 0.0f;
 
-    if (@VEC_OK@) {
-        /* Every row of A and column of B is a whole number of 16-byte chunks. */
+    if (CG_VEC_OK) {
+        /* Every row of X and W is a whole number of 16-byte chunks. */
 #pragma unroll 2
         for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
-            /* Rows past M and columns past N read row M-1 / column N-1 instead (always in
+            /* Rows past CG_R and columns past CG_C read the last one instead (always in
                bounds, M, N >= 1 at launch): no predicate keeps the loads apart, and those
                sums are never stored. */
             float a[MR][CG_VEC];
 #pragma unroll
             for (int d = 0; d < MR; ++d) {
-                const int i = d < M ? d : M - 1;
+                const int i = d < CG_R ? d : CG_R - 1;
                 @LOAD_A_VEC@
             }
             /* Every column's chunk in flight before the first multiply. */
             cg_u4 braw[COLS];
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
-                const int n = n0 + c < N ? n0 + c : N - 1;
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
                 (void)n;
                 braw[c] = @LOAD_B_RAW@;
             }
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
-                const int n = n0 + c < N ? n0 + c : N - 1;
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
                 (void)n;
                 float b[CG_VEC];
                 @LOAD_B_VEC@
@@ -181,11 +238,11 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int
         for (int k = part * 32 + lane; k < K; k += KSPLIT * 32) {
             float a[MR];
 #pragma unroll
-            for (int i = 0; i < MR; ++i) a[i] = i < M ? @LOAD_A@ : 0.0f;
+            for (int i = 0; i < MR; ++i) a[i] = i < CG_R ? @LOAD_A@ : 0.0f;
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
                 const int n = n0 + c;
-                if (n < N) {
+                if (n < CG_C) {
                     const float b = @LOAD_B@;
 #pragma unroll
                     for (int i = 0; i < MR; ++i) @MATH@
@@ -208,10 +265,15 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int
     if (tid < CG_NB * MR) {
         const int i = tid / CG_NB, cc = tid % CG_NB, g = cc / COLS, c = cc % COLS;
         const int j = blockIdx.x * CG_NB + cc;
-        if (i < M && j < N) {
+        if (i < CG_R && j < CG_C) {
             float acc = 0.0f;
 #pragma unroll
             for (int p = 0; p < KSPLIT; ++p) acc += cg_red[g * KSPLIT + p][i][c];
+#if SWAP
+            const int ci = j, cj = i;
+#else
+            const int ci = i, cj = j;
+#endif
             @STORE@;
         }
     }

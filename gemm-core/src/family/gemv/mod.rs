@@ -12,6 +12,13 @@
 //! and tf32 kernels compute in full f32), B K-major and A in either layout;
 //! [`KernelFamily::accepts`] takes calls with M ≤ `MR`. Every other call goes to the
 //! families after it.
+//!
+//! Products with at most 8 *columns* (N ≤ 8: a weight applied from the left, `W · x`, or
+//! a few output features) are the same problem turned around: `Cᵀ = Bᵀ · Aᵀ` streams A's
+//! rows where the plain kernel streams B's columns. A [`GemvTile::swap`] config runs that
+//! form (the `SWAP` define swaps the operands' roles, the extents and the output's
+//! coordinates in the one source), for kernels whose A is K-contiguous (A row-major);
+//! B may then be in either layout.
 
 mod emit;
 mod opencl;
@@ -34,6 +41,15 @@ pub struct GemvTile {
     pub cols: u32,
     /// Warps that split K for the same columns (a divisor of `warps`).
     pub ksplit: u32,
+    /// Computes `Cᵀ = Bᵀ · Aᵀ`: the call's N (at most `mr`) takes M's place, A's rows are
+    /// streamed as B's columns are otherwise, and "columns" below count rows of C.
+    /// Absent in records written before it (false).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub swap: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl GemvTile {
@@ -78,8 +94,11 @@ impl KernelFamily for Gemv {
         if target.backend == Backend::Host {
             return Err("the host backend runs the reference, not kernels".into());
         }
-        if ir.b_layout() != Layout::ColMajor {
-            return Err("the gemv kernel streams K-contiguous B columns (B column-major)".into());
+        if modes(ir).is_empty() {
+            return Err(
+                "the gemv kernel streams K-contiguous B columns (B column-major) or, turned around, K-contiguous A rows (A row-major)"
+                    .into(),
+            );
         }
         Ok(())
     }
@@ -89,7 +108,13 @@ impl KernelFamily for Gemv {
     }
 
     fn accepts(&self, t: &GemvTile, _ir: &GemmIr, p: Problem) -> Result<(), String> {
-        if p.m as u64 > t.mr as u64 {
+        if t.swap && p.n as u64 > t.mr as u64 {
+            return Err(format!(
+                "N = {} is more than the {} columns of this (turned around) config",
+                p.n, t.mr
+            ));
+        }
+        if !t.swap && p.m as u64 > t.mr as u64 {
             return Err(format!("M = {} is more than the {} rows of this config", p.m, t.mr));
         }
         Ok(())
@@ -97,37 +122,65 @@ impl KernelFamily for Gemv {
 
     /// `tune(block_m = ..)` restricts the rows per block (`MR`) and `tune(block_n = ..)`
     /// the columns per block, as for every family; the other keys do not apply.
-    fn space(&self, _cx: &PlanCtx, space: &TuneSpace) -> Vec<GemvTile> {
-        let rows = space.pick("block_m", &[1, 2, 4, 8]);
+    /// A turned-around config ([`GemvTile::swap`]) computes `block_n` rows and `MR`
+    /// columns of C, and the keys follow C: `block_n` restricts its `MR`, `block_m` its
+    /// rows per block. Turned around, the space is a short list per `MR` ([`swapped`]).
+    fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<GemvTile> {
+        let modes = modes(cx.ir);
         let mut v = Vec::new();
-        for mr in [1, 2, 4, 8].into_iter().filter(|r| rows.contains(r)) {
-            for warps in [4, 8] {
-                for cols in [1, 2, 4] {
-                    for ksplit in [1, 2, 4, 8] {
-                        let t = GemvTile {
-                            mr,
-                            warps,
-                            cols,
-                            ksplit,
-                        };
-                        if space.0.get("block_n").is_none_or(|bn| bn.contains(&t.block_n())) {
-                            v.push(t);
+        if modes.contains(&false) {
+            let rows = space.pick("block_m", &[1, 2, 4, 8]);
+            for mr in [1, 2, 4, 8].into_iter().filter(|r| rows.contains(r)) {
+                for warps in [4, 8] {
+                    for cols in [1, 2, 4] {
+                        for ksplit in [1, 2, 4, 8] {
+                            let t = GemvTile {
+                                mr,
+                                warps,
+                                cols,
+                                ksplit,
+                                swap: false,
+                            };
+                            if space.0.get("block_n").is_none_or(|bn| bn.contains(&t.block_n())) {
+                                v.push(t);
+                            }
                         }
                     }
                 }
             }
         }
+        if modes.contains(&true) {
+            v.extend(swapped(space));
+        }
         v
     }
 
+    /// The turned-around configs come beside the family's share, not out of it: they
+    /// serve other calls (N ≤ 8, not M ≤ 8), and every `MR` of them is kept, as no other
+    /// family has a kernel for N ≤ 8 (the plain form has `decode` after it on CUDA).
+    fn plan_extra(&self, cx: &PlanCtx, space: &TuneSpace) -> usize {
+        if modes(cx.ir).contains(&true) {
+            swapped(space).len()
+        } else {
+            0
+        }
+    }
+
+    /// The two forms apart: the plan keeps the best of each block tile in each.
+    fn plan_class(&self, t: &GemvTile) -> (u32, u32) {
+        (1, t.swap as u32)
+    }
     fn rules(&self) -> &'static [Rule<GemvTile>] {
         &RULES
     }
 
     /// Per row count, more columns per warp (more independent loads in flight, A reused
     /// more) and a K split that leaves a few columns per block; the tuner decides.
+    /// Turned-around configs rank before every plain one: the plan keeps all of them
+    /// ([`KernelFamily::plan_extra`]), and ranked first they cannot push a plain one out
+    /// of the family's share.
     fn score(&self, _cx: &PlanCtx, t: &GemvTile) -> f64 {
-        let mut s = 10.0 - t.mr as f64;
+        let mut s = 10.0 - t.mr as f64 + if t.swap { 100.0 } else { 0.0 };
         s += t.cols as f64 * 0.5;
         s -= (t.ksplit as f64).log2() * 0.3;
         s += if t.warps == 8 { 0.2 } else { 0.0 };
@@ -143,14 +196,20 @@ impl KernelFamily for Gemv {
         }
     }
 
-    /// `(MR, columns per block)`: what one block computes.
+    /// `(MR, columns per block)`: what one block computes (of C: turned around,
+    /// `(rows per block, MR)`).
     fn block_mn(&self, t: &GemvTile) -> (u32, u32) {
-        (t.mr, t.block_n())
+        if t.swap {
+            (t.block_n(), t.mr)
+        } else {
+            (t.mr, t.block_n())
+        }
     }
 
     fn launch(&self, t: &GemvTile, _ir: &GemmIr, p: Problem, _machine: Machine) -> LaunchDims {
+        let wide = if t.swap { p.m } else { p.n };
         LaunchDims {
-            grid: [p.n.div_ceil(t.block_n() as usize) as u32, 1, p.batch as u32],
+            grid: [wide.div_ceil(t.block_n() as usize) as u32, 1, p.batch as u32],
             block: [t.threads(), 1, 1],
             // The reduction buffer is static shared memory.
             smem_bytes: 0,
@@ -159,7 +218,13 @@ impl KernelFamily for Gemv {
     }
 
     fn defines(&self, t: &GemvTile, ir: &GemmIr, _backend: Backend, p: Problem) -> Vec<(&'static str, u32)> {
-        let mut d = vec![("MR", t.mr), ("WARPS", t.warps), ("COLS", t.cols), ("KSPLIT", t.ksplit)];
+        let mut d = vec![
+            ("MR", t.mr),
+            ("WARPS", t.warps),
+            ("COLS", t.cols),
+            ("KSPLIT", t.ksplit),
+            ("SWAP", t.swap as u32),
+        ];
         d.extend(crate::family::shape_flags::shape_defines(ir, p));
         d
     }
@@ -201,6 +266,16 @@ impl KernelFamily for Gemv {
     }
 
     fn describe(&self, t: &GemvTile) -> String {
+        if t.swap {
+            return format!(
+                "gemv swap: N <= {}, warps {} cols {} ksplit {} ({} rows of C per block)",
+                t.mr,
+                t.warps,
+                t.cols,
+                t.ksplit,
+                t.block_n()
+            );
+        }
         format!(
             "gemv rows {} warps {} cols {} ksplit {} ({} columns per block)",
             t.mr,
@@ -210,6 +285,44 @@ impl KernelFamily for Gemv {
             t.block_n()
         )
     }
+}
+
+/// The turned-around configs under the user's `space`: per `MR` (of N), one block of 8
+/// warps without a K split and two of 4 warps splitting K in 2 and 4 (N alone cannot
+/// fill the chip at M = 4096: 128 blocks of 32 rows), with the most columns (rows of C) a
+/// warp group the register rule lets that `MR` have.
+fn swapped(space: &TuneSpace) -> Vec<GemvTile> {
+    let ns = space.pick("block_n", &[1, 2, 4, 8]);
+    let mut v = Vec::new();
+    for mr in [1, 2, 4, 8].into_iter().filter(|n| ns.contains(n)) {
+        let cols = if mr == 8 { 1 } else { 4 };
+        for (warps, ksplit) in [(8, 1), (4, 2), (4, 4)] {
+            let t = GemvTile {
+                mr,
+                warps,
+                cols,
+                ksplit,
+                swap: true,
+            };
+            if space.0.get("block_m").is_none_or(|bm| bm.contains(&t.block_n())) {
+                v.push(t);
+            }
+        }
+    }
+    v
+}
+
+/// The forms that serve `ir`, plain (`false`) first: the plain one streams B's columns
+/// and needs them K-contiguous; the turned-around one streams A's rows.
+fn modes(ir: &GemmIr) -> Vec<bool> {
+    let mut v = Vec::new();
+    if ir.b_layout() == Layout::ColMajor {
+        v.push(false);
+    }
+    if ir.a_layout() == Layout::RowMajor {
+        v.push(true);
+    }
+    v
 }
 
 // Rationale per rule: the source's static_asserts and the register budget.
@@ -279,3 +392,120 @@ const RULES: [Rule<GemvTile>; 6] = [
         },
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::family::{FamilyId, TileConfig};
+    use crate::ir::AccMode;
+    use crate::plan::plan_target;
+    use crate::target::{Targets, BUILTIN_TARGETS};
+
+    fn ir(a: Layout, b: Layout) -> GemmIr {
+        GemmIr::matmul("t", DType::F16, AccMode::F32, a, b)
+    }
+
+    fn gemv(plan: &crate::plan::Plan) -> Vec<GemvTile> {
+        plan.configs
+            .iter()
+            .filter_map(|c| match c {
+                TileConfig::Gemv(t) => Some(*t),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The plain form needs B's columns K-contiguous, the turned-around one A's rows.
+    #[test]
+    fn each_form_serves_the_layouts_whose_streamed_operand_is_k_contiguous() {
+        use Layout::{ColMajor as C, RowMajor as R};
+        assert_eq!(modes(&ir(R, C)), [false, true]);
+        assert_eq!(modes(&ir(C, C)), [false]);
+        assert_eq!(modes(&ir(R, R)), [true]);
+        assert!(modes(&ir(C, R)).is_empty());
+        let t = Targets::parse(BUILTIN_TARGETS).unwrap();
+        let h200 = t.get("h200").unwrap();
+        let err = Gemv.serves(h200, &ir(C, R)).unwrap_err();
+        assert!(err.contains("A row-major"), "{err}");
+        // `.t()` counts as the kernel sees it: Aᵀ of a column-major parameter is row-major.
+        let mut at = ir(C, R);
+        at.a_t = true;
+        assert_eq!(modes(&at), [true]);
+    }
+
+    #[test]
+    fn the_turned_around_form_takes_few_columns_and_its_grid_walks_m() {
+        let t = GemvTile {
+            mr: 4,
+            warps: 4,
+            cols: 4,
+            ksplit: 2,
+            swap: true,
+        };
+        let rc = ir(Layout::RowMajor, Layout::ColMajor);
+        assert!(Gemv.accepts(&t, &rc, Problem::new(4096, 4, 64)).is_ok());
+        let err = Gemv.accepts(&t, &rc, Problem::new(2, 5, 64)).unwrap_err();
+        assert!(err.contains("N = 5"), "{err}");
+        let plain = GemvTile { swap: false, ..t };
+        assert!(Gemv.accepts(&plain, &rc, Problem::new(4096, 4, 64)).is_err());
+        assert!(Gemv.accepts(&plain, &rc, Problem::new(4, 4096, 64)).is_ok());
+        assert_eq!(Gemv.block_mn(&t), (8, 4));
+        assert_eq!(Gemv.block_mn(&plain), (4, 8));
+        let dims = Gemv.launch(&t, &rc, Problem::new(100, 3, 64), Machine { units: 132 });
+        assert_eq!(dims.grid, [13, 1, 1], "100 rows of C in blocks of 8");
+        assert!(Gemv
+            .defines(&t, &rc, Backend::Cuda, Problem::new(100, 3, 64))
+            .contains(&("SWAP", 1)));
+        assert!(Gemv.describe(&t).contains("swap"));
+        // Records written before the field read as plain configs, and plain configs are
+        // written without it (their cache keys do not change).
+        let old: GemvTile = serde_json::from_str(r#"{"mr":1,"warps":8,"cols":4,"ksplit":1}"#).unwrap();
+        assert!(!old.swap);
+        assert!(!serde_json::to_string(&plain).unwrap().contains("swap"));
+    }
+
+    /// Every MR of the turned-around form is planned (no other family has a kernel for
+    /// N <= 8), and the plain form keeps the configs it had without it.
+    #[test]
+    fn the_plan_keeps_every_turned_around_config_beside_the_plain_ones() {
+        let targets = Targets::parse(BUILTIN_TARGETS).unwrap();
+        for name in ["h200", "opencl_cpu"] {
+            let target = targets.get(name).unwrap();
+            let both = gemv(&plan_target(
+                &ir(Layout::RowMajor, Layout::ColMajor),
+                target,
+                &TuneSpace::default(),
+            ));
+            let swapped_planned: Vec<_> = both.iter().filter(|t| t.swap).copied().collect();
+            assert_eq!(swapped_planned, swapped(&TuneSpace::default()), "{name}");
+            for mr in [1, 2, 4, 8] {
+                assert!(swapped_planned.iter().any(|t| t.mr == mr), "{name}: N <= {mr}");
+            }
+            let plain_only = gemv(&plan_target(
+                &ir(Layout::ColMajor, Layout::ColMajor),
+                target,
+                &TuneSpace::default(),
+            ));
+            let plain: Vec<_> = both.iter().filter(|t| !t.swap).copied().collect();
+            assert_eq!(plain, plain_only, "{name}");
+            let nn = gemv(&plan_target(
+                &ir(Layout::RowMajor, Layout::RowMajor),
+                target,
+                &TuneSpace::default(),
+            ));
+            assert_eq!(nn, swapped_planned, "{name}");
+        }
+        // The keys follow C: `block_n` picks the turned-around MR (N), `block_m` its rows.
+        let mut space = TuneSpace::default();
+        space.0.insert("block_n".into(), vec![2]);
+        assert!(swapped(&space).iter().all(|t| t.mr == 2));
+        space.0.insert("block_m".into(), vec![32]);
+        assert_eq!(swapped(&space).len(), 1);
+        assert_eq!(
+            FamilyId::Gemv
+                .family()
+                .plan_class(&TileConfig::Gemv(swapped(&space)[0])),
+            (1, 1)
+        );
+    }
+}

@@ -13,7 +13,7 @@
 
 use crate::codegen::prelude::{epilogue_fn, helpers, kernel_params, variant_store, view_prologue};
 use crate::codegen::Variant;
-use crate::ir::{DType, GemmIr, Layout};
+use crate::ir::{DType, GemmIr};
 use crate::target::Backend;
 use std::fmt::Write;
 
@@ -56,21 +56,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         ),
     };
     let n = ir.ab_dtype.name();
-    // A(i, k): row-major A has K contiguous, column-major A is M x K with M <= 8 (a few
-    // cached lines) and is read element by element.
-    let a_row_major = ir.a_layout() == Layout::RowMajor;
-    let (load_a_vec, load_a) = if a_row_major {
-        (
-            "cg_chunk(ga, (long)i * @LDA@ + k, a[d]);",
-            "cg_ld_@N@(ga, (long)i * @LDA@ + k)",
-        )
-    } else {
-        (
-            "for (int e = 0; e < CG_VEC; ++e) a[d][e] = cg_ld_@N@(ga, (long)(k + e) * @LDA@ + i);",
-            "cg_ld_@N@(ga, (long)k * @LDA@ + i)",
-        )
-    };
-    let vec_ok = if a_row_major { "(A_VEC && B_VEC)" } else { "B_VEC" };
+    // X and W as the CUDA source has them (`emit::roles`, either form).
     let (load_a_vec, load_a, load_b_vec, load_b) = match variant {
         Variant::ComputeOnly => (
             "for (int e = 0; e < CG_VEC; ++e) a[d][e] = (float)(k + e + i) * 1e-9f;".to_string(),
@@ -79,10 +65,10 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             "(float)(k - nn) * 1e-9f".to_string(),
         ),
         _ => (
-            load_a_vec.replace("@N@", n).replace("@LDA@", &format!("ld{}", ir.a)),
-            load_a.replace("@N@", n).replace("@LDA@", &format!("ld{}", ir.a)),
-            format!("cg_chunk(gb, (long)nn * ld{} + k, b);", ir.b),
-            format!("cg_ld_{n}(gb, (long)nn * ld{} + k)", ir.b),
+            "CG_LOAD_X_VEC(i, k, a[d]);".to_string(),
+            "CG_LOAD_X(i, k)".to_string(),
+            "cg_chunk(gw, (long)nn * CG_LDW + k, b);".to_string(),
+            format!("cg_ld_{n}(gw, (long)nn * CG_LDW + k)"),
         ),
     };
     let (math_vec, math) = match variant {
@@ -95,7 +81,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             "acc[i][c] = fma(a[i], b, acc[i][c]);",
         ),
     };
-    let store = variant_store(ir, variant, "i", "j", "sum");
+    let store = variant_store(ir, variant, "ci", "cj", "sum");
     let g = d.global();
     let _ = write!(
         s,
@@ -116,7 +102,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
 #if WARPS % KSPLIT != 0 || CG_NB * MR > CG_THREADS
 #error "KSPLIT must divide WARPS, and the block's outputs must not outnumber its work-items"
 #endif
-
+{roles}
 /* CG_VEC consecutive elements from p + i (16 bytes, 16-byte aligned), as floats. */
 static inline void cg_chunk(const {g}{st}* p, long i, float* out) {{
     {chunk}
@@ -130,24 +116,24 @@ void {sym}(int M, int N, int K, {params})
     const int tid = get_local_id(0), lane = tid & 31, warp = tid >> 5;
     const int group = warp / KSPLIT, part = warp % KSPLIT;
     const int n0 = get_group_id(0) * CG_NB + group * COLS;
-    const {g}{st}* ga = p{a};
-    const {g}{st}* gb = p{b};
+    const {g}{st}* gx = CG_XP;
+    const {g}{st}* gw = CG_WP;
     float acc[MR][COLS];
     for (int i = 0; i < MR; ++i)
         for (int c = 0; c < COLS; ++c) acc[i][c] = 0.0f;
 
-    if ({vec_ok}) {{
-        /* Every row of A and column of B is a whole number of chunks. Rows past M and
-           columns past N read row M-1 / column N-1 (in bounds: M, N >= 1 at launch);
-           those sums are never stored. */
+    if (CG_VEC_OK) {{
+        /* Every row of X and W is a whole number of chunks. Rows past CG_R and columns
+           past CG_C read the last one (in bounds: M, N >= 1 at launch); those sums are
+           never stored. */
         for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {{
             float a[MR][CG_VEC];
             for (int d = 0; d < MR; ++d) {{
-                const int i = d < M ? d : M - 1;
+                const int i = d < CG_R ? d : CG_R - 1;
                 {load_a_vec}
             }}
             for (int c = 0; c < COLS; ++c) {{
-                const int nn = n0 + c < N ? n0 + c : N - 1;
+                const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
                 float b[CG_VEC];
                 {load_b_vec}
                 for (int i = 0; i < MR; ++i)
@@ -157,10 +143,10 @@ void {sym}(int M, int N, int K, {params})
     }} else {{
         for (int k = part * 32 + lane; k < K; k += KSPLIT * 32) {{
             float a[MR];
-            for (int i = 0; i < MR; ++i) a[i] = i < M ? {load_a} : 0.0f;
+            for (int i = 0; i < MR; ++i) a[i] = i < CG_R ? {load_a} : 0.0f;
             for (int c = 0; c < COLS; ++c) {{
                 const int nn = n0 + c;
-                if (nn < N) {{
+                if (nn < CG_C) {{
                     const float b = {load_b};
                     for (int i = 0; i < MR; ++i) {math}
                 }}
@@ -176,9 +162,14 @@ void {sym}(int M, int N, int K, {params})
     if (tid < CG_NB * MR) {{
         const int i = tid / CG_NB, cc = tid % CG_NB, g = cc / COLS, c = cc % COLS;
         const int j = get_group_id(0) * CG_NB + cc;
-        if (i < M && j < N) {{
+        if (i < CG_R && j < CG_C) {{
             float sum = 0.0f;
             for (int t = g * KSPLIT * 32; t < (g + 1) * KSPLIT * 32; ++t) sum += cg_red[i][c][t];
+#if SWAP
+            const int ci = j, cj = i;
+#else
+            const int ci = i, cj = j;
+#endif
             {store};
         }}
     }}
@@ -187,8 +178,7 @@ void {sym}(int M, int N, int K, {params})
         sym = ir.symbol(),
         params = kernel_params(ir, d),
         view = view_prologue(ir, Backend::Opencl),
-        a = ir.a,
-        b = ir.b,
+        roles = super::emit::roles(ir, d),
     );
     s
 }
@@ -196,7 +186,7 @@ void {sym}(int M, int N, int K, {params})
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{AccMode, EpOp, Func, Param};
+    use crate::ir::{AccMode, EpOp, Func, Layout, Param};
 
     fn ir(dtype: DType, a: Layout) -> GemmIr {
         GemmIr {
@@ -225,7 +215,7 @@ mod tests {
                 let s = emit_variant(&ir(dtype, a), Variant::Full);
                 assert!(s.contains("__kernel") && s.contains("reqd_work_group_size(CG_THREADS, 1, 1)"));
                 assert!(
-                    s.contains("cg_silu") && s.contains("cg_epilogue(sum, i, j, M, N, p2)"),
+                    s.contains("cg_silu") && s.contains("cg_epilogue(sum, ci, cj, M, N, p2)"),
                     "{s}"
                 );
                 assert!(!s.contains("__shfl") && !s.contains("cl_khr_fp16") && !s.contains("__global__"));
@@ -236,6 +226,6 @@ mod tests {
             }
         }
         let raw = emit_variant(&ir(DType::F16, Layout::RowMajor), Variant::NoEpilogue);
-        assert!(!raw.contains("cg_epilogue(") && raw.contains("cg_st_f16(out, (long)(i) * ldo + (j), sum)"));
+        assert!(!raw.contains("cg_epilogue(") && raw.contains("cg_st_f16(out, (long)(ci) * ldo + (cj), sum)"));
     }
 }

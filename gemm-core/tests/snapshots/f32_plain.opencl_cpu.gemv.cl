@@ -1,0 +1,143 @@
+/* crossgemm kernel `f32_plain`: out = acc (OpenCL C 1.2, gemv) */
+static inline float cg_bf16_to_f32(ushort h) { return as_float(((uint)h) << 16); }
+static inline ushort cg_f32_to_bf16(float f) {
+    uint u = as_uint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u); /* quiet NaN */
+    u += 0x7fffu + ((u >> 16) & 1u); /* round to nearest even */
+    return (ushort)(u >> 16);
+}
+#define CG_EXP exp
+#define CG_TANH tanh
+#define CG_ERF erf
+#define CG_FMAX fmax
+#define CG_FMIN fmin
+#define CG_FABS fabs
+static inline float cg_ld_f32(const __global float* p, long i) { return p[i]; }
+static inline void cg_st_f32(__global float* p, long i, float v) { p[i] = v; }
+static inline float cg_ld_f16(const __global ushort* p, long i) { return vload_half(i, (const __global half*)p); }
+static inline void cg_st_f16(__global ushort* p, long i, float v) { vstore_half_rte(v, i, (__global half*)p); }
+static inline float cg_ld_bf16(const __global ushort* p, long i) { return cg_bf16_to_f32(p[i]); }
+static inline void cg_st_bf16(__global ushort* p, long i, float v) { p[i] = cg_f32_to_bf16(v); }
+static inline float cg_relu(float x) { return CG_FMAX(x, 0.0f); }
+static inline float cg_gelu(float x) { return 0.5f * x * (1.0f + CG_TANH(0.7978845608f * (x + 0.044715f * x * x * x))); }
+static inline float cg_gelu_erf(float x) { return 0.5f * x * (1.0f + CG_ERF(x * 0.7071067812f)); }
+static inline float cg_sigmoid(float x) { return 1.0f / (1.0f + CG_EXP(-x)); }
+static inline float cg_silu(float x) { return x / (1.0f + CG_EXP(-x)); }
+static inline float cg_tanh(float x) { return CG_TANH(x); }
+static inline float cg_exp(float x) { return CG_EXP(x); }
+static inline float cg_abs(float x) { return CG_FABS(x); }
+static inline float cg_min(float a, float b) { return CG_FMIN(a, b); }
+static inline float cg_max(float a, float b) { return CG_FMAX(a, b); }
+static inline float cg_clamp(float x, float lo, float hi) { return CG_FMIN(CG_FMAX(x, lo), hi); }
+static inline float cg_leaky_relu(float x, float s) { return x > 0.0f ? x : s * x; }
+static inline float cg_epilogue(float acc, int i, int j, int M, int N) {
+    (void)i; (void)j; (void)M; (void)N;
+    return acc;
+}
+
+#ifndef MR
+#error "gemv parameters MR WARPS COLS KSPLIT must be defined (-D) at compile time"
+#endif
+#ifndef A_VEC
+#define A_VEC 0
+#endif
+#ifndef B_VEC
+#define B_VEC 0
+#endif
+#define CG_THREADS (WARPS * 32)
+#define CG_GROUPS (WARPS / KSPLIT)
+#define CG_NB (CG_GROUPS * COLS)
+#define CG_VEC 4
+#if WARPS % KSPLIT != 0 || CG_NB * MR > CG_THREADS
+#error "KSPLIT must divide WARPS, and the block's outputs must not outnumber its work-items"
+#endif
+#ifndef SWAP
+#define SWAP 0
+#endif
+#if SWAP
+/* Turned around: C^T = B^T A^T, N <= MR. */
+#define CG_R N
+#define CG_C M
+#define CG_XP p1
+#define CG_WP p0
+#define CG_LDX ld1
+#define CG_LDW ld0
+#define CG_X_ROWS 0
+#define CG_VEC_OK A_VEC
+#define CG_LOAD_X_VEC(i, k, dst) for (int e = 0; e < CG_VEC; ++e) dst[e] = cg_ld_f32(gx, (long)((k) + e) * CG_LDX + (i))
+#define CG_LOAD_X(i, k) cg_ld_f32(gx, (long)(k) * CG_LDX + (i))
+#else
+#error "this gemv form streams B, which must be column-major (K-contiguous)"
+#endif
+
+/* CG_VEC consecutive elements from p + i (16 bytes, 16-byte aligned), as floats. */
+static inline void cg_chunk(const __global float* p, long i, float* out) {
+    vstore4(*(const __global float4*)(p + i), 0, out);
+}
+
+__kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))
+void cg_f32_plain_91b242b7(int M, int N, int K, __global float* restrict out, const __global float* restrict p0, const __global float* restrict p1, int ldo, long offo, int ld0, long off0, int ld1, long off1, long bso, long bs0, long bs1, int nbatch)
+{
+    __local float cg_red[MR][COLS][CG_THREADS];
+    const long cg_bz = (long)get_group_id(2); out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1;
+    const int tid = get_local_id(0), lane = tid & 31, warp = tid >> 5;
+    const int group = warp / KSPLIT, part = warp % KSPLIT;
+    const int n0 = get_group_id(0) * CG_NB + group * COLS;
+    const __global float* gx = CG_XP;
+    const __global float* gw = CG_WP;
+    float acc[MR][COLS];
+    for (int i = 0; i < MR; ++i)
+        for (int c = 0; c < COLS; ++c) acc[i][c] = 0.0f;
+
+    if (CG_VEC_OK) {
+        /* Every row of X and W is a whole number of chunks. Rows past CG_R and columns
+           past CG_C read the last one (in bounds: M, N >= 1 at launch); those sums are
+           never stored. */
+        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
+            float a[MR][CG_VEC];
+            for (int d = 0; d < MR; ++d) {
+                const int i = d < CG_R ? d : CG_R - 1;
+                CG_LOAD_X_VEC(i, k, a[d]);
+            }
+            for (int c = 0; c < COLS; ++c) {
+                const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                float b[CG_VEC];
+                cg_chunk(gw, (long)nn * CG_LDW + k, b);
+                for (int i = 0; i < MR; ++i)
+                    for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fma(a[i][e], b[e], acc[i][c]);
+            }
+        }
+    } else {
+        for (int k = part * 32 + lane; k < K; k += KSPLIT * 32) {
+            float a[MR];
+            for (int i = 0; i < MR; ++i) a[i] = i < CG_R ? CG_LOAD_X(i, k) : 0.0f;
+            for (int c = 0; c < COLS; ++c) {
+                const int nn = n0 + c;
+                if (nn < CG_C) {
+                    const float b = cg_ld_f32(gw, (long)nn * CG_LDW + k);
+                    for (int i = 0; i < MR; ++i) acc[i][c] = fma(a[i], b, acc[i][c]);
+                }
+            }
+        }
+    }
+
+    /* Every work-item's partials, then per output the 32 x KSPLIT of its column group
+       in work-item order. */
+    for (int i = 0; i < MR; ++i)
+        for (int c = 0; c < COLS; ++c) cg_red[i][c][tid] = acc[i][c];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (tid < CG_NB * MR) {
+        const int i = tid / CG_NB, cc = tid % CG_NB, g = cc / COLS, c = cc % COLS;
+        const int j = get_group_id(0) * CG_NB + cc;
+        if (i < CG_R && j < CG_C) {
+            float sum = 0.0f;
+            for (int t = g * KSPLIT * 32; t < (g + 1) * KSPLIT * 32; ++t) sum += cg_red[i][c][t];
+#if SWAP
+            const int ci = j, cj = i;
+#else
+            const int ci = i, cj = j;
+#endif
+            cg_st_f32(out, (long)(ci) * ldo + (cj), cg_epilogue(sum, ci, cj, M, N));
+        }
+    }
+}

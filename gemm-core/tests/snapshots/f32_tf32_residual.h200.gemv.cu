@@ -1,0 +1,202 @@
+/* crossgemm: cg_f32_tf32_residual_33093ad6 = (acc + residual) (gemv fma, A RowMajor, B RowMajor, out f32 RowMajor) */
+static __device__ __forceinline__ float cg_f16_to_f32(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+static __device__ __forceinline__ unsigned short cg_f32_to_f16(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+static __device__ __forceinline__ float cg_bf16_to_f32(unsigned short h) { return __uint_as_float(((unsigned int)h) << 16); }
+static __device__ __forceinline__ unsigned short cg_f32_to_bf16(float f) { unsigned short h; asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+#define CG_EXP expf
+#define CG_TANH tanhf
+#define CG_ERF erff
+#define CG_FMAX fmaxf
+#define CG_FMIN fminf
+#define CG_FABS fabsf
+static __device__ __forceinline__ float cg_ld_f32(const float* p, long i) { return p[i]; }
+static __device__ __forceinline__ void cg_st_f32(float* p, long i, float v) { p[i] = v; }
+static __device__ __forceinline__ float cg_ld_f16(const unsigned short* p, long i) { return cg_f16_to_f32(p[i]); }
+static __device__ __forceinline__ void cg_st_f16(unsigned short* p, long i, float v) { p[i] = cg_f32_to_f16(v); }
+static __device__ __forceinline__ float cg_ld_bf16(const unsigned short* p, long i) { return cg_bf16_to_f32(p[i]); }
+static __device__ __forceinline__ void cg_st_bf16(unsigned short* p, long i, float v) { p[i] = cg_f32_to_bf16(v); }
+static __device__ __forceinline__ float cg_relu(float x) { return CG_FMAX(x, 0.0f); }
+static __device__ __forceinline__ float cg_gelu(float x) { return 0.5f * x * (1.0f + CG_TANH(0.7978845608f * (x + 0.044715f * x * x * x))); }
+static __device__ __forceinline__ float cg_gelu_erf(float x) { return 0.5f * x * (1.0f + CG_ERF(x * 0.7071067812f)); }
+static __device__ __forceinline__ float cg_sigmoid(float x) { return 1.0f / (1.0f + CG_EXP(-x)); }
+static __device__ __forceinline__ float cg_silu(float x) { return x / (1.0f + CG_EXP(-x)); }
+static __device__ __forceinline__ float cg_tanh(float x) { return CG_TANH(x); }
+static __device__ __forceinline__ float cg_exp(float x) { return CG_EXP(x); }
+static __device__ __forceinline__ float cg_abs(float x) { return CG_FABS(x); }
+static __device__ __forceinline__ float cg_min(float a, float b) { return CG_FMIN(a, b); }
+static __device__ __forceinline__ float cg_max(float a, float b) { return CG_FMAX(a, b); }
+static __device__ __forceinline__ float cg_clamp(float x, float lo, float hi) { return CG_FMIN(CG_FMAX(x, lo), hi); }
+static __device__ __forceinline__ float cg_leaky_relu(float x, float s) { return x > 0.0f ? x : s * x; }
+#define SWZ(row, chunk, cpr) ((chunk) ^ (((row) / ((cpr) >= 8 ? 1 : 8 / (cpr))) % ((cpr) < 8 ? (cpr) : 8)))
+static __device__ __forceinline__ float cg_epilogue(float acc, int i, int j, int M, int N, const float* p2, int ld2) {
+    (void)i; (void)j; (void)M; (void)N;
+    const float v2 = cg_ld_f32(p2, (long)i * ld2 + j);
+    return (acc + v2);
+}
+
+#ifndef A_VEC
+#define A_VEC 0
+#endif
+#ifndef B_VEC
+#define B_VEC 0
+#endif
+#ifndef A_ALIGN
+#define A_ALIGN 1
+#endif
+#ifndef B_ALIGN
+#define B_ALIGN 1
+#endif
+#ifndef GROUP_M
+#define GROUP_M 8
+#endif
+struct alignas(16) cg_u4 { unsigned x, y, z, w; };
+
+/* Triton's grouped launch order: GROUP_M consecutive block rows sweep the columns
+   together, so the A rows they share stay in L2. Returns false for a block past the
+   last tile (cannot happen with TileConfig::launch's grid). */
+static __device__ __forceinline__ bool cg_tile_of_block(int M, int N, int bm, int bn, int* tm, int* tn) {
+    const int grid_m = (M + bm - 1) / bm, grid_n = (N + bn - 1) / bn;
+    const int pid = blockIdx.x;
+    const int width = GROUP_M * grid_n;
+    const int first_m = (pid / width) * GROUP_M;
+    const int rows = grid_m - first_m < GROUP_M ? grid_m - first_m : GROUP_M;
+    if (rows <= 0) return false;
+    *tm = first_m + (pid % width) % rows;
+    *tn = (pid % width) / rows;
+    return *tn < grid_n;
+}
+
+#define CG_THREADS (WARPS * 32)
+#define CG_GROUPS (WARPS / KSPLIT)
+#define CG_NB (CG_GROUPS * COLS)
+typedef float cg_ab_t;
+#define CG_VEC (16 / (int)sizeof(cg_ab_t))
+static_assert(MR >= 1 && MR <= 8, "MR: 1 to 8 rows");
+static_assert(WARPS % KSPLIT == 0, "KSPLIT must divide WARPS");
+static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
+#ifndef SWAP
+#define SWAP 0
+#endif
+#if SWAP
+/* Turned around: C^T = B^T A^T, N <= MR. */
+#define CG_R N
+#define CG_C M
+#define CG_XP p1
+#define CG_WP p0
+#define CG_LDX ld1
+#define CG_LDW ld0
+#define CG_X_ROWS 0
+#define CG_VEC_OK A_VEC
+#define CG_LOAD_X_VEC(i, k, dst) for (int e = 0; e < CG_VEC; ++e) dst[e] = cg_elem(gx[(long)((k) + e) * CG_LDX + (i)])
+#define CG_LOAD_X(i, k) cg_elem(gx[(long)(k) * CG_LDX + (i)])
+#else
+#error "this gemv form streams B, which must be column-major (K-contiguous)"
+#endif
+
+static __device__ __forceinline__ float cg_elem(cg_ab_t x) { return x; }
+/* One 16-byte chunk through the read-only path (B and A are never written here). Not
+   volatile: the compiler may hoist the next iteration's loads above this one's math. */
+static __device__ __forceinline__ cg_u4 cg_ld16(const cg_ab_t* p) {
+    cg_u4 v;
+    asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+}
+/* The CG_VEC elements of one 16-byte chunk, as floats. */
+static __device__ __forceinline__ void cg_unpack(const cg_u4& v, float* f) {
+    f[0] = __uint_as_float(v.x); f[1] = __uint_as_float(v.y); f[2] = __uint_as_float(v.z); f[3] = __uint_as_float(v.w);
+}
+
+/* X has CG_R <= MR rows, W CG_C columns (its K-contiguous rows); C(i, j) = X(i) . W(j),
+   stored at (i, j) of the output, or at (j, i) turned around. */
+extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_tf32_residual_33093ad6(int M, int N, int K, float* __restrict__ out, const float* __restrict__ p0, const float* __restrict__ p1, const float* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, int ld2, long off2, long bso, long bs0, long bs1, long bs2, int nbatch) {
+    __shared__ float cg_red[WARPS][MR][COLS];
+    const long cg_bz = (long)blockIdx.z; out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1; p2 += off2 + cg_bz * bs2;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int group = warp / KSPLIT, part = warp % KSPLIT;
+    const int n0 = blockIdx.x * CG_NB + group * COLS;
+    const cg_ab_t* __restrict__ gx = CG_XP;
+    const cg_ab_t* __restrict__ gw = CG_WP;
+    (void)gx; (void)gw;
+    float acc[MR][COLS];
+#pragma unroll
+    for (int i = 0; i < MR; ++i)
+#pragma unroll
+        for (int c = 0; c < COLS; ++c) acc[i][c] = 0.0f;
+
+    if (CG_VEC_OK) {
+        /* Every row of X and W is a whole number of 16-byte chunks. */
+#pragma unroll 2
+        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
+            /* Rows past CG_R and columns past CG_C read the last one instead (always in
+               bounds, M, N >= 1 at launch): no predicate keeps the loads apart, and those
+               sums are never stored. */
+            float a[MR][CG_VEC];
+#pragma unroll
+            for (int d = 0; d < MR; ++d) {
+                const int i = d < CG_R ? d : CG_R - 1;
+                CG_LOAD_X_VEC(i, k, a[d]);
+            }
+            /* Every column's chunk in flight before the first multiply. */
+            cg_u4 braw[COLS];
+#pragma unroll
+            for (int c = 0; c < COLS; ++c) {
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                (void)n;
+                braw[c] = cg_ld16(gw + (long)n * CG_LDW + k);
+            }
+#pragma unroll
+            for (int c = 0; c < COLS; ++c) {
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                (void)n;
+                float b[CG_VEC];
+                cg_unpack(braw[c], b);
+#pragma unroll
+                for (int i = 0; i < MR; ++i)
+#pragma unroll
+                    for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fmaf(a[i][e], b[e], acc[i][c]);
+            }
+        }
+    } else {
+        for (int k = part * 32 + lane; k < K; k += KSPLIT * 32) {
+            float a[MR];
+#pragma unroll
+            for (int i = 0; i < MR; ++i) a[i] = i < CG_R ? CG_LOAD_X(i, k) : 0.0f;
+#pragma unroll
+            for (int c = 0; c < COLS; ++c) {
+                const int n = n0 + c;
+                if (n < CG_C) {
+                    const float b = cg_elem(gw[(long)n * CG_LDW + k]);
+#pragma unroll
+                    for (int i = 0; i < MR; ++i) acc[i][c] = fmaf(a[i], b, acc[i][c]);
+                }
+            }
+        }
+    }
+
+    /* Lanes of a warp, then the KSPLIT warps of a group in part order. */
+#pragma unroll
+    for (int i = 0; i < MR; ++i)
+#pragma unroll
+        for (int c = 0; c < COLS; ++c) {
+            float v = acc[i][c];
+#pragma unroll
+            for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+            if (lane == 0) cg_red[warp][i][c] = v;
+        }
+    __syncthreads();
+    if (tid < CG_NB * MR) {
+        const int i = tid / CG_NB, cc = tid % CG_NB, g = cc / COLS, c = cc % COLS;
+        const int j = blockIdx.x * CG_NB + cc;
+        if (i < CG_R && j < CG_C) {
+            float acc = 0.0f;
+#pragma unroll
+            for (int p = 0; p < KSPLIT; ++p) acc += cg_red[g * KSPLIT + p][i][c];
+#if SWAP
+            const int ci = j, cj = i;
+#else
+            const int ci = i, cj = j;
+#endif
+            cg_st_f32(out, (long)(ci) * ldo + (cj), cg_epilogue(acc, ci, cj, M, N, p2, ld2));
+        }
+    }
+}
