@@ -155,8 +155,8 @@ macro_rules! launch_judged {
 /// gemv takes at most `MR` of them); and odd ones (67x45x77 and 7x45x77: element loads,
 /// ragged edges; 67x45x72 and 7x45x72 with K a multiple of 8, and 66x46x77 and 6x46x77 with
 /// M and N even, for families whose loads need 4- or 16-byte rows along K or along M/N; the
-/// second of each with at most as many rows as one block; 67x7x77 with at most as many
-/// columns).
+/// second of each with at most as many rows as one block; 67x7x77 and 67x7x72 with at most
+/// as many columns).
 /// Each runs where its family accepts the shape, and where it does
 /// not, a launch with it must say so; every config runs at least one aligned and one odd
 /// shape.
@@ -192,6 +192,7 @@ macro_rules! check_all_configs {
                     // the TMA path (and B multicast) at an edge.
                     (136, 88, 77),
                     (67, bn.min(7), 77),
+                    (67, bn.min(7), 72),
                 ];
                 let mut ran = [false; 2];
                 for (s, (m, n, k)) in shapes.into_iter().enumerate() {
@@ -410,7 +411,8 @@ fn gemv_configs_give_the_same_bits_twice() {
 
 /// The decode kernels add the K-split warps' sums through shared memory in warp order,
 /// so two runs of a config give the same bits: K = 4104 (a chunk that crosses K after the
-/// whole super-steps), M one short of the config's rows and N past its last block.
+/// whole super-steps), M one short of the config's rows and N past its last block (turned
+/// around, N one short of its columns and M past its last block).
 /// Only CUDA targets plan the family (mma.sync).
 #[test]
 fn decode_configs_give_the_same_bits_twice() {
@@ -424,7 +426,14 @@ fn decode_configs_give_the_same_bits_twice() {
             decode.len()
         );
         for cfg in decode {
-            let (m, n, k) = (cfg.block_mn().0 as usize - 1, 2 * cfg.block_mn().1 as usize + 5, 4104);
+            let (bm, bn) = cfg.block_mn();
+            let (bm, bn) = (bm as usize, bn as usize);
+            let narrow = crossgemm::Problem::new(2 * bm + 5, bn - 1, 4104);
+            let (m, n, k) = if cfg.family().accepts(&cfg, f16_rc::SPEC.ir(), narrow).is_ok() {
+                (2 * bm + 5, bn - 1, 4104)
+            } else {
+                (bm - 1, 2 * bn + 5, 4104)
+            };
             let a = mat::<f16, RowMajor>(&dev, &mut r, m, k);
             let b = mat::<f16, ColMajor>(&dev, &mut r, k, n);
             let what = format!("{cfg} at {m}x{n}x{k} on {}", dev.info());

@@ -79,6 +79,25 @@ static_assert(MT >= 1 && MT <= 8 && NT >= 1 && NT <= 4, "MT 1-8, NT 1-4");
 #ifndef ROT
 #define ROT 0
 #endif
+#ifndef SWAP
+#define SWAP 0
+#endif
+#if SWAP
+/* Turned around: C^T = B^T A^T, N <= 8 * MT. */
+#define CG_R N
+#define CG_C M
+#define CG_XP p1
+#define CG_WP p0
+#define CG_LDX ld1
+#define CG_LDW ld0
+#else
+#define CG_R M
+#define CG_C N
+#define CG_XP p0
+#define CG_WP p1
+#define CG_LDX ld0
+#define CG_LDW ld1
+#endif
 
 /* B: read once by the whole grid. The L1 keeps none of it, and the L2 fetches the
    256 bytes around each miss (a column's next chunks, which this lane's quad reads next). */
@@ -133,12 +152,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f16_bias
     const int g = lane >> 2, q = lane & 3;
     const int group = warp / KW, part = warp % KW;
     const int n0 = blockIdx.x * CG_NB + group * CG_WN;
-    const cg_ab_t* __restrict__ ga = p0;
-    const cg_ab_t* __restrict__ gb = p1;
+    const cg_ab_t* __restrict__ ga = CG_XP;
+    const cg_ab_t* __restrict__ gb = CG_WP;
     (void)ga; (void)gb;
     /* This lane's columns (g and g + 8 of each 16-column block) and rows (g of each 8-row
-       block), at its 8 elements of a chunk. Columns past N and rows past M read column
-       N-1 / row M-1 instead (always in bounds: M, N >= 1 at launch); those sums are never
+       block), at its 8 elements of a chunk. Columns past CG_C and rows past CG_R read the
+       last one instead (always in bounds: M, N >= 1 at launch); those sums are never
        stored. */
     const cg_ab_t* wp[NT][2];
     const cg_ab_t* xp[MT];
@@ -146,11 +165,11 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f16_bias
     for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            const int n = min(n0 + nt * 16 + h * 8 + g, N - 1);
-            wp[nt][h] = gb + (long)n * ld1 + q * 8;
+            const int n = min(n0 + nt * 16 + h * 8 + g, CG_C - 1);
+            wp[nt][h] = gb + (long)n * CG_LDW + q * 8;
         }
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt) xp[mt] = ga + (long)min(mt * 8 + g, M - 1) * ld0 + q * 8;
+    for (int mt = 0; mt < MT; ++mt) xp[mt] = ga + (long)min(mt * 8 + g, CG_R - 1) * CG_LDX + q * 8;
 
     float acc[NT][MT][4];
 #pragma unroll
@@ -246,11 +265,16 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f16_bias
             for (int v = 0; v < 4; ++v) {
                 const int i = mt * 8 + q * 2 + (v & 1);
                 const int j = n0 + nt * 16 + g + (v >> 1) * 8;
-                if (i < M && j < N) {
+                if (i < CG_R && j < CG_C) {
                     const float acc_v = acc[nt][mt][v];
                     {
                         const float acc = acc_v;
-                        cg_st_f16(out, (long)(i) * ldo + (j), cg_epilogue(acc, i, j, M, N, p2));
+#if SWAP
+                        const int ci = j, cj = i;
+#else
+                        const int ci = i, cj = j;
+#endif
+                        cg_st_f16(out, (long)(ci) * ldo + (cj), cg_epilogue(acc, ci, cj, M, N, p2));
                     }
                 }
             }

@@ -9,10 +9,14 @@
 //! k pair `8q + 2j`, which the first MMA reads as its pair `2q` (`j = 0`) and `2q + 8`
 //! (`j = 1`), the second likewise for `j = 2, 3`. A and B see the same permutation, so
 //! each product pairs the same k; only the order of the sum differs from k order.
+//!
+//! Turned around (`SWAP`, [`super::DecodeTile::swap`]) the kernel computes `Cᵀ = Bᵀ · Aᵀ`
+//! for N ≤ `8 * MT`: B's columns take A's place and A's rows B's (both K-contiguous, so
+//! every load is the same), and each sum is stored at its transposed place in C.
 
 use super::CHUNK_K;
-use crate::codegen::cuda::{epilogue_store, fill, preamble};
-use crate::codegen::prelude::{kernel_params, view_prologue};
+use crate::codegen::cuda::{fill, preamble};
+use crate::codegen::prelude::{kernel_params, variant_store, view_prologue};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr};
 use crate::target::Backend;
@@ -46,15 +50,26 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
             ("VIEW", view_prologue(ir, Backend::Cuda)),
-            ("A_PTR", format!("p{}", ir.a)),
-            ("B_PTR", format!("p{}", ir.b)),
-            ("LDA", format!("ld{}", ir.a)),
-            ("LDB", format!("ld{}", ir.b)),
+            ("ROLES", roles(ir)),
             ("LOADS", loads.to_string()),
-            ("STORE", epilogue_store(ir, variant)),
+            ("STORE", variant_store(ir, variant, "ci", "cj", "acc")),
         ],
     ));
     s
+}
+
+/// The operands' roles in either form (`SWAP` 0 or 1): `CG_XP`/`CG_LDX` the side of at
+/// most `8 * MT` rows (A, or B's columns turned around), `CG_WP`/`CG_LDW` the streamed side
+/// (B's columns, or A's rows), `CG_R`/`CG_C` their extents. Both forms need what the
+/// family serves, A row-major and B column-major: every row the kernel reads is
+/// K-contiguous either way.
+fn roles(ir: &GemmIr) -> String {
+    let (a, b) = (ir.a, ir.b);
+    format!(
+        "#ifndef SWAP\n#define SWAP 0\n#endif\n#if SWAP\n/* Turned around: C^T = B^T A^T, N <= 8 * MT. */\n\
+         #define CG_R N\n#define CG_C M\n#define CG_XP p{b}\n#define CG_WP p{a}\n#define CG_LDX ld{b}\n#define CG_LDW ld{a}\n\
+         #else\n#define CG_R M\n#define CG_C N\n#define CG_XP p{a}\n#define CG_WP p{b}\n#define CG_LDX ld{a}\n#define CG_LDW ld{b}\n#endif\n"
+    )
 }
 
 /// `cg_chunk`: a chunk's two MMAs for every (16-column, 8-row) block pair.
@@ -105,7 +120,7 @@ static_assert(MT >= 1 && MT <= 8 && NT >= 1 && NT <= 4, "MT 1-8, NT 1-4");
 #ifndef ROT
 #define ROT 0
 #endif
-
+@ROLES@
 /* B: read once by the whole grid. The L1 keeps none of it, and the L2 fetches the
    256 bytes around each miss (a column's next chunks, which this lane's quad reads next). */
 static __device__ __forceinline__ cg_u4 cg_ld_stream(const cg_ab_t* p) {
@@ -144,12 +159,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
     const int g = lane >> 2, q = lane & 3;
     const int group = warp / KW, part = warp % KW;
     const int n0 = blockIdx.x * CG_NB + group * CG_WN;
-    const cg_ab_t* __restrict__ ga = @A_PTR@;
-    const cg_ab_t* __restrict__ gb = @B_PTR@;
+    const cg_ab_t* __restrict__ ga = CG_XP;
+    const cg_ab_t* __restrict__ gb = CG_WP;
     (void)ga; (void)gb;
     /* This lane's columns (g and g + 8 of each 16-column block) and rows (g of each 8-row
-       block), at its 8 elements of a chunk. Columns past N and rows past M read column
-       N-1 / row M-1 instead (always in bounds: M, N >= 1 at launch); those sums are never
+       block), at its 8 elements of a chunk. Columns past CG_C and rows past CG_R read the
+       last one instead (always in bounds: M, N >= 1 at launch); those sums are never
        stored. */
     const cg_ab_t* wp[NT][2];
     const cg_ab_t* xp[MT];
@@ -157,11 +172,11 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
     for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            const int n = min(n0 + nt * 16 + h * 8 + g, N - 1);
-            wp[nt][h] = gb + (long)n * @LDB@ + q * 8;
+            const int n = min(n0 + nt * 16 + h * 8 + g, CG_C - 1);
+            wp[nt][h] = gb + (long)n * CG_LDW + q * 8;
         }
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt) xp[mt] = ga + (long)min(mt * 8 + g, M - 1) * @LDA@ + q * 8;
+    for (int mt = 0; mt < MT; ++mt) xp[mt] = ga + (long)min(mt * 8 + g, CG_R - 1) * CG_LDX + q * 8;
 
     float acc[NT][MT][4];
 #pragma unroll
@@ -257,10 +272,15 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
             for (int v = 0; v < 4; ++v) {
                 const int i = mt * 8 + q * 2 + (v & 1);
                 const int j = n0 + nt * 16 + g + (v >> 1) * 8;
-                if (i < M && j < N) {
+                if (i < CG_R && j < CG_C) {
                     const float acc_v = acc[nt][mt][v];
                     {
                         const float acc = acc_v;
+#if SWAP
+                        const int ci = j, cj = i;
+#else
+                        const int ci = i, cj = j;
+#endif
                         @STORE@;
                     }
                 }

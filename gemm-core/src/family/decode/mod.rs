@@ -55,6 +55,16 @@ pub struct DecodeTile {
     /// 16x4096x11008 3.2 us (30.8 against 34.0). Absent in records written before it.
     #[serde(default)]
     pub rot: bool,
+    /// Computes `Cᵀ = Bᵀ · Aᵀ`: the call's N (at most [`DecodeTile::rows`]) takes M's
+    /// place and A's rows are streamed as B's columns are otherwise, for products with few
+    /// columns (a weight applied from the left, a few output features). "Columns" of the
+    /// other fields count rows of C. Absent in records written before it (false).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub swap: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl DecodeTile {
@@ -121,7 +131,20 @@ fn rotation_planned(t: &DecodeTile) -> bool {
 /// The tiles of a plan: [`SHAPES`] for every row count `tune(block_m)` leaves (the
 /// fourth shape not from 32 rows on), each also rotated where [`rotation_planned`].
 fn tiles(space: &TuneSpace) -> Vec<DecodeTile> {
-    let rows = space.pick("block_m", &ROWS);
+    let mut v = form(space, false);
+    v.extend(form(space, true));
+    v
+}
+
+/// One form's tiles; turned around, the keys follow C (`block_n` restricts its N side,
+/// `8 * mt`, and `block_m` its rows per block).
+fn form(space: &TuneSpace, swap: bool) -> Vec<DecodeTile> {
+    let (small, wide) = if swap {
+        ("block_n", "block_m")
+    } else {
+        ("block_m", "block_n")
+    };
+    let rows = space.pick(small, &ROWS);
     let mut v = Vec::new();
     for mt in [1, 2, 4, 8].into_iter().filter(|mt| rows.contains(&(8 * mt))) {
         for (nt, warps, kw, unroll) in SHAPES.into_iter().take(if mt >= 4 { 3 } else { 4 }) {
@@ -134,8 +157,9 @@ fn tiles(space: &TuneSpace) -> Vec<DecodeTile> {
                 kw,
                 unroll,
                 rot: false,
+                swap,
             };
-            if space.0.get("block_n").is_none_or(|bn| bn.contains(&t.block_n())) {
+            if space.0.get(wide).is_none_or(|bn| bn.contains(&t.block_n())) {
                 v.push(t);
                 if rotation_planned(&t) {
                     v.push(DecodeTile { rot: true, ..t });
@@ -171,7 +195,7 @@ impl KernelFamily for Decode {
         0
     }
 
-    /// Every tile the space asks for (the default plan has 15).
+    /// Every tile the space asks for (the default plan has 15 of each form).
     fn plan_extra(&self, _cx: &PlanCtx, space: &TuneSpace) -> usize {
         tiles(space).len()
     }
@@ -200,7 +224,14 @@ impl KernelFamily for Decode {
     }
 
     fn accepts(&self, t: &DecodeTile, ir: &GemmIr, p: Problem) -> Result<(), String> {
-        if p.m as u64 > t.rows() as u64 {
+        if t.swap && p.n as u64 > t.rows() as u64 {
+            return Err(format!(
+                "N = {} is more than the {} columns of this (turned around) config",
+                p.n,
+                t.rows()
+            ));
+        }
+        if !t.swap && p.m as u64 > t.rows() as u64 {
             return Err(format!("M = {} is more than the {} rows of this config", p.m, t.rows()));
         }
         let per_chunk = 16 / ir.ab_dtype.size() as usize;
@@ -212,7 +243,8 @@ impl KernelFamily for Decode {
     }
 
     /// `tune(block_m = ..)` restricts the rows (`8 * mt`) and `tune(block_n = ..)` the
-    /// columns per block, as for every family; the other keys do not apply.
+    /// columns per block, as for every family (of C: turned around, the other way); the
+    /// other keys do not apply.
     fn space(&self, _cx: &PlanCtx, space: &TuneSpace) -> Vec<DecodeTile> {
         tiles(space)
     }
@@ -240,13 +272,24 @@ impl KernelFamily for Decode {
         }
     }
 
+    /// Of C: turned around, `(rows per block, N)`.
     fn block_mn(&self, t: &DecodeTile) -> (u32, u32) {
-        (t.rows(), t.block_n())
+        if t.swap {
+            (t.block_n(), t.rows())
+        } else {
+            (t.rows(), t.block_n())
+        }
+    }
+
+    /// The two forms apart: the plan keeps the best of each block tile in each.
+    fn plan_class(&self, t: &DecodeTile) -> (u32, u32) {
+        (1, t.swap as u32)
     }
 
     fn launch(&self, t: &DecodeTile, _ir: &GemmIr, p: Problem, _machine: Machine) -> LaunchDims {
+        let wide = if t.swap { p.m } else { p.n };
         LaunchDims {
-            grid: [p.n.div_ceil(t.block_n() as usize) as u32, 1, p.batch as u32],
+            grid: [wide.div_ceil(t.block_n() as usize) as u32, 1, p.batch as u32],
             block: [t.threads(), 1, 1],
             smem_bytes: t.smem_bytes(),
             persistent: None,
@@ -264,6 +307,7 @@ impl KernelFamily for Decode {
             // a first-use check at a cut K keeps the remainder of.
             ("BK", CHUNK_K),
             ("ROT", t.rot as u32),
+            ("SWAP", t.swap as u32),
         ];
         d.extend(crate::family::shape_flags::shape_defines(ir, p));
         d
@@ -307,6 +351,17 @@ impl KernelFamily for Decode {
     }
 
     fn describe(&self, t: &DecodeTile) -> String {
+        if t.swap {
+            return format!(
+                "decode swap: N <= {}, {} rows of C per block, warps {} kw {} unroll {}{}",
+                t.rows(),
+                t.block_n(),
+                t.warps,
+                t.kw,
+                t.unroll,
+                if t.rot { " rot" } else { "" }
+            );
+        }
         format!(
             "decode rows {} cols {} warps {} kw {} unroll {}{}",
             t.rows(),
@@ -448,6 +503,7 @@ mod tests {
             kw: 8,
             unroll: 4,
             rot: false,
+            swap: false,
         };
         assert!(Decode.accepts(&t, &g, Problem::new(16, 4096, 4096)).is_ok());
         assert!(Decode.accepts(&t, &g, Problem::new(1, 7, 8)).is_ok());
@@ -477,21 +533,35 @@ mod tests {
         let cx = PlanCtx::new(&t, &g);
         let mut report = Default::default();
         let (considered, kept) = crate::family::DynFamily::plan(&Decode, &cx, &TuneSpace::default(), &mut report);
-        assert_eq!(considered, 15);
-        // Rotated twins of the 16- and 32-row tiles of 16-column warps, and no others.
-        let rotated: Vec<DecodeTile> = kept
+        assert_eq!(considered, 30, "15 tiles in each form");
+        assert_eq!(Decode.plan_extra(&cx, &TuneSpace::default()), 30);
+        assert_eq!(kept.len(), considered, "pruned: {report:?}");
+        let form = |swap: bool| -> Vec<(f64, DecodeTile)> {
+            kept.iter()
+                .filter_map(|(s, c)| match c {
+                    crate::family::TileConfig::Decode(t) if t.swap == swap => Some((*s, *t)),
+                    _ => None,
+                })
+                .collect()
+        };
+        let (plain, turned) = (form(false), form(true));
+        // The turned-around form has the plain one's tiles, C's sides exchanged.
+        assert_eq!(
+            turned
+                .iter()
+                .map(|(_, t)| DecodeTile { swap: false, ..*t })
+                .collect::<Vec<_>>(),
+            plain.iter().map(|(_, t)| *t).collect::<Vec<_>>()
+        );
+        assert!(turned
             .iter()
-            .filter_map(|(_, c)| match c {
-                crate::family::TileConfig::Decode(t) if t.rot => Some(*t),
-                _ => None,
-            })
-            .collect();
+            .all(|(_, t)| Decode.block_mn(t) == (t.block_n(), t.rows())));
+        // Rotated twins of the 16- and 32-row tiles of 16-column warps, and no others.
+        let rotated: Vec<DecodeTile> = plain.iter().map(|(_, t)| *t).filter(|t| t.rot).collect();
         assert_eq!(rotated.len(), 4);
         assert!(rotated.iter().all(|t| t.nt == 1 && matches!(t.mt, 2 | 4)));
-        assert_eq!(Decode.plan_extra(&cx, &TuneSpace::default()), 15);
-        assert_eq!(kept.len(), considered, "pruned: {report:?}");
         for mt in [1, 2, 4] {
-            assert!(kept.iter().any(|(_, c)| c.block_mn().0 == 8 * mt));
+            assert!(plain.iter().any(|(_, t)| t.rows() == 8 * mt));
         }
         for (_, c) in &kept {
             let r = c.resources(DType::F16);
@@ -501,16 +571,55 @@ mod tests {
             );
         }
         // Fewer rows rank first.
-        let best = kept.iter().max_by(|a, b| a.0.total_cmp(&b.0)).unwrap();
-        assert_eq!(best.1.block_mn().0, 8);
-        // 64 rows when asked; 64 rows by 32 columns a warp would be 64 accumulators.
+        let best = plain.iter().max_by(|a, b| a.0.total_cmp(&b.0)).unwrap();
+        assert_eq!(best.1.rows(), 8);
+        // 64 rows when asked; 64 rows by 32 columns a warp would be 64 accumulators. The
+        // keys follow C: turned around, `block_m = [64]` asks for 64 rows of C per block
+        // (the two-group tiles of 8 and 16 columns).
         let mut rows64 = TuneSpace::default();
         rows64.0.insert("block_m".into(), vec![64]);
         let mut report = Default::default();
         let (considered, kept) = crate::family::DynFamily::plan(&Decode, &cx, &rows64, &mut report);
-        assert_eq!((considered, kept.len()), (3, 2), "pruned: {report:?}");
+        assert_eq!((considered, kept.len()), (5, 4), "pruned: {report:?}");
         assert_eq!(report["accumulators"].count, 1);
         assert!(kept.iter().all(|(_, c)| c.block_mn().0 == 64));
+    }
+
+    /// Turned around, a config takes N up to its rows, its grid walks M, and C's sides
+    /// are exchanged in what the tuner and the estimate see.
+    #[test]
+    fn the_turned_around_form_takes_few_columns() {
+        let g = ir(DType::F16, Layout::RowMajor, Layout::ColMajor);
+        let t = DecodeTile {
+            mt: 1,
+            nt: 1,
+            warps: 8,
+            kw: 8,
+            unroll: 4,
+            rot: false,
+            swap: true,
+        };
+        assert!(Decode.accepts(&t, &g, Problem::new(12288, 8, 4096)).is_ok());
+        let err = Decode.accepts(&t, &g, Problem::new(8, 9, 4096)).unwrap_err();
+        assert!(err.contains("N = 9"), "{err}");
+        assert!(
+            Decode.accepts(&t, &g, Problem::new(12288, 8, 700)).is_err(),
+            "16-byte rows"
+        );
+        let d = Decode.launch(&t, &g, Problem::new(12288, 8, 4096), Machine { units: 132 });
+        assert_eq!(d.grid, [768, 1, 1]);
+        assert_eq!(Decode.block_mn(&t), (16, 8));
+        assert!(Decode
+            .defines(&t, &g, Backend::Cuda, Problem::new(64, 8, 64))
+            .contains(&("SWAP", 1)));
+        assert!(Decode.describe(&t).starts_with("decode swap"));
+        let plain = DecodeTile { swap: false, ..t };
+        assert!(
+            !serde_json::to_string(&plain).unwrap().contains("swap"),
+            "plain keys unchanged"
+        );
+        let old: DecodeTile = serde_json::from_str(r#"{"mt":1,"nt":1,"warps":8,"kw":8,"unroll":4}"#).unwrap();
+        assert_eq!(old, plain);
     }
 
     #[test]
@@ -523,6 +632,7 @@ mod tests {
             kw: 4,
             unroll: 2,
             rot: false,
+            swap: false,
         };
         assert_eq!(t.block_n(), 64);
         let d = Decode.launch(&t, &g, Problem::new(3, 4097, 64).batched(5), Machine { units: 132 });
