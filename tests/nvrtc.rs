@@ -288,20 +288,6 @@ mod checks {
         }
     }
 
-    /// Every decode config, both forms (`SWAP` 0 and 1): the family takes 16-byte rows only,
-    /// so one aligned shape is its one path.
-    #[cfg(feature = "sm90")]
-    #[test]
-    fn every_decode_config_compiles() {
-        if nvrtc_or_skip(
-            "every_decode_config_compiles",
-            "NVRTC compiles of every planned decode config",
-        ) {
-            use crossgemm::FamilyId::Decode;
-            assert!(compile_every_config(&nv_f16_bias_relu::SPEC, "h200", Decode, "90", &[(8, 256, 256)]) >= 30);
-        }
-    }
-
     /// The gemv kernels of a K-major and an f32 kernel, on the vector and the element path.
     #[cfg(feature = "sm90")]
     #[test]

@@ -244,7 +244,14 @@ fn layout_note(ir: &GemmIr, spec: &TargetSpec, plan: &gemm_core::Plan) -> Option
         .filter(|f| plan.skipped_instrs.contains(&f.family().instr()))
         .filter_map(|f| f.family().serves(spec, ir).err())
         .collect();
-    let mut runs: Vec<&str> = plan.families.iter().map(|f| f.family().instr().name()).collect();
+    // The general families: shape specialists (preference class 0: `decode`, `gemv`, for
+    // calls of few rows or columns) do not run the calls this note is about.
+    let mut runs: Vec<&str> = plan
+        .families
+        .iter()
+        .filter(|f| f.family().preference(spec).0 != 0)
+        .map(|f| f.family().instr().name())
+        .collect();
     runs.dedup();
     Some(format!(
         "performance note: kernel `{}` cannot use {} on target `{}` ({}), so it runs on {} there; a row-major A and a column-major B (after `.t()`) take it; `#[gemm_kernel(layout_ok)]` keeps these layouts and silences this note",
@@ -322,10 +329,13 @@ mod tests {
 
     #[test]
     fn sources_follow_the_target_backend() {
+        // Row-major A and B: gemv turned around (N <= 8), then the general family.
         let (p, _) = plan(&ir(DType::F16, AccMode::F32), "targets(a100, nvidia_opencl)");
-        assert_eq!(p[0].sources[0].0, FamilyId::MmaSync);
-        assert!(p[0].sources[0].1.contains("mma.sync"));
-        assert_eq!(p[1].sources.len(), 1);
-        assert!(p[1].sources[0].1.contains("__kernel"));
+        let families = |i: usize| p[i].sources.iter().map(|(f, _)| *f).collect::<Vec<_>>();
+        assert_eq!(families(0), [FamilyId::Gemv, FamilyId::MmaSync]);
+        assert!(p[0].sources[1].1.contains("mma.sync"));
+        assert!(p[0].sources.iter().all(|(_, s)| s.contains("__global__")));
+        assert_eq!(families(1), [FamilyId::Gemv, FamilyId::Simt]);
+        assert!(p[1].sources.iter().all(|(_, s)| s.contains("__kernel")));
     }
 }

@@ -358,7 +358,7 @@ mod tests {
         assert_eq!(t.dtypes, ["f16", "bf16", "f32"]);
         assert_eq!(t.epilogues, ["none", "bias_relu", "bias_gelu"]);
         let names: Vec<&str> = t.groups.iter().map(|g| g.name.as_str()).collect();
-        assert_eq!(names, ["square", "skinny", "short_k", "odd", "llm"]);
+        assert_eq!(names, ["square", "skinny", "short_k", "narrow_n", "odd", "llm"]);
         let cases = t.cases(&Filter::default()).unwrap();
         assert_eq!(cases.len(), t.shapes().len() * 3 * 3);
         assert_eq!(cases[0].to_string(), "1024x1024x1024 f16 none (square)");
