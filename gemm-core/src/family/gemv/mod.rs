@@ -124,7 +124,7 @@ impl KernelFamily for Gemv {
     /// the columns per block, as for every family; the other keys do not apply.
     /// A turned-around config ([`GemvTile::swap`]) computes `block_n` rows and `MR`
     /// columns of C, and the keys follow C: `block_n` restricts its `MR`, `block_m` its
-    /// rows per block. Turned around, the space is a short list per `MR` ([`swapped`]).
+    /// rows per block. Turned around, the space is a short list per `MR` (`swapped`).
     fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<GemvTile> {
         let modes = modes(cx.ir);
         let mut v = Vec::new();
