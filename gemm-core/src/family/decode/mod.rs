@@ -59,12 +59,8 @@ pub struct DecodeTile {
     /// place and A's rows are streamed as B's columns are otherwise, for products with few
     /// columns (a weight applied from the left, a few output features). "Columns" of the
     /// other fields count rows of C. Absent in records written before it (false).
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub swap: bool,
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
 }
 
 impl DecodeTile {

@@ -44,12 +44,8 @@ pub struct GemvTile {
     /// Computes `Cᵀ = Bᵀ · Aᵀ`: the call's N (at most `mr`) takes M's place, A's rows are
     /// streamed as B's columns are otherwise, and "columns" below count rows of C.
     /// Absent in records written before it (false).
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub swap: bool,
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
 }
 
 impl GemvTile {
