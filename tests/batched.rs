@@ -34,15 +34,18 @@ fn stack<T: Element, L: LayoutType>(
 
 /// Every planned config of `b_f16_rc` on a batch of 3: A one matrix per product (with a
 /// gap between them), B broadcast, the bias one per product, the output one per product;
-/// then the same with B batched and the bias broadcast.
+/// then the same with B batched and the bias broadcast; on shapes of few rows and of few
+/// columns (the decode and gemv families' turned-around configs).
 #[test]
 fn every_config_on_a_batch() {
     for dev in devices() {
         let mut r = rng(51);
         let mut ran = 0;
         for cfg in fitting_configs(&b_f16_rc::SPEC, &dev, crossgemm::DType::F16) {
+            // Few rows, and few columns for the configs that serve them turned around.
             let few = (cfg.block_mn().0 as usize).min(5);
-            for (m, n, k) in [(67, 45, 77), (few, 33, 64)] {
+            let few_n = (cfg.block_mn().1 as usize).min(5);
+            for (m, n, k) in [(67, 45, 77), (few, 33, 64), (67, few_n, 77), (67, few_n, 64)] {
                 for b_batched in [false, true] {
                     let batch = 3;
                     let what = format!(
