@@ -166,6 +166,7 @@ impl KernelFamily for Gemv {
     fn plan_class(&self, t: &GemvTile) -> (u32, u32) {
         (1, t.swap as u32)
     }
+
     fn rules(&self) -> &'static [Rule<GemvTile>] {
         &RULES
     }
