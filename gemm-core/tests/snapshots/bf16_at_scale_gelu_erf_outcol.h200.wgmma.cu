@@ -136,9 +136,6 @@ typedef unsigned short cg_ab_t;
 #ifndef CG_PINGPONG
 #define CG_PINGPONG 0
 #endif
-#ifndef CG_EARLY_TURN
-#define CG_EARLY_TURN 0
-#endif
 #define CG_THREADS (128 * (CONSUMERS + 1))
 /* Rows of a tile one consumer computes: its share of the tile (cooperative), or the
    whole tile (ping-pong: the two consumers take alternate tiles). */
@@ -949,10 +946,6 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
                     }
                 }
                 cg_wgmma_commit();
-#if CG_PINGPONG && CG_EARLY_TURN && !CG_INFLIGHT
-                /* The next consumer's turn once the last group is issued, not done. */
-                if (kt + 1 == kt_end && item + clusters < cg_total) asm volatile("bar.arrive %0, 256;\n" :: "r"(cg_their_turn) : "memory");
-#endif
 #if CG_INFLIGHT
                 /* Keep this stage's group in flight; the previous one is done, so its
                    stage goes back to the producer(s). */
@@ -969,9 +962,6 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
 #endif
                 if (++stage == STAGES) { stage = 0; phase ^= 1; }
             }
-#if CG_PINGPONG && CG_EARLY_TURN && CG_INFLIGHT
-            if (item + clusters < cg_total) asm volatile("bar.arrive %0, 256;\n" :: "r"(cg_their_turn) : "memory");
-#endif
             cg_wgmma_wait<0>();
 #pragma unroll
             for (int mi = 0; mi < CG_MI; ++mi)
@@ -982,9 +972,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
 #endif
 #if CG_PINGPONG
             /* The next consumer's turn, if it has the next item; then skip the others' k-tiles. */
-#if !CG_EARLY_TURN
             if (item + clusters < cg_total) asm volatile("bar.arrive %0, 256;\n" :: "r"(cg_their_turn) : "memory");
-#endif
             cg_ring_skip(stage, phase, (CONSUMERS - 1) * ktiles);
 #endif
 #if KSPLIT > 1

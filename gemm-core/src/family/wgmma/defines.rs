@@ -70,10 +70,6 @@ pub const DEFINES: &[(&str, &str)] = &[
         "1: the ping-pong schedule: the consumers take the block's work items in turn (each the whole BM x BN tile, BM / 64 slabs) and run their mainloops in turn (named barriers CONSUMERS + 1 + c), so that one's epilogue overlaps the others' mainloops (with three, two epilogues overlap one mainloop); each stage is read by one consumer. 0: cooperative, the consumers share every tile (BM / CONSUMERS rows each); default 0. Needs CONSUMERS 2 or 3 and KSPLIT 1.",
     ),
     (
-        "CG_EARLY_TURN",
-        "1: with CG_PINGPONG, a consumer gives the next one its turn once its tile's last wgmma group is issued, before waiting for it (the turn orders issue, and the stages stay held until their groups are done); 0: after the wait; default 0 (an experiment: batch x7).",
-    ),
-    (
         "CG_STREAMK",
         "1: stream-K: of the U work units, the last G + U % G (G blocks; none when U <= G or G divides U) are shared out by k-tiles, each block taking an equal run of them after its whole units g, g + G, ...; the two blocks that meet in a unit fold their partial tiles through the workspace (two slots per block, cg_ws; counters per unit, cg_flags) in k order, the second to arrive running the epilogue (splitk.rs, cg_walk); default 0. Needs KSPLIT 1, CLUSTER_M 1 and no ping-pong; takes the workspace arguments.",
     ),
