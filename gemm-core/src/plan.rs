@@ -135,7 +135,7 @@ pub fn total_budget(cx: &PlanCtx, families: &[FamilyId], space: &TuneSpace) -> u
 /// to the families' [`plan_share`](crate::family::KernelFamily::plan_share) (the remainder
 /// to the first family with a share), plus its own `plan_extra`.
 fn budget(cx: &PlanCtx, families: &[FamilyId], space: &TuneSpace, i: usize) -> usize {
-    let shares: Vec<usize> = families.iter().map(|f| f.family().plan_share()).collect();
+    let shares: Vec<usize> = families.iter().map(|f| f.family().plan_share(cx)).collect();
     let total: usize = shares.iter().sum();
     let each = |s: usize| (MAX_CANDIDATES * s).checked_div(total).unwrap_or(0);
     let rest = MAX_CANDIDATES - shares.iter().map(|&s| each(s)).sum::<usize>();

@@ -120,10 +120,11 @@ pub trait KernelFamily: Sync + 'static {
         (1, target.instr_rank(self.instr()))
     }
 
-    /// Its weight in the plan's candidate budget (the families of a plan share
+    /// Its weight in the plan's candidate budget for `cx` (the families of a plan share
     /// [`crate::plan::MAX_CANDIDATES`] in proportion); 0 for a family that keeps only its
     /// [`plan_extra`](KernelFamily::plan_extra), beside the others' budget.
-    fn plan_share(&self) -> usize {
+    fn plan_share(&self, cx: &PlanCtx) -> usize {
+        let _ = cx;
         3
     }
 
@@ -261,7 +262,7 @@ pub trait DynFamily: Sync {
     /// See [`KernelFamily::preference`].
     fn preference(&self, target: &TargetSpec) -> (u8, usize);
     /// See [`KernelFamily::plan_share`].
-    fn plan_share(&self) -> usize;
+    fn plan_share(&self, cx: &PlanCtx) -> usize;
     /// See [`KernelFamily::plan_extra`].
     fn plan_extra(&self, cx: &PlanCtx, space: &TuneSpace) -> usize;
     /// The family's candidates for `cx` that pass every rule, each with its score; what
@@ -347,8 +348,8 @@ impl<F: KernelFamily> DynFamily for F {
     fn preference(&self, target: &TargetSpec) -> (u8, usize) {
         KernelFamily::preference(self, target)
     }
-    fn plan_share(&self) -> usize {
-        KernelFamily::plan_share(self)
+    fn plan_share(&self, cx: &PlanCtx) -> usize {
+        KernelFamily::plan_share(self, cx)
     }
     fn plan_extra(&self, cx: &PlanCtx, space: &TuneSpace) -> usize {
         KernelFamily::plan_extra(self, cx, space)

@@ -187,7 +187,7 @@ impl KernelFamily for Decode {
     }
 
     /// Its configs come on top of the general families' budget (see `plan_extra`).
-    fn plan_share(&self) -> usize {
+    fn plan_share(&self, _cx: &PlanCtx) -> usize {
         0
     }
 

@@ -82,8 +82,15 @@ impl KernelFamily for Gemv {
     }
 
     /// A few configs are enough: the space is small and only decode-size calls use them.
-    fn plan_share(&self) -> usize {
-        1
+    /// None where only the turned-around form serves the kernel: its configs all come
+    /// beside the other families' shares ([`KernelFamily::plan_extra`]), so a kernel that
+    /// gains it (row-major A and B) keeps the general families' budget it had.
+    fn plan_share(&self, cx: &PlanCtx) -> usize {
+        if modes(cx.ir).contains(&false) {
+            1
+        } else {
+            0
+        }
     }
 
     fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String> {
@@ -485,12 +492,23 @@ mod tests {
             ));
             let plain: Vec<_> = both.iter().filter(|t| !t.swap).copied().collect();
             assert_eq!(plain, plain_only, "{name}");
-            let nn = gemv(&plan_target(
-                &ir(Layout::RowMajor, Layout::RowMajor),
-                target,
-                &TuneSpace::default(),
-            ));
-            assert_eq!(nn, swapped_planned, "{name}");
+            let rr = ir(Layout::RowMajor, Layout::RowMajor);
+            let nn_plan = plan_target(&rr, target, &TuneSpace::default());
+            assert_eq!(gemv(&nn_plan), swapped_planned, "{name}");
+            // The general families keep the whole budget they had without gemv.
+            assert_eq!(Gemv.plan_share(&PlanCtx::new(target, &rr)), 0, "{name}");
+            let cx = PlanCtx::new(target, &rr);
+            let others: Vec<FamilyId> = nn_plan
+                .families
+                .iter()
+                .copied()
+                .filter(|&f| f != FamilyId::Gemv)
+                .collect();
+            assert_eq!(
+                nn_plan.configs.len() - swapped_planned.len(),
+                crate::plan::total_budget(&cx, &others, &TuneSpace::default()),
+                "{name}: the general families' budget"
+            );
         }
         // The keys follow C: `block_n` picks the turned-around MR (N), `block_m` its rows.
         let mut space = TuneSpace::default();
