@@ -24,6 +24,7 @@ mod gemv;
 mod mma_sync;
 pub(crate) mod shape_flags;
 mod simt;
+mod turned;
 pub mod wgmma;
 
 pub use contract::{CompileNeeds, LaunchDims, Machine, Problem, Resources, Stored, TensorMap, Workspace, OUT_PARAM};

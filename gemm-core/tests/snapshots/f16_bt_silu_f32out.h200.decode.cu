@@ -270,9 +270,9 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f16_bt_s
                     {
                         const float acc = acc_v;
 #if SWAP
-                        const int ci = j, cj = i;
+            const int ci = j, cj = i;
 #else
-                        const int ci = i, cj = j;
+            const int ci = i, cj = j;
 #endif
                         cg_st_f32(out, (long)(ci) * ldo + (cj), cg_epilogue(acc, ci, cj, M, N, p2));
                     }

@@ -18,6 +18,7 @@ use super::CHUNK_K;
 use crate::codegen::cuda::{fill, preamble};
 use crate::codegen::prelude::{kernel_params, variant_store, view_prologue};
 use crate::codegen::Variant;
+use crate::family::turned;
 use crate::ir::{DType, GemmIr};
 use crate::target::Backend;
 
@@ -52,6 +53,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             ("VIEW", view_prologue(ir, Backend::Cuda)),
             ("ROLES", roles(ir)),
             ("LOADS", loads.to_string()),
+            ("COORDS", turned::STORE_COORDS.to_string()),
             ("STORE", variant_store(ir, variant, "ci", "cj", "acc")),
         ],
     ));
@@ -64,11 +66,10 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
 /// family serves, A row-major and B column-major: every row the kernel reads is
 /// K-contiguous either way.
 fn roles(ir: &GemmIr) -> String {
-    let (a, b) = (ir.a, ir.b);
-    format!(
-        "#ifndef SWAP\n#define SWAP 0\n#endif\n#if SWAP\n/* Turned around: C^T = B^T A^T, N <= 8 * MT. */\n\
-         #define CG_R N\n#define CG_C M\n#define CG_XP p{b}\n#define CG_WP p{a}\n#define CG_LDX ld{b}\n#define CG_LDW ld{a}\n\
-         #else\n#define CG_R M\n#define CG_C N\n#define CG_XP p{a}\n#define CG_WP p{b}\n#define CG_LDX ld{a}\n#define CG_LDW ld{b}\n#endif\n"
+    turned::forms(
+        "8 * MT",
+        &turned::role_defines(ir, true),
+        &turned::role_defines(ir, false),
     )
 }
 
@@ -276,11 +277,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
                     const float acc_v = acc[nt][mt][v];
                     {
                         const float acc = acc_v;
-#if SWAP
-                        const int ci = j, cj = i;
-#else
-                        const int ci = i, cj = j;
-#endif
+@COORDS@
                         @STORE@;
                     }
                 }

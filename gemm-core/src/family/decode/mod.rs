@@ -25,7 +25,7 @@
 
 mod emit;
 
-use super::{KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule};
+use super::{turned, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
 use crate::space::TuneSpace;
@@ -135,11 +135,7 @@ fn tiles(space: &TuneSpace) -> Vec<DecodeTile> {
 /// One form's tiles; turned around, the keys follow C (`block_n` restricts its N side,
 /// `8 * mt`, and `block_m` its rows per block).
 fn form(space: &TuneSpace, swap: bool) -> Vec<DecodeTile> {
-    let (small, wide) = if swap {
-        ("block_n", "block_m")
-    } else {
-        ("block_m", "block_n")
-    };
+    let (small, wide) = turned::keys(swap);
     let rows = space.pick(small, &ROWS);
     let mut v = Vec::new();
     for mt in [1, 2, 4, 8].into_iter().filter(|mt| rows.contains(&(8 * mt))) {
@@ -220,16 +216,7 @@ impl KernelFamily for Decode {
     }
 
     fn accepts(&self, t: &DecodeTile, ir: &GemmIr, p: Problem) -> Result<(), String> {
-        if t.swap && p.n as u64 > t.rows() as u64 {
-            return Err(format!(
-                "N = {} is more than the {} columns of this (turned around) config",
-                p.n,
-                t.rows()
-            ));
-        }
-        if !t.swap && p.m as u64 > t.rows() as u64 {
-            return Err(format!("M = {} is more than the {} rows of this config", p.m, t.rows()));
-        }
+        turned::check_small_side(t.swap, p, t.rows())?;
         let per_chunk = 16 / ir.ab_dtype.size() as usize;
         let [(a_ext, _), (b_ext, _)] = p.extents(ir);
         if !p.a.rows_aligned(a_ext, per_chunk) || !p.b.rows_aligned(b_ext, per_chunk) {
@@ -270,11 +257,7 @@ impl KernelFamily for Decode {
 
     /// Of C: turned around, `(rows per block, N)`.
     fn block_mn(&self, t: &DecodeTile) -> (u32, u32) {
-        if t.swap {
-            (t.block_n(), t.rows())
-        } else {
-            (t.rows(), t.block_n())
-        }
+        turned::block_mn(t.swap, t.rows(), t.block_n())
     }
 
     /// The two forms apart: the plan keeps the best of each block tile in each.
@@ -283,9 +266,12 @@ impl KernelFamily for Decode {
     }
 
     fn launch(&self, t: &DecodeTile, _ir: &GemmIr, p: Problem, _machine: Machine) -> LaunchDims {
-        let wide = if t.swap { p.m } else { p.n };
         LaunchDims {
-            grid: [wide.div_ceil(t.block_n() as usize) as u32, 1, p.batch as u32],
+            grid: [
+                turned::wide(t.swap, p).div_ceil(t.block_n() as usize) as u32,
+                1,
+                p.batch as u32,
+            ],
             block: [t.threads(), 1, 1],
             smem_bytes: t.smem_bytes(),
             persistent: None,

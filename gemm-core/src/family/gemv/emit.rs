@@ -10,6 +10,7 @@
 use crate::codegen::cuda::{ab_type, fill, preamble};
 use crate::codegen::prelude::{kernel_params, variant_store, view_prologue};
 use crate::codegen::Variant;
+use crate::family::turned;
 use crate::ir::{DType, GemmIr, Layout};
 use crate::target::Backend;
 
@@ -81,6 +82,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             ("LOAD_B", load_b.to_string()),
             ("MATH_VEC", math_vec.to_string()),
             ("MATH", math.to_string()),
+            ("COORDS", turned::STORE_COORDS.to_string()),
             ("STORE", variant_store(ir, variant, "ci", "cj", "acc")),
         ],
     ));
@@ -95,26 +97,12 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
 /// never gives it). Shared with the OpenCL source (`backend`).
 pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
     let form = |swap: bool| -> String {
-        let (x, w, x_rows, w_kmajor, xv, wv) = if swap {
-            (
-                ir.b,
-                ir.a,
-                ir.b_layout() == Layout::ColMajor,
-                ir.a_layout() == Layout::RowMajor,
-                "B_VEC",
-                "A_VEC",
-            )
+        let (x_rows, xv, wv) = if swap {
+            (ir.b_layout() == Layout::ColMajor, "B_VEC", "A_VEC")
         } else {
-            (
-                ir.a,
-                ir.b,
-                ir.a_layout() == Layout::RowMajor,
-                ir.b_layout() == Layout::ColMajor,
-                "A_VEC",
-                "B_VEC",
-            )
+            (ir.a_layout() == Layout::RowMajor, "A_VEC", "B_VEC")
         };
-        if !w_kmajor {
+        if !super::modes(ir).contains(&swap) {
             let (w_name, what) = if swap {
                 ("A", "row-major")
             } else {
@@ -122,7 +110,6 @@ pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
             };
             return format!("#error \"this gemv form streams {w_name}, which must be {what} (K-contiguous)\"\n");
         }
-        let (r, c) = if swap { ("N", "M") } else { ("M", "N") };
         let vec_ok = if x_rows {
             format!("({xv} && {wv})")
         } else {
@@ -149,16 +136,12 @@ pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
         let load_vec = load_vec.replace("@N@", ir.ab_dtype.name());
         let load = load.replace("@N@", ir.ab_dtype.name());
         format!(
-            "#define CG_R {r}\n#define CG_C {c}\n#define CG_XP p{x}\n#define CG_WP p{w}\n#define CG_LDX ld{x}\n#define CG_LDW ld{w}\n\
-             #define CG_X_ROWS {}\n#define CG_VEC_OK {vec_ok}\n#define CG_LOAD_X_VEC(i, k, dst) {load_vec}\n#define CG_LOAD_X(i, k) {load}\n",
+            "{}#define CG_X_ROWS {}\n#define CG_VEC_OK {vec_ok}\n#define CG_LOAD_X_VEC(i, k, dst) {load_vec}\n#define CG_LOAD_X(i, k) {load}\n",
+            turned::role_defines(ir, swap),
             x_rows as u32
         )
     };
-    format!(
-        "#ifndef SWAP\n#define SWAP 0\n#endif\n#if SWAP\n/* Turned around: C^T = B^T A^T, N <= MR. */\n{}#else\n{}#endif\n",
-        form(true),
-        form(false)
-    )
+    turned::forms("MR", &form(true), &form(false))
 }
 
 const KERNEL: &str = r#"
@@ -269,11 +252,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int
             float acc = 0.0f;
 #pragma unroll
             for (int p = 0; p < KSPLIT; ++p) acc += cg_red[g * KSPLIT + p][i][c];
-#if SWAP
-            const int ci = j, cj = i;
-#else
-            const int ci = i, cj = j;
-#endif
+@COORDS@
             @STORE@;
         }
     }

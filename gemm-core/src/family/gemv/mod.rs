@@ -23,7 +23,7 @@
 mod emit;
 mod opencl;
 
-use super::{KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule};
+use super::{turned, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
 use crate::space::TuneSpace;
@@ -111,16 +111,7 @@ impl KernelFamily for Gemv {
     }
 
     fn accepts(&self, t: &GemvTile, _ir: &GemmIr, p: Problem) -> Result<(), String> {
-        if t.swap && p.n as u64 > t.mr as u64 {
-            return Err(format!(
-                "N = {} is more than the {} columns of this (turned around) config",
-                p.n, t.mr
-            ));
-        }
-        if !t.swap && p.m as u64 > t.mr as u64 {
-            return Err(format!("M = {} is more than the {} rows of this config", p.m, t.mr));
-        }
-        Ok(())
+        turned::check_small_side(t.swap, p, t.mr)
     }
 
     /// `tune(block_m = ..)` restricts the rows per block (`MR`) and `tune(block_n = ..)`
@@ -203,17 +194,16 @@ impl KernelFamily for Gemv {
     /// `(MR, columns per block)`: what one block computes (of C: turned around,
     /// `(rows per block, MR)`).
     fn block_mn(&self, t: &GemvTile) -> (u32, u32) {
-        if t.swap {
-            (t.block_n(), t.mr)
-        } else {
-            (t.mr, t.block_n())
-        }
+        turned::block_mn(t.swap, t.mr, t.block_n())
     }
 
     fn launch(&self, t: &GemvTile, _ir: &GemmIr, p: Problem, _machine: Machine) -> LaunchDims {
-        let wide = if t.swap { p.m } else { p.n };
         LaunchDims {
-            grid: [wide.div_ceil(t.block_n() as usize) as u32, 1, p.batch as u32],
+            grid: [
+                turned::wide(t.swap, p).div_ceil(t.block_n() as usize) as u32,
+                1,
+                p.batch as u32,
+            ],
             block: [t.threads(), 1, 1],
             // The reduction buffer is static shared memory.
             smem_bytes: 0,
@@ -296,7 +286,8 @@ impl KernelFamily for Gemv {
 /// fill the chip at M = 4096: 128 blocks of 32 rows), with the most columns (rows of C) a
 /// warp group the register rule lets that `MR` have.
 fn swapped(space: &TuneSpace) -> Vec<GemvTile> {
-    let ns = space.pick("block_n", &[1, 2, 4, 8]);
+    let (small, wide) = turned::keys(true);
+    let ns = space.pick(small, &[1, 2, 4, 8]);
     let mut v = Vec::new();
     for mr in [1, 2, 4, 8].into_iter().filter(|n| ns.contains(n)) {
         let cols = if mr == 8 { 1 } else { 4 };
@@ -308,7 +299,7 @@ fn swapped(space: &TuneSpace) -> Vec<GemvTile> {
                 ksplit,
                 swap: true,
             };
-            if space.0.get("block_m").is_none_or(|bm| bm.contains(&t.block_n())) {
+            if space.0.get(wide).is_none_or(|bm| bm.contains(&t.block_n())) {
                 v.push(t);
             }
         }

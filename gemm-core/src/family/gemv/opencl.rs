@@ -165,11 +165,7 @@ void {sym}(int M, int N, int K, {params})
         if (i < CG_R && j < CG_C) {{
             float sum = 0.0f;
             for (int t = g * KSPLIT * 32; t < (g + 1) * KSPLIT * 32; ++t) sum += cg_red[i][c][t];
-#if SWAP
-            const int ci = j, cj = i;
-#else
-            const int ci = i, cj = j;
-#endif
+{coords}
             {store};
         }}
     }}
@@ -179,6 +175,7 @@ void {sym}(int M, int N, int K, {params})
         params = kernel_params(ir, d),
         view = view_prologue(ir, Backend::Opencl),
         roles = super::emit::roles(ir, d),
+        coords = crate::family::turned::STORE_COORDS,
     );
     s
 }
