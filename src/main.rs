@@ -69,6 +69,38 @@ fn gemm_bf16_bias_gelu(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>, bias: Row<bf1
     gelu(x * w + bias)
 }
 
+// `x · W` with W stored K×N (row-major, N-contiguous), as NumPy, JAX and the DSL's
+// default layout keep it: what `bench --w-layout row` runs.
+#[gemm_kernel]
+fn gemm_f16_none_wrow(x: Matrix<f16>, w: Matrix<f16>) -> Matrix<f16> {
+    x * w
+}
+
+#[gemm_kernel]
+fn gemm_f16_bias_relu_wrow(x: Matrix<f16>, w: Matrix<f16>, bias: Row<f16>) -> Matrix<f16> {
+    relu(x * w + bias)
+}
+
+#[gemm_kernel]
+fn gemm_f16_bias_gelu_wrow(x: Matrix<f16>, w: Matrix<f16>, bias: Row<f16>) -> Matrix<f16> {
+    gelu(x * w + bias)
+}
+
+#[gemm_kernel]
+fn gemm_bf16_none_wrow(x: Matrix<bf16>, w: Matrix<bf16>) -> Matrix<bf16> {
+    x * w
+}
+
+#[gemm_kernel]
+fn gemm_bf16_bias_relu_wrow(x: Matrix<bf16>, w: Matrix<bf16>, bias: Row<bf16>) -> Matrix<bf16> {
+    relu(x * w + bias)
+}
+
+#[gemm_kernel]
+fn gemm_bf16_bias_gelu_wrow(x: Matrix<bf16>, w: Matrix<bf16>, bias: Row<bf16>) -> Matrix<bf16> {
+    gelu(x * w + bias)
+}
+
 // Exact f32 is what these are for: scalar FMA on the CUDA targets is accepted.
 #[gemm_kernel(fma_ok)]
 fn gemm_f32_none(x: Matrix<f32>, w: Matrix<f32, ColMajor>) -> Matrix<f32> {
@@ -116,6 +148,12 @@ static KERNELS: &[KernelEntry] = &[
     KernelEntry::new(Dtype::Tf32, Epilogue::None, &gemm_tf32_none::SPEC),
     KernelEntry::new(Dtype::Tf32, Epilogue::BiasRelu, &gemm_tf32_bias_relu::SPEC),
     KernelEntry::new(Dtype::Tf32, Epilogue::BiasGelu, &gemm_tf32_bias_gelu::SPEC),
+    KernelEntry::new(Dtype::F16, Epilogue::None, &gemm_f16_none_wrow::SPEC),
+    KernelEntry::new(Dtype::F16, Epilogue::BiasRelu, &gemm_f16_bias_relu_wrow::SPEC),
+    KernelEntry::new(Dtype::F16, Epilogue::BiasGelu, &gemm_f16_bias_gelu_wrow::SPEC),
+    KernelEntry::new(Dtype::Bf16, Epilogue::None, &gemm_bf16_none_wrow::SPEC),
+    KernelEntry::new(Dtype::Bf16, Epilogue::BiasRelu, &gemm_bf16_bias_relu_wrow::SPEC),
+    KernelEntry::new(Dtype::Bf16, Epilogue::BiasGelu, &gemm_bf16_bias_gelu_wrow::SPEC),
 ];
 
 fn main() -> std::process::ExitCode {

@@ -442,6 +442,49 @@ fn decode_configs_give_the_same_bits_twice() {
     }
 }
 
+/// The `gemv_n` kernels (B row-major, or turned around A column-major) add their K-lanes'
+/// sums by shuffles and the warps' through shared memory in order (on OpenCL through
+/// local memory in work-item order), so two runs of a config give the same bits: both
+/// forms of f16 (`f16_cr` plans both) and bf16 with an f32 output, K = 4103 (a step that
+/// crosses K) and the wide side past its last block with a last chunk of 5 columns.
+#[test]
+fn gemv_n_configs_give_the_same_bits_twice() {
+    for dev in devices() {
+        let mut r = rng(35);
+        let f16 = family_configs(&f16_cr::SPEC, &dev, crossgemm::FamilyId::GemvN);
+        assert!(
+            f16.is_empty() == (dev.info().kind == Backend::Host) || configs_narrowed(),
+            "gemv_n configs on {}: {}",
+            dev.info(),
+            f16.len()
+        );
+        let shape = |cfg: &TileConfig, ir| {
+            let (bm, bn) = cfg.block_mn();
+            let (bm, bn) = (bm as usize, bn as usize);
+            let narrow = crossgemm::Problem::new(2 * bm + 5, bn - 1, 4103);
+            if cfg.family().accepts(cfg, ir, narrow).is_ok() {
+                (2 * bm + 5, bn - 1, 4103)
+            } else {
+                (bm - 1, 2 * bn + 5, 4103)
+            }
+        };
+        for cfg in f16 {
+            let (m, n, k) = shape(&cfg, f16_cr::SPEC.ir());
+            let a = mat::<f16, ColMajor>(&dev, &mut r, m, k);
+            let b = mat::<f16, RowMajor>(&dev, &mut r, k, n);
+            let what = format!("{cfg} at {m}x{n}x{k} on {}", dev.info());
+            same_bits_twice!(f16_cr, f16, &dev, cfg, a, b, (m, n, k), what);
+        }
+        for cfg in family_configs(&bf16_cr::SPEC, &dev, crossgemm::FamilyId::GemvN) {
+            let (m, n, k) = shape(&cfg, bf16_cr::SPEC.ir());
+            let a = mat::<bf16, ColMajor>(&dev, &mut r, m, k);
+            let b = mat::<bf16, RowMajor>(&dev, &mut r, k, n);
+            let what = format!("{cfg} at {m}x{n}x{k} on {}", dev.info());
+            same_bits_twice!(bf16_cr, f32, &dev, cfg, a, b, (m, n, k), what);
+        }
+    }
+}
+
 /// Split-K configs (the wgmma family's `KSPLIT`) add their partial tiles in split order
 /// whichever block finishes last, so two runs give the same bits; f32 outputs, so that no
 /// rounding hides a different order. The second run also finds the arrival counters zero

@@ -105,6 +105,22 @@ fn main() {
             DType::F32,
             Layout::ColMajor,
         ),
+        (
+            "gemvn",
+            DType::F16,
+            AccMode::F32,
+            FamilyId::GemvN,
+            DType::F16,
+            Layout::RowMajor,
+        ),
+        (
+            "gemvn",
+            DType::F32,
+            AccMode::F32,
+            FamilyId::GemvN,
+            DType::F32,
+            Layout::ColMajor,
+        ),
     ] {
         for la in [Layout::RowMajor, Layout::ColMajor] {
             for lb in [Layout::RowMajor, Layout::ColMajor] {

@@ -362,15 +362,19 @@ mod tests {
             families_for(&ir(DType::F16, AccMode::F32), h200),
             [FamilyId::Decode, FamilyId::Gemv, FamilyId::Wgmma, FamilyId::MmaSync]
         );
-        // A row-major B is not K-contiguous: no decode, and gemv only turned around (it
-        // streams A's K-contiguous rows, for N <= 8); with A column-major as well, no gemv.
+        // A row-major B is not K-contiguous: no decode, gemv only turned around (it
+        // streams A's K-contiguous rows, for N <= 8), and gemv_n streams B's rows; with A
+        // column-major as well, no gemv, and gemv_n in both forms.
         let rr = GemmIr::matmul("t", DType::F16, AccMode::F32, Layout::RowMajor, Layout::RowMajor);
         assert_eq!(
             families_for(&rr, h200),
-            [FamilyId::Gemv, FamilyId::Wgmma, FamilyId::MmaSync]
+            [FamilyId::Gemv, FamilyId::GemvN, FamilyId::Wgmma, FamilyId::MmaSync]
         );
         let cr = GemmIr::matmul("t", DType::F16, AccMode::F32, Layout::ColMajor, Layout::RowMajor);
-        assert_eq!(families_for(&cr, h200), [FamilyId::Wgmma, FamilyId::MmaSync]);
+        assert_eq!(
+            families_for(&cr, h200),
+            [FamilyId::GemvN, FamilyId::Wgmma, FamilyId::MmaSync]
+        );
         // K-major tf32 runs on wgmma; an N-major B has no tf32 wgmma (no transpose), and
         // the family is reported as skipped.
         assert_eq!(
@@ -378,7 +382,10 @@ mod tests {
             [FamilyId::Gemv, FamilyId::Wgmma, FamilyId::MmaSync]
         );
         let tf32_rr = GemmIr::matmul("t", DType::F32, AccMode::Tf32, Layout::RowMajor, Layout::RowMajor);
-        assert_eq!(families_for(&tf32_rr, h200), [FamilyId::Gemv, FamilyId::MmaSync]);
+        assert_eq!(
+            families_for(&tf32_rr, h200),
+            [FamilyId::Gemv, FamilyId::GemvN, FamilyId::MmaSync]
+        );
         let tf32 = plan_target(&tf32_rr, h200, &TuneSpace::default());
         assert_eq!(tf32.skipped_instrs, [Instr::Wgmma]);
         let a100 = t.get("a100").unwrap();

@@ -13,11 +13,11 @@ use super::check::{max_rel_err, poisoned, sampled_error, sampled_reference};
 use super::operands::{out_view, Inputs};
 use super::report::{self, Case, Filter, LaunchOverhead, Report, Row, ShapeTable};
 use super::tune::parse_shape;
-use super::{CliResult, ConfigArgs, Dtype, Epilogue, KernelEntry};
+use super::{CliResult, ConfigArgs, Dtype, Epilogue, KernelEntry, WLayout};
 use crossgemm::bench::{back_to_back_us, bare_launch_us, copy_bytes_for, copy_gbps, Timer};
 use crossgemm::tune::tune_with;
 use crossgemm::untyped::{launch, launch_with};
-use crossgemm::{Backend, Device, Element, GemmError, LookupSource, Matrix, MatrixOut, TuneOptions};
+use crossgemm::{Backend, Device, Element, GemmError, Layout, LookupSource, Matrix, MatrixOut, TuneOptions};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -106,6 +106,11 @@ pub struct BenchArgs {
     /// `cublasGemmStridedBatchedEx` on the same buffers, cuBLASLt with strided-batch layouts.
     #[arg(long, default_value_t = 1, value_name = "B", conflicts_with_all = ["first_call", "pad"])]
     batch: usize,
+    /// How w is stored: `col` (K-contiguous, `nn.Linear`'s weight) or `row` (K×N,
+    /// N-contiguous: `x @ w` as NumPy and JAX store it; f16 and bf16). Ours run the
+    /// built-in kernels whose `w: Matrix<T>`, cuBLAS and cuBLASLt read w as stored ("NN").
+    #[arg(long, value_enum, default_value = "col", conflicts_with_all = ["pad", "batch"])]
+    w_layout: WLayout,
     #[command(flatten)]
     configs: ConfigArgs,
 }
@@ -124,6 +129,8 @@ struct Bench<'a> {
     pad: usize,
     /// `--batch`: products per case.
     batch: usize,
+    /// `--w-layout`: how the kernels' w is stored.
+    w_layout: Layout,
 }
 
 pub fn run(kernels: &'static [KernelEntry], a: &BenchArgs, cache_dir: Option<PathBuf>) -> CliResult {
@@ -292,7 +299,13 @@ fn measure_all(
         first_call,
         pad: a.pad,
         batch: a.batch.max(1),
+        w_layout: a.w_layout.layout(),
     };
+    if a.w_layout == WLayout::Row {
+        rep.notes.push(
+            "w row-major (--w-layout row): w is stored K×N, N-contiguous; ours run the kernels whose `w: Matrix<T>`, cuBLAS (`cublasGemmEx` with w not transposed, \"NN\") and cuBLASLt (TRANSA N) read the same buffer".into(),
+        );
+    }
     if a.batch > 1 {
         rep.notes.push(format!(
             "batches (--batch {}): each row is {} products in one call; ours on batched views of x and w stored back to back (bias broadcast), cuBLAS `cublasGemmStridedBatchedEx` on the same buffers (its bias epilogue one elementwise kernel over every product); cuBLASLt `cublasLtMatmul` with strided-batch layouts (BATCH_COUNT, STRIDED_BATCH_OFFSET), its fused bias epilogue broadcast to every product",
@@ -446,7 +459,7 @@ impl Bench<'_> {
             batch: self.batch,
             ..case.row()
         };
-        let entry = match entry_for(self.kernels, case) {
+        let entry = match entry_for(self.kernels, case, self.w_layout) {
             Ok(e) => e,
             Err(why) => {
                 row.note = why;
@@ -470,6 +483,7 @@ impl Bench<'_> {
         let spec = entry.spec;
         let bias_on = entry.epilogue != Epilogue::None;
         let mut inp = Inputs::<T>::new(&self.dev, (m, n, k), bias_on)?;
+        inp.store_w(entry.w_layout())?;
         inp.pad(self.pad)?;
         inp.batch(self.batch)?;
         let args = inp.args();
@@ -539,10 +553,11 @@ impl Bench<'_> {
             };
             let be = entry.epilogue;
             // Batches and padded views: the vendor reads the same layouts as ours.
-            let run = |theirs: &mut Matrix<T>| match (inp.batched(), inp.padded()) {
-                (Some((xb, wb, nb)), _) => cb.gemm_batched(xb, wb, theirs, nb, compute),
-                (None, Some((xp, wp, _))) => cb.gemm_strided(xp, wp, k, theirs, compute),
-                (None, None) => cb.gemm(x, w, theirs, compute),
+            let run = |theirs: &mut Matrix<T>| match (inp.batched(), inp.padded(), inp.w_rows()) {
+                (Some((xb, wb, nb)), _, _) => cb.gemm_batched(xb, wb, theirs, nb, compute),
+                (None, Some((xp, wp, _)), _) => cb.gemm_strided(xp, wp, k, theirs, compute),
+                (None, None, Some(wr)) => cb.gemm(x, wr, theirs, compute),
+                (None, None, None) => cb.gemm(x, w, theirs, compute),
             };
             let (lx, lw) = inp
                 .batched()
@@ -556,7 +571,7 @@ impl Bench<'_> {
             // rows only, cuBLASLt where it has a plan (with that plan).
             let mut gemm_out = poisoned::<T>(&self.dev, batch * m, n)?;
             let mut epi_out = bias_on.then(|| poisoned::<T>(&self.dev, batch * m, n)).transpose()?;
-            let (mut lt, lt_err) = match cb.lt_plan::<T>(m, n, k, ld, batch, be, compute) {
+            let (mut lt, lt_err) = match cb.lt_plan::<T>(m, n, k, ld, batch, be, compute, entry.w_layout()) {
                 Ok(plan) => (Some((plan, poisoned::<T>(&self.dev, batch * m, n)?)), None),
                 Err(e) => (None, Some(e)),
             };
@@ -575,9 +590,10 @@ impl Bench<'_> {
                     }
                     None => Ok(()),
                 };
-                let mut lt_run = || match lt.as_mut() {
-                    Some((plan, o)) => cb.lt_matmul(plan, lx, lw, bias, o),
-                    None => Ok(()),
+                let mut lt_run = || match (lt.as_mut(), inp.w_rows()) {
+                    (Some((plan, o)), Some(wr)) => cb.lt_matmul(plan, x, wr, bias, o),
+                    (Some((plan, o)), None) => cb.lt_matmul(plan, lx, lw, bias, o),
+                    (None, _) => Ok(()),
                 };
                 let mut packed_run = || match packed.as_mut() {
                     Some((pargs, cfg, o)) => launch_with(spec, cfg, pargs, o.__out()),
@@ -667,7 +683,7 @@ impl Bench<'_> {
 }
 
 /// The built-in kernel of a case's dtype and epilogue, or why there is none.
-fn entry_for<'k>(kernels: &'k [KernelEntry], case: &Case) -> Result<&'k KernelEntry, String> {
+fn entry_for<'k>(kernels: &'k [KernelEntry], case: &Case, w_layout: Layout) -> Result<&'k KernelEntry, String> {
     let parsed = (
         <Dtype as clap::ValueEnum>::from_str(&case.dtype, true),
         case.epilogue.parse::<Epilogue>(),
@@ -675,7 +691,7 @@ fn entry_for<'k>(kernels: &'k [KernelEntry], case: &Case) -> Result<&'k KernelEn
     let (Ok(dtype), Ok(epi)) = parsed else {
         return Err(format!("unknown dtype or epilogue `{} {}`", case.dtype, case.epilogue));
     };
-    KernelEntry::find(kernels, dtype, epi)
+    KernelEntry::find_w(kernels, dtype, epi, w_layout)
 }
 
 /// `--prepare`: `prepare` for every kernel the cases use, once each, in case order; what
@@ -685,7 +701,7 @@ fn prepare_all(bench: &Bench<'_>, cases: &[Case], rep: &mut Report) {
     let started = Instant::now();
     for case in cases {
         // A case without a kernel says so in its own row.
-        let Ok(entry) = entry_for(bench.kernels, case) else {
+        let Ok(entry) = entry_for(bench.kernels, case, bench.w_layout) else {
             continue;
         };
         if done.iter().any(|s| std::ptr::eq(*s, entry.spec)) {

@@ -13,7 +13,7 @@ mod tune;
 mod under_tool;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use crossgemm::KernelSpec;
+use crossgemm::{KernelSpec, Layout};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -26,6 +26,25 @@ pub enum Dtype {
     F32,
     /// f32 operands and output on tf32 tensor cores (`#[gemm_kernel(acc = tf32)]`).
     Tf32,
+}
+
+/// How a built-in kernel's `w` (K×N) is stored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum WLayout {
+    /// Column-major, K-contiguous (`w: Matrix<T, ColMajor>`: `nn.Linear`'s weight).
+    #[default]
+    Col,
+    /// Row-major, N-contiguous (`w: Matrix<T>`: NumPy's and JAX's `x @ w`).
+    Row,
+}
+
+impl WLayout {
+    pub fn layout(self) -> Layout {
+        match self {
+            WLayout::Col => Layout::ColMajor,
+            WLayout::Row => Layout::RowMajor,
+        }
+    }
 }
 
 impl Dtype {
@@ -56,8 +75,9 @@ pub fn epilogue_arg() -> impl clap::builder::TypedValueParser<Value = Epilogue> 
     PossibleValuesParser::new(values).map(|s| s.parse::<Epilogue>().expect("a possible value parses"))
 }
 
-/// One built-in kernel: `x: Matrix<T>`, `w: Matrix<T, ColMajor>` (and `bias: Row<T>`
-/// unless the epilogue is `none`), returning `Matrix<T>`.
+/// One built-in kernel: `x: Matrix<T>`, `w: Matrix<T, ColMajor>` (or, for `bench
+/// --w-layout row`, `w: Matrix<T>`: K×N row-major) and `bias: Row<T>` unless the epilogue
+/// is `none`, returning `Matrix<T>`.
 pub struct KernelEntry {
     pub dtype: Dtype,
     pub epilogue: Epilogue,
@@ -69,12 +89,34 @@ impl KernelEntry {
         KernelEntry { dtype, epilogue, spec }
     }
 
-    /// The built-in kernel for `dtype` and `epilogue`.
+    /// The built-in kernel for `dtype` and `epilogue` with a column-major `w`.
     pub fn find(kernels: &[KernelEntry], dtype: Dtype, epilogue: Epilogue) -> Result<&KernelEntry, String> {
+        Self::find_w(kernels, dtype, epilogue, Layout::ColMajor)
+    }
+
+    /// The built-in kernel for `dtype` and `epilogue` whose `w` is stored `w_layout`.
+    pub fn find_w(
+        kernels: &[KernelEntry],
+        dtype: Dtype,
+        epilogue: Epilogue,
+        w_layout: Layout,
+    ) -> Result<&KernelEntry, String> {
         kernels
             .iter()
-            .find(|e| e.dtype == dtype && e.epilogue == epilogue)
-            .ok_or_else(|| format!("no built-in kernel for {} {}", dtype.name(), epilogue.name()))
+            .find(|e| e.dtype == dtype && e.epilogue == epilogue && e.w_layout() == w_layout)
+            .ok_or_else(|| {
+                format!(
+                    "no built-in kernel for {} {} with a {} w",
+                    dtype.name(),
+                    epilogue.name(),
+                    w_layout.name()
+                )
+            })
+    }
+
+    /// How the kernel's `w` is stored.
+    pub fn w_layout(&self) -> Layout {
+        self.spec.ir().b_layout()
     }
 }
 
@@ -183,6 +225,9 @@ pub struct ProblemArgs {
     /// The fused epilogue.
     #[arg(long, value_parser = epilogue_arg(), default_value = "bias_relu")]
     pub epilogue: Epilogue,
+    /// How w is stored: `col` (K-contiguous) or `row` (K×N, N-contiguous; f16 and bf16).
+    #[arg(long, value_enum, default_value = "col")]
+    pub w_layout: WLayout,
     /// Device id (`cuda:0`, `opencl:0:0`, `opencl-cpu`, ..); default CROSSGEMM_DEVICE,
     /// else the best device found.
     #[arg(long)]
@@ -190,9 +235,9 @@ pub struct ProblemArgs {
 }
 
 impl ProblemArgs {
-    /// The built-in kernel for the dtype and epilogue.
+    /// The built-in kernel for the dtype, epilogue and w layout.
     pub fn kernel(&self, kernels: &'static [KernelEntry]) -> Result<&'static KernelEntry, String> {
-        KernelEntry::find(kernels, self.dtype, self.epilogue)
+        KernelEntry::find_w(kernels, self.dtype, self.epilogue, self.w_layout.layout())
     }
 }
 

@@ -1,9 +1,10 @@
 //! The operands every command runs a built-in kernel on: deterministic values in
-//! [-1, 1) for `x` (M×K, row-major), `w` (K×N, column-major) and `bias` (N), kept on the
-//! host as well, for the host reference.
+//! [-1, 1) for `x` (M×K, row-major), `w` (K×N, column-major; a row-major copy for the
+//! kernels that take one) and `bias` (N), kept on the host as well, for the host
+//! reference.
 
 use crossgemm::untyped::Arg;
-use crossgemm::{ColMajor, Device, Element, GemmError, Matrix, Row};
+use crossgemm::{ColMajor, Device, Element, GemmError, Layout, Matrix, Row};
 
 /// `n` deterministic values in [-1, 1); an error (not an abort) when the host cannot
 /// hold them.
@@ -57,6 +58,8 @@ enum Copies<T: Element> {
     Padded(Matrix<T>, Matrix<T, ColMajor>, usize),
     /// `batch` copies of each back to back ([`Inputs::batch`]).
     Batched(Matrix<T>, Matrix<T, ColMajor>, usize),
+    /// `w` stored row-major, K×N ([`Inputs::store_w`]).
+    WRows(Matrix<T>),
 }
 
 impl<T: Element> Inputs<T> {
@@ -99,8 +102,10 @@ impl<T: Element> Inputs<T> {
             }
             return Ok(());
         }
-        if matches!(self.copies, Copies::Padded(..)) {
-            return Err(GemmError::Unsupported("--pad and --batch together".into()));
+        match self.copies {
+            Copies::Padded(..) => return Err(GemmError::Unsupported("--pad and --batch together".into())),
+            Copies::WRows(_) => return Err(GemmError::Unsupported("--batch with a row-major w".into())),
+            _ => {}
         }
         let (m, k, n) = (self.x.rows(), self.x.cols(), self.w.cols());
         let dev = self.x.device().clone();
@@ -138,6 +143,9 @@ impl<T: Element> Inputs<T> {
             }
             return Ok(());
         }
+        if matches!(self.copies, Copies::WRows(_)) {
+            return Err(GemmError::Unsupported("--pad with a row-major w".into()));
+        }
         let (m, k, n) = (self.x.rows(), self.x.cols(), self.w.cols());
         let ld = k + pad;
         let spread = |v: &[T], outer: usize| -> Vec<T> {
@@ -154,8 +162,36 @@ impl<T: Element> Inputs<T> {
         Ok(())
     }
 
+    /// Makes [`Inputs::args`] pass `w` as the kernel stores it: for `layout` row-major, a
+    /// K×N row-major copy with the same values (the kernels whose `w: Matrix<T>`);
+    /// column-major leaves `w` as it is. Before [`Inputs::pad`] or [`Inputs::batch`],
+    /// which take a column-major `w` only.
+    pub fn store_w(&mut self, layout: Layout) -> Result<(), GemmError> {
+        if layout == Layout::ColMajor {
+            return Ok(());
+        }
+        let (k, n) = (self.w.rows(), self.w.cols());
+        let mut rows = vec![T::from_f32(0.0); k * n];
+        for (j, col) in self.ws.chunks_exact(k.max(1)).enumerate().take(n) {
+            for (i, &v) in col.iter().enumerate() {
+                rows[i * n + j] = v;
+            }
+        }
+        self.copies = Copies::WRows(Matrix::from_host(self.x.device(), k, n, &rows)?);
+        Ok(())
+    }
+
+    /// The row-major copy of `w`, after [`Inputs::store_w`] with row-major.
+    pub fn w_rows(&self) -> Option<&Matrix<T>> {
+        match &self.copies {
+            Copies::WRows(w) => Some(w),
+            _ => None,
+        }
+    }
+
     /// The kernel's arguments in signature order: `x`, `w` (and `bias`); views of the
-    /// padded or batched copies after [`Inputs::pad`] or [`Inputs::batch`].
+    /// padded or batched copies after [`Inputs::pad`] or [`Inputs::batch`], the
+    /// row-major copy of `w` after [`Inputs::store_w`].
     pub fn args(&self) -> Vec<Arg<'_>> {
         let (m, k, n) = (self.x.rows(), self.x.cols(), self.w.cols());
         let mut args = match &self.copies {
@@ -175,6 +211,7 @@ impl<T: Element> Inputs<T> {
                     .expect("inside its copies")
                     .__arg(),
             ],
+            Copies::WRows(w) => vec![self.x.__arg(), w.__arg()],
             Copies::Packed => return self.packed_args(),
         };
         if self.bias {

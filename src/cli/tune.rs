@@ -77,7 +77,8 @@ fn run_kernel<T: Element>(
     opts: &TuneOptions,
     cached_only: bool,
 ) -> Result<Outcome, GemmError> {
-    let inp = Inputs::<T>::new(dev, (m, n, k), bias)?;
+    let mut inp = Inputs::<T>::new(dev, (m, n, k), bias)?;
+    inp.store_w(spec.ir().b_layout())?;
     let mut out = Matrix::<T>::zeros(dev, m, n)?;
     let args = inp.args();
     if cached_only {

@@ -21,6 +21,7 @@ mod config_json;
 mod contract;
 mod decode;
 mod gemv;
+mod gemv_n;
 mod mma_sync;
 pub(crate) mod shape_flags;
 mod simt;
@@ -30,6 +31,7 @@ pub mod wgmma;
 pub use contract::{CompileNeeds, LaunchDims, Machine, Problem, Resources, Stored, TensorMap, Workspace, OUT_PARAM};
 pub use decode::{Decode, DecodeTile};
 pub use gemv::{Gemv, GemvTile};
+pub use gemv_n::{GemvN, GemvNTile};
 pub use mma_sync::{MmaSync, MmaTile};
 pub use simt::{Simt, SimtTile, SIMT_LOCAL_PAD};
 pub use wgmma::{Wgmma, WgmmaTile};
@@ -626,6 +628,9 @@ registry! {
     /// Decode-size M (at most 64 rows) on tensor cores: swap-AB mma.sync fed straight from
     /// 16-byte loads of B's columns, K split over warps.
     Decode = "decode", Decode(DecodeTile) as "decode" => decode::Decode;
+    /// Decode-size M (at most 8 rows) with B row-major (N-contiguous): B's rows streamed
+    /// once in 16-byte chunks, K split over lanes and warps.
+    GemvN = "gemv_n", GemvN(GemvNTile) as "gemv_n" => gemv_n::GemvN;
 }
 
 #[cfg(test)]

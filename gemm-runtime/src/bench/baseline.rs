@@ -8,15 +8,17 @@
 //! in cuBLAS's column-major terms, `outᵀ (N×M) = wᵀ · xᵀ` with `w` read transposed
 //! ("TN"), all leading dimensions K (inputs) and N (output): the layout cuBLAS is
 //! fastest at, and the one the bias epilogue wants (one bias value per row of `outᵀ`).
+//! A row-major `w` (K×N, `bench --w-layout row`) is read as it is ("NN", leading
+//! dimension N).
 
 use crate::buffer::{Matrix, Row};
 use crate::device::{Device, KernelArg, RawBuffer};
-use crate::element::{ColMajor, Element};
+use crate::element::{ColMajor, Element, LayoutType};
 use crate::error::{GemmError, Result};
 use cudarc::cublas::{result as blas, sys as bsys};
 use cudarc::cublaslt::{result as lt, sys as ltsys};
 use gemm_core::Backend;
-use gemm_core::{DType, LaunchDims};
+use gemm_core::{DType, LaunchDims, Layout};
 use std::ffi::c_void;
 use std::sync::Arc;
 
@@ -130,15 +132,17 @@ impl Cublas {
     /// M, N and K of `out = x[:, ..k] · w[..k, :]`, where `x`'s stored rows and `w`'s
     /// stored columns hold `x.cols()` elements (the leading dimension; `k` for packed
     /// operands), after checking the shapes, the devices and cuBLAS's 32-bit sizes.
-    fn check_ld<T: Element>(
+    /// A row-major `w` (K×N, N-contiguous) has no padded form: its rows are `x.cols()`.
+    fn check_ld<T: Element, L: LayoutType>(
         &self,
         x: &Matrix<T>,
-        w: &Matrix<T, ColMajor>,
+        w: &Matrix<T, L>,
         k: usize,
         out: &Matrix<T>,
     ) -> Result<(usize, usize, usize)> {
         let (m, ld, n) = (x.rows(), x.cols(), w.cols());
-        if w.rows() != ld || k > ld || out.rows() != m || out.cols() != n {
+        let padded_rows = L::LAYOUT == Layout::RowMajor && ld != k;
+        if w.rows() != ld || k > ld || out.rows() != m || out.cols() != n || padded_rows {
             return Err(GemmError::Shape {
                 kernel: "cuBLAS baseline".into(),
                 detail: format!(
@@ -169,11 +173,12 @@ impl Cublas {
         Ok((m, n, k))
     }
 
-    /// `out = x · w` with `cublasGemmEx`, accumulating as `compute` says.
-    pub fn gemm<T: Element>(
+    /// `out = x · w` with `cublasGemmEx`, accumulating as `compute` says; `w` stored
+    /// column-major (`nn.Linear`'s weight) or row-major (K×N).
+    pub fn gemm<T: Element, L: LayoutType>(
         &self,
         x: &Matrix<T>,
-        w: &Matrix<T, ColMajor>,
+        w: &Matrix<T, L>,
         out: &mut Matrix<T>,
         compute: Compute,
     ) -> Result<()> {
@@ -182,17 +187,21 @@ impl Cublas {
 
     /// `out = x[:, ..k] · w[..k, :]` with `cublasGemmEx`: `x` and `w` store rows (columns)
     /// of `x.cols()` elements (the leading dimension) of which the first `k` take part,
-    /// as `crossgemm bench --pad` lays out the operands of its views.
-    pub fn gemm_strided<T: Element>(
+    /// as `crossgemm bench --pad` lays out the operands of its views (a row-major `w`:
+    /// packed only).
+    pub fn gemm_strided<T: Element, L: LayoutType>(
         &self,
         x: &Matrix<T>,
-        w: &Matrix<T, ColMajor>,
+        w: &Matrix<T, L>,
         k: usize,
         out: &mut Matrix<T>,
         compute: Compute,
     ) -> Result<()> {
         let (m, n, k) = self.check_ld(x, w, k, out)?;
         let ld = x.cols();
+        // In cuBLAS's column-major terms outᵀ = op(w) · xᵀ: a column-major w is wᵀ stored
+        // K×N (transposed), a row-major one w stored N×K with leading dimension N.
+        let (op_w, ld_w) = w_op::<L>(ld, n);
         let ty = blas_type(T::DTYPE);
         let (alpha, beta) = (1f32, 0f32);
         let (pw, px, po) = (self.ptr(&w.buf)?, self.ptr(&x.buf)?, self.ptr(&out.buf)?);
@@ -201,7 +210,7 @@ impl Cublas {
         unsafe {
             blas::gemm_ex(
                 self.handle,
-                bsys::cublasOperation_t::CUBLAS_OP_T,
+                op_w,
                 bsys::cublasOperation_t::CUBLAS_OP_N,
                 n as i32,
                 m as i32,
@@ -209,7 +218,7 @@ impl Cublas {
                 &alpha as *const f32 as *const c_void,
                 pw as *const c_void,
                 ty,
-                ld as i32,
+                ld_w as i32,
                 px as *const c_void,
                 ty,
                 ld as i32,
@@ -278,13 +287,16 @@ impl Cublas {
     }
 
     /// One product's `(m, n, k)` of a batch stored as [`Cublas::gemm_batched`] takes it.
-    fn check_batched<T: Element>(
+    fn check_batched<T: Element, L: LayoutType>(
         &self,
         x: &Matrix<T>,
-        w: &Matrix<T, ColMajor>,
+        w: &Matrix<T, L>,
         out: &Matrix<T>,
         batch: usize,
     ) -> Result<(usize, usize, usize)> {
+        if L::LAYOUT != Layout::ColMajor {
+            return Err(GemmError::Unsupported("cuBLAS batched: a column-major w only".into()));
+        }
         let (bm, k, bn) = (x.rows(), x.cols(), w.cols());
         if batch == 0 || bm % batch != 0 || bn % batch != 0 || batch > i32::MAX as usize {
             return Err(GemmError::Unsupported(format!(
@@ -326,8 +338,9 @@ impl Cublas {
         batch: usize,
         epilogue: Epilogue,
         compute: Compute,
+        w_layout: Layout,
     ) -> Result<LtPlan> {
-        if ld < k || (ld != k && batch > 1) {
+        if ld < k || (ld != k && (batch > 1 || w_layout == Layout::RowMajor)) {
             return Err(GemmError::Unsupported(format!(
                 "a cuBLASLt plan with K = {k}, leading dimension {ld} and a batch of {batch}"
             )));
@@ -343,10 +356,11 @@ impl Cublas {
             batch: batch.max(1),
             dtype: T::DTYPE,
             epilogue,
+            w_layout,
         };
         plan.desc = lt::create_matmul_desc(lt_compute(T::DTYPE, compute), ltsys::cudaDataType_t::CUDA_R_32F)
             .map_err(|e| err("cublasLtMatmulDescCreate", e))?;
-        let trans_a: i32 = 1;
+        let trans_a = i32::from(w_layout == Layout::ColMajor);
         let epi = match epilogue {
             Epilogue::None => ltsys::cublasLtEpilogue_t::CUBLASLT_EPILOGUE_DEFAULT,
             Epilogue::BiasRelu => ltsys::cublasLtEpilogue_t::CUBLASLT_EPILOGUE_RELU_BIAS,
@@ -369,10 +383,15 @@ impl Cublas {
             )
             .map_err(|e| err("CUBLASLT_MATMUL_DESC_EPILOGUE", e))?;
         }
-        // A = w stored K×N (read transposed), B = x stored K×M, C = D = outᵀ N×M.
-        // A batch: each layout `batch` matrices back to back; the bias is one for all
-        // (CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE keeps its default, 0).
-        for (rows, cols, ld) in [(k, n, ld), (k, m, ld), (n, m, n)] {
+        // A = w stored K×N (read transposed; row-major: stored N×K), B = x stored K×M,
+        // C = D = outᵀ N×M. A batch: each layout `batch` matrices back to back; the bias
+        // is one for all (CUBLASLT_MATMUL_DESC_BIAS_BATCH_STRIDE keeps its default, 0).
+        let a = if w_layout == Layout::ColMajor {
+            (k, n, ld)
+        } else {
+            (n, k, n)
+        };
+        for (rows, cols, ld) in [a, (k, m, ld), (n, m, n)] {
             let l = lt::create_matrix_layout(ty, rows as u64, cols as u64, ld as i64)
                 .map_err(|e| err("cublasLtMatrixLayoutCreate", e))?;
             plan.layouts.push(l);
@@ -428,14 +447,21 @@ impl Cublas {
 
     /// `out = epilogue(x · w + bias)` with `cublasLtMatmul` and `plan`'s algorithm; for a
     /// plan of a batch, every product, stored as [`Cublas::gemm_batched`] takes them.
-    pub fn lt_matmul<T: Element>(
+    pub fn lt_matmul<T: Element, L: LayoutType>(
         &self,
         plan: &LtPlan,
         x: &Matrix<T>,
-        w: &Matrix<T, ColMajor>,
+        w: &Matrix<T, L>,
         bias: Option<&Row<T>>,
         out: &mut Matrix<T>,
     ) -> Result<()> {
+        if L::LAYOUT != plan.w_layout {
+            return Err(GemmError::Unsupported(format!(
+                "cuBLASLt plan for a {} w used with a {} one",
+                plan.w_layout.name(),
+                L::LAYOUT.name()
+            )));
+        }
         let mnk = if plan.batch > 1 {
             self.check_batched(x, w, out, plan.batch)?
         } else {
@@ -579,6 +605,16 @@ impl Drop for Cublas {
     }
 }
 
+/// cuBLAS's operation on `w` and its leading dimension for `outᵀ = op(w) · xᵀ`
+/// (column-major terms): a column-major `w` (stored rows of `ld`) transposed, a row-major
+/// one (rows of `n`) as it is.
+fn w_op<L: LayoutType>(ld: usize, n: usize) -> (bsys::cublasOperation_t, usize) {
+    match L::LAYOUT {
+        Layout::ColMajor => (bsys::cublasOperation_t::CUBLAS_OP_T, ld),
+        Layout::RowMajor => (bsys::cublasOperation_t::CUBLAS_OP_N, n),
+    }
+}
+
 /// One described cuBLASLt matmul with its chosen algorithm ([`Cublas::lt_plan`]).
 pub struct LtPlan {
     desc: ltsys::cublasLtMatmulDesc_t,
@@ -591,6 +627,8 @@ pub struct LtPlan {
     batch: usize,
     dtype: DType,
     epilogue: Epilogue,
+    /// How `w` is stored.
+    w_layout: Layout,
 }
 
 impl Drop for LtPlan {

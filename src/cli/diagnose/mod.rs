@@ -166,7 +166,8 @@ fn diagnose<T: Element>(
 ) -> Result<Diagnosis, GemmError> {
     let (m, n, k) = a.p.shape;
     let spec = entry.spec;
-    let inp = Inputs::<T>::new(dev, (m, n, k), entry.epilogue != Epilogue::None)?;
+    let mut inp = Inputs::<T>::new(dev, (m, n, k), entry.epilogue != Epilogue::None)?;
+    inp.store_w(spec.ir().b_layout())?;
     let mut out = Matrix::<T>::zeros(dev, m, n)?;
     let args = inp.args();
     let tk = spec.target_for(dev)?;

@@ -23,18 +23,6 @@ use crate::target::Backend;
 pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let mut s = preamble(ir, "gemv fma", variant);
     let (ab_t, _) = ab_type(ir.ab_dtype);
-    // From the chunk's four 32-bit words (never through memory: a pointer cast of the
-    // loaded struct lets the compiler split the 16-byte load into element loads).
-    let unpack = match ir.ab_dtype {
-        DType::F32 => "    f[0] = __uint_as_float(v.x); f[1] = __uint_as_float(v.y); f[2] = __uint_as_float(v.z); f[3] = __uint_as_float(v.w);",
-        DType::F16 => "    const unsigned w[4] = {v.x, v.y, v.z, v.w};\n#pragma unroll\n    for (int e = 0; e < 4; ++e) {\n        f[2 * e] = cg_f16_to_f32((unsigned short)(w[e] & 0xffffu));\n        f[2 * e + 1] = cg_f16_to_f32((unsigned short)(w[e] >> 16));\n    }",
-        DType::Bf16 => "    const unsigned w[4] = {v.x, v.y, v.z, v.w};\n#pragma unroll\n    for (int e = 0; e < 4; ++e) {\n        f[2 * e] = __uint_as_float(w[e] << 16);\n        f[2 * e + 1] = __uint_as_float(w[e] & 0xffff0000u);\n    }",
-    };
-    let cvt = match ir.ab_dtype {
-        DType::F32 => "x",
-        DType::F16 => "cg_f16_to_f32(x)",
-        DType::Bf16 => "cg_bf16_to_f32(x)",
-    };
     // X(i, k): K-contiguous rows (CG_X_ROWS) are read in 16-byte chunks when CG_VEC_OK;
     // otherwise X is MR x K stored the other way (M-contiguous A, N-contiguous B) and read
     // element by element (a few cached lines).
@@ -69,8 +57,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         KERNEL,
         &[
             ("AB_T", ab_t.to_string()),
-            ("UNPACK", unpack.to_string()),
-            ("CVT", cvt.to_string()),
+            ("HELPERS", chunk_helpers(ir)),
             ("ROLES", roles(ir, Backend::Cuda)),
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
@@ -88,6 +75,42 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     ));
     s
 }
+
+/// The streaming helpers of the gemv families' CUDA sources (after `cg_ab_t` and
+/// `CG_VEC`): `cg_elem` (one element as a float), `cg_ld16` (a 16-byte chunk through the
+/// read-only path) and `cg_unpack` (a chunk's `CG_VEC` elements as floats).
+pub(in crate::family) fn chunk_helpers(ir: &GemmIr) -> String {
+    // From the chunk's four 32-bit words (never through memory: a pointer cast of the
+    // loaded struct lets the compiler split the 16-byte load into element loads).
+    let unpack = match ir.ab_dtype {
+        DType::F32 => "    f[0] = __uint_as_float(v.x); f[1] = __uint_as_float(v.y); f[2] = __uint_as_float(v.z); f[3] = __uint_as_float(v.w);",
+        DType::F16 => "    const unsigned w[4] = {v.x, v.y, v.z, v.w};\n#pragma unroll\n    for (int e = 0; e < 4; ++e) {\n        f[2 * e] = cg_f16_to_f32((unsigned short)(w[e] & 0xffffu));\n        f[2 * e + 1] = cg_f16_to_f32((unsigned short)(w[e] >> 16));\n    }",
+        DType::Bf16 => "    const unsigned w[4] = {v.x, v.y, v.z, v.w};\n#pragma unroll\n    for (int e = 0; e < 4; ++e) {\n        f[2 * e] = __uint_as_float(w[e] << 16);\n        f[2 * e + 1] = __uint_as_float(w[e] & 0xffff0000u);\n    }",
+    };
+    let cvt = match ir.ab_dtype {
+        DType::F32 => "x",
+        DType::F16 => "cg_f16_to_f32(x)",
+        DType::Bf16 => "cg_bf16_to_f32(x)",
+    };
+    fill(
+        CHUNK_HELPERS,
+        &[("UNPACK", unpack.to_string()), ("CVT", cvt.to_string())],
+    )
+}
+
+const CHUNK_HELPERS: &str = r#"static __device__ __forceinline__ float cg_elem(cg_ab_t x) { return @CVT@; }
+/* One 16-byte chunk through the read-only path (B and A are never written here). Not
+   volatile: the compiler may hoist the next iteration's loads above this one's math. */
+static __device__ __forceinline__ cg_u4 cg_ld16(const cg_ab_t* p) {
+    cg_u4 v;
+    asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+}
+/* The CG_VEC elements of one 16-byte chunk, as floats. */
+static __device__ __forceinline__ void cg_unpack(const cg_u4& v, float* f) {
+@UNPACK@
+}
+"#;
 
 /// The operands' roles in either form (`SWAP` 0 or 1), as preprocessor definitions the
 /// kernel reads: `gx`/`CG_LDX` the MR-row side X (A, or B turned around), `gw`/`CG_LDW`
@@ -154,19 +177,7 @@ static_assert(MR >= 1 && MR <= 8, "MR: 1 to 8 rows");
 static_assert(WARPS % KSPLIT == 0, "KSPLIT must divide WARPS");
 static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
 @ROLES@
-static __device__ __forceinline__ float cg_elem(cg_ab_t x) { return @CVT@; }
-/* One 16-byte chunk through the read-only path (B and A are never written here). Not
-   volatile: the compiler may hoist the next iteration's loads above this one's math. */
-static __device__ __forceinline__ cg_u4 cg_ld16(const cg_ab_t* p) {
-    cg_u4 v;
-    asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-    return v;
-}
-/* The CG_VEC elements of one 16-byte chunk, as floats. */
-static __device__ __forceinline__ void cg_unpack(const cg_u4& v, float* f) {
-@UNPACK@
-}
-
+@HELPERS@
 /* X has CG_R <= MR rows, W CG_C columns (its K-contiguous rows); C(i, j) = X(i) . W(j),
    stored at (i, j) of the output, or at (j, i) turned around. */
 extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int K, @PARAMS@) {

@@ -21,7 +21,9 @@
 //! B may then be in either layout.
 
 mod emit;
+pub(super) use emit::chunk_helpers;
 mod opencl;
+pub(super) use opencl::chunk_fn;
 
 use super::{turned, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule};
 use crate::codegen::Variant;

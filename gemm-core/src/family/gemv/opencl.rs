@@ -36,25 +36,8 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     if !variant.skips_epilogue() {
         s.push_str(&epilogue_fn(ir, d));
     }
+    let (vec, chunk_fn) = chunk_fn(ir);
     let st = d.storage(ir.ab_dtype);
-    // One 16-byte load a chunk: the vector path runs only where every row starts on a
-    // 16-byte boundary (A_VEC, B_VEC) and chunks start at multiples of CG_VEC, so the
-    // chunk is a whole aligned uint4/float4. `vloadN` promises element alignment only:
-    // NVIDIA's OpenCL compiled `vload_half8` from global memory to eight 2-byte loads
-    // (ld.global.nc.u16 in its PTX, bench/results/h200-2026-12-02h), and the kernel moved
-    // 1.5 TB/s. The halves are converted from registers (`vload_half8` of the private copy).
-    // Through vstoreN into the private array: OpenCL C 1.2 has no subscript on vectors.
-    let (vec, chunk) = match ir.ab_dtype {
-        DType::F32 => (4, "vstore4(*(const __global float4*)(p + i), 0, out);"),
-        DType::F16 => (
-            8,
-            "const uint4 w = *(const __global uint4*)(p + i);\n    vstore8(vload_half8(0, (const __private half*)&w), 0, out);",
-        ),
-        DType::Bf16 => (
-            8,
-            "const uint4 w = *(const __global uint4*)(p + i);\n    const uint u[4] = {w.x, w.y, w.z, w.w};\n    for (int e = 0; e < 4; ++e) {\n        out[2 * e] = as_float(u[e] << 16);\n        out[2 * e + 1] = as_float(u[e] & 0xffff0000u);\n    }",
-        ),
-    };
     let n = ir.ab_dtype.name();
     // X and W as the CUDA source has them (`emit::roles`, either form).
     let (load_a_vec, load_a, load_b_vec, load_b) = match variant {
@@ -103,11 +86,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
 #error "KSPLIT must divide WARPS, and the block's outputs must not outnumber its work-items"
 #endif
 {roles}
-/* CG_VEC consecutive elements from p + i (16 bytes, 16-byte aligned), as floats. */
-static inline void cg_chunk(const {g}{st}* p, long i, float* out) {{
-    {chunk}
-}}
-
+{chunk_fn}
 __kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))
 void {sym}(int M, int N, int K, {params})
 {{
@@ -178,6 +157,38 @@ void {sym}(int M, int N, int K, {params})
         coords = crate::family::turned::STORE_COORDS,
     );
     s
+}
+
+/// The OpenCL gemv families' chunk reader `cg_chunk(p, i, out)` (`CG_VEC` consecutive
+/// elements from `p + i`, 16 bytes and 16-byte aligned, as floats) and `CG_VEC`.
+pub(in crate::family) fn chunk_fn(ir: &GemmIr) -> (u32, String) {
+    let d = Backend::Opencl;
+    let g = d.global();
+    let st = d.storage(ir.ab_dtype);
+    // One 16-byte load a chunk: the vector path runs only where every row starts on a
+    // 16-byte boundary (A_VEC, B_VEC) and chunks start at multiples of CG_VEC, so the
+    // chunk is a whole aligned uint4/float4. `vloadN` promises element alignment only:
+    // NVIDIA's OpenCL compiled `vload_half8` from global memory to eight 2-byte loads
+    // (ld.global.nc.u16 in its PTX, bench/results/h200-2026-12-02h), and the kernel moved
+    // 1.5 TB/s. The halves are converted from registers (`vload_half8` of the private copy).
+    // Through vstoreN into the private array: OpenCL C 1.2 has no subscript on vectors.
+    let (vec, chunk) = match ir.ab_dtype {
+        DType::F32 => (4, "vstore4(*(const __global float4*)(p + i), 0, out);"),
+        DType::F16 => (
+            8,
+            "const uint4 w = *(const __global uint4*)(p + i);\n    vstore8(vload_half8(0, (const __private half*)&w), 0, out);",
+        ),
+        DType::Bf16 => (
+            8,
+            "const uint4 w = *(const __global uint4*)(p + i);\n    const uint u[4] = {w.x, w.y, w.z, w.w};\n    for (int e = 0; e < 4; ++e) {\n        out[2 * e] = as_float(u[e] << 16);\n        out[2 * e + 1] = as_float(u[e] & 0xffff0000u);\n    }",
+        ),
+    };
+    (
+        vec,
+        format!(
+            "/* CG_VEC consecutive elements from p + i (16 bytes, 16-byte aligned), as floats. */\nstatic inline void cg_chunk(const {g}{st}* p, long i, float* out) {{\n    {chunk}\n}}\n"
+        ),
+    )
 }
 
 #[cfg(test)]

@@ -1,0 +1,234 @@
+//! The `gemv_n` family's CUDA source (header-free, NVRTC).
+//!
+//! One block computes `CG_NB = CHUNKS * CG_VEC` output columns for every row (`M <= MR`).
+//! Lane `l` of warp `w` takes the `l % CHUNKS`-th 16-byte chunk of the block's columns
+//! and the K-lane `w * 32 / CHUNKS + l / CHUNKS`: it walks K in steps of `CG_VEC` rows of
+//! W (one chunk per row, all in flight before the first multiply) with X's `CG_VEC`
+//! values per row, so a warp's loads are `CHUNKS` adjacent chunks of `32 / CHUNKS` rows.
+//! Lanes of a chunk sum by shuffles, the warps through shared memory in warp order (the
+//! same bits on every run), and the block's threads apply the fused epilogue and store.
+
+use crate::codegen::cuda::{ab_type, fill, preamble};
+use crate::codegen::prelude::{kernel_params, variant_store, view_prologue};
+use crate::codegen::Variant;
+use crate::family::gemv::chunk_helpers;
+use crate::family::turned;
+use crate::ir::GemmIr;
+use crate::target::Backend;
+
+/// The CUDA source of diagnosis variant `variant` ([`Variant::Full`]: the kernel).
+///
+/// - `LoadOnly`: every load stays; the multiply-adds become adds of each loaded value.
+/// - `NoEpilogue`: the store writes the raw dot product.
+/// - `ComputeOnly`: no global load of X or W; the multiply-adds run on values derived
+///   from the loop index (which no compiler can fold away).
+pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
+    let mut s = preamble(ir, "gemv_n fma", variant);
+    let (ab_t, _) = ab_type(ir.ab_dtype);
+    let (load_w, load_w_elem, load_x, load_x_elem) = match variant {
+        Variant::ComputeOnly => (
+            "cg_u4{(unsigned)(kk), (unsigned)j0, (unsigned)(kk) * 3u, (unsigned)j0 * 5u}",
+            "(float)(kk - j) * 1e-9f",
+            "for (int e = 0; e < CG_VEC; ++e) x[d][e] = (float)(k + e + i) * 1e-9f",
+            "(float)(kk + i) * 1e-9f",
+        ),
+        _ => (
+            "cg_ld16(gw + (long)(kk) * CG_LDW + j0)",
+            "cg_elem(gw[(long)(kk) * CG_LDW + j])",
+            "CG_LOAD_X_STEP(i, k, x[d])",
+            "CG_X(i, kk)",
+        ),
+    };
+    let math = match variant {
+        Variant::LoadOnly => "acc[0][c] += b[c]; acc[i][0] += x[i][e];",
+        _ => "acc[i][c] = fmaf(x[i][e], b[c], acc[i][c]);",
+    };
+    s.push_str(&fill(
+        KERNEL,
+        &[
+            ("AB_T", ab_t.to_string()),
+            ("HELPERS", chunk_helpers(ir)),
+            ("ROLES", roles(ir, Backend::Cuda)),
+            ("SYM", ir.symbol()),
+            ("PARAMS", kernel_params(ir, Backend::Cuda)),
+            ("VIEW", view_prologue(ir, Backend::Cuda)),
+            ("LOAD_W", load_w.to_string()),
+            ("LOAD_W_ELEM", load_w_elem.to_string()),
+            ("LOAD_X", load_x.to_string()),
+            ("LOAD_X_ELEM", load_x_elem.to_string()),
+            ("MATH", math.to_string()),
+            ("COORDS", turned::STORE_COORDS.to_string()),
+            ("STORE", variant_store(ir, variant, "ci", "cj", "sum")),
+        ],
+    ));
+    s
+}
+
+/// Both forms' roles (`SWAP` 0 or 1) as preprocessor definitions: `gx`/`CG_LDX` the
+/// MR-row side X (A, or B turned around), `gw`/`CG_LDW` the streamed W (B's rows, or A's
+/// columns), `CG_R`/`CG_C` their extents, whether X is stored K-contiguous
+/// (`CG_X_ROWS`) and the two sides' 16-byte flags (`CG_X_VEC`, `CG_W_VEC`), and X's
+/// loads. A form the kernel's layouts do not allow is an `#error` (the plan never gives
+/// it). Shared with the OpenCL source (`backend`).
+pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
+    let form = |swap: bool| -> String {
+        if !super::modes(ir).contains(&swap) {
+            let (w_name, what) = if swap {
+                ("A", "column-major (M-contiguous)")
+            } else {
+                ("B", "row-major (N-contiguous)")
+            };
+            return format!("#error \"this gemv_n form streams {w_name}, which must be {what}\"\n");
+        }
+        let (x_rows, x_vec, w_vec) = if swap {
+            (ir.b_layout() == crate::ir::Layout::ColMajor, "B_VEC", "A_VEC")
+        } else {
+            (ir.a_layout() == crate::ir::Layout::RowMajor, "A_VEC", "B_VEC")
+        };
+        let at = if x_rows {
+            "(long)(i) * CG_LDX + (k)"
+        } else {
+            "(long)(k) * CG_LDX + (i)"
+        };
+        let (elem, chunk) = match backend {
+            Backend::Opencl => (
+                format!("cg_ld_{}(gx, {at})", ir.ab_dtype.name()),
+                "cg_chunk(gx, (long)(i) * CG_LDX + (k), dst)",
+            ),
+            _ => (
+                format!("cg_elem(gx[{at}])"),
+                "cg_unpack(cg_ld16(gx + (long)(i) * CG_LDX + (k)), dst)",
+            ),
+        };
+        // A step's CG_VEC values of X's row i from k: one chunk where X's rows are
+        // K-contiguous and 16-byte aligned, else element by element.
+        let step = if x_rows {
+            format!(
+                "if (CG_X_VEC) {{ {chunk}; }} else {{ for (int e = 0; e < CG_VEC; ++e) dst[e] = CG_X(i, (k) + e); }}"
+            )
+        } else {
+            "for (int e = 0; e < CG_VEC; ++e) dst[e] = CG_X(i, (k) + e)".to_string()
+        };
+        format!(
+            "{}#define CG_X_ROWS {}\n#define CG_X_VEC {x_vec}\n#define CG_W_VEC {w_vec}\n#define CG_X(i, k) {elem}\n#define CG_LOAD_X_STEP(i, k, dst) {step}\n",
+            turned::role_defines(ir, swap),
+            x_rows as u32
+        )
+    };
+    turned::forms("MR", &form(true), &form(false))
+}
+
+const KERNEL: &str = r#"
+#define CG_THREADS (WARPS * 32)
+typedef @AB_T@ cg_ab_t;
+#define CG_VEC (16 / (int)sizeof(cg_ab_t))
+#define CG_NB (CHUNKS * CG_VEC)
+#define CG_KL (CG_THREADS / CHUNKS)
+static_assert(MR >= 1 && MR <= 8, "MR: 1 to 8 rows");
+static_assert(CHUNKS >= 1 && CHUNKS <= 32 && (CHUNKS & (CHUNKS - 1)) == 0, "CHUNKS: a power of two up to 32");
+@ROLES@
+@HELPERS@
+/* X has CG_R <= MR rows, W CG_C columns (N-contiguous rows of K); C(i, j) = X(i) . W(:, j),
+   stored at (i, j) of the output, or at (j, i) turned around. */
+extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int K, @PARAMS@) {
+    __shared__ float cg_red[WARPS][CHUNKS][MR][CG_VEC];
+    @VIEW@
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int chunk = lane % CHUNKS;
+    const int kl = warp * (32 / CHUNKS) + lane / CHUNKS;
+    const int j0 = blockIdx.x * CG_NB + chunk * CG_VEC;
+    const cg_ab_t* __restrict__ gx = CG_XP;
+    const cg_ab_t* __restrict__ gw = CG_WP;
+    (void)gx; (void)gw;
+    float acc[MR][CG_VEC];
+#pragma unroll
+    for (int i = 0; i < MR; ++i)
+#pragma unroll
+        for (int c = 0; c < CG_VEC; ++c) acc[i][c] = 0.0f;
+
+    if (CG_W_VEC && j0 + CG_VEC <= CG_C) {
+        /* A whole 16-byte chunk of each row of W. Rows of X past CG_R read the last one
+           (always in bounds, M, N >= 1 at launch): those sums are never stored. */
+        int k = kl * CG_VEC;
+        /* A step's CG_VEC chunks are enough in flight; unrolled further, MR = 1 spills. */
+#pragma unroll 1
+        for (; k + CG_VEC <= K; k += CG_KL * CG_VEC) {
+            cg_u4 w[CG_VEC];
+#pragma unroll
+            for (int e = 0; e < CG_VEC; ++e) {
+                const int kk = k + e;
+                w[e] = @LOAD_W@;
+            }
+            float x[MR][CG_VEC];
+#pragma unroll
+            for (int d = 0; d < MR; ++d) {
+                const int i = d < CG_R ? d : CG_R - 1;
+                @LOAD_X@;
+            }
+#pragma unroll
+            for (int e = 0; e < CG_VEC; ++e) {
+                float b[CG_VEC];
+                cg_unpack(w[e], b);
+#pragma unroll
+                for (int i = 0; i < MR; ++i)
+#pragma unroll
+                    for (int c = 0; c < CG_VEC; ++c) @MATH@
+            }
+        }
+        /* K's last rows, fewer than a step (one lane of the block has them). */
+        for (int t = 0; k + t < K && t < CG_VEC; ++t) {
+            const int kk = k + t, e = 0;
+            float b[CG_VEC];
+            cg_unpack(@LOAD_W@, b);
+            float x[MR][1];
+#pragma unroll
+            for (int i = 0; i < MR; ++i) x[i][0] = i < CG_R ? @LOAD_X_ELEM@ : 0.0f;
+#pragma unroll
+            for (int i = 0; i < MR; ++i)
+#pragma unroll
+                for (int c = 0; c < CG_VEC; ++c) @MATH@
+        }
+    } else if (j0 < CG_C) {
+        /* The last chunk past CG_C, or rows of W not 16-byte aligned: element by element. */
+        for (int kk = kl; kk < K; kk += CG_KL) {
+            const int e = 0;
+            float x[MR][1];
+#pragma unroll
+            for (int i = 0; i < MR; ++i) x[i][0] = i < CG_R ? @LOAD_X_ELEM@ : 0.0f;
+            float b[CG_VEC];
+#pragma unroll
+            for (int c = 0; c < CG_VEC; ++c) {
+                const int j = j0 + c;
+                b[c] = j < CG_C ? @LOAD_W_ELEM@ : 0.0f;
+            }
+#pragma unroll
+            for (int i = 0; i < MR; ++i)
+#pragma unroll
+                for (int c = 0; c < CG_VEC; ++c) @MATH@
+        }
+    }
+
+    /* The K-lanes of a chunk within the warp, then the warps in order. */
+#pragma unroll
+    for (int i = 0; i < MR; ++i)
+#pragma unroll
+        for (int c = 0; c < CG_VEC; ++c) {
+            float v = acc[i][c];
+#pragma unroll
+            for (int off = 16; off >= CHUNKS; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+            if (lane < CHUNKS) cg_red[warp][lane][i][c] = v;
+        }
+    __syncthreads();
+    for (int o = tid; o < MR * CG_NB; o += CG_THREADS) {
+        const int i = o / CG_NB, jj = o % CG_NB;
+        const int j = blockIdx.x * CG_NB + jj;
+        if (i < CG_R && j < CG_C) {
+            float sum = 0.0f;
+#pragma unroll
+            for (int w = 0; w < WARPS; ++w) sum += cg_red[w][jj / CG_VEC][i][jj % CG_VEC];
+@COORDS@
+            @STORE@;
+        }
+    }
+}
+"#;

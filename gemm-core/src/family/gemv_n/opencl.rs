@@ -1,0 +1,162 @@
+//! The `gemv_n` family's OpenCL C 1.2 source: the CUDA kernel's plan (see `emit.rs`) in a
+//! dialect without warp shuffles.
+//!
+//! One work-group of `WARPS × 32` work-items computes `CG_NB = CHUNKS * CG_VEC` output
+//! columns for every row (`M <= MR`): work-item `t` takes chunk `t % CHUNKS` of the
+//! columns and K-lane `t / CHUNKS`, walking K in steps of `CG_VEC` rows of W (one 16-byte
+//! chunk a row, read as a whole aligned vector). The partial sums of one row at a time go
+//! through local memory, and one work-item per output adds its chunk's K-lanes in
+//! work-item order (the same bits on every run), applies the fused epilogue and stores.
+
+use crate::codegen::prelude::{epilogue_fn, helpers, kernel_params, variant_store, view_prologue};
+use crate::codegen::Variant;
+use crate::family::gemv::chunk_fn;
+use crate::ir::GemmIr;
+use crate::target::Backend;
+use std::fmt::Write;
+
+/// The OpenCL C source of diagnosis variant `variant` ([`Variant::Full`]: the kernel),
+/// with the same symbol, arguments and defines in every variant (as the CUDA source's:
+/// `LoadOnly` adds the loaded values, `NoEpilogue` stores the raw sums, `ComputeOnly`
+/// loads nothing).
+pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
+    let d = Backend::Opencl;
+    let mut s = variant.marker();
+    let _ = writeln!(
+        s,
+        "/* crossgemm kernel `{}`: out = {} (OpenCL C 1.2, gemv_n) */",
+        ir.name,
+        ir.epilogue_text()
+    );
+    s.push_str(&helpers(d));
+    if !variant.skips_epilogue() {
+        s.push_str(&epilogue_fn(ir, d));
+    }
+    let (vec, chunk_fn) = chunk_fn(ir);
+    let st = d.storage(ir.ab_dtype);
+    let n = ir.ab_dtype.name();
+    let (load_w, load_w_elem, load_x, load_x_elem) = match variant {
+        Variant::ComputeOnly => (
+            "for (int c = 0; c < CG_VEC; ++c) b[c] = (float)(kk - j0 - c) * 1e-9f;".to_string(),
+            "(float)(kk - j) * 1e-9f".to_string(),
+            "for (int e = 0; e < CG_VEC; ++e) x[d][e] = (float)(k + e + i) * 1e-9f".to_string(),
+            "(float)(kk + i) * 1e-9f".to_string(),
+        ),
+        _ => (
+            "cg_chunk(gw, (long)kk * CG_LDW + j0, b);".to_string(),
+            format!("cg_ld_{n}(gw, (long)kk * CG_LDW + j)"),
+            "CG_LOAD_X_STEP(i, k, x[d])".to_string(),
+            "CG_X(i, kk)".to_string(),
+        ),
+    };
+    let math = match variant {
+        Variant::LoadOnly => "acc[0][c] += b[c]; acc[i][0] += x[i][e];",
+        _ => "acc[i][c] = fma(x[i][e], b[c], acc[i][c]);",
+    };
+    let store = variant_store(ir, variant, "ci", "cj", "sum");
+    let g = d.global();
+    let _ = write!(
+        s,
+        r#"
+#ifndef MR
+#error "gemv_n parameters MR WARPS CHUNKS must be defined (-D) at compile time"
+#endif
+#ifndef A_VEC
+#define A_VEC 0
+#endif
+#ifndef B_VEC
+#define B_VEC 0
+#endif
+#define CG_THREADS (WARPS * 32)
+#define CG_VEC {vec}
+#define CG_NB (CHUNKS * CG_VEC)
+#define CG_KL (CG_THREADS / CHUNKS)
+#if MR < 1 || MR > 8 || CHUNKS < 1 || CHUNKS > 32 || (CHUNKS & (CHUNKS - 1)) != 0
+#error "MR: 1 to 8 rows; CHUNKS: a power of two up to 32"
+#endif
+{roles}
+{chunk_fn}
+__kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))
+void {sym}(int M, int N, int K, {params})
+{{
+    __local float cg_red[CG_THREADS][CG_VEC];
+    {view}
+    const int tid = get_local_id(0);
+    const int chunk = tid % CHUNKS, kl = tid / CHUNKS;
+    const int j0 = get_group_id(0) * CG_NB + chunk * CG_VEC;
+    const {g}{st}* gx = CG_XP;
+    const {g}{st}* gw = CG_WP;
+    float acc[MR][CG_VEC];
+    for (int i = 0; i < MR; ++i)
+        for (int c = 0; c < CG_VEC; ++c) acc[i][c] = 0.0f;
+
+    if (CG_W_VEC && j0 + CG_VEC <= CG_C) {{
+        /* Whole chunks of W's rows; rows of X past CG_R read the last one (in bounds:
+           M, N >= 1 at launch), and those sums are never stored. */
+        int k = kl * CG_VEC;
+        for (; k + CG_VEC <= K; k += CG_KL * CG_VEC) {{
+            float x[MR][CG_VEC];
+            for (int d = 0; d < MR; ++d) {{
+                const int i = d < CG_R ? d : CG_R - 1;
+                {load_x};
+            }}
+            for (int e = 0; e < CG_VEC; ++e) {{
+                const int kk = k + e;
+                float b[CG_VEC];
+                {load_w}
+                for (int i = 0; i < MR; ++i)
+                    for (int c = 0; c < CG_VEC; ++c) {math}
+            }}
+        }}
+        /* K's last rows, fewer than a step. */
+        for (int t = 0; k + t < K && t < CG_VEC; ++t) {{
+            const int kk = k + t, e = 0;
+            float x[MR][1];
+            for (int i = 0; i < MR; ++i) x[i][0] = i < CG_R ? {load_x_elem} : 0.0f;
+            float b[CG_VEC];
+            {load_w}
+            for (int i = 0; i < MR; ++i)
+                for (int c = 0; c < CG_VEC; ++c) {math}
+        }}
+    }} else if (j0 < CG_C) {{
+        /* The last chunk past CG_C, or rows of W not 16-byte aligned: element by element. */
+        for (int kk = kl; kk < K; kk += CG_KL) {{
+            const int e = 0;
+            float x[MR][1];
+            for (int i = 0; i < MR; ++i) x[i][0] = i < CG_R ? {load_x_elem} : 0.0f;
+            float b[CG_VEC];
+            for (int c = 0; c < CG_VEC; ++c) {{
+                const int j = j0 + c;
+                b[c] = j < CG_C ? {load_w_elem} : 0.0f;
+            }}
+            for (int i = 0; i < MR; ++i)
+                for (int c = 0; c < CG_VEC; ++c) {math}
+        }}
+    }}
+
+    /* One row at a time: every work-item's partials, then per output its chunk's K-lanes
+       in work-item order. */
+    for (int i = 0; i < MR; ++i) {{
+        for (int c = 0; c < CG_VEC; ++c) cg_red[tid][c] = acc[i][c];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int jj = tid; jj < CG_NB; jj += CG_THREADS) {{
+            const int j = get_group_id(0) * CG_NB + jj;
+            if (i < CG_R && j < CG_C) {{
+                float sum = 0.0f;
+                for (int t = jj / CG_VEC; t < CG_THREADS; t += CHUNKS) sum += cg_red[t][jj % CG_VEC];
+{coords}
+                {store};
+            }}
+        }}
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }}
+}}
+"#,
+        sym = ir.symbol(),
+        params = kernel_params(ir, d),
+        view = view_prologue(ir, Backend::Opencl),
+        roles = super::emit::roles(ir, d),
+        coords = crate::family::turned::STORE_COORDS,
+    );
+    s
+}
