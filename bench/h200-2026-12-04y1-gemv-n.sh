@@ -46,5 +46,5 @@ for r in json.load(open('$R/$f.json'))['rows']:
     g=lambda k: round(r[k],2) if r.get(k) else None
     print('$f',r['m'],r['n'],r['k'],r['dtype'],r['epilogue'],g('ours_us'),g('cublas_us'),g('cublaslt_us'),g('speedup_vs_cublas'),g('speedup_vs_cublaslt'),r['wrong'],r['config'])
 "; done
-(cd /tmp && $B/crossgemm --cache-dir /tmp/cg-y1 cache export $R/records-y1.json) > $R/export.log 2>&1
+$B/crossgemm --cache-dir /tmp/cg-y1 cache export $R/records-y1.json > $R/export.log 2>&1  # (as run: inside `cd /tmp`, which broke the relative $B: no records came back)
 finish

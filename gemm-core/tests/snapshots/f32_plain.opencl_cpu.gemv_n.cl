@@ -48,8 +48,11 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N) {
 #define CG_VEC 4
 #define CG_NB (CHUNKS * CG_VEC)
 #define CG_KL (CG_THREADS / CHUNKS)
-#if MR < 1 || MR > 8 || CHUNKS < 1 || CHUNKS > 32 || (CHUNKS & (CHUNKS - 1)) != 0
-#error "MR: 1 to 8 rows; CHUNKS: a power of two up to 32"
+#ifndef KSPLIT
+#define KSPLIT 1
+#endif
+#if MR < 1 || MR > 8 || CHUNKS < 1 || CHUNKS > 32 || (CHUNKS & (CHUNKS - 1)) != 0 || KSPLIT != 1
+#error "MR: 1 to 8 rows; CHUNKS: a power of two up to 32; KSPLIT 1 (the CUDA source splits K over blocks)"
 #endif
 #ifndef SWAP
 #define SWAP 0
@@ -84,6 +87,7 @@ void cg_f32_plain_91b242b7(int M, int N, int K, __global float* restrict out, co
     const int tid = get_local_id(0);
     const int chunk = tid % CHUNKS, kl = tid / CHUNKS;
     const int j0 = get_group_id(0) * CG_NB + chunk * CG_VEC;
+    const int kb = 0, ke = K; /* no split of K on OpenCL (KSPLIT 1) */
     const __global float* gx = CG_XP;
     const __global float* gw = CG_WP;
     float acc[MR][CG_VEC];
@@ -93,8 +97,8 @@ void cg_f32_plain_91b242b7(int M, int N, int K, __global float* restrict out, co
     if (CG_W_VEC && j0 + CG_VEC <= CG_C) {
         /* Whole chunks of W's rows; rows of X past CG_R read the last one (in bounds:
            M, N >= 1 at launch), and those sums are never stored. */
-        int k = kl * CG_VEC;
-        for (; k + CG_VEC <= K; k += CG_KL * CG_VEC) {
+        int k = kb + kl * CG_VEC;
+        for (; k + CG_VEC <= ke; k += CG_KL * CG_VEC) {
             float x[MR][CG_VEC];
             for (int d = 0; d < MR; ++d) {
                 const int i = d < CG_R ? d : CG_R - 1;
@@ -109,7 +113,7 @@ void cg_f32_plain_91b242b7(int M, int N, int K, __global float* restrict out, co
             }
         }
         /* K's last rows, fewer than a step. */
-        for (int t = 0; k + t < K && t < CG_VEC; ++t) {
+        for (int t = 0; k + t < ke && t < CG_VEC; ++t) {
             const int kk = k + t, e = 0;
             float x[MR][1];
             for (int i = 0; i < MR; ++i) x[i][0] = i < CG_R ? CG_X(i, kk) : 0.0f;
@@ -120,7 +124,7 @@ void cg_f32_plain_91b242b7(int M, int N, int K, __global float* restrict out, co
         }
     } else if (j0 < CG_C) {
         /* The last chunk past CG_C, or rows of W not 16-byte aligned: element by element. */
-        for (int kk = kl; kk < K; kk += CG_KL) {
+        for (int kk = kb + kl; kk < ke; kk += CG_KL) {
             const int e = 0;
             float x[MR][1];
             for (int i = 0; i < MR; ++i) x[i][0] = i < CG_R ? CG_X(i, kk) : 0.0f;

@@ -73,6 +73,10 @@ typedef float cg_ab_t;
 #define CG_KL (CG_THREADS / CHUNKS)
 static_assert(MR >= 1 && MR <= 8, "MR: 1 to 8 rows");
 static_assert(CHUNKS >= 1 && CHUNKS <= 32 && (CHUNKS & (CHUNKS - 1)) == 0, "CHUNKS: a power of two up to 32");
+#ifndef KSPLIT
+#define KSPLIT 1
+#endif
+static_assert(KSPLIT >= 1 && KSPLIT <= 32, "KSPLIT: 1 to 32 blocks along K");
 #ifndef SWAP
 #define SWAP 0
 #endif
@@ -108,13 +112,23 @@ static __device__ __forceinline__ void cg_unpack(const cg_u4& v, float* f) {
 
 /* X has CG_R <= MR rows, W CG_C columns (N-contiguous rows of K); C(i, j) = X(i) . W(:, j),
    stored at (i, j) of the output, or at (j, i) turned around. */
-extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_tf32_residual_33093ad6(int M, int N, int K, float* __restrict__ out, const float* __restrict__ p0, const float* __restrict__ p1, const float* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, int ld2, long off2, long bso, long bs0, long bs1, long bs2, int nbatch) {
+/* One block per SM is all the bound asks: at 8 blocks ptxas spills MR = 1 at 32 registers. */
+extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) cg_f32_tf32_residual_33093ad6(
+#if KSPLIT > 1
+    float* __restrict__ cg_ws, unsigned* __restrict__ cg_flags,
+#endif
+    int M, int N, int K, float* __restrict__ out, const float* __restrict__ p0, const float* __restrict__ p1, const float* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, int ld2, long off2, long bso, long bs0, long bs1, long bs2, int nbatch) {
     __shared__ float cg_red[WARPS][CHUNKS][MR][CG_VEC];
     const long cg_bz = (long)blockIdx.z; out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1; p2 += off2 + cg_bz * bs2;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int chunk = lane % CHUNKS;
     const int kl = warp * (32 / CHUNKS) + lane / CHUNKS;
     const int j0 = blockIdx.x * CG_NB + chunk * CG_VEC;
+    /* This block's rows of K, [kb, ke): split blockIdx.y of KSPLIT, in whole steps but
+       the last (so that X's chunks stay 16-byte aligned). */
+    const int steps = (K + CG_VEC - 1) / CG_VEC;
+    const int kb = (int)((long long)blockIdx.y * steps / KSPLIT) * CG_VEC;
+    const int ke = min(K, (int)((long long)(blockIdx.y + 1) * steps / KSPLIT) * CG_VEC);
     const cg_ab_t* __restrict__ gx = CG_XP;
     const cg_ab_t* __restrict__ gw = CG_WP;
     (void)gx; (void)gw;
@@ -127,10 +141,10 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_tf32_residual_33
     if (CG_W_VEC && j0 + CG_VEC <= CG_C) {
         /* A whole 16-byte chunk of each row of W. Rows of X past CG_R read the last one
            (always in bounds, M, N >= 1 at launch): those sums are never stored. */
-        int k = kl * CG_VEC;
+        int k = kb + kl * CG_VEC;
         /* A step's CG_VEC chunks are enough in flight; unrolled further, MR = 1 spills. */
 #pragma unroll 1
-        for (; k + CG_VEC <= K; k += CG_KL * CG_VEC) {
+        for (; k + CG_VEC <= ke; k += CG_KL * CG_VEC) {
             cg_u4 w[CG_VEC];
 #pragma unroll
             for (int e = 0; e < CG_VEC; ++e) {
@@ -154,7 +168,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_tf32_residual_33
             }
         }
         /* K's last rows, fewer than a step (one lane of the block has them). */
-        for (int t = 0; k + t < K && t < CG_VEC; ++t) {
+        for (int t = 0; k + t < ke && t < CG_VEC; ++t) {
             const int kk = k + t, e = 0;
             float b[CG_VEC];
             cg_unpack(cg_ld16(gw + (long)(kk) * CG_LDW + j0), b);
@@ -168,7 +182,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_tf32_residual_33
         }
     } else if (j0 < CG_C) {
         /* The last chunk past CG_C, or rows of W not 16-byte aligned: element by element. */
-        for (int kk = kl; kk < K; kk += CG_KL) {
+        for (int kk = kb + kl; kk < ke; kk += CG_KL) {
             const int e = 0;
             float x[MR][1];
 #pragma unroll
@@ -197,13 +211,47 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_tf32_residual_33
             if (lane < CHUNKS) cg_red[warp][lane][i][c] = v;
         }
     __syncthreads();
+#if KSPLIT > 1
+    /* Split-K: each split leaves its block's sums in its slot of the strip; the last
+       split to arrive adds the slots in split order (the same bits whichever arrives
+       last) and stores. No block waits for another. */
+    const long cg_strip = (long)blockIdx.z * gridDim.x + blockIdx.x;
+    float* const cg_slots = cg_ws + cg_strip * (KSPLIT * MR * CG_NB);
+    for (int o = tid; o < MR * CG_NB; o += CG_THREADS) {
+        float v = 0.0f;
+#pragma unroll
+        for (int w = 0; w < WARPS; ++w) v += cg_red[w][(o % CG_NB) / CG_VEC][o / CG_NB][o % CG_VEC];
+        asm volatile("st.global.cg.f32 [%0], %1;" :: "l"(cg_slots + blockIdx.y * (MR * CG_NB) + o), "f"(v) : "memory");
+    }
+    __threadfence();
+    __syncthreads();
+    __shared__ unsigned cg_last;
+    if (tid == 0) {
+        unsigned old;
+        asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(cg_flags + cg_strip) : "memory");
+        cg_last = old == KSPLIT - 1;
+        /* Every split has arrived: the counter is this launch's no more. */
+        if (cg_last) asm volatile("st.relaxed.gpu.global.u32 [%0], 0;" :: "l"(cg_flags + cg_strip) : "memory");
+    }
+    __syncthreads();
+    if (!cg_last) return;
+    __threadfence();
+#endif
     for (int o = tid; o < MR * CG_NB; o += CG_THREADS) {
         const int i = o / CG_NB, jj = o % CG_NB;
         const int j = blockIdx.x * CG_NB + jj;
         if (i < CG_R && j < CG_C) {
             float sum = 0.0f;
+#if KSPLIT > 1
+            for (int s = 0; s < KSPLIT; ++s) {
+                float v;
+                asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(cg_slots + s * (MR * CG_NB) + o) : "memory");
+                sum += v;
+            }
+#else
 #pragma unroll
             for (int w = 0; w < WARPS; ++w) sum += cg_red[w][jj / CG_VEC][i][jj % CG_VEC];
+#endif
 #if SWAP
             const int ci = j, cj = i;
 #else

@@ -17,7 +17,7 @@
 mod emit;
 mod opencl;
 
-use super::{turned, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule};
+use super::{turned, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule, Workspace};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
 use crate::space::TuneSpace;
@@ -33,6 +33,10 @@ pub struct GemvNTile {
     pub warps: u32,
     /// 16-byte chunks of columns per block (the block's other lanes split K).
     pub chunks: u32,
+    /// Blocks that split K for the same columns (CUDA; the last to finish adds the
+    /// partial sums in split order). Absent in records written before it (1).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub ksplit: u32,
     /// Computes `Cᵀ = Bᵀ · Aᵀ`: the call's N (at most `mr`) takes M's place, A's
     /// M-contiguous columns are streamed as B's rows are otherwise, and "columns" below
     /// count rows of C.
@@ -54,6 +58,17 @@ impl GemvNTile {
         self.chunks * 8
     }
 }
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(k: &u32) -> bool {
+    *k == 1
+}
+
+/// The most workspace (partial sums) a split-K call may take, bytes.
+const MAX_WORKSPACE: u64 = 64 << 20;
 
 /// The `gemv_n` family.
 pub struct GemvN;
@@ -78,10 +93,13 @@ impl KernelFamily for GemvN {
         0
     }
 
-    /// Every config of the forms that serve the kernel: no other family has a kernel for
-    /// these calls.
+    /// Every config of the forms that serve the kernel that its rules keep: no other
+    /// family has a kernel for these calls.
     fn plan_extra(&self, cx: &PlanCtx, space: &TuneSpace) -> usize {
-        self.space(cx, space).len()
+        self.space(cx, space)
+            .iter()
+            .filter(|t| super::first_broken_rule(self, cx, t).is_none())
+            .count()
     }
 
     fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String> {
@@ -101,31 +119,45 @@ impl KernelFamily for GemvN {
         false
     }
 
-    fn accepts(&self, t: &GemvNTile, _ir: &GemmIr, p: Problem) -> Result<(), String> {
-        turned::check_small_side(t.swap, p, t.mr)
+    fn accepts(&self, t: &GemvNTile, ir: &GemmIr, p: Problem) -> Result<(), String> {
+        turned::check_small_side(t.swap, p, t.mr)?;
+        match workspace(t, ir, p) {
+            Some(w) if w.bytes > MAX_WORKSPACE => Err(format!(
+                "{} bytes of split-K partial sums (at most {MAX_WORKSPACE})",
+                w.bytes
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// `tune(block_m = ..)` restricts the rows per block (`MR`) and `tune(block_n = ..)`
-    /// the columns per block (of f16/bf16: 8 a chunk); turned around the keys follow C,
-    /// as for `gemv`. Per form and `MR`: 4 or 8 warps over 2, 4 or 8 chunks (32, 64 or
-    /// 128 bytes of each row of B a block).
+    /// the columns per block (of f16/bf16: 8 a chunk), `tune(ksplit = ..)` the split of
+    /// K; turned around the keys follow C, as for `gemv`. Per form and `MR`, blocks of 8
+    /// warps: narrow strips over all of K (4 or 8 chunks: 64 or 128 bytes of each row of
+    /// B), and, on CUDA, wide ones (8 or 32 chunks: up to 512 bytes a row) whose K is
+    /// split over 4, 8 or 16 blocks.
     fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<GemvNTile> {
+        let splits: &[u32] = if cx.target.backend == Backend::Cuda {
+            &[1, 4, 8, 16]
+        } else {
+            &[1]
+        };
+        let ksplits = space.pick("ksplit", splits);
         let mut v = Vec::new();
         for swap in modes(cx.ir) {
             let (small, wide) = turned::keys(swap);
             let rows = space.pick(small, &[1, 2, 4, 8]);
             for mr in [1, 2, 4, 8].into_iter().filter(|r| rows.contains(r)) {
-                for warps in [4, 8] {
-                    for chunks in [2, 4, 8] {
-                        let t = GemvNTile {
-                            mr,
-                            warps,
-                            chunks,
-                            swap,
-                        };
-                        if space.0.get(wide).is_none_or(|bn| bn.contains(&t.block_n16())) {
-                            v.push(t);
-                        }
+                for (chunks, ksplit) in [(4, 1), (8, 1), (8, 4), (8, 8), (32, 4), (32, 8), (32, 16)] {
+                    let t = GemvNTile {
+                        mr,
+                        warps: 8,
+                        chunks,
+                        ksplit,
+                        swap,
+                    };
+                    if ksplits.contains(&ksplit) && space.0.get(wide).is_none_or(|bn| bn.contains(&t.block_n16())) {
+                        v.push(t);
                     }
                 }
             }
@@ -133,9 +165,17 @@ impl KernelFamily for GemvN {
         v
     }
 
-    /// The two forms apart, each of its block tiles kept.
+    /// The two forms and the splits apart, each of its block tiles kept.
     fn plan_class(&self, t: &GemvNTile) -> (u32, u32) {
-        (t.warps, t.swap as u32)
+        (t.ksplit, t.swap as u32)
+    }
+
+    fn k_split(&self, t: &GemvNTile) -> u32 {
+        t.ksplit
+    }
+
+    fn workspace(&self, t: &GemvNTile, ir: &GemmIr, p: Problem, _machine: Machine) -> Option<Workspace> {
+        workspace(t, ir, p)
     }
 
     fn rules(&self) -> &'static [Rule<GemvNTile>] {
@@ -143,22 +183,23 @@ impl KernelFamily for GemvN {
     }
 
     /// Fewer rows first (a call's default is the first config that takes it: the
-    /// smallest `MR` that holds its rows), then 8 warps over 2 chunks (256 blocks at
-    /// N = 4096 fill the H200); the tuner decides.
+    /// smallest `MR` that holds its rows), then wide strips split over K (long runs of
+    /// B's rows, and blocks enough at N = 4096); the tuner decides.
     fn score(&self, _cx: &PlanCtx, t: &GemvNTile) -> f64 {
         let mut s = 100.0 - 10.0 * t.mr as f64;
-        s -= (t.chunks as f64).log2() * 0.5;
-        s += if t.warps == 8 { 0.2 } else { 0.0 };
+        s += (t.chunks as f64).log2() * 0.5;
+        s += if t.ksplit == 8 { 1.0 } else { 0.0 };
         s
     }
 
-    /// A block's loop takes `CG_VEC` rows of K per K-lane (`threads / chunks` of them).
+    /// A block's loop takes `CG_VEC` rows of K per K-lane (`threads / chunks` of them),
+    /// each of `KSPLIT` blocks its share of K.
     fn resources(&self, t: &GemvNTile, dtype: DType) -> Resources {
         Resources {
             threads: t.threads(),
             smem_bytes: 0,
             est_regs: est_regs(t),
-            ring_k: t.threads() / t.chunks.max(1) * (16 / dtype.size()),
+            ring_k: t.threads() / t.chunks.max(1) * (16 / dtype.size()) * t.ksplit.max(1),
         }
     }
 
@@ -170,11 +211,7 @@ impl KernelFamily for GemvN {
 
     fn launch(&self, t: &GemvNTile, ir: &GemmIr, p: Problem, _machine: Machine) -> LaunchDims {
         LaunchDims {
-            grid: [
-                turned::wide(t.swap, p).div_ceil(t.block_n(ir.ab_dtype) as usize) as u32,
-                1,
-                p.batch as u32,
-            ],
+            grid: [strips(t, ir, p) as u32, t.ksplit, p.batch as u32],
             block: [t.threads(), 1, 1],
             // The reduction buffer is static shared memory.
             smem_bytes: 0,
@@ -187,6 +224,7 @@ impl KernelFamily for GemvN {
             ("MR", t.mr),
             ("WARPS", t.warps),
             ("CHUNKS", t.chunks),
+            ("KSPLIT", t.ksplit),
             ("SWAP", t.swap as u32),
         ];
         d.extend(crate::family::shape_flags::shape_defines(ir, p));
@@ -200,13 +238,18 @@ impl KernelFamily for GemvN {
         }
     }
 
-    /// The other warp count, half and twice the chunks.
+    /// The other warp count, half and twice the chunks and the split.
     fn neighbours(&self, t: &GemvNTile) -> Vec<(String, GemvNTile)> {
         let warps = if t.warps == 8 { 4 } else { 8 };
         let mut v = vec![(format!("warps {warps}"), GemvNTile { warps, ..*t })];
         for chunks in [t.chunks / 2, t.chunks * 2] {
             if (1..=32).contains(&chunks) {
                 v.push((format!("chunks {chunks}"), GemvNTile { chunks, ..*t }));
+            }
+        }
+        for ksplit in [t.ksplit / 2, t.ksplit * 2] {
+            if (1..=32).contains(&ksplit) {
+                v.push((format!("ksplit {ksplit}"), GemvNTile { ksplit, ..*t }));
             }
         }
         v
@@ -222,9 +265,14 @@ impl KernelFamily for GemvN {
     }
 
     fn describe(&self, t: &GemvNTile) -> String {
+        let split = if t.ksplit > 1 {
+            format!(" ksplit {}", t.ksplit)
+        } else {
+            String::new()
+        };
         if t.swap {
             return format!(
-                "gemv_n swap: N <= {}, warps {} chunks {} ({} rows of C per block, 16-bit)",
+                "gemv_n swap: N <= {}, warps {} chunks {}{split} ({} rows of C per block, 16-bit)",
                 t.mr,
                 t.warps,
                 t.chunks,
@@ -232,7 +280,7 @@ impl KernelFamily for GemvN {
             );
         }
         format!(
-            "gemv_n rows {} warps {} chunks {} ({} columns per block, 16-bit)",
+            "gemv_n rows {} warps {} chunks {}{split} ({} columns per block, 16-bit)",
             t.mr,
             t.warps,
             t.chunks,
@@ -255,13 +303,31 @@ fn modes(ir: &GemmIr) -> Vec<bool> {
     v
 }
 
+/// Strips of columns (of C turned around: rows) one launch walks, per product.
+fn strips(t: &GemvNTile, ir: &GemmIr, p: Problem) -> usize {
+    turned::wide(t.swap, p).div_ceil(t.block_n(ir.ab_dtype) as usize)
+}
+
+/// A split-K launch's partial sums (`KSPLIT` slots of `MR` × the strip's columns per
+/// strip of every product) and arrival counters (one per strip).
+fn workspace(t: &GemvNTile, ir: &GemmIr, p: Problem) -> Option<Workspace> {
+    if t.ksplit <= 1 {
+        return None;
+    }
+    let strips = (strips(t, ir, p) * p.batch.max(1)) as u64;
+    Some(Workspace {
+        bytes: strips * t.ksplit as u64 * (t.mr * t.block_n(ir.ab_dtype)) as u64 * 4,
+        flags: strips,
+    })
+}
+
 /// Accumulators (`MR` × 8), a step's 8 chunks of W and `MR` chunks of X, addressing.
 const fn est_regs(t: &GemvNTile) -> u32 {
     8 * t.mr + 32 + 4 * t.mr + 40
 }
 
 // Rationale per rule: the source's static_asserts and the register budget.
-const RULES: [Rule<GemvNTile>; 5] = [
+const RULES: [Rule<GemvNTile>; 6] = [
     // Bounds first, so that the rules after them compute with small numbers (a config
     // read from disk may hold anything).
     Rule {
@@ -269,11 +335,12 @@ const RULES: [Rule<GemvNTile>; 5] = [
         check: |_, t| {
             (!matches!(t.mr, 1 | 2 | 4 | 8)
                 || !(1..=32).contains(&t.warps)
-                || !matches!(t.chunks, 1 | 2 | 4 | 8 | 16 | 32))
+                || !matches!(t.chunks, 1 | 2 | 4 | 8 | 16 | 32)
+                || !(1..=32).contains(&t.ksplit))
             .then(|| {
                 format!(
-                    "MR {}, warps {}, chunks {} (1, 2, 4 or 8; 1-32; a power of two up to 32)",
-                    t.mr, t.warps, t.chunks
+                    "MR {}, warps {}, chunks {}, ksplit {} (1, 2, 4 or 8; 1-32; a power of two up to 32; 1-32)",
+                    t.mr, t.warps, t.chunks, t.ksplit
                 )
             })
         },
@@ -283,6 +350,14 @@ const RULES: [Rule<GemvNTile>; 5] = [
         check: |x, t| {
             (t.threads() > x.target.max_threads_per_block)
                 .then(|| format!("{} warps (1 to {})", t.warps, x.target.max_threads_per_block / 32))
+        },
+    },
+    // The blocks of a split meet in a workspace through global atomics: CUDA only.
+    Rule {
+        name: "split-K",
+        check: |x, t| {
+            (t.ksplit > 1 && x.target.backend != Backend::Cuda)
+                .then(|| format!("KSPLIT {} (blocks split K on CUDA only)", t.ksplit))
         },
     },
     // The chunks of a block are the lanes of a warp that walk different columns.
@@ -362,6 +437,7 @@ mod tests {
             mr: 4,
             warps: 8,
             chunks: 2,
+            ksplit: 1,
             swap: false,
         };
         let rr = ir(Layout::RowMajor, Layout::RowMajor);
@@ -396,9 +472,16 @@ mod tests {
             let plan = plan_target(&rr, target, &TuneSpace::default());
             let ours = planned(&plan);
             let mut sorted = ours.clone();
-            sorted.sort_by_key(|t| (t.mr, t.warps, t.chunks));
-            assert_eq!(sorted, GemvN.space(&cx, &TuneSpace::default()), "{name}");
-            assert_eq!(ours.len(), 24, "{name}");
+            sorted.sort_by_key(|t| (t.mr, t.chunks, t.ksplit));
+            // Every config of the space but those a rule prunes (8 rows of 32 chunks:
+            // 64 KiB of partial sums in shared memory).
+            let kept: Vec<GemvNTile> = GemvN
+                .space(&cx, &TuneSpace::default())
+                .into_iter()
+                .filter(|t| super::super::first_broken_rule(&GemvN, &cx, t).is_none())
+                .collect();
+            assert_eq!(sorted, kept, "{name}");
+            assert_eq!(ours.len(), if name == "h200" { 25 } else { 8 }, "{name}");
             let others: Vec<FamilyId> = plan
                 .families
                 .iter()
@@ -423,5 +506,10 @@ mod tests {
         let h200 = targets.get("h200").unwrap();
         let cx = PlanCtx::new(h200, &rr);
         assert!(GemvN.space(&cx, &space).iter().all(|t| t.chunks == 4));
+        space.0.insert("block_n".into(), vec![64, 256]);
+        space.0.insert("ksplit".into(), vec![8]);
+        let picked = GemvN.space(&cx, &space);
+        assert_eq!(picked.len(), 8, "{picked:?}");
+        assert!(picked.iter().all(|t| t.ksplit == 8));
     }
 }
