@@ -302,4 +302,21 @@ mod checks {
             }
         }
     }
+
+    /// The gemv_n kernels (B row-major, or turned around A column-major) of a bf16 kernel
+    /// that plans both forms, the tensor-core one among them, and of an f32 one, on the
+    /// vector and the element path.
+    #[cfg(feature = "sm90")]
+    #[test]
+    fn every_gemv_n_config_compiles() {
+        if nvrtc_or_skip(
+            "every_gemv_n_config_compiles",
+            "NVRTC compiles of every planned gemv_n config",
+        ) {
+            use crossgemm::FamilyId::GemvN;
+            for spec in [&nv_bf16_t_gelu_erf::SPEC, &nv_f32_simt::SPEC] {
+                compile_every_config(spec, "h200", GemvN, "90", &[(8, 256, 256), (5, 17, 31)]);
+            }
+        }
+    }
 }

@@ -37,6 +37,10 @@ pub struct GemvNTile {
     /// partial sums in split order). Absent in records written before it (1).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub ksplit: u32,
+    /// On tensor cores (CUDA, 16-bit operands, 4 chunks): a warp's 16-byte loads of W
+    /// transposed in registers into `mma.m16n8k16` operands, X's rows the 8-column side.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub mma: bool,
     /// Computes `Cᵀ = Bᵀ · Aᵀ`: the call's N (at most `mr`) takes M's place, A's
     /// M-contiguous columns are streamed as B's rows are otherwise, and "columns" below
     /// count rows of C.
@@ -138,7 +142,7 @@ impl KernelFamily for GemvN {
     /// split over 4, 8 or 16 blocks.
     fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<GemvNTile> {
         let splits: &[u32] = if cx.target.backend == Backend::Cuda {
-            &[1, 4, 8, 16]
+            &[1, 2, 4, 8, 16]
         } else {
             &[1]
         };
@@ -155,9 +159,28 @@ impl KernelFamily for GemvN {
                         chunks,
                         ksplit,
                         swap,
+                        mma: false,
                     };
                     if ksplits.contains(&ksplit) && space.0.get(wide).is_none_or(|bn| bn.contains(&t.block_n16())) {
                         v.push(t);
+                    }
+                }
+            }
+            // The tensor-core form takes up to 8 rows at one cost: `MR` 8 only.
+            if cx.target.backend == Backend::Cuda && cx.dtype.size() == 2 && rows.contains(&8) {
+                for warps in [4, 8] {
+                    for ksplit in [1, 2, 4, 8] {
+                        let t = GemvNTile {
+                            mr: 8,
+                            warps,
+                            chunks: 4,
+                            ksplit,
+                            swap,
+                            mma: true,
+                        };
+                        if ksplits.contains(&ksplit) && space.0.get(wide).is_none_or(|bn| bn.contains(&t.block_n16())) {
+                            v.push(t);
+                        }
                     }
                 }
             }
@@ -186,7 +209,7 @@ impl KernelFamily for GemvN {
     /// smallest `MR` that holds its rows), then wide strips split over K (long runs of
     /// B's rows, and blocks enough at N = 4096); the tuner decides.
     fn score(&self, _cx: &PlanCtx, t: &GemvNTile) -> f64 {
-        let mut s = 100.0 - 10.0 * t.mr as f64;
+        let mut s = 100.0 - 10.0 * t.mr as f64 + if t.mma { 100.0 } else { 0.0 };
         s += (t.chunks as f64).log2() * 0.5;
         s += if t.ksplit == 8 { 1.0 } else { 0.0 };
         s
@@ -195,11 +218,16 @@ impl KernelFamily for GemvN {
     /// A block's loop takes `CG_VEC` rows of K per K-lane (`threads / chunks` of them),
     /// each of `KSPLIT` blocks its share of K.
     fn resources(&self, t: &GemvNTile, dtype: DType) -> Resources {
+        let per_block = if t.mma {
+            t.warps * 16
+        } else {
+            t.threads() / t.chunks.max(1) * (16 / dtype.size())
+        };
         Resources {
             threads: t.threads(),
             smem_bytes: 0,
             est_regs: est_regs(t),
-            ring_k: t.threads() / t.chunks.max(1) * (16 / dtype.size()) * t.ksplit.max(1),
+            ring_k: per_block * t.ksplit.max(1),
         }
     }
 
@@ -225,6 +253,7 @@ impl KernelFamily for GemvN {
             ("WARPS", t.warps),
             ("CHUNKS", t.chunks),
             ("KSPLIT", t.ksplit),
+            ("CG_MMA", t.mma as u32),
             ("SWAP", t.swap as u32),
         ];
         d.extend(crate::family::shape_flags::shape_defines(ir, p));
@@ -269,7 +298,7 @@ impl KernelFamily for GemvN {
             format!(" ksplit {}", t.ksplit)
         } else {
             String::new()
-        };
+        } + if t.mma { " mma" } else { "" };
         if t.swap {
             return format!(
                 "gemv_n swap: N <= {}, warps {} chunks {}{split} ({} rows of C per block, 16-bit)",
@@ -321,13 +350,18 @@ fn workspace(t: &GemvNTile, ir: &GemmIr, p: Problem) -> Option<Workspace> {
     })
 }
 
-/// Accumulators (`MR` × 8), a step's 8 chunks of W and `MR` chunks of X, addressing.
+/// Accumulators (`MR` × 8), a step's 8 chunks of W and `MR` chunks of X, addressing; on
+/// tensor cores 8 accumulators and two steps' loads.
 const fn est_regs(t: &GemvNTile) -> u32 {
-    8 * t.mr + 32 + 4 * t.mr + 40
+    if t.mma {
+        56
+    } else {
+        8 * t.mr + 32 + 4 * t.mr + 40
+    }
 }
 
 // Rationale per rule: the source's static_asserts and the register budget.
-const RULES: [Rule<GemvNTile>; 6] = [
+const RULES: [Rule<GemvNTile>; 7] = [
     // Bounds first, so that the rules after them compute with small numbers (a config
     // read from disk may hold anything).
     Rule {
@@ -350,6 +384,18 @@ const RULES: [Rule<GemvNTile>; 6] = [
         check: |x, t| {
             (t.threads() > x.target.max_threads_per_block)
                 .then(|| format!("{} warps (1 to {})", t.warps, x.target.max_threads_per_block / 32))
+        },
+    },
+    // mma.sync and movmatrix take 16-bit operands; a warp's loads are 4 chunks wide.
+    Rule {
+        name: "tensor cores",
+        check: |x, t| {
+            (t.mma && (x.target.backend != Backend::Cuda || x.dtype.size() != 2 || t.chunks != 4)).then(|| {
+                format!(
+                    "the mma form on {:?} with {:?} operands and {} chunks (CUDA, f16 or bf16, 4 chunks)",
+                    x.target.backend, x.dtype, t.chunks
+                )
+            })
         },
     },
     // The blocks of a split meet in a workspace through global atomics: CUDA only.
@@ -439,6 +485,7 @@ mod tests {
             chunks: 2,
             ksplit: 1,
             swap: false,
+            mma: false,
         };
         let rr = ir(Layout::RowMajor, Layout::RowMajor);
         assert!(GemvN.accepts(&t, &rr, Problem::new(4, 4096, 64)).is_ok());
@@ -472,7 +519,7 @@ mod tests {
             let plan = plan_target(&rr, target, &TuneSpace::default());
             let ours = planned(&plan);
             let mut sorted = ours.clone();
-            sorted.sort_by_key(|t| (t.mr, t.chunks, t.ksplit));
+            sorted.sort_by_key(|t| (t.mr, t.mma, t.warps, t.chunks, t.ksplit));
             // Every config of the space but those a rule prunes (8 rows of 32 chunks:
             // 64 KiB of partial sums in shared memory).
             let kept: Vec<GemvNTile> = GemvN
@@ -481,7 +528,7 @@ mod tests {
                 .filter(|t| super::super::first_broken_rule(&GemvN, &cx, t).is_none())
                 .collect();
             assert_eq!(sorted, kept, "{name}");
-            assert_eq!(ours.len(), if name == "h200" { 25 } else { 8 }, "{name}");
+            assert_eq!(ours.len(), if name == "h200" { 25 + 8 } else { 8 }, "{name}");
             let others: Vec<FamilyId> = plan
                 .families
                 .iter()
@@ -498,7 +545,12 @@ mod tests {
                 .iter()
                 .find(|c| c.family().accepts(c, &rr, Problem::new(1, 4096, 4096)).is_ok())
                 .unwrap();
-            assert!(matches!(first, TileConfig::GemvN(t) if t.mr == 1), "{name}: {first}");
+            // On CUDA the tensor-core form (any M <= 8 at one cost), elsewhere MR = 1.
+            let cuda = name == "h200";
+            assert!(
+                matches!(first, TileConfig::GemvN(t) if t.mma == cuda && (cuda || t.mr == 1)),
+                "{name}: {first}"
+            );
         }
         let mut space = TuneSpace::default();
         space.0.insert("block_n".into(), vec![32]);
