@@ -304,8 +304,7 @@ mod checks {
     }
 
     /// The gemv_n kernels (B row-major, or turned around A column-major) of a bf16 kernel
-    /// that plans both forms, the tensor-core one among them, and of an f32 one, on the
-    /// vector and the element path.
+    /// that plans both forms and of an f32 one, on the vector and the element path.
     #[cfg(feature = "sm90")]
     #[test]
     fn every_gemv_n_config_compiles() {

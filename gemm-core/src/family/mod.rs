@@ -628,7 +628,7 @@ registry! {
     /// Decode-size M (at most 64 rows) on tensor cores: swap-AB mma.sync fed straight from
     /// 16-byte loads of B's columns, K split over warps.
     Decode = "decode", Decode(DecodeTile) as "decode" => decode::Decode;
-    /// Decode-size M (at most 8 rows) with B row-major (N-contiguous): B's rows streamed
+    /// Decode-size M (at most 4 rows) with B row-major (N-contiguous): B's rows streamed
     /// once in 16-byte chunks, K split over lanes and warps.
     GemvN = "gemv_n", GemvN(GemvNTile) as "gemv_n" => gemv_n::GemvN;
 }

@@ -69,7 +69,6 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N, const __g
 #define CG_X_ROWS 0
 #define CG_X_VEC B_VEC
 #define CG_W_VEC A_VEC
-#define CG_XAT(i, k) ((long)(k) * CG_LDX + (i))
 #define CG_X(i, k) cg_ld_bf16(gx, (long)(k) * CG_LDX + (i))
 #define CG_LOAD_X_STEP(i, k, dst) for (int e = 0; e < CG_VEC; ++e) dst[e] = CG_X(i, (k) + e)
 #else
@@ -82,7 +81,6 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N, const __g
 #define CG_X_ROWS 0
 #define CG_X_VEC A_VEC
 #define CG_W_VEC B_VEC
-#define CG_XAT(i, k) ((long)(k) * CG_LDX + (i))
 #define CG_X(i, k) cg_ld_bf16(gx, (long)(k) * CG_LDX + (i))
 #define CG_LOAD_X_STEP(i, k, dst) for (int e = 0; e < CG_VEC; ++e) dst[e] = CG_X(i, (k) + e)
 #endif

@@ -76,9 +76,6 @@ static_assert(CHUNKS >= 1 && CHUNKS <= 32 && (CHUNKS & (CHUNKS - 1)) == 0, "CHUN
 #define KSPLIT 1
 #endif
 static_assert(KSPLIT >= 1 && KSPLIT <= 32, "KSPLIT: 1 to 32 blocks along K");
-#ifndef CG_MMA
-#define CG_MMA 0
-#endif
 #ifndef SWAP
 #define SWAP 0
 #endif
@@ -95,7 +92,6 @@ static_assert(KSPLIT >= 1 && KSPLIT <= 32, "KSPLIT: 1 to 32 blocks along K");
 #define CG_X_ROWS 1
 #define CG_X_VEC A_VEC
 #define CG_W_VEC B_VEC
-#define CG_XAT(i, k) ((long)(i) * CG_LDX + (k))
 #define CG_X(i, k) cg_elem(gx[(long)(i) * CG_LDX + (k)])
 #define CG_LOAD_X_STEP(i, k, dst) if (CG_X_VEC) { cg_unpack(cg_ld16(gx + (long)(i) * CG_LDX + (k)), dst); } else { for (int e = 0; e < CG_VEC; ++e) dst[e] = CG_X(i, (k) + e); }
 #endif
@@ -113,20 +109,6 @@ static __device__ __forceinline__ void cg_unpack(const cg_u4& v, float* f) {
     f[0] = __uint_as_float(v.x); f[1] = __uint_as_float(v.y); f[2] = __uint_as_float(v.z); f[3] = __uint_as_float(v.w);
 }
 
-#if CG_MMA
-static_assert(sizeof(cg_ab_t) == 2 && CHUNKS == 4, "the tensor-core path: 16-bit operands, a warp's 32 columns a block");
-/* An 8x8 block of b16 transposed across the warp. */
-static __device__ __forceinline__ unsigned cg_trans(unsigned v) {
-    unsigned t;
-    asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(t) : "r"(v));
-    return t;
-}
-static __device__ __forceinline__ void cg_mma(float (&d)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
-#endif
 /* X has CG_R <= MR rows, W CG_C columns (N-contiguous rows of K); C(i, j) = X(i) . W(:, j),
    stored at (i, j) of the output, or at (j, i) turned around. */
 /* One block per SM is all the bound asks: at 8 blocks ptxas spills MR = 1 at 32 registers. */
@@ -149,57 +131,6 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) cg_f32_plain_91b242b
     const cg_ab_t* __restrict__ gx = CG_XP;
     const cg_ab_t* __restrict__ gw = CG_WP;
     (void)gx; (void)gw;
-#if CG_MMA
-    {
-        /* Tensor cores: a lane's 16-byte loads of W's rows r and r + 8 of a step (16 rows
-           of K, the warp's 32 columns), each 8x8 block of b16 transposed in registers
-           (movmatrix) into the A operand of m16n8k16 (its rows W's columns, its K the
-           step's), X's rows as the 8-column B operand. Steps of the block's K by warp;
-           a chunk past CG_C or K, or rows not 16-byte aligned, loaded by element. */
-        const int q = lane & 3, r = lane >> 2;
-        const int j0 = blockIdx.x * CG_NB + 8 * q;
-        const bool vec = CG_W_VEC && j0 + CG_VEC <= CG_C;
-        float d[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
-#pragma unroll 2
-        for (int k0 = kb + warp * 16; k0 < ke; k0 += WARPS * 16) {
-            cg_u4 w[2];
-            unsigned b[2];
-#pragma unroll
-            for (int g = 0; g < 2; ++g) {
-                const int kk = k0 + 8 * g + r, kx = k0 + 8 * g + 2 * q;
-                w[g] = cg_u4{0u, 0u, 0u, 0u};
-                if (kk < ke) {
-                    if (vec) {
-                        w[g] = cg_ld16(gw + (long)(kk) * CG_LDW + j0);
-                    } else {
-                        unsigned h[8];
-#pragma unroll
-                        for (int e = 0; e < 8; ++e) h[e] = j0 + e < CG_C ? (unsigned)gw[(long)kk * CG_LDW + j0 + e] : 0u;
-                        w[g] = cg_u4{h[0] | h[1] << 16, h[2] | h[3] << 16, h[4] | h[5] << 16, h[6] | h[7] << 16};
-                    }
-                }
-                b[g] = (r < CG_R && kx < ke ? (unsigned)gx[CG_XAT(r, kx)] : 0u) | (r < CG_R && kx + 1 < ke ? (unsigned)gx[CG_XAT(r, kx + 1)] << 16 : 0u);
-            }
-            const unsigned t00 = cg_trans(w[0].x), t01 = cg_trans(w[0].y), t02 = cg_trans(w[0].z), t03 = cg_trans(w[0].w);
-            const unsigned t10 = cg_trans(w[1].x), t11 = cg_trans(w[1].y), t12 = cg_trans(w[1].z), t13 = cg_trans(w[1].w);
-            cg_mma(d[0], t00, t01, t10, t11, b[0], b[1]);
-            cg_mma(d[1], t02, t03, t12, t13, b[0], b[1]);
-        }
-        /* d[p][2h + e]: row r (+ 8 for h = 1) of the p-th product, whose rows 0-7 are block
-           j = 2p and rows 8-15 block j = 2p + 1: column 8 (r / 2) + 2j + r % 2 of the
-           warp's 32; its column 2q + e is X's row. */
-#pragma unroll
-        for (int p = 0; p < 2; ++p)
-#pragma unroll
-            for (int h = 0; h < 2; ++h)
-#pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                    const int nl = 8 * (r >> 1) + 2 * (2 * p + h) + (r & 1), m = 2 * q + e;
-                    if (m < MR) cg_red[warp][nl >> 3][m][nl & 7] = d[p][2 * h + e];
-                }
-    }
-#else
-    {
     float acc[MR][CG_VEC];
 #pragma unroll
     for (int i = 0; i < MR; ++i)
@@ -278,8 +209,6 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) cg_f32_plain_91b242b
             for (int off = 16; off >= CHUNKS; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
             if (lane < CHUNKS) cg_red[warp][lane][i][c] = v;
         }
-    }
-#endif
     __syncthreads();
 #if KSPLIT > 1
     /* Split-K: each split leaves its block's sums in its slot of the strip; the last

@@ -71,7 +71,6 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N, const __g
 #define CG_X_ROWS 1
 #define CG_X_VEC A_VEC
 #define CG_W_VEC B_VEC
-#define CG_XAT(i, k) ((long)(i) * CG_LDX + (k))
 #define CG_X(i, k) cg_ld_f32(gx, (long)(i) * CG_LDX + (k))
 #define CG_LOAD_X_STEP(i, k, dst) if (CG_X_VEC) { cg_chunk(gx, (long)(i) * CG_LDX + (k), dst); } else { for (int e = 0; e < CG_VEC; ++e) dst[e] = CG_X(i, (k) + e); }
 #endif

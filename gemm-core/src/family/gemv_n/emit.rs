@@ -7,9 +7,6 @@
 //! values per row, so a warp's loads are `CHUNKS` adjacent chunks of `32 / CHUNKS` rows.
 //! Lanes of a chunk sum by shuffles, the warps through shared memory in warp order (the
 //! same bits on every run), and the block's threads apply the fused epilogue and store.
-//! With `CG_MMA` (16-bit operands) a warp instead takes 32 columns and 16 rows of K a step
-//! on tensor cores: its 16-byte loads of W transposed in registers (`movmatrix`) into the
-//! A operand of `mma.m16n8k16`, X's rows (at most 8) the B operand.
 //! With `KSPLIT` > 1 the grid's `y` splits K as well (W's rows are long: a strip of
 //! columns alone leaves too few blocks at N = 4096): each split leaves its sums in the
 //! workspace (`cg_ws`), and the last to arrive (`cg_flags`, as the wgmma family's
@@ -50,24 +47,6 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         Variant::LoadOnly => "acc[0][c] += b[c]; acc[i][0] += x[i][e];",
         _ => "acc[i][c] = fmaf(x[i][e], b[c], acc[i][c]);",
     };
-    // The tensor-core path's X pair (b16 of X(r, kx), X(r, kx + 1); zero past CG_R or
-    // ke) and its products of a step.
-    let xpair = match variant {
-        Variant::ComputeOnly => "b[g] = (unsigned)(kx + r) * 0x00010001u;",
-        _ => "b[g] = (r < CG_R && kx < ke ? (unsigned)gx[CG_XAT(r, kx)] : 0u) | (r < CG_R && kx + 1 < ke ? (unsigned)gx[CG_XAT(r, kx + 1)] << 16 : 0u);",
-    };
-    let mma_math = match variant {
-        Variant::LoadOnly => "d[0][0] += (float)(w[0].x ^ w[0].y ^ w[0].z ^ w[0].w ^ w[1].x ^ w[1].y ^ w[1].z ^ w[1].w ^ b[0] ^ b[1]);",
-        _ => "const unsigned t00 = cg_trans(w[0].x), t01 = cg_trans(w[0].y), t02 = cg_trans(w[0].z), t03 = cg_trans(w[0].w);
-            const unsigned t10 = cg_trans(w[1].x), t11 = cg_trans(w[1].y), t12 = cg_trans(w[1].z), t13 = cg_trans(w[1].w);
-            cg_mma(d[0], t00, t01, t10, t11, b[0], b[1]);
-            cg_mma(d[1], t02, t03, t12, t13, b[0], b[1]);",
-    };
-    let mma_t = if ir.ab_dtype == crate::ir::DType::Bf16 {
-        "bf16"
-    } else {
-        "f16"
-    };
     s.push_str(&fill(
         KERNEL,
         &[
@@ -82,9 +61,6 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             ("LOAD_X", load_x.to_string()),
             ("LOAD_X_ELEM", load_x_elem.to_string()),
             ("MATH", math.to_string()),
-            ("LOAD_XPAIR", xpair.to_string()),
-            ("MMA_MATH", mma_math.to_string()),
-            ("MMA_T", mma_t.to_string()),
             ("COORDS", turned::STORE_COORDS.to_string()),
             ("STORE", variant_store(ir, variant, "ci", "cj", "sum")),
         ],
@@ -138,7 +114,7 @@ pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
             "for (int e = 0; e < CG_VEC; ++e) dst[e] = CG_X(i, (k) + e)".to_string()
         };
         format!(
-            "{}#define CG_X_ROWS {}\n#define CG_X_VEC {x_vec}\n#define CG_W_VEC {w_vec}\n#define CG_XAT(i, k) ({at})\n#define CG_X(i, k) {elem}\n#define CG_LOAD_X_STEP(i, k, dst) {step}\n",
+            "{}#define CG_X_ROWS {}\n#define CG_X_VEC {x_vec}\n#define CG_W_VEC {w_vec}\n#define CG_X(i, k) {elem}\n#define CG_LOAD_X_STEP(i, k, dst) {step}\n",
             turned::role_defines(ir, swap),
             x_rows as u32
         )
@@ -158,25 +134,8 @@ static_assert(CHUNKS >= 1 && CHUNKS <= 32 && (CHUNKS & (CHUNKS - 1)) == 0, "CHUN
 #define KSPLIT 1
 #endif
 static_assert(KSPLIT >= 1 && KSPLIT <= 32, "KSPLIT: 1 to 32 blocks along K");
-#ifndef CG_MMA
-#define CG_MMA 0
-#endif
 @ROLES@
 @HELPERS@
-#if CG_MMA
-static_assert(sizeof(cg_ab_t) == 2 && CHUNKS == 4, "the tensor-core path: 16-bit operands, a warp's 32 columns a block");
-/* An 8x8 block of b16 transposed across the warp. */
-static __device__ __forceinline__ unsigned cg_trans(unsigned v) {
-    unsigned t;
-    asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(t) : "r"(v));
-    return t;
-}
-static __device__ __forceinline__ void cg_mma(float (&d)[4], unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
-    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.@MMA_T@.@MMA_T@.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
-#endif
 /* X has CG_R <= MR rows, W CG_C columns (N-contiguous rows of K); C(i, j) = X(i) . W(:, j),
    stored at (i, j) of the output, or at (j, i) turned around. */
 /* One block per SM is all the bound asks: at 8 blocks ptxas spills MR = 1 at 32 registers. */
@@ -199,54 +158,6 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) @SYM@(
     const cg_ab_t* __restrict__ gx = CG_XP;
     const cg_ab_t* __restrict__ gw = CG_WP;
     (void)gx; (void)gw;
-#if CG_MMA
-    {
-        /* Tensor cores: a lane's 16-byte loads of W's rows r and r + 8 of a step (16 rows
-           of K, the warp's 32 columns), each 8x8 block of b16 transposed in registers
-           (movmatrix) into the A operand of m16n8k16 (its rows W's columns, its K the
-           step's), X's rows as the 8-column B operand. Steps of the block's K by warp;
-           a chunk past CG_C or K, or rows not 16-byte aligned, loaded by element. */
-        const int q = lane & 3, r = lane >> 2;
-        const int j0 = blockIdx.x * CG_NB + 8 * q;
-        const bool vec = CG_W_VEC && j0 + CG_VEC <= CG_C;
-        float d[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
-#pragma unroll 2
-        for (int k0 = kb + warp * 16; k0 < ke; k0 += WARPS * 16) {
-            cg_u4 w[2];
-            unsigned b[2];
-#pragma unroll
-            for (int g = 0; g < 2; ++g) {
-                const int kk = k0 + 8 * g + r, kx = k0 + 8 * g + 2 * q;
-                w[g] = cg_u4{0u, 0u, 0u, 0u};
-                if (kk < ke) {
-                    if (vec) {
-                        w[g] = @LOAD_W@;
-                    } else {
-                        unsigned h[8];
-#pragma unroll
-                        for (int e = 0; e < 8; ++e) h[e] = j0 + e < CG_C ? (unsigned)gw[(long)kk * CG_LDW + j0 + e] : 0u;
-                        w[g] = cg_u4{h[0] | h[1] << 16, h[2] | h[3] << 16, h[4] | h[5] << 16, h[6] | h[7] << 16};
-                    }
-                }
-                @LOAD_XPAIR@
-            }
-            @MMA_MATH@
-        }
-        /* d[p][2h + e]: row r (+ 8 for h = 1) of the p-th product, whose rows 0-7 are block
-           j = 2p and rows 8-15 block j = 2p + 1: column 8 (r / 2) + 2j + r % 2 of the
-           warp's 32; its column 2q + e is X's row. */
-#pragma unroll
-        for (int p = 0; p < 2; ++p)
-#pragma unroll
-            for (int h = 0; h < 2; ++h)
-#pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                    const int nl = 8 * (r >> 1) + 2 * (2 * p + h) + (r & 1), m = 2 * q + e;
-                    if (m < MR) cg_red[warp][nl >> 3][m][nl & 7] = d[p][2 * h + e];
-                }
-    }
-#else
-    {
     float acc[MR][CG_VEC];
 #pragma unroll
     for (int i = 0; i < MR; ++i)
@@ -325,8 +236,6 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) @SYM@(
             for (int off = 16; off >= CHUNKS; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
             if (lane < CHUNKS) cg_red[warp][lane][i][c] = v;
         }
-    }
-#endif
     __syncthreads();
 #if KSPLIT > 1
     /* Split-K: each split leaves its block's sums in its slot of the strip; the last

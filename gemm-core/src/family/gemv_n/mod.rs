@@ -1,4 +1,4 @@
-//! The `gemv_n` family: products with at most 8 rows whose B is stored N-contiguous
+//! The `gemv_n` family: products with at most 4 rows whose B is stored N-contiguous
 //! (`w: Matrix<T>`, row-major K×N: `x · W` as NumPy, JAX and the DSL's default layout
 //! store the weight), streamed once at close to the copy bandwidth.
 //!
@@ -8,11 +8,19 @@
 //! loads are whole sectors of B's rows; A's few rows (K-contiguous or not) are read a
 //! chunk of K at a time and reused for the chunk's columns. A block's lanes and warps
 //! split K for `CHUNKS` chunks of columns, and the partial sums are reduced in a fixed
-//! order (the same bits on every run). CUDA and OpenCL C (`emit.rs`, `opencl.rs`), f16,
-//! bf16 and f32 operands in f32.
+//! order (the same bits on every run); on CUDA a strip's K may be split over blocks as
+//! well, the last of them adding the partial sums in split order. CUDA and OpenCL C
+//! (`emit.rs`, `opencl.rs`), f16, bf16 and f32 operands in f32.
+//!
+//! Measured on the H200 (bench/results/h200-2026-12-04y1..y3): with M = 1 it streams W at
+//! 1.03-1.13x cuBLAS reading the same row-major W (1x12288x4096 34.9 µs, 1x4096x11008 32.9),
+//! at M = 4 about as fast as wgmma's split-K 64-row tiles; 8 rows take 140-165 registers
+//! (one block per SM) and lose to wgmma, so the plan has `MR` up to 4 (a `--config` with
+//! `mr` 8 still runs). A tensor-core form (movmatrix-transposed loads into mma.m16n8k16,
+//! batch y3) was correct but no faster, and is not kept.
 //!
 //! Turned around (`Cᵀ = Bᵀ · Aᵀ`, [`GemvNTile::swap`]), the same kernel takes products
-//! with at most 8 *columns* whose A is M-contiguous (A column-major), streaming A.
+//! with at most 4 *columns* whose A is M-contiguous (A column-major), streaming A.
 
 mod emit;
 mod opencl;
@@ -27,7 +35,7 @@ use serde::{Deserialize, Serialize};
 /// A configuration of the N-contiguous streaming GEMV: the values of its `-D` constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct GemvNTile {
-    /// Most rows of A (and C) a launch handles (1, 2, 4 or 8).
+    /// Most rows of A (and C) a launch handles (1, 2, 4 or 8; the plan has up to 4).
     pub mr: u32,
     /// Warps per block.
     pub warps: u32,
@@ -37,10 +45,6 @@ pub struct GemvNTile {
     /// partial sums in split order). Absent in records written before it (1).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub ksplit: u32,
-    /// On tensor cores (CUDA, 16-bit operands, 4 chunks): a warp's 16-byte loads of W
-    /// transposed in registers into `mma.m16n8k16` operands, X's rows the 8-column side.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub mma: bool,
     /// Computes `Cᵀ = Bᵀ · Aᵀ`: the call's N (at most `mr`) takes M's place, A's
     /// M-contiguous columns are streamed as B's rows are otherwise, and "columns" below
     /// count rows of C.
@@ -136,13 +140,13 @@ impl KernelFamily for GemvN {
 
     /// `tune(block_m = ..)` restricts the rows per block (`MR`) and `tune(block_n = ..)`
     /// the columns per block (of f16/bf16: 8 a chunk), `tune(ksplit = ..)` the split of
-    /// K; turned around the keys follow C, as for `gemv`. Per form and `MR`, blocks of 8
-    /// warps: narrow strips over all of K (4 or 8 chunks: 64 or 128 bytes of each row of
-    /// B), and, on CUDA, wide ones (8 or 32 chunks: up to 512 bytes a row) whose K is
-    /// split over 4, 8 or 16 blocks.
+    /// K; turned around the keys follow C, as for `gemv`. Per form and `MR` (1, 2 or 4),
+    /// blocks of 8 warps: narrow strips over all of K (4 or 8 chunks: 64 or 128 bytes of
+    /// each row of B), and, on CUDA, wide ones (8 or 32 chunks: up to 512 bytes a row)
+    /// whose K is split over 4, 8 or 16 blocks.
     fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<GemvNTile> {
         let splits: &[u32] = if cx.target.backend == Backend::Cuda {
-            &[1, 2, 4, 8, 16]
+            &[1, 4, 8, 16]
         } else {
             &[1]
         };
@@ -150,8 +154,8 @@ impl KernelFamily for GemvN {
         let mut v = Vec::new();
         for swap in modes(cx.ir) {
             let (small, wide) = turned::keys(swap);
-            let rows = space.pick(small, &[1, 2, 4, 8]);
-            for mr in [1, 2, 4, 8].into_iter().filter(|r| rows.contains(r)) {
+            let rows = space.pick(small, &[1, 2, 4]);
+            for mr in [1, 2, 4].into_iter().filter(|r| rows.contains(r)) {
                 for (chunks, ksplit) in [(4, 1), (8, 1), (8, 4), (8, 8), (32, 4), (32, 8), (32, 16)] {
                     let t = GemvNTile {
                         mr,
@@ -159,28 +163,9 @@ impl KernelFamily for GemvN {
                         chunks,
                         ksplit,
                         swap,
-                        mma: false,
                     };
                     if ksplits.contains(&ksplit) && space.0.get(wide).is_none_or(|bn| bn.contains(&t.block_n16())) {
                         v.push(t);
-                    }
-                }
-            }
-            // The tensor-core form takes up to 8 rows at one cost: `MR` 8 only.
-            if cx.target.backend == Backend::Cuda && cx.dtype.size() == 2 && rows.contains(&8) {
-                for warps in [4, 8] {
-                    for ksplit in [1, 2, 4, 8] {
-                        let t = GemvNTile {
-                            mr: 8,
-                            warps,
-                            chunks: 4,
-                            ksplit,
-                            swap,
-                            mma: true,
-                        };
-                        if ksplits.contains(&ksplit) && space.0.get(wide).is_none_or(|bn| bn.contains(&t.block_n16())) {
-                            v.push(t);
-                        }
                     }
                 }
             }
@@ -206,28 +191,27 @@ impl KernelFamily for GemvN {
     }
 
     /// Fewer rows first (a call's default is the first config that takes it: the
-    /// smallest `MR` that holds its rows), then wide strips split over K (long runs of
-    /// B's rows, and blocks enough at N = 4096); the tuner decides.
+    /// smallest `MR` that holds its rows), then per `MR` the H200's winners of batch y2
+    /// (8 chunks; K whole at 1 and 2 rows, split in 4 at 4); the tuner decides.
     fn score(&self, _cx: &PlanCtx, t: &GemvNTile) -> f64 {
-        let mut s = 100.0 - 10.0 * t.mr as f64 + if t.mma { 100.0 } else { 0.0 };
-        s += (t.chunks as f64).log2() * 0.5;
-        s += if t.ksplit == 8 { 1.0 } else { 0.0 };
+        let mut s = 100.0 - 10.0 * t.mr as f64;
+        s += if t.chunks == 8 {
+            2.0
+        } else {
+            (t.chunks as f64).log2() * 0.1
+        };
+        s += if (t.mr >= 4) == (t.ksplit == 4) { 1.0 } else { 0.0 };
         s
     }
 
     /// A block's loop takes `CG_VEC` rows of K per K-lane (`threads / chunks` of them),
     /// each of `KSPLIT` blocks its share of K.
     fn resources(&self, t: &GemvNTile, dtype: DType) -> Resources {
-        let per_block = if t.mma {
-            t.warps * 16
-        } else {
-            t.threads() / t.chunks.max(1) * (16 / dtype.size())
-        };
         Resources {
             threads: t.threads(),
             smem_bytes: 0,
             est_regs: est_regs(t),
-            ring_k: per_block * t.ksplit.max(1),
+            ring_k: t.threads() / t.chunks.max(1) * (16 / dtype.size()) * t.ksplit.max(1),
         }
     }
 
@@ -253,7 +237,6 @@ impl KernelFamily for GemvN {
             ("WARPS", t.warps),
             ("CHUNKS", t.chunks),
             ("KSPLIT", t.ksplit),
-            ("CG_MMA", t.mma as u32),
             ("SWAP", t.swap as u32),
         ];
         d.extend(crate::family::shape_flags::shape_defines(ir, p));
@@ -298,7 +281,7 @@ impl KernelFamily for GemvN {
             format!(" ksplit {}", t.ksplit)
         } else {
             String::new()
-        } + if t.mma { " mma" } else { "" };
+        };
         if t.swap {
             return format!(
                 "gemv_n swap: N <= {}, warps {} chunks {}{split} ({} rows of C per block, 16-bit)",
@@ -350,18 +333,13 @@ fn workspace(t: &GemvNTile, ir: &GemmIr, p: Problem) -> Option<Workspace> {
     })
 }
 
-/// Accumulators (`MR` × 8), a step's 8 chunks of W and `MR` chunks of X, addressing; on
-/// tensor cores 8 accumulators and two steps' loads.
+/// Accumulators (`MR` × 8), a step's 8 chunks of W and `MR` chunks of X, addressing.
 const fn est_regs(t: &GemvNTile) -> u32 {
-    if t.mma {
-        56
-    } else {
-        8 * t.mr + 32 + 4 * t.mr + 40
-    }
+    8 * t.mr + 32 + 4 * t.mr + 40
 }
 
 // Rationale per rule: the source's static_asserts and the register budget.
-const RULES: [Rule<GemvNTile>; 7] = [
+const RULES: [Rule<GemvNTile>; 6] = [
     // Bounds first, so that the rules after them compute with small numbers (a config
     // read from disk may hold anything).
     Rule {
@@ -384,18 +362,6 @@ const RULES: [Rule<GemvNTile>; 7] = [
         check: |x, t| {
             (t.threads() > x.target.max_threads_per_block)
                 .then(|| format!("{} warps (1 to {})", t.warps, x.target.max_threads_per_block / 32))
-        },
-    },
-    // mma.sync and movmatrix take 16-bit operands; a warp's loads are 4 chunks wide.
-    Rule {
-        name: "tensor cores",
-        check: |x, t| {
-            (t.mma && (x.target.backend != Backend::Cuda || x.dtype.size() != 2 || t.chunks != 4)).then(|| {
-                format!(
-                    "the mma form on {:?} with {:?} operands and {} chunks (CUDA, f16 or bf16, 4 chunks)",
-                    x.target.backend, x.dtype, t.chunks
-                )
-            })
         },
     },
     // The blocks of a split meet in a workspace through global atomics: CUDA only.
@@ -485,7 +451,6 @@ mod tests {
             chunks: 2,
             ksplit: 1,
             swap: false,
-            mma: false,
         };
         let rr = ir(Layout::RowMajor, Layout::RowMajor);
         assert!(GemvN.accepts(&t, &rr, Problem::new(4, 4096, 64)).is_ok());
@@ -519,16 +484,15 @@ mod tests {
             let plan = plan_target(&rr, target, &TuneSpace::default());
             let ours = planned(&plan);
             let mut sorted = ours.clone();
-            sorted.sort_by_key(|t| (t.mr, t.mma, t.warps, t.chunks, t.ksplit));
-            // Every config of the space but those a rule prunes (8 rows of 32 chunks:
-            // 64 KiB of partial sums in shared memory).
+            sorted.sort_by_key(|t| (t.mr, t.chunks, t.ksplit));
+            // Every config of the space but those a rule prunes.
             let kept: Vec<GemvNTile> = GemvN
                 .space(&cx, &TuneSpace::default())
                 .into_iter()
                 .filter(|t| super::super::first_broken_rule(&GemvN, &cx, t).is_none())
                 .collect();
             assert_eq!(sorted, kept, "{name}");
-            assert_eq!(ours.len(), if name == "h200" { 25 + 8 } else { 8 }, "{name}");
+            assert_eq!(ours.len(), if name == "h200" { 21 } else { 6 }, "{name}");
             let others: Vec<FamilyId> = plan
                 .families
                 .iter()
@@ -545,10 +509,8 @@ mod tests {
                 .iter()
                 .find(|c| c.family().accepts(c, &rr, Problem::new(1, 4096, 4096)).is_ok())
                 .unwrap();
-            // On CUDA the tensor-core form (any M <= 8 at one cost), elsewhere MR = 1.
-            let cuda = name == "h200";
             assert!(
-                matches!(first, TileConfig::GemvN(t) if t.mma == cuda && (cuda || t.mr == 1)),
+                matches!(first, TileConfig::GemvN(t) if t.mr == 1 && t.chunks == 8 && t.ksplit == 1),
                 "{name}: {first}"
             );
         }
@@ -561,7 +523,7 @@ mod tests {
         space.0.insert("block_n".into(), vec![64, 256]);
         space.0.insert("ksplit".into(), vec![8]);
         let picked = GemvN.space(&cx, &space);
-        assert_eq!(picked.len(), 8, "{picked:?}");
+        assert_eq!(picked.len(), 6, "{picked:?}");
         assert!(picked.iter().all(|t| t.ksplit == 8));
     }
 }
