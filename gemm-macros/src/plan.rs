@@ -329,13 +329,14 @@ mod tests {
 
     #[test]
     fn sources_follow_the_target_backend() {
-        // Row-major A and B: gemv turned around (N <= 8), then the general family.
+        // Row-major A and B: gemv turned around (N <= 8), gemv_n (M <= 4, B's rows), then
+        // the general family.
         let (p, _) = plan(&ir(DType::F16, AccMode::F32), "targets(a100, nvidia_opencl)");
         let families = |i: usize| p[i].sources.iter().map(|(f, _)| *f).collect::<Vec<_>>();
-        assert_eq!(families(0), [FamilyId::Gemv, FamilyId::MmaSync]);
-        assert!(p[0].sources[1].1.contains("mma.sync"));
+        assert_eq!(families(0), [FamilyId::Gemv, FamilyId::GemvN, FamilyId::MmaSync]);
+        assert!(p[0].sources[2].1.contains("mma.sync"));
         assert!(p[0].sources.iter().all(|(_, s)| s.contains("__global__")));
-        assert_eq!(families(1), [FamilyId::Gemv, FamilyId::Simt]);
+        assert_eq!(families(1), [FamilyId::Gemv, FamilyId::GemvN, FamilyId::Simt]);
         assert!(p[1].sources.iter().all(|(_, s)| s.contains("__kernel")));
     }
 }

@@ -23,7 +23,7 @@
 mod emit;
 pub(super) use emit::chunk_helpers;
 mod opencl;
-pub(super) use opencl::chunk_fn;
+pub(super) use opencl::{chunk_fn, head as opencl_head};
 
 use super::{turned, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule};
 use crate::codegen::Variant;

@@ -25,17 +25,7 @@ use std::fmt::Write;
 ///   loop index (which no compiler can fold away).
 pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let d = Backend::Opencl;
-    let mut s = variant.marker();
-    let _ = writeln!(
-        s,
-        "/* crossgemm kernel `{}`: out = {} (OpenCL C 1.2, gemv) */",
-        ir.name,
-        ir.epilogue_text()
-    );
-    s.push_str(&helpers(d));
-    if !variant.skips_epilogue() {
-        s.push_str(&epilogue_fn(ir, d));
-    }
+    let mut s = head(ir, variant, "gemv");
     let (vec, chunk_fn) = chunk_fn(ir);
     let st = d.storage(ir.ab_dtype);
     let n = ir.ab_dtype.name();
@@ -156,6 +146,24 @@ void {sym}(int M, int N, int K, {params})
         roles = super::emit::roles(ir, d),
         coords = crate::family::turned::STORE_COORDS,
     );
+    s
+}
+
+/// The start of an OpenCL gemv family's source (`kind`, named in its first comment): the
+/// variant's marker, the helpers and, unless the variant skips it, the epilogue.
+pub(in crate::family) fn head(ir: &GemmIr, variant: Variant, kind: &str) -> String {
+    let d = Backend::Opencl;
+    let mut s = variant.marker();
+    let _ = writeln!(
+        s,
+        "/* crossgemm kernel `{}`: out = {} (OpenCL C 1.2, {kind}) */",
+        ir.name,
+        ir.epilogue_text()
+    );
+    s.push_str(&helpers(d));
+    if !variant.skips_epilogue() {
+        s.push_str(&epilogue_fn(ir, d));
+    }
     s
 }
 

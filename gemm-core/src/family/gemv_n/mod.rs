@@ -90,7 +90,8 @@ impl KernelFamily for GemvN {
     }
 
     /// A shape specialist: calls with few rows (or, turned around, few columns) get it by
-    /// default; after `gemv` (whose layouts it never shares: see [`modes`]).
+    /// default; after `gemv`, whose layouts it never shares (it streams the operand
+    /// `gemv` cannot: N- or M-contiguous, not K-contiguous).
     fn preference(&self, _target: &TargetSpec) -> (u8, usize) {
         (0, 2)
     }

@@ -8,9 +8,9 @@
 //! through local memory, and one work-item per output adds its chunk's K-lanes in
 //! work-item order (the same bits on every run), applies the fused epilogue and stores.
 
-use crate::codegen::prelude::{epilogue_fn, helpers, kernel_params, variant_store, view_prologue};
+use crate::codegen::prelude::{kernel_params, variant_store, view_prologue};
 use crate::codegen::Variant;
-use crate::family::gemv::chunk_fn;
+use crate::family::gemv::{chunk_fn, opencl_head};
 use crate::ir::GemmIr;
 use crate::target::Backend;
 use std::fmt::Write;
@@ -21,17 +21,7 @@ use std::fmt::Write;
 /// loads nothing).
 pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let d = Backend::Opencl;
-    let mut s = variant.marker();
-    let _ = writeln!(
-        s,
-        "/* crossgemm kernel `{}`: out = {} (OpenCL C 1.2, gemv_n) */",
-        ir.name,
-        ir.epilogue_text()
-    );
-    s.push_str(&helpers(d));
-    if !variant.skips_epilogue() {
-        s.push_str(&epilogue_fn(ir, d));
-    }
+    let mut s = opencl_head(ir, variant, "gemv_n");
     let (vec, chunk_fn) = chunk_fn(ir);
     let st = d.storage(ir.ab_dtype);
     let n = ir.ab_dtype.name();
