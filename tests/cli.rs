@@ -652,6 +652,48 @@ fn bench_under_tune_off_times_the_config_it_reports() {
     let _ = std::fs::remove_dir_all(&empty);
 }
 
+/// `--w-layout row` runs the built-in kernels whose `w: Matrix<T>` (K×N row-major);
+/// there are none for f32, and `bench` refuses it beside `--pad` and `--batch`.
+#[test]
+fn tune_and_bench_take_a_row_major_w() {
+    let dir = temp_dir("wrow");
+    let out = run(
+        &dir,
+        &["bench", "--shape", "8x8x8", "--w-layout", "row", "--pad", "8"],
+        &[],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--w-layout") && err.contains("--pad"), "{err}");
+    if !opencl() {
+        return;
+    }
+    let args = |dtype| {
+        [
+            "tune",
+            "--shape",
+            "3x40x24",
+            "--dtype",
+            dtype,
+            "--epilogue",
+            "none",
+            "--w-layout",
+            "row",
+            "--json",
+        ]
+    };
+    let out = run(&dir, &args("f32"), &[]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no built-in kernel for f32 none with a row-major w"),
+        "{err}"
+    );
+    let v: Value = serde_json::from_str(ok(run(&dir, &args("f16"), &[])).trim()).unwrap();
+    assert_eq!(v["kernel"], "gemm_f16_none_wrow", "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn bench_rejects_unknown_dtypes() {
     let dir = temp_dir("bench-bad");

@@ -105,11 +105,14 @@ impl KernelEntry {
             .iter()
             .find(|e| e.dtype == dtype && e.epilogue == epilogue && e.w_layout() == w_layout)
             .ok_or_else(|| {
+                let stored = match w_layout {
+                    Layout::RowMajor => "row-major",
+                    Layout::ColMajor => "column-major",
+                };
                 format!(
-                    "no built-in kernel for {} {} with a {} w",
+                    "no built-in kernel for {} {} with a {stored} w",
                     dtype.name(),
-                    epilogue.name(),
-                    w_layout.name()
+                    epilogue.name()
                 )
             })
     }
