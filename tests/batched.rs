@@ -90,6 +90,61 @@ fn every_config_on_a_batch() {
     }
 }
 
+/// Every planned `gemv_n` config of `b_f32_cr` (B row-major: the plain form; A
+/// column-major: the turned-around one) on a batch of 3: A and the residual one per
+/// product, B broadcast, then B batched as well; few rows (the plain form) and few
+/// columns (turned around), K split over blocks on CUDA.
+#[test]
+fn every_gemv_n_config_on_a_batch() {
+    for dev in devices() {
+        let mut r = rng(53);
+        let mut ran = 0;
+        for cfg in family_configs(&b_f32_cr::SPEC, &dev, crossgemm::FamilyId::GemvN) {
+            let (bm, bn) = cfg.block_mn();
+            let (few, few_n) = ((bm as usize).min(3), (bn as usize).min(3));
+            for (m, n, k) in [(few, 37, 1029), (41, few_n, 1029)] {
+                for b_batched in [false, true] {
+                    let batch = 3;
+                    let what = format!(
+                        "config {cfg} at {batch}x({m}x{n}x{k}), B batched {b_batched}, on {}",
+                        dev.info()
+                    );
+                    let (ab, astride) = stack::<f32, ColMajor>(&dev, &mut r, (m, k), batch, 4);
+                    let (bb, bstride) = stack::<f32, RowMajor>(&dev, &mut r, (k, n), batch, 0);
+                    let (rb, rstride) = stack::<f32, RowMajor>(&dev, &mut r, (m, n), batch, 2);
+                    let scale = col::<f32>(&dev, &mut r, m);
+                    let a = ab.strided(0, m, k, m).unwrap().batched(batch, astride).unwrap();
+                    let b1 = bb.strided(0, k, n, n).unwrap();
+                    let b = if b_batched {
+                        b1.batched(batch, bstride).unwrap()
+                    } else {
+                        b1
+                    };
+                    let res = rb.strided(0, m, n, n).unwrap().batched(batch, rstride).unwrap();
+                    let (mut ob, ostride) = stack::<f32, RowMajor>(&dev, &mut r, (m, n), batch, 16);
+                    let mut out = ob.strided_mut(0, m, n, n).unwrap().batched(batch, ostride).unwrap();
+                    let problem = crossgemm::Problem::new(m, n, k).batched(batch);
+                    let accepted = cfg.family().accepts(&cfg, b_f32_cr::SPEC.ir(), problem);
+                    match (b_f32_cr::run_with(&cfg, &a, &b, &scale, &res, &mut out), accepted) {
+                        (Ok(()), Ok(())) => {
+                            let want = b_f32_cr::reference(&a, &b, &scale, &res).unwrap();
+                            assert_close(&out.to_host().unwrap(), &want, k, false, &what);
+                            ran += 1;
+                        }
+                        (Err(e), Err(_)) => assert!(e.to_string().contains("cannot run"), "{what}: {e}"),
+                        (r, a) => panic!("{what}: launch {r:?}, but the family says {a:?}"),
+                    }
+                }
+            }
+        }
+        assert!(
+            ran > 0 || dev.info().kind == Backend::Host || configs_narrowed(),
+            "no gemv_n config ran a batch on {}",
+            dev.info()
+        );
+    }
+}
+
 /// A column-major A, a per-row scale and a residual, each one per product, through the
 /// default launch path; products land where the output's stride puts them and the gaps
 /// between them keep their contents.
