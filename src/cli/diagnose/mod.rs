@@ -167,7 +167,7 @@ fn diagnose<T: Element>(
     let (m, n, k) = a.p.shape;
     let spec = entry.spec;
     let mut inp = Inputs::<T>::new(dev, (m, n, k), entry.epilogue != Epilogue::None)?;
-    inp.store_w(spec.ir().b_layout())?;
+    inp.store_w(entry.w_layout())?;
     let mut out = Matrix::<T>::zeros(dev, m, n)?;
     let args = inp.args();
     let tk = spec.target_for(dev)?;

@@ -138,26 +138,7 @@ pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
         } else {
             wv.to_string()
         };
-        let (load_vec, load) = match (x_rows, backend) {
-            (true, Backend::Opencl) => (
-                "cg_chunk(gx, (long)(i) * CG_LDX + (k), dst)",
-                "cg_ld_@N@(gx, (long)(i) * CG_LDX + (k))",
-            ),
-            (false, Backend::Opencl) => (
-                "for (int e = 0; e < CG_VEC; ++e) dst[e] = cg_ld_@N@(gx, (long)((k) + e) * CG_LDX + (i))",
-                "cg_ld_@N@(gx, (long)(k) * CG_LDX + (i))",
-            ),
-            (true, _) => (
-                "cg_unpack(cg_ld16(gx + (long)(i) * CG_LDX + (k)), dst)",
-                "cg_elem(gx[(long)(i) * CG_LDX + (k)])",
-            ),
-            (false, _) => (
-                "for (int e = 0; e < CG_VEC; ++e) dst[e] = cg_elem(gx[(long)((k) + e) * CG_LDX + (i)])",
-                "cg_elem(gx[(long)(k) * CG_LDX + (i)])",
-            ),
-        };
-        let load_vec = load_vec.replace("@N@", ir.ab_dtype.name());
-        let load = load.replace("@N@", ir.ab_dtype.name());
+        let (load, load_vec) = x_loads(ir, backend, x_rows);
         format!(
             "{}#define CG_X_ROWS {}\n#define CG_VEC_OK {vec_ok}\n#define CG_LOAD_X_VEC(i, k, dst) {load_vec}\n#define CG_LOAD_X(i, k) {load}\n",
             turned::role_defines(ir, swap),
@@ -165,6 +146,31 @@ pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
         )
     };
     turned::forms("MR", &form(true), &form(false))
+}
+
+/// X's loads as the gemv families' sources spell them (after `gx` and `CG_LDX`; X stored
+/// K-contiguous when `x_rows`, else M-contiguous): element `(i, k)` as a float, and the
+/// `CG_VEC` elements of row `i` from `k` into `dst`, one 16-byte chunk where X is
+/// K-contiguous, else element by element.
+pub(in crate::family) fn x_loads(ir: &GemmIr, backend: Backend, x_rows: bool) -> (String, String) {
+    let at = if x_rows {
+        "(long)(i) * CG_LDX + (k)"
+    } else {
+        "(long)(k) * CG_LDX + (i)"
+    };
+    let elem = match backend {
+        Backend::Opencl => format!("cg_ld_{}(gx, {at})", ir.ab_dtype.name()),
+        _ => format!("cg_elem(gx[{at}])"),
+    };
+    let chunk = match (x_rows, backend) {
+        (true, Backend::Opencl) => "cg_chunk(gx, (long)(i) * CG_LDX + (k), dst)".to_string(),
+        (true, _) => "cg_unpack(cg_ld16(gx + (long)(i) * CG_LDX + (k)), dst)".to_string(),
+        (false, _) => format!(
+            "for (int e = 0; e < CG_VEC; ++e) dst[e] = {}",
+            elem.replace("(k)", "((k) + e)")
+        ),
+    };
+    (elem, chunk)
 }
 
 const KERNEL: &str = r#"

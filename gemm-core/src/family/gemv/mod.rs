@@ -21,7 +21,7 @@
 //! B may then be in either layout.
 
 mod emit;
-pub(super) use emit::chunk_helpers;
+pub(super) use emit::{chunk_helpers, x_loads};
 mod opencl;
 pub(super) use opencl::{chunk_fn, head as opencl_head};
 

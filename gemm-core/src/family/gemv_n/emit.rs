@@ -15,7 +15,7 @@
 use crate::codegen::cuda::{ab_type, fill, preamble};
 use crate::codegen::prelude::{kernel_params, variant_store, view_prologue};
 use crate::codegen::Variant;
-use crate::family::gemv::chunk_helpers;
+use crate::family::gemv::{chunk_helpers, x_loads};
 use crate::family::turned;
 use crate::ir::GemmIr;
 use crate::target::Backend;
@@ -89,21 +89,7 @@ pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
         } else {
             (ir.a_layout() == crate::ir::Layout::RowMajor, "A_VEC", "B_VEC")
         };
-        let at = if x_rows {
-            "(long)(i) * CG_LDX + (k)"
-        } else {
-            "(long)(k) * CG_LDX + (i)"
-        };
-        let (elem, chunk) = match backend {
-            Backend::Opencl => (
-                format!("cg_ld_{}(gx, {at})", ir.ab_dtype.name()),
-                "cg_chunk(gx, (long)(i) * CG_LDX + (k), dst)",
-            ),
-            _ => (
-                format!("cg_elem(gx[{at}])"),
-                "cg_unpack(cg_ld16(gx + (long)(i) * CG_LDX + (k)), dst)",
-            ),
-        };
+        let (elem, chunk) = x_loads(ir, backend, x_rows);
         // A step's CG_VEC values of X's row i from k: one chunk where X's rows are
         // K-contiguous and 16-byte aligned, else element by element.
         let step = if x_rows {

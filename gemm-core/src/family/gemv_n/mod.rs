@@ -342,7 +342,7 @@ const fn est_regs(t: &GemvNTile) -> u32 {
 }
 
 // Rationale per rule: the source's static_asserts and the register budget.
-const RULES: [Rule<GemvNTile>; 6] = [
+const RULES: [Rule<GemvNTile>; 5] = [
     // Bounds first, so that the rules after them compute with small numbers (a config
     // read from disk may hold anything).
     Rule {
@@ -350,6 +350,7 @@ const RULES: [Rule<GemvNTile>; 6] = [
         check: |_, t| {
             (!matches!(t.mr, 1 | 2 | 4 | 8)
                 || !(1..=32).contains(&t.warps)
+                // A block's chunks are lanes of one warp that walk different columns.
                 || !matches!(t.chunks, 1 | 2 | 4 | 8 | 16 | 32)
                 || !(1..=32).contains(&t.ksplit))
             .then(|| {
@@ -374,11 +375,6 @@ const RULES: [Rule<GemvNTile>; 6] = [
             (t.ksplit > 1 && x.target.backend != Backend::Cuda)
                 .then(|| format!("KSPLIT {} (blocks split K on CUDA only)", t.ksplit))
         },
-    },
-    // The chunks of a block are the lanes of a warp that walk different columns.
-    Rule {
-        name: "chunks",
-        check: |_, t| (t.chunks > 32).then(|| format!("{} chunks of columns for the 32 lanes of a warp", t.chunks)),
     },
     // CUDA reduces the lanes by shuffles first, then `WARPS x CHUNKS x MR x 8` floats in
     // shared memory; OpenCL (no shuffles) one row at a time, `threads x 8` floats.
