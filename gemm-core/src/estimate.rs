@@ -155,6 +155,50 @@ pub fn by_estimate(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p: 
     idx.into_iter().map(|i| configs[i]).collect()
 }
 
+/// How far behind the estimated fastest config the planner's first must be estimated
+/// before a call with nothing measured for it runs another (see [`default_pick`]).
+pub const DEFAULT_MARGIN: f64 = 1.5;
+
+/// The blocks a launch of `c` at `p` starts (before a persistent grid folds them):
+/// output tiles times the split of K times the batch.
+fn blocks(c: &TileConfig, p: Problem) -> f64 {
+    let (bm, bn) = c.block_mn();
+    let tiles = |x: usize, b: u32| (x.max(1) as f64 / b.max(1) as f64).ceil();
+    tiles(p.m, bm) * tiles(p.n, bn) * c.k_split().max(1) as f64 * p.batch.max(1) as f64
+}
+
+/// The config a call with nothing measured for it runs (no tuning record, no cached
+/// winner, `CROSSGEMM_TUNE=off`), of `configs`: those that can run the call, in the
+/// planner's order.
+///
+/// The planner's order is the measured order of large problems, and its first config
+/// stands unless it leaves more than half of the SMs without a block *and* [`estimate_us`]
+/// puts it more than [`DEFAULT_MARGIN`] times behind the fastest; then the call runs the
+/// first of [`by_estimate`]'s order, the config a tune times first. That is the case the
+/// estimate is sure of (a 128x256 tile at 8x4096x4096 makes 16 blocks on the H200's 132
+/// SMs: measured 44.9 µs against 19.7 for a 64-row tile, bench/results/h200-2026-12-04y4;
+/// 1000³ makes 32). Where the planner's first fills the machine, the estimate's edge comes
+/// from its memory and wave terms, which order candidates but are not sure enough to
+/// overrule a measured default (at 8192³ tf32 its L2 term prefers 64-row tiles 2:1; the
+/// measured winner is the planner's first).
+///
+/// `None` for an empty list; without estimates (a target with no peak), the first.
+pub fn default_pick(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p: Problem) -> Option<TileConfig> {
+    let first = *configs.first()?;
+    if 2.0 * blocks(&first, p) >= target.sm_count as f64 {
+        return Some(first);
+    }
+    let est: Option<Vec<f64>> = configs.iter().map(|c| estimate_us(c, ir, target, p)).collect();
+    let Some(est) = est else {
+        return Some(first);
+    };
+    let fastest = est.iter().copied().fold(f64::INFINITY, f64::min);
+    if est[0] <= DEFAULT_MARGIN * fastest {
+        return Some(first);
+    }
+    by_estimate(configs, ir, target, p).first().copied()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,6 +405,8 @@ mod tests {
         let (mut planner, mut estimate, mut mid, mut buckets) = (0, 0, 0, 0);
         // The winner as the single pick, and within the first 3.
         let (mut first, mut first_est, mut three, mut three_est) = (0, 0, 0, 0);
+        // The winner as what a call with nothing measured runs ([`default_pick`]).
+        let mut default = 0;
         // A kernel's bucket may be in records of several sources (its code changed and it
         // was tuned again): the fastest is the measured winner, as in its table.
         let mut fastest: std::collections::HashMap<(&str, &str, &str), f64> = Default::default();
@@ -395,6 +441,7 @@ mod tests {
                 estimate += usize::from(by_est < 16);
                 first += usize::from(by_plan == 0);
                 first_est += usize::from(by_est == 0);
+                default += usize::from(default_pick(&ok, ir, t, p) == Some(b.config));
                 three += usize::from(by_plan < 3);
                 three_est += usize::from(by_est < 3);
                 let flop = 2.0 * (m * n * k * batch) as f64;
@@ -412,9 +459,58 @@ mod tests {
         // What the note quotes: `cargo test -p gemm-core --lib estimate -- --nocapture`.
         eprintln!(
             "{buckets} buckets ({mid} mid-size): the winner among the first 16 {estimate} (planner {planner}), \
-             first {first_est} (planner {first}), among the first 3 {three_est} (planner {three})"
+             first {first_est} (planner {first}), among the first 3 {three_est} (planner {three}), \
+             the default {default}"
+        );
+        assert!(
+            default >= first,
+            "the default is the winner of {default} buckets, the planner's first of {first}"
         );
         assert!(mid > 0 && estimate > planner, "{estimate} vs {planner} of the buckets");
+    }
+
+    /// A call with nothing measured keeps the planner's first config where the estimate
+    /// roughly agrees (large squares, 2048x11008x4096, the narrow gemv at 4096x8x4096), and
+    /// takes the estimate's first where the planner's is estimated badly wrong: the
+    /// 128x256 wgmma tile for 8 rows of a row-major W (measured 0.40x cuBLAS, batch y4).
+    #[test]
+    fn the_default_leaves_the_planners_first_only_when_it_is_far_behind() {
+        use crate::family::FamilyId;
+        let t = h200();
+        let pick = |a, b, (m, n, k)| {
+            let ir = GemmIr::matmul("k", DType::F16, AccMode::F32, a, b);
+            let p = Problem::new(m, n, k);
+            let ok: Vec<TileConfig> = plan_target(&ir, &t, &TuneSpace::default())
+                .configs
+                .into_iter()
+                .filter(|c| c.family().accepts(c, &ir, p).is_ok())
+                .collect();
+            (ok[0], default_pick(&ok, &ir, &t, p).unwrap())
+        };
+        let (row, col) = (Layout::RowMajor, Layout::ColMajor);
+        for shape in [
+            (4096, 4096, 4096),
+            (8192, 8192, 8192),
+            (2048, 11008, 4096),
+            (4096, 4096, 128),
+        ] {
+            let (first, picked) = pick(row, col, shape);
+            assert_eq!(first, picked, "{shape:?}");
+        }
+        let (first, picked) = pick(row, row, (4096, 8, 4096));
+        assert_eq!((first.family_id(), picked), (FamilyId::Gemv, first));
+        for m in [8, 16, 64] {
+            let (first, picked) = pick(row, row, (m, 4096, 4096));
+            assert_eq!(first.block_mn(), (128, 256), "{first}");
+            assert_eq!(picked.family_id(), FamilyId::Wgmma, "{picked}");
+            assert_eq!(picked.block_mn().0, 64, "{m} rows: {picked}");
+        }
+        let (first, picked) = pick(row, col, (1000, 1000, 1000));
+        assert!(
+            picked != first && picked.block_mn().0 * picked.block_mn().1 < 128 * 256,
+            "{picked}"
+        );
+        assert!(default_pick(&[], &f16(), &t, Problem::new(1, 1, 1)).is_none());
     }
 
     #[test]
@@ -425,5 +521,9 @@ mod tests {
         let configs = plan_target(&ir, &t, &TuneSpace::default()).configs;
         assert!(estimate_us(&configs[0], &ir, &t, Problem::new(16, 16, 16)).is_none());
         assert_eq!(by_estimate(&configs, &ir, &t, Problem::new(16, 16, 16)), configs);
+        assert_eq!(
+            default_pick(&configs, &ir, &t, Problem::new(16, 16, 16)),
+            Some(configs[0])
+        );
     }
 }

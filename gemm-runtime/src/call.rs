@@ -11,7 +11,7 @@ use crate::reference::{self, HostOperand};
 use crate::spec::{KernelSpec, TargetKernel};
 use gemm_core::family::{PlanCtx, OUT_PARAM};
 use gemm_core::{GemmIr, Layout, Machine, ParamKind, Problem, Stored, TileConfig};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
 /// One argument of a generated wrapper, in signature order.
@@ -504,26 +504,58 @@ impl Call<'_, '_> {
         })
     }
 
-    /// The planner's best config that can run this call.
+    /// The config this call runs with nothing measured for it (no record, no cached
+    /// winner, `CROSSGEMM_TUNE=off`): of the planned configs that can run it,
+    /// [`gemm_core::estimate::default_pick`]'s (the planner's first, unless it leaves
+    /// most of the device idle and the estimate puts it far behind). Remembered per
+    /// kernel, target, device and problem: an `off` launch asks on every call.
     pub(crate) fn default_config(&self, tk: &TargetKernel) -> Result<TileConfig> {
-        tk.plan()
+        /// (kernel spec, target name, device serial, problem).
+        type Key = (usize, &'static str, u64, Problem);
+        static DEFAULTS: Mutex<Option<HashMap<Key, TileConfig>>> = Mutex::new(None);
+        let key: Key = (
+            self.spec as *const KernelSpec as usize,
+            tk.target,
+            self.device().serial(),
+            self.problem,
+        );
+        if let Some(c) = DEFAULTS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .and_then(|m| m.get(&key))
+        {
+            return Ok(*c);
+        }
+        let usable: Vec<TileConfig> = tk
+            .plan()
             .configs
             .iter()
             .copied()
-            .find(|c| self.usable(tk, c))
-            .ok_or_else(|| {
-                let info = self.device().info();
-                GemmError::Unsupported(format!(
-                    "no planned config of target `{}` fits {} ({} B shared memory, {} threads per block) and runs {}x{}x{}",
-                    tk.target,
-                    info,
-                    info.smem_per_block,
-                    info.max_threads_per_block,
-                    self.problem.m,
-                    self.problem.n,
-                    self.problem.k
-                ))
-            })
+            .filter(|c| self.usable(tk, c))
+            .collect();
+        let c = gemm_core::estimate::default_pick(&usable, self.ir(), tk.spec(), self.problem).ok_or_else(|| {
+            let info = self.device().info();
+            GemmError::Unsupported(format!(
+                "no planned config of target `{}` fits {} ({} B shared memory, {} threads per block) and runs {}x{}x{}",
+                tk.target,
+                info,
+                info.smem_per_block,
+                info.max_threads_per_block,
+                self.problem.m,
+                self.problem.n,
+                self.problem.k
+            ))
+        })?;
+        let mut memo = DEFAULTS.lock().unwrap_or_else(|e| e.into_inner());
+        let memo = memo.get_or_insert_with(HashMap::new);
+        // Shapes that change on every call (a growing sequence, views at moving offsets)
+        // must not grow it without bound.
+        if memo.len() >= 4096 {
+            memo.clear();
+        }
+        memo.insert(key, c);
+        Ok(c)
     }
 }
 

@@ -368,7 +368,8 @@ pub enum LookupSource {
     /// The kernel's build-time table ([`gemm_core::table`]): a winner measured on this
     /// kind of device, or (with `winner` false) the nearest starting point; which entry.
     Table { entry: String, winner: bool },
-    /// The planner's first config that fits.
+    /// The default config ([`gemm_core::estimate::default_pick`]): the planner's first
+    /// that fits, unless it leaves most of the device idle and is estimated far behind.
     Default,
 }
 

@@ -3,8 +3,9 @@
 //! noise going to the planner's first), on disk (see `crate::cache`) and in the process.
 //!
 //! `CROSSGEMM_TUNE` decides what a plain launch does: `full` (the default) tunes on a
-//! miss, `cached` uses only the cache and otherwise the planner's first fitting config,
-//! `off` always uses that config. [`tune`] tunes on request
+//! miss, `cached` uses only the cache and otherwise the default config (the planner's
+//! first that fits, unless it leaves most of the device idle and the estimate puts it far
+//! behind: `gemm_core::estimate::default_pick`), `off` always uses that config. [`tune`] tunes on request
 //! whatever the mode says, and reports what happened ([`TuneReport`]).
 //!
 //! **What a candidate is checked on.** Not the caller's data (zeros or padding there

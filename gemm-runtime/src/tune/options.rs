@@ -8,9 +8,12 @@ use std::sync::Arc;
 /// What a plain launch does about tuning (`CROSSGEMM_TUNE`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum TuneMode {
-    /// Never tune and never read the cache: the planner's first config that fits.
+    /// Never tune and never read the cache: the default config (the planner's first that
+    /// fits, unless it leaves most of the device idle and is estimated far behind:
+    /// [`gemm_core::estimate::default_pick`]).
     Off,
-    /// Use a cached winner if there is one, else the planner's first fitting config.
+    /// Use a cached winner if there is one, else the nearest one, else the default config
+    /// (as under `Off`).
     Cached,
     /// Use a cached winner, and tune (then cache) on a miss. The default.
     #[default]
