@@ -14,6 +14,11 @@ use crossgemm::{Element, LayoutType};
 fn b_f16_rc(a: Matrix<f16>, b: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
     relu(a * b + bias)
 }
+/// Row-major A and B, 16-bit: the decode_n family's layouts.
+#[gemm_kernel]
+fn b_bf16_rr(a: Matrix<bf16>, b: Matrix<bf16>, bias: Row<f32>, res: Matrix<bf16>) -> Matrix<f32> {
+    a * b + bias + res
+}
 #[gemm_kernel(fma_ok)]
 fn b_f32_cr(a: Matrix<f32, ColMajor>, b: Matrix<f32>, scale: Col<f32>, res: Matrix<f32>) -> Matrix<f32> {
     a * b * scale + res
@@ -142,6 +147,52 @@ fn every_gemv_n_config_on_a_batch() {
             "no gemv_n config ran a batch on {}",
             dev.info()
         );
+    }
+}
+
+/// Every planned decode_n config (CUDA targets plan it) on a batch of 3 of strided views:
+/// A and the residual per product, B broadcast or batched, one bias for all; M one short
+/// of the config's rows, N past a strip, K crossing a chunk, and K split over blocks per
+/// product (a workspace slot per strip of every product).
+#[test]
+fn every_decode_n_config_on_a_batch() {
+    for dev in devices() {
+        let mut r = rng(54);
+        let configs = family_configs(&b_bf16_rr::SPEC, &dev, crossgemm::FamilyId::DecodeN);
+        assert!(
+            configs.is_empty() == (dev.info().kind != Backend::Cuda) || configs_narrowed(),
+            "decode_n configs on {}: {}",
+            dev.info(),
+            configs.len()
+        );
+        for cfg in configs {
+            let (bm, bn) = cfg.block_mn();
+            let (m, n, k) = (bm as usize - 1, bn as usize + 24, 1032);
+            for b_batched in [false, true] {
+                let batch = 3;
+                let what = format!(
+                    "config {cfg} at {batch}x({m}x{n}x{k}), B batched {b_batched}, on {}",
+                    dev.info()
+                );
+                let (ab, astride) = stack::<bf16, RowMajor>(&dev, &mut r, (m, k), batch, 8);
+                let (bb, bstride) = stack::<bf16, RowMajor>(&dev, &mut r, (k, n), batch, 0);
+                let (rb, rstride) = stack::<bf16, RowMajor>(&dev, &mut r, (m, n), batch, 2);
+                let bias = row::<f32>(&dev, &mut r, n);
+                let a = ab.strided(0, m, k, k).unwrap().batched(batch, astride).unwrap();
+                let b1 = bb.strided(0, k, n, n).unwrap();
+                let b = if b_batched {
+                    b1.batched(batch, bstride).unwrap()
+                } else {
+                    b1
+                };
+                let res = rb.strided(0, m, n, n).unwrap().batched(batch, rstride).unwrap();
+                let (mut ob, ostride) = stack::<f32, RowMajor>(&dev, &mut r, (m, n), batch, 16);
+                let mut out = ob.strided_mut(0, m, n, n).unwrap().batched(batch, ostride).unwrap();
+                b_bf16_rr::run_with(&cfg, &a, &b, &bias, &res, &mut out).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let want = b_bf16_rr::reference(&a, &b, &bias, &res).unwrap();
+                assert_close(&out.to_host().unwrap(), &want, k, false, &what);
+            }
+        }
     }
 }
 

@@ -24,6 +24,11 @@ fn f16_rr(a: Matrix<f16>, b: Matrix<f16>) -> Matrix<f16> {
 fn f16_rc_sk(a: Matrix<f16>, b: Matrix<f16, ColMajor>) -> Matrix<f16> {
     a * b
 }
+/// B row-major in bf16 with an f32 output (the decode_n family's other dtype).
+#[gemm_kernel]
+fn bf16_rr(a: Matrix<bf16>, b: Matrix<bf16>) -> Matrix<f32> {
+    a * b
+}
 #[gemm_kernel]
 fn f16_cr(a: Matrix<f16, ColMajor>, b: Matrix<f16>) -> Matrix<f16> {
     a * b
@@ -156,19 +161,29 @@ macro_rules! launch_judged {
 /// ragged edges; 67x45x72 and 7x45x72 with K a multiple of 8, and 66x46x77 and 6x46x77 with
 /// M and N even, for families whose loads need 4- or 16-byte rows along K or along M/N; the
 /// second of each with at most as many rows as one block; 67x7x77 and 67x7x72 with at most
-/// as many columns).
+/// as many columns; 7x40x72 with rows of 16 bytes along both K and N).
 /// Each runs where its family accepts the shape, and where it does
 /// not, a launch with it must say so; every config runs at least one aligned and one odd
 /// shape.
 macro_rules! check_all_configs {
-    ($kernel:ident, $ta:ty, $la:ty, $tb:ty, $lb:ty, $tf32:expr, $seed:expr) => {{
+    ($kernel:ident, $ta:ty, $la:ty, $tb:ty, $lb:ty, $tf32:expr, $seed:expr) => {
+        check_all_configs!(@run $kernel, $ta, $la, $tb, $lb, $tf32, $seed,
+            |dev: &Device, dtype| fitting_configs(&$kernel::SPEC, dev, dtype), |_: &Device| true)
+    };
+    // One family's configs, on the devices whose target plans it.
+    ($kernel:ident, $ta:ty, $la:ty, $tb:ty, $lb:ty, $tf32:expr, $seed:expr, family $family:expr, on $planned:expr) => {
+        check_all_configs!(@run $kernel, $ta, $la, $tb, $lb, $tf32, $seed,
+            |dev: &Device, _| family_configs(&$kernel::SPEC, dev, $family), $planned)
+    };
+    (@run $kernel:ident, $ta:ty, $la:ty, $tb:ty, $lb:ty, $tf32:expr, $seed:expr, $configs:expr, $planned:expr) => {{
         for dev in devices() {
             let mut r = rng($seed);
             let dtype = <$ta as crossgemm::Element>::DTYPE;
-            let configs = fitting_configs(&$kernel::SPEC, &dev, dtype);
+            let configs = $configs(&dev, dtype);
             assert!(
-                !configs.is_empty() || configs_narrowed(),
-                "no config for {}",
+                configs.is_empty() != $planned(&dev) || configs_narrowed(),
+                "{} configs for {}",
+                configs.len(),
                 dev.info()
             );
             for cfg in configs {
@@ -193,6 +208,9 @@ macro_rules! check_all_configs {
                     (136, 88, 77),
                     (67, bn.min(7), 77),
                     (67, bn.min(7), 72),
+                    // 16-byte rows along K and N, neither a multiple of a block: the
+                    // families that need both (decode_n) at an edge.
+                    (few, 40, 72),
                 ];
                 let mut ran = [false; 2];
                 for (s, (m, n, k)) in shapes.into_iter().enumerate() {
@@ -228,6 +246,16 @@ fn every_planned_config_bf16_f32() {
     check_all_configs!(bf16_rc, bf16, RowMajor, bf16, ColMajor, false, 23);
     check_all_configs!(f32_rr, f32, RowMajor, f32, RowMajor, false, 24);
     check_all_configs!(tf32_rc, f32, RowMajor, f32, ColMajor, true, 25);
+}
+
+/// The decode_n kernels (A and B row-major, 16-bit; CUDA targets plan them): every
+/// planned config, f16 and bf16 with an f32 output.
+#[test]
+fn every_planned_decode_n_config() {
+    let cuda = |dev: &Device| dev.info().kind == Backend::Cuda;
+    use crossgemm::FamilyId::DecodeN;
+    check_all_configs!(f16_rr, f16, RowMajor, f16, RowMajor, false, 26, family DecodeN, on cuda);
+    check_all_configs!(bf16_rr, bf16, RowMajor, bf16, RowMajor, false, 27, family DecodeN, on cuda);
 }
 
 /// The persistent wgmma grids (at most one block per multiprocessor) loop over the output
@@ -485,6 +513,31 @@ fn gemv_n_configs_give_the_same_bits_twice() {
             let b = mat::<bf16, RowMajor>(&dev, &mut r, k, n);
             let what = format!("{cfg} at {m}x{n}x{k} on {}", dev.info());
             same_bits_twice!(bf16_cr, f32, &dev, cfg, a, b, (m, n, k), what);
+        }
+    }
+}
+
+/// The decode_n kernels add their warps' sums in warp order and their K splits' in split
+/// order, so two runs of a config give the same bits: K = 4104 (a chunk that crosses K),
+/// M one short of the config's rows and N past its last block (a partial strip).
+#[test]
+fn decode_n_configs_give_the_same_bits_twice() {
+    for dev in devices() {
+        let mut r = rng(36);
+        let configs = family_configs(&f16_rr::SPEC, &dev, crossgemm::FamilyId::DecodeN);
+        assert!(
+            configs.is_empty() == (dev.info().kind != Backend::Cuda) || configs_narrowed(),
+            "decode_n configs on {}: {}",
+            dev.info(),
+            configs.len()
+        );
+        for cfg in configs {
+            let (bm, bn) = cfg.block_mn();
+            let (m, n, k) = (bm as usize - 1, 2 * bn as usize + 8, 4104);
+            let a = mat::<f16, RowMajor>(&dev, &mut r, m, k);
+            let b = mat::<f16, RowMajor>(&dev, &mut r, k, n);
+            let what = format!("{cfg} at {m}x{n}x{k} on {}", dev.info());
+            same_bits_twice!(f16_rr, f16, &dev, cfg, a, b, (m, n, k), what);
         }
     }
 }

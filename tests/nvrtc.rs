@@ -48,6 +48,15 @@ mod checks {
     fn nv_f32_simt(a: Matrix<f32>, b: Matrix<f32>) -> Matrix<f32> {
         a * b
     }
+    /// A and B row-major in 16 bits: the decode_n family's layouts.
+    #[gemm_kernel]
+    fn nv_bf16_rr_bias_gelu(x: Matrix<bf16>, w: Matrix<bf16>, bias: Row<bf16>) -> Matrix<bf16> {
+        gelu(x * w + bias)
+    }
+    #[gemm_kernel]
+    fn nv_f16_rr(x: Matrix<f16>, w: Matrix<f16>) -> Matrix<f32> {
+        x * w
+    }
     #[gemm_kernel]
     fn nv_f16_cc_residual(x: Matrix<f16, ColMajor>, w: Matrix<f16, ColMajor>, res: Matrix<f16>) -> Matrix<f16> {
         x * w + res
@@ -315,6 +324,23 @@ mod checks {
             use crossgemm::FamilyId::GemvN;
             for spec in [&nv_bf16_t_gelu_erf::SPEC, &nv_f32_simt::SPEC] {
                 compile_every_config(spec, "h200", GemvN, "90", &[(8, 256, 256), (5, 17, 31)]);
+            }
+        }
+    }
+
+    /// The decode_n kernels (A and B row-major, 16-bit) of a bf16 kernel with a fused
+    /// epilogue and an f16 one with an f32 output, at a whole and a ragged shape (K
+    /// crossing a chunk, N a partial strip).
+    #[cfg(feature = "sm90")]
+    #[test]
+    fn every_decode_n_config_compiles() {
+        if nvrtc_or_skip(
+            "every_decode_n_config_compiles",
+            "NVRTC compiles of every planned decode_n config",
+        ) {
+            use crossgemm::FamilyId::DecodeN;
+            for spec in [&nv_bf16_rr_bias_gelu::SPEC, &nv_f16_rr::SPEC] {
+                compile_every_config(spec, "h200", DecodeN, "90", &[(8, 256, 256), (5, 40, 72)]);
             }
         }
     }

@@ -121,6 +121,14 @@ fn main() {
             DType::F32,
             Layout::ColMajor,
         ),
+        (
+            "decoden",
+            DType::Bf16,
+            AccMode::F32,
+            FamilyId::DecodeN,
+            DType::F16,
+            Layout::RowMajor,
+        ),
     ] {
         for la in [Layout::RowMajor, Layout::ColMajor] {
             for lb in [Layout::RowMajor, Layout::ColMajor] {

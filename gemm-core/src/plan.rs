@@ -363,12 +363,19 @@ mod tests {
             [FamilyId::Decode, FamilyId::Gemv, FamilyId::Wgmma, FamilyId::MmaSync]
         );
         // A row-major B is not K-contiguous: no decode, gemv only turned around (it
-        // streams A's K-contiguous rows, for N <= 8), and gemv_n streams B's rows; with A
-        // column-major as well, no gemv, and gemv_n in both forms.
+        // streams A's K-contiguous rows, for N <= 8), decode_n takes B's rows through
+        // shared memory and gemv_n streams them; with A column-major as well, no gemv and no
+        // decode_n, and gemv_n in both forms.
         let rr = GemmIr::matmul("t", DType::F16, AccMode::F32, Layout::RowMajor, Layout::RowMajor);
         assert_eq!(
             families_for(&rr, h200),
-            [FamilyId::Gemv, FamilyId::GemvN, FamilyId::Wgmma, FamilyId::MmaSync]
+            [
+                FamilyId::Gemv,
+                FamilyId::DecodeN,
+                FamilyId::GemvN,
+                FamilyId::Wgmma,
+                FamilyId::MmaSync
+            ]
         );
         let cr = GemmIr::matmul("t", DType::F16, AccMode::F32, Layout::ColMajor, Layout::RowMajor);
         assert_eq!(

@@ -75,8 +75,8 @@ mod tests {
 
     #[test]
     fn every_family_lists_its_fields() {
-        assert_eq!(FamilyId::ALL.len(), 6, "a new family: add its tag here");
-        for tag in ["mma", "simt", "wgmma", "gemv", "decode", "gemv_n"] {
+        assert_eq!(FamilyId::ALL.len(), 7, "a new family: add its tag here");
+        for tag in ["mma", "simt", "wgmma", "gemv", "decode", "gemv_n", "decode_n"] {
             assert!(TileConfig::fields_of(tag).is_some_and(|f| f.len() >= 3), "{tag}");
         }
         let wgmma = TileConfig::fields_of("wgmma").unwrap();

@@ -20,16 +20,19 @@
 mod config_json;
 mod contract;
 mod decode;
+mod decode_n;
 mod gemv;
 mod gemv_n;
 mod mma_sync;
 pub(crate) mod shape_flags;
 mod simt;
+mod strip_sum;
 mod turned;
 pub mod wgmma;
 
 pub use contract::{CompileNeeds, LaunchDims, Machine, Problem, Resources, Stored, TensorMap, Workspace, OUT_PARAM};
 pub use decode::{Decode, DecodeTile};
+pub use decode_n::{DecodeN, DecodeNTile};
 pub use gemv::{Gemv, GemvTile};
 pub use gemv_n::{GemvN, GemvNTile};
 pub use mma_sync::{MmaSync, MmaTile};
@@ -326,6 +329,16 @@ fn first_broken_rule<F: KernelFamily>(family: &F, cx: &PlanCtx, tile: &F::Tile) 
         .rules()
         .iter()
         .find_map(|r| (r.check)(cx, tile).map(|why| (r.name, why)))
+}
+
+/// How many configs of `family`'s space for `space` its rules keep: the `plan_extra` of a
+/// specialist that plans every config it has beside the general families' budget.
+fn rule_passing<F: KernelFamily>(family: &F, cx: &PlanCtx, space: &TuneSpace) -> usize {
+    family
+        .space(cx, space)
+        .iter()
+        .filter(|t| first_broken_rule(family, cx, t).is_none())
+        .count()
 }
 
 fn tile_of<F: KernelFamily>(c: &TileConfig) -> &F::Tile {
@@ -631,6 +644,10 @@ registry! {
     /// Decode-size M (at most 4 rows) with B row-major (N-contiguous): B's rows streamed
     /// once in 16-byte chunks, K split over lanes and warps.
     GemvN = "gemv_n", GemvN(GemvNTile) as "gemv_n" => gemv_n::GemvN;
+    /// Decode-size M (at most 32 rows) with B row-major (N-contiguous) on tensor cores:
+    /// whole rows of B's tile through a per-warp cp.async ring, `ldmatrix.trans` into
+    /// swap-AB mma.sync, K split over warps and blocks.
+    DecodeN = "decode_n", DecodeN(DecodeNTile) as "decode_n" => decode_n::DecodeN;
 }
 
 #[cfg(test)]

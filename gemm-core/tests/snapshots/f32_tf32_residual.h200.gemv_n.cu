@@ -211,17 +211,16 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) cg_f32_tf32_residual
             if (lane < CHUNKS) cg_red[warp][lane][i][c] = v;
         }
     __syncthreads();
+#define CG_TR MR
+#define CG_RED(w, i, jj) cg_red[w][(jj) / CG_VEC][i][(jj) % CG_VEC]
 #if KSPLIT > 1
-    /* Split-K: each split leaves its block's sums in its slot of the strip; the last
-       split to arrive adds the slots in split order (the same bits whichever arrives
-       last) and stores. No block waits for another. */
     const long cg_strip = (long)blockIdx.z * gridDim.x + blockIdx.x;
-    float* const cg_slots = cg_ws + cg_strip * (KSPLIT * MR * CG_NB);
-    for (int o = tid; o < MR * CG_NB; o += CG_THREADS) {
+    float* const cg_slots = cg_ws + cg_strip * (KSPLIT * CG_TR * CG_NB);
+    for (int o = tid; o < CG_TR * CG_NB; o += CG_THREADS) {
         float v = 0.0f;
 #pragma unroll
-        for (int w = 0; w < WARPS; ++w) v += cg_red[w][(o % CG_NB) / CG_VEC][o / CG_NB][o % CG_VEC];
-        asm volatile("st.global.cg.f32 [%0], %1;" :: "l"(cg_slots + blockIdx.y * (MR * CG_NB) + o), "f"(v) : "memory");
+        for (int w = 0; w < WARPS; ++w) v += CG_RED(w, o / CG_NB, o % CG_NB);
+        asm volatile("st.global.cg.f32 [%0], %1;" :: "l"(cg_slots + blockIdx.y * (CG_TR * CG_NB) + o), "f"(v) : "memory");
     }
     __threadfence();
     __syncthreads();
@@ -237,7 +236,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) cg_f32_tf32_residual
     if (!cg_last) return;
     __threadfence();
 #endif
-    for (int o = tid; o < MR * CG_NB; o += CG_THREADS) {
+    for (int o = tid; o < CG_TR * CG_NB; o += CG_THREADS) {
         const int i = o / CG_NB, jj = o % CG_NB;
         const int j = blockIdx.x * CG_NB + jj;
         if (i < CG_R && j < CG_C) {
@@ -245,12 +244,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) cg_f32_tf32_residual
 #if KSPLIT > 1
             for (int s = 0; s < KSPLIT; ++s) {
                 float v;
-                asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(cg_slots + s * (MR * CG_NB) + o) : "memory");
+                asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(cg_slots + s * (CG_TR * CG_NB) + o) : "memory");
                 sum += v;
             }
 #else
 #pragma unroll
-            for (int w = 0; w < WARPS; ++w) sum += cg_red[w][jj / CG_VEC][i][jj % CG_VEC];
+            for (int w = 0; w < WARPS; ++w) sum += CG_RED(w, i, jj);
 #endif
 #if SWAP
             const int ci = j, cj = i;

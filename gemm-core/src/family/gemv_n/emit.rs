@@ -8,15 +8,14 @@
 //! Lanes of a chunk sum by shuffles, the warps through shared memory in warp order (the
 //! same bits on every run), and the block's threads apply the fused epilogue and store.
 //! With `KSPLIT` > 1 the grid's `y` splits K as well (W's rows are long: a strip of
-//! columns alone leaves too few blocks at N = 4096): each split leaves its sums in the
-//! workspace (`cg_ws`), and the last to arrive (`cg_flags`, as the wgmma family's
-//! split-K) adds them in split order and stores.
+//! columns alone leaves too few blocks at N = 4096), the splits meeting as
+//! [`crate::family::strip_sum`] says.
 
 use crate::codegen::cuda::{ab_type, fill, preamble};
 use crate::codegen::prelude::{kernel_params, variant_store, view_prologue};
 use crate::codegen::Variant;
 use crate::family::gemv::{chunk_helpers, x_loads};
-use crate::family::turned;
+use crate::family::{strip_sum, turned};
 use crate::ir::GemmIr;
 use crate::target::Backend;
 
@@ -61,8 +60,10 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             ("LOAD_X", load_x.to_string()),
             ("LOAD_X_ELEM", load_x_elem.to_string()),
             ("MATH", math.to_string()),
-            ("COORDS", turned::STORE_COORDS.to_string()),
-            ("STORE", variant_store(ir, variant, "ci", "cj", "sum")),
+            (
+                "TAIL",
+                strip_sum::cuda_tail(turned::STORE_COORDS, &variant_store(ir, variant, "ci", "cj", "sum")),
+            ),
         ],
     ));
     s
@@ -223,50 +224,8 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) @SYM@(
             if (lane < CHUNKS) cg_red[warp][lane][i][c] = v;
         }
     __syncthreads();
-#if KSPLIT > 1
-    /* Split-K: each split leaves its block's sums in its slot of the strip; the last
-       split to arrive adds the slots in split order (the same bits whichever arrives
-       last) and stores. No block waits for another. */
-    const long cg_strip = (long)blockIdx.z * gridDim.x + blockIdx.x;
-    float* const cg_slots = cg_ws + cg_strip * (KSPLIT * MR * CG_NB);
-    for (int o = tid; o < MR * CG_NB; o += CG_THREADS) {
-        float v = 0.0f;
-#pragma unroll
-        for (int w = 0; w < WARPS; ++w) v += cg_red[w][(o % CG_NB) / CG_VEC][o / CG_NB][o % CG_VEC];
-        asm volatile("st.global.cg.f32 [%0], %1;" :: "l"(cg_slots + blockIdx.y * (MR * CG_NB) + o), "f"(v) : "memory");
-    }
-    __threadfence();
-    __syncthreads();
-    __shared__ unsigned cg_last;
-    if (tid == 0) {
-        unsigned old;
-        asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(cg_flags + cg_strip) : "memory");
-        cg_last = old == KSPLIT - 1;
-        /* Every split has arrived: the counter is this launch's no more. */
-        if (cg_last) asm volatile("st.relaxed.gpu.global.u32 [%0], 0;" :: "l"(cg_flags + cg_strip) : "memory");
-    }
-    __syncthreads();
-    if (!cg_last) return;
-    __threadfence();
-#endif
-    for (int o = tid; o < MR * CG_NB; o += CG_THREADS) {
-        const int i = o / CG_NB, jj = o % CG_NB;
-        const int j = blockIdx.x * CG_NB + jj;
-        if (i < CG_R && j < CG_C) {
-            float sum = 0.0f;
-#if KSPLIT > 1
-            for (int s = 0; s < KSPLIT; ++s) {
-                float v;
-                asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(cg_slots + s * (MR * CG_NB) + o) : "memory");
-                sum += v;
-            }
-#else
-#pragma unroll
-            for (int w = 0; w < WARPS; ++w) sum += cg_red[w][jj / CG_VEC][i][jj % CG_VEC];
-#endif
-@COORDS@
-            @STORE@;
-        }
-    }
+#define CG_TR MR
+#define CG_RED(w, i, jj) cg_red[w][(jj) / CG_VEC][i][(jj) % CG_VEC]
+@TAIL@
 }
 "#;

@@ -91,9 +91,10 @@ impl KernelFamily for GemvN {
 
     /// A shape specialist: calls with few rows (or, turned around, few columns) get it by
     /// default; after `gemv`, whose layouts it never shares (it streams the operand
-    /// `gemv` cannot: N- or M-contiguous, not K-contiguous).
+    /// `gemv` cannot: N- or M-contiguous, not K-contiguous), and after `decode_n`, which
+    /// takes the calls of A and B row-major on CUDA (faster from 2 rows on, z3).
     fn preference(&self, _target: &TargetSpec) -> (u8, usize) {
-        (0, 2)
+        (0, 3)
     }
 
     /// None: every config comes beside the general families' budget (see `plan_extra`),
@@ -105,10 +106,7 @@ impl KernelFamily for GemvN {
     /// Every config of the forms that serve the kernel that its rules keep: no other
     /// family has a kernel for these calls.
     fn plan_extra(&self, cx: &PlanCtx, space: &TuneSpace) -> usize {
-        self.space(cx, space)
-            .iter()
-            .filter(|t| super::first_broken_rule(self, cx, t).is_none())
-            .count()
+        super::rule_passing(self, cx, space)
     }
 
     fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String> {
@@ -503,11 +501,13 @@ mod tests {
                 crate::plan::total_budget(&cx, &others, &TuneSpace::default()),
                 "{name}: the general families keep their budget"
             );
+            // With A column-major (no decode_n there) the call's first config is gemv_n's.
             let cuda = name == "h200";
-            let first = plan
+            let cr = ir(Layout::ColMajor, Layout::RowMajor);
+            let first = plan_target(&cr, target, &TuneSpace::default())
                 .configs
-                .iter()
-                .find(|c| c.family().accepts(c, &rr, Problem::new(1, 4096, 4096)).is_ok())
+                .into_iter()
+                .find(|c| c.family().accepts(c, &cr, Problem::new(1, 4096, 4096)).is_ok())
                 .unwrap();
             assert!(
                 matches!(first, TileConfig::GemvN(t) if t.mr == 1 && t.chunks == 8 && t.ksplit == if cuda { 4 } else { 1 }),

@@ -1,0 +1,506 @@
+//! The `decode_n` family: products with at most 32 rows whose B is stored N-contiguous
+//! (`w: Matrix<T>`, row-major K×N: `x · W` as NumPy, JAX and the DSL's default layout
+//! store the weight), on tensor cores.
+//!
+//! Such a product is memory-bound (W is read once and used M times), and its W has no
+//! K-contiguous columns for the `decode` kernel to stream into MMA fragments. The `gemv_n`
+//! kernel streams its rows at up to 4 rows of X (FMA: 8 rows took 140-165 registers), a
+//! tensor-core form of it that transposed 64-byte pieces of W's rows in registers
+//! (`movmatrix`) was no faster (bench/results/h200-2026-12-04y3: strips of 32-64 bytes a
+//! row lose to 128), and wgmma's 64-row tiles pad 8-32 rows to 64 and leave N / 64 blocks
+//! (0.89-0.98x cuBLAS at 8 and 16 rows, y4). Here each warp copies whole rows of the
+//! block's tile of W (128 or 256 bytes: 64 or 128 columns) and X's rows beside them into
+//! its own cp.async ring in shared memory, and `ldmatrix.trans` hands them to `mma.sync
+//! m16n8k16` with the columns as the instruction's 16 rows (swap-AB, as `decode`): at
+//! most 8 rows of X pad nothing. The block's warps take interleaved 32-k chunks of its
+//! share of K, and the grid's `y` splits K over `KSPLIT` blocks a strip so that N = 4096
+//! fills the chip; sums meet in a fixed order (the same bits on every run). CUDA only
+//! (`emit.rs`), f16 and bf16.
+
+mod emit;
+
+use super::{KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule, Workspace};
+use crate::codegen::Variant;
+use crate::ir::{DType, GemmIr, Layout};
+use crate::space::TuneSpace;
+use crate::target::{Backend, Instr, InstrType, TargetSpec};
+use serde::{Deserialize, Serialize};
+
+/// Rows of k per chunk: a warp's unit of the ring (two k16 MMA steps).
+const CHUNK_K: u32 = 32;
+
+/// The most workspace (partial sums) a split-K call may take, bytes.
+const MAX_WORKSPACE: u64 = 64 << 20;
+
+/// A decode_n configuration: the values of its `-D` constants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct DecodeNTile {
+    /// 8-row MMA blocks of X (and C): the call's M is at most `8 * mt` (1, 2 or 4).
+    pub mt: u32,
+    /// 16-column MMA blocks per block (4 or 8: rows of W's tile of 128 or 256 bytes).
+    pub nt: u32,
+    /// Warps per block, each with a ring of its own.
+    pub warps: u32,
+    /// Slots of a warp's ring (chunks in flight: `stages - 1`).
+    pub stages: u32,
+    /// Blocks that split K for the same columns (the last to finish adds the partial
+    /// sums in split order).
+    pub ksplit: u32,
+}
+
+impl DecodeNTile {
+    /// Most rows of C a launch computes.
+    pub const fn rows(&self) -> u32 {
+        8 * self.mt
+    }
+    /// Output columns per block.
+    pub const fn block_n(&self) -> u32 {
+        16 * self.nt
+    }
+    /// Threads per block.
+    pub const fn threads(&self) -> u32 {
+        32 * self.warps
+    }
+    /// Accumulators per thread.
+    pub const fn acc_regs(&self) -> u32 {
+        4 * self.nt * self.mt
+    }
+    /// Bytes of one slot of a ring: 32 rows of W's tile and X's rows for those k.
+    const fn slot_bytes(&self) -> u32 {
+        2 * CHUNK_K * (self.block_n() + self.rows())
+    }
+    /// Dynamic shared memory: every warp's ring, which the warps' sums reuse after the
+    /// walk (rows padded by 4 floats).
+    pub const fn smem_bytes(&self) -> u32 {
+        let ring = self.warps * self.stages * self.slot_bytes();
+        let sums = self.warps * self.rows() * (self.block_n() + 4) * 4;
+        if ring > sums {
+            ring
+        } else {
+            sums
+        }
+    }
+    /// Estimated registers per thread: accumulators, a step's fragments of X and W, and
+    /// an allowance for addresses, the copies and the epilogue.
+    pub const fn est_regs(&self) -> u32 {
+        self.acc_regs() + 4 * self.mt + 4 + 48
+    }
+}
+
+/// The block shapes a plan takes per row count, `(nt, warps, stages, ksplit)`, the
+/// measured best first: on the H200 (bench/results/h200-2026-12-04z3, z3b) 64 columns a
+/// block over all of K with rings of 4-8 slots took 8x4096x4096 in 15.7-15.9 µs and
+/// 32x4096x4096 in 18.5-19.1, although N = 4096 makes only 64 blocks; K split in 2 took
+/// 17.4 and 19.7, rings of 3 slots 17.7, of 2 22.1, and 128 columns a block 19.2-21.7 (not
+/// planned; a `--config` still runs them). K split in 4 is for narrow N. The shared-memory
+/// rule keeps the deeper rings from 16 rows on.
+const SHAPES: [(u32, u32, u32, u32); 6] = [
+    (4, 8, 4, 1),
+    (4, 4, 8, 1),
+    (4, 16, 3, 1),
+    (4, 8, 6, 1),
+    (4, 8, 4, 2),
+    (4, 8, 4, 4),
+];
+
+/// The `decode_n` family.
+pub struct DecodeN;
+
+impl KernelFamily for DecodeN {
+    type Tile = DecodeNTile;
+    const ID: super::FamilyId = super::FamilyId::DecodeN;
+
+    fn instr(&self) -> Instr {
+        Instr::MmaSync
+    }
+
+    /// A deep cp.async ring per warp keeps as many bytes in flight as `decode`'s direct
+    /// loads: the bandwidth of `mma_sync`'s block-wide ring does not apply.
+    fn streams(&self) -> bool {
+        true
+    }
+
+    /// A shape specialist, before `gemv_n`: calls with up to 32 rows of these layouts get
+    /// it by default. Measured on the H200 (z2, z3): 2 and 4 rows 3% and 16% faster than
+    /// gemv_n's tuned configs, one row 1-5% slower (the tuner takes gemv_n there).
+    fn preference(&self, _target: &TargetSpec) -> (u8, usize) {
+        (0, 2)
+    }
+
+    /// None: every config comes beside the general families' budget (see `plan_extra`).
+    fn plan_share(&self, _cx: &PlanCtx) -> usize {
+        0
+    }
+
+    /// Every config of the space that its rules keep.
+    fn plan_extra(&self, cx: &PlanCtx, space: &TuneSpace) -> usize {
+        super::rule_passing(self, cx, space)
+    }
+
+    fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String> {
+        if target.backend != Backend::Cuda {
+            return Err("the decode_n kernel is CUDA only (mma.sync, ldmatrix)".into());
+        }
+        let ty = InstrType::of(ir.ab_dtype, ir.acc);
+        if !matches!(ty, InstrType::F16 | InstrType::Bf16) || !target.offers(Instr::MmaSync, ty) {
+            return Err(format!(
+                "the decode_n kernel takes f16 or bf16 operands on mma.sync, not {ty:?}"
+            ));
+        }
+        if ir.a_layout() != Layout::RowMajor || ir.b_layout() != Layout::RowMajor {
+            return Err(
+                "the decode_n kernel reads K-contiguous rows of A and N-contiguous rows of B (A and B row-major)"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+
+    fn complete(&self) -> bool {
+        false
+    }
+
+    fn accepts(&self, t: &DecodeNTile, ir: &GemmIr, p: Problem) -> Result<(), String> {
+        if p.m as u64 > t.rows() as u64 {
+            return Err(format!("M = {} is more than the {} rows of this config", p.m, t.rows()));
+        }
+        let per_chunk = 16 / ir.ab_dtype.size() as usize;
+        let [(a_ext, _), (b_ext, _)] = p.extents(ir);
+        if !p.a.rows_aligned(a_ext, per_chunk) || !p.b.rows_aligned(b_ext, per_chunk) {
+            return Err("rows of A or B do not all start on 16-byte boundaries".into());
+        }
+        match workspace(t, p) {
+            Some(w) if w.bytes > MAX_WORKSPACE => Err(format!(
+                "{} bytes of split-K partial sums (at most {MAX_WORKSPACE})",
+                w.bytes
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// `tune(block_m = ..)` restricts the rows (`8 * mt`: 8, 16, 32), `tune(block_n = ..)`
+    /// the columns per block (64 or 128) and `tune(ksplit = ..)` the split of K; per row
+    /// count the [`SHAPES`].
+    fn space(&self, _cx: &PlanCtx, space: &TuneSpace) -> Vec<DecodeNTile> {
+        let rows = space.pick("block_m", &[8, 16, 32]);
+        let splits = space.pick("ksplit", &[1, 2, 4, 8]);
+        let mut v = Vec::new();
+        for mt in [1, 2, 4].into_iter().filter(|mt| rows.contains(&(8 * mt))) {
+            for (nt, warps, stages, ksplit) in SHAPES {
+                let t = DecodeNTile {
+                    mt,
+                    nt,
+                    warps,
+                    stages,
+                    ksplit,
+                };
+                if splits.contains(&ksplit) && space.0.get("block_n").is_none_or(|bn| bn.contains(&t.block_n())) {
+                    v.push(t);
+                }
+            }
+        }
+        v
+    }
+
+    fn rules(&self) -> &'static [Rule<DecodeNTile>] {
+        &RULES
+    }
+
+    /// Fewer rows first (the first config that takes a call is its default, so a call
+    /// gets the smallest row block that holds it), then [`SHAPES`]' order.
+    fn score(&self, _cx: &PlanCtx, t: &DecodeNTile) -> f64 {
+        let shape = SHAPES
+            .iter()
+            .position(|&(nt, warps, stages, ksplit)| (nt, warps, stages, ksplit) == (t.nt, t.warps, t.stages, t.ksplit))
+            .unwrap_or(SHAPES.len());
+        100.0 - 10.0 * t.mt as f64 - 0.1 * shape as f64
+    }
+
+    fn resources(&self, t: &DecodeNTile, _dtype: DType) -> Resources {
+        Resources {
+            threads: t.threads(),
+            smem_bytes: t.smem_bytes(),
+            est_regs: t.est_regs(),
+            ring_k: CHUNK_K * t.warps * t.ksplit,
+        }
+    }
+
+    fn block_mn(&self, t: &DecodeNTile) -> (u32, u32) {
+        (t.rows(), t.block_n())
+    }
+
+    /// The splits apart, and the ring depths of a block tile.
+    fn plan_class(&self, t: &DecodeNTile) -> (u32, u32) {
+        (t.ksplit, t.stages * 16 + t.warps)
+    }
+
+    fn k_split(&self, t: &DecodeNTile) -> u32 {
+        t.ksplit
+    }
+
+    fn workspace(&self, t: &DecodeNTile, _ir: &GemmIr, p: Problem, _machine: Machine) -> Option<Workspace> {
+        workspace(t, p)
+    }
+
+    fn launch(&self, t: &DecodeNTile, _ir: &GemmIr, p: Problem, _machine: Machine) -> LaunchDims {
+        LaunchDims {
+            grid: [strips(t, p) as u32, t.ksplit, p.batch as u32],
+            block: [t.threads(), 1, 1],
+            smem_bytes: t.smem_bytes(),
+            persistent: None,
+        }
+    }
+
+    fn defines(&self, t: &DecodeNTile, ir: &GemmIr, _backend: Backend, p: Problem) -> Vec<(&'static str, u32)> {
+        let mut d = vec![
+            ("MT", t.mt),
+            ("NT", t.nt),
+            ("WARPS", t.warps),
+            ("STAGES", t.stages),
+            ("KSPLIT", t.ksplit),
+            // The k-step of the code paths: what a first-use check at a cut K keeps the
+            // remainder of.
+            ("BK", CHUNK_K),
+        ];
+        d.extend(crate::family::shape_flags::shape_defines(ir, p));
+        d
+    }
+
+    fn emit(&self, ir: &GemmIr, _backend: Backend, variant: Variant) -> String {
+        emit::emit_variant(ir, variant)
+    }
+
+    /// Half and twice the split and the ring, the other warp count, the other width.
+    fn neighbours(&self, t: &DecodeNTile) -> Vec<(String, DecodeNTile)> {
+        let mut v = Vec::new();
+        for ksplit in [t.ksplit / 2, t.ksplit * 2] {
+            if (1..=32).contains(&ksplit) {
+                v.push((format!("ksplit {ksplit}"), DecodeNTile { ksplit, ..*t }));
+            }
+        }
+        for stages in [t.stages - 1, t.stages + 1] {
+            if (2..=8).contains(&stages) {
+                v.push((format!("stages {stages}"), DecodeNTile { stages, ..*t }));
+            }
+        }
+        let warps = if t.warps == 8 { 4 } else { 8 };
+        v.push((format!("warps {warps}"), DecodeNTile { warps, ..*t }));
+        let nt = if t.nt == 4 { 8 } else { 4 };
+        v.push((format!("nt {nt}"), DecodeNTile { nt, ..*t }));
+        v
+    }
+
+    /// Blocks own disjoint column ranges: there is no launch order to choose.
+    fn group_m(&self, _t: &DecodeNTile) -> u32 {
+        1
+    }
+
+    fn with_group_m(&self, t: &DecodeNTile, _group_m: u32) -> DecodeNTile {
+        *t
+    }
+
+    fn describe(&self, t: &DecodeNTile) -> String {
+        format!(
+            "decode_n rows {} cols {} warps {} stages {}{}",
+            t.rows(),
+            t.block_n(),
+            t.warps,
+            t.stages,
+            if t.ksplit > 1 {
+                format!(" ksplit {}", t.ksplit)
+            } else {
+                String::new()
+            }
+        )
+    }
+}
+
+/// Strips of columns one launch walks, per product.
+fn strips(t: &DecodeNTile, p: Problem) -> usize {
+    p.n.div_ceil(t.block_n() as usize)
+}
+
+/// A split-K launch's partial sums (`KSPLIT` slots of the strip's rows × columns per
+/// strip of every product) and arrival counters (one per strip).
+fn workspace(t: &DecodeNTile, p: Problem) -> Option<Workspace> {
+    if t.ksplit <= 1 {
+        return None;
+    }
+    let strips = (strips(t, p) * p.batch.max(1)) as u64;
+    Some(Workspace {
+        bytes: strips * t.ksplit as u64 * (t.rows() * t.block_n()) as u64 * 4,
+        flags: strips,
+    })
+}
+
+// Rationale per rule: the source's static_asserts, the chip's limits and the register
+// budget.
+const RULES: [Rule<DecodeNTile>; 5] = [
+    // Bounds first, so that the rules after them compute with small numbers (a config
+    // read from disk may hold anything).
+    Rule {
+        name: "extents",
+        check: |_, t| {
+            (!matches!(t.mt, 1 | 2 | 4)
+                || !matches!(t.nt, 4 | 8)
+                || !(1..=16).contains(&t.warps)
+                || !(2..=8).contains(&t.stages)
+                || !(1..=32).contains(&t.ksplit))
+            .then(|| {
+                format!(
+                    "mt {}, nt {}, warps {}, stages {}, ksplit {} (1/2/4, 4/8, 1-16, 2-8 and 1-32)",
+                    t.mt, t.nt, t.warps, t.stages, t.ksplit
+                )
+            })
+        },
+    },
+    Rule {
+        name: "threads",
+        check: |x, t| {
+            (t.threads() > x.target.max_threads_per_block)
+                .then(|| format!("{} threads (at most {})", t.threads(), x.target.max_threads_per_block))
+        },
+    },
+    Rule {
+        name: "smem",
+        check: |x, t| {
+            (t.smem_bytes() > x.target.smem_per_block_optin).then(|| {
+                format!(
+                    "{} bytes of rings (the chip gives a block {})",
+                    t.smem_bytes(),
+                    x.target.smem_per_block_optin
+                )
+            })
+        },
+    },
+    // 64 accumulators and the fragments fit without spills (tests/nvrtc.rs compiles
+    // every planned config); 128 (32 rows of 128 columns) would not.
+    Rule {
+        name: "accumulators",
+        check: |_, t| {
+            (t.acc_regs() > 64).then(|| {
+                format!(
+                    "{} accumulators per thread ({} rows x {} columns; at most 64)",
+                    t.acc_regs(),
+                    t.rows(),
+                    t.block_n()
+                )
+            })
+        },
+    },
+    Rule {
+        name: "registers",
+        check: |x, t| {
+            let r = t.est_regs();
+            (r > x.target.regs_per_thread)
+                .then(|| format!("~{r} registers per thread (at most {})", x.target.regs_per_thread))
+        },
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::family::{FamilyId, TileConfig};
+    use crate::ir::AccMode;
+    use crate::plan::plan_target;
+    use crate::target::{Targets, BUILTIN_TARGETS};
+
+    fn ir(dtype: DType, a: Layout, b: Layout) -> GemmIr {
+        GemmIr::matmul("t", dtype, AccMode::F32, a, b)
+    }
+
+    #[test]
+    fn serves_row_major_a_and_b_in_16_bits_on_cuda() {
+        let t = Targets::parse(BUILTIN_TARGETS).unwrap();
+        let (h200, ocl) = (t.get("h200").unwrap(), t.get("opencl_cpu").unwrap());
+        use Layout::{ColMajor as C, RowMajor as R};
+        assert!(DecodeN.serves(h200, &ir(DType::F16, R, R)).is_ok());
+        assert!(DecodeN.serves(h200, &ir(DType::Bf16, R, R)).is_ok());
+        assert!(DecodeN
+            .serves(h200, &ir(DType::F16, R, C))
+            .unwrap_err()
+            .contains("row-major"));
+        assert!(DecodeN.serves(h200, &ir(DType::F16, C, R)).is_err());
+        assert!(DecodeN.serves(h200, &ir(DType::F32, R, R)).is_err());
+        assert!(DecodeN
+            .serves(ocl, &ir(DType::F16, R, R))
+            .unwrap_err()
+            .contains("CUDA only"));
+    }
+
+    #[test]
+    fn accepts_rows_up_to_its_row_blocks_on_16_byte_rows_and_splits_k_over_the_grid() {
+        let g = ir(DType::F16, Layout::RowMajor, Layout::RowMajor);
+        let t = DecodeNTile {
+            mt: 2,
+            nt: 4,
+            warps: 8,
+            stages: 4,
+            ksplit: 2,
+        };
+        assert!(DecodeN.accepts(&t, &g, Problem::new(16, 4096, 4096)).is_ok());
+        assert!(DecodeN.accepts(&t, &g, Problem::new(1, 8, 8)).is_ok());
+        assert!(DecodeN.accepts(&t, &g, Problem::new(1, 7, 8)).is_err());
+        assert!(DecodeN.accepts(&t, &g, Problem::new(17, 4096, 4096)).is_err());
+        // K = 4097: A's rows start 8194 bytes apart; N = 4095: B's 8190.
+        assert!(DecodeN.accepts(&t, &g, Problem::new(8, 4096, 4097)).is_err());
+        assert!(DecodeN.accepts(&t, &g, Problem::new(8, 4095, 4096)).is_err());
+        let dims = DecodeN.launch(&t, &g, Problem::new(3, 4097, 64), Machine { units: 132 });
+        assert_eq!(dims.grid, [65, 2, 1]);
+        assert_eq!(dims.smem_bytes, t.smem_bytes());
+        let w = DecodeN
+            .workspace(&t, &g, Problem::new(3, 4097, 64), Machine { units: 132 })
+            .unwrap();
+        assert_eq!((w.bytes, w.flags), (65 * 2 * 16 * 64 * 4, 65));
+    }
+
+    /// Every config comes beside the general families' budget, and a call with 1-32 rows
+    /// of a row-major A and B gets the smallest row block by default, over all of K.
+    #[test]
+    fn the_plan_keeps_every_config_beside_the_general_families() {
+        let targets = Targets::parse(BUILTIN_TARGETS).unwrap();
+        let h200 = targets.get("h200").unwrap();
+        let rr = ir(DType::F16, Layout::RowMajor, Layout::RowMajor);
+        let cx = PlanCtx::new(h200, &rr);
+        let plan = plan_target(&rr, h200, &TuneSpace::default());
+        let ours: Vec<DecodeNTile> = plan
+            .configs
+            .iter()
+            .filter_map(|c| match c {
+                TileConfig::DecodeN(t) => Some(*t),
+                _ => None,
+            })
+            .collect();
+        let kept: Vec<DecodeNTile> = DecodeN
+            .space(&cx, &TuneSpace::default())
+            .into_iter()
+            .filter(|t| super::super::first_broken_rule(&DecodeN, &cx, t).is_none())
+            .collect();
+        assert_eq!(ours.len(), kept.len());
+        // Six shapes of 8 rows, four of 16 and 32 (their deeper rings do not fit).
+        assert_eq!(ours.len(), 14);
+        let first = |m| {
+            *plan
+                .configs
+                .iter()
+                .find(|c| c.family().accepts(c, &rr, Problem::new(m, 4096, 4096)).is_ok())
+                .unwrap()
+        };
+        for (m, rows) in [(1, 8), (5, 8), (16, 16), (17, 32), (32, 32)] {
+            assert!(
+                matches!(first(m), TileConfig::DecodeN(t) if t.rows() == rows && (t.nt, t.warps, t.stages, t.ksplit) == (4, 8, 4, 1)),
+                "{m}: {}",
+                first(m)
+            );
+        }
+        assert_ne!(first(33).family_id(), FamilyId::DecodeN);
+        // Every planned config fits the H200 (the rules prune the rest).
+        for t in &ours {
+            assert!(
+                t.smem_bytes() <= h200.smem_per_block_optin && t.acc_regs() <= 64,
+                "{t:?}"
+            );
+        }
+    }
+}

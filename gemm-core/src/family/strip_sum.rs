@@ -1,0 +1,60 @@
+//! The end of a CUDA kernel whose blocks each own a strip of `CG_NB` columns of C for
+//! `CG_TR` rows and whose warps hold partial sums of it (`gemv_n`, `decode_n`): the warps'
+//! sums added in warp order, then, with `KSPLIT` > 1 (the grid's `y` splitting K), over
+//! the strip's blocks through a workspace. Each split leaves its sums in its slot of the
+//! strip (`cg_ws`), and the last split to arrive (`cg_flags`, as the wgmma family's
+//! split-K) adds the slots in split order and stores: the same bits whichever arrives
+//! last, and no block waits for another.
+
+/// The tail's CUDA text. Before it the kernel defines `CG_TR` (rows of the strip),
+/// `CG_NB`, `WARPS`, `CG_THREADS`, `CG_RED(w, i, jj)` (warp `w`'s sum at row `i`, column
+/// `jj` of the strip, in shared memory that every thread can read: a `__syncthreads`
+/// after the last write), `CG_R`/`CG_C` (rows and columns of C in the kernel's terms) and
+/// `tid`; `coords` turns the kernel's `i`, `j` into C's `ci`, `cj`, and `store` stores
+/// `sum` there. It ends the kernel's body.
+pub(crate) fn cuda_tail(coords: &str, store: &str) -> String {
+    TAIL.replace("@COORDS@", coords).replace("@STORE@", store)
+}
+
+const TAIL: &str = r#"#if KSPLIT > 1
+    const long cg_strip = (long)blockIdx.z * gridDim.x + blockIdx.x;
+    float* const cg_slots = cg_ws + cg_strip * (KSPLIT * CG_TR * CG_NB);
+    for (int o = tid; o < CG_TR * CG_NB; o += CG_THREADS) {
+        float v = 0.0f;
+#pragma unroll
+        for (int w = 0; w < WARPS; ++w) v += CG_RED(w, o / CG_NB, o % CG_NB);
+        asm volatile("st.global.cg.f32 [%0], %1;" :: "l"(cg_slots + blockIdx.y * (CG_TR * CG_NB) + o), "f"(v) : "memory");
+    }
+    __threadfence();
+    __syncthreads();
+    __shared__ unsigned cg_last;
+    if (tid == 0) {
+        unsigned old;
+        asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(cg_flags + cg_strip) : "memory");
+        cg_last = old == KSPLIT - 1;
+        /* Every split has arrived: the counter is this launch's no more. */
+        if (cg_last) asm volatile("st.relaxed.gpu.global.u32 [%0], 0;" :: "l"(cg_flags + cg_strip) : "memory");
+    }
+    __syncthreads();
+    if (!cg_last) return;
+    __threadfence();
+#endif
+    for (int o = tid; o < CG_TR * CG_NB; o += CG_THREADS) {
+        const int i = o / CG_NB, jj = o % CG_NB;
+        const int j = blockIdx.x * CG_NB + jj;
+        if (i < CG_R && j < CG_C) {
+            float sum = 0.0f;
+#if KSPLIT > 1
+            for (int s = 0; s < KSPLIT; ++s) {
+                float v;
+                asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(cg_slots + s * (CG_TR * CG_NB) + o) : "memory");
+                sum += v;
+            }
+#else
+#pragma unroll
+            for (int w = 0; w < WARPS; ++w) sum += CG_RED(w, i, jj);
+#endif
+@COORDS@
+            @STORE@;
+        }
+    }"#;
