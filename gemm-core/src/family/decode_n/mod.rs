@@ -180,7 +180,7 @@ impl KernelFamily for DecodeN {
 
     /// `tune(block_m = ..)` restricts the rows (`8 * mt`: 8, 16, 32), `tune(block_n = ..)`
     /// the columns per block (64 or 128) and `tune(ksplit = ..)` the split of K; per row
-    /// count the [`SHAPES`].
+    /// count the block shapes of `SHAPES`.
     fn space(&self, _cx: &PlanCtx, space: &TuneSpace) -> Vec<DecodeNTile> {
         let rows = space.pick("block_m", &[8, 16, 32]);
         let splits = space.pick("ksplit", &[1, 2, 4, 8]);
@@ -207,7 +207,7 @@ impl KernelFamily for DecodeN {
     }
 
     /// Fewer rows first (the first config that takes a call is its default, so a call
-    /// gets the smallest row block that holds it), then [`SHAPES`]' order.
+    /// gets the smallest row block that holds it), then the order of `SHAPES`.
     fn score(&self, _cx: &PlanCtx, t: &DecodeNTile) -> f64 {
         let shape = SHAPES
             .iter()
