@@ -406,6 +406,31 @@ macro_rules! same_bits_twice {
     }};
 }
 
+/// The shape a same-bits test runs a shape specialist's config at: its small side (M, or
+/// N turned around) `small(s)` of the config's `s`, the wide side `wide(w)` of its block's
+/// `w`, and `k`; turned around where the config takes that shape (its turned-around form),
+/// else plain.
+fn small_side_shape(
+    cfg: &TileConfig,
+    spec: &crossgemm::KernelSpec,
+    k: usize,
+    small: impl Fn(usize) -> usize,
+    wide: impl Fn(usize) -> usize,
+) -> (usize, usize, usize) {
+    let (bm, bn) = cfg.block_mn();
+    let (bm, bn) = (bm as usize, bn as usize);
+    let (m, n) = (wide(bm), small(bn));
+    if cfg
+        .family()
+        .accepts(cfg, spec.ir(), crossgemm::Problem::new(m, n, k))
+        .is_ok()
+    {
+        (m, n, k)
+    } else {
+        (small(bm), wide(bn), k)
+    }
+}
+
 /// The gemv kernels sum in a fixed order (lanes, then the K-split warps in order; on
 /// OpenCL through local memory), so two runs of a config give the same bits, with K
 /// split over every lane and warp (issue 10: determinism checked by running twice).
@@ -422,13 +447,7 @@ fn gemv_configs_give_the_same_bits_twice() {
         );
         for cfg in gemv {
             // M up to the config's rows, or N up to its columns turned around.
-            let (bm, bn) = cfg.block_mn();
-            let narrow = crossgemm::Problem::new(70, bn as usize, 4104);
-            let (m, n, k) = if cfg.family().accepts(&cfg, f16_rc::SPEC.ir(), narrow).is_ok() {
-                (70, bn as usize, 4104)
-            } else {
-                (bm as usize, 70, 4104)
-            };
+            let (m, n, k) = small_side_shape(&cfg, &f16_rc::SPEC, 4104, |s| s, |_| 70);
             let a = mat::<f16, RowMajor>(&dev, &mut r, m, k);
             let b = mat::<f16, ColMajor>(&dev, &mut r, k, n);
             let what = format!("gemv {cfg} at {m}x{n}x{k} on {}", dev.info());
@@ -454,14 +473,7 @@ fn decode_configs_give_the_same_bits_twice() {
             decode.len()
         );
         for cfg in decode {
-            let (bm, bn) = cfg.block_mn();
-            let (bm, bn) = (bm as usize, bn as usize);
-            let narrow = crossgemm::Problem::new(2 * bm + 5, bn - 1, 4104);
-            let (m, n, k) = if cfg.family().accepts(&cfg, f16_rc::SPEC.ir(), narrow).is_ok() {
-                (2 * bm + 5, bn - 1, 4104)
-            } else {
-                (bm - 1, 2 * bn + 5, 4104)
-            };
+            let (m, n, k) = small_side_shape(&cfg, &f16_rc::SPEC, 4104, |s| s - 1, |w| 2 * w + 5);
             let a = mat::<f16, RowMajor>(&dev, &mut r, m, k);
             let b = mat::<f16, ColMajor>(&dev, &mut r, k, n);
             let what = format!("{cfg} at {m}x{n}x{k} on {}", dev.info());
@@ -489,26 +501,17 @@ fn gemv_n_configs_give_the_same_bits_twice() {
         );
         // The small side one short of the config's (1 for a config of one), the wide
         // side past its last block.
-        let shape = |cfg: &TileConfig, ir| {
-            let (bm, bn) = cfg.block_mn();
-            let (bm, bn) = (bm as usize, bn as usize);
-            let short = |s: usize| s - usize::from(s > 1);
-            let narrow = crossgemm::Problem::new(2 * bm + 5, short(bn), 4103);
-            if cfg.family().accepts(cfg, ir, narrow).is_ok() {
-                (2 * bm + 5, short(bn), 4103)
-            } else {
-                (short(bm), 2 * bn + 5, 4103)
-            }
-        };
+        let shape =
+            |cfg: &TileConfig, spec| small_side_shape(cfg, spec, 4103, |s| s - usize::from(s > 1), |w| 2 * w + 5);
         for cfg in f16 {
-            let (m, n, k) = shape(&cfg, f16_cr::SPEC.ir());
+            let (m, n, k) = shape(&cfg, &f16_cr::SPEC);
             let a = mat::<f16, ColMajor>(&dev, &mut r, m, k);
             let b = mat::<f16, RowMajor>(&dev, &mut r, k, n);
             let what = format!("{cfg} at {m}x{n}x{k} on {}", dev.info());
             same_bits_twice!(f16_cr, f16, &dev, cfg, a, b, (m, n, k), what);
         }
         for cfg in family_configs(&bf16_cr::SPEC, &dev, crossgemm::FamilyId::GemvN) {
-            let (m, n, k) = shape(&cfg, bf16_cr::SPEC.ir());
+            let (m, n, k) = shape(&cfg, &bf16_cr::SPEC);
             let a = mat::<bf16, ColMajor>(&dev, &mut r, m, k);
             let b = mat::<bf16, RowMajor>(&dev, &mut r, k, n);
             let what = format!("{cfg} at {m}x{n}x{k} on {}", dev.info());
@@ -532,8 +535,8 @@ fn decode_n_configs_give_the_same_bits_twice() {
             configs.len()
         );
         for cfg in configs {
-            let (bm, bn) = cfg.block_mn();
-            let (m, n, k) = (bm as usize - 1, 2 * bn as usize + 8, 4104);
+            // N past a strip on 16-byte rows.
+            let (m, n, k) = small_side_shape(&cfg, &f16_rr::SPEC, 4104, |s| s - 1, |w| 2 * w + 8);
             let a = mat::<f16, RowMajor>(&dev, &mut r, m, k);
             let b = mat::<f16, RowMajor>(&dev, &mut r, k, n);
             let what = format!("{cfg} at {m}x{n}x{k} on {}", dev.info());

@@ -482,8 +482,7 @@ impl Bench<'_> {
         let (m, n, k) = (row.m, row.n, row.k);
         let spec = entry.spec;
         let bias_on = entry.epilogue != Epilogue::None;
-        let mut inp = Inputs::<T>::new(&self.dev, (m, n, k), bias_on)?;
-        inp.store_w(entry.w_layout())?;
+        let mut inp = Inputs::<T>::for_entry(&self.dev, (m, n, k), entry)?;
         inp.pad(self.pad)?;
         inp.batch(self.batch)?;
         let args = inp.args();

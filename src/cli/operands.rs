@@ -3,6 +3,7 @@
 //! kernels that take one) and `bias` (N), kept on the host as well, for the host
 //! reference.
 
+use super::{Epilogue, KernelEntry};
 use crossgemm::untyped::Arg;
 use crossgemm::{ColMajor, Device, Element, GemmError, Layout, Matrix, Row};
 
@@ -88,6 +89,14 @@ impl<T: Element> Inputs<T> {
             bias,
             copies: Copies::Packed,
         })
+    }
+
+    /// [`Inputs::new`] for the built-in kernel `entry`: a bias where its epilogue takes
+    /// one, and `w` stored as its `w` is ([`Inputs::store_w`]).
+    pub fn for_entry(dev: &Device, shape: (usize, usize, usize), entry: &KernelEntry) -> Result<Inputs<T>, GemmError> {
+        let mut inp = Inputs::new(dev, shape, entry.epilogue != Epilogue::None)?;
+        inp.store_w(entry.w_layout())?;
+        Ok(inp)
     }
 
     /// Makes [`Inputs::args`] pass a batch of `batch` products: `batch` copies of `x`

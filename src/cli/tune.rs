@@ -2,11 +2,11 @@
 //! `CROSSGEMM_TUNE=cached`, only the lookup a `cached` launch does).
 
 use super::operands::Inputs;
-use super::{open_device, CliResult, ConfigArgs, Dtype, Epilogue, KernelEntry, ProblemArgs};
+use super::{open_device, CliResult, ConfigArgs, Dtype, KernelEntry, ProblemArgs};
 use crossgemm::tune::{lookup, tune_with};
 use crossgemm::{
-    Device, Element, GemmError, KernelSpec, LookupSource, Matrix, ProgressHook, TuneMode, TuneOptions, TuneProgress,
-    TuneReport, TuneStage,
+    Device, Element, GemmError, LookupSource, Matrix, ProgressHook, TuneMode, TuneOptions, TuneProgress, TuneReport,
+    TuneStage,
 };
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
@@ -70,15 +70,14 @@ enum Outcome {
 }
 
 fn run_kernel<T: Element>(
-    spec: &'static KernelSpec,
-    bias: bool,
+    entry: &KernelEntry,
     dev: &Device,
     (m, n, k): (usize, usize, usize),
     opts: &TuneOptions,
     cached_only: bool,
 ) -> Result<Outcome, GemmError> {
-    let mut inp = Inputs::<T>::new(dev, (m, n, k), bias)?;
-    inp.store_w(spec.ir().b_layout())?;
+    let spec = entry.spec;
+    let inp = Inputs::<T>::for_entry(dev, (m, n, k), entry)?;
     let mut out = Matrix::<T>::zeros(dev, m, n)?;
     let args = inp.args();
     if cached_only {
@@ -147,12 +146,11 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
     if !cached_only {
         opts.on_progress = progress_hook();
     }
-    let bias = a.p.epilogue != Epilogue::None;
     let shape = a.p.shape;
     let r = match a.p.dtype {
-        Dtype::F16 => run_kernel::<crossgemm::f16>(entry.spec, bias, &dev, shape, &opts, cached_only),
-        Dtype::Bf16 => run_kernel::<crossgemm::bf16>(entry.spec, bias, &dev, shape, &opts, cached_only),
-        Dtype::F32 | Dtype::Tf32 => run_kernel::<f32>(entry.spec, bias, &dev, shape, &opts, cached_only),
+        Dtype::F16 => run_kernel::<crossgemm::f16>(entry, &dev, shape, &opts, cached_only),
+        Dtype::Bf16 => run_kernel::<crossgemm::bf16>(entry, &dev, shape, &opts, cached_only),
+        Dtype::F32 | Dtype::Tf32 => run_kernel::<f32>(entry, &dev, shape, &opts, cached_only),
     }
     .map_err(|e| e.to_string())?;
     let (m, n, k) = shape;

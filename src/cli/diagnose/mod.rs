@@ -11,7 +11,7 @@
 
 use super::check::{sampled_error, sampled_reference};
 use super::operands::Inputs;
-use super::{open_device, CliResult, ConfigArgs, Dtype, Epilogue, KernelEntry, ProblemArgs};
+use super::{open_device, CliResult, ConfigArgs, Dtype, KernelEntry, ProblemArgs};
 use crossgemm::bench::{
     copy_bytes_for, copy_gbps, empty_launch_timed, prepare_config, run_prepared, time_prepared, Prepared, Timer,
     Variant,
@@ -166,8 +166,7 @@ fn diagnose<T: Element>(
 ) -> Result<Diagnosis, GemmError> {
     let (m, n, k) = a.p.shape;
     let spec = entry.spec;
-    let mut inp = Inputs::<T>::new(dev, (m, n, k), entry.epilogue != Epilogue::None)?;
-    inp.store_w(entry.w_layout())?;
+    let inp = Inputs::<T>::for_entry(dev, (m, n, k), entry)?;
     let mut out = Matrix::<T>::zeros(dev, m, n)?;
     let args = inp.args();
     let tk = spec.target_for(dev)?;
@@ -450,7 +449,7 @@ mod tests {
     #[test]
     fn checked_runs_start_from_nan() {
         let dev = Device::host();
-        let entry = KernelEntry::find(crate::KERNELS, Dtype::F32, Epilogue::BiasRelu).unwrap();
+        let entry = KernelEntry::find(crate::KERNELS, Dtype::F32, crate::cli::Epilogue::BiasRelu).unwrap();
         let (m, n, k) = (9, 7, 5);
         let inp = Inputs::<f32>::new(&dev, (m, n, k), true).unwrap();
         let args = inp.args();
