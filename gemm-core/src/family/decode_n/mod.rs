@@ -13,9 +13,15 @@
 //! its own cp.async ring in shared memory, and `ldmatrix.trans` hands them to `mma.sync
 //! m16n8k16` with the columns as the instruction's 16 rows (swap-AB, as `decode`): at
 //! most 8 rows of X pad nothing. The block's warps take interleaved 32-k chunks of its
-//! share of K, and the grid's `y` splits K over `KSPLIT` blocks a strip so that N = 4096
-//! fills the chip; sums meet in a fixed order (the same bits on every run). CUDA only
-//! (`emit.rs`), f16 and bf16.
+//! share of K; the grid's `y` may split K over `KSPLIT` blocks a strip (for narrow N:
+//! at N = 4096 the 64 blocks over all of K were faster, z3); sums meet in a fixed order
+//! (the same bits on every run). CUDA only (`emit.rs`), f16 and bf16.
+//!
+//! Measured on the H200 (bench/results/h200-2026-12-04z4, tuned, × cuBLAS reading the
+//! same row-major W): 2-16 rows of 4096x4096 1.07-1.16x (8 rows 15.8 µs, where wgmma's
+//! 64-row tiles took 19.7), 32 rows 0.99-1.02x. Tried and not kept: an `L2::256B` hint on
+//! W's copies (1-3% slower, z6), blocks of rows over the grid for more than a config's
+//! rows (each block reads W again: slower everywhere, z7).
 
 mod emit;
 
