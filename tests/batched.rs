@@ -159,12 +159,7 @@ fn every_decode_n_config_on_a_batch() {
     for dev in devices() {
         let mut r = rng(54);
         let configs = family_configs(&b_bf16_rr::SPEC, &dev, crossgemm::FamilyId::DecodeN);
-        assert!(
-            configs.is_empty() == (dev.info().kind != Backend::Cuda) || configs_narrowed(),
-            "decode_n configs on {}: {}",
-            dev.info(),
-            configs.len()
-        );
+        assert_planned(&configs, &dev, dev.info().kind == Backend::Cuda, "decode_n");
         for cfg in configs {
             let (bm, bn) = cfg.block_mn();
             let (m, n, k) = (bm as usize - 1, bn as usize + 24, 1032);

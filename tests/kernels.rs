@@ -180,12 +180,7 @@ macro_rules! check_all_configs {
             let mut r = rng($seed);
             let dtype = <$ta as crossgemm::Element>::DTYPE;
             let configs = $configs(&dev, dtype);
-            assert!(
-                configs.is_empty() != $planned(&dev) || configs_narrowed(),
-                "{} configs for {}",
-                configs.len(),
-                dev.info()
-            );
+            assert_planned(&configs, &dev, $planned(&dev), stringify!($kernel));
             for cfg in configs {
                 let (bm, bn) = cfg.block_mn();
                 let ring = cfg.resources(dtype).ring_k as usize;
@@ -466,12 +461,7 @@ fn decode_configs_give_the_same_bits_twice() {
     for dev in devices() {
         let mut r = rng(33);
         let decode = family_configs(&f16_rc::SPEC, &dev, crossgemm::FamilyId::Decode);
-        assert!(
-            decode.is_empty() == (dev.info().kind != Backend::Cuda) || configs_narrowed(),
-            "decode configs on {}: {}",
-            dev.info(),
-            decode.len()
-        );
+        assert_planned(&decode, &dev, dev.info().kind == Backend::Cuda, "decode");
         for cfg in decode {
             let (m, n, k) = small_side_shape(&cfg, &f16_rc::SPEC, 4104, |s| s - 1, |w| 2 * w + 5);
             let a = mat::<f16, RowMajor>(&dev, &mut r, m, k);
@@ -493,12 +483,7 @@ fn gemv_n_configs_give_the_same_bits_twice() {
     for dev in devices() {
         let mut r = rng(35);
         let f16 = family_configs(&f16_cr::SPEC, &dev, crossgemm::FamilyId::GemvN);
-        assert!(
-            f16.is_empty() == (dev.info().kind == Backend::Host) || configs_narrowed(),
-            "gemv_n configs on {}: {}",
-            dev.info(),
-            f16.len()
-        );
+        assert_planned(&f16, &dev, dev.info().kind != Backend::Host, "gemv_n");
         // The small side one short of the config's (1 for a config of one), the wide
         // side past its last block.
         let shape =
@@ -528,12 +513,7 @@ fn decode_n_configs_give_the_same_bits_twice() {
     for dev in devices() {
         let mut r = rng(36);
         let configs = family_configs(&f16_rr::SPEC, &dev, crossgemm::FamilyId::DecodeN);
-        assert!(
-            configs.is_empty() == (dev.info().kind != Backend::Cuda) || configs_narrowed(),
-            "decode_n configs on {}: {}",
-            dev.info(),
-            configs.len()
-        );
+        assert_planned(&configs, &dev, dev.info().kind == Backend::Cuda, "decode_n");
         for cfg in configs {
             // N past a strip on 16-byte rows.
             let (m, n, k) = small_side_shape(&cfg, &f16_rr::SPEC, 4104, |s| s - 1, |w| 2 * w + 8);

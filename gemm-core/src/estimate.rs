@@ -64,11 +64,9 @@ pub fn estimate_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem)
     let (bm, bn) = (bm.max(1) as f64, bn.max(1) as f64);
     let (m, n, k) = (p.m.max(1) as f64, p.n.max(1) as f64, p.k.max(1) as f64);
     let (tiles_m, tiles_n) = ((m / bm).ceil(), (n / bn).ceil());
-    // With split-K every output tile is `split` blocks over a share of K each; a batch
-    // repeats the grid.
     let split = c.k_split().max(1) as f64;
     let batch = p.batch.max(1) as f64;
-    let tiles = tiles_m * tiles_n * split * batch;
+    let tiles = blocks(c, p);
     let res = c.resources(ir.ab_dtype);
     let by_smem = target
         .smem_per_block_optin
@@ -144,14 +142,23 @@ fn bandwidth_share(active: f64) -> f64 {
 /// each other keep the planner's order (the list's order), and without estimates the
 /// list is returned as it is.
 pub fn by_estimate(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p: Problem) -> Vec<TileConfig> {
-    let est: Vec<Option<f64>> = configs.iter().map(|c| estimate_us(c, ir, target, p)).collect();
-    if est.iter().any(|e| e.is_none()) {
-        return configs.to_vec();
+    match estimates(configs, ir, target, p) {
+        Some(est) => ordered(configs, &est),
+        None => configs.to_vec(),
     }
-    // Bands of 10 %: a log-scale bin per estimate, the planner's order inside a bin.
+}
+
+/// Every config's [`estimate_us`], or `None` where any has none.
+fn estimates(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p: Problem) -> Option<Vec<f64>> {
+    configs.iter().map(|c| estimate_us(c, ir, target, p)).collect()
+}
+
+/// `configs` by their estimates `est`, in bands of 10 %: a log-scale bin per estimate,
+/// the list's (the planner's) order inside a bin.
+fn ordered(configs: &[TileConfig], est: &[f64]) -> Vec<TileConfig> {
     let bin = |e: f64| (e.max(1e-9).ln() / 1.1f64.ln()).floor() as i64;
     let mut idx: Vec<usize> = (0..configs.len()).collect();
-    idx.sort_by_key(|&i| (bin(est[i].unwrap_or(f64::MAX)), i));
+    idx.sort_by_key(|&i| (bin(est[i]), i));
     idx.into_iter().map(|i| configs[i]).collect()
 }
 
@@ -160,7 +167,8 @@ pub fn by_estimate(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p: 
 pub const DEFAULT_MARGIN: f64 = 1.5;
 
 /// The blocks a launch of `c` at `p` starts (before a persistent grid folds them):
-/// output tiles times the split of K times the batch.
+/// output tiles times the split of K (every tile is `k_split` blocks over a share of K
+/// each) times the batch (which repeats the grid).
 fn blocks(c: &TileConfig, p: Problem) -> f64 {
     let (bm, bn) = c.block_mn();
     let tiles = |x: usize, b: u32| (x.max(1) as f64 / b.max(1) as f64).ceil();
@@ -188,15 +196,14 @@ pub fn default_pick(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p:
     if 2.0 * blocks(&first, p) >= target.sm_count as f64 {
         return Some(first);
     }
-    let est: Option<Vec<f64>> = configs.iter().map(|c| estimate_us(c, ir, target, p)).collect();
-    let Some(est) = est else {
+    let Some(est) = estimates(configs, ir, target, p) else {
         return Some(first);
     };
     let fastest = est.iter().copied().fold(f64::INFINITY, f64::min);
     if est[0] <= DEFAULT_MARGIN * fastest {
         return Some(first);
     }
-    by_estimate(configs, ir, target, p).first().copied()
+    ordered(configs, &est).first().copied()
 }
 
 #[cfg(test)]

@@ -278,6 +278,18 @@ pub fn configs_narrowed() -> bool {
     configs_filter().is_some()
 }
 
+/// Asserts that `dev`'s target plans `configs` (of the family `what`) exactly where
+/// `planned` says: some where it is true, none where it is false (any number when
+/// `CROSSGEMM_TEST_CONFIGS` narrows them).
+pub fn assert_planned(configs: &[crossgemm::TileConfig], dev: &Device, planned: bool, what: &str) {
+    assert!(
+        configs.is_empty() != planned || configs_narrowed(),
+        "{what} configs on {}: {}",
+        dev.info(),
+        configs.len()
+    );
+}
+
 /// `CROSSGEMM_TEST_CONFIGS`, where set.
 fn configs_filter() -> Option<String> {
     std::env::var("CROSSGEMM_TEST_CONFIGS").ok()

@@ -4,7 +4,38 @@
 //! the strip's blocks through a workspace. Each split leaves its sums in its slot of the
 //! strip (`cg_ws`), and the last split to arrive (`cg_flags`, as the wgmma family's
 //! split-K) adds the slots in split order and stores: the same bits whichever arrives
-//! last, and no block waits for another.
+//! last, and no block waits for another. The size of that workspace lives here too, beside
+//! the code that lays it out.
+
+use super::Workspace;
+
+/// The most workspace (partial sums) a split-K call may take, bytes.
+const MAX_WORKSPACE: u64 = 64 << 20;
+
+/// The workspace of a launch of `strips` strips (every product's) of `tile` outputs
+/// (`CG_TR * CG_NB`) split over `ksplit` blocks: the tail's `KSPLIT` f32 slots of a tile
+/// per strip and one arrival counter per strip. `None` without a split.
+pub(crate) fn workspace(strips: usize, ksplit: u32, tile: u32) -> Option<Workspace> {
+    if ksplit <= 1 {
+        return None;
+    }
+    let strips = strips as u64;
+    Some(Workspace {
+        bytes: strips * ksplit as u64 * tile as u64 * 4,
+        flags: strips,
+    })
+}
+
+/// `Err` when `w` is more than a call may take.
+pub(crate) fn check_workspace(w: Option<Workspace>) -> Result<(), String> {
+    match w {
+        Some(w) if w.bytes > MAX_WORKSPACE => Err(format!(
+            "{} bytes of split-K partial sums (at most {MAX_WORKSPACE})",
+            w.bytes
+        )),
+        _ => Ok(()),
+    }
+}
 
 /// The tail's CUDA text. Before it the kernel defines `CG_TR` (rows of the strip),
 /// `CG_NB`, `WARPS`, `CG_THREADS`, `CG_RED(w, i, jj)` (warp `w`'s sum at row `i`, column

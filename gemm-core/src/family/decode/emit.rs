@@ -19,7 +19,7 @@ use crate::codegen::cuda::{fill, preamble};
 use crate::codegen::prelude::{kernel_params, variant_store, view_prologue};
 use crate::codegen::Variant;
 use crate::family::turned;
-use crate::ir::{DType, GemmIr};
+use crate::ir::GemmIr;
 use crate::target::Backend;
 
 /// The CUDA source of diagnosis variant `variant` ([`Variant::Full`]: the kernel).
@@ -31,13 +31,9 @@ use crate::target::Backend;
 ///   index (which no compiler can fold away).
 pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let mut s = preamble(ir, "decode mma.sync m16n8k16, swap-AB", variant);
-    let ty = match ir.ab_dtype {
-        DType::Bf16 => "bf16",
-        _ => "f16",
-    };
     let chunk = match variant {
-        Variant::LoadOnly => SINK_CHUNK,
-        _ => MMA_CHUNK,
+        Variant::LoadOnly => SINK_CHUNK.to_string(),
+        _ => format!("{MMA_FN}{MMA_CHUNK}"),
     };
     let loads = match variant {
         Variant::ComputeOnly => "#define CG_LOAD_B(p, c) cg_fake(c, 1u)\n#define CG_LOAD_A(p, c) cg_fake(c, 2u)",
@@ -46,7 +42,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     s.push_str(&fill(
         KERNEL,
         &[
-            ("CHUNK_FN", fill(chunk, &[("TY", ty.to_string())])),
+            ("CHUNK_FN", fill(&chunk, &[("TY", ir.ab_dtype.name().to_string())])),
             ("CHUNK_K", CHUNK_K.to_string()),
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
@@ -73,13 +69,17 @@ fn roles(ir: &GemmIr) -> String {
     )
 }
 
-/// `cg_chunk`: a chunk's two MMAs for every (16-column, 8-row) block pair.
-const MMA_CHUNK: &str = r#"static __device__ __forceinline__ void cg_mma(float* c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
+/// `cg_mma`: one `mma.sync m16n8k16` with f32 accumulators `c`, the operands' type
+/// `@TY@` (f16 or bf16). Shared with `decode_n`.
+pub(in crate::family) const MMA_FN: &str = r#"static __device__ __forceinline__ void cg_mma(float* c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.@TY@.@TY@.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
-static __device__ __forceinline__ void cg_chunk(float (&acc)[NT][MT][4], const cg_u4 (&w)[NT][2], const cg_u4 (&x)[MT]) {
+"#;
+
+/// `cg_chunk`: a chunk's two MMAs for every (16-column, 8-row) block pair.
+const MMA_CHUNK: &str = r#"static __device__ __forceinline__ void cg_chunk(float (&acc)[NT][MT][4], const cg_u4 (&w)[NT][2], const cg_u4 (&x)[MT]) {
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt)
 #pragma unroll

@@ -25,6 +25,8 @@
 
 mod emit;
 
+pub(super) use emit::MMA_FN;
+
 use super::{turned, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};

@@ -19,8 +19,9 @@
 use crate::codegen::cuda::{fill, preamble};
 use crate::codegen::prelude::{kernel_params, variant_store, view_prologue};
 use crate::codegen::Variant;
+use crate::family::decode::MMA_FN;
 use crate::family::{strip_sum, turned};
-use crate::ir::{DType, GemmIr};
+use crate::ir::GemmIr;
 use crate::target::Backend;
 
 /// The CUDA source of diagnosis variant `variant` ([`Variant::Full`]: the kernel).
@@ -31,13 +32,9 @@ use crate::target::Backend;
 /// - `ComputeOnly`: no copy into the ring; the MMAs run on whatever the slots hold.
 pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let mut s = preamble(ir, "decode_n mma.sync m16n8k16 on ldmatrix.trans, swap-AB", variant);
-    let ty = match ir.ab_dtype {
-        DType::Bf16 => "bf16",
-        _ => "f16",
-    };
     let math = match variant {
-        Variant::LoadOnly => SINK_MATH,
-        _ => MMA_MATH,
+        Variant::LoadOnly => SINK_MATH.to_string(),
+        _ => format!("{MMA_FN}{MMA_MATH}"),
     };
     let copies = match variant {
         Variant::ComputeOnly => "0",
@@ -46,7 +43,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     s.push_str(&fill(
         KERNEL,
         &[
-            ("MATH", fill(math, &[("TY", ty.to_string())])),
+            ("MATH", fill(&math, &[("TY", ir.ab_dtype.name().to_string())])),
             ("COPIES", copies.to_string()),
             ("ROLES", turned::role_defines(ir, false)),
             ("SYM", ir.symbol()),
@@ -64,15 +61,11 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     s
 }
 
-/// `cg_frag_math`: one k16 step's MMAs for every (16-column, 8-row) block pair.
-const MMA_MATH: &str = r#"static __device__ __forceinline__ void cg_mma(float* c, const unsigned (&a)[4], unsigned b0, unsigned b1) {
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.@TY@.@TY@.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-static __device__ __forceinline__ void cg_frag_math(float (&acc)[NT][MT][4], int nt, const unsigned (&a)[4], const unsigned (&x)[MT][4], int s) {
+/// `cg_frag_math`: one k16 step's MMAs for every (16-column, 8-row) block pair (after
+/// `decode`'s `cg_mma`).
+const MMA_MATH: &str = r#"static __device__ __forceinline__ void cg_frag_math(float (&acc)[NT][MT][4], int nt, const unsigned (&a)[4], const unsigned (&x)[MT][4], int s) {
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt) cg_mma(acc[nt][mt], a, x[mt][2 * s], x[mt][2 * s + 1]);
+    for (int mt = 0; mt < MT; ++mt) cg_mma(acc[nt][mt], a[0], a[1], a[2], a[3], x[mt][2 * s], x[mt][2 * s + 1]);
 }
 "#;
 

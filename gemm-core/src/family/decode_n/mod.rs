@@ -35,9 +35,6 @@ use serde::{Deserialize, Serialize};
 /// Rows of k per chunk: a warp's unit of the ring (two k16 MMA steps).
 const CHUNK_K: u32 = 32;
 
-/// The most workspace (partial sums) a split-K call may take, bytes.
-const MAX_WORKSPACE: u64 = 64 << 20;
-
 /// A decode_n configuration: the values of its `-D` constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct DecodeNTile {
@@ -175,13 +172,7 @@ impl KernelFamily for DecodeN {
         if !p.a.rows_aligned(a_ext, per_chunk) || !p.b.rows_aligned(b_ext, per_chunk) {
             return Err("rows of A or B do not all start on 16-byte boundaries".into());
         }
-        match workspace(t, p) {
-            Some(w) if w.bytes > MAX_WORKSPACE => Err(format!(
-                "{} bytes of split-K partial sums (at most {MAX_WORKSPACE})",
-                w.bytes
-            )),
-            _ => Ok(()),
-        }
+        super::strip_sum::check_workspace(workspace(t, p))
     }
 
     /// `tune(block_m = ..)` restricts the rows (`8 * mt`: 8, 16, 32), `tune(block_n = ..)`
@@ -326,17 +317,10 @@ fn strips(t: &DecodeNTile, p: Problem) -> usize {
     p.n.div_ceil(t.block_n() as usize)
 }
 
-/// A split-K launch's partial sums (`KSPLIT` slots of the strip's rows × columns per
-/// strip of every product) and arrival counters (one per strip).
+/// A split-K launch's workspace ([`super::strip_sum::workspace`]): tiles of the strip's
+/// rows × columns, a strip per block of columns of every product.
 fn workspace(t: &DecodeNTile, p: Problem) -> Option<Workspace> {
-    if t.ksplit <= 1 {
-        return None;
-    }
-    let strips = (strips(t, p) * p.batch.max(1)) as u64;
-    Some(Workspace {
-        bytes: strips * t.ksplit as u64 * (t.rows() * t.block_n()) as u64 * 4,
-        flags: strips,
-    })
+    super::strip_sum::workspace(strips(t, p) * p.batch.max(1), t.ksplit, t.rows() * t.block_n())
 }
 
 // Rationale per rule: the source's static_asserts, the chip's limits and the register

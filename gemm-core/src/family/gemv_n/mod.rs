@@ -75,9 +75,6 @@ fn is_one(k: &u32) -> bool {
     *k == 1
 }
 
-/// The most workspace (partial sums) a split-K call may take, bytes.
-const MAX_WORKSPACE: u64 = 64 << 20;
-
 /// The `gemv_n` family.
 pub struct GemvN;
 
@@ -128,13 +125,7 @@ impl KernelFamily for GemvN {
 
     fn accepts(&self, t: &GemvNTile, ir: &GemmIr, p: Problem) -> Result<(), String> {
         turned::check_small_side(t.swap, p, t.mr)?;
-        match workspace(t, ir, p) {
-            Some(w) if w.bytes > MAX_WORKSPACE => Err(format!(
-                "{} bytes of split-K partial sums (at most {MAX_WORKSPACE})",
-                w.bytes
-            )),
-            _ => Ok(()),
-        }
+        super::strip_sum::check_workspace(workspace(t, ir, p))
     }
 
     /// `tune(block_m = ..)` restricts the rows per block (`MR`) and `tune(block_n = ..)`
@@ -321,17 +312,11 @@ fn strips(t: &GemvNTile, ir: &GemmIr, p: Problem) -> usize {
     turned::wide(t.swap, p).div_ceil(t.block_n(ir.ab_dtype) as usize)
 }
 
-/// A split-K launch's partial sums (`KSPLIT` slots of `MR` × the strip's columns per
-/// strip of every product) and arrival counters (one per strip).
+/// A split-K launch's workspace ([`super::strip_sum::workspace`]): tiles of `MR` × the
+/// strip's columns, a strip per block of columns of every product.
 fn workspace(t: &GemvNTile, ir: &GemmIr, p: Problem) -> Option<Workspace> {
-    if t.ksplit <= 1 {
-        return None;
-    }
-    let strips = (strips(t, ir, p) * p.batch.max(1)) as u64;
-    Some(Workspace {
-        bytes: strips * t.ksplit as u64 * (t.mr * t.block_n(ir.ab_dtype)) as u64 * 4,
-        flags: strips,
-    })
+    let strips = strips(t, ir, p) * p.batch.max(1);
+    super::strip_sum::workspace(strips, t.ksplit, t.mr * t.block_n(ir.ab_dtype))
 }
 
 /// Accumulators (`MR` × 8), a step's 8 chunks of W and `MR` chunks of X, addressing.
