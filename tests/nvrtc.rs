@@ -297,39 +297,6 @@ mod checks {
         }
     }
 
-    /// The 32-column wgmma tiles (`tiles::NARROW_BN`) of the N-major B kernels (one box
-    /// of 64-byte rows with the 64-byte swizzle) and of a K-major one, on the TMA path and,
-    /// without a cluster, on the cp.async producer's (rows of N = 250 and K = 250 elements:
-    /// 500 bytes, 4-byte chunks), which the planned-config compiles above never take.
-    #[cfg(feature = "sm90")]
-    #[test]
-    fn every_narrow_wgmma_config_compiles() {
-        if nvrtc_or_skip(
-            "every_narrow_wgmma_config_compiles",
-            "NVRTC compiles of the 32-column wgmma configs (sm_90a)",
-        ) {
-            for spec in [&nv_f16_rr::SPEC, &nv_bf16_t_gelu_erf::SPEC, &nv_f16_bias_relu::SPEC] {
-                let tk = spec.target("h200").expect("h200 planned");
-                let narrow: Vec<TileConfig> = tk
-                    .plan()
-                    .configs
-                    .iter()
-                    .copied()
-                    .filter(|c| matches!(c, TileConfig::Wgmma(t) if t.bn == 32))
-                    .collect();
-                assert!(narrow.len() >= 4, "{}: {} narrow configs", spec.name, narrow.len());
-                let alone: Vec<TileConfig> = narrow
-                    .iter()
-                    .copied()
-                    .filter(|c| matches!(c, TileConfig::Wgmma(t) if t.cluster() == 1))
-                    .collect();
-                let n = compile_clean(spec, tk, &narrow, "90a", &[(64, 256, 256)], "narrow wgmma")
-                    + compile_clean(spec, tk, &alone, "90a", &[(64, 250, 250)], "narrow wgmma, cp.async");
-                println!("{}: {n} narrow compiles", spec.name);
-            }
-        }
-    }
-
     /// The gemv kernels of a K-major and an f32 kernel, on the vector and the element path.
     #[cfg(feature = "sm90")]
     #[test]

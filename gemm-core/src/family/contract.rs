@@ -189,21 +189,8 @@ pub struct TensorMap {
     pub batch: Option<[u64; 2]>,
     /// The box one copy moves, in elements, the contiguous dimension first.
     pub box_dims: [u32; 2],
-    /// How boxes land in shared memory.
-    pub swizzle: Swizzle,
-}
-
-/// The shared-memory swizzle of a [`TensorMap`]'s boxes: the layout a wgmma descriptor
-/// of the same mode reads. A swizzled box's contiguous extent is at most the swizzle's
-/// span (128 or 64 bytes), its rows that far apart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Swizzle {
-    /// Rows land as they are.
-    None,
-    /// 64-byte swizzle: 16-byte unit `u` of row `r` lands at unit `u ^ ((r / 2) % 4)`.
-    Bytes64,
-    /// 128-byte swizzle: 16-byte unit `u` of row `r` lands at unit `u ^ (r % 8)`.
-    Bytes128,
+    /// Whether boxes land in shared memory with the 128-byte swizzle (else unswizzled).
+    pub swizzle_128b: bool,
 }
 
 /// [`TensorMap::param`] of a map over the output (which has no signature index).

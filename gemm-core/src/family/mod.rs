@@ -30,9 +30,7 @@ mod strip_sum;
 mod turned;
 pub mod wgmma;
 
-pub use contract::{
-    CompileNeeds, LaunchDims, Machine, Problem, Resources, Stored, Swizzle, TensorMap, Workspace, OUT_PARAM,
-};
+pub use contract::{CompileNeeds, LaunchDims, Machine, Problem, Resources, Stored, TensorMap, Workspace, OUT_PARAM};
 pub use decode::{Decode, DecodeTile};
 pub use decode_n::{DecodeN, DecodeNTile};
 pub use gemv::{Gemv, GemvTile};

@@ -154,11 +154,6 @@ typedef unsigned short cg_ab_t;
 #define A_STAGE_BYTES (BM * BK * CG_ESZ)
 #define B_STAGE_BYTES (BN * BK * CG_ESZ)
 #define CG_STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
-/* An N-major B tile arrives in boxes of CG_B_BOX columns by BK rows of k: 64 columns
-   (128-byte swizzle, 8 KiB a box), or the whole tile of a 32-column one (64-byte
-   swizzle: rows of 64 bytes, 8-row groups of 512 bytes). */
-#define CG_B_BOX (BN < 64 ? BN : 64)
-#define CG_B_SW64 (!CG_B_KMAJOR && BN == 32)
 #define CG_STG_PITCH 144
 #define CG_CW (128 / CG_OSZ)
 /* A consumer's staged tile for the TMA store: its rows by BN elements of CG_ESZ bytes
@@ -193,7 +188,7 @@ static_assert(CG_ESZ == 2 || (CG_A_KMAJOR && CG_B_KMAJOR), "wgmma .tf32 takes K-
 static_assert(CONSUMERS >= 1 && CONSUMERS <= 3, "CONSUMERS must be 1, 2 or 3");
 static_assert(BM <= 256 && CG_WG_M % 64 == 0 && CG_WG_M >= 64, "BM / CONSUMERS (ping-pong: BM) must be a multiple of 64, BM <= 256");
 static_assert(BN >= 16 && BN <= 256 && BN % 16 == 0, "BN must be a multiple of 16 in [16, 256]");
-static_assert(CG_B_KMAJOR || BN % 64 == 0 || BN == 32, "an N-major B tile arrives in 64-column boxes, or one of 32: BN must be 32 or a multiple of 64");
+static_assert(CG_B_KMAJOR || BN % 64 == 0, "an N-major B tile arrives in 64-column boxes: BN must be a multiple of 64");
 static_assert(CG_MI * BN / 2 <= (CONSUMERS == 3 ? 96 : 128), "at most 128 accumulator registers per consumer thread, 96 with three consumers (ping-pong: BM / 64 * BN / 2)");
 static_assert(STAGES >= 2, "the TMA ring needs at least two stages");
 static_assert(GROUP_M >= 1, "GROUP_M must be at least 1");
@@ -338,12 +333,11 @@ static __device__ __forceinline__ void cg_tma_store3(const CgTmaMap* map, unsign
 static __device__ __forceinline__ void cg_tma_prefetch(const CgTmaMap* map) {
     asm volatile("prefetch.tensormap [%0];\n" :: "l"((unsigned long long)map) : "memory");
 }
-/* Shared-memory matrix descriptor: start address, leading and stride byte offsets (all
-   >> 4), base offset 0 (every pattern starts on a multiple of its 8-row span), swizzle
-   `mode` (1: 128-byte, 2: 64-byte). */
-static __device__ __forceinline__ unsigned long long cg_desc(unsigned addr, unsigned lbo, unsigned sbo, unsigned long long mode = 1) {
+/* Shared-memory matrix descriptor, 128-byte swizzle: start address, leading and stride
+   byte offsets (all >> 4), base offset 0 (every pattern starts 1024-aligned). */
+static __device__ __forceinline__ unsigned long long cg_desc(unsigned addr, unsigned lbo, unsigned sbo) {
     return (unsigned long long)((addr & 0x3FFFF) >> 4) | ((unsigned long long)(lbo >> 4) << 16) |
-           ((unsigned long long)(sbo >> 4) << 32) | (mode << 62);
+           ((unsigned long long)(sbo >> 4) << 32) | (1ull << 62);
 }
 static __device__ __forceinline__ void cg_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 static __device__ __forceinline__ void cg_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
@@ -391,17 +385,16 @@ template <> __device__ __forceinline__ void cg_cpa<4>(unsigned dst, const void* 
    producer threads in CH-byte chunks: thread t copies chunk t % PER of rows t / PER,
    + STEP, + 2 STEP, ... (consecutive threads on consecutive chunks of a row).
    K-major (KM = 1): row rho is k0..k0+63 of global row mn0 + rho. MN-major: rows come in
-   64-row boxes, row rho is mn0 + 64 * (rho / 64) .. +63 of global row k0 + rho % 64
-   (R = 32: one box of 64-byte rows, as below).
+   64-row boxes, row rho is mn0 + 64 * (rho / 64) .. +63 of global row k0 + rho % 64.
    Elements past the extents (mn_ext, k_ext) are zero-filled (src-size); every source
    address is CH-aligned because the pitch ld * CG_ESZ and the base are. EL: elements a
    chunk, RE: elements a 128-byte row. */
 template <int R, int KM, int CH>
 static __device__ __forceinline__ void cg_cpa_tile(unsigned dst, const cg_ab_t* g, int ld, int mn_ext, int k_ext, int mn0, int k0, int tid) {
     constexpr int PER = 128 / CH, STEP = 128 / PER, EL = CH / CG_ESZ, RE = 128 / CG_ESZ;
+    const int cc = tid % PER, rho0 = tid / PER;
+    const unsigned unit = (unsigned)(cc * CH) >> 4, within = (unsigned)(cc * CH) & 15;
     if (KM) {
-        const int cc = tid % PER, rho0 = tid / PER;
-        const unsigned unit = (unsigned)(cc * CH) >> 4, within = (unsigned)(cc * CH) & 15;
         const int inner = k0 + cc * EL, left = k_ext - inner;
         const unsigned kb = left >= EL ? CH : (left > 0 ? CG_ESZ * left : 0);
         const cg_ab_t* src = g + (long)(mn0 + rho0) * ld + inner;
@@ -413,23 +406,18 @@ static __device__ __forceinline__ void cg_cpa_tile(unsigned dst, const cg_ab_t* 
             cg_cpa<CH>(dst + rho * 128 + ((unit ^ (rho & 7)) << 4) + within, b ? (const void*)(src + (long)it * STEP * ld) : (const void*)g, b);
         }
     } else {
-        /* Boxes of W elements of mn by 64 rows of k, rows of RB bytes: 128, or 64 for a
-           32-wide tile (TMA's 64-byte swizzle: unit u of row kr at u ^ (kr / 2 % 4)). */
-        constexpr int W = R < RE ? R : RE, RB = W * CG_ESZ, PM = RB / CH, SM = 128 / PM;
-        const int cm = tid % PM, kr0 = tid / PM;
-        const unsigned um = (unsigned)(cm * CH) >> 4, wm = (unsigned)(cm * CH) & 15;
-        const cg_ab_t* src = g + (long)(k0 + kr0) * ld + mn0 + cm * EL;
-        const int rows_left = k_ext - (k0 + kr0);
+        const cg_ab_t* src = g + (long)(k0 + rho0) * ld + mn0 + cc * EL;
+        const int rows_left = k_ext - (k0 + rho0);
 #pragma unroll 1
-        for (int box = 0; box < R / W; ++box) {
-            const int left = mn_ext - (mn0 + box * W + cm * EL);
+        for (int box = 0; box < R / RE; ++box) {
+            const int left = mn_ext - (mn0 + box * RE + cc * EL);
             const unsigned mb = left >= EL ? CH : (left > 0 ? CG_ESZ * left : 0);
 #pragma unroll 4
-            for (int it = 0; it < 64 / SM; ++it) {
-                const int kr = kr0 + it * SM;
-                const unsigned b = it * SM < rows_left ? mb : 0u;
-                cg_cpa<CH>(dst + box * (64 * RB) + kr * RB + ((um ^ (((unsigned)kr * RB >> 7) & (RB / 16 - 1))) << 4) + wm,
-                           b ? (const void*)(src + (long)it * SM * ld + box * W) : (const void*)g, b);
+            for (int it = 0; it < 64 / STEP; ++it) {
+                const int kr = rho0 + it * STEP;
+                const unsigned b = it * STEP < rows_left ? mb : 0u;
+                cg_cpa<CH>(dst + box * 8192 + kr * 128 + ((unit ^ (kr & 7)) << 4) + within,
+                           b ? (const void*)(src + (long)it * STEP * ld + box * RE) : (const void*)g, b);
             }
         }
     }
@@ -815,7 +803,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
                         CG_TMA_B_MC(b_s + j * (BN * 128), k0 + j * CG_KROW, n0, col);
 #else
 #pragma unroll
-                    for (int c = 0; c < BN / CG_B_BOX; ++c)
+                    for (int c = 0; c < BN / 64; ++c)
                         CG_TMA_B_MC(b_s + c * 8192, n0 + c * 64, k0, col);
 #endif
                 }
@@ -825,7 +813,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
                 for (int j = 0; j < CG_KSUB; ++j) CG_TMA_B(b_s + j * (BN * 128), k0 + j * CG_KROW, n0);
 #else
 #pragma unroll
-                for (int c = 0; c < BN / CG_B_BOX; ++c) CG_TMA_B(b_s + c * 8192, n0 + c * 64, k0);
+                for (int c = 0; c < BN / 64; ++c) CG_TMA_B(b_s + c * 8192, n0 + c * 64, k0);
 #endif
 #endif
 #endif
@@ -950,10 +938,6 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
 #endif
 #if CG_B_KMAJOR
                         const unsigned long long db = cg_desc(b_s + (kk / 4) * (BN * 128) + (kk % 4) * 32, 16, 1024);
-#elif CG_B_SW64
-                        /* N-major, 32 columns: one box of 64-byte rows, 8-row k groups 512 apart
-                           (SBO; LBO, the next 32 columns, unused). */
-                        const unsigned long long db = cg_desc(b_s + kk * 1024, 4096, 512, 2);
 #else
                         /* N-major: 64-column boxes 8 KiB apart (LBO), 8-row k groups 1024 apart (SBO). */
                         const unsigned long long db = cg_desc(b_s + kk * 2048, 8192, 1024);

@@ -11,7 +11,7 @@ pub const DEFINES: &[(&str, &str)] = &[
     ),
     (
         "BN",
-        "CTA tile columns = wgmma N; default 256. A multiple of 16 in [16, 256]; 32 or a multiple of 64 when B is N-major (32: one box of 64-byte rows with the 64-byte swizzle).",
+        "CTA tile columns = wgmma N; default 256. A multiple of 16 in [16, 256]; a multiple of 64 when B is N-major.",
     ),
     (
         "BK",

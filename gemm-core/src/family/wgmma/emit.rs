@@ -180,11 +180,6 @@ const CONFIG: &str = r#"
 #define A_STAGE_BYTES (BM * BK * CG_ESZ)
 #define B_STAGE_BYTES (BN * BK * CG_ESZ)
 #define CG_STAGE_BYTES (A_STAGE_BYTES + B_STAGE_BYTES)
-/* An N-major B tile arrives in boxes of CG_B_BOX columns by BK rows of k: 64 columns
-   (128-byte swizzle, 8 KiB a box), or the whole tile of a 32-column one (64-byte
-   swizzle: rows of 64 bytes, 8-row groups of 512 bytes). */
-#define CG_B_BOX (BN < 64 ? BN : 64)
-#define CG_B_SW64 (!CG_B_KMAJOR && BN == 32)
 #define CG_STG_PITCH 144
 #define CG_CW (128 / CG_OSZ)
 /* A consumer's staged tile for the TMA store: its rows by BN elements of CG_ESZ bytes
@@ -209,7 +204,7 @@ static_assert(CG_ESZ == 2 || (CG_A_KMAJOR && CG_B_KMAJOR), "wgmma .tf32 takes K-
 static_assert(CONSUMERS >= 1 && CONSUMERS <= 3, "CONSUMERS must be 1, 2 or 3");
 static_assert(BM <= 256 && CG_WG_M % 64 == 0 && CG_WG_M >= 64, "BM / CONSUMERS (ping-pong: BM) must be a multiple of 64, BM <= 256");
 static_assert(BN >= 16 && BN <= 256 && BN % 16 == 0, "BN must be a multiple of 16 in [16, 256]");
-static_assert(CG_B_KMAJOR || BN % 64 == 0 || BN == 32, "an N-major B tile arrives in 64-column boxes, or one of 32: BN must be 32 or a multiple of 64");
+static_assert(CG_B_KMAJOR || BN % 64 == 0, "an N-major B tile arrives in 64-column boxes: BN must be a multiple of 64");
 static_assert(CG_MI * BN / 2 <= (CONSUMERS == 3 ? 96 : 128), "at most 128 accumulator registers per consumer thread, 96 with three consumers (ping-pong: BM / 64 * BN / 2)");
 static_assert(STAGES >= 2, "the TMA ring needs at least two stages");
 static_assert(GROUP_M >= 1, "GROUP_M must be at least 1");
@@ -357,12 +352,11 @@ static __device__ __forceinline__ void cg_tma_store3(const CgTmaMap* map, unsign
 static __device__ __forceinline__ void cg_tma_prefetch(const CgTmaMap* map) {
     asm volatile("prefetch.tensormap [%0];\n" :: "l"((unsigned long long)map) : "memory");
 }
-/* Shared-memory matrix descriptor: start address, leading and stride byte offsets (all
-   >> 4), base offset 0 (every pattern starts on a multiple of its 8-row span), swizzle
-   `mode` (1: 128-byte, 2: 64-byte). */
-static __device__ __forceinline__ unsigned long long cg_desc(unsigned addr, unsigned lbo, unsigned sbo, unsigned long long mode = 1) {
+/* Shared-memory matrix descriptor, 128-byte swizzle: start address, leading and stride
+   byte offsets (all >> 4), base offset 0 (every pattern starts 1024-aligned). */
+static __device__ __forceinline__ unsigned long long cg_desc(unsigned addr, unsigned lbo, unsigned sbo) {
     return (unsigned long long)((addr & 0x3FFFF) >> 4) | ((unsigned long long)(lbo >> 4) << 16) |
-           ((unsigned long long)(sbo >> 4) << 32) | (mode << 62);
+           ((unsigned long long)(sbo >> 4) << 32) | (1ull << 62);
 }
 static __device__ __forceinline__ void cg_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
 static __device__ __forceinline__ void cg_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
@@ -485,10 +479,6 @@ fn mma(variant: Variant) -> String {
 #endif
 #if CG_B_KMAJOR
                         const unsigned long long db = cg_desc(b_s + (kk / 4) * (BN * 128) + (kk % 4) * 32, 16, 1024);
-#elif CG_B_SW64
-                        /* N-major, 32 columns: one box of 64-byte rows, 8-row k groups 512 apart
-                           (SBO; LBO, the next 32 columns, unused). */
-                        const unsigned long long db = cg_desc(b_s + kk * 1024, 4096, 512, 2);
 #else
                         /* N-major: 64-column boxes 8 KiB apart (LBO), 8-row k groups 1024 apart (SBO). */
                         const unsigned long long db = cg_desc(b_s + kk * 2048, 8192, 1024);

@@ -24,11 +24,7 @@
 //! - Layouts: every combination. A K-major (row-major A) or M-major (column-major A,
 //!   wgmma `imm-trans-a` = 1); B K-major (column-major B, the `nn.Linear` weight case)
 //!   or N-major (row-major B, `imm-trans-b` = 1). MN-major operands need their tile
-//!   extent to be a multiple of 64 (`BM` for A, `BN` for B; a static_assert says so),
-//!   or for B also 32: one box of 64-byte rows in TMA's 64-byte swizzle, read by
-//!   descriptors of that mode. Why 32: at 33-64 rows of a row-major B, cuBLAS runs 64x32
-//!   tiles (bench/results/h200-2026-12-04z8: 128 blocks at N = 4096), where 64 columns
-//!   make 64 blocks on 132 SMs.
+//!   extent to be a multiple of 64 (`BM` for A, `BN` for B; a static_assert says so).
 //! - Output: any `ir.out_dtype` and `ir.out_layout`, through the fused epilogue
 //!   `cgw_epi(acc, v..)` (the DSL expression over the parameter values; `epilogue.rs`):
 //!   `Row` and `Col` parameters are copied once per tile into the consumer's parameter
@@ -129,12 +125,10 @@
 //! | A K-major | `a_layout() == RowMajor` (M×K, K contiguous) | `{K, M}` | `{K * esz}` | `{BK, BM}` = `{64 or 32 (tf32), BM}` |
 //! | A M-major | `a_layout() == ColMajor` (K×M storage) | `{M, K}` | `{M * 2}` | `{64, BK}` = `{64, 64}` |
 //! | B K-major | `b_layout() == ColMajor` (N×K storage) | `{K, N}` | `{K * esz}` | `{BK, BN}` = `{64 or 32 (tf32), BN}` |
-//! | B N-major | `b_layout() == RowMajor` (K×N, N contiguous) | `{N, K}` | `{N * 2}` | `{64, BK}` = `{64, 64}` (`BN` = 32: `{32, 64}`) |
+//! | B N-major | `b_layout() == RowMajor` (K×N, N contiguous) | `{N, K}` | `{N * 2}` | `{64, BK}` = `{64, 64}` |
 //!
 //! K-major tiles arrive in one box per stage; MN-major tiles in `BM / 64` (or `BN / 64`)
-//! boxes of 64 (m or n) × 64 (k), 8 KiB each, placed one after the other; a 32-column
-//! N-major B tile in one box of 32 × 64 (4 KiB) with `CU_TENSOR_MAP_SWIZZLE_64B`
-//! ([`box_swizzle`]). The maps do
+//! boxes of 64 (m or n) × 64 (k), 8 KiB each, placed one after the other. The maps do
 //! not depend on the cluster: with `CLUSTER_M == 2` the first block of each cluster
 //! column issues the B boxes with `.multicast::cluster` to the column's blocks, with
 //! `CLUSTER_N == 2` the first block of each row the A boxes to the row's.
@@ -223,7 +217,7 @@ pub use config::{
 pub use defines::DEFINES;
 
 pub use emit::emit_variant;
-pub use operands::{box_swizzle, cpasync_chunks, out_tma_ok, placeholder_map, tma_box, tma_ok};
+pub use operands::{cpasync_chunks, out_tma_ok, placeholder_map, tma_box, tma_ok};
 pub use tiles::WAVE_FIT_BN;
 
 use super::shape_flags::{row_align, row_class};

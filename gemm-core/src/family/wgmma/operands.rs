@@ -3,30 +3,18 @@
 //! the maps and copy sizes that follow from the shape and the views' geometry.
 
 use super::{bk_for, WgmmaTile};
-use crate::family::{Problem, Stored, Swizzle, TensorMap, OUT_PARAM};
+use crate::family::{Problem, Stored, TensorMap, OUT_PARAM};
 use crate::ir::{AccMode, DType, GemmIr, Layout};
 
 /// The TMA box (`boxDim`, dimension 0 first) of an operand tile: `{row, rows}` for a
 /// K-major operand (`row` = one 128-byte swizzle row of k, `rows` = BM for A, BN for B; a
 /// k-tile of several such rows arrives as one box per row), `{64, BK}` for an MN-major
-/// one (the tile then arrives as `rows / 64` boxes), `{32, BK}` for an MN-major tile of
-/// 32 (a 32-column N-major B: rows of 64 bytes, [`box_swizzle`]).
+/// one (the tile then arrives as `rows / 64` boxes).
 pub fn tma_box(k_major: bool, rows: u32, bk: u32) -> [u32; 2] {
     if k_major {
         [bk, rows]
     } else {
-        [rows.min(64), bk]
-    }
-}
-
-/// The swizzle of a 16-bit or tf32 operand's box ([`tma_box`]): 64 bytes for the
-/// 32-element rows of a 32-column MN-major tile, 128 bytes otherwise (one k row of a
-/// K-major box, or 64 elements of an MN-major one).
-pub fn box_swizzle(k_major: bool, rows: u32) -> Swizzle {
-    if !k_major && rows < 64 {
-        Swizzle::Bytes64
-    } else {
-        Swizzle::Bytes128
+        [64, bk]
     }
 }
 
@@ -128,7 +116,7 @@ pub fn placeholder_map(param: u32, dtype: DType) -> TensorMap {
         offset_bytes: 0,
         batch: None,
         box_dims: [elems as u32, 1],
-        swizzle: Swizzle::None,
+        swizzle_128b: false,
     }
 }
 
@@ -158,8 +146,7 @@ pub(super) fn check_rows(ir: &GemmIr, p: Problem) -> Result<(), String> {
 }
 
 /// A's and B's maps (and with `tma_store` the output's, [`out_map`]), as the module docs lay out: K-major operands in one box of
-/// `{BK, rows}` per stage, MN-major ones in `{64, BK}` boxes (`{32, BK}` for a 32-column
-/// tile); 128-byte swizzle (64 for those 32-column boxes); the pitch
+/// `{BK, rows}` per stage, MN-major ones in `{64, BK}` boxes; 128-byte swizzle; the pitch
 /// and start of each view. For a call that the cp.async producer serves
 /// ([`cpasync_chunks`]) the kernel reads no map: both are placeholders over the
 /// operand's first 16 bytes ([`placeholder_map`]).
@@ -187,7 +174,7 @@ fn operand_maps(t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Vec<TensorMap> {
             offset_bytes: at.offset as u64 * esz,
             batch: batched(p, at).then(|| [p.batch as u64, at.bstride as u64 * esz]),
             box_dims: tma_box(k_major, tile_rows, bk_for(ir.ab_dtype)),
-            swizzle: box_swizzle(k_major, tile_rows),
+            swizzle_128b: true,
         }
     };
     vec![
@@ -218,6 +205,6 @@ pub(super) fn out_map(t: &WgmmaTile, ir: &GemmIr, p: Problem) -> TensorMap {
         offset_bytes: p.c.offset as u64 * osz,
         batch: (p.batch > 1).then(|| [p.batch as u64, p.c.bstride as u64 * osz]),
         box_dims: [128 / osz as u32, t.bm / t.sharers()],
-        swizzle: Swizzle::Bytes128,
+        swizzle_128b: true,
     }
 }

@@ -62,7 +62,7 @@ pub(super) fn produce(variant: Variant) -> String {
                         CG_TMA_B_MC(b_s + j * (BN * 128), k0 + j * CG_KROW, n0, col);
 #else
 #pragma unroll
-                    for (int c = 0; c < BN / CG_B_BOX; ++c)
+                    for (int c = 0; c < BN / 64; ++c)
                         CG_TMA_B_MC(b_s + c * 8192, n0 + c * 64, k0, col);
 #endif
                 }
@@ -72,7 +72,7 @@ pub(super) fn produce(variant: Variant) -> String {
                 for (int j = 0; j < CG_KSUB; ++j) CG_TMA_B(b_s + j * (BN * 128), k0 + j * CG_KROW, n0);
 #else
 #pragma unroll
-                for (int c = 0; c < BN / CG_B_BOX; ++c) CG_TMA_B(b_s + c * 8192, n0 + c * 64, k0);
+                for (int c = 0; c < BN / 64; ++c) CG_TMA_B(b_s + c * 8192, n0 + c * 64, k0);
 #endif
 #endif
 #endif"
@@ -80,8 +80,7 @@ pub(super) fn produce(variant: Variant) -> String {
 }
 
 /// The cp.async producer's copy helpers (`CG_CPASYNC`): a tile of 128-byte rows in the
-/// layout TMA's 128-byte swizzle writes (64-byte rows and swizzle for a 32-column
-/// N-major B), for rows TMA cannot map.
+/// layout TMA's 128-byte swizzle writes, for rows TMA cannot map.
 pub(super) const CPASYNC: &str = r#"#if CG_CPASYNC
 /* The cp.async producer (shapes TMA cannot map: rows that are not 16-byte multiples). */
 template <int CH> static __device__ __forceinline__ void cg_cpa(unsigned dst, const void* src, unsigned bytes);
@@ -99,17 +98,16 @@ template <> __device__ __forceinline__ void cg_cpa<4>(unsigned dst, const void* 
    producer threads in CH-byte chunks: thread t copies chunk t % PER of rows t / PER,
    + STEP, + 2 STEP, ... (consecutive threads on consecutive chunks of a row).
    K-major (KM = 1): row rho is k0..k0+63 of global row mn0 + rho. MN-major: rows come in
-   64-row boxes, row rho is mn0 + 64 * (rho / 64) .. +63 of global row k0 + rho % 64
-   (R = 32: one box of 64-byte rows, as below).
+   64-row boxes, row rho is mn0 + 64 * (rho / 64) .. +63 of global row k0 + rho % 64.
    Elements past the extents (mn_ext, k_ext) are zero-filled (src-size); every source
    address is CH-aligned because the pitch ld * CG_ESZ and the base are. EL: elements a
    chunk, RE: elements a 128-byte row. */
 template <int R, int KM, int CH>
 static __device__ __forceinline__ void cg_cpa_tile(unsigned dst, const cg_ab_t* g, int ld, int mn_ext, int k_ext, int mn0, int k0, int tid) {
     constexpr int PER = 128 / CH, STEP = 128 / PER, EL = CH / CG_ESZ, RE = 128 / CG_ESZ;
+    const int cc = tid % PER, rho0 = tid / PER;
+    const unsigned unit = (unsigned)(cc * CH) >> 4, within = (unsigned)(cc * CH) & 15;
     if (KM) {
-        const int cc = tid % PER, rho0 = tid / PER;
-        const unsigned unit = (unsigned)(cc * CH) >> 4, within = (unsigned)(cc * CH) & 15;
         const int inner = k0 + cc * EL, left = k_ext - inner;
         const unsigned kb = left >= EL ? CH : (left > 0 ? CG_ESZ * left : 0);
         const cg_ab_t* src = g + (long)(mn0 + rho0) * ld + inner;
@@ -121,23 +119,18 @@ static __device__ __forceinline__ void cg_cpa_tile(unsigned dst, const cg_ab_t* 
             cg_cpa<CH>(dst + rho * 128 + ((unit ^ (rho & 7)) << 4) + within, b ? (const void*)(src + (long)it * STEP * ld) : (const void*)g, b);
         }
     } else {
-        /* Boxes of W elements of mn by 64 rows of k, rows of RB bytes: 128, or 64 for a
-           32-wide tile (TMA's 64-byte swizzle: unit u of row kr at u ^ (kr / 2 % 4)). */
-        constexpr int W = R < RE ? R : RE, RB = W * CG_ESZ, PM = RB / CH, SM = 128 / PM;
-        const int cm = tid % PM, kr0 = tid / PM;
-        const unsigned um = (unsigned)(cm * CH) >> 4, wm = (unsigned)(cm * CH) & 15;
-        const cg_ab_t* src = g + (long)(k0 + kr0) * ld + mn0 + cm * EL;
-        const int rows_left = k_ext - (k0 + kr0);
+        const cg_ab_t* src = g + (long)(k0 + rho0) * ld + mn0 + cc * EL;
+        const int rows_left = k_ext - (k0 + rho0);
 #pragma unroll 1
-        for (int box = 0; box < R / W; ++box) {
-            const int left = mn_ext - (mn0 + box * W + cm * EL);
+        for (int box = 0; box < R / RE; ++box) {
+            const int left = mn_ext - (mn0 + box * RE + cc * EL);
             const unsigned mb = left >= EL ? CH : (left > 0 ? CG_ESZ * left : 0);
 #pragma unroll 4
-            for (int it = 0; it < 64 / SM; ++it) {
-                const int kr = kr0 + it * SM;
-                const unsigned b = it * SM < rows_left ? mb : 0u;
-                cg_cpa<CH>(dst + box * (64 * RB) + kr * RB + ((um ^ (((unsigned)kr * RB >> 7) & (RB / 16 - 1))) << 4) + wm,
-                           b ? (const void*)(src + (long)it * SM * ld + box * W) : (const void*)g, b);
+            for (int it = 0; it < 64 / STEP; ++it) {
+                const int kr = rho0 + it * STEP;
+                const unsigned b = it * STEP < rows_left ? mb : 0u;
+                cg_cpa<CH>(dst + box * 8192 + kr * 128 + ((unit ^ (kr & 7)) << 4) + within,
+                           b ? (const void*)(src + (long)it * STEP * ld + box * RE) : (const void*)g, b);
             }
         }
     }

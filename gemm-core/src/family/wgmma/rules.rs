@@ -100,15 +100,14 @@ pub(super) const RULES: [Rule<WgmmaTile>; 13] = [
         },
     },
     // wgmma N is a multiple of 8 up to 256; the epilogue stores 16-column groups; an
-    // N-major B arrives in 64-column boxes (128-byte swizzle) or, 32 columns wide, in one
-    // box of 64-byte rows (64-byte swizzle).
+    // N-major B arrives in 64-column boxes.
     Rule {
         name: "block_n",
         check: |x, c| {
             if c.bn < 16 || c.bn > 256 || c.bn % 16 != 0 {
                 Some(format!("BN = {} (a multiple of 16 in [16, 256])", c.bn))
-            } else if x.b_layout == Layout::RowMajor && c.bn % 64 != 0 && c.bn != 32 {
-                Some(format!("BN = {} (N-major B needs 32 or a multiple of 64)", c.bn))
+            } else if x.b_layout == Layout::RowMajor && c.bn % 64 != 0 {
+                Some(format!("BN = {} (N-major B needs a multiple of 64)", c.bn))
             } else {
                 None
             }

@@ -24,30 +24,14 @@ const BLOCK_N: [u32; 6] = [64, 128, 192, 256, 176, 240];
 /// bias+GELU rows of the M = 2048 LLM shapes, by 1–3% in the tuner's final round.
 pub const WAVE_FIT_BN: [u32; 2] = [176, 240];
 
-/// The narrow width of 64-row tiles, for 33-64 rows: where 64 columns make too few
-/// blocks (64 at N = 4096 on 132 SMs), 32 make 128, as cuBLAS's kernel at 64 rows of a
-/// row-major B does (`nvjet_sm90_hsh_64x32_64x16_1x2`, 64x32 tiles in 1x2 clusters
-/// sharing A: bench/results/h200-2026-12-04z8).
-pub const NARROW_BN: u32 = 32;
-
-/// The block widths a plan tries on `bm`-row tiles: [`BLOCK_N`], and [`NARROW_BN`] on
-/// 64 rows of 16-bit operands (tf32 has not been measured there).
-fn block_n(cx: &PlanCtx, bm: u32) -> Vec<u32> {
-    let mut v = BLOCK_N.to_vec();
-    if bm == 64 && cx.dtype.size() == 2 {
-        v.push(NARROW_BN);
-    }
-    v
-}
-
 /// Whether `t` is one of the tiles planned beside the usual ones, each block tile
 /// keeping its best config (a plan class of its own, with room made for it) while the
-/// rest rank after every usual config: the wave-fitting widths ([`WAVE_FIT_BN`]), the
-/// narrow width ([`NARROW_BN`]) and the 192-row tiles of three consumers. Why 192 rows: at 2048x11008x4096 cuBLAS and
+/// rest rank after every usual config: the wave-fitting widths ([`WAVE_FIT_BN`]) and
+/// the 192-row tiles of three consumers. Why 192 rows: at 2048x11008x4096 cuBLAS and
 /// cuBLASLt run 192x192 tiles (bench/results/h200-2026-12-02zj: 638 tiles, 4.83 waves
 /// on 132 SMs, against 688 and 5.21 for 128x256, and 11% fewer operand bytes a flop).
 pub(super) fn apart(t: &WgmmaTile) -> bool {
-    WAVE_FIT_BN.contains(&t.bn) || t.bn == NARROW_BN || t.consumers == 3
+    WAVE_FIT_BN.contains(&t.bn) || t.consumers == 3
 }
 
 /// The (consumers, ping-pong) schedules the planner tries on `bm`-row tiles: one
@@ -88,13 +72,10 @@ pub(super) fn space(cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
     let tma_store = space.pick("tma_store", &[0]).contains(&1);
     let mut v = Vec::new();
     for bm in space.pick("block_m", &[64, 128, 192, 256]) {
-        for bn in space.pick("block_n", &block_n(cx, bm)) {
+        for bn in space.pick("block_n", &BLOCK_N) {
             for bk in space.pick("block_k", &k_tiles(cx, bm, bn)) {
                 for stages in space.pick("stages", &[3, 4, 5, 6, 8, 10]) {
-                    // The narrow tile (one 64x32 slab, 16 accumulators) is for
-                    // problems of one tile row: one consumer, no ping-pong.
-                    for &(consumers, pingpong) in schedules(bm).iter().filter(|&&s| bn != NARROW_BN || s == (1, false))
-                    {
+                    for &(consumers, pingpong) in schedules(bm) {
                         for group_m in space.pick("group_m", &[8]) {
                             for cluster_m in [1, 2] {
                                 let t = WgmmaTile {
@@ -127,16 +108,6 @@ pub(super) fn space(cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
                             // of 2048x11008x4096 267.5 us against 281 in 2-block clusters
                             // and 394 alone (-03u8); the estimate orders them by the rows
                             // (`Wgmma::estimate_factor`).
-                            // The narrow tile also in a 1x2 cluster sharing A (what
-                            // cuBLAS runs there): a plan class of its own.
-                            if quads && bn == NARROW_BN && consumers == 1 {
-                                v.push(WgmmaTile {
-                                    bk,
-                                    group_m,
-                                    cluster_n: 2,
-                                    ..WgmmaTile::new(bm, bn, stages, consumers)
-                                });
-                            }
                             if quads && consumers == 2 && !pingpong {
                                 v.push(WgmmaTile {
                                     bk,
@@ -162,8 +133,7 @@ mod tests {
     use crate::target::{Targets, BUILTIN_TARGETS};
 
     /// The 2x2 clusters come unless `tune(cluster_n = 1)` leaves them out, one per
-    /// two-consumer cooperative tile and ring depth, each passing the family's rules; so
-    /// do the 1x2 clusters of the narrow tile, one consumer each.
+    /// two-consumer cooperative tile and ring depth, each passing the family's rules.
     #[test]
     fn two_by_two_clusters_are_planned_unless_left_out() {
         let h200 = Targets::parse(BUILTIN_TARGETS).unwrap().get("h200").unwrap().clone();
@@ -172,14 +142,10 @@ mod tests {
         let mut left_out = TuneSpace::default();
         left_out.0.insert("cluster_n".into(), vec![1]);
         assert!(space(&cx, &left_out).iter().all(|t| t.cluster_n == 1));
-        let (pairs, quads): (Vec<WgmmaTile>, Vec<WgmmaTile>) = space(&cx, &TuneSpace::default())
+        let quads: Vec<WgmmaTile> = space(&cx, &TuneSpace::default())
             .into_iter()
             .filter(|t| t.cluster_n == 2)
-            .partition(|t| t.cluster_m == 1);
-        assert!(!pairs.is_empty());
-        assert!(pairs
-            .iter()
-            .all(|t| (t.bm, t.bn, t.consumers, t.ksplit) == (64, NARROW_BN, 1, 1) && t.validate(&ir).is_ok()));
+            .collect();
         assert!(!quads.is_empty());
         assert!(quads.iter().all(|t| t.cluster_m == 2
             && t.consumers == 2

@@ -3,7 +3,6 @@
 //! a family's [`TensorMap`] description and an operand's device address.
 
 use cudarc::driver::sys;
-use gemm_core::family::Swizzle;
 use gemm_core::{DType, TensorMap};
 use std::ffi::c_void;
 use std::fmt;
@@ -59,21 +58,8 @@ impl TmaDtype {
 pub(crate) enum TmaSwizzle {
     /// Rows land as they are.
     None,
-    /// 64-byte swizzle (the 32-column N-major B tiles' boxes).
-    B64,
     /// 128-byte swizzle (what the wgmma descriptors of the kernels expect).
     B128,
-}
-
-impl TmaSwizzle {
-    /// The span a row of a swizzled box must fit in, in bytes (`None`: no limit).
-    fn span(self) -> Option<u64> {
-        match self {
-            TmaSwizzle::None => None,
-            TmaSwizzle::B64 => Some(64),
-            TmaSwizzle::B128 => Some(128),
-        }
-    }
 }
 
 /// A rank-2 tiled map over a row-major view of an operand: `dims[0]` elements per row
@@ -123,8 +109,8 @@ impl std::error::Error for TmaError {}
 ///
 /// Checks the driver's rules first so that a bad shape gets a readable error: a
 /// 16-byte aligned base, a pitch that is a multiple of 16 bytes (and at least one row),
-/// dimensions in [1, 2^32], box dimensions in [1, 256], and with a swizzle an
-/// inner box of at most its span (128 or 64 bytes).
+/// dimensions in [1, 2^32], box dimensions in [1, 256], and with the 128-byte swizzle an
+/// inner box of at most 128 bytes.
 ///
 /// The caller must hold a current CUDA context (the driver library must be loaded).
 pub(crate) fn encode_2d(m: &Tma2d) -> Result<TmaMap, TmaError> {
@@ -137,7 +123,6 @@ pub(crate) fn encode_2d(m: &Tma2d) -> Result<TmaMap, TmaError> {
     let elem_strides = [1u32, 1, 1];
     let swizzle = match m.swizzle {
         TmaSwizzle::None => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
-        TmaSwizzle::B64 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
         TmaSwizzle::B128 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
     };
     // The driver's own type (128-byte aligned in CUDA 13's headers): encode there, then
@@ -211,9 +196,9 @@ fn check(m: &Tma2d) -> Result<(), TmaError> {
             ));
         }
     }
-    if let Some(span) = m.swizzle.span().filter(|&span| m.box_dim[0] as u64 * esz > span) {
+    if m.swizzle == TmaSwizzle::B128 && m.box_dim[0] as u64 * esz > 128 {
         return bad(format!(
-            "inner box of {} bytes exceeds the {span}-byte swizzle span",
+            "inner box of {} bytes exceeds the 128-byte swizzle span",
             m.box_dim[0] as u64 * esz
         ));
     }
@@ -240,10 +225,10 @@ fn tma_2d(base: u64, map: &TensorMap) -> Tma2d {
         pitch: map.pitch_bytes,
         box_dim: map.box_dims,
         batch: map.batch,
-        swizzle: match map.swizzle {
-            Swizzle::None => TmaSwizzle::None,
-            Swizzle::Bytes64 => TmaSwizzle::B64,
-            Swizzle::Bytes128 => TmaSwizzle::B128,
+        swizzle: if map.swizzle_128b {
+            TmaSwizzle::B128
+        } else {
+            TmaSwizzle::None
         },
     }
 }
@@ -309,7 +294,7 @@ mod tests {
                         check(&m).unwrap_or_else(|e| panic!("{t:?} {p:?} {map:?}: {e}"));
                         rank3 += usize::from(m.batch.is_some());
                         // tf32 operands round as TMA copies them (placeholders read nothing).
-                        let tf32 = ir.acc == AccMode::Tf32 && map.swizzle != Swizzle::None;
+                        let tf32 = ir.acc == AccMode::Tf32 && map.swizzle_128b;
                         assert_eq!(m.dtype == TmaDtype::Tf32, tf32, "{map:?}");
                         maps += 1;
                     }
