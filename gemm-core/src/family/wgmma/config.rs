@@ -92,6 +92,9 @@ pub const TMA_STORE_CLASS: u32 = 1 << 19;
 /// What [`Wgmma`](super::Wgmma)'s plan class adds for three consumers (192-row tiles, and the 64-row
 /// tiles' three-consumer ping-pong, which so keeps a class apart from two consumers').
 pub const THREE_CONSUMERS_CLASS: u32 = 1 << 20;
+/// What [`Wgmma`](super::Wgmma)'s plan class adds for a ring deeper than the usual depths
+/// (the 64x64 tile's deepest, which so keeps a class apart from its usual depths').
+pub const DEEP_RING_CLASS: u32 = 1 << 21;
 
 /// The opt-in shared memory limit of one block on sm_90 (H100, H200).
 pub const SM90_SMEM_LIMIT: u32 = 232_448;

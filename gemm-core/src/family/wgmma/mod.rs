@@ -211,8 +211,8 @@ pub mod splitk;
 mod tiles;
 
 pub use config::{
-    bk_for, smem_bytes, WgmmaTile, CLUSTER2D_CLASS, EPI_PARAM_BYTES, EPI_STAGING_BYTES, PINGPONG_CLASS,
-    SM90_SMEM_LIMIT, STREAMK_CLASS, THREE_CONSUMERS_CLASS, TMA_STORE_CLASS,
+    bk_for, smem_bytes, WgmmaTile, CLUSTER2D_CLASS, DEEP_RING_CLASS, EPI_PARAM_BYTES, EPI_STAGING_BYTES,
+    PINGPONG_CLASS, SM90_SMEM_LIMIT, STREAMK_CLASS, THREE_CONSUMERS_CLASS, TMA_STORE_CLASS,
 };
 pub use defines::DEFINES;
 
@@ -489,7 +489,8 @@ impl KernelFamily for Wgmma {
             + if t.streamk { STREAMK_CLASS } else { 0 }
             + if t.cluster_n > 1 { CLUSTER2D_CLASS } else { 0 }
             + if t.tma_store { TMA_STORE_CLASS } else { 0 }
-            + if t.consumers == 3 { THREE_CONSUMERS_CLASS } else { 0 };
+            + if t.consumers == 3 { THREE_CONSUMERS_CLASS } else { 0 }
+            + if tiles::deep_ring(t) { DEEP_RING_CLASS } else { 0 };
         (t.ksplit.max(1), t.bk + schedule)
     }
 

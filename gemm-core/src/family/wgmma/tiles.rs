@@ -24,14 +24,48 @@ const BLOCK_N: [u32; 6] = [64, 128, 192, 256, 176, 240];
 /// bias+GELU rows of the M = 2048 LLM shapes, by 1–3% in the tuner's final round.
 pub const WAVE_FIT_BN: [u32; 2] = [176, 240];
 
+/// The ring depths the planner tries on every tile (those that fit its shared memory).
+const STAGES: [u32; 6] = [3, 4, 5, 6, 8, 10];
+
 /// Whether `t` is one of the tiles planned beside the usual ones, each block tile
 /// keeping its best config (a plan class of its own, with room made for it) while the
-/// rest rank after every usual config: the wave-fitting widths ([`WAVE_FIT_BN`]) and
-/// the 192-row tiles of three consumers. Why 192 rows: at 2048x11008x4096 cuBLAS and
-/// cuBLASLt run 192x192 tiles (bench/results/h200-2026-12-02zj: 638 tiles, 4.83 waves
-/// on 132 SMs, against 688 and 5.21 for 128x256, and 11% fewer operand bytes a flop).
+/// rest rank after every usual config: the wave-fitting widths ([`WAVE_FIT_BN`]), the
+/// 192-row tiles of three consumers and the deep rings ([`deep_ring`]). Why 192 rows: at
+/// 2048x11008x4096 cuBLAS and cuBLASLt run 192x192 tiles
+/// (bench/results/h200-2026-12-02zj: 638 tiles, 4.83 waves on 132 SMs, against 688 and
+/// 5.21 for 128x256, and 11% fewer operand bytes a flop).
 pub(super) fn apart(t: &WgmmaTile) -> bool {
-    WAVE_FIT_BN.contains(&t.bn) || t.consumers == 3
+    WAVE_FIT_BN.contains(&t.bn) || t.consumers == 3 || deep_ring(t)
+}
+
+/// Whether `t`'s ring is deeper than any of [`STAGES`]: the 64x64 tile of one consumer
+/// with K whole and as many stages as shared memory holds ([`deepest_ring`]; 13 of 16 KB
+/// for 16-bit operands). Why: at 33-128 rows its loads are bound by their latency, and
+/// 13 stages took it from 20.8 to 18.2 µs at 64x4096x4096 with a row-major W, a tie with
+/// the tuned winners at 48-64 rows of either layout, and 4-7% ahead of the tuned 64x128
+/// with K in 2 at 128x4096x4096 (18.9-19.1 against 19.8-20.3 µs;
+/// bench/results/h200-2026-12-04aa5). With K in 2 the depth changed nothing there.
+pub(super) fn deep_ring(t: &WgmmaTile) -> bool {
+    t.stages > STAGES[STAGES.len() - 1]
+}
+
+/// The deep-ring tile of [`deep_ring`] for `cx`, where 16-bit operands (what was
+/// measured) give it more stages than [`STAGES`] has and the user's `space` leaves its
+/// block tile, k-tile and depth in.
+fn deepest_ring(cx: &PlanCtx, space: &TuneSpace) -> Option<WgmmaTile> {
+    let row = bk_for(cx.dtype);
+    let fits = |stages| WgmmaTile::new(64, 64, stages, 1).smem_bytes(cx.dtype) <= cx.target.smem_per_block_optin;
+    let stages = (STAGES[STAGES.len() - 1] + 1..=32).take_while(|&s| fits(s)).last()?;
+    let asked = |key, v| space.pick(key, &[v]).contains(&v);
+    (cx.dtype.size() == 2
+        && asked("block_m", 64)
+        && asked("block_n", 64)
+        && asked("block_k", row)
+        && asked("stages", stages))
+    .then(|| WgmmaTile {
+        bk: row,
+        ..WgmmaTile::new(64, 64, stages, 1)
+    })
 }
 
 /// The (consumers, ping-pong) schedules the planner tries on `bm`-row tiles: one
@@ -74,7 +108,7 @@ pub(super) fn space(cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
     for bm in space.pick("block_m", &[64, 128, 192, 256]) {
         for bn in space.pick("block_n", &BLOCK_N) {
             for bk in space.pick("block_k", &k_tiles(cx, bm, bn)) {
-                for stages in space.pick("stages", &[3, 4, 5, 6, 8, 10]) {
+                for stages in space.pick("stages", &STAGES) {
                     for &(consumers, pingpong) in schedules(bm) {
                         for group_m in space.pick("group_m", &[8]) {
                             for cluster_m in [1, 2] {
@@ -123,6 +157,7 @@ pub(super) fn space(cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
             }
         }
     }
+    v.extend(deepest_ring(cx, space));
     v
 }
 
@@ -155,6 +190,37 @@ mod tests {
         assert!(quads
             .iter()
             .any(|t| t.bm == 128 && t.bn == 128 && t.validate(&ir).is_ok()));
+    }
+
+    /// The deep ring: one 64x64 tile of one consumer, K whole, 13 stages for 16-bit
+    /// operands (what shared memory holds beside the staging buffers), a plan class of
+    /// its own; none for tf32 (not measured) or where the user's stages leave it out.
+    #[test]
+    fn the_deep_ring_is_the_deepest_that_fits() {
+        let h200 = Targets::parse(BUILTIN_TARGETS).unwrap().get("h200").unwrap().clone();
+        let deep = |dtype, acc, user: &TuneSpace| -> Vec<WgmmaTile> {
+            let ir = GemmIr::matmul("q", dtype, acc, Layout::RowMajor, Layout::RowMajor);
+            space(&PlanCtx::new(&h200, &ir), user)
+                .into_iter()
+                .filter(deep_ring)
+                .collect()
+        };
+        let f16 = deep(DType::F16, AccMode::F32, &TuneSpace::default());
+        assert_eq!(f16, [WgmmaTile::new(64, 64, 13, 1)]);
+        let ir = GemmIr::matmul("q", DType::F16, AccMode::F32, Layout::RowMajor, Layout::RowMajor);
+        assert!(f16[0].validate(&ir).is_ok());
+        assert!(WgmmaTile::new(64, 64, 14, 1)
+            .validate(&ir)
+            .unwrap_err()
+            .contains("shared memory"));
+        assert!(deep(DType::F32, AccMode::Tf32, &TuneSpace::default()).is_empty());
+        let mut shallow = TuneSpace::default();
+        shallow.0.insert("stages".into(), vec![4, 8]);
+        assert!(deep(DType::Bf16, AccMode::F32, &shallow).is_empty());
+        use crate::family::KernelFamily;
+        let w = super::super::Wgmma;
+        let usual = w.plan_class(&WgmmaTile::new(64, 64, 8, 1));
+        assert_ne!(w.plan_class(&f16[0]), usual);
     }
 
     /// 192-row tiles come with three consumers of one slab each, and only so; the rules
