@@ -38,9 +38,10 @@ pub(super) fn apart(t: &WgmmaTile) -> bool {
     WAVE_FIT_BN.contains(&t.bn) || t.consumers == 3 || deep_ring(t)
 }
 
-/// Whether `t`'s ring is deeper than any of [`STAGES`]: the 64x64 tile of one consumer
-/// with K whole and as many stages as shared memory holds ([`deepest_ring`]; 13 of 16 KB
-/// for 16-bit operands). Why: at 33-128 rows its loads are bound by their latency, and
+/// Whether `t`'s ring is deeper than any of [`STAGES`]: in the plan, the 64x64 tile of
+/// one consumer with K whole and as many stages as shared memory holds
+/// ([`deepest_ring`]; 13 of 16 KB for 16-bit operands), or what a user's `stages` asks.
+/// Why that tile: at 48-128 rows its loads are bound by their latency, and
 /// 13 stages took it from 20.8 to 18.2 µs at 64x4096x4096 with a row-major W, a tie with
 /// the tuned winners at 48-64 rows of either layout, and 4-7% ahead of the tuned 64x128
 /// with K in 2 at 128x4096x4096 (18.9-19.1 against 19.8-20.3 µs;
