@@ -128,20 +128,8 @@ typedef unsigned short cg_ab_t;
 #ifndef CLUSTER_N
 #define CLUSTER_N 1
 #endif
-#ifndef KSPLIT
-#define KSPLIT 1
-#endif
-#ifndef CG_KCLUSTER
-#define CG_KCLUSTER 0
-#endif
-/* Blocks that share loads by multicast: CLUSTER_M along M (sharing B) by CLUSTER_N along
-   N (sharing A). */
-#define CG_MC (CLUSTER_M * CLUSTER_N)
-/* With CG_KCLUSTER the KSPLIT splits of a tile are the blocks of one cluster, which add
-   their partial tiles in the first one's shared memory (cg_kcluster_fold). */
-#define CG_KC (CG_KCLUSTER ? KSPLIT : 1)
-/* Blocks per cluster. */
-#define CG_CLUSTER (CG_MC * CG_KC)
+/* Blocks per cluster: CLUSTER_M along M (sharing B) by CLUSTER_N along N (sharing A). */
+#define CG_CLUSTER (CLUSTER_M * CLUSTER_N)
 #ifndef CG_WATCHDOG
 #define CG_WATCHDOG 0
 #endif
@@ -171,14 +159,7 @@ typedef unsigned short cg_ab_t;
 /* A consumer's staged tile for the TMA store: its rows by BN elements of CG_ESZ bytes
    (the output's, asserted in the kernel). */
 #define CG_TSTG_BYTES (CG_WG_M * BN * CG_ESZ)
-/* The consumers' staging buffers (CG_EPI_SMEM) after the ring's barriers. */
-#define CG_STG_BYTES (CG_EPI_SMEM ? CONSUMERS * 4 * 16 * CG_STG_PITCH : 0)
-/* With CG_KCLUSTER, after them: the slots where splits 1.. of a tile leave their partial
-   tiles in split 0's block (one per split and consumer, CG_WG_M x BN f32), and a `full`
-   and an `empty` barrier per consumer. */
-#define CG_RED_SLOT (CG_WG_M * BN * 4)
-#define CG_RED_BYTES (CG_KCLUSTER ? (CG_KC - 1) * CONSUMERS * CG_RED_SLOT + 16 * CONSUMERS : 0)
-#define CG_SMEM_BYTES (1024 + STAGES * CG_STAGE_BYTES + 16 * STAGES + (CG_EPI_TMA ? CONSUMERS * (1024 + CG_TSTG_BYTES) + 1024 : CG_STG_BYTES) + CG_RED_BYTES)
+#define CG_SMEM_BYTES (1024 + STAGES * CG_STAGE_BYTES + 16 * STAGES + (CG_EPI_TMA ? CONSUMERS * (1024 + CG_TSTG_BYTES) + 1024 : (CG_EPI_SMEM ? CONSUMERS * 4 * 16 * CG_STG_PITCH : 0)))
 /* The epilogue's parameter area of a consumer: the 16 padding bytes after each 128-byte
    row of its 4 warps' staging buffers (64 rows: 1 KiB); byte b of the area lies in row
    b / 16 (warp b / 256), at offset 128 + b % 16. With the TMA store, 1 KiB of its own. */
@@ -213,8 +194,6 @@ static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "CLUSTER_M must be 1 or 2");
 static_assert(CLUSTER_N == 1 || CLUSTER_N == 2, "CLUSTER_N must be 1 or 2");
 static_assert(CLUSTER_N == 1 || KSPLIT == 1, "split-K takes no cluster along N");
 static_assert(!CG_CPASYNC || CG_CLUSTER == 1, "the cp.async producer does not multicast: CLUSTER_M and CLUSTER_N must be 1");
-static_assert(!CG_KCLUSTER || (KSPLIT >= 2 && KSPLIT <= 4 && CG_MC == 1 && !CG_PINGPONG && !CG_EPI_TMA),
-              "CG_KCLUSTER takes KSPLIT 2 to 4, no multicast, the cooperative schedule and the staged (or direct) stores");
 static_assert(CG_CPA_A == 4 || CG_CPA_A == 8 || CG_CPA_A == 16, "CG_CPA_A is a cp.async size: 4, 8 or 16 bytes");
 static_assert(CG_CPA_B == 4 || CG_CPA_B == 8 || CG_CPA_B == 16, "CG_CPA_B is a cp.async size: 4, 8 or 16 bytes");
 static_assert(CG_SMEM_BYTES <= 232448, "the ring does not fit the 232448 bytes of shared memory of sm_90");
@@ -271,13 +250,12 @@ static __device__ __forceinline__ void cg_cluster_sync() {
 static __device__ __forceinline__ void cg_mbar_wait_cluster(unsigned bar, unsigned parity) {
     cg_mbar_wait(bar, parity);
 }
-/* A consumer warp gives stage barrier `bar` back: to its own block, and with multicast to
-   every block of the cluster (each multicasts into the others' shared memory; the splits
-   of CG_KCLUSTER share no loads). */
+/* A consumer warp gives stage barrier `bar` back: to its own block, and with clusters to
+   every block of the cluster (each multicasts into the others' shared memory). */
 static __device__ __forceinline__ void cg_release(unsigned bar) {
-#if CG_MC > 1
+#if CG_CLUSTER > 1
 #pragma unroll
-    for (unsigned r = 0; r < CG_MC; ++r)
+    for (unsigned r = 0; r < CG_CLUSTER; ++r)
         asm volatile("{\n .reg .b32 ra;\n mapa.shared::cluster.u32 ra, %0, %1;\n mbarrier.arrive.shared::cluster.b64 _, [ra];\n}\n"
                      :: "r"(bar), "r"(r) : "memory");
 #else
@@ -616,68 +594,7 @@ static __device__ __forceinline__ void cg_walk_sharers(int g, int G, int U, int 
     *n = (int)(gl - gf) + 1;
 }
 #endif
-#if CG_KCLUSTER
-#define CG_SPLITK_ARGS
-/* The splits of a tile are the blocks of one cluster (rank = split). Consumer warpgroup
-   c of split r > 0 waits until split 0 has read its previous partial tile (its `empty`
-   barrier), stores this one into its slot in split 0's shared memory (slot (r - 1, c),
-   in register order: 16 bytes a thread and step, as cg_splitk_fold lays out its global
-   slots) and arrives on split 0's `full` barrier, releasing at cluster scope; it returns
-   false (no epilogue). Split 0's consumer c waits for every other split's arrivals,
-   acquiring at cluster scope, adds their slots to its own accumulators in split order
-   (its own, then split 1's, 2's ...: the same bits whatever finished first), gives each
-   slot back on that split's `empty` barrier and returns true. No spinning on another
-   block outside the cluster: the hardware runs a cluster's blocks together. */
-static __device__ __forceinline__ void cg_mbar_wait_acq_cluster(unsigned bar, unsigned parity) {
-    unsigned done;
-    do {
-        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done) : "r"(bar), "r"(parity) : "memory");
-    } while (!done);
-}
-static __device__ __forceinline__ void cg_arrive_remote(unsigned bar, unsigned rank) {
-    asm volatile("{\n .reg .b32 ra;\n mapa.shared::cluster.u32 ra, %0, %1;\n mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}\n"
-                 :: "r"(bar), "r"(rank) : "memory");
-}
-static __device__ __forceinline__ bool cg_kcluster_fold(float (&acc)[CG_MI][BN / 2], unsigned red, unsigned red_bars,
-                                                        unsigned krank, int tid, int c, unsigned& red_phase) {
-    const unsigned full = red_bars + c * 16, empty = full + 8;
-    if (krank != 0) {
-        cg_mbar_wait_acq_cluster(empty, red_phase ^ 1);
-        unsigned slot;
-        asm volatile("mapa.shared::cluster.u32 %0, %1, 0;\n" : "=r"(slot)
-                     : "r"(red + ((krank - 1) * CONSUMERS + c) * CG_RED_SLOT));
-#pragma unroll
-        for (int mi = 0; mi < CG_MI; ++mi)
-#pragma unroll
-            for (int q = 0; q < BN / 8; ++q)
-                asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};\n"
-                             :: "r"(slot + (unsigned)(((mi * (BN / 8) + q) * 128 + tid) * 16)), "f"(acc[mi][4 * q]),
-                                "f"(acc[mi][4 * q + 1]), "f"(acc[mi][4 * q + 2]), "f"(acc[mi][4 * q + 3]) : "memory");
-        cg_arrive_remote(full, 0);
-        red_phase ^= 1;
-        return false;
-    }
-    cg_mbar_wait_acq_cluster(full, red_phase);
-#pragma unroll 1
-    for (int s = 1; s < CG_KC; ++s) {
-        const unsigned slot = red + ((s - 1) * CONSUMERS + c) * CG_RED_SLOT;
-#pragma unroll
-        for (int mi = 0; mi < CG_MI; ++mi)
-#pragma unroll
-            for (int q = 0; q < BN / 8; ++q) {
-                float x, y, z, w;
-                asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n" : "=f"(x), "=f"(y), "=f"(z), "=f"(w)
-                             : "r"(slot + (unsigned)(((mi * (BN / 8) + q) * 128 + tid) * 16)) : "memory");
-                acc[mi][4 * q] += x; acc[mi][4 * q + 1] += y; acc[mi][4 * q + 2] += z; acc[mi][4 * q + 3] += w;
-            }
-    }
-#pragma unroll 1
-    for (int s = 1; s < CG_KC; ++s) cg_arrive_remote(empty, (unsigned)s);
-    red_phase ^= 1;
-    return true;
-}
-#elif KSPLIT > 1 || CG_STREAMK
+#if KSPLIT > 1 || CG_STREAMK
 #define CG_SPLITK_ARGS float* __restrict__ cg_ws, unsigned* __restrict__ cg_flags,
 struct __align__(16) cg_f4 { float x, y, z, w; };
 /* An L2 load (.cg): another block wrote it, so no L1 line may stand in for it. */
@@ -761,11 +678,6 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
     const unsigned sa = smem;
     const unsigned sb = smem + STAGES * A_STAGE_BYTES;
     const unsigned bars = sb + STAGES * B_STAGE_BYTES;
-#if CG_KCLUSTER
-    /* The split slots and their barriers (CG_RED_BYTES), after the staging buffers. */
-    const unsigned red = bars + 16 * STAGES + CG_STG_BYTES;
-    const unsigned red_bars = red + (CG_KC - 1) * CONSUMERS * CG_RED_SLOT;
-#endif
     const int wg = threadIdx.x / 128;
     const int tid = threadIdx.x % 128;
 #if CG_CLUSTER > 1
@@ -778,20 +690,14 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
     const unsigned rank = 0;
     const int cluster = blockIdx.x, clusters = gridDim.x;
 #endif
-    const unsigned rank_m = rank % CLUSTER_M, rank_n = (rank / CLUSTER_M) % CLUSTER_N, krank = rank / CG_MC;
-    (void)rank; (void)rank_m; (void)rank_n; (void)krank;
+    const unsigned rank_m = rank % CLUSTER_M, rank_n = rank / CLUSTER_M;
+    (void)rank; (void)rank_m; (void)rank_n;
     if (threadIdx.x == 0) {
 #pragma unroll
         for (int s = 0; s < STAGES; ++s) {
             cg_mbar_init(bars + s * 8, CG_CPASYNC ? 128 : 1);                 /* full: the producer's expect_tx, or every producer thread's cp.async */
-            cg_mbar_init(bars + (STAGES + s) * 8, 4 * CG_READERS * CG_MC); /* empty: lane 0 of every consumer warp that reads the stage, in every block it multicasts to */
+            cg_mbar_init(bars + (STAGES + s) * 8, 4 * CG_READERS * CG_CLUSTER); /* empty: lane 0 of every consumer warp that reads the stage, in every block of the cluster */
         }
-#if CG_KCLUSTER
-        for (int c = 0; c < CONSUMERS; ++c) {
-            cg_mbar_init(red_bars + c * 16, 128 * (CG_KC - 1)); /* full (split 0's): every thread of consumer c of the other splits */
-            cg_mbar_init(red_bars + c * 16 + 8, 128);            /* empty (the others'): every thread of split 0's consumer c */
-        }
-#endif
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 #if !CG_CPASYNC
@@ -825,7 +731,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
             int item, kt_lo, kt_hi;
             while (cg_walk_next(walk, clusters, ktiles, item, kt_lo, kt_hi)) {
 #else
-            for (int item = cluster * CG_KC + (int)krank; item < tiles * KSPLIT * nbatch; item += clusters * CG_KC) {
+            for (int item = cluster; item < tiles * KSPLIT * nbatch; item += clusters) {
 #endif
                 cg_bz = item / (tiles * KSPLIT);
                 out = cg_out0 + cg_bz * bso; p0 = cg_p00 + cg_bz * bs0; p1 = cg_p10 + cg_bz * bs1;
@@ -945,10 +851,6 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
             for (int r = 0; r < BN / 2; ++r) acc[mi][r] = 0.0f;
         int stage = 0;
         unsigned phase = 0;
-#if CG_KCLUSTER
-        /* The parity of this consumer's split barriers: one phase a tile. */
-        unsigned red_phase = 0;
-#endif
 #if CG_PINGPONG
         /* Ping-pong: this block's work items rotate between the consumers (c takes the
            block's items c, c + CONSUMERS, ...). The producer fills the ring item after
@@ -973,7 +875,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
 #else
         /* Work items: split `split` of tile `tile` of product `cg_bz` (KSPLIT = 1: the
            tiles of every product of the batch, product after product). */
-        for (int item = cluster * CG_KC + (int)krank; item < tiles * KSPLIT * nbatch; item += clusters * CG_KC) {
+        for (int item = cluster; item < tiles * KSPLIT * nbatch; item += clusters) {
 #endif
             cg_bz = item / (tiles * KSPLIT);
             out = cg_out0 + cg_bz * bso; p0 = cg_p00 + cg_bz * bs0; p1 = cg_p10 + cg_bz * bs1;
@@ -1062,13 +964,9 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_f
                     for (int r = 0; r < BN / 2; ++r) acc[mi][r] = 0.0f;
             }
             {
-#if CG_KCLUSTER
-                if (!cg_kcluster_fold(acc, red, red_bars, krank, tid, c, red_phase)) {
-#else
                 const long unit = ((long)tile * CLUSTER_M + rank) * CONSUMERS + c;
                 const bool rows = m0 + c * CG_WG_M + warp * 16 < M;
                 if (!cg_splitk_fold(acc, cg_ws + unit * KSPLIT * (CG_WG_M * BN), CG_WG_M * BN, cg_flags + unit, split, KSPLIT, tid, c, rows)) {
-#endif
 #if CGW_PF_ANY
                     /* Not the last split: no epilogue, but this tile's prefetch must land
                        before the next one's reuses the area. */

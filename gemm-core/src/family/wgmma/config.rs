@@ -71,15 +71,6 @@ pub struct WgmmaTile {
     /// `tune(tma_store = 1)` asks.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tma_store: bool,
-    /// `CG_KCLUSTER`: the `ksplit` splits of a tile (2 to 4) are the blocks of one
-    /// cluster, and add their partial tiles in the first one's shared memory (distributed
-    /// shared memory, in split order: the same bits every run) instead of through a
-    /// workspace in global memory; false (left out on disk) for the workspace. Why: at
-    /// 64x4096x4096 with a row-major W the workspace's fold took 44% of the split kernel's
-    /// stall cycles (bench/results/h200-2026-12-04aa8). Needs no multicast, the
-    /// cooperative schedule and the staged or direct stores.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub kcluster: bool,
 }
 
 impl Default for WgmmaTile {
@@ -101,9 +92,6 @@ pub const TMA_STORE_CLASS: u32 = 1 << 19;
 /// What [`Wgmma`](super::Wgmma)'s plan class adds for three consumers (192-row tiles, and the 64-row
 /// tiles' three-consumer ping-pong, which so keeps a class apart from two consumers').
 pub const THREE_CONSUMERS_CLASS: u32 = 1 << 20;
-/// What [`Wgmma`](super::Wgmma)'s plan class adds for splits that meet in a cluster
-/// ([`WgmmaTile::kcluster`]).
-pub const KCLUSTER_CLASS: u32 = 1 << 22;
 /// What [`Wgmma`](super::Wgmma)'s plan class adds for a ring deeper than the usual depths
 /// (the 64x64 tile's deepest, which so keeps a class apart from its usual depths').
 pub const DEEP_RING_CLASS: u32 = 1 << 21;
@@ -131,7 +119,6 @@ impl WgmmaTile {
             pingpong: false,
             streamk: false,
             tma_store: false,
-            kcluster: false,
         }
     }
 
@@ -169,9 +156,6 @@ impl WgmmaTile {
         }
         if self.tma_store {
             d.push(("CG_EPI_TMA", 1));
-        }
-        if self.kcluster {
-            d.push(("CG_KCLUSTER", 1));
         }
         d
     }
@@ -216,18 +200,6 @@ impl WgmmaTile {
             } else {
                 0
             }
-            + self.kcluster_bytes()
-    }
-
-    /// With `kcluster`, the shared memory of the splits' partial tiles in the first
-    /// split's block (one slot per other split and consumer, `BM / CONSUMERS × BN` f32)
-    /// and a pair of barriers per consumer; else 0.
-    pub fn kcluster_bytes(&self) -> u32 {
-        if self.kcluster {
-            (self.ksplit.max(1) - 1) * self.consumers * (self.bm / self.sharers()) * self.bn * 4 + 16 * self.consumers
-        } else {
-            0
-        }
     }
 
     /// With `tma_store`, the output tile staged for TMA: every consumer's rows (`BM /
@@ -248,9 +220,9 @@ impl WgmmaTile {
         t
     }
 
-    /// Blocks per cluster: `CLUSTER_M * CLUSTER_N`, times `KSPLIT` with `kcluster`.
+    /// Blocks per cluster: `CLUSTER_M * CLUSTER_N`.
     pub fn cluster(&self) -> u32 {
-        self.cluster_m.max(1) * self.cluster_n.max(1) * if self.kcluster { self.ksplit.max(1) } else { 1 }
+        self.cluster_m.max(1) * self.cluster_n.max(1)
     }
 
     /// Work items of an `m × n` product: clusters of `CLUSTER_M × CLUSTER_N` adjacent
@@ -261,14 +233,11 @@ impl WgmmaTile {
     }
 
     /// The persistent grid (`grid.x`; y = z = 1): `C * min(tiles * KSPLIT * batch,
-    /// sm_count / C)` blocks for clusters of `C` ([`WgmmaTile::cluster`]; `tiles * batch`
-    /// with `kcluster`, whose clusters are a tile's splits), at least `C`: one grid walks
-    /// the tiles of every product of a batch.
+    /// sm_count / C)` blocks for clusters of `C` ([`WgmmaTile::cluster`]), at least `C`:
+    /// one grid walks the tiles of every product of a batch.
     pub fn grid(&self, m: usize, n: usize, batch: usize, sm_count: u32) -> u32 {
         let c = self.cluster();
-        // A cluster of splits (`kcluster`) takes whole tiles.
-        let splits = if self.kcluster { 1 } else { self.ksplit.max(1) };
-        let items = self.tiles(m, n) * splits as usize * batch.max(1);
+        let items = self.tiles(m, n) * self.ksplit.max(1) as usize * batch.max(1);
         let clusters = items.min((sm_count / c) as usize).max(1) as u32;
         clusters * c
     }

@@ -62,10 +62,6 @@ pub const DEFINES: &[(&str, &str)] = &[
         "1: with CG_EPI_TMA, the output's map is rank 3 (a batch: the work item's product, cg_bz, outermost); the host sets it per call (Wgmma::defines); default 0.",
     ),
     (
-        "CG_KCLUSTER",
-        "1: the KSPLIT splits of a tile are the blocks of one cluster (__cluster_dims__(KSPLIT, 1, 1), block r taking split r): splits 1.. store their partial tiles into slots in split 0's shared memory (st.shared::cluster) and arrive on its barrier, and split 0 adds them to its own in split order and runs the epilogue; no workspace arguments; default 0. Needs KSPLIT 2 to 4, CLUSTER_M and CLUSTER_N 1, the cooperative schedule and no CG_EPI_TMA.",
-    ),
-    (
         "KSPLIT",
         "blocks per output tile along K, 1 to 16; default 1. With more, the kernel takes a workspace (cg_ws: KSPLIT f32 partial tiles per output tile) and arrival counters (cg_flags, zero before the launch and after it) after the tensor maps, and the last split of a tile to arrive adds the partials in split order and runs the epilogue (splitk.rs).",
     ),

@@ -212,7 +212,7 @@ mod tiles;
 
 pub use config::{
     bk_for, smem_bytes, WgmmaTile, CLUSTER2D_CLASS, DEEP_RING_CLASS, EPI_PARAM_BYTES, EPI_STAGING_BYTES,
-    KCLUSTER_CLASS, PINGPONG_CLASS, SM90_SMEM_LIMIT, STREAMK_CLASS, THREE_CONSUMERS_CLASS, TMA_STORE_CLASS,
+    PINGPONG_CLASS, SM90_SMEM_LIMIT, STREAMK_CLASS, THREE_CONSUMERS_CLASS, TMA_STORE_CLASS,
 };
 pub use defines::DEFINES;
 
@@ -341,8 +341,7 @@ impl KernelFamily for Wgmma {
             .space(cx, space)
             .into_iter()
             .filter(|t| {
-                (t.streamk && streamk_asked)
-                    || (!t.streamk && (tiles::apart(t) || t.cluster_n > 1 || t.tma_store || t.kcluster))
+                (t.streamk && streamk_asked) || (!t.streamk && (tiles::apart(t) || t.cluster_n > 1 || t.tma_store))
             })
             .filter(|t| super::first_broken_rule(self, cx, t).is_none())
             .map(|t| (self.block_mn(&t), self.plan_class(&t)))
@@ -390,11 +389,6 @@ impl KernelFamily for Wgmma {
         // these first for such shapes; for the rest they rank last.
         if t.ksplit > 1 {
             s *= 0.5;
-        }
-        // Splits that meet in a cluster right after the same split through the workspace
-        // (a plan class of their own).
-        if t.kcluster {
-            s *= 0.999;
         }
         // The wave-fitting widths are for the shapes whose last wave they fill, where the
         // estimate brings them forward; in the plan each keeps its best config (a block
@@ -496,8 +490,7 @@ impl KernelFamily for Wgmma {
             + if t.cluster_n > 1 { CLUSTER2D_CLASS } else { 0 }
             + if t.tma_store { TMA_STORE_CLASS } else { 0 }
             + if t.consumers == 3 { THREE_CONSUMERS_CLASS } else { 0 }
-            + if tiles::deep_ring(t) { DEEP_RING_CLASS } else { 0 }
-            + if t.kcluster { KCLUSTER_CLASS } else { 0 };
+            + if tiles::deep_ring(t) { DEEP_RING_CLASS } else { 0 };
         (t.ksplit.max(1), t.bk + schedule)
     }
 
@@ -643,10 +636,10 @@ impl KernelFamily for Wgmma {
             if t.pingpong { " pingpong" } else { "" },
             if t.streamk { " streamk" } else { "" },
             if t.tma_store { " tmastore" } else { "" },
-            match (t.ksplit > 1, t.kcluster) {
-                (true, true) => format!(" ksplit {} in a cluster", t.ksplit),
-                (true, false) => format!(" ksplit {}", t.ksplit),
-                _ => String::new(),
+            if t.ksplit > 1 {
+                format!(" ksplit {}", t.ksplit)
+            } else {
+                String::new()
             }
         )
     }

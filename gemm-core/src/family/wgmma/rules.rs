@@ -1,14 +1,14 @@
 //! The wgmma family's tile rules: the source's static_asserts and the chip's limits,
 //! checked on the host so that the planner never emits a config that would not build.
 
-use super::splitk::{MAX_KCLUSTER, MAX_KSPLIT};
+use super::splitk::MAX_KSPLIT;
 use super::{bk_for, WgmmaTile};
 use crate::family::Rule;
 use crate::ir::Layout;
 
 // Rationale per rule: each is one of the source's static_asserts (a config that breaks
 // it would not compile) or a limit of the chip.
-pub(super) const RULES: [Rule<WgmmaTile>; 14] = [
+pub(super) const RULES: [Rule<WgmmaTile>; 13] = [
     // A k-tile is one to four 128-byte swizzle rows; more than one only with K-major A and
     // B (their tiles then arrive as one box per row; MN-major boxes hold one row).
     Rule {
@@ -154,28 +154,6 @@ pub(super) const RULES: [Rule<WgmmaTile>; 14] = [
             }
         },
     },
-    // The source's static_assert on CG_KCLUSTER: a tile's splits as the blocks of a
-    // cluster, adding their partials in the first one's staged shared memory.
-    Rule {
-        name: "kcluster",
-        check: |_, c| {
-            (c.kcluster
-                && (!(2..=MAX_KCLUSTER).contains(&c.ksplit)
-                    || c.cluster_m != 1
-                    || c.cluster_n != 1
-                    || c.pingpong
-                    || c.streamk
-                    || c.tma_store))
-                .then(|| {
-                    format!(
-                        "splits in a cluster with KSPLIT = {}{}{} (they take 2 to {MAX_KCLUSTER} splits, no multicast cluster, the cooperative schedule and no TMA store)",
-                        c.ksplit,
-                        if c.cluster_m * c.cluster_n != 1 { ", a multicast cluster" } else { "" },
-                        if c.pingpong || c.streamk || c.tma_store { ", another schedule or store" } else { "" }
-                    )
-                })
-        },
-    },
     // The source's static_assert on KSPLIT.
     Rule {
         name: "ksplit",
@@ -219,15 +197,11 @@ pub(super) const RULES: [Rule<WgmmaTile>; 14] = [
                 // Each part named, so that the message says what to shrink.
                 let ring = c.stages * (c.bm + c.bn) * c.bk * x.dtype.size();
                 let plain = super::config::smem_bytes(c.bm, c.bn, c.bk, c.stages, x.dtype.size());
-                let splits = c.kcluster_bytes();
-                let mut epilogue = match (c.tma_store, c.epi_smem) {
-                    (true, _) => format!(", the TMA-store tile and parameter areas {}", smem - plain - splits),
-                    (false, true) => format!(", the epilogue's staging buffers {}", smem - plain - splits),
+                let epilogue = match (c.tma_store, c.epi_smem) {
+                    (true, _) => format!(", the TMA-store tile and parameter areas {}", smem - plain),
+                    (false, true) => format!(", the epilogue's staging buffers {}", smem - plain),
                     (false, false) => String::new(),
                 };
-                if splits > 0 {
-                    epilogue += &format!(", the splits' slots and barriers {splits}");
-                }
                 format!(
                     "{smem} bytes of shared memory (the ring's {} stages of ({}+{})x{} {} {ring}{epilogue}, \
                      alignment and barriers {}) exceed the {limit} B opt-in limit of {}",

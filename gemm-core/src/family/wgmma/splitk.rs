@@ -38,9 +38,6 @@ use crate::space::TuneSpace;
 /// The largest `KSPLIT` the source takes.
 pub const MAX_KSPLIT: u32 = crate::space::MAX_KSPLIT;
 
-/// The most splits of a tile that meet in one cluster ([`WgmmaTile::kcluster`]).
-pub const MAX_KCLUSTER: u32 = 4;
-
 /// The splits the planner tries on tiles small enough to leave SMs idle.
 pub const PLANNED: &[u32] = &[1, 2, 4];
 
@@ -61,32 +58,14 @@ pub(super) fn is_one(k: &u32) -> bool {
 
 /// `t` with each split of the user's `ksplit` choices (the planner's by default) that
 /// suits it: none for large tiles or clusters (a pair of blocks shares B; one split each
-/// would still work, but the planner keeps the space small); for the 64-row tiles of one
-/// consumer each split of up to [`MAX_KCLUSTER`] also in a cluster of its own
-/// ([`WgmmaTile::kcluster`]).
+/// would still work, but the planner keeps the space small).
 pub(super) fn with_splits(t: WgmmaTile, space: &TuneSpace) -> Vec<WgmmaTile> {
-    let mut v = Vec::new();
-    for ksplit in space.pick("ksplit", PLANNED) {
-        if ksplit == 1 || (t.bm <= MAX_SPLIT_TILE && t.bn <= MAX_SPLIT_TILE && t.cluster() == 1 && !t.pingpong) {
-            v.push(WgmmaTile { ksplit, ..t });
-        }
-        if ksplit > 1 && ksplit <= MAX_KCLUSTER && in_a_cluster(&t) {
-            v.push(WgmmaTile {
-                ksplit,
-                kcluster: true,
-                ..t
-            });
-        }
-    }
-    v
-}
-
-/// Whether the planner gives `t` the twin whose splits meet in a cluster
-/// ([`WgmmaTile::kcluster`]): the 64-row tiles of one consumer and a k-tile of at most 64
-/// elements that split K (64x64, 64x128: the decode-size problems' tiles), no cluster of
-/// their own.
-fn in_a_cluster(t: &WgmmaTile) -> bool {
-    t.bm == 64 && t.bn <= MAX_SPLIT_TILE && t.consumers == 1 && !t.pingpong && t.cluster() == 1 && t.bk <= 64
+    space
+        .pick("ksplit", PLANNED)
+        .into_iter()
+        .filter(|&k| k == 1 || (t.bm <= MAX_SPLIT_TILE && t.bn <= MAX_SPLIT_TILE && t.cluster() == 1 && !t.pingpong))
+        .map(|ksplit| WgmmaTile { ksplit, ..t })
+        .collect()
 }
 
 /// `t`'s stream-K variant, beside `t` itself, where the kernel asks for it (`tune(streamk
@@ -129,7 +108,7 @@ pub fn workspace(t: &WgmmaTile, p: Problem, machine: Machine) -> Option<Workspac
 
 /// Split-K's part of [`workspace`], which does not depend on the grid.
 fn split_workspace(t: &WgmmaTile, p: Problem) -> Option<Workspace> {
-    if t.ksplit <= 1 || t.kcluster {
+    if t.ksplit <= 1 {
         return None;
     }
     let blocks = (t.tiles(p.m, p.n) * t.cluster_m.max(1) as usize) as u64;
@@ -240,68 +219,7 @@ static __device__ __forceinline__ void cg_walk_sharers(int g, int G, int U, int 
     *n = (int)(gl - gf) + 1;
 }
 #endif
-#if CG_KCLUSTER
-#define CG_SPLITK_ARGS
-/* The splits of a tile are the blocks of one cluster (rank = split). Consumer warpgroup
-   c of split r > 0 waits until split 0 has read its previous partial tile (its `empty`
-   barrier), stores this one into its slot in split 0's shared memory (slot (r - 1, c),
-   in register order: 16 bytes a thread and step, as cg_splitk_fold lays out its global
-   slots) and arrives on split 0's `full` barrier, releasing at cluster scope; it returns
-   false (no epilogue). Split 0's consumer c waits for every other split's arrivals,
-   acquiring at cluster scope, adds their slots to its own accumulators in split order
-   (its own, then split 1's, 2's ...: the same bits whatever finished first), gives each
-   slot back on that split's `empty` barrier and returns true. No spinning on another
-   block outside the cluster: the hardware runs a cluster's blocks together. */
-static __device__ __forceinline__ void cg_mbar_wait_acq_cluster(unsigned bar, unsigned parity) {
-    unsigned done;
-    do {
-        asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done) : "r"(bar), "r"(parity) : "memory");
-    } while (!done);
-}
-static __device__ __forceinline__ void cg_arrive_remote(unsigned bar, unsigned rank) {
-    asm volatile("{\n .reg .b32 ra;\n mapa.shared::cluster.u32 ra, %0, %1;\n mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}\n"
-                 :: "r"(bar), "r"(rank) : "memory");
-}
-static __device__ __forceinline__ bool cg_kcluster_fold(float (&acc)[CG_MI][BN / 2], unsigned red, unsigned red_bars,
-                                                        unsigned krank, int tid, int c, unsigned& red_phase) {
-    const unsigned full = red_bars + c * 16, empty = full + 8;
-    if (krank != 0) {
-        cg_mbar_wait_acq_cluster(empty, red_phase ^ 1);
-        unsigned slot;
-        asm volatile("mapa.shared::cluster.u32 %0, %1, 0;\n" : "=r"(slot)
-                     : "r"(red + ((krank - 1) * CONSUMERS + c) * CG_RED_SLOT));
-#pragma unroll
-        for (int mi = 0; mi < CG_MI; ++mi)
-#pragma unroll
-            for (int q = 0; q < BN / 8; ++q)
-                asm volatile("st.shared::cluster.v4.f32 [%0], {%1, %2, %3, %4};\n"
-                             :: "r"(slot + (unsigned)(((mi * (BN / 8) + q) * 128 + tid) * 16)), "f"(acc[mi][4 * q]),
-                                "f"(acc[mi][4 * q + 1]), "f"(acc[mi][4 * q + 2]), "f"(acc[mi][4 * q + 3]) : "memory");
-        cg_arrive_remote(full, 0);
-        red_phase ^= 1;
-        return false;
-    }
-    cg_mbar_wait_acq_cluster(full, red_phase);
-#pragma unroll 1
-    for (int s = 1; s < CG_KC; ++s) {
-        const unsigned slot = red + ((s - 1) * CONSUMERS + c) * CG_RED_SLOT;
-#pragma unroll
-        for (int mi = 0; mi < CG_MI; ++mi)
-#pragma unroll
-            for (int q = 0; q < BN / 8; ++q) {
-                float x, y, z, w;
-                asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n" : "=f"(x), "=f"(y), "=f"(z), "=f"(w)
-                             : "r"(slot + (unsigned)(((mi * (BN / 8) + q) * 128 + tid) * 16)) : "memory");
-                acc[mi][4 * q] += x; acc[mi][4 * q + 1] += y; acc[mi][4 * q + 2] += z; acc[mi][4 * q + 3] += w;
-            }
-    }
-#pragma unroll 1
-    for (int s = 1; s < CG_KC; ++s) cg_arrive_remote(empty, (unsigned)s);
-    red_phase ^= 1;
-    return true;
-}
-#elif KSPLIT > 1 || CG_STREAMK
+#if KSPLIT > 1 || CG_STREAMK
 #define CG_SPLITK_ARGS float* __restrict__ cg_ws, unsigned* __restrict__ cg_flags,
 struct __align__(16) cg_f4 { float x, y, z, w; };
 /* An L2 load (.cg): another block wrote it, so no L1 line may stand in for it. */
@@ -512,35 +430,12 @@ mod tests {
         assert!(accepts(&WgmmaTile::new(64, 64, 8, 1), Problem::new(8192, 8192, 8192)).is_ok());
     }
 
-    /// Small tiles without a cluster are split; the 64-row tiles of one consumer also in
-    /// clusters of their splits (2 and 4), which pass the rules where their slots fit
-    /// and take no workspace.
     #[test]
     fn only_small_unclustered_tiles_are_split() {
         let space = TuneSpace::default();
         let small = WgmmaTile::new(64, 128, 8, 1);
-        let splits = with_splits(small, &space);
-        let ks: Vec<(u32, bool)> = splits.iter().map(|t| (t.ksplit, t.kcluster)).collect();
-        assert_eq!(ks, [(1, false), (2, false), (2, true), (4, false), (4, true)]);
-        let ir = crate::ir::GemmIr::matmul(
-            "q",
-            crate::ir::DType::F16,
-            crate::ir::AccMode::F32,
-            crate::ir::Layout::RowMajor,
-            crate::ir::Layout::RowMajor,
-        );
-        let pair = WgmmaTile { stages: 6, ..splits[2] };
-        assert!(pair.validate(&ir).is_ok());
-        assert_eq!((pair.cluster(), pair.kcluster_bytes()), (2, 64 * 128 * 4 + 16));
-        assert_eq!(pair.grid(64, 4096, 1, 132), 64);
-        assert_eq!(
-            workspace(&pair, Problem::new(64, 4096, 4096), Machine { units: 132 }),
-            None
-        );
-        assert!(splits[2].validate(&ir).unwrap_err().contains("the splits' slots"));
-        let multicast = WgmmaTile { cluster_n: 2, ..pair };
-        assert!(multicast.validate(&ir).unwrap_err().contains("cluster"));
-        assert_eq!(with_splits(WgmmaTile::new(128, 128, 6, 2), &space).len(), 3);
+        let ks: Vec<u32> = with_splits(small, &space).iter().map(|t| t.ksplit).collect();
+        assert_eq!(ks, PLANNED);
         assert_eq!(with_splits(WgmmaTile::new(128, 256, 4, 2), &space).len(), 1);
         let clustered = WgmmaTile { cluster_m: 2, ..small };
         assert_eq!(with_splits(clustered, &space).len(), 1);
