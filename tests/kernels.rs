@@ -529,13 +529,21 @@ fn decode_n_configs_give_the_same_bits_twice() {
 /// whichever block finishes last, so two runs give the same bits; f32 outputs, so that no
 /// rounding hides a different order. The second run also finds the arrival counters zero
 /// again (each launch resets what it counted on): a leftover count would make the wrong
-/// block the last one and the output wrong.
+/// block the last one and the output wrong. (The shape specialists that split K, gemv_n
+/// and decode_n, serve a few rows only and have same-bits tests of their own above; at
+/// this test's 16 rows gemv_n refused, which failed it on the H200.)
 #[test]
 fn split_k_configs_give_the_same_bits_twice() {
     for dev in devices() {
         let mut r = rng(32);
         let tk = bf16_cr::SPEC.target_for(&dev).unwrap();
-        let split: Vec<TileConfig> = tk.plan().configs.iter().copied().filter(|c| c.k_split() > 1).collect();
+        let split: Vec<TileConfig> = tk
+            .plan()
+            .configs
+            .iter()
+            .copied()
+            .filter(|c| matches!(c, TileConfig::Wgmma(_)) && c.k_split() > 1)
+            .collect();
         if split.is_empty() {
             // Only targets with wgmma plan split-K.
             continue;
