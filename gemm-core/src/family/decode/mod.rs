@@ -37,6 +37,35 @@ use serde::{Deserialize, Serialize};
 /// k per chunk: the four lanes of a quad load 8 elements (16 bytes) each.
 pub(crate) const CHUNK_K: u32 = 32;
 
+/// What the mma.sync shape specialists (`decode` and `decode_n`) ask of a target and a
+/// kernel besides their layouts: CUDA (else `Err` naming the `kernel` and, in brackets,
+/// `cuda_why`) and f16 or bf16 operands on mma.sync.
+pub(super) fn serves_16bit_mma_sync(
+    target: &TargetSpec,
+    ir: &GemmIr,
+    kernel: &str,
+    cuda_why: &str,
+) -> Result<(), String> {
+    if target.backend != Backend::Cuda {
+        return Err(format!("the {kernel} kernel is CUDA only ({cuda_why})"));
+    }
+    let ty = InstrType::of(ir.ab_dtype, ir.acc);
+    if !matches!(ty, InstrType::F16 | InstrType::Bf16) || !target.offers(Instr::MmaSync, ty) {
+        return Err(format!(
+            "the {kernel} kernel takes f16 or bf16 operands on mma.sync, not {ty:?}"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether every stored row of A and of B at `p` (their contiguous runs) starts on a
+/// 16-byte boundary: what the specialists' 16-byte loads and copies need.
+pub(super) fn rows_on_16_bytes(ir: &GemmIr, p: Problem) -> bool {
+    let per_chunk = 16 / ir.ab_dtype.size() as usize;
+    let [(a_ext, _), (b_ext, _)] = p.extents(ir);
+    p.a.rows_aligned(a_ext, per_chunk) && p.b.rows_aligned(b_ext, per_chunk)
+}
+
 /// A decode configuration: the values of its `-D` constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct DecodeTile {
@@ -195,15 +224,7 @@ impl KernelFamily for Decode {
     }
 
     fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String> {
-        if target.backend != Backend::Cuda {
-            return Err("the decode kernel is CUDA only (mma.sync)".into());
-        }
-        let ty = InstrType::of(ir.ab_dtype, ir.acc);
-        if !matches!(ty, InstrType::F16 | InstrType::Bf16) || !target.offers(Instr::MmaSync, ty) {
-            return Err(format!(
-                "the decode kernel takes f16 or bf16 operands on mma.sync, not {ty:?}"
-            ));
-        }
+        serves_16bit_mma_sync(target, ir, "decode", "mma.sync")?;
         if ir.a_layout() != Layout::RowMajor || ir.b_layout() != Layout::ColMajor {
             return Err(
                 "the decode kernel streams K-contiguous rows of A and columns of B (A row-major, B column-major)"
@@ -219,9 +240,7 @@ impl KernelFamily for Decode {
 
     fn accepts(&self, t: &DecodeTile, ir: &GemmIr, p: Problem) -> Result<(), String> {
         turned::check_small_side(t.swap, p, t.rows())?;
-        let per_chunk = 16 / ir.ab_dtype.size() as usize;
-        let [(a_ext, _), (b_ext, _)] = p.extents(ir);
-        if !p.a.rows_aligned(a_ext, per_chunk) || !p.b.rows_aligned(b_ext, per_chunk) {
+        if !rows_on_16_bytes(ir, p) {
             return Err("rows of A or columns of B do not all start on 16-byte boundaries".into());
         }
         Ok(())

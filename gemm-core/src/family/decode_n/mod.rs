@@ -29,7 +29,7 @@ use super::{KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
 use crate::space::TuneSpace;
-use crate::target::{Backend, Instr, InstrType, TargetSpec};
+use crate::target::{Backend, Instr, TargetSpec};
 use serde::{Deserialize, Serialize};
 
 /// Rows of k per chunk: a warp's unit of the ring (two k16 MMA steps).
@@ -141,15 +141,7 @@ impl KernelFamily for DecodeN {
     }
 
     fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String> {
-        if target.backend != Backend::Cuda {
-            return Err("the decode_n kernel is CUDA only (mma.sync, ldmatrix)".into());
-        }
-        let ty = InstrType::of(ir.ab_dtype, ir.acc);
-        if !matches!(ty, InstrType::F16 | InstrType::Bf16) || !target.offers(Instr::MmaSync, ty) {
-            return Err(format!(
-                "the decode_n kernel takes f16 or bf16 operands on mma.sync, not {ty:?}"
-            ));
-        }
+        super::decode::serves_16bit_mma_sync(target, ir, "decode_n", "mma.sync, ldmatrix")?;
         if ir.a_layout() != Layout::RowMajor || ir.b_layout() != Layout::RowMajor {
             return Err(
                 "the decode_n kernel reads K-contiguous rows of A and N-contiguous rows of B (A and B row-major)"
@@ -167,9 +159,7 @@ impl KernelFamily for DecodeN {
         if p.m as u64 > t.rows() as u64 {
             return Err(format!("M = {} is more than the {} rows of this config", p.m, t.rows()));
         }
-        let per_chunk = 16 / ir.ab_dtype.size() as usize;
-        let [(a_ext, _), (b_ext, _)] = p.extents(ir);
-        if !p.a.rows_aligned(a_ext, per_chunk) || !p.b.rows_aligned(b_ext, per_chunk) {
+        if !super::decode::rows_on_16_bytes(ir, p) {
             return Err("rows of A or B do not all start on 16-byte boundaries".into());
         }
         super::strip_sum::check_workspace(workspace(t, p))
