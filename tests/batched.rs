@@ -37,6 +37,38 @@ fn stack<T: Element, L: LayoutType>(
     (mat::<T, L>(dev, r, stride * count, 1), stride)
 }
 
+/// The first `rows × cols` of `buf` (leading dimension `ld`) as an operand of a batch of
+/// `batch`: one per product, `stride` elements apart, or with `None` one for all
+/// (broadcast).
+fn operand<T: Element, L: LayoutType>(
+    buf: &Matrix<T, L>,
+    (rows, cols): (usize, usize),
+    ld: usize,
+    batch: usize,
+    stride: Option<usize>,
+) -> MatrixView<'_, T, L> {
+    let one = buf.strided(0, rows, cols, ld).unwrap();
+    match stride {
+        Some(stride) => one.batched(batch, stride).unwrap(),
+        None => one,
+    }
+}
+
+/// The first `rows × cols` of `buf` (leading dimension `ld`) as the output of a batch of
+/// `batch`, `stride` elements apart.
+fn output<T: Element, L: LayoutType>(
+    buf: &mut Matrix<T, L>,
+    (rows, cols): (usize, usize),
+    ld: usize,
+    batch: usize,
+    stride: usize,
+) -> MatrixViewMut<'_, T, L> {
+    buf.strided_mut(0, rows, cols, ld)
+        .unwrap()
+        .batched(batch, stride)
+        .unwrap()
+}
+
 /// Every planned config of `b_f16_rc` on a batch of 3: A one matrix per product (with a
 /// gap between them), B broadcast, the bias one per product, the output one per product;
 /// then the same with B batched and the bias broadcast; on shapes of few rows and of few
@@ -61,13 +93,8 @@ fn every_config_on_a_batch() {
                     let (ab, astride) = stack::<f16, RowMajor>(&dev, &mut r, (m, k), batch, 8);
                     let (bb, bstride) = stack::<f16, ColMajor>(&dev, &mut r, (k, n), batch, 0);
                     let biasb = row::<f16>(&dev, &mut r, n * batch);
-                    let a = ab.strided(0, m, k, k).unwrap().batched(batch, astride).unwrap();
-                    let b1 = bb.strided(0, k, n, k).unwrap();
-                    let b = if b_batched {
-                        b1.batched(batch, bstride).unwrap()
-                    } else {
-                        b1
-                    };
+                    let a = operand(&ab, (m, k), k, batch, Some(astride));
+                    let b = operand(&bb, (k, n), k, batch, b_batched.then_some(bstride));
                     let bias1 = biasb.slice(0, n).unwrap();
                     let bias = if b_batched {
                         bias1
@@ -75,7 +102,7 @@ fn every_config_on_a_batch() {
                         bias1.batched(batch, n).unwrap()
                     };
                     let (mut ob, ostride) = stack::<f16, RowMajor>(&dev, &mut r, (m, n), batch, 16);
-                    let mut out = ob.strided_mut(0, m, n, n).unwrap().batched(batch, ostride).unwrap();
+                    let mut out = output(&mut ob, (m, n), n, batch, ostride);
                     let problem = crossgemm::Problem::new(m, n, k).batched(batch);
                     let accepted = cfg.family().accepts(&cfg, b_f16_rc::SPEC.ir(), problem);
                     match (b_f16_rc::run_with(&cfg, &a, &b, &bias, &mut out), accepted) {
@@ -118,16 +145,11 @@ fn every_gemv_n_config_on_a_batch() {
                     let (bb, bstride) = stack::<f32, RowMajor>(&dev, &mut r, (k, n), batch, 0);
                     let (rb, rstride) = stack::<f32, RowMajor>(&dev, &mut r, (m, n), batch, 2);
                     let scale = col::<f32>(&dev, &mut r, m);
-                    let a = ab.strided(0, m, k, m).unwrap().batched(batch, astride).unwrap();
-                    let b1 = bb.strided(0, k, n, n).unwrap();
-                    let b = if b_batched {
-                        b1.batched(batch, bstride).unwrap()
-                    } else {
-                        b1
-                    };
-                    let res = rb.strided(0, m, n, n).unwrap().batched(batch, rstride).unwrap();
+                    let a = operand(&ab, (m, k), m, batch, Some(astride));
+                    let b = operand(&bb, (k, n), n, batch, b_batched.then_some(bstride));
+                    let res = operand(&rb, (m, n), n, batch, Some(rstride));
                     let (mut ob, ostride) = stack::<f32, RowMajor>(&dev, &mut r, (m, n), batch, 16);
-                    let mut out = ob.strided_mut(0, m, n, n).unwrap().batched(batch, ostride).unwrap();
+                    let mut out = output(&mut ob, (m, n), n, batch, ostride);
                     let problem = crossgemm::Problem::new(m, n, k).batched(batch);
                     let accepted = cfg.family().accepts(&cfg, b_f32_cr::SPEC.ir(), problem);
                     match (b_f32_cr::run_with(&cfg, &a, &b, &scale, &res, &mut out), accepted) {
@@ -173,16 +195,11 @@ fn every_decode_n_config_on_a_batch() {
                 let (bb, bstride) = stack::<bf16, RowMajor>(&dev, &mut r, (k, n), batch, 0);
                 let (rb, rstride) = stack::<bf16, RowMajor>(&dev, &mut r, (m, n), batch, 2);
                 let bias = row::<f32>(&dev, &mut r, n);
-                let a = ab.strided(0, m, k, k).unwrap().batched(batch, astride).unwrap();
-                let b1 = bb.strided(0, k, n, n).unwrap();
-                let b = if b_batched {
-                    b1.batched(batch, bstride).unwrap()
-                } else {
-                    b1
-                };
-                let res = rb.strided(0, m, n, n).unwrap().batched(batch, rstride).unwrap();
+                let a = operand(&ab, (m, k), k, batch, Some(astride));
+                let b = operand(&bb, (k, n), n, batch, b_batched.then_some(bstride));
+                let res = operand(&rb, (m, n), n, batch, Some(rstride));
                 let (mut ob, ostride) = stack::<f32, RowMajor>(&dev, &mut r, (m, n), batch, 16);
-                let mut out = ob.strided_mut(0, m, n, n).unwrap().batched(batch, ostride).unwrap();
+                let mut out = output(&mut ob, (m, n), n, batch, ostride);
                 b_bf16_rr::run_with(&cfg, &a, &b, &bias, &res, &mut out).unwrap_or_else(|e| panic!("{what}: {e}"));
                 let want = b_bf16_rr::reference(&a, &b, &bias, &res).unwrap();
                 assert_close(&out.to_host().unwrap(), &want, k, false, &what);
@@ -204,13 +221,13 @@ fn epilogue_operands_per_product() {
             let b = mat::<f32, RowMajor>(&dev, &mut r, k, n);
             let scaleb = col::<f32>(&dev, &mut r, (m + 1) * batch);
             let (rb, rstride) = stack::<f32, RowMajor>(&dev, &mut r, (m, n), batch, 5);
-            let a = ab.strided(0, m, k, m).unwrap().batched(batch, astride).unwrap();
+            let a = operand(&ab, (m, k), m, batch, Some(astride));
             let scale = scaleb.slice(0, m).unwrap().batched(batch, m + 1).unwrap();
-            let res = rb.strided(0, m, n, n).unwrap().batched(batch, rstride).unwrap();
+            let res = operand(&rb, (m, n), n, batch, Some(rstride));
             let ostride = m * n + 7;
             let mut ob = Matrix::<f32>::zeros(&dev, ostride * batch, 1).unwrap();
             {
-                let mut out = ob.strided_mut(0, m, n, n).unwrap().batched(batch, ostride).unwrap();
+                let mut out = output(&mut ob, (m, n), n, batch, ostride);
                 b_f32_cr_into(&a, &b, &scale, &res, &mut out).unwrap();
                 let want = b_f32_cr::reference(&a, &b, &scale, &res).unwrap();
                 assert_close(&out.to_host().unwrap(), &want, k, false, &what);
@@ -246,9 +263,9 @@ fn the_tuner_tunes_a_batch() {
     let (ab, astride) = stack::<f16, RowMajor>(&dev, &mut r, (m, k), batch, 0);
     let b = mat::<f16, ColMajor>(&dev, &mut r, k, n);
     let bias = row::<f16>(&dev, &mut r, n);
-    let a = ab.strided(0, m, k, k).unwrap().batched(batch, astride).unwrap();
+    let a = operand(&ab, (m, k), k, batch, Some(astride));
     let mut ob = Matrix::<f16>::zeros(&dev, m * batch, n).unwrap();
-    let mut out = ob.strided_mut(0, m, n, n).unwrap().batched(batch, m * n).unwrap();
+    let mut out = output(&mut ob, (m, n), n, batch, m * n);
     use crossgemm::{MatrixArg, MatrixOut, RowArg};
     let args = [MatrixArg::__arg(&a), MatrixArg::__arg(&b), RowArg::__arg(&bias)];
     let rep = crossgemm::tune::tune_with(&b_f16_rc::SPEC, &args, out.__out(), &opts).unwrap();
@@ -311,9 +328,9 @@ fn tune_with_faults(
     let (ab, astride) = stack::<f16, RowMajor>(dev, &mut r, (m, k), batch, 0);
     let b = mat::<f16, ColMajor>(dev, &mut r, k, n);
     let bias = row::<f16>(dev, &mut r, n);
-    let a = ab.strided(0, m, k, k).unwrap().batched(batch, astride).unwrap();
+    let a = operand(&ab, (m, k), k, batch, Some(astride));
     let mut ob = Matrix::<f16>::zeros(dev, m * batch, n).unwrap();
-    let mut out = ob.strided_mut(0, m, n, n).unwrap().batched(batch, m * n).unwrap();
+    let mut out = output(&mut ob, (m, n), n, batch, m * n);
     use crossgemm::{MatrixArg, MatrixOut, RowArg};
     let args = [MatrixArg::__arg(&a), MatrixArg::__arg(&b), RowArg::__arg(&bias)];
     let rep = crossgemm::tune::tune_with(&b_f16_rc::SPEC, &args, out.__out(), &opts);
