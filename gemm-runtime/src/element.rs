@@ -66,7 +66,12 @@ impl LayoutType for ColMajor {
 /// Little-endian device bytes of `dtype` elements, widened to f32.
 pub(crate) fn decode(dtype: DType, bytes: &[u8]) -> Vec<f32> {
     match dtype {
-        DType::F32 => bytemuck::cast_slice::<u8, f32>(bytes).to_vec(),
+        // Not a cast of the slice: a byte buffer need not be 4-byte aligned (an empty
+        // one is not), and a misaligned cast panics.
+        DType::F32 => bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
         DType::F16 => bytes
             .chunks_exact(2)
             .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32())
@@ -90,5 +95,28 @@ pub(crate) fn encode(dtype: DType, vals: &[f32]) -> Vec<u8> {
             .iter()
             .flat_map(|v| half::bf16::from_f32(*v).to_le_bytes())
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Device bytes come in byte buffers of any alignment, an empty one included: decoding
+    /// must not cast the slice (a misaligned cast panics).
+    #[test]
+    fn decode_takes_bytes_at_any_alignment() {
+        let vals = [1.5f32, -2.25, 3.0e-3];
+        let mut bytes = vec![0u8];
+        bytes.extend(encode(DType::F32, &vals));
+        assert_eq!(decode(DType::F32, &bytes[1..]), vals);
+        assert!(decode(DType::F32, &[]).is_empty());
+        for dt in [DType::F16, DType::Bf16] {
+            let mut odd = vec![0u8];
+            odd.extend(encode(dt, &vals));
+            let back = decode(dt, &odd[1..]);
+            assert_eq!(back.len(), 3);
+            assert!(back.iter().zip(&vals).all(|(b, v)| (b - v).abs() <= v.abs() * 1e-2));
+        }
     }
 }

@@ -224,9 +224,9 @@ impl Reader {
             persistent: None,
         };
         dev.backend().launch(&**gather, d, &args)?;
-        let mut bytes = vec![0u8; idx.len() * 4];
-        out.download(&mut bytes)?;
-        Ok(bytemuck::cast_slice::<u8, f32>(&bytes).to_vec())
+        let mut v = vec![0f32; idx.len()];
+        out.download(bytemuck::cast_slice_mut(&mut v))?;
+        Ok(v)
     }
 
     /// Where the first `n` elements of `a` and `b` disagree under `filter`.
@@ -260,9 +260,8 @@ impl Reader {
             KernelArg::Buffer(&res),
         ];
         dev.backend().launch(&**compare, dims(n), &args)?;
-        let mut bytes = vec![0u8; res.bytes];
-        res.download(&mut bytes)?;
-        let w: &[u32] = bytemuck::cast_slice(&bytes);
+        let mut w = vec![0u32; res.bytes / 4];
+        res.download(bytemuck::cast_slice_mut(&mut w))?;
         let count = w[0] as u64;
         let first = (0..(count as usize).min(CAP))
             .map(|s| {
