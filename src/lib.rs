@@ -30,6 +30,8 @@
 //!   parameters (either may be `.t()`), and any elementwise epilogue over it: `+ - * /`,
 //!   literals, parameters, and `relu`, `gelu` (tanh form), `gelu_erf`, `silu`, `sigmoid`,
 //!   `tanh`, `exp`, `abs`, `min`, `max`, `clamp`, `leaky_relu`. It is evaluated in f32.
+//!   `relu`, `min`, `max` and `clamp` take the non-NaN argument where one is NaN (C's
+//!   `fmax`/`fmin`): `relu(NaN)` is 0, where PyTorch's `relu` keeps the NaN.
 //! - `*` is the matrix product only between two bare Matrix parameters; everywhere else it
 //!   is elementwise. `a * b * c` with a third Matrix `c` is a compile error (it reads like
 //!   a chained product, which a kernel does not compute): write `(a * b) * c` for the

@@ -711,3 +711,86 @@ fn all_ops_compile_for_every_cuda_target() {
         "CROSSGEMM_REQUIRE_NVRTC",
     );
 }
+
+/// A NaN in the product: kept by arithmetic, and where `relu`, `max`, `min` or `clamp`
+/// meet it, the other argument comes out (C's `fmax`/`fmin`, Rust's `f32::max`), on every
+/// device and the host reference alike: row 0 of `x` holds a NaN, so every product of
+/// that row is NaN; the other rows are finite.
+#[test]
+fn a_nan_product_meets_the_non_nan_argument() {
+    #[gemm_kernel(fma_ok)]
+    fn nan_plain(x: Matrix<f32>, w: Matrix<f32, ColMajor>) -> Matrix<f32> {
+        x * w + 1.0
+    }
+    #[gemm_kernel(fma_ok)]
+    fn nan_relu(x: Matrix<f32>, w: Matrix<f32, ColMajor>) -> Matrix<f32> {
+        relu(x * w)
+    }
+    #[gemm_kernel(fma_ok)]
+    fn nan_max(x: Matrix<f32>, w: Matrix<f32, ColMajor>, bias: Row<f32>) -> Matrix<f32> {
+        max(x * w, bias)
+    }
+    #[gemm_kernel(fma_ok)]
+    fn nan_min(x: Matrix<f32>, w: Matrix<f32, ColMajor>, bias: Row<f32>) -> Matrix<f32> {
+        min(x * w, bias)
+    }
+    #[gemm_kernel(fma_ok)]
+    fn nan_clamp(x: Matrix<f32>, w: Matrix<f32, ColMajor>) -> Matrix<f32> {
+        clamp(x * w, -0.5, 0.5)
+    }
+    let (m, n, k) = (3, 5, 4);
+    for dev in under_test() {
+        let mut xv: Vec<f32> = (0..m * k).map(|i| 0.25 * (i % 3) as f32).collect();
+        xv[1] = f32::NAN;
+        let x = Matrix::<f32>::from_host(&dev, m, k, &xv).unwrap();
+        let w = Matrix::<f32, ColMajor>::from_host(&dev, k, n, &vec![0.5; k * n]).unwrap();
+        let bv: Vec<f32> = (0..n).map(|j| j as f32 - 2.0).collect();
+        let bias = Row::<f32>::from_host(&dev, &bv).unwrap();
+        let prod = |i: usize| (0..k).map(|p| 0.5 * xv[i * k + p]).sum::<f32>();
+        // (op, kernel's output, reference's, the expected value of (product, bias)).
+        type Out = (&'static str, Vec<f32>, Vec<f32>, fn(f32, f32) -> f32);
+        let outs: [Out; 5] = [
+            (
+                "x * w + 1",
+                nan_plain(&x, &w).unwrap().to_host().unwrap(),
+                nan_plain::reference(&x, &w).unwrap(),
+                |p, _| p + 1.0,
+            ),
+            (
+                "relu",
+                nan_relu(&x, &w).unwrap().to_host().unwrap(),
+                nan_relu::reference(&x, &w).unwrap(),
+                |p, _| if p.is_nan() { 0.0 } else { p.max(0.0) },
+            ),
+            (
+                "max",
+                nan_max(&x, &w, &bias).unwrap().to_host().unwrap(),
+                nan_max::reference(&x, &w, &bias).unwrap(),
+                |p, b| if p.is_nan() { b } else { p.max(b) },
+            ),
+            (
+                "min",
+                nan_min(&x, &w, &bias).unwrap().to_host().unwrap(),
+                nan_min::reference(&x, &w, &bias).unwrap(),
+                |p, b| if p.is_nan() { b } else { p.min(b) },
+            ),
+            (
+                "clamp",
+                nan_clamp(&x, &w).unwrap().to_host().unwrap(),
+                nan_clamp::reference(&x, &w).unwrap(),
+                |p, _| if p.is_nan() { -0.5 } else { p.clamp(-0.5, 0.5) },
+            ),
+        ];
+        for (op, got, reference, f) in outs {
+            for i in 0..m {
+                for j in 0..n {
+                    let want = f(prod(i), bv[j]);
+                    for (side, v) in [("kernel", got[i * n + j]), ("reference", reference[i * n + j])] {
+                        let same = if want.is_nan() { v.is_nan() } else { v == want };
+                        assert!(same, "{op} on {} ({side}): ({i},{j}) is {v}, want {want}", dev.info());
+                    }
+                }
+            }
+        }
+    }
+}

@@ -144,7 +144,9 @@ impl Param {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Func {
-    /// `max(x, 0)`.
+    /// `max(x, 0)`. A NaN gives 0: `max`, `min` and `clamp` return the other argument
+    /// for a NaN (IEEE maxNum and minNum, as C's `fmax`/`fmin`) on every device and the
+    /// host reference, where PyTorch's `relu` keeps the NaN.
     Relu,
     /// GELU, tanh approximation (PyTorch `approximate="tanh"`, cuBLASLt's GELU epilogue).
     Gelu,
@@ -160,9 +162,9 @@ pub enum Func {
     Exp,
     /// `|x|`.
     Abs,
-    /// Smaller of two.
+    /// Smaller of two (the other for a NaN, as [`Func::Relu`] says).
     Min,
-    /// Larger of two.
+    /// Larger of two (the other for a NaN).
     Max,
     /// `clamp(x, lo, hi)`.
     Clamp,
