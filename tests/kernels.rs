@@ -771,6 +771,10 @@ fn shape_and_device_errors_are_errs() {
         ),
         "{e}"
     );
+    // Extents whose product overflows are the same error, not an arithmetic panic.
+    let e = Matrix::<f16>::from_host(&host, usize::MAX, 2, &[f16::ZERO; 2]).unwrap_err();
+    assert!(matches!(e, GemmError::DataLength { len: 2, .. }), "{e}");
+    assert!(Matrix::<f16>::zeros(&host, usize::MAX, 2).is_err());
 
     for dev in devices() {
         let on_dev = mat::<f16, ColMajor>(&dev, &mut r, 5, 3);

@@ -34,7 +34,7 @@ impl<T: Element, L: LayoutType> std::fmt::Debug for Matrix<T, L> {
 impl<T: Element, L: LayoutType> Matrix<T, L> {
     /// Uploads `data`, which holds `rows * cols` elements in layout `L`.
     pub fn from_host(device: &Device, rows: usize, cols: usize, data: &[T]) -> Result<Self> {
-        if data.len() != rows * cols {
+        if Some(data.len()) != rows.checked_mul(cols) {
             return Err(GemmError::DataLength {
                 len: data.len(),
                 rows,
