@@ -13,8 +13,12 @@
 # wgmma changes since reached them; f16/bf16 geomean vs cuBLAS above 01b's.
 # Written in session ab, which was lent no device: not run yet (build the binaries with
 # `scripts/dev-build.sh .dev/ab1` at the head that is to be measured, and say which).
+# First, session ab's new tests through CUDA (they ran on PoCL and the host only): empty
+# sides (tests/empty.rs) and a NaN product (tests/epilogue_values.rs). Written before: pass.
 B=.dev/ab1
 source bench/lib.sh ab1
+timeout 120 $B/empty --test-threads 2 > $R/empty.log 2>&1; echo "empty rc=$?"; grep -E "test result|panicked" $R/empty.log | head -3
+timeout 120 $B/epilogue_values a_nan > $R/nan.log 2>&1; echo "nan rc=$?"; grep -E "test result|panicked" $R/nan.log | head -3
 # First calls read the shipped tables: what the scripts' default ignores.
 unset CROSSGEMM_IGNORE_TABLES
 export CROSSGEMM_COMMIT="$(head -1 $B/COMMIT)"

@@ -18,7 +18,7 @@ rm -rf "$out" && mkdir -p "$out"
 cargo build --release --features baseline,aot --bin crossgemm
 cp "$tgt/release/crossgemm" "$out/"
 cargo build --release --features baseline --example interop_cuda
-cargo test --release --features baseline --no-run --test kernels --test epilogue_values --test interop_cuda --test views --test batched --test staged 2>&1 | tee "$log"
+cargo test --release --features baseline --no-run --test kernels --test epilogue_values --test interop_cuda --test views --test batched --test staged --test empty 2>&1 | tee "$log"
 cargo test --release -p gemm-runtime --features cuda,opencl --lib --no-run 2>&1 | tee -a "$log"
 # The test executables, by the source they were built from.
 exe() { grep -E "Executable $1 " "$log" | sed -E 's/.*\((.*)\)$/\1/' | tail -1; }
@@ -29,11 +29,12 @@ cp "$(exe tests/interop_cuda.rs)" "$out/interop_cuda"
 cp "$(exe tests/views.rs)" "$out/views"
 cp "$(exe tests/batched.rs)" "$out/batched"
 cp "$(exe tests/staged.rs)" "$out/staged"
+cp "$(exe tests/empty.rs)" "$out/empty"
 cp "$(exe 'unittests src/lib.rs')" "$out/runtime_tests"
-strip "$out"/crossgemm "$out"/interop_cuda_example "$out"/kernels "$out"/epilogue_values "$out"/interop_cuda "$out"/views "$out"/batched "$out"/staged "$out"/runtime_tests
+strip "$out"/crossgemm "$out"/interop_cuda_example "$out"/kernels "$out"/epilogue_values "$out"/interop_cuda "$out"/views "$out"/batched "$out"/staged "$out"/empty "$out"/runtime_tests
 # The test binaries compressed (~48 MB stripped, ~16 gzipped), so that the folder and the
 # tree fit a call's 64 MiB carry; bench/lib.sh unpacks them on the GPU machine.
-gzip -9f "$out"/interop_cuda_example "$out"/kernels "$out"/epilogue_values "$out"/interop_cuda "$out"/views "$out"/batched "$out"/staged "$out"/runtime_tests
+gzip -9f "$out"/interop_cuda_example "$out"/kernels "$out"/epilogue_values "$out"/interop_cuda "$out"/views "$out"/batched "$out"/staged "$out"/empty "$out"/runtime_tests
 git rev-parse --short HEAD > "$out/COMMIT"
 git diff --quiet || echo "dirty" >> "$out/COMMIT"
 du -sh "$out"
