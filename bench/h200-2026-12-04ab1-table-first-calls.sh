@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session ab, batch ab1 (.dev/ab1: the CLI at 3f35aa2, session aa's head). The whole bench
+# Session ab, batch ab1 (.dev/ab1: built in session ab at 8e8b675). The whole bench
 # table (bench/shapes.toml: 23 shapes x none / bias_relu / bias_gelu) as a user's first
 # calls run it: `bench --first-call` with the shipped config tables (records/h200.json),
 # an empty cache, nothing tuned; f16 and bf16, then tf32. The last whole-table reports are
