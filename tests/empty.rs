@@ -9,6 +9,7 @@ mod common;
 
 use common::*;
 use crossgemm::prelude::*;
+use crossgemm::Element;
 
 #[gemm_kernel(fma_ok)]
 fn e_f32(a: Matrix<f32>, b: Matrix<f32>, bias: Row<f32>) -> Matrix<f32> {
@@ -48,72 +49,65 @@ fn one_of_each_kind(
         .collect()
 }
 
-#[test]
-fn empty_sides_in_f32() {
-    for dev in all_devices() {
-        for (m, n, k) in SHAPES {
-            let what = format!("{m}x{n}x{k} on {}", dev.info());
-            let a = Matrix::<f32>::zeros(&dev, m, k).unwrap();
-            let b = Matrix::<f32>::zeros(&dev, k, n).unwrap();
-            let bias = Row::<f32>::from_host(&dev, &vec![BIAS; n]).unwrap();
-            let want = vec![BIAS; m * n];
-            // The reference downloads its operands: empty f32 buffers included.
-            assert_eq!(e_f32::reference(&a, &b, &bias).unwrap(), want, "{what}: reference");
-            let y = e_f32(&a, &b, &bias).unwrap_or_else(|e| panic!("{what}: {e}"));
-            assert_eq!((y.rows(), y.cols()), (m, n), "{what}");
-            assert_eq!(y.to_host().unwrap(), want, "{what}: call");
-            let mut ran = 0;
-            for cfg in one_of_each_kind(&e_f32::SPEC, &dev, crossgemm::DType::F32) {
-                // Every element written: the output starts as something else.
-                let mut out = Matrix::<f32>::from_host(&dev, m, n, &vec![9.0; m * n]).unwrap();
-                let accepted = cfg
-                    .family()
-                    .accepts(&cfg, e_f32::SPEC.ir(), crossgemm::Problem::new(m, n, k));
-                match e_f32::run_with(&cfg, &a, &b, &bias, &mut out) {
-                    Ok(()) => {
-                        assert_eq!(out.to_host().unwrap(), want, "{what}: config {cfg}");
-                        ran += 1;
+/// `check_empty!(kernel, T, B's layout)`: every shape of [`SHAPES`] through the kernel on
+/// every device and the host, its output always [`BIAS`] (in `T`).
+macro_rules! check_empty {
+    ($kernel:ident, $t:ty, $lb:ty) => {{
+        let bias_t = <$t as Element>::from_f32(BIAS);
+        for dev in all_devices() {
+            for (m, n, k) in SHAPES {
+                let what = format!("{} {m}x{n}x{k} on {}", stringify!($kernel), dev.info());
+                let a = Matrix::<$t>::zeros(&dev, m, k).unwrap();
+                let b = Matrix::<$t, $lb>::zeros(&dev, k, n).unwrap();
+                let bias = Row::<$t>::from_host(&dev, &vec![bias_t; n]).unwrap();
+                let want = vec![bias_t; m * n];
+                // The reference downloads its operands: empty buffers included.
+                assert_eq!($kernel::reference(&a, &b, &bias).unwrap(), want, "{what}: reference");
+                let y = $kernel(&a, &b, &bias).unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert_eq!((y.rows(), y.cols()), (m, n), "{what}");
+                assert_eq!(y.to_host().unwrap(), want, "{what}: call");
+                let mut ran = 0;
+                for cfg in one_of_each_kind(&$kernel::SPEC, &dev, <$t as Element>::DTYPE) {
+                    // Every element written: the output starts as something else.
+                    let nine = <$t as Element>::from_f32(9.0);
+                    let mut out = Matrix::<$t>::from_host(&dev, m, n, &vec![nine; m * n]).unwrap();
+                    let accepted = cfg
+                        .family()
+                        .accepts(&cfg, $kernel::SPEC.ir(), crossgemm::Problem::new(m, n, k));
+                    match $kernel::run_with(&cfg, &a, &b, &bias, &mut out) {
+                        Ok(()) => {
+                            assert_eq!(out.to_host().unwrap(), want, "{what}: config {cfg}");
+                            ran += 1;
+                        }
+                        Err(e) => assert!(
+                            accepted.is_err() && e.to_string().contains("cannot run"),
+                            "{what}: config {cfg}: {e}"
+                        ),
                     }
-                    Err(e) => assert!(
-                        accepted.is_err() && e.to_string().contains("cannot run"),
-                        "{what}: config {cfg}: {e}"
-                    ),
+                }
+                if dev.info().kind == Backend::Host {
+                    continue; // the host device runs the reference: nothing to tune there
+                }
+                let mut out = Matrix::<$t>::zeros(&dev, m, n).unwrap();
+                let tuned = $kernel::tune(&a, &b, &bias, &mut out);
+                if m == 0 || n == 0 {
+                    let e = tuned.unwrap_err().to_string();
+                    assert!(e.contains("nothing to tune"), "{what}: {e}");
+                } else {
+                    tuned.unwrap_or_else(|e| panic!("{what}: tune: {e}"));
+                    assert!(ran > 0, "{what}: no config ran");
                 }
             }
-            if dev.info().kind == Backend::Host {
-                continue; // the host device runs the reference: nothing to tune there
-            }
-            let mut out = Matrix::<f32>::zeros(&dev, m, n).unwrap();
-            let tuned = e_f32::tune(&a, &b, &bias, &mut out);
-            if m == 0 || n == 0 {
-                let e = tuned.unwrap_err().to_string();
-                assert!(e.contains("nothing to tune"), "{what}: {e}");
-            } else {
-                tuned.unwrap_or_else(|e| panic!("{what}: tune: {e}"));
-                assert!(ran > 0, "{what}: no config ran");
-            }
         }
-    }
+    }};
+}
+
+#[test]
+fn empty_sides_in_f32() {
+    check_empty!(e_f32, f32, RowMajor);
 }
 
 #[test]
 fn empty_sides_in_f16() {
-    for dev in all_devices() {
-        for (m, n, k) in SHAPES {
-            let what = format!("{m}x{n}x{k} on {}", dev.info());
-            let a = Matrix::<f16>::zeros(&dev, m, k).unwrap();
-            let b = Matrix::<f16, ColMajor>::zeros(&dev, k, n).unwrap();
-            let bias = Row::<f16>::from_host(&dev, &vec![f16::from_f32(BIAS); n]).unwrap();
-            let want = vec![f16::from_f32(BIAS); m * n];
-            assert_eq!(e_f16::reference(&a, &b, &bias).unwrap(), want, "{what}: reference");
-            let y = e_f16(&a, &b, &bias).unwrap_or_else(|e| panic!("{what}: {e}"));
-            assert_eq!(y.to_host().unwrap(), want, "{what}: call");
-            for cfg in one_of_each_kind(&e_f16::SPEC, &dev, crossgemm::DType::F16) {
-                let mut out = Matrix::<f16>::from_host(&dev, m, n, &vec![f16::from_f32(9.0); m * n]).unwrap();
-                if e_f16::run_with(&cfg, &a, &b, &bias, &mut out).is_ok() {
-                    assert_eq!(out.to_host().unwrap(), want, "{what}: config {cfg}");
-                }
-            }
-        }
-    }
+    check_empty!(e_f16, f16, ColMajor);
 }
