@@ -2,11 +2,13 @@
 # Builds what an H200 call runs (there is no cargo on the GPU machine) into a git-ignored
 # folder to `carry`: the CLI with the cuBLAS baseline and prebuilt CUBINs, the CUDA test binaries gzipped (kernels,
 # epilogue values, CUDA interop, views, batches, staged operands), the runtime's unit tests and the CUDA interop example,
-# stripped, with the commit they were built at. Usage: scripts/dev-build.sh [.dev/DIR]
-# (default .dev/next). The bench/h200-*.sh scripts name the folder they expect.
+# stripped, with the commit they were built at. Usage: scripts/dev-build.sh [.dev/DIR
+# [FEATURES]] (default .dev/next; FEATURES, comma-separated, are added to the CLI's, e.g.
+# `turned-candidates`). The bench/h200-*.sh scripts name the folder they expect.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-.dev/next}
+extra=${2:+,$2}
 # Another target folder (CARGO_TARGET_DIR) lets this build run beside a debug test run.
 tgt=${CARGO_TARGET_DIR:-target}
 log=$(mktemp)
@@ -15,7 +17,7 @@ log=$(mktemp)
 # Copied at once: the test builds below relink target/release/crossgemm without `aot`
 # (integration tests get the package's binaries built).
 rm -rf "$out" && mkdir -p "$out"
-cargo build --release --features baseline,aot --bin crossgemm
+cargo build --release --features "baseline,aot$extra" --bin crossgemm
 cp "$tgt/release/crossgemm" "$out/"
 cargo build --release --features baseline --example interop_cuda
 cargo test --release --features baseline --no-run --test kernels --test epilogue_values --test interop_cuda --test views --test batched --test staged --test empty 2>&1 | tee "$log"
@@ -36,5 +38,6 @@ strip "$out"/crossgemm "$out"/interop_cuda_example "$out"/kernels "$out"/epilogu
 # tree fit a call's 64 MiB carry; bench/lib.sh unpacks them on the GPU machine.
 gzip -9f "$out"/interop_cuda_example "$out"/kernels "$out"/epilogue_values "$out"/interop_cuda "$out"/views "$out"/batched "$out"/staged "$out"/empty "$out"/runtime_tests
 git rev-parse --short HEAD > "$out/COMMIT"
+[ -n "$extra" ] && echo "CLI features: baseline,aot$extra" >> "$out/COMMIT"
 git diff --quiet || echo "dirty" >> "$out/COMMIT"
 du -sh "$out"

@@ -25,6 +25,16 @@ fn f16_rc_sk(a: Matrix<f16>, b: Matrix<f16, ColMajor>) -> Matrix<f16> {
     a * b
 }
 /// B row-major in bf16 with an f32 output (the decode_n family's other dtype).
+/// The wgmma family's turned-around tiles (`Cᵀ = Bᵀ·Aᵀ`) with a row-major and a
+/// column-major B.
+#[gemm_kernel(tune(turned = 1))]
+fn f16_rr_turned(a: Matrix<f16>, b: Matrix<f16>) -> Matrix<f16> {
+    a * b
+}
+#[gemm_kernel(tune(turned = 1))]
+fn bf16_rc_turned(a: Matrix<bf16>, b: Matrix<bf16, ColMajor>) -> Matrix<f32> {
+    a * b
+}
 #[gemm_kernel]
 fn bf16_rr(a: Matrix<bf16>, b: Matrix<bf16>) -> Matrix<f32> {
     a * b
@@ -170,6 +180,11 @@ macro_rules! check_all_configs {
         check_all_configs!(@run $kernel, $ta, $la, $tb, $lb, $tf32, $seed,
             |dev: &Device, dtype| fitting_configs(&$kernel::SPEC, dev, dtype), |_: &Device| true)
     };
+    // The turned-around wgmma configs, on the devices whose target plans them.
+    ($kernel:ident, $ta:ty, $la:ty, $tb:ty, $lb:ty, $tf32:expr, $seed:expr, turned, on $planned:expr) => {
+        check_all_configs!(@run $kernel, $ta, $la, $tb, $lb, $tf32, $seed,
+            |dev: &Device, _| turned_configs(&$kernel::SPEC, dev), $planned)
+    };
     // One family's configs, on the devices whose target plans it.
     ($kernel:ident, $ta:ty, $la:ty, $tb:ty, $lb:ty, $tf32:expr, $seed:expr, family $family:expr, on $planned:expr) => {
         check_all_configs!(@run $kernel, $ta, $la, $tb, $lb, $tf32, $seed,
@@ -251,6 +266,20 @@ fn every_planned_decode_n_config() {
     use crossgemm::FamilyId::DecodeN;
     check_all_configs!(f16_rr, f16, RowMajor, f16, RowMajor, false, 26, family DecodeN, on cuda);
     check_all_configs!(bf16_rr, bf16, RowMajor, bf16, RowMajor, false, 27, family DecodeN, on cuda);
+}
+
+/// The wgmma family's turned-around configs (`tune(turned = 1)`; CUDA targets with
+/// wgmma plan them), on the every-config shapes: few rows of C are the turned kernel's
+/// columns.
+#[test]
+fn every_turned_wgmma_config() {
+    let wgmma = |dev: &Device| {
+        f16_rr_turned::SPEC
+            .target_for(dev)
+            .is_ok_and(|t| t.plan().families.contains(&crossgemm::FamilyId::Wgmma))
+    };
+    check_all_configs!(f16_rr_turned, f16, RowMajor, f16, RowMajor, false, 28, turned, on wgmma);
+    check_all_configs!(bf16_rc_turned, bf16, RowMajor, bf16, ColMajor, false, 29, turned, on wgmma);
 }
 
 /// The persistent wgmma grids (at most one block per multiprocessor) loop over the output

@@ -62,6 +62,22 @@ mod checks {
         x * w + res
     }
 
+    /// The wgmma family's turned-around tiles (`tune(turned = 1)`): a row-major weight
+    /// (the turned form's A M-major, its B K-major), a column-major one with a column
+    /// scale (both K-major, the scale a `Row` of the transposed product) and tf32.
+    #[gemm_kernel(tune(turned = 1))]
+    fn nv_f16_wrow_turned(x: Matrix<f16>, w: Matrix<f16>, bias: Row<f16>) -> Matrix<f16> {
+        relu(x * w + bias)
+    }
+    #[gemm_kernel(tune(turned = 1))]
+    fn nv_bf16_wcol_turned(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>, scale: Col<f32>) -> Matrix<bf16> {
+        gelu_erf(x * w) * scale
+    }
+    #[gemm_kernel(acc = tf32, tune(turned = 1))]
+    fn nv_tf32_turned(a: Matrix<f32>, b: Matrix<f32, ColMajor>) -> Matrix<f32> {
+        a * b
+    }
+
     /// Every extent a multiple of 8 elements: A_VEC = B_VEC = 1 for every dtype and layout.
     const ALIGNED: (usize, usize, usize) = (256, 256, 256);
     /// Odd extents: A_VEC = B_VEC = 0 and 1-element alignment, whatever the layouts.
@@ -294,6 +310,36 @@ mod checks {
             compile_every_config(&nv_f16_bias_relu::SPEC, "h200", Wgmma, "90a", &[ALIGNED]);
             compile_every_config(&nv_bf16_t_gelu_erf::SPEC, "h200", Wgmma, "90a", &[ALIGNED]);
             compile_every_config(&nv_tf32::SPEC, "h200", Wgmma, "90a", &[ALIGNED]);
+        }
+    }
+
+    /// Every turned-around wgmma config of the three kernels that ask for them, on TMA
+    /// rows and on rows the cp.async producer copies (K = 100: 200- and 400-byte rows),
+    /// each building without spills or ptxas warnings like the plain configs.
+    #[cfg(feature = "sm90")]
+    #[test]
+    fn every_turned_wgmma_config_compiles() {
+        if nvrtc_or_skip(
+            "every_turned_wgmma_config_compiles",
+            "NVRTC compiles of every planned turned-around wgmma config (sm_90a)",
+        ) {
+            for spec in [
+                &nv_f16_wrow_turned::SPEC,
+                &nv_bf16_wcol_turned::SPEC,
+                &nv_tf32_turned::SPEC,
+            ] {
+                let tk = spec.target("h200").expect("h200 planned");
+                let turned: Vec<TileConfig> = tk
+                    .plan()
+                    .configs
+                    .iter()
+                    .copied()
+                    .filter(|c| matches!(c, TileConfig::Wgmma(t) if t.turned))
+                    .collect();
+                assert_eq!(turned.len(), 4, "{}: {turned:?}", spec.name);
+                let n = compile_clean(spec, tk, &turned, "90a", &[ALIGNED, (64, 256, 100)], "turned wgmma");
+                assert_eq!(n, 8, "{}", spec.name);
+            }
         }
     }
 

@@ -4,13 +4,14 @@
 //!
 //! ```text
 //! cargo run -p gemm-core --example check_config -- [--target h200] [--dtype f16]
-//!     [--epilogue bias_relu] [--shape 4096x4096x128] [--dump DIR] CONFIG_JSON...
+//!     [--epilogue bias_relu] [--w-layout col|row] [--shape 4096x4096x128] [--dump DIR]
+//!     CONFIG_JSON...
 //! ```
 //!
 //! Each config (as the CLI and the tuning records spell it, e.g.
 //! `{"family":"wgmma","bm":128,...}`) is checked against the target's rules for the
-//! built-in kernel of that dtype and epilogue (x row-major, w column-major, a bias row as
-//! `crossgemm tune` runs it): `ok` with its description, or the rule it breaks and why.
+//! built-in kernel of that dtype and epilogue (x row-major, w column-major or with
+//! `--w-layout row` row-major, a bias row as `crossgemm tune` runs it): `ok` with its description, or the rule it breaks and why.
 //! With `--dump DIR` each kept config's CUDA source is written to `DIR/cfgN.cu` with the
 //! `scripts/nvrtc_check.py` command that compiles it under the config's defines for the
 //! shape (ptxas registers and spills, no GPU needed). Exit status 1 when any config is
@@ -27,6 +28,7 @@ struct Args {
     target: String,
     dtype: String,
     epilogue: String,
+    w_layout: Layout,
     shape: (usize, usize, usize),
     dump: Option<PathBuf>,
     configs: Vec<String>,
@@ -37,6 +39,7 @@ fn parse_args() -> Result<Args, String> {
         target: "h200".into(),
         dtype: "f16".into(),
         epilogue: "bias_relu".into(),
+        w_layout: Layout::ColMajor,
         shape: (4096, 4096, 4096),
         dump: None,
         configs: vec![],
@@ -49,6 +52,13 @@ fn parse_args() -> Result<Args, String> {
             "--dtype" => a.dtype = value("--dtype")?,
             "--epilogue" => a.epilogue = value("--epilogue")?,
             "--dump" => a.dump = Some(value("--dump")?.into()),
+            "--w-layout" => {
+                a.w_layout = match value("--w-layout")?.as_str() {
+                    "col" => Layout::ColMajor,
+                    "row" => Layout::RowMajor,
+                    other => return Err(format!("--w-layout takes col or row, not `{other}`")),
+                }
+            }
             "--shape" => {
                 let s = value("--shape")?;
                 let d: Vec<usize> = s
@@ -70,8 +80,8 @@ fn parse_args() -> Result<Args, String> {
     Ok(a)
 }
 
-/// The CLI's built-in kernel: `epi(x * w [+ bias])`, x row-major, w column-major.
-fn builtin_ir(dtype: &str, epilogue: &str) -> Result<GemmIr, String> {
+/// The CLI's built-in kernel: `epi(x * w [+ bias])`, x row-major, w in `w_layout`.
+fn builtin_ir(dtype: &str, epilogue: &str, w_layout: Layout) -> Result<GemmIr, String> {
     let (dt, acc) = match dtype {
         "f16" => (DType::F16, AccMode::F32),
         "bf16" => (DType::Bf16, AccMode::F32),
@@ -79,13 +89,7 @@ fn builtin_ir(dtype: &str, epilogue: &str) -> Result<GemmIr, String> {
         "tf32" => (DType::F32, AccMode::Tf32),
         _ => return Err(format!("unknown dtype `{dtype}` (f16, bf16, f32, tf32)")),
     };
-    let mut ir = GemmIr::matmul(
-        &format!("{dtype}_{epilogue}"),
-        dt,
-        acc,
-        Layout::RowMajor,
-        Layout::ColMajor,
-    );
+    let mut ir = GemmIr::matmul(&format!("{dtype}_{epilogue}"), dt, acc, Layout::RowMajor, w_layout);
     let act = match epilogue {
         "none" => return Ok(ir),
         "bias" => None,
@@ -108,7 +112,7 @@ fn run(a: &Args) -> Result<bool, String> {
     let target = targets
         .get(&a.target)
         .ok_or(format!("no target `{}` in targets.toml", a.target))?;
-    let ir = builtin_ir(&a.dtype, &a.epilogue)?;
+    let ir = builtin_ir(&a.dtype, &a.epilogue, a.w_layout)?;
     let cx = PlanCtx::new(target, &ir);
     let problem = Problem::new(a.shape.0, a.shape.1, a.shape.2);
     if let Some(dir) = &a.dump {

@@ -374,6 +374,46 @@ impl GemmIr {
             _ => Layout::RowMajor,
         }
     }
+    /// The same kernel turned around: `Cᵀ = Bᵀ · Aᵀ` on the same parameters and memory.
+    ///
+    /// A kernel generated from it computes the transpose of this one's output when it
+    /// is launched on the same buffers with M and N exchanged: its A is this one's B read
+    /// transposed, its B this one's A, every matrix parameter is the same memory seen in
+    /// the other layout (a row-major `M×N` matrix is a column-major `N×M` one, with the
+    /// same leading dimension), each `Row` (one value per column of C) is a `Col` of the
+    /// transpose and each `Col` a `Row`, and the output's layout flips. Signature order,
+    /// and so the kernel ABI, is unchanged; the epilogue program too, since it reads each
+    /// parameter at the element it computes. Why: a product with few rows computed this
+    /// way puts them on the wide side of the tensor-core instruction
+    /// (`family::wgmma`'s `turned` form). Applying it twice gives `self` back.
+    pub fn transposed(&self) -> GemmIr {
+        let params = self
+            .params
+            .iter()
+            .map(|p| Param {
+                name: p.name.clone(),
+                kind: match p.kind {
+                    ParamKind::Matrix { dtype, layout } => ParamKind::Matrix {
+                        dtype,
+                        layout: layout.flip(),
+                    },
+                    ParamKind::Row { dtype } => ParamKind::Col { dtype },
+                    ParamKind::Col { dtype } => ParamKind::Row { dtype },
+                    ParamKind::Scalar => ParamKind::Scalar,
+                },
+            })
+            .collect();
+        // The matrices' layouts flipped already: `.t()` flags stay with their operand.
+        GemmIr {
+            params,
+            a: self.b,
+            a_t: self.b_t,
+            b: self.a,
+            b_t: self.a_t,
+            out_layout: self.out_layout.flip(),
+            ..self.clone()
+        }
+    }
     /// Parameters the epilogue reads (signature order, A and B excluded unless the
     /// epilogue names them too).
     pub fn epilogue_params(&self) -> Vec<u32> {
@@ -453,6 +493,40 @@ mod tests {
             (-1.0, -0.842_700_8),
         ] {
             assert!((erf(x) - want).abs() < 1e-6, "erf({x}) = {} want {want}", erf(x));
+        }
+    }
+
+    /// Turned around, A is B read transposed and B is A, each in the other layout (a
+    /// `.t()` stays with its operand), rows and columns of the epilogue exchange, the
+    /// output's layout flips, and twice is the identity.
+    #[test]
+    fn transposed_exchanges_the_operands_and_flips_every_layout() {
+        let mut ir = GemmIr::matmul("k", DType::F16, AccMode::F32, Layout::RowMajor, Layout::ColMajor);
+        ir.params.push(Param::row("bias", DType::F16));
+        ir.params.push(Param::col("scale", DType::F32));
+        ir.params.push(Param::matrix("res", DType::F16, Layout::ColMajor));
+        ir.params.push(Param::scalar("alpha"));
+        ir.epilogue = vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Param(3), EpOp::Mul];
+        for (a_t, b_t) in [(false, false), (true, false), (false, true), (true, true)] {
+            let ir = GemmIr { a_t, b_t, ..ir.clone() };
+            let t = ir.transposed();
+            assert_eq!((t.a, t.b), (ir.b, ir.a));
+            assert_eq!(t.a_layout(), ir.b_layout().flip(), "{a_t} {b_t}");
+            assert_eq!(t.b_layout(), ir.a_layout().flip(), "{a_t} {b_t}");
+            assert_eq!(t.out_layout, Layout::ColMajor);
+            assert_eq!(t.params[2].kind, ParamKind::Col { dtype: DType::F16 });
+            assert_eq!(t.params[3].kind, ParamKind::Row { dtype: DType::F32 });
+            assert_eq!(
+                t.params[4].kind,
+                ParamKind::Matrix {
+                    dtype: DType::F16,
+                    layout: Layout::RowMajor
+                }
+            );
+            assert_eq!(t.params[5].kind, ParamKind::Scalar);
+            assert_eq!(t.epilogue, ir.epilogue);
+            assert_eq!(t.epilogue_text(), ir.epilogue_text());
+            assert_eq!(t.transposed(), ir);
         }
     }
 

@@ -304,6 +304,98 @@ mod tests {
     use super::*;
     use gemm_core::{DType, Func, Param};
 
+    /// The same memory seen as the transpose: each matrix's extents exchanged and its
+    /// layout flipped (vectors and scalars as they are).
+    fn transposed<'a>(args: &[HostOperand<'a>]) -> Vec<HostOperand<'a>> {
+        args.iter()
+            .map(|op| match *op {
+                HostOperand::Matrix {
+                    data,
+                    rows,
+                    cols,
+                    layout,
+                } => HostOperand::Matrix {
+                    data,
+                    rows: cols,
+                    cols: rows,
+                    layout: layout.flip(),
+                },
+                other => other,
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        /// [`GemmIr::transposed`] computes the same output memory, bit for bit, from the
+        /// same operand memory with M and N exchanged: what the wgmma family's turned
+        /// form rests on. Every layout, `.t()`, and a `Row`, a `Col`, a matrix and a
+        /// scalar in the epilogue.
+        #[test]
+        fn the_transposed_kernel_writes_the_same_memory(
+            (m, n, k) in (1usize..9, 1usize..9, 1usize..9),
+            a_row in proptest::bool::ANY,
+            b_row in proptest::bool::ANY,
+            (a_t, b_t) in (proptest::bool::ANY, proptest::bool::ANY),
+            res_row in proptest::bool::ANY,
+            out_row in proptest::bool::ANY,
+            seed in 0u32..1000,
+        ) {
+            let lay = |row| if row { Layout::RowMajor } else { Layout::ColMajor };
+            let ir = GemmIr {
+                name: "t".into(),
+                params: vec![
+                    Param::matrix("a", DType::F32, lay(a_row)),
+                    Param::matrix("b", DType::F32, lay(b_row)),
+                    Param::row("bias", DType::F32),
+                    Param::col("scale", DType::F32),
+                    Param::matrix("res", DType::F32, lay(res_row)),
+                    Param::scalar("alpha"),
+                ],
+                a: 0,
+                a_t,
+                b: 1,
+                b_t,
+                ab_dtype: DType::F32,
+                acc: AccMode::F32,
+                out_dtype: DType::F32,
+                out_layout: lay(out_row),
+                // relu((acc + bias) * scale) - alpha * res
+                epilogue: vec![
+                    EpOp::Acc,
+                    EpOp::Param(2),
+                    EpOp::Add,
+                    EpOp::Param(3),
+                    EpOp::Mul,
+                    EpOp::Call(Func::Relu),
+                    EpOp::Param(5),
+                    EpOp::Param(4),
+                    EpOp::Mul,
+                    EpOp::Sub,
+                ],
+            };
+            let val = |i: usize| ((i as u32 * 7919 + seed) % 61) as f32 / 8.0 - 3.5;
+            let data = |len: usize, at: usize| -> Vec<f32> { (0..len).map(|i| val(i * 5 + at)).collect() };
+            let (a, b, bias, scale, res) = (data(m * k, 1), data(k * n, 2), data(n, 3), data(m, 4), data(m * n, 5));
+            // A is m x k as used, so stored k x m under `.t()`.
+            let (ar, ac) = if a_t { (k, m) } else { (m, k) };
+            let (br, bc) = if b_t { (n, k) } else { (k, n) };
+            let args = [
+                HostOperand::Matrix { data: &a, rows: ar, cols: ac, layout: lay(a_row) },
+                HostOperand::Matrix { data: &b, rows: br, cols: bc, layout: lay(b_row) },
+                HostOperand::Vector(&bias),
+                HostOperand::Vector(&scale),
+                HostOperand::Matrix { data: &res, rows: m, cols: n, layout: lay(res_row) },
+                HostOperand::Scalar(0.75),
+            ];
+            let plain = gemm(&ir, &args, m, n, k);
+            let turned = gemm(&ir.transposed(), &transposed(&args), n, m, k);
+            proptest::prop_assert_eq!(
+                plain.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                turned.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            );
+        }
+    }
+
     /// The reference against the textbook triple loop on a small bias+relu kernel with
     /// a transposed, column-major B.
     #[test]

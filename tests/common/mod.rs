@@ -323,6 +323,12 @@ pub fn family_configs(
     planned_configs(spec, dev, |c| c.family_id() == family)
 }
 
+/// The planned wgmma configs of `spec`'s target for `dev` in the turned-around form
+/// (`tune(turned = 1)` plans them; none on targets without wgmma).
+pub fn turned_configs(spec: &'static crossgemm::KernelSpec, dev: &Device) -> Vec<crossgemm::TileConfig> {
+    planned_configs(spec, dev, |c| matches!(c, crossgemm::TileConfig::Wgmma(t) if t.turned))
+}
+
 /// The planned configs of `spec`'s target for `dev` that fit it (threads and shared
 /// memory per block): what the every-config tests run.
 pub fn fitting_configs(

@@ -94,6 +94,19 @@ impl Problem {
         Problem { c, ..self }
     }
 
+    /// The problem of [`GemmIr::transposed`]: `N × M × K` with A and B exchanged. Every
+    /// view keeps its memory (a row-major view is the column-major view of its transpose,
+    /// with the same leading dimension, offset and batch stride), the output's included.
+    pub const fn transposed(self) -> Problem {
+        Problem {
+            m: self.n,
+            n: self.m,
+            a: self.b,
+            b: self.a,
+            ..self
+        }
+    }
+
     /// A's and B's rows as stored for `ir`'s layouts: `(contiguous extent, rows of that
     /// extent)` per matrix. Row-major A is M rows of K, column-major A K columns of M;
     /// row-major B K rows of N, column-major B N columns of K.

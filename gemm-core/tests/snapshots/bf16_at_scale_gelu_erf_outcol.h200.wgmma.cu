@@ -1,4 +1,11 @@
+#if SWAP
+/* crossgemm: cg_bf16_at_scale_gelu_erf_1ce0fec8 = gelu_erf((acc * scale)) (wgmma sm_90a bf16, A ColMajor M-major, B RowMajor N-major, out bf16 RowMajor) */
+#else
 /* crossgemm: cg_bf16_at_scale_gelu_erf_1ce0fec8 = gelu_erf((acc * scale)) (wgmma sm_90a bf16, A ColMajor M-major, B RowMajor N-major, out bf16 ColMajor) */
+#endif
+#ifndef SWAP
+#define SWAP 0
+#endif
 static __device__ __forceinline__ float cg_f16_to_f32(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
 static __device__ __forceinline__ unsigned short cg_f32_to_f16(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
 static __device__ __forceinline__ float cg_bf16_to_f32(unsigned short h) { return __uint_as_float(((unsigned int)h) << 16); }
@@ -169,6 +176,20 @@ typedef unsigned short cg_ab_t;
 #else
 #define CGW_PA(b) (((b) >> 8) * (16 * CG_STG_PITCH) + (((b) >> 4) & 15) * CG_STG_PITCH + 128 + ((b) & 15))
 #endif
+#if SWAP
+static __device__ __forceinline__ float cgw_epi(float acc, float v2) {
+    return cg_gelu_erf((acc * v2));
+}
+#define CGW_OFF_2 (0)
+#define CGW_PF_2 (CGW_OFF_2 + BN * 2 <= CG_PAREA)
+#define CGW_PF_ANY (CGW_PF_2)
+#define CG_A_KMAJOR 0
+#define CG_B_KMAJOR 0
+#define CG_A_PTR p1
+#define CG_B_PTR p0
+#define CG_A_LD ld1
+#define CG_B_LD ld0
+#else
 static __device__ __forceinline__ float cgw_epi(float acc, float v2) {
     return cg_gelu_erf((acc * v2));
 }
@@ -181,6 +202,7 @@ static __device__ __forceinline__ float cgw_epi(float acc, float v2) {
 #define CG_B_PTR p1
 #define CG_A_LD ld0
 #define CG_B_LD ld1
+#endif
 
 static_assert(BK % CG_KROW == 0 && CG_KSUB >= 1 && CG_KSUB <= 4, "BK must be 1 to 4 128-byte swizzle rows: 64 (or 32 tf32) elements each");
 static_assert(CG_KSUB == 1 || (CG_A_KMAJOR && CG_B_KMAJOR), "k-tiles of several swizzle rows need K-major A and B");
@@ -664,6 +686,575 @@ static __device__ __forceinline__ bool cg_splitk_fold(float (&acc)[CG_MI][BN / 2
 #else
 #define CG_SPLITK_ARGS
 #endif
+#if SWAP
+
+static_assert(!CG_PINGPONG || (CONSUMERS >= 2 && KSPLIT == 1), "ping-pong takes two or three consumers and no split-K");
+#if CG_CLUSTER > 1
+#define CG_CLUSTER_DIMS __cluster_dims__(CG_CLUSTER, 1, 1)
+#else
+#define CG_CLUSTER_DIMS
+#endif
+static_assert(!CG_EPI_TMA || (CG_OSZ == CG_ESZ && BN % CG_CW == 0), "the TMA-store epilogue takes an output of the operands' element size and BN a multiple of its 128-byte boxes");
+extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_bf16_at_scale_gelu_erf_1ce0fec8(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_C_MAP CG_SPLITK_ARGS int N, int M, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2, int nbatch) {
+    extern __shared__ __align__(1024) unsigned char cg_smem[];
+    out += offo; unsigned short* const cg_out0 = out; p0 += off0; const unsigned short* const cg_p00 = p0; p1 += off1; const unsigned short* const cg_p10 = p1; p2 += off2; const unsigned short* const cg_p20 = p2; long cg_bz = 0; (void)nbatch;
+    /* The ring: STAGES A tiles, STAGES B tiles, then full[STAGES] and empty[STAGES]. */
+    const unsigned smem = (cg_smem_u32(cg_smem) + 1023u) & ~1023u;
+    const unsigned sa = smem;
+    const unsigned sb = smem + STAGES * A_STAGE_BYTES;
+    const unsigned bars = sb + STAGES * B_STAGE_BYTES;
+    const int wg = threadIdx.x / 128;
+    const int tid = threadIdx.x % 128;
+#if CG_CLUSTER > 1
+    /* A cluster is CLUSTER_M x CLUSTER_N output tiles, block `rank` at (rank % CLUSTER_M,
+       rank / CLUSTER_M); the blocks of a column share (multicast) the B tile, those of a
+       row the A tile. */
+    const unsigned rank = cg_cluster_rank();
+    const int cluster = (int)cg_cluster_id(), clusters = (int)cg_cluster_count();
+#else
+    const unsigned rank = 0;
+    const int cluster = blockIdx.x, clusters = gridDim.x;
+#endif
+    const unsigned rank_m = rank % CLUSTER_M, rank_n = rank / CLUSTER_M;
+    (void)rank; (void)rank_m; (void)rank_n;
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int s = 0; s < STAGES; ++s) {
+            cg_mbar_init(bars + s * 8, CG_CPASYNC ? 128 : 1);                 /* full: the producer's expect_tx, or every producer thread's cp.async */
+            cg_mbar_init(bars + (STAGES + s) * 8, 4 * CG_READERS * CG_CLUSTER); /* empty: lane 0 of every consumer warp that reads the stage, in every block of the cluster */
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#if !CG_CPASYNC
+        cg_tma_prefetch(&a_map);
+        cg_tma_prefetch(&b_map);
+#endif
+    }
+#if CG_CLUSTER > 1
+    cg_cluster_sync();
+#else
+    __syncthreads();
+#endif
+    /* Tiles in units of CLUSTER_M x CLUSTER_N tiles: block `rank` of a cluster takes tile
+       row CLUSTER_M * tm + rank_m and column CLUSTER_N * tn + rank_n (possibly past M or
+       N: it still loads its share and stores nothing). */
+    const int grid_m = (M + BM * CLUSTER_M - 1) / (BM * CLUSTER_M), grid_n = (N + BN * CLUSTER_N - 1) / (BN * CLUSTER_N);
+    const int tiles = grid_m * grid_n;
+    const int ktiles = (K + BK - 1) / BK;
+
+    if (wg == 0) {
+        /* Producer warpgroup: one thread issues every TMA load; with CG_CPASYNC all 128
+           threads copy. */
+#if CONSUMERS > 1
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" :: "n"(CG_PRODUCER_REGS));
+#endif
+        if (CG_CPASYNC || tid == 0) {
+            int stage = 0;
+            unsigned phase = 0;
+#if CG_STREAMK
+            CgWalk walk = cg_walk(cluster, clusters, tiles * nbatch, ktiles);
+            int item, kt_lo, kt_hi;
+            while (cg_walk_next(walk, clusters, ktiles, item, kt_lo, kt_hi)) {
+#else
+            for (int item = cluster; item < tiles * KSPLIT * nbatch; item += clusters) {
+#endif
+                cg_bz = item / (tiles * KSPLIT);
+                out = cg_out0 + cg_bz * bso; p0 = cg_p00 + cg_bz * bs0; p1 = cg_p10 + cg_bz * bs1; p2 = cg_p20 + cg_bz * bs2;
+                const int tile = (item - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = item - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
+                int tm, tn;
+                cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
+                const int m0 = (tm * CLUSTER_M + (int)rank_m) * BM, n0 = (tn * CLUSTER_N + (int)rank_n) * BN;
+                (void)m0; (void)n0; (void)split;
+#if CG_STREAMK
+                for (int kt = kt_lo; kt < kt_hi; ++kt) {
+#else
+                for (int kt = CG_KT(split); kt < CG_KT(split + 1); ++kt) {
+#endif
+                    const int k0 = kt * BK;
+                    (void)k0;
+                    const unsigned full = bars + stage * 8;
+                    const unsigned a_s = sa + stage * A_STAGE_BYTES, b_s = sb + stage * B_STAGE_BYTES;
+                    (void)a_s; (void)b_s;
+                    cg_mbar_wait_cluster(bars + (STAGES + stage) * 8, phase ^ 1);
+#if CG_CPASYNC
+                /* Every producer thread copies its chunks; its arrival counts once they have landed. */
+#if CG_A_KMAJOR
+#pragma unroll
+                for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BM, 1, CG_CPA_A>(a_s + j * (BM * 128), CG_A_PTR, CG_A_LD, M, K, m0, k0 + j * CG_KROW, tid);
+#else
+                cg_cpa_tile<BM, 0, CG_CPA_A>(a_s, CG_A_PTR, CG_A_LD, M, K, m0, k0, tid);
+#endif
+#if CG_B_KMAJOR
+#pragma unroll
+                for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BN, 1, CG_CPA_B>(b_s + j * (BN * 128), CG_B_PTR, CG_B_LD, N, K, n0, k0 + j * CG_KROW, tid);
+#else
+                cg_cpa_tile<BN, 0, CG_CPA_B>(b_s, CG_B_PTR, CG_B_LD, N, K, n0, k0, tid);
+#endif
+                asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" :: "r"(full) : "memory");
+#else
+                cg_mbar_expect_tx(full, CG_STAGE_BYTES);
+#if CLUSTER_N > 1
+                /* The first block of each row of the cluster fetches the row's shared A tile
+                   for the blocks of that row (ranks rank_m + CLUSTER_M * j). */
+                if (rank_n == 0) {
+                    const unsigned short row = (unsigned short)(((1u << CG_CLUSTER) - 1) / ((1u << CLUSTER_M) - 1) << rank_m);
+#if CG_A_KMAJOR
+#pragma unroll
+                    for (int j = 0; j < CG_KSUB; ++j) CG_TMA_A_MC(a_s + j * (BM * 128), k0 + j * CG_KROW, m0, row);
+#else
+#pragma unroll
+                    for (int c = 0; c < BM / 64; ++c) CG_TMA_A_MC(a_s + c * 8192, m0 + c * 64, k0, row);
+#endif
+                }
+#else
+#if CG_A_KMAJOR
+#pragma unroll
+                for (int j = 0; j < CG_KSUB; ++j) CG_TMA_A(a_s + j * (BM * 128), k0 + j * CG_KROW, m0);
+#else
+#pragma unroll
+                for (int c = 0; c < BM / 64; ++c) CG_TMA_A(a_s + c * 8192, m0 + c * 64, k0);
+#endif
+#endif
+#if CLUSTER_M > 1
+                /* The first block of each column of the cluster fetches the column's shared B
+                   tile for the blocks of that column (ranks CLUSTER_M * rank_n + i). */
+                if (rank_m == 0) {
+                    const unsigned short col = (unsigned short)(((1u << CLUSTER_M) - 1) << (CLUSTER_M * rank_n));
+#if CG_B_KMAJOR
+#pragma unroll
+                    for (int j = 0; j < CG_KSUB; ++j)
+                        CG_TMA_B_MC(b_s + j * (BN * 128), k0 + j * CG_KROW, n0, col);
+#else
+#pragma unroll
+                    for (int c = 0; c < BN / 64; ++c)
+                        CG_TMA_B_MC(b_s + c * 8192, n0 + c * 64, k0, col);
+#endif
+                }
+#else
+#if CG_B_KMAJOR
+#pragma unroll
+                for (int j = 0; j < CG_KSUB; ++j) CG_TMA_B(b_s + j * (BN * 128), k0 + j * CG_KROW, n0);
+#else
+#pragma unroll
+                for (int c = 0; c < BN / 64; ++c) CG_TMA_B(b_s + c * 8192, n0 + c * 64, k0);
+#endif
+#endif
+#endif
+                    if (++stage == STAGES) { stage = 0; phase ^= 1; }
+                }
+            }
+#if CG_CPASYNC
+            asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+        }
+    } else {
+        /* Consumer warpgroup c: rows [CG_WG_ROW0, CG_WG_ROW0 + CG_WG_M) of every tile it
+           takes (every tile; with ping-pong, every other one, whole). */
+#if CONSUMERS > 1
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" :: "n"(CG_CONSUMER_REGS));
+#endif
+        const int c = wg - 1;
+        const int warp = tid / 32, lane = tid % 32;
+#if CG_EPI_SMEM
+        /* This warp's epilogue staging buffer: 16 rows of CG_STG_PITCH bytes. */
+        unsigned char* const stg = cg_smem + (bars + 16 * STAGES - cg_smem_u32(cg_smem)) + (c * 4 + warp) * 16 * CG_STG_PITCH;
+#endif
+        /* This warpgroup's staging buffers, whose row padding is the parameter area of the
+           epilogue's vectors of the current tile (CGW_PA). */
+        unsigned char* const pbuf = cg_smem + (bars + 16 * STAGES - cg_smem_u32(cg_smem)) + c * (CG_EPI_TMA ? 1024 : 4 * 16 * CG_STG_PITCH);
+        const unsigned pbuf_s = cg_smem_u32(pbuf);
+        (void)pbuf; (void)pbuf_s;
+#if CG_EPI_TMA
+        /* This consumer's staged tile for the TMA store, after the parameter areas,
+           1024-aligned (the swizzle pattern's period). */
+        const unsigned cg_tstg = ((bars + 16 * STAGES + CONSUMERS * 1024 + 1023u) & ~1023u) + c * CG_TSTG_BYTES;
+#endif
+        float acc[CG_MI][BN / 2];
+#pragma unroll
+        for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+            for (int r = 0; r < BN / 2; ++r) acc[mi][r] = 0.0f;
+        int stage = 0;
+        unsigned phase = 0;
+#if CG_PINGPONG
+        /* Ping-pong: this block's work items rotate between the consumers (c takes the
+           block's items c, c + CONSUMERS, ...). The producer fills the ring item after
+           item, so a consumer skips the others' k-tiles; and the mainloops run strictly
+           in turn (named barrier CONSUMERS + 1 + c is c's turn, given by the consumer
+           before it), so a consumer only waits on a stage whose previous fill has been
+           consumed (an mbarrier parity names a phase only modulo 2), while its epilogue
+           overlaps the others' mainloops: with three consumers two store while one
+           computes (one warpgroup's stores write a tile slower than two,
+           bench/results/h200-2026-12-03p1). */
+        const int cg_total = tiles * nbatch;
+        const unsigned cg_my_turn = CONSUMERS + 1 + c, cg_their_turn = CONSUMERS + 1 + (c + 1) % CONSUMERS;
+        if (c > 0) cg_ring_skip(stage, phase, c * ktiles);
+        for (int item = cluster + c * clusters; item < cg_total; item += CONSUMERS * clusters) {
+            if (item != cluster) asm volatile("bar.sync %0, 256;\n" :: "r"(cg_my_turn) : "memory");
+#elif CG_STREAMK
+        /* Stream-K: the segments of cg_walk (whole units, then shares of the stream-K
+           wave's units by k-tiles), as the producer walks them. */
+        CgWalk walk = cg_walk(cluster, clusters, tiles * nbatch, ktiles);
+        int item, kt_lo, kt_hi;
+        while (cg_walk_next(walk, clusters, ktiles, item, kt_lo, kt_hi)) {
+#else
+        /* Work items: split `split` of tile `tile` of product `cg_bz` (KSPLIT = 1: the
+           tiles of every product of the batch, product after product). */
+        for (int item = cluster; item < tiles * KSPLIT * nbatch; item += clusters) {
+#endif
+            cg_bz = item / (tiles * KSPLIT);
+            out = cg_out0 + cg_bz * bso; p0 = cg_p00 + cg_bz * bs0; p1 = cg_p10 + cg_bz * bs1; p2 = cg_p20 + cg_bz * bs2;
+            const int tile = (item - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = item - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
+#if CG_STREAMK
+            const int kt_begin = kt_lo, kt_end = kt_hi;
+#else
+            const int kt_begin = CG_KT(split), kt_end = CG_KT(split + 1);
+#endif
+            (void)split;
+            int tm, tn;
+            cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
+            const int m0 = (tm * CLUSTER_M + (int)rank_m) * BM, n0 = (tn * CLUSTER_N + (int)rank_n) * BN;
+#if CGW_PF_ANY
+            cgw_wg_sync(c);
+#if CGW_PF_2
+            {
+                const bool al = ((unsigned long long)p2 & 3) == 0;
+                for (int u = tid; u < BN / 2; u += 128) {
+                    const int e = n0 + 2 * u, left = N - e;
+                    const unsigned dst = pbuf_s + CGW_PA(CGW_OFF_2 + 4 * u);
+                    if (al && left != 1) {
+                        /* A whole pair, or none (zero-filled) past the end. */
+                        cgw_cp4(dst, left >= 2 ? (const void*)(p2 + e) : (const void*)p2, left >= 2 ? 4u : 0u);
+                    } else {
+                        /* The last element of an odd extent (a 4-byte copy would read past
+                           the vector) or an unaligned base: element loads. */
+                        const unsigned lo = left >= 1 ? p2[e] : 0u, hi = left >= 2 ? p2[e + 1] : 0u;
+                        cgw_sts32(dst, lo | (hi << 16));
+                    }
+                }
+            }
+#endif
+            asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+#if CG_INFLIGHT
+            int prev = 0;
+#endif
+            for (int kt = kt_begin; kt < kt_end; ++kt) {
+                cg_mbar_wait(bars + stage * 8, phase);
+#if CG_CPASYNC
+                /* cp.async wrote through the generic proxy; wgmma reads through the async one. */
+                asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+                const unsigned a_s = sa + stage * A_STAGE_BYTES, b_s = sb + stage * B_STAGE_BYTES;
+                cg_wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < CG_KSTEPS; ++kk) {
+#pragma unroll
+                    for (int mi = 0; mi < CG_MI; ++mi) {
+#if CG_A_KMAJOR
+                        /* K-major: rows of 128 bytes, 8-row groups 1024 apart; a k-step = 32 bytes,
+                           four to a sub-tile. */
+                        const unsigned long long da = cg_desc(a_s + (kk / 4) * (BM * 128) + (CG_WG_ROW0 + mi * 64) * 128 + (kk % 4) * 32, 16, 1024);
+#else
+                        /* M-major: 64-row boxes of 8 KiB; k16 = 16 rows of 128 bytes. */
+                        const unsigned long long da = cg_desc(a_s + (CG_WG_ROW0 / 64 + mi) * 8192 + kk * 2048, 8192, 1024);
+#endif
+#if CG_B_KMAJOR
+                        const unsigned long long db = cg_desc(b_s + (kk / 4) * (BN * 128) + (kk % 4) * 32, 16, 1024);
+#else
+                        /* N-major: 64-column boxes 8 KiB apart (LBO), 8-row k groups 1024 apart (SBO). */
+                        const unsigned long long db = cg_desc(b_s + kk * 2048, 8192, 1024);
+#endif
+                        cg_wgmma(acc[mi], da, db, (kt > kt_begin || kk > 0) ? 1 : 0);
+                    }
+                }
+                cg_wgmma_commit();
+#if CG_INFLIGHT
+                /* Keep this stage's group in flight; the previous one is done, so its
+                   stage goes back to the producer(s). */
+                cg_wgmma_wait<1>();
+                if (kt > kt_begin && lane == 0) cg_release(bars + (STAGES + prev) * 8);
+#else
+                /* Wait for this stage's group and give the stage back at once: one stage
+                   held per consumer, the rest of the ring prefetching. */
+                cg_wgmma_wait<0>();
+                if (lane == 0) cg_release(bars + (STAGES + stage) * 8);
+#endif
+#if CG_INFLIGHT
+                prev = stage;
+#endif
+                if (++stage == STAGES) { stage = 0; phase ^= 1; }
+            }
+            cg_wgmma_wait<0>();
+#pragma unroll
+            for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+                for (int r = 0; r < BN / 2; ++r) cg_fence_acc(acc[mi][r]);
+#if CG_INFLIGHT
+            if (lane == 0 && kt_end > kt_begin) cg_release(bars + (STAGES + prev) * 8);
+#endif
+#if CG_PINGPONG
+            /* The next consumer's turn, if it has the next item; then skip the others' k-tiles. */
+            if (item + clusters < cg_total) asm volatile("bar.arrive %0, 256;\n" :: "r"(cg_their_turn) : "memory");
+            cg_ring_skip(stage, phase, (CONSUMERS - 1) * ktiles);
+#endif
+#if KSPLIT > 1
+            /* More splits than k-tiles leave some with none: they add zeros. */
+            if (kt_end == kt_begin) {
+#pragma unroll
+                for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+                    for (int r = 0; r < BN / 2; ++r) acc[mi][r] = 0.0f;
+            }
+            {
+                const long unit = ((long)tile * CLUSTER_M + rank) * CONSUMERS + c;
+                const bool rows = m0 + c * CG_WG_M + warp * 16 < M;
+                if (!cg_splitk_fold(acc, cg_ws + unit * KSPLIT * (CG_WG_M * BN), CG_WG_M * BN, cg_flags + unit, split, KSPLIT, tid, c, rows)) {
+#if CGW_PF_ANY
+                    /* Not the last split: no epilogue, but this tile's prefetch must land
+                       before the next one's reuses the area. */
+                    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+#endif
+                    continue;
+                }
+            }
+#endif
+#if CG_STREAMK
+            /* A share of a stream-K unit: folded with the other block's (two at most). */
+            if (kt_begin != 0 || kt_end != ktiles) {
+                const int s = item - walk.u_dp;
+                int part, parts;
+                cg_walk_sharers(cluster, clusters, tiles * nbatch, ktiles, s, &part, &parts);
+                /* Slots by block: block g's side 0 holds the unit its share ends in (it is
+                   split 0 there), side 1 the unit it starts in (split 1); consumer c's slot
+                   of (g, side) is ((2 g + side) CONSUMERS + c) CG_WG_M BN floats in. Split 0
+                   of this unit is (gf, 0), split 1 (gf + 1, 1): 3 CONSUMERS slots apart. */
+                const long gf = cluster - part, tile_f = (long)CG_WG_M * BN;
+                /* A counter per consumer of each stream-K unit (fewer than 2 G of them). */
+                const long flag = (long)s * CONSUMERS + c;
+                const bool rows = m0 + CG_WG_ROW0 + warp * 16 < M;
+                if (!cg_splitk_fold(acc, cg_ws + (2 * gf * CONSUMERS + c) * tile_f, 3L * CONSUMERS * tile_f, cg_flags + flag, part, parts, tid, c, rows)) {
+#if CGW_PF_ANY
+                    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+#endif
+                    continue;
+                }
+            }
+#endif
+
+#if CG_EPI_TMA
+            {
+            const bool inside = m0 + CG_WG_ROW0 + CG_WG_M <= M && n0 + BN <= N;
+            if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+            cgw_wg_sync(c);
+#if CGW_PF_ANY
+            asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+            cgw_wg_sync(c);
+#endif
+#pragma unroll
+            for (int mi = 0; mi < CG_MI; ++mi) {
+                const int wrow = m0 + CG_WG_ROW0 + mi * 64 + warp * 16;
+                (void)wrow;
+#pragma unroll
+                for (int q = 0; q < BN / CG_CW; ++q) {
+                    const int r_lo = q * CG_CW / 2;
+#if CGW_PF_2
+                    float rb2[CG_CW / 8][2];
+#pragma unroll
+                    for (int g = 0; g < CG_CW / 8; ++g) {
+                        const int jl = q * CG_CW + 8 * g + 2 * (lane & 3);
+                        if (q * CG_CW + 8 * g < BN) {
+                            const unsigned w = *(const unsigned*)(pbuf + CGW_PA(CGW_OFF_2 + 2 * jl));
+                            rb2[g][0] = cg_bf16_to_f32((unsigned short)(w));
+                            rb2[g][1] = cg_bf16_to_f32((unsigned short)(w >> 16));
+                        } else {
+                            rb2[g][0] = rb2[g][1] = 0.0f;
+                        }
+                    }
+#endif
+#pragma unroll
+                    for (int p = 0; p < CG_CW / 4; ++p) {
+                        const int r = r_lo + 2 * p;
+                        const int rr = mi * 64 + warp * 16 + (lane >> 2) + 8 * ((r >> 1) & 1);
+                        const int i = m0 + CG_WG_ROW0 + rr;
+                        const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                        const unsigned byte = (8 * ((r - r_lo) >> 2) + 2 * (lane & 3)) * CG_OSZ;
+                        const unsigned dst = cg_tstg + q * (CG_WG_M * 128) + rr * 128 + ((((byte >> 4) ^ (unsigned)(rr & 7))) << 4) + (byte & 15);
+                        if (inside) {
+                            #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_bf16(p2, j), a2_1 = cg_ld_bf16(p2, j + 1);
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = cgw_epi(acc[mi][r + 1], a2_1);
+                            cg_sts2(dst, v0, v1);
+                        } else if (i < M && j < N) {
+                            const bool two = j + 1 < N;
+                            #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_bf16(p2, j), a2_1 = two ? cg_ld_bf16(p2, j + 1) : 0.0f;
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = two ? cgw_epi(acc[mi][r + 1], a2_1) : 0.0f;
+                            cg_sts2(dst, v0, v1);
+                        }
+                    }
+                }
+            }
+            /* The generic proxy's writes, seen by TMA's (the async proxy) before it reads. */
+            asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+            cgw_wg_sync(c);
+            if (tid == 0) {
+#pragma unroll
+                for (int q = 0; q < BN / CG_CW; ++q)
+                    if (n0 + q * CG_CW < N) CG_TMA_C(cg_tstg + q * (CG_WG_M * 128), n0 + q * CG_CW, m0 + CG_WG_ROW0);
+                asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+            }
+            }
+#else
+            const bool pair_ok = (ldo & 1) == 0 && ((unsigned long long)out & (2 * CG_OSZ - 1)) == 0;
+#if CG_EPI_SMEM && 1
+            const bool vec_ok = (ldo * CG_OSZ) % 16 == 0 && ((unsigned long long)out & 15) == 0;
+#else
+            const bool vec_ok = 1 ? pair_ok : true;
+#endif
+#if CGW_PF_ANY
+            asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+            cgw_wg_sync(c);
+#endif
+#pragma unroll
+            for (int mi = 0; mi < CG_MI; ++mi) {
+                const int wrow = m0 + CG_WG_ROW0 + mi * 64 + warp * 16;
+#pragma unroll
+                for (int q = 0; q < (BN + CG_CW - 1) / CG_CW; ++q) {
+                    const int r_lo = q * CG_CW / 2;
+                    const int r_hi = ((q + 1) * CG_CW < BN ? (q + 1) * CG_CW : BN) / 2;
+#if CGW_PF_2
+                    float rb2[CG_CW / 8][2];
+#pragma unroll
+                    for (int g = 0; g < CG_CW / 8; ++g) {
+                        const int jl = q * CG_CW + 8 * g + 2 * (lane & 3);
+                        if (q * CG_CW + 8 * g < BN) {
+                            const unsigned w = *(const unsigned*)(pbuf + CGW_PA(CGW_OFF_2 + 2 * jl));
+                            rb2[g][0] = cg_bf16_to_f32((unsigned short)(w));
+                            rb2[g][1] = cg_bf16_to_f32((unsigned short)(w >> 16));
+                        } else {
+                            rb2[g][0] = rb2[g][1] = 0.0f;
+                        }
+                    }
+#endif
+                    if (vec_ok && (q + 1) * CG_CW <= BN && wrow + 16 <= M && n0 + (q + 1) * CG_CW <= N) {
+#if CG_EPI_SMEM
+#if CG_STSM
+                        /* Block pp of 16 columns: matrices (its first 8 columns, rows 0-7), (the
+                           same, rows 8-15), (its last 8 columns, rows 0-7), (rows 8-15), whose
+                           row addresses lanes 0-7, 8-15, 16-23 and 24-31 give. */
+#pragma unroll
+                        for (int pp = 0; pp < CG_CW / 16; ++pp) {
+                            unsigned w[4];
+#pragma unroll
+                            for (int e = 0; e < 4; ++e) {
+                                const int r = r_lo + 8 * pp + 2 * e;
+                                const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
+                                const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                                #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_bf16(p2, j), a2_1 = cg_ld_bf16(p2, j + 1);
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = cgw_epi(acc[mi][r + 1], a2_1);
+                                w[e] = cg_pack2(v0, v1);
+                            }
+                            const int mx = lane >> 3;
+                            const unsigned a = cg_smem_u32(stg) + ((lane & 7) + 8 * (mx & 1)) * CG_STG_PITCH + (16 * pp + 8 * (mx >> 1)) * CG_OSZ;
+                            asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};\n"
+                                         :: "r"(a), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]) : "memory");
+                        }
+#else
+#pragma unroll
+                        for (int p = 0; p < CG_CW / 4; ++p) {
+                            const int r = r_lo + 2 * p;
+                            if (r >= r_hi) break;
+                            const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
+                            const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                            #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_bf16(p2, j), a2_1 = cg_ld_bf16(p2, j + 1);
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = cgw_epi(acc[mi][r + 1], a2_1);
+                            cg_st2(reinterpret_cast<cg_out_t*>(stg + ((lane >> 2) + 8 * ((r >> 1) & 1)) * CG_STG_PITCH +
+                                                               (8 * ((r - r_lo) >> 2) + 2 * (lane & 3)) * CG_OSZ),
+                                   v0, v1);
+                        }
+#endif
+                        __syncwarp();
+#pragma unroll
+                        for (int t = 0; t < 4; ++t) {
+                            const int row = t * 4 + (lane >> 3), c16 = lane & 7;
+                            const cg_u4 v = *reinterpret_cast<const cg_u4*>(stg + row * CG_STG_PITCH + c16 * 16);
+                            *reinterpret_cast<cg_u4*>(out + (long)(wrow + row) * ldo + n0 + q * CG_CW + c16 * (16 / CG_OSZ)) = v;
+                        }
+                        __syncwarp();
+#endif
+#if !(CG_EPI_SMEM && 1)
+#pragma unroll
+                        for (int p = 0; p < CG_CW / 4; ++p) {
+                            const int r = r_lo + 2 * p;
+                            if (r >= r_hi) break;
+                            const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
+                            const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                            #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_bf16(p2, j), a2_1 = cg_ld_bf16(p2, j + 1);
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = cgw_epi(acc[mi][r + 1], a2_1);
+                            cg_st2(out + (long)i * ldo + j, v0, v1);
+                        }
+#endif
+                    } else {
+#pragma unroll
+                        for (int p = 0; p < CG_CW / 4; ++p) {
+                            const int r = r_lo + 2 * p;
+                            if (r >= r_hi) break;
+                            const int i = wrow + (lane >> 2) + 8 * ((r >> 1) & 1);
+                            const int j = n0 + 8 * (r >> 2) + 2 * (lane & 3);
+                            if (i < M && j < N) {
+                                const bool two = j + 1 < N;
+                                #if CGW_PF_2
+                            const float a2_0 = rb2[(r - r_lo) >> 2][0], a2_1 = rb2[(r - r_lo) >> 2][1];
+#else
+                            const float a2_0 = cg_ld_bf16(p2, j), a2_1 = two ? cg_ld_bf16(p2, j + 1) : 0.0f;
+#endif
+                            const float v0 = cgw_epi(acc[mi][r], a2_0);
+                            const float v1 = two ? cgw_epi(acc[mi][r + 1], a2_1) : 0.0f;
+                                if (two && pair_ok) cg_st2(out + (long)i * ldo + j, v0, v1);
+                                else { cg_st_bf16(out, (long)(i) * ldo + (j), v0); if (two) cg_st_bf16(out, (long)(i) * ldo + (j + 1), v1); }
+                            }
+                        }
+                    }
+                }
+            }
+#endif
+        }
+#if CG_EPI_TMA
+        /* The block's shared memory must outlive the reads of its last stores. */
+        if (tid == 0) asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+#endif
+    }
+#if CG_CLUSTER > 1
+    /* No block may leave while its peers can still arrive on its barriers or write its
+       shared memory. */
+    cg_cluster_sync();
+#endif
+}
+#else
 
 static_assert(!CG_PINGPONG || (CONSUMERS >= 2 && KSPLIT == 1), "ping-pong takes two or three consumers and no split-K");
 #if CG_CLUSTER > 1
@@ -1149,3 +1740,4 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
     cg_cluster_sync();
 #endif
 }
+#endif

@@ -71,6 +71,17 @@ pub struct WgmmaTile {
     /// `tune(tma_store = 1)` asks.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub tma_store: bool,
+    /// `SWAP`: the kernel computes the product turned around, `Cᵀ = Bᵀ · Aᵀ` on the same
+    /// buffers ([`GemmIr::transposed`]); every other field is in the turned product's
+    /// terms (`bm` rows of `Cᵀ`, i.e. columns of C, `bn` columns of `Cᵀ`, i.e. rows of C).
+    /// False (left out on disk) for the plain form. Why: a product with few rows puts them
+    /// on the wide side of wgmma (32 columns where a plain tile has 64 rows), and a
+    /// row-major weight is then read in 128-byte box rows where the plain form's narrow
+    /// tiles read 64-byte ones at half TMA's rate (bench/results/h200-2026-12-04aa1).
+    /// Planned only where the kernel's `tune(turned = 1)` asks (not yet measured on a
+    /// GPU: `bench/h200-2026-12-04ab4-swap-ab.sh` is written to).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub turned: bool,
 }
 
 impl Default for WgmmaTile {
@@ -96,6 +107,9 @@ pub const THREE_CONSUMERS_CLASS: u32 = 1 << 20;
 /// (the 64x64 tile's deepest, which so keeps a class apart from its usual depths').
 pub const DEEP_RING_CLASS: u32 = 1 << 21;
 
+/// What [`Wgmma`](super::Wgmma)'s plan class adds for the turned-around form.
+pub const TURNED_CLASS: u32 = 1 << 22;
+
 /// The opt-in shared memory limit of one block on sm_90 (H100, H200).
 pub const SM90_SMEM_LIMIT: u32 = 232_448;
 
@@ -119,6 +133,7 @@ impl WgmmaTile {
             pingpong: false,
             streamk: false,
             tma_store: false,
+            turned: false,
         }
     }
 
@@ -156,6 +171,9 @@ impl WgmmaTile {
         }
         if self.tma_store {
             d.push(("CG_EPI_TMA", 1));
+        }
+        if self.turned {
+            d.push(("SWAP", 1));
         }
         d
     }
@@ -259,6 +277,9 @@ impl WgmmaTile {
     /// memory), with the first broken rule's reason when not.
     pub fn validate_on(&self, cx: &PlanCtx) -> Result<(), String> {
         supports(cx.ir)?;
+        if self.turned {
+            supports(&cx.ir.transposed())?;
+        }
         for r in &RULES {
             if let Some(why) = (r.check)(cx, self) {
                 return Err(why);

@@ -106,6 +106,10 @@ pub const DEFINES: &[(&str, &str)] = &[
         "with CG_FAST_MATH, 1: gelu as 0.5 x (1 + tanh.approx.f32(u)) (1 MUFU operation a value; measured within the tests' tolerances); 0: x / (1 + ex2.approx(-2u log2 e)) with rcp.approx (2 MUFU operations, a few f32 ulps); default 1 for 16-bit outputs, 0 for f32 outputs.",
     ),
     (
+        "SWAP",
+        "1: the turned-around kernel: the source's second form, generated from the transposed product (GemmIr::transposed: A and B exchanged, every matrix in the other layout, Row and Col parameters exchanged, the output's layout flipped) with the same symbol and ABI, its M and N arguments exchanged; it writes C transposed, i.e. C itself, and every other constant is in its terms; default 0.",
+    ),
+    (
         "CG_WATCHDOG",
         "debug only: when non-zero, every mbarrier wait traps after about 2^26 polls instead of hanging; default 0.",
     ),

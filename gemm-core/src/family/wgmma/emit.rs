@@ -16,31 +16,32 @@ use std::fmt::Write;
 /// - `ComputeOnly`: no TMA loads; the producer arrives on `full` without a byte count,
 ///   so the ring, barriers and wgmma (on whatever shared memory holds) all run.
 ///
+/// The source holds both forms of the kernel: the plain one, and under `SWAP` the
+/// turned-around one ([`WgmmaTile::turned`](super::WgmmaTile::turned)), which is this
+/// same generator run on [`GemmIr::transposed`] with this kernel's symbol and its `M`
+/// and `N` arguments named the other way round (the host passes C's extents either way).
+/// Each part of the source that differs between the two is emitted once per form under
+/// `#if SWAP`; the rest once.
+///
 /// Panics if [`supports`] rejects `ir`.
 pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     if let Err(why) = supports(ir) {
         panic!("wgmma::emit_variant: {why}");
     }
-    let a_kmajor = ir.a_layout() == Layout::RowMajor;
-    let b_kmajor = ir.b_layout() == Layout::ColMajor;
-    let ty = match ir.ab_dtype {
-        DType::F16 => "f16",
-        DType::Bf16 => "bf16",
-        DType::F32 => "tf32",
+    let symbol = ir.symbol();
+    let turned_ir = ir.transposed();
+    let plain = form_parts(ir, variant, &symbol, "int M, int N");
+    let turned = form_parts(&turned_ir, variant, &symbol, "int N, int M");
+    let either = |i: usize| -> String {
+        if plain[i] == turned[i] {
+            plain[i].clone()
+        } else {
+            format!("#if SWAP\n{}#else\n{}#endif\n", turned[i], plain[i])
+        }
     };
     let mut s = variant.marker();
-    let _ = writeln!(
-        s,
-        "/* crossgemm: {} = {} (wgmma sm_90a {ty}, A {} {}, B {} {}, out {} {}) */",
-        ir.symbol(),
-        ir.epilogue_text(),
-        ir.a_layout().name(),
-        if a_kmajor { "K-major" } else { "M-major" },
-        ir.b_layout().name(),
-        if b_kmajor { "K-major" } else { "N-major" },
-        ir.out_dtype.name(),
-        ir.out_layout.name(),
-    );
+    s.push_str(&either(0));
+    s.push_str("#ifndef SWAP\n#define SWAP 0\n#endif\n");
     s.push_str(&helpers(Backend::Cuda));
     s.push_str(&fast_math(ir));
     // Operand element bytes: a swizzle row (a sub-tile's row) is 128 bytes of them.
@@ -51,29 +52,57 @@ pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         Backend::Cuda.storage(ir.ab_dtype)
     );
     s.push_str(CONFIG);
-    if variant.skips_epilogue() {
-        s.push_str("#define CGW_PF_ANY 0\n");
+    s.push_str(&either(1));
+    s.push_str(CHECKS);
+    s.push_str(PTX);
+    s.push_str(CPASYNC);
+    s.push_str(&either(2));
+    s.push_str(&store_fns(ir));
+    s.push_str(&super::splitk::source());
+    s.push_str(&either(3));
+    s
+}
+
+/// The parts of the source that depend on the product's operands and parameters, for
+/// `ir` (the plain form's, or the transposed one's): its header line, its epilogue and
+/// operand definitions, its wgmma instructions and its kernel, named `symbol` with the
+/// extents' arguments `dims`.
+fn form_parts(ir: &GemmIr, variant: Variant, symbol: &str, dims: &str) -> [String; 4] {
+    let a_kmajor = ir.a_layout() == Layout::RowMajor;
+    let b_kmajor = ir.b_layout() == Layout::ColMajor;
+    let ty = match ir.ab_dtype {
+        DType::F16 => "f16",
+        DType::Bf16 => "bf16",
+        DType::F32 => "tf32",
+    };
+    let header = format!(
+        "/* crossgemm: {symbol} = {} (wgmma sm_90a {ty}, A {} {}, B {} {}, out {} {}) */\n",
+        ir.epilogue_text(),
+        ir.a_layout().name(),
+        if a_kmajor { "K-major" } else { "M-major" },
+        ir.b_layout().name(),
+        if b_kmajor { "K-major" } else { "N-major" },
+        ir.out_dtype.name(),
+        ir.out_layout.name(),
+    );
+    let mut operands = if variant.skips_epilogue() {
+        "#define CGW_PF_ANY 0\n".to_string()
     } else {
-        s.push_str(&epi_fn(ir));
-    }
-    let _ = writeln!(s, "#define CG_A_KMAJOR {}", a_kmajor as u32);
-    let _ = writeln!(s, "#define CG_B_KMAJOR {}", b_kmajor as u32);
+        epi_fn(ir)
+    };
+    let _ = writeln!(operands, "#define CG_A_KMAJOR {}", a_kmajor as u32);
+    let _ = writeln!(operands, "#define CG_B_KMAJOR {}", b_kmajor as u32);
     // The cp.async producer reads A and B through their ABI pointers.
     let _ = writeln!(
-        s,
+        operands,
         "#define CG_A_PTR p{a}\n#define CG_B_PTR p{b}\n#define CG_A_LD ld{a}\n#define CG_B_LD ld{b}",
         a = ir.a,
         b = ir.b
     );
-    s.push_str(CHECKS);
-    s.push_str(PTX);
-    s.push_str(CPASYNC);
-    s.push_str(&wgmma_fns(ty, !a_kmajor, !b_kmajor));
-    s.push_str(&store_fns(ir));
-    s.push_str(&super::splitk::source());
     let [view, rebase] = persistent_view_prologue(ir, Backend::Cuda);
     let subs = [
-        ("SYM", ir.symbol()),
+        ("SYM", symbol.to_string()),
+        ("DIMS", dims.to_string()),
         ("PARAMS", kernel_params(ir, Backend::Cuda)),
         ("VIEW", view),
         ("REBASE", rebase),
@@ -82,8 +111,12 @@ pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         ("PREFETCH", prefetch(ir, variant)),
         ("EPILOGUE", epilogue::epilogue(ir, variant)),
     ];
-    s.push_str(&fill(KERNEL, &subs));
-    s
+    [
+        header,
+        operands,
+        wgmma_fns(ty, !a_kmajor, !b_kmajor),
+        fill(KERNEL, &subs),
+    ]
 }
 
 /// Replaces every `@KEY@` of `tpl`.
@@ -498,7 +531,7 @@ static_assert(!CG_PINGPONG || (CONSUMERS >= 2 && KSPLIT == 1), "ping-pong takes 
 #define CG_CLUSTER_DIMS
 #endif
 static_assert(!CG_EPI_TMA || (CG_OSZ == CG_ESZ && BN % CG_CW == 0), "the TMA-store epilogue takes an output of the operands' element size and BN a multiple of its 128-byte boxes");
-extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM@(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_C_MAP CG_SPLITK_ARGS int M, int N, int K, @PARAMS@) {
+extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM@(const __grid_constant__ CgTmaMap a_map, const __grid_constant__ CgTmaMap b_map, CG_C_MAP CG_SPLITK_ARGS @DIMS@, int K, @PARAMS@) {
     extern __shared__ __align__(1024) unsigned char cg_smem[];
     @VIEW@
     /* The ring: STAGES A tiles, STAGES B tiles, then full[STAGES] and empty[STAGES]. */

@@ -177,6 +177,22 @@
 //! second to arrive runs the epilogue. The aim is the partial last wave: 2048×11008×4096
 //! in 128×256 tiles is 5.2 waves on 132 SMs (0.92× cuBLAS in session h).
 //!
+//! **Turned around** (`SWAP`, [`WgmmaTile::turned`]; opt-in through `tune(turned = 1)`,
+//! not yet measured on a GPU): the kernel computes `Cᵀ = Bᵀ · Aᵀ` on the same buffers.
+//! It is this generator's kernel for [`GemmIr::transposed`] (A and B exchanged, every
+//! matrix in the other layout, `Row` and `Col` parameters exchanged, the output's layout
+//! flipped), emitted beside the plain one in the same source under `#if SWAP` with the
+//! same symbol and ABI and its `M`, `N` arguments named the other way round; the host
+//! contract (acceptance, grid, maps, defines, workspace) is the plain contract of the
+//! transposed call ([`Problem::transposed`]), and the config's fields are in the turned
+//! product's terms (`bm` columns of C, `bn` rows). What it is for: a product with few rows
+//! (32-128) over a wide N puts them on wgmma's N side, so a 64×32 turned tile covers 32
+//! rows of C where a plain tile has 64, and a row-major weight (N-contiguous) becomes an
+//! M-major A read in 64-column boxes of 128-byte rows, where the plain form's 32-column
+//! tiles read 64-byte box rows at half TMA's rate (bench/results/h200-2026-12-04aa1). The
+//! planner offers four (32 or 64 rows of C by 64 or 128 columns, K whole, the deepest ring
+//! that fits), each a plan class of its own after every plain config.
+//!
 //! **Split-K** (`KSPLIT` 2 or 4, tiles of at most 128×128): the persistent grid walks
 //! `tiles * KSPLIT` items, item `i` being split `i % KSPLIT` of tile `i / KSPLIT` over
 //! its share of the k-tiles; the last split of a tile to arrive adds the partials in split
@@ -212,7 +228,7 @@ mod tiles;
 
 pub use config::{
     bk_for, smem_bytes, WgmmaTile, CLUSTER2D_CLASS, DEEP_RING_CLASS, EPI_PARAM_BYTES, EPI_STAGING_BYTES,
-    PINGPONG_CLASS, SM90_SMEM_LIMIT, STREAMK_CLASS, THREE_CONSUMERS_CLASS, TMA_STORE_CLASS,
+    PINGPONG_CLASS, SM90_SMEM_LIMIT, STREAMK_CLASS, THREE_CONSUMERS_CLASS, TMA_STORE_CLASS, TURNED_CLASS,
 };
 pub use defines::DEFINES;
 
@@ -246,6 +262,17 @@ pub fn supports(ir: &GemmIr) -> Result<(), String> {
         (DType::F32, AccMode::F32) => {
             Err("f32 operands with f32 products have no tensor-core instruction; use the SIMT family".into())
         }
+    }
+}
+
+/// The kernel and call that `t`'s form computes: `ir` and `p` as they are, or for a
+/// turned config their transposes ([`GemmIr::transposed`], [`Problem::transposed`]), in
+/// whose terms every other field of the config is.
+fn form<'a>(t: &WgmmaTile, ir: &'a GemmIr, p: Problem) -> (std::borrow::Cow<'a, GemmIr>, Problem) {
+    if t.turned {
+        (std::borrow::Cow::Owned(ir.transposed()), p.transposed())
+    } else {
+        (std::borrow::Cow::Borrowed(ir), p)
     }
 }
 
@@ -288,6 +315,8 @@ impl KernelFamily for Wgmma {
     /// that TMA and the 16-byte cp.async need (crossgemm allocates every buffer 256-byte
     /// aligned; views of a caller's CUDA memory are checked to start 16-byte aligned).
     fn accepts(&self, t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Result<(), String> {
+        let (ir, p) = form(t, ir, p);
+        let ir = &*ir;
         if p.k == 0 {
             return Err("K = 0 has no tile to load".into());
         }
@@ -337,11 +366,14 @@ impl KernelFamily for Wgmma {
     /// that they take nothing away from the tiles a plan kept before them.
     fn plan_extra(&self, cx: &PlanCtx, space: &TuneSpace) -> usize {
         let streamk_asked = space.pick("streamk", &[0]).contains(&1);
+        let turned_asked = space.pick("turned", &[0]).contains(&1);
         let extra: std::collections::HashSet<_> = self
             .space(cx, space)
             .into_iter()
             .filter(|t| {
-                (t.streamk && streamk_asked) || (!t.streamk && (tiles::apart(t) || t.cluster_n > 1 || t.tma_store))
+                (t.streamk && streamk_asked)
+                    || (t.turned && turned_asked)
+                    || (!t.streamk && !t.turned && (tiles::apart(t) || t.cluster_n > 1 || t.tma_store))
             })
             .filter(|t| super::first_broken_rule(self, cx, t).is_none())
             .map(|t| (self.block_mn(&t), self.plan_class(&t)))
@@ -416,6 +448,12 @@ impl KernelFamily for Wgmma {
         if t.tma_store {
             s *= 0.999;
         }
+        // The turned form is asked for (`tune(turned = 1)`) and unmeasured: each of its
+        // block tiles keeps its config (a plan class of its own, with room made for it)
+        // after every plain config.
+        if t.turned {
+            s *= 0.25;
+        }
         s
     }
 
@@ -429,8 +467,13 @@ impl KernelFamily for Wgmma {
         }
     }
 
+    /// In C's terms: a turned tile's `bm` rows of `Cᵀ` are columns of C.
     fn block_mn(&self, t: &WgmmaTile) -> (u32, u32) {
-        (t.bm, t.bn)
+        if t.turned {
+            (t.bn, t.bm)
+        } else {
+            (t.bm, t.bn)
+        }
     }
 
     fn k_split(&self, t: &WgmmaTile) -> u32 {
@@ -464,6 +507,8 @@ impl KernelFamily for Wgmma {
     /// targets.toml), partly the multicast itself (7.5% at 1000³, whose 16 clusters all
     /// run at once); they go behind.
     fn estimate_factor(&self, t: &WgmmaTile, ir: &GemmIr, p: Problem) -> f64 {
+        let (ir, p) = form(t, ir, p);
+        let ir = &*ir;
         let schedule = match (t.pingpong && t.consumers == 3, p.k <= 128) {
             (true, true) => 1.0 / 1.1,
             (true, false) => 1.1,
@@ -490,18 +535,20 @@ impl KernelFamily for Wgmma {
             + if t.cluster_n > 1 { CLUSTER2D_CLASS } else { 0 }
             + if t.tma_store { TMA_STORE_CLASS } else { 0 }
             + if t.consumers == 3 { THREE_CONSUMERS_CLASS } else { 0 }
-            + if tiles::deep_ring(t) { DEEP_RING_CLASS } else { 0 };
+            + if tiles::deep_ring(t) { DEEP_RING_CLASS } else { 0 }
+            + if t.turned { TURNED_CLASS } else { 0 };
         (t.ksplit.max(1), t.bk + schedule)
     }
 
     /// Split-K and stream-K configs reduce through device scratch memory
     /// ([`splitk::workspace`]).
-    fn workspace(&self, t: &WgmmaTile, _ir: &GemmIr, p: Problem, machine: Machine) -> Option<Workspace> {
-        splitk::workspace(t, p, machine)
+    fn workspace(&self, t: &WgmmaTile, ir: &GemmIr, p: Problem, machine: Machine) -> Option<Workspace> {
+        splitk::workspace(t, form(t, ir, p).1, machine)
     }
 
     /// Persistent: at most one block (cluster) per multiprocessor ([`WgmmaTile::grid`]).
     fn launch(&self, t: &WgmmaTile, ir: &GemmIr, p: Problem, machine: Machine) -> LaunchDims {
+        let p = form(t, ir, p).1;
         LaunchDims {
             grid: [t.grid(p.m, p.n, p.batch, machine.units), 1, 1],
             block: [t.threads(), 1, 1],
@@ -515,12 +562,15 @@ impl KernelFamily for Wgmma {
     /// call that the cp.async producer serves ([`cpasync_chunks`]) the kernel reads no
     /// map: both are placeholders over the operand's first 16 bytes ([`placeholder_map`]).
     fn tensor_maps(&self, t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Vec<TensorMap> {
-        operands::maps(t, ir, p)
+        let (ir, p) = form(t, ir, p);
+        operands::maps(t, &ir, p)
     }
 
     /// The tile's defines; for a call whose rows TMA cannot map, `CG_CPASYNC` and the
     /// copy sizes of [`cpasync_chunks`]; `CG_A_TMA3`/`CG_B_TMA3` for rank-3 (batched) maps.
     fn defines(&self, t: &WgmmaTile, ir: &GemmIr, _backend: Backend, p: Problem) -> Vec<(&'static str, u32)> {
+        let (ir, p) = form(t, ir, p);
+        let ir = &*ir;
         let mut d = t.defines();
         if let Some([a, b]) = cpasync_chunks(ir, p) {
             d.extend([("CG_CPASYNC", 1), ("CG_CPA_A", a), ("CG_CPA_B", b)]);
@@ -619,7 +669,7 @@ impl KernelFamily for Wgmma {
 
     fn describe(&self, t: &WgmmaTile) -> String {
         format!(
-            "wgmma {}x{}x{} stages {} consumers {} cluster {} inflight {} group {}{}{}{}{}{}",
+            "wgmma {}x{}x{} stages {} consumers {} cluster {} inflight {} group {}{}{}{}{}{}{}",
             t.bm,
             t.bn,
             t.bk,
@@ -636,6 +686,7 @@ impl KernelFamily for Wgmma {
             if t.pingpong { " pingpong" } else { "" },
             if t.streamk { " streamk" } else { "" },
             if t.tma_store { " tmastore" } else { "" },
+            if t.turned { " turned" } else { "" },
             if t.ksplit > 1 {
                 format!(" ksplit {}", t.ksplit)
             } else {

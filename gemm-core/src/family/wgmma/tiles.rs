@@ -159,6 +159,42 @@ pub(super) fn space(cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
         }
     }
     v.extend(deepest_ring(cx, space));
+    if space.pick("turned", &[0]).contains(&1) {
+        v.extend(turned(cx, space));
+    }
+    v
+}
+
+/// The turned-around tiles ([`WgmmaTile::turned`]) that `tune(turned = 1)` asks for: the
+/// few rows of C (`block_m`, 32 or 64 by default) as the wgmma N, 64 or 128 of its
+/// columns (`block_n`) as the tile's rows, K whole, one consumer a 64-row slab, and the
+/// deepest ring that fits (or the user's `stages`). Why these: the products they are for
+/// (M of 32 to 128 over wide N) are bound by their loads' latency, where the deepest
+/// ring won the plain form's 64x64 tile 13% (bench/results/h200-2026-12-04aa5).
+fn turned(cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
+    let mut v = Vec::new();
+    for rows_of_c in space.pick("block_m", &[32, 64]) {
+        for cols_of_c in space.pick("block_n", &[64, 128]) {
+            let consumers = (cols_of_c / 64).max(1);
+            let tile = |stages| WgmmaTile {
+                bk: bk_for(cx.dtype),
+                turned: true,
+                ..WgmmaTile::new(cols_of_c, rows_of_c, stages, consumers)
+            };
+            let fits = |&s: &u32| tile(s).smem_bytes(cx.dtype) <= cx.target.smem_per_block_optin;
+            let Some(deepest) = (2..=32).take_while(fits).last() else {
+                continue;
+            };
+            for stages in space.pick("stages", &[deepest]) {
+                for group_m in space.pick("group_m", &[8]) {
+                    v.push(WgmmaTile {
+                        group_m,
+                        ..tile(stages)
+                    });
+                }
+            }
+        }
+    }
     v
 }
 
