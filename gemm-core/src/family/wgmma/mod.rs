@@ -222,6 +222,7 @@ mod emit;
 mod epilogue;
 mod operands;
 mod producer;
+mod ptx;
 mod rules;
 pub mod splitk;
 mod tiles;
