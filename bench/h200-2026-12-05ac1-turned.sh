@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Session ac, batch ac1: the wgmma family's turned-around tiles (`tune(turned = 1)`,
 # `WgmmaTile::turned`: Cᵀ = Bᵀ·Aᵀ on the same buffers), first run on a GPU.
-# Written in session ac, which was lent no device: not run yet. Binaries: .dev/ac1, built
-# by `scripts/dev-build.sh .dev/ac1 turned-candidates` (the CLI with the `baseline` and
-# `turned-candidates` features, whose f16 and bf16 kernels plan the turned tiles, and the
-# test binaries). Replaces session ab's ab4 probe (an example with hand-transposed kernels):
+# Written in session ac, which was lent no device: not run yet. Binaries: .dev/ac1, built at
+# e2a8e08 by `scripts/dev-build.sh .dev/ac1 turned-candidates` (the CLI with the `baseline`
+# and `turned-candidates` features, whose f16 and bf16 kernels plan the turned tiles, and
+# the test binaries). Replaces session ab's ab4 probe (an example with hand-transposed kernels):
 # the form is the library's now, so the tests and `crossgemm bench` measure it directly.
 # Why: 64 rows of a row-major W are our weakest row-major-W row (0.90-0.92x cuBLAS NN,
 # aa6-aa8: the 64-row tiles make 64 blocks at N = 4096, 128 with K split in 2 whose fold
