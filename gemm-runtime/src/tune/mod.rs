@@ -61,6 +61,7 @@ mod compare;
 mod operands;
 mod options;
 mod pick;
+mod pool;
 mod prepare;
 mod progress;
 mod report;

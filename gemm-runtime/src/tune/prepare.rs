@@ -13,8 +13,6 @@ use crate::device::Device;
 use crate::error::{GemmError, Result};
 use crate::spec::KernelSpec;
 use gemm_core::TileConfig;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use std::time::Instant;
 
 /// What [`prepare`] compiled.
@@ -43,39 +41,25 @@ pub fn prepare(spec: &'static KernelSpec, dev: &Device) -> Result<PrepareReport>
     let tk = spec.target_for(dev)?;
     let ir = spec.ir();
     let builds = gemm_core::table::builds(ir, tk.backend, table::for_device(tk, &dev.info().name));
-    let report = Mutex::new(PrepareReport {
+    let symbol = ir.symbol();
+    let compiled = super::pool::map(&builds, |b| {
+        tk.source_of(&b.config)
+            .and_then(|source| dev.kernel(source, &symbol, &b.defines, &b.config.compile_needs()))
+            .map(|_| ())
+    });
+    let mut report = PrepareReport {
         target: tk.target.to_string(),
         ..PrepareReport::default()
-    });
-    let next = AtomicUsize::new(0);
-    let symbol = ir.symbol();
-    // The tuner's compile pool.
-    let threads = super::search::compile_threads().min(builds.len().max(1));
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                while let Some(gemm_core::table::Build {
-                    config: cfg,
-                    shape,
-                    defines,
-                }) = builds.get(next.fetch_add(1, Ordering::Relaxed))
-                {
-                    let r = tk
-                        .source_of(cfg)
-                        .and_then(|source| dev.kernel(source, &symbol, defines, &cfg.compile_needs()));
-                    let mut rep = report.lock().unwrap_or_else(|e| e.into_inner());
-                    match r {
-                        Ok(_) => rep.prepared.push((*cfg, *shape)),
-                        Err(e) => rep.failed.push((*cfg, super::first_line(&e.to_string()).to_string())),
-                    }
-                }
-            });
-        }
-    });
-    let mut report = report.into_inner().unwrap_or_else(|e| e.into_inner());
+    };
     // In table order, whatever the threads' order.
-    let pos = |c: &TileConfig, sh: &[usize; 3]| builds.iter().position(|b| b.config == *c && b.shape == *sh);
-    report.prepared.sort_by_key(|(c, sh)| pos(c, sh));
+    for (b, r) in builds.iter().zip(compiled) {
+        match r {
+            Ok(()) => report.prepared.push((b.config, b.shape)),
+            Err(e) => report
+                .failed
+                .push((b.config, super::first_line(&e.to_string()).to_string())),
+        }
+    }
     report.ms = start.elapsed().as_secs_f64() * 1e3;
     if crate::env::log() {
         eprintln!(

@@ -6,7 +6,7 @@ use super::candidate::{Checker, Verdict};
 use super::options::{TuneOptions, TuneProgress, TuneStage};
 use super::progress::Progress;
 use super::report::{Failure, Timing, TuneReport, COMPILED, DISK_HITS, TUNES};
-use super::{choose, file_key, first_line, pick, scope, table, variant, GENERATION};
+use super::{choose, file_key, first_line, pick, pool, scope, table, variant, GENERATION};
 use crate::cache::{self, CacheFile, DiskCache, FailStage, FailedConfig, Winner};
 use crate::call::Call;
 use crate::device::RawBuffer;
@@ -17,7 +17,7 @@ use gemm_core::target::DeviceType;
 use gemm_core::{CompileNeeds, TileConfig};
 use std::any::Any;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A kernel as `Backend::compile` returns it.
@@ -129,7 +129,7 @@ pub(super) fn tune_locked(call: &Call<'_, '_>, tk: &TargetKernel, opts: &TuneOpt
     let mut search = Search::new(call, tk, opts, &mut report)?;
     // Compiled in waves, so that a search that stops early (its scope reached, its budget
     // spent) has not compiled what it will not time.
-    let wave = 2 * compile_threads();
+    let wave = 2 * pool::threads();
     let planned = (0..scope.wanted.min(cands.len())).filter(|&i| !is_known(i)).count();
     let mut next = 0;
     while next < cands.len() && search.aborted.is_none() && !search.enough(next, scope.wanted, deadline) {
@@ -324,12 +324,7 @@ fn check_given(call: &Call<'_, '_>, tk: &TargetKernel, configs: &[TileConfig]) -
     )))
 }
 
-/// Threads of the compile pool: the machine's, at most 8.
-pub(super) fn compile_threads() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8)
-}
-
-/// Compiles the candidates `todo` on a pool of [`compile_threads`]; slot `i` holds
+/// Compiles the candidates `todo` on the compile pool ([`pool`]); slot `i` holds
 /// candidate `i`'s kernel or error (`None` for those not in `todo`). Progress counts
 /// from `done_before` of `total` (earlier waves' compiles).
 fn compile_all(
@@ -342,47 +337,39 @@ fn compile_all(
 ) -> Vec<Option<Result<Compiled>>> {
     let dev = call.device();
     let symbol = call.ir().symbol();
-    let compiled: Vec<Mutex<Option<Result<Compiled>>>> = builds.iter().map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(done_before);
-    let threads = compile_threads().min(todo.len().max(1));
     progress.event(TuneProgress {
         stage: TuneStage::Compiling,
         done: done_before,
         total,
         best_ms: None,
     });
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let t = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&i) = todo.get(t) else { break };
-                let r = if opts.inject.compile_error.contains(&i) {
-                    let broken = format!(
-                        "{}\n#error crossgemm test: injected compile failure\n",
-                        builds[i].source
-                    );
-                    dev.backend()
-                        .compile(&broken, &symbol, &builds[i].defines, &builds[i].needs)
-                } else {
-                    dev.backend()
-                        .compile(builds[i].source, &symbol, &builds[i].defines, &builds[i].needs)
-                };
-                *compiled[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
-                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                progress.event(TuneProgress {
-                    stage: TuneStage::Compiling,
-                    done: d,
-                    total,
-                    best_ms: None,
-                });
-            });
-        }
+    let results = pool::map(todo, |&i| {
+        let r = if opts.inject.compile_error.contains(&i) {
+            let broken = format!(
+                "{}\n#error crossgemm test: injected compile failure\n",
+                builds[i].source
+            );
+            dev.backend()
+                .compile(&broken, &symbol, &builds[i].defines, &builds[i].needs)
+        } else {
+            dev.backend()
+                .compile(builds[i].source, &symbol, &builds[i].defines, &builds[i].needs)
+        };
+        let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+        progress.event(TuneProgress {
+            stage: TuneStage::Compiling,
+            done: d,
+            total,
+            best_ms: None,
+        });
+        r
     });
+    let mut compiled: Vec<Option<Result<Compiled>>> = builds.iter().map(|_| None).collect();
+    for (&i, r) in todo.iter().zip(results) {
+        compiled[i] = Some(r);
+    }
     compiled
-        .into_iter()
-        .map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
-        .collect()
 }
 
 /// What verifying and timing the candidates found.
