@@ -774,4 +774,11 @@ fn configs_compile_for_sm90a_without_spills() {
         common::assert_no_spills(&what, &log);
         eprintln!("{what}: ok");
     }
+    // With no -D flag the source builds its documented defaults (DEFINES), in either form:
+    // every constant a check reads has its default before the check.
+    for defines in [vec![], vec![("SWAP", 1)]] {
+        let opts = common::compile_options("90a", defines.clone());
+        let (ok, log, cubin) = nv.compile(&wgmma::emit(&bias_relu(DType::F16)), "bare.cu", &opts);
+        assert!(ok && cubin > 0, "a compile with only {defines:?} failed:\n{log}");
+    }
 }

@@ -95,6 +95,9 @@ typedef unsigned short cg_ab_t;
 #ifndef GROUP_M
 #define GROUP_M 8
 #endif
+#ifndef KSPLIT
+#define KSPLIT 1
+#endif
 #ifndef CG_CPASYNC
 #define CG_CPASYNC 0
 #endif
@@ -558,9 +561,6 @@ static __device__ __forceinline__ void cg_sts2(unsigned a, float v0, float v1) {
     asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" :: "r"(a), "f"(v0), "f"(v1) : "memory");
 }
 
-#ifndef KSPLIT
-#define KSPLIT 1
-#endif
 #ifndef CG_STREAMK
 #define CG_STREAMK 0
 #endif

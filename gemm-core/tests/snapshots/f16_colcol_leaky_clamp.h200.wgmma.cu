@@ -95,6 +95,9 @@ typedef unsigned short cg_ab_t;
 #ifndef GROUP_M
 #define GROUP_M 8
 #endif
+#ifndef KSPLIT
+#define KSPLIT 1
+#endif
 #ifndef CG_CPASYNC
 #define CG_CPASYNC 0
 #endif
@@ -662,9 +665,6 @@ static __device__ __forceinline__ void cg_sts2(unsigned a, float v0, float v1) {
     asm volatile("st.shared.b32 [%0], %1;\n" :: "r"(a), "r"(cg_pack2(v0, v1)) : "memory");
 }
 
-#ifndef KSPLIT
-#define KSPLIT 1
-#endif
 #ifndef CG_STREAMK
 #define CG_STREAMK 0
 #endif

@@ -148,6 +148,9 @@ const CONFIG: &str = r#"
 #ifndef GROUP_M
 #define GROUP_M 8
 #endif
+#ifndef KSPLIT
+#define KSPLIT 1
+#endif
 #ifndef CG_CPASYNC
 #define CG_CPASYNC 0
 #endif

@@ -161,12 +161,10 @@ pub(super) fn source() -> String {
     SOURCE.replace("@MAX_KSPLIT@", &MAX_KSPLIT.to_string())
 }
 
-/// The kernel's split-K part: configuration, argument list, and the fold
+/// The kernel's split-K part (its `KSPLIT` default is among the source's configuration,
+/// which its checks read before this part): configuration, argument list, and the fold
 /// `cg_splitk_fold` that the consumer runs after its mainloop.
 const SOURCE: &str = r#"
-#ifndef KSPLIT
-#define KSPLIT 1
-#endif
 #ifndef CG_STREAMK
 #define CG_STREAMK 0
 #endif
