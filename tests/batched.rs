@@ -243,6 +243,27 @@ fn epilogue_operands_per_product() {
     }
 }
 
+/// A batch of more products than one launch computes (65535, CUDA's grid in `z`) runs
+/// as two launches of about half each, on the views moved on to each one's first
+/// product; every product checked, the broadcast operands read by both.
+#[test]
+fn a_batch_past_one_launch_runs_as_several() {
+    for dev in devices() {
+        let mut r = rng(61);
+        let (batch, m, n, k) = (65_537, 8, 16, 16);
+        let what = format!("{batch}x({m}x{n}x{k}) on {}", dev.info());
+        let (ab, astride) = stack::<f16, RowMajor>(&dev, &mut r, (m, k), batch, 0);
+        let b = mat::<f16, ColMajor>(&dev, &mut r, k, n);
+        let bias = row::<f16>(&dev, &mut r, n);
+        let a = operand(&ab, (m, k), k, batch, Some(astride));
+        let mut ob = Matrix::<f16>::zeros(&dev, m * n * batch, 1).unwrap();
+        let mut out = output(&mut ob, (m, n), n, batch, m * n);
+        b_f16_rc_into(&a, &b, &bias, &mut out).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let want = b_f16_rc::reference(&a, &b, &bias).unwrap();
+        assert_close(&out.to_host().unwrap(), &want, k, false, &what);
+    }
+}
+
 /// The tuner on a batch: it verifies and times candidates on a batch of its own, and the
 /// winner is stored under the batch's bucket (`pow2@b4:...`), apart from one product's.
 #[test]
@@ -411,6 +432,16 @@ fn mismatched_batches_are_errors() {
     assert!(e.contains("overlaps: each 4x5 matrix spans 20"), "{e}");
     let e = ab.strided(0, 4, 8, 8).unwrap().batched(4, 32).unwrap_err().to_string();
     assert!(e.contains("reaches element 128 but its buffer holds 96"), "{e}");
+    // A batch of more than one launch's products is checked whole before any launch:
+    // `a` one matrix short fails the call and leaves the output as it was.
+    let big = 65_537;
+    let along = Matrix::<f16>::zeros(&dev, (big - 1) * 32, 1).unwrap();
+    let a_short = along.strided(0, 4, 8, 8).unwrap().batched(big - 1, 32).unwrap();
+    let mut obig = Matrix::<f16>::from_host(&dev, big * 20, 1, &vec![f16::ONE; big * 20]).unwrap();
+    let mut o_big = obig.strided_mut(0, 4, 5, 5).unwrap().batched(big, 20).unwrap();
+    let e = b_f16_rc_into(&a_short, &b, &bias, &mut o_big).unwrap_err().to_string();
+    assert!(e.contains("`a` holds a batch of 65536 but the output 65537"), "{e}");
+    assert!(obig.to_host().unwrap().iter().all(|&v| v == f16::ONE));
     // On the host device the batch runs as the reference, into the views only.
     let mut ob3 = Matrix::<f16>::zeros(&dev, 3 * 20 + 2, 1).unwrap();
     let mut o3 = ob3.strided_mut(1, 4, 5, 5).unwrap().batched(3, 20).unwrap();

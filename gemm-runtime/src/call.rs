@@ -64,12 +64,58 @@ pub struct OutArg<'a> {
 }
 
 impl Arg<'_> {
+    /// Products `start..start + count` of a batch: a batched operand's matrices (or
+    /// vectors) from its `start`th on; a broadcast one, or a scalar, as it is.
+    pub(crate) fn products(self, start: usize, count: usize) -> Self {
+        match self {
+            Arg::Matrix {
+                buf,
+                rows,
+                cols,
+                at,
+                batch,
+            } if batch > 1 => Arg::Matrix {
+                buf,
+                rows,
+                cols,
+                at: moved_on(at, start),
+                batch: count,
+            },
+            Arg::Vector { buf, len, at, batch } if batch > 1 => Arg::Vector {
+                buf,
+                len,
+                at: moved_on(at, start),
+                batch: count,
+            },
+            other => other,
+        }
+    }
+
     /// (matrices or vectors it holds, where they lie), for buffers.
     fn geometry(&self) -> Option<(usize, Stored)> {
         match *self {
             Arg::Matrix { at, batch, .. } | Arg::Vector { at, batch, .. } => Some((batch, at)),
             Arg::Scalar(_) => None,
         }
+    }
+}
+
+impl OutArg<'_> {
+    /// Products `start..start + count` of the output's batch.
+    pub(crate) fn products(self, start: usize, count: usize) -> Self {
+        OutArg {
+            at: moved_on(self.at, start),
+            batch: count,
+            ..self
+        }
+    }
+}
+
+/// `at` from its `start`th matrix of a batch on.
+fn moved_on(at: Stored, start: usize) -> Stored {
+    Stored {
+        offset: at.offset + start * at.bstride,
+        ..at
     }
 }
 
@@ -101,17 +147,13 @@ impl<'c, 'a> Call<'c, 'a> {
     /// dimensions that agree, epilogue operands and the output of the product's shape, and
     /// extents inside the kernels' 32-bit index range.
     pub fn new(spec: &'static KernelSpec, args: &'c [Arg<'a>], out: OutArg<'a>) -> Result<Self> {
-        crate::env::validate_all();
-        check_devices(spec, args, &out)?;
-        let (m, n, k) = dims(spec, args)?;
-        if (out.rows, out.cols) != (m, n) {
-            return Err(shape_err(
-                spec,
-                format!("the output is {}x{} but the product is {m}x{n}", out.rows, out.cols),
-            ));
+        let (m, n, k) = check(spec, args, &out)?;
+        if out.batch > MAX_BATCH {
+            return Err(GemmError::Unsupported(format!(
+                "a batch of {} products in one launch (one launch computes at most {MAX_BATCH}; a call splits a larger batch into launches of at most that many: tune one of them)",
+                out.batch
+            )));
         }
-        check_batch(spec, args, &out)?;
-        check_bytes(spec, args, &out)?;
         let ir = spec.ir();
         // Packed views are described as packed, whatever their constructor said; a
         // broadcast operand has no batch stride.
@@ -302,17 +344,47 @@ pub fn batch_of(args: &[Arg<'_>]) -> usize {
         .unwrap_or(1)
 }
 
-/// The most products one launch computes: CUDA's limit on the grid's `z`.
+/// The most products one launch computes: CUDA's limit on the grid's `z`, where every
+/// family but the persistent ones puts them. A call of more runs as several launches
+/// ([`batch_chunks`]).
 pub(crate) const MAX_BATCH: usize = 65_535;
+
+/// The launches a batch of `batch` products runs as: `(first product, products)` of as few
+/// launches of at most [`MAX_BATCH`] as there can be, of sizes that differ by one at most
+/// (so that every launch's problem falls in the same batch class, and one tune serves
+/// them all).
+pub(crate) fn batch_chunks(batch: usize) -> impl Iterator<Item = (usize, usize)> {
+    let n = batch.div_ceil(MAX_BATCH).max(1);
+    let (base, rem) = (batch / n, batch % n);
+    (0..n).map(move |i| (i * base + i.min(rem), base + usize::from(i < rem)))
+}
+
+/// Every check a call's arguments must pass whatever its batch: every operand on the
+/// output's device, inner dimensions that agree, epilogue operands and the output of the
+/// product's shape, batches that agree, views inside their buffers and extents inside the
+/// kernels' 32-bit index range; `(M, N, K)`.
+pub(crate) fn check(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<(usize, usize, usize)> {
+    crate::env::validate_all();
+    check_devices(spec, args, out)?;
+    let (m, n, k) = dims(spec, args)?;
+    if (out.rows, out.cols) != (m, n) {
+        return Err(shape_err(
+            spec,
+            format!("the output is {}x{} but the product is {m}x{n}", out.rows, out.cols),
+        ));
+    }
+    check_batch(spec, args, out)?;
+    check_bytes(spec, args, out)?;
+    Ok((m, n, k))
+}
 
 /// Every operand holds one matrix (broadcast to every product) or as many as the output.
 fn check_batch(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<()> {
     let ir = spec.ir();
-    if out.batch == 0 || out.batch > MAX_BATCH {
-        return Err(GemmError::Unsupported(format!(
-            "a batch of {} products (one launch computes 1 to {MAX_BATCH})",
-            out.batch
-        )));
+    if out.batch == 0 {
+        return Err(GemmError::Unsupported(
+            "a batch of 0 products (a batched view holds at least one)".into(),
+        ));
     }
     for (p, a) in ir.params.iter().zip(args) {
         if let Some((count, _)) = a.geometry() {
@@ -762,6 +834,31 @@ pub(crate) fn operands<'d>(ir: &GemmIr, args: &[Arg<'_>], data: &'d [Vec<f32>], 
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A batch past one launch's runs as the fewest launches, of sizes within one of each
+    /// other, covering every product once in order.
+    #[test]
+    fn a_large_batch_splits_into_even_launches() {
+        assert_eq!(batch_chunks(1).collect::<Vec<_>>(), [(0, 1)]);
+        assert_eq!(batch_chunks(MAX_BATCH).collect::<Vec<_>>(), [(0, MAX_BATCH)]);
+        assert_eq!(
+            batch_chunks(65_537).collect::<Vec<_>>(),
+            [(0, 32_769), (32_769, 32_768)]
+        );
+        for batch in [MAX_BATCH + 1, 2 * MAX_BATCH, 2 * MAX_BATCH + 1, 1_000_000] {
+            let chunks: Vec<_> = batch_chunks(batch).collect();
+            assert_eq!(chunks.len(), batch.div_ceil(MAX_BATCH));
+            assert!(chunks
+                .iter()
+                .all(|&(_, c)| c <= MAX_BATCH && c + 1 >= batch / chunks.len()));
+            let mut next = 0;
+            for (start, count) in chunks {
+                assert_eq!(start, next);
+                next += count;
+            }
+            assert_eq!(next, batch);
+        }
+    }
 
     #[test]
     fn a_views_end_is_one_past_its_last_element() {

@@ -55,6 +55,16 @@ fn launch_impl(
     args: &[Arg<'_>],
     out: OutArg<'_>,
 ) -> Result<()> {
+    if out.batch > call::MAX_BATCH {
+        // Every launch computes at most MAX_BATCH products: the whole call is checked
+        // first, so that a bad argument fails before any launch writes.
+        call::check(spec, args, &out)?;
+        for (start, count) in call::batch_chunks(out.batch) {
+            let part: Vec<Arg<'_>> = args.iter().map(|a| a.products(start, count)).collect();
+            launch_impl(spec, config, &part, out.products(start, count))?;
+        }
+        return Ok(());
+    }
     let call = Call::new(spec, args, out)?;
     let (m, n, _) = call.mnk();
     if m == 0 || n == 0 {
