@@ -78,7 +78,7 @@ fn launch_impl(
         let mut bytes = vec![0u8; out.buf.bytes];
         out.buf.download(&mut bytes)?;
         let mut all = crate::element::decode(ir.out_dtype, &bytes);
-        call::scatter(&mut all, &vals, ir.out_layout, (m, n), out.at, out.batch);
+        crate::host_data::scatter(&mut all, &vals, ir.out_layout, (m, n), out.at, out.batch);
         return out.buf.upload(&encode(ir.out_dtype, &all));
     }
     // Misaligned operands run from aligned scratch copies (stage.rs); the call is then
@@ -173,9 +173,9 @@ pub fn reference<T: Element>(spec: &'static KernelSpec, args: &[Arg<'_>]) -> Res
     let (m, n, k) = call::dims(spec, args)?;
     let ir = spec.ir();
     let batch = call::batch_of(args);
-    let data = crate::call::download(ir, args)?;
+    let data = crate::host_data::download(ir, args)?;
     Ok((0..batch)
-        .flat_map(|b| crate::reference::gemm(ir, &crate::call::operands(ir, args, &data, b), m, n, k))
+        .flat_map(|b| crate::reference::gemm(ir, &crate::host_data::operands(ir, args, &data, b), m, n, k))
         .map(T::from_f32)
         .collect())
 }

@@ -23,6 +23,7 @@ pub mod device;
 mod element;
 mod env;
 mod error;
+mod host_data;
 mod launch;
 mod measure;
 #[cfg(feature = "cuda")]

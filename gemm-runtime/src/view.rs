@@ -16,10 +16,11 @@
 //! buffer.
 
 use crate::buffer::{Col, Matrix, Row};
-use crate::call::{gather_batch, packed_extent, view_end, Arg, OutArg};
+use crate::call::{packed_extent, view_end, Arg, OutArg};
 use crate::device::{Device, RawBuffer};
 use crate::element::{Element, LayoutType, RowMajor};
 use crate::error::{GemmError, Result};
+use crate::host_data::gather_batch;
 use gemm_core::{Layout, Stored};
 use std::marker::PhantomData;
 

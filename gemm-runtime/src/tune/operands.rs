@@ -15,6 +15,7 @@
 use crate::call::{self, Arg, Call, OutArg};
 use crate::device::RawBuffer;
 use crate::error::{GemmError, Result};
+use crate::host_data;
 use crate::reference::{try_vec, HostOperand};
 use gemm_core::{DType, GemmIr, Layout, ParamKind, Stored};
 
@@ -295,9 +296,11 @@ impl Operands {
             // and the last, and disputes are settled in whichever product they are.
             values = match (shapes[i], p.kind) {
                 (Shape::Matrix(rows, cols), ParamKind::Matrix { layout, .. }) => {
-                    call::gather_batch(&values, layout, (rows, cols), at[i], counts[i])
+                    host_data::gather_batch(&values, layout, (rows, cols), at[i], counts[i])
                 }
-                (Shape::Vector(len), _) => call::gather_batch(&values, Layout::RowMajor, (1, len), at[i], counts[i]),
+                (Shape::Vector(len), _) => {
+                    host_data::gather_batch(&values, Layout::RowMajor, (1, len), at[i], counts[i])
+                }
                 _ => values,
             };
             let buf = RawBuffer::new(dev, bytes.len())?;
@@ -376,7 +379,7 @@ impl Operands {
                 other => other,
             })
             .collect();
-        call::operands(ir, &args, &self.host, b)
+        host_data::operands(ir, &args, &self.host, b)
     }
 }
 
