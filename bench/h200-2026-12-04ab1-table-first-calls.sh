@@ -19,6 +19,9 @@ B=.dev/ab1
 source bench/lib.sh ab1
 timeout 120 $B/empty --test-threads 2 > $R/empty.log 2>&1; echo "empty rc=$?"; grep -E "test result|panicked" $R/empty.log | head -3
 timeout 120 $B/epilogue_values a_nan > $R/nan.log 2>&1; echo "nan rc=$?"; grep -E "test result|panicked" $R/nan.log | head -3
+# Session ac's batch of 65537 products (two launches; CROSSGEMM_TUNE=off, the planner's
+# default for each) through CUDA. Written before: passes.
+timeout 120 $B/batched a_batch_past_one_launch > $R/batched-big.log 2>&1; echo "big batch rc=$?"; grep -E "test result|panicked" $R/batched-big.log | head -3
 # First calls read the shipped tables: what the scripts' default ignores.
 unset CROSSGEMM_IGNORE_TABLES
 export CROSSGEMM_COMMIT="$(head -1 $B/COMMIT)"

@@ -64,29 +64,14 @@ pub struct OutArg<'a> {
 impl Arg<'_> {
     /// Products `start..start + count` of a batch: a batched operand's matrices (or
     /// vectors) from its `start`th on; a broadcast one, or a scalar, as it is.
-    pub(crate) fn products(self, start: usize, count: usize) -> Self {
-        match self {
-            Arg::Matrix {
-                buf,
-                rows,
-                cols,
-                at,
-                batch,
-            } if batch > 1 => Arg::Matrix {
-                buf,
-                rows,
-                cols,
-                at: moved_on(at, start),
-                batch: count,
-            },
-            Arg::Vector { buf, len, at, batch } if batch > 1 => Arg::Vector {
-                buf,
-                len,
-                at: moved_on(at, start),
-                batch: count,
-            },
-            other => other,
+    pub(crate) fn products(mut self, start: usize, count: usize) -> Self {
+        if let Arg::Matrix { at, batch, .. } | Arg::Vector { at, batch, .. } = &mut self {
+            if *batch > 1 {
+                *at = moved_on(*at, start);
+                *batch = count;
+            }
         }
+        self
     }
 
     /// (matrices or vectors it holds, where they lie), for buffers.
