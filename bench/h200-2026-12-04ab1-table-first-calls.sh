@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Session ab, batch ab1 (.dev/ab1: built in session ab at 8e8b675). The whole bench
+# Session ab, batch ab1 (.dev/ab1: rebuilt in session ac at 7898c0f, which adds the wgmma
+# family's opt-in turned form, batches past 65535 products and runtime folds; the default
+# plans and tables are session ab's). The whole bench
 # table (bench/shapes.toml: 23 shapes x none / bias_relu / bias_gelu) as a user's first
 # calls run it: `bench --first-call` with the shipped config tables (records/h200.json),
 # an empty cache, nothing tuned; f16 and bf16, then tf32. The last whole-table reports are
