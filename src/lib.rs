@@ -39,7 +39,12 @@
 //!   (`x * w * alpha`) is not ambiguous and needs no parentheses.
 //! - Attribute arguments: `acc = f32 | tf32` (tf32: tensor cores for f32 operands),
 //!   `targets(h200, opencl_cpu, ..)`, `tune(block_m = [64, 128], stages = 2..=4, ..)`,
-//!   `fma_ok`, `layout_ok`, `records = "path" | none`, `crate = path`.
+//!   `fma_ok`, `layout_ok`, `records = "path" | none`, `crate = path`. `tune` restricts
+//!   the planner's choices (`block_m`, `block_n`, `block_k`, `warps_m`, `warps_n`,
+//!   `stages`, `group_m`, `vector`, `ksplit`, `cluster_n`) or, with the switches
+//!   `streamk = 1`, `tma_store = 1` and `turned = 1`, adds the wgmma family's opt-in
+//!   variants (stream-K, the TMA-store epilogue, the turned-around tiles for products with
+//!   few rows); the README says what each does and what it measured.
 //! - A kernel that runs on scalar FMA on a chip with matrix instructions (full-f32
 //!   operands on `a100`/`h200`: no tensor-core instruction takes them) gets a build-time
 //!   performance note naming the target, shown as a deprecation warning at the attribute
