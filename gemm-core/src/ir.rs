@@ -528,6 +528,15 @@ mod tests {
             assert_eq!(t.epilogue_text(), ir.epilogue_text());
             assert_eq!(t.transposed(), ir);
         }
+        // One parameter on both sides, `x * x.t()`: turned around it is `x * x.t()` again
+        // (the product is symmetric), read through the flipped parameter.
+        let mut gram = GemmIr::matmul("g", DType::F16, AccMode::F32, Layout::RowMajor, Layout::RowMajor);
+        gram.params.truncate(1);
+        (gram.b, gram.b_t) = (0, true);
+        let t = gram.transposed();
+        assert_eq!((t.a, t.b, t.a_t, t.b_t), (0, 0, true, false));
+        assert_eq!((t.a_layout(), t.b_layout()), (gram.a_layout(), gram.b_layout()));
+        assert_eq!(t.transposed(), gram);
     }
 
     #[test]
