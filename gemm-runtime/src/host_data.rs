@@ -64,7 +64,7 @@ pub(crate) fn gather_batch<T: Copy>(
 
 /// Every buffer operand, widened to f32 and packed (a view's elements only, in its
 /// layout's order; scalars get an empty vector).
-pub(crate) fn download(ir: &GemmIr, args: &[Arg<'_>]) -> Result<Vec<Vec<f32>>> {
+fn download(ir: &GemmIr, args: &[Arg<'_>]) -> Result<Vec<Vec<f32>>> {
     let mut data: Vec<Vec<f32>> = Vec::with_capacity(args.len());
     for (p, a) in ir.params.iter().zip(args) {
         data.push(match (p.kind, a) {
@@ -121,28 +121,24 @@ pub(crate) fn operands<'d>(ir: &GemmIr, args: &[Arg<'_>], data: &'d [Vec<f32>], 
         .collect()
 }
 
-/// The host side of a call: its operands' data and its reference.
+/// The host reference of products `0..batch` of a call of `args` (`m × n × k` each): f32
+/// values in the output's layout, the products one after another.
+pub(crate) fn reference_values(
+    ir: &GemmIr,
+    args: &[Arg<'_>],
+    (m, n, k): (usize, usize, usize),
+    batch: usize,
+) -> Result<Vec<f32>> {
+    let data = download(ir, args)?;
+    Ok((0..batch)
+        .flat_map(|b| reference::gemm(ir, &operands(ir, args, &data, b), m, n, k))
+        .collect())
+}
+
 impl Call<'_, '_> {
-    /// Every buffer operand, downloaded, widened to f32 and packed (every matrix of a
-    /// batched one, one after another; scalars get an empty vector).
-    pub fn download_operands(&self) -> Result<Vec<Vec<f32>>> {
-        download(self.ir(), self.args)
-    }
-
-    /// The operands of product `b` of the batch as the host reference takes them, over
-    /// `data` from [`Call::download_operands`].
-    pub fn host_operands<'d>(&self, data: &'d [Vec<f32>], b: usize) -> Vec<HostOperand<'d>> {
-        operands(self.ir(), self.args, data, b)
-    }
-
-    /// The host reference of the whole call (f32 values, in the output's layout; the
-    /// products of a batch one after another).
+    /// The host reference of the whole call ([`reference_values`] of its batch).
     pub fn host_reference(&self) -> Result<Vec<f32>> {
-        let data = self.download_operands()?;
-        let (m, n, k) = self.mnk();
-        Ok((0..self.problem.batch)
-            .flat_map(|b| reference::gemm(self.ir(), &self.host_operands(&data, b), m, n, k))
-            .collect())
+        reference_values(self.ir(), self.args, self.mnk(), self.problem.batch)
     }
 }
 

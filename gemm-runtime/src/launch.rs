@@ -172,10 +172,6 @@ fn run(call: &Call<'_, '_>, tk: &TargetKernel, cfg: TileConfig, plan: Option<(Pl
 pub fn reference<T: Element>(spec: &'static KernelSpec, args: &[Arg<'_>]) -> Result<Vec<T>> {
     let (m, n, k) = call::dims(spec, args)?;
     let ir = spec.ir();
-    let batch = call::batch_of(args);
-    let data = crate::host_data::download(ir, args)?;
-    Ok((0..batch)
-        .flat_map(|b| crate::reference::gemm(ir, &crate::host_data::operands(ir, args, &data, b), m, n, k))
-        .map(T::from_f32)
-        .collect())
+    let vals = crate::host_data::reference_values(ir, args, (m, n, k), call::batch_of(args))?;
+    Ok(vals.into_iter().map(T::from_f32).collect())
 }

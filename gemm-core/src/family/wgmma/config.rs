@@ -79,7 +79,7 @@ pub struct WgmmaTile {
     /// row-major weight is then read in 128-byte box rows where the plain form's narrow
     /// tiles read 64-byte ones at half TMA's rate (bench/results/h200-2026-12-04aa1).
     /// Planned only where the kernel's `tune(turned = 1)` asks (not yet measured on a
-    /// GPU: `bench/h200-2026-12-04ab4-swap-ab.sh` is written to).
+    /// GPU: `bench/h200-2026-12-05ac1-turned.sh` is written to).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub turned: bool,
 }
