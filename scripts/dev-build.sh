@@ -20,24 +20,21 @@ rm -rf "$out" && mkdir -p "$out"
 cargo build --release --features "baseline,aot$extra" --bin crossgemm
 cp "$tgt/release/crossgemm" "$out/"
 cargo build --release --features baseline --example interop_cuda
-cargo test --release --features baseline --no-run --test kernels --test epilogue_values --test interop_cuda --test views --test batched --test staged --test empty 2>&1 | tee "$log"
+# The CUDA test binaries, by their tests/*.rs name.
+tests=(kernels epilogue_values interop_cuda views batched staged empty)
+cargo test --release --features baseline --no-run $(printf -- '--test %s ' "${tests[@]}") 2>&1 | tee "$log"
 cargo test --release -p gemm-runtime --features cuda,opencl --lib --no-run 2>&1 | tee -a "$log"
 # The test executables, by the source they were built from.
 exe() { grep -E "Executable $1 " "$log" | sed -E 's/.*\((.*)\)$/\1/' | tail -1; }
 cp "$tgt/release/examples/interop_cuda" "$out/interop_cuda_example"
-cp "$(exe tests/kernels.rs)" "$out/kernels"
-cp "$(exe tests/epilogue_values.rs)" "$out/epilogue_values"
-cp "$(exe tests/interop_cuda.rs)" "$out/interop_cuda"
-cp "$(exe tests/views.rs)" "$out/views"
-cp "$(exe tests/batched.rs)" "$out/batched"
-cp "$(exe tests/staged.rs)" "$out/staged"
-cp "$(exe tests/empty.rs)" "$out/empty"
+for t in "${tests[@]}"; do cp "$(exe "tests/$t.rs")" "$out/$t"; done
 cp "$(exe 'unittests src/lib.rs')" "$out/runtime_tests"
-strip "$out"/crossgemm "$out"/interop_cuda_example "$out"/kernels "$out"/epilogue_values "$out"/interop_cuda "$out"/views "$out"/batched "$out"/staged "$out"/empty "$out"/runtime_tests
+packed=(interop_cuda_example "${tests[@]}" runtime_tests)
+strip "$out"/crossgemm "${packed[@]/#/$out/}"
 # The test binaries compressed (~48 MB stripped, ~16 gzipped), so that the folder and the
 # tree fit a call's 64 MiB carry; bench/lib.sh unpacks them on the GPU machine.
-gzip -9f "$out"/interop_cuda_example "$out"/kernels "$out"/epilogue_values "$out"/interop_cuda "$out"/views "$out"/batched "$out"/staged "$out"/empty "$out"/runtime_tests
+gzip -9f "${packed[@]/#/$out/}"
 git rev-parse --short HEAD > "$out/COMMIT"
-[ -n "$extra" ] && echo "CLI features: baseline,aot$extra" >> "$out/COMMIT"
+if [ -n "$extra" ]; then echo "CLI features: baseline,aot$extra" >> "$out/COMMIT"; fi
 git diff --quiet || echo "dirty" >> "$out/COMMIT"
 du -sh "$out"
