@@ -6,160 +6,120 @@ mod cli;
 use cli::{Dtype, Epilogue, KernelEntry};
 use crossgemm::prelude::*;
 
-// The f16 kernels take the wgmma family's opt-in stream-K configs as tuning candidates
-// under the `streamk-candidates` feature, the f16 and bf16 kernels its TMA-store
-// epilogue variants under `tma-store-candidates` and its turned-around tiles under
-// `turned-candidates` (the first of those three that is on wins): builds for measuring
-// them (bench/README.md), not defaults, until a measurement says they belong in every
-// plan.
+// The CLI's f16 and bf16 kernels take the wgmma family's opt-in configs as tuning
+// candidates under the `*-candidates` features: the f16 ones with a column-major w its
+// stream-K variants (`streamk-candidates`), the f16 and bf16 ones its TMA-store epilogue
+// variants (`tma-store-candidates`) and every f16 and bf16 one its turned-around tiles
+// (`turned-candidates`); where several are on, the first of those three wins. Builds for
+// measuring them (bench/README.md), not defaults, until a measurement says they belong in
+// every plan. Each macro below puts its kernels' attribute on each of them.
 
-#[cfg_attr(
-    not(any(
-        feature = "streamk-candidates",
-        feature = "tma-store-candidates",
-        feature = "turned-candidates"
-    )),
-    gemm_kernel
-)]
-#[cfg_attr(feature = "streamk-candidates", gemm_kernel(tune(streamk = 1)))]
-#[cfg_attr(
-    all(feature = "tma-store-candidates", not(feature = "streamk-candidates")),
-    gemm_kernel(tune(tma_store = 1))
-)]
-#[cfg_attr(
-    all(
-        feature = "turned-candidates",
-        not(any(feature = "streamk-candidates", feature = "tma-store-candidates"))
-    ),
-    gemm_kernel(tune(turned = 1))
-)]
-fn gemm_f16_none(x: Matrix<f16>, w: Matrix<f16, ColMajor>) -> Matrix<f16> {
-    x * w
+/// The f16 kernels with a column-major w.
+macro_rules! f16_kernels {
+    ($($kernel:item)*) => {$(
+        #[cfg_attr(
+            not(any(
+                feature = "streamk-candidates",
+                feature = "tma-store-candidates",
+                feature = "turned-candidates"
+            )),
+            gemm_kernel
+        )]
+        #[cfg_attr(feature = "streamk-candidates", gemm_kernel(tune(streamk = 1)))]
+        #[cfg_attr(
+            all(feature = "tma-store-candidates", not(feature = "streamk-candidates")),
+            gemm_kernel(tune(tma_store = 1))
+        )]
+        #[cfg_attr(
+            all(
+                feature = "turned-candidates",
+                not(any(feature = "streamk-candidates", feature = "tma-store-candidates"))
+            ),
+            gemm_kernel(tune(turned = 1))
+        )]
+        $kernel
+    )*};
 }
 
-#[cfg_attr(
-    not(any(
-        feature = "streamk-candidates",
-        feature = "tma-store-candidates",
-        feature = "turned-candidates"
-    )),
-    gemm_kernel
-)]
-#[cfg_attr(feature = "streamk-candidates", gemm_kernel(tune(streamk = 1)))]
-#[cfg_attr(
-    all(feature = "tma-store-candidates", not(feature = "streamk-candidates")),
-    gemm_kernel(tune(tma_store = 1))
-)]
-#[cfg_attr(
-    all(
-        feature = "turned-candidates",
-        not(any(feature = "streamk-candidates", feature = "tma-store-candidates"))
-    ),
-    gemm_kernel(tune(turned = 1))
-)]
-fn gemm_f16_bias_relu(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
-    relu(x * w + bias)
+/// The bf16 kernels with a column-major w.
+macro_rules! bf16_kernels {
+    ($($kernel:item)*) => {$(
+        #[cfg_attr(
+            not(any(feature = "tma-store-candidates", feature = "turned-candidates")),
+            gemm_kernel
+        )]
+        #[cfg_attr(feature = "tma-store-candidates", gemm_kernel(tune(tma_store = 1)))]
+        #[cfg_attr(
+            all(feature = "turned-candidates", not(feature = "tma-store-candidates")),
+            gemm_kernel(tune(turned = 1))
+        )]
+        $kernel
+    )*};
 }
 
-#[cfg_attr(
-    not(any(
-        feature = "streamk-candidates",
-        feature = "tma-store-candidates",
-        feature = "turned-candidates"
-    )),
-    gemm_kernel
-)]
-#[cfg_attr(feature = "streamk-candidates", gemm_kernel(tune(streamk = 1)))]
-#[cfg_attr(
-    all(feature = "tma-store-candidates", not(feature = "streamk-candidates")),
-    gemm_kernel(tune(tma_store = 1))
-)]
-#[cfg_attr(
-    all(
-        feature = "turned-candidates",
-        not(any(feature = "streamk-candidates", feature = "tma-store-candidates"))
-    ),
-    gemm_kernel(tune(turned = 1))
-)]
-fn gemm_f16_bias_gelu(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
-    gelu(x * w + bias)
+/// The f16 and bf16 kernels with a row-major w.
+macro_rules! wrow_kernels {
+    ($($kernel:item)*) => {$(
+        #[cfg_attr(not(feature = "turned-candidates"), gemm_kernel)]
+        #[cfg_attr(feature = "turned-candidates", gemm_kernel(tune(turned = 1)))]
+        $kernel
+    )*};
 }
 
-#[cfg_attr(
-    not(any(feature = "tma-store-candidates", feature = "turned-candidates")),
-    gemm_kernel
-)]
-#[cfg_attr(feature = "tma-store-candidates", gemm_kernel(tune(tma_store = 1)))]
-#[cfg_attr(
-    all(feature = "turned-candidates", not(feature = "tma-store-candidates")),
-    gemm_kernel(tune(turned = 1))
-)]
-fn gemm_bf16_none(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>) -> Matrix<bf16> {
-    x * w
+f16_kernels! {
+    fn gemm_f16_none(x: Matrix<f16>, w: Matrix<f16, ColMajor>) -> Matrix<f16> {
+        x * w
+    }
+
+    fn gemm_f16_bias_relu(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
+        relu(x * w + bias)
+    }
+
+    fn gemm_f16_bias_gelu(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
+        gelu(x * w + bias)
+    }
 }
 
-#[cfg_attr(
-    not(any(feature = "tma-store-candidates", feature = "turned-candidates")),
-    gemm_kernel
-)]
-#[cfg_attr(feature = "tma-store-candidates", gemm_kernel(tune(tma_store = 1)))]
-#[cfg_attr(
-    all(feature = "turned-candidates", not(feature = "tma-store-candidates")),
-    gemm_kernel(tune(turned = 1))
-)]
-fn gemm_bf16_bias_relu(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>, bias: Row<bf16>) -> Matrix<bf16> {
-    relu(x * w + bias)
-}
+bf16_kernels! {
+    fn gemm_bf16_none(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>) -> Matrix<bf16> {
+        x * w
+    }
 
-#[cfg_attr(
-    not(any(feature = "tma-store-candidates", feature = "turned-candidates")),
-    gemm_kernel
-)]
-#[cfg_attr(feature = "tma-store-candidates", gemm_kernel(tune(tma_store = 1)))]
-#[cfg_attr(
-    all(feature = "turned-candidates", not(feature = "tma-store-candidates")),
-    gemm_kernel(tune(turned = 1))
-)]
-fn gemm_bf16_bias_gelu(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>, bias: Row<bf16>) -> Matrix<bf16> {
-    gelu(x * w + bias)
+    fn gemm_bf16_bias_relu(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>, bias: Row<bf16>) -> Matrix<bf16> {
+        relu(x * w + bias)
+    }
+
+    fn gemm_bf16_bias_gelu(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>, bias: Row<bf16>) -> Matrix<bf16> {
+        gelu(x * w + bias)
+    }
 }
 
 // `x · W` with W stored K×N (row-major, N-contiguous), as NumPy, JAX and the DSL's
 // default layout keep it: what `bench --w-layout row` runs.
-#[cfg_attr(not(feature = "turned-candidates"), gemm_kernel)]
-#[cfg_attr(feature = "turned-candidates", gemm_kernel(tune(turned = 1)))]
-fn gemm_f16_none_wrow(x: Matrix<f16>, w: Matrix<f16>) -> Matrix<f16> {
-    x * w
-}
+wrow_kernels! {
+    fn gemm_f16_none_wrow(x: Matrix<f16>, w: Matrix<f16>) -> Matrix<f16> {
+        x * w
+    }
 
-#[cfg_attr(not(feature = "turned-candidates"), gemm_kernel)]
-#[cfg_attr(feature = "turned-candidates", gemm_kernel(tune(turned = 1)))]
-fn gemm_f16_bias_relu_wrow(x: Matrix<f16>, w: Matrix<f16>, bias: Row<f16>) -> Matrix<f16> {
-    relu(x * w + bias)
-}
+    fn gemm_f16_bias_relu_wrow(x: Matrix<f16>, w: Matrix<f16>, bias: Row<f16>) -> Matrix<f16> {
+        relu(x * w + bias)
+    }
 
-#[cfg_attr(not(feature = "turned-candidates"), gemm_kernel)]
-#[cfg_attr(feature = "turned-candidates", gemm_kernel(tune(turned = 1)))]
-fn gemm_f16_bias_gelu_wrow(x: Matrix<f16>, w: Matrix<f16>, bias: Row<f16>) -> Matrix<f16> {
-    gelu(x * w + bias)
-}
+    fn gemm_f16_bias_gelu_wrow(x: Matrix<f16>, w: Matrix<f16>, bias: Row<f16>) -> Matrix<f16> {
+        gelu(x * w + bias)
+    }
 
-#[cfg_attr(not(feature = "turned-candidates"), gemm_kernel)]
-#[cfg_attr(feature = "turned-candidates", gemm_kernel(tune(turned = 1)))]
-fn gemm_bf16_none_wrow(x: Matrix<bf16>, w: Matrix<bf16>) -> Matrix<bf16> {
-    x * w
-}
+    fn gemm_bf16_none_wrow(x: Matrix<bf16>, w: Matrix<bf16>) -> Matrix<bf16> {
+        x * w
+    }
 
-#[cfg_attr(not(feature = "turned-candidates"), gemm_kernel)]
-#[cfg_attr(feature = "turned-candidates", gemm_kernel(tune(turned = 1)))]
-fn gemm_bf16_bias_relu_wrow(x: Matrix<bf16>, w: Matrix<bf16>, bias: Row<bf16>) -> Matrix<bf16> {
-    relu(x * w + bias)
-}
+    fn gemm_bf16_bias_relu_wrow(x: Matrix<bf16>, w: Matrix<bf16>, bias: Row<bf16>) -> Matrix<bf16> {
+        relu(x * w + bias)
+    }
 
-#[cfg_attr(not(feature = "turned-candidates"), gemm_kernel)]
-#[cfg_attr(feature = "turned-candidates", gemm_kernel(tune(turned = 1)))]
-fn gemm_bf16_bias_gelu_wrow(x: Matrix<bf16>, w: Matrix<bf16>, bias: Row<bf16>) -> Matrix<bf16> {
-    gelu(x * w + bias)
+    fn gemm_bf16_bias_gelu_wrow(x: Matrix<bf16>, w: Matrix<bf16>, bias: Row<bf16>) -> Matrix<bf16> {
+        gelu(x * w + bias)
+    }
 }
 
 // Exact f32 is what these are for: scalar FMA on the CUDA targets is accepted.
