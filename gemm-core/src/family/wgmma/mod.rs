@@ -266,15 +266,29 @@ pub fn supports(ir: &GemmIr) -> Result<(), String> {
     }
 }
 
-/// The kernel and call that `t`'s form computes: `ir` and `p` as they are, or for a
-/// turned config their transposes ([`GemmIr::transposed`], [`Problem::transposed`]), in
-/// whose terms every other field of the config is.
-fn form<'a>(t: &WgmmaTile, ir: &'a GemmIr, p: Problem) -> (std::borrow::Cow<'a, GemmIr>, Problem) {
+/// The kernel that `t`'s form computes: `ir`, or for a turned config its transpose
+/// ([`GemmIr::transposed`]), in whose terms every other field of the config is.
+pub(super) fn form_ir<'a>(t: &WgmmaTile, ir: &'a GemmIr) -> std::borrow::Cow<'a, GemmIr> {
     if t.turned {
-        (std::borrow::Cow::Owned(ir.transposed()), p.transposed())
+        std::borrow::Cow::Owned(ir.transposed())
     } else {
-        (std::borrow::Cow::Borrowed(ir), p)
+        std::borrow::Cow::Borrowed(ir)
     }
+}
+
+/// The call that `t`'s form computes: `p`, or for a turned config its transpose
+/// ([`Problem::transposed`]).
+fn form_problem(t: &WgmmaTile, p: Problem) -> Problem {
+    if t.turned {
+        p.transposed()
+    } else {
+        p
+    }
+}
+
+/// [`form_ir`] and [`form_problem`] together.
+fn form<'a>(t: &WgmmaTile, ir: &'a GemmIr, p: Problem) -> (std::borrow::Cow<'a, GemmIr>, Problem) {
+    (form_ir(t, ir), form_problem(t, p))
 }
 
 /// The kernel source for `ir` ([`Variant::Full`]).
@@ -543,13 +557,13 @@ impl KernelFamily for Wgmma {
 
     /// Split-K and stream-K configs reduce through device scratch memory
     /// ([`splitk::workspace`]).
-    fn workspace(&self, t: &WgmmaTile, ir: &GemmIr, p: Problem, machine: Machine) -> Option<Workspace> {
-        splitk::workspace(t, form(t, ir, p).1, machine)
+    fn workspace(&self, t: &WgmmaTile, _ir: &GemmIr, p: Problem, machine: Machine) -> Option<Workspace> {
+        splitk::workspace(t, form_problem(t, p), machine)
     }
 
     /// Persistent: at most one block (cluster) per multiprocessor ([`WgmmaTile::grid`]).
     fn launch(&self, t: &WgmmaTile, ir: &GemmIr, p: Problem, machine: Machine) -> LaunchDims {
-        let p = form(t, ir, p).1;
+        let p = form_problem(t, p);
         LaunchDims {
             grid: [t.grid(p.m, p.n, p.batch, machine.units), 1, 1],
             block: [t.threads(), 1, 1],

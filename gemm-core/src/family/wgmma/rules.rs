@@ -2,8 +2,8 @@
 //! checked on the host so that the planner never emits a config that would not build.
 
 use super::splitk::MAX_KSPLIT;
-use super::{bk_for, WgmmaTile};
-use crate::family::{PlanCtx, Rule};
+use super::{bk_for, form_ir, WgmmaTile};
+use crate::family::Rule;
 use crate::ir::Layout;
 
 // Rationale per rule: each is one of the source's static_asserts (a config that breaks
@@ -107,7 +107,7 @@ pub(super) const RULES: [Rule<WgmmaTile>; 13] = [
         check: |x, c| {
             if c.bn < 16 || c.bn > 256 || c.bn % 16 != 0 {
                 Some(format!("BN = {} (a multiple of 16 in [16, 256])", c.bn))
-            } else if form(x, c).b_layout == Layout::RowMajor && c.bn % 64 != 0 {
+            } else if form_ir(c, x.ir).b_layout() == Layout::RowMajor && c.bn % 64 != 0 {
                 Some(format!(
                     "BN = {} (N-major B{} needs a multiple of 64)",
                     c.bn,
@@ -176,12 +176,13 @@ pub(super) const RULES: [Rule<WgmmaTile>; 13] = [
     Rule {
         name: "tma_store",
         check: |x, c| {
+            if !c.tma_store {
+                return None;
+            }
             let out = x.ir.out_dtype;
             let box_cols = 128 / out.size();
-            let out_layout = form(x, c).out_layout;
-            if !c.tma_store {
-                None
-            } else if out.size() != x.dtype.size() || out_layout != Layout::RowMajor {
+            let out_layout = form_ir(c, x.ir).out_layout;
+            if out.size() != x.dtype.size() || out_layout != Layout::RowMajor {
                 Some(format!(
                     "the TMA-store epilogue with a {}{} {:?} output (it takes a row-major output of the operands' {}-byte elements)",
                     out_layout.name(),
@@ -228,28 +229,6 @@ pub(super) const RULES: [Rule<WgmmaTile>; 13] = [
         },
     },
 ];
-
-/// The layouts a rule looks at, as the kernel of a config's form reads and writes them.
-struct Form {
-    b_layout: Layout,
-    out_layout: Layout,
-}
-
-/// `x`'s layouts, or with `turned` those of the transposed product (its B is A read
-/// transposed, its output flipped).
-fn form(x: &PlanCtx, c: &WgmmaTile) -> Form {
-    if c.turned {
-        Form {
-            b_layout: x.a_layout.flip(),
-            out_layout: x.ir.out_layout.flip(),
-        }
-    } else {
-        Form {
-            b_layout: x.b_layout,
-            out_layout: x.ir.out_layout,
-        }
-    }
-}
 
 /// The most f32 accumulators a consumer thread may hold. ptxas compiles the whole kernel
 /// within the launch bound's registers (65536 / threads), whatever `setmaxnreg` grants
