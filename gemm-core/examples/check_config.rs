@@ -11,7 +11,8 @@
 //! Each config (as the CLI and the tuning records spell it, e.g.
 //! `{"family":"wgmma","bm":128,...}`) is checked against the target's rules for the
 //! built-in kernel of that dtype and epilogue (x row-major, w column-major or with
-//! `--w-layout row` row-major, a bias row as `crossgemm tune` runs it): `ok` with its description, or the rule it breaks and why.
+//! `--w-layout row` row-major, a bias row as `crossgemm tune` runs it): `ok` with its
+//! description, or the rule it breaks and why.
 //! With `--dump DIR` each kept config's CUDA source is written to `DIR/cfgN.cu` with the
 //! `scripts/nvrtc_check.py` command that compiles it under the config's defines for the
 //! shape (ptxas registers and spills, no GPU needed). Exit status 1 when any config is
