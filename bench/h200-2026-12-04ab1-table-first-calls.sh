@@ -17,17 +17,22 @@
 # `scripts/dev-build.sh .dev/ab1` at the head that is to be measured, and say which).
 # First, session ab's new tests through CUDA (they ran on PoCL and the host only): empty
 # sides (tests/empty.rs) and a NaN product (tests/epilogue_values.rs). Written before: pass.
-B=.dev/ab1
-source bench/lib.sh ab1
+B=.dev/ab1s  # .dev/ab1 with only what this batch runs, the CLI gzipped, to fit the carry
+# Two device calls (10 minutes each): PART=1 the tests and f16, PART=2 bf16 and tf32.
+PART=${PART:-1}
+source bench/lib.sh ab1-part$PART
+if [ "$PART" = 1 ]; then
 timeout 120 $B/empty --test-threads 2 > $R/empty.log 2>&1; echo "empty rc=$?"; grep -E "test result|panicked" $R/empty.log | head -3
 timeout 120 $B/epilogue_values a_nan > $R/nan.log 2>&1; echo "nan rc=$?"; grep -E "test result|panicked" $R/nan.log | head -3
 # Session ac's batch of 65537 products (two launches; CROSSGEMM_TUNE=off, the planner's
 # default for each) through CUDA. Written before: passes.
 timeout 120 $B/batched a_batch_past_one_launch > $R/batched-big.log 2>&1; echo "big batch rc=$?"; grep -E "test result|panicked" $R/batched-big.log | head -3
+fi
 # First calls read the shipped tables: what the scripts' default ignores.
 unset CROSSGEMM_IGNORE_TABLES
 export CROSSGEMM_COMMIT="$(head -1 $B/COMMIT)"
-for d in f16 bf16 tf32; do
+DTYPES="f16"; [ "$PART" = 2 ] && DTYPES="bf16 tf32"
+for d in $DTYPES; do
   t=200; against=bench/results/h200-2026-12-01b/full-f16-bf16.json
   [ $d = tf32 ] && t=150 && against=bench/results/h200-2026-12-01c/full-tf32.json
   timeout $t $B/crossgemm bench --first-call --dtypes $d --cache-dir /tmp/cg-ab1-$d --out $R --name first-$d --against $against > $R/$d.log 2>&1; echo "bench $d rc=$?"

@@ -14,7 +14,7 @@
 # f16 result is too coarse near -1 for our verifier's tolerance at negative inputs).
 # Written in session ab, which was lent no device: not run yet (build the binaries with
 # `scripts/dev-build.sh .dev/ab1` at the head that is to be measured).
-B=.dev/ab1
+B=.dev/ab1s  # .dev/ab1 with only what this batch runs, the CLI gzipped, to fit the carry
 source bench/lib.sh ab2
 export CROSSGEMM_COMMIT="$(head -1 $B/COMMIT)"
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)

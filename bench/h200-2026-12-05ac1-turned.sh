@@ -17,10 +17,14 @@
 # 96-128 rows (the deep ring reads W once per block row as well) and on a column-major W
 # at 32 rows (decode wins there). If it wins, it goes into every plan (not only where
 # asked) and the records get the buckets it wins.
-B=.dev/ac1
-source bench/lib.sh ac1
+B=.dev/ac1s  # ac1 with only the CLI and kernels, gzipped to fit the carry
+# Two device calls (10 minutes each): PART=1 the checks and the head-to-head tunes, PART=2
+# the full benches.
+PART=${PART:-1}
+source bench/lib.sh ac1-part$PART
 export CROSSGEMM_COMMIT="$(head -1 $B/COMMIT)"
 T="--test-threads 2"
+if [ "$PART" = 1 ]; then
 # 1. Correct: every turned config of an f16 row-major-B and a bf16 column-major-B kernel
 # on the every-config shapes, then compute-sanitizer on them.
 timeout 120 $B/kernels $T every_turned_wgmma_config > $R/kernels-turned.log 2>&1; echo "kernels rc=$?"; grep -E "test result|panicked" $R/kernels-turned.log | head -3
@@ -46,6 +50,8 @@ for round in 1 2; do for epi in none bias_relu; do for s in 48x4096x4096 64x4096
   timeout 60 $B/crossgemm tune --shape $s --w-layout row --dtype f16 --epilogue $epi --json --cache-dir /tmp/cg-ac1-$round "${C[@]}" > $R/tune-$s-$epi-$round.json 2> $R/tune-$s-$epi-$round.err
   python3 bench/tune_summary.py "$s row-major W $epi round $round" $R/tune-$s-$epi-$round.json
 done; done; done
+fi
+if [ "$PART" = 2 ]; then
 # 3. Full tunes (48 candidates, as aa6: the turned tiles rank among them at 32-128 rows,
 # gemm-core/tests/wgmma_turned.rs; tables ignored) beside
 # cuBLAS and cuBLASLt, --against aa6 (the same rows' report of record).
@@ -56,4 +62,5 @@ timeout 150 $B/crossgemm bench $S --cache-dir /tmp/cg-ac1-wcol --max 48 --dtypes
 for f in wrow wcol; do [ -f $R/$f.json ] && python3 bench/rows.py $R/$f.json; done
 $B/crossgemm --cache-dir /tmp/cg-ac1-wrow cache export $R/records-wrow.json > $R/export.log 2>&1
 $B/crossgemm --cache-dir /tmp/cg-ac1-wcol cache export $R/records-wcol.json >> $R/export.log 2>&1; echo "export rc=$?"
+fi
 finish

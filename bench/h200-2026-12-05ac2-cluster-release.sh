@@ -30,7 +30,11 @@
 # 2x2. Also the driver's count of resident clusters of 8 where it lowers a grid (the
 # runtime's log line under CROSSGEMM_LOG), expected 14 to 16.
 B=.dev/ac2b
-source bench/lib.sh ac2
+# Two device calls (10 minutes each): PART=1 the release at 1000^3 and 3000x5000x700,
+# PART=2 at 2048x11008x4096 and the correctness checks.
+PART=${PART:-1}
+source bench/lib.sh ac2-part$PART
+gunzip -f .dev/ac2a/*.gz  # the CLIs come gzipped to fit the carry
 export CROSSGEMM_COMMIT="$(head -1 $B/COMMIT)"
 T="--test-threads 2"
 # 1. The release, all-to-all (ac2a) against targeted (ac2b), process by process over two
@@ -38,6 +42,7 @@ T="--test-threads 2"
 # cfg BK BM BN STAGES CONSUMERS INFLIGHT CLUSTER_M [EXTRA]
 n2=',"cluster_n":2'; n4=',"cluster_n":4'
 export CROSSGEMM_LOG=1
+if [ "$PART" = 1 ]; then
 alternate B ".dev/ac2a .dev/ac2b" release 1000x1000x1000 "$(cfg 64 128 128 6 2 false)" \
   "$(cfg 64 128 128 6 2 false 2)" "$(cfg 64 128 128 4 2 false 2 "$n2")" \
   "$(cfg 64 128 128 4 2 false 2 "$n4")" "$(cfg 64 128 128 4 2 false 4 "$n2")" \
@@ -46,6 +51,8 @@ alternate B ".dev/ac2a .dev/ac2b" release 1000x1000x1000 "$(cfg 64 128 128 6 2 f
 grep -h "clusters of" $R/tune-1000x1000x1000-*.err | sort | uniq -c | head -6
 alternate B ".dev/ac2a .dev/ac2b" release 3000x5000x700 "$(cfg 64 128 192 5 2 false)" \
   "$(cfg 64 128 192 4 2 false 2 "$n2")" "$(cfg 64 128 192 4 2 false 2 "$n4")" "$(cfg 64 128 192 4 2 false 4 "$n2")"
+fi
+if [ "$PART" = 2 ]; then
 alternate B ".dev/ac2a .dev/ac2b" release 2048x11008x4096 "$(cfg 64 128 256 4 2 false)" \
   "$(cfg 64 128 256 4 2 false 2)" "$(cfg 64 128 256 4 2 false 2 "$n2")" \
   "$(cfg 64 128 256 4 2 false 2 "$n4")" "$(cfg 64 128 256 4 2 false 4 "$n2")"
@@ -59,4 +66,5 @@ for run in "memcheck cluster 4x2" "racecheck cluster 4x2" "racecheck cluster 2x2
   set -- $run; tool=$1; c="$2 $3"
   CROSSGEMM_TEST_CONFIGS="$c" timeout 50 $CS --tool $tool $B/kernels --test-threads 1 cluster_blocks_share_their_tiles > "$R/$tool-${c// /-}.log" 2>&1; echo "$tool $c rc=$?"; grep -E "SUMMARY|test result" "$R/$tool-${c// /-}.log" | head -3
 done
+fi
 finish

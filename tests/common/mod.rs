@@ -304,14 +304,39 @@ fn planned_configs(
     dev: &Device,
     keep: impl Fn(&crossgemm::TileConfig) -> bool,
 ) -> Vec<crossgemm::TileConfig> {
+    all_planned(spec, dev, |c| keep(c) && kept_by_filter(c))
+}
+
+/// The planned configs of `spec`'s target for `dev` that `keep` takes, whatever
+/// `CROSSGEMM_TEST_CONFIGS` says.
+fn all_planned(
+    spec: &'static crossgemm::KernelSpec,
+    dev: &Device,
+    keep: impl Fn(&crossgemm::TileConfig) -> bool,
+) -> Vec<crossgemm::TileConfig> {
     let tk = spec.target_for(dev).unwrap();
-    let only = configs_filter();
-    tk.plan()
-        .configs
-        .iter()
-        .copied()
-        .filter(|c| keep(c) && only.as_deref().is_none_or(|o| c.to_string().contains(o)))
-        .collect()
+    tk.plan().configs.iter().copied().filter(keep).collect()
+}
+
+/// Whether `CROSSGEMM_TEST_CONFIGS`, where set, keeps `config` (its description contains
+/// the variable's text): for tests that run configs of their own rather than planned ones.
+pub fn kept_by_filter(config: &crossgemm::TileConfig) -> bool {
+    configs_filter().is_none_or(|o| config.to_string().contains(&o))
+}
+
+/// Whether `spec`'s target for `dev` plans wgmma configs that fit it, whatever
+/// `CROSSGEMM_TEST_CONFIGS` says: whether tests of hand-made wgmma configs apply to `dev`.
+pub fn plans_wgmma(spec: &'static crossgemm::KernelSpec, dev: &Device, dtype: crossgemm::DType) -> bool {
+    !all_planned(spec, dev, |c| {
+        matches!(c, crossgemm::TileConfig::Wgmma(_)) && fits(c, dev, dtype)
+    })
+    .is_empty()
+}
+
+/// Whether `config` fits `dev` (threads and shared memory per block).
+fn fits(config: &crossgemm::TileConfig, dev: &Device, dtype: crossgemm::DType) -> bool {
+    let res = config.resources(dtype);
+    res.threads <= dev.info().max_threads_per_block && res.smem_bytes <= dev.info().smem_per_block
 }
 
 /// The planned configs of `spec`'s target for `dev` of kernel family `family`.
@@ -336,8 +361,5 @@ pub fn fitting_configs(
     dev: &Device,
     dtype: crossgemm::DType,
 ) -> Vec<crossgemm::TileConfig> {
-    planned_configs(spec, dev, |c| {
-        let res = c.resources(dtype);
-        res.threads <= dev.info().max_threads_per_block && res.smem_bytes <= dev.info().smem_per_block
-    })
+    planned_configs(spec, dev, |c| fits(c, dev, dtype))
 }
