@@ -5,11 +5,13 @@
 # alone takes ~41 us in a tune (aa3): K = 700 makes A's and B's rows 1400 bytes, so each
 # call stages both (two driver 2-D copies into 1408-byte rows of scratch allocated with
 # cuMemAllocAsync and freed in stream order). Batch q5 saw 59-127 us on the same row.
-# Hypothesis (written before): not the kernel and not the copies' bandwidth (11 MB each
-# way, ~7 us) but the scratch: the default memory pool's release threshold is 0, so each
-# synchronize between timed runs hands the scratch back to the OS and the next call maps
-# it again. nsys shows the kernel at ~41 us and the copies at a few us in every call,
-# and the gaps (or a memcpy's time) where the rest goes.
+# The scratch is not remapped per call any more: the default pool keeps 256 MiB of freed
+# memory since 272286b (02a: staged 69.9 -> 59.8 us). Hypothesis (written before): the
+# driver's 2-D copies of 1400-byte rows (3000 of A, 5000 of B) run on a copy engine at a
+# fraction of the device-to-device bandwidth and their time varies from call to call;
+# nsys shows the kernel at ~41 us in every call and the two copies taking the other
+# 20-150 us. Beside it, the same rows with CROSSGEMM_STAGE=never (the kernels' element
+# loads on the rows where they lie), which q5 did not time.
 B=.dev/ab1s
 source bench/lib.sh ad1
 unset CROSSGEMM_IGNORE_TABLES
@@ -19,6 +21,8 @@ for i in 1 2; do
   timeout 60 $B/crossgemm bench --first-call $S --cache-dir /tmp/cg-ad1 --out $R --name first-$i > $R/first-$i.log 2>&1; echo "first $i rc=$?"
   python3 bench/rows.py $R/first-$i.json
 done
+CROSSGEMM_STAGE=never timeout 60 $B/crossgemm bench --first-call $S --cache-dir /tmp/cg-ad1 --out $R --name never > $R/never.log 2>&1; echo "never rc=$?"
+python3 bench/rows.py $R/never.json
 NSYS=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys /usr/local/cuda/nsight-systems*/bin/nsys 2>/dev/null | head -1)
 echo "nsys: ${NSYS:-none}"
 if [ -n "$NSYS" ]; then
