@@ -105,6 +105,11 @@ pub const VARS: &[Var] = &[
         check: |v| stage_mode_name(v).map(|_| ()).ok_or_else(|| "auto".into()),
     },
     Var {
+        name: "CROSSGEMM_ROW_COPY",
+        accepts: "kernel (or empty), driver",
+        check: |v| row_copy_mode_name(v).map(|_| ()).ok_or_else(|| "kernel".into()),
+    },
+    Var {
         name: "CROSSGEMM_DUMP",
         accepts: "a folder (created when missing)",
         check: |v| match check_cache_dir(Path::new(v)) {
@@ -308,6 +313,23 @@ pub fn stage_mode() -> &'static str {
     checked("CROSSGEMM_STAGE")
         .and_then(|v| stage_mode_name(&v))
         .unwrap_or("auto")
+}
+
+/// The `CROSSGEMM_ROW_COPY` value `v` names, if any.
+pub fn row_copy_mode_name(v: &str) -> Option<&'static str> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "" | "kernel" => Some("kernel"),
+        "driver" => Some("driver"),
+        _ => None,
+    }
+}
+
+/// `CROSSGEMM_ROW_COPY`: what copies staged operands' rows ([`crate::row_copy`]): a
+/// kernel of crossgemm's (`kernel`, the default) or the driver's 2-D copy (`driver`).
+pub fn row_copy_mode() -> &'static str {
+    checked("CROSSGEMM_ROW_COPY")
+        .and_then(|v| row_copy_mode_name(&v))
+        .unwrap_or("kernel")
 }
 
 /// `CROSSGEMM_LOG`: one stderr line per JIT compile and tune.

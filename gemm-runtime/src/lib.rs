@@ -31,6 +31,7 @@ mod nvrtc_check;
 mod prebuilt;
 pub mod records;
 pub mod reference;
+mod row_copy;
 mod spec;
 mod stage;
 pub mod tune;

@@ -1,7 +1,7 @@
 //! Staging misaligned operands before a launch (policy and why:
 //! [`gemm_core::staging`]): the A or B of a call whose rows do not all start on a
-//! 16-byte boundary is copied, one driver 2-D copy per matrix, into scratch rows of the
-//! next 16-byte multiple, and the kernel runs on that aligned copy, so that it takes its
+//! 16-byte boundary is copied, one row copy per matrix ([`crate::row_copy`]: a kernel,
+//! or the driver's 2-D copy), into scratch rows of the next 16-byte multiple, and the kernel runs on that aligned copy, so that it takes its
 //! vector, cp.async or TMA path instead of element loads.
 //!
 //! The copies are queued on the device's stream (queue) ahead of the kernel, and the
@@ -113,7 +113,7 @@ fn copies(call: &Call<'_, '_>, which: [bool; 2]) -> Result<Staged> {
                 row_bytes: extent * esz,
                 rows: rows_each,
             };
-            dev.backend().copy_rows(buf, &scratch, copy)?;
+            crate::row_copy::copy_rows(dev, buf, &scratch, copy)?;
         }
         ops.push((param, scratch, to));
     }

@@ -814,6 +814,23 @@ extern "C" __global__ void __cluster_dims__(4, 1, 1) resident(unsigned* count, u
         assert_eq!(p.spill_stores, Some(0), "{log}");
     }
 
+    /// The row-copy kernels (staging, `row_copy.rs`) build for sm_80 and sm_90 at every
+    /// word width, without spills.
+    #[test]
+    fn row_copy_kernels_compile_without_a_gpu() {
+        if !nvrtc_or_skip("row_copy_kernels_compile_without_a_gpu") {
+            return;
+        }
+        for cc in [80, 90] {
+            for w in crate::row_copy::WORD_BYTES {
+                let symbol = format!("cg_row_copy_{w}");
+                let log = nvrtc_compile_check(crate::row_copy::CUDA_SOURCE, &symbol, cc.into(), &[])
+                    .unwrap_or_else(|e| panic!("sm_{cc} {symbol}: {e}"));
+                assert_eq!(PtxasInfo::parse(&log).spill_stores, Some(0), "sm_{cc} {symbol}: {log}");
+            }
+        }
+    }
+
     /// The generator's three CUDA families, with a bias+GELU epilogue, under the options
     /// a device would use. (The crate's own suite covers every source; this pins the
     /// options to real generated code.)
