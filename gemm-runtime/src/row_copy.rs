@@ -70,7 +70,7 @@ const MAX_BLOCKS: usize = 4096;
 /// crossgemm's allocations and the views it accepts start on 16-byte boundaries).
 pub(crate) fn word_bytes(r: &RowCopy) -> usize {
     let all = r.src_off | r.src_pitch | r.dst_off | r.dst_pitch | r.row_bytes;
-    WORD_BYTES.into_iter().find(|w| all % w == 0).unwrap_or(1)
+    WORD_BYTES.into_iter().find(|w| all.is_multiple_of(*w)).unwrap_or(1)
 }
 
 /// Copies `r.rows` rows of `r.row_bytes` from `src` to `dst` on `dev`'s queue (not waited
