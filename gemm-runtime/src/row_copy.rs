@@ -4,29 +4,41 @@
 //!
 //! Why a kernel: the rows staging copies are the ones whose starts are not 16-byte
 //! aligned (3000×5000×700's f16 rows of 1400 bytes), and the driver moves such narrow,
-//! misaligned rows far below the device's copy bandwidth. The kernel gives a warp to a row
-//! and moves it in the widest words that every offset, pitch and length allows (8 bytes
-//! for 1400-byte rows into 1408-byte ones). `CROSSGEMM_ROW_COPY` (`kernel`, `driver`)
-//! picks one; the default is the kernel, falling back to the driver's copy (with a warning
-//! once) where the kernel cannot be built.
+//! misaligned rows below the device's copy bandwidth. The kernel gives a warp to each
+//! segment of a row and moves it in the widest words that every offset, pitch and length
+//! allows (8 bytes for 1400-byte rows into 1408-byte ones), several loads in flight a
+//! lane. `CROSSGEMM_ROW_COPY` (`kernel`, `driver`) picks one; the default is the kernel,
+//! falling back to the driver's copy (with a warning once) where the kernel cannot be
+//! built.
 
 use crate::device::{Device, KernelArg, RawBuffer, RowCopy};
 use crate::error::{GemmError, Result};
 use gemm_core::{Backend, LaunchDims};
 
-/// The row-copy kernels, one per word width (`cg_row_copy_W`, W bytes a word): a block of
-/// 32×8 threads copies rows `blockIdx.x * 8 + threadIdx.y`, then every 8 × gridDim.x on;
+/// The row-copy kernels, one per word width (`cg_row_copy_W`, W bytes a word). A warp
+/// copies a segment of `32 * CG_U` words of a row, each lane `CG_U` words 32 apart, all
+/// loaded before any is stored: a warp that walked a long row a word a lane at a time had
+/// one load in flight, and a K + 3 view's 8-kB rows of 2-byte words took twice the
+/// driver's time (H200, batch ad2). Warps take (row, segment) pairs `8 * gridDim.x` apart;
 /// offsets and pitches are in words.
 pub(crate) const CUDA_SOURCE: &str = r#"
+#define CG_U 8
 #define CG_ROW_COPY(W, T)                                                                  \
 extern "C" __global__ void cg_row_copy_##W(const T* __restrict__ src, long src_off,        \
     long src_pitch, T* __restrict__ dst, long dst_off, long dst_pitch, int words, int rows) \
 {                                                                                          \
-    for (long r = (long)blockIdx.x * blockDim.y + threadIdx.y; r < rows;                   \
-         r += (long)gridDim.x * blockDim.y) {                                              \
+    const int segs = (words + 32 * CG_U - 1) / (32 * CG_U);                                \
+    for (long t = (long)blockIdx.x * blockDim.y + threadIdx.y; t < (long)rows * segs;      \
+         t += (long)gridDim.x * blockDim.y) {                                              \
+        const long r = t / segs;                                                           \
+        const int i0 = (int)(t - r * segs) * 32 * CG_U + threadIdx.x;                      \
         const T* s = src + src_off + r * src_pitch;                                        \
         T* d = dst + dst_off + r * dst_pitch;                                              \
-        for (int i = threadIdx.x; i < words; i += blockDim.x) d[i] = s[i];                 \
+        T v[CG_U];                                                                         \
+        _Pragma("unroll") for (int u = 0; u < CG_U; ++u)                                   \
+            if (i0 + 32 * u < words) v[u] = s[i0 + 32 * u];                                \
+        _Pragma("unroll") for (int u = 0; u < CG_U; ++u)                                   \
+            if (i0 + 32 * u < words) d[i0 + 32 * u] = v[u];                                \
     }                                                                                      \
 }
 CG_ROW_COPY(16, uint4)
@@ -38,16 +50,24 @@ CG_ROW_COPY(1, unsigned char)
 
 /// [`CUDA_SOURCE`] in OpenCL C.
 const OPENCL_SOURCE: &str = r#"
+#define CG_U 8
 #define CG_ROW_COPY(W, T)                                                                  \
 __kernel void cg_row_copy_##W(__global const T* restrict src, long src_off,                \
     long src_pitch, __global T* restrict dst, long dst_off, long dst_pitch, int words,     \
     int rows)                                                                              \
 {                                                                                          \
-    for (long r = (long)get_group_id(0) * get_local_size(1) + get_local_id(1); r < rows;   \
-         r += (long)get_num_groups(0) * get_local_size(1)) {                               \
+    const int segs = (words + 32 * CG_U - 1) / (32 * CG_U);                                \
+    for (long t = (long)get_group_id(0) * get_local_size(1) + get_local_id(1);             \
+         t < (long)rows * segs; t += (long)get_num_groups(0) * get_local_size(1)) {        \
+        const long r = t / segs;                                                           \
+        const int i0 = (int)(t - r * segs) * 32 * CG_U + (int)get_local_id(0);             \
         __global const T* s = src + src_off + r * src_pitch;                               \
         __global T* d = dst + dst_off + r * dst_pitch;                                     \
-        for (int i = get_local_id(0); i < words; i += get_local_size(0)) d[i] = s[i];      \
+        T v[CG_U];                                                                         \
+        for (int u = 0; u < CG_U; ++u)                                                     \
+            if (i0 + 32 * u < words) v[u] = s[i0 + 32 * u];                                \
+        for (int u = 0; u < CG_U; ++u)                                                     \
+            if (i0 + 32 * u < words) d[i0 + 32 * u] = v[u];                                \
     }                                                                                      \
 }
 CG_ROW_COPY(16, uint4)
@@ -60,9 +80,11 @@ CG_ROW_COPY(1, uchar)
 /// The word widths of the kernels, in bytes (`cg_row_copy_16` ... `cg_row_copy_1`).
 pub(crate) const WORD_BYTES: [usize; 5] = [16, 8, 4, 2, 1];
 
-/// Rows a block copies at once (one warp each) and the most blocks a launch has: enough
-/// to fill any GPU several times over, each block looping over further rows.
-const ROWS_PER_BLOCK: u32 = 8;
+/// Segments a block copies at once (one warp each), the words a lane copies in a
+/// segment (the sources' `CG_U`), and the most blocks a launch has: enough to fill any
+/// GPU several times over, each block looping over further segments.
+const WARPS_PER_BLOCK: u32 = 8;
+const SEGMENT_WORDS: usize = 8;
 const MAX_BLOCKS: usize = 4096;
 
 /// The widest word (16, 8, 4, 2 or 1 bytes) that divides every offset, pitch and the row
@@ -126,10 +148,11 @@ fn by_kernel(dev: &Device, src: &RawBuffer, dst: &RawBuffer, r: RowCopy) -> Resu
         _ => OPENCL_SOURCE,
     };
     let kernel = dev.kernel(source, &format!("cg_row_copy_{w}"), &[], &Default::default())?;
-    let blocks = rows.div_ceil(ROWS_PER_BLOCK as usize).min(MAX_BLOCKS) as u32;
+    let segments = rows * (r.row_bytes / w).div_ceil(32 * SEGMENT_WORDS);
+    let blocks = segments.div_ceil(WARPS_PER_BLOCK as usize).min(MAX_BLOCKS) as u32;
     let dims = LaunchDims {
         grid: [blocks, 1, 1],
-        block: [32, ROWS_PER_BLOCK, 1],
+        block: [32, WARPS_PER_BLOCK, 1],
         smem_bytes: 0,
         persistent: None,
     };
@@ -202,7 +225,9 @@ mod tests {
                 (copy(4, 1400, 1408, 1396, 25), 0),
                 (copy(2, 702, 704, 700, 40), 4),
                 (copy(1, 333, 352, 331, 50), 3),
-                (copy(8, 10, 24, 8, (MAX_BLOCKS + 3) * ROWS_PER_BLOCK as usize), 8),
+                (copy(2, 8198, 8208, 8192, 10), 0),
+                (copy(0, 16 * 300, 16 * 301, 16 * 300, 20), 16),
+                (copy(8, 10, 24, 8, (MAX_BLOCKS + 3) * WARPS_PER_BLOCK as usize), 8),
             ] {
                 let r = RowCopy { dst_off, ..r };
                 let bytes = dst_off + r.dst_pitch * r.rows;
