@@ -384,7 +384,11 @@ macro_rules! check_clusters {
                 }
             }
             // A narrowed run (a sanitizer's) that matched no config has checked nothing.
-            assert!(ran > 0, "{}: CROSSGEMM_TEST_CONFIGS keeps none of the cluster configs", stringify!($kernel));
+            assert!(
+                ran > 0,
+                "{}: CROSSGEMM_TEST_CONFIGS keeps none of the cluster configs",
+                stringify!($kernel)
+            );
         }
     }};
 }
