@@ -13,26 +13,29 @@
 # Written before: correct (the row-copy unit test on the H200 at every word width, the
 # staged suite, memcheck clean); with the kernel 3000x5000x700 at 48-55 us in every
 # epilogue (the driver's: 74-196, as ab1), the K + 3 view at 40-45 us (driver ~65).
-B=.dev/ad2s
-source bench/lib.sh ad2
+# Batch ad3 is this script again on `.dev/ad3s` (a warp a segment of a row, 8 loads in
+# flight a lane, after ad2's warp a row lost 2x on the K + 3 view): BATCH=ad3.
+BATCH=${BATCH:-ad2}
+B=.dev/${BATCH}s
+source bench/lib.sh $BATCH
 export CROSSGEMM_COMMIT="$(head -1 $B/COMMIT)"
 timeout 60 $B/runtime_tests row_copy > $R/unit.log 2>&1; echo "unit rc=$?"; grep -E "test result|panicked" $R/unit.log | head -3
 timeout 120 $B/staged > $R/staged.log 2>&1; echo "staged rc=$?"; grep -E "test result|panicked" $R/staged.log | head -3
-timeout 90 /usr/local/cuda/bin/compute-sanitizer --tool memcheck $B/runtime_tests row_copy > $R/memcheck.log 2>&1; echo "memcheck rc=$?"; grep -E "SUMMARY|test result" $R/memcheck.log | head -3
+timeout 90 /usr/local/cuda/bin/compute-sanitizer --tool memcheck $B/runtime_tests row_copy::tests > $R/memcheck.log 2>&1; echo "memcheck rc=$?"; grep -E "SUMMARY|test result" $R/memcheck.log | head -3
 # First calls on the shipped tables, as a user's program makes them.
 unset CROSSGEMM_IGNORE_TABLES
 for round in 1 2; do for mode in kernel driver; do
-  CROSSGEMM_ROW_COPY=$mode timeout 60 $B/crossgemm bench --first-call --shape 3000x5000x700 --dtypes f16 --epilogues none,bias_relu,bias_gelu --cache-dir /tmp/cg-ad2-$mode --out $R --name odd-$mode-$round > $R/odd-$mode-$round.log 2>&1; echo "odd $mode $round rc=$?"
-  python3 bench/rows.py $R/odd-$mode-$round.json | head -4
-  CROSSGEMM_ROW_COPY=$mode timeout 60 $B/crossgemm bench --first-call --pad 3 --shape 16x4096x4096 --dtypes f16 --epilogues none --cache-dir /tmp/cg-ad2-$mode --out $R --name pad3-$mode-$round > $R/pad3-$mode-$round.log 2>&1; echo "pad3 $mode $round rc=$?"
-  grep -A4 "Views against packed" $R/pad3-$mode-$round.md | tail -2
+  CROSSGEMM_ROW_COPY=$mode timeout 60 $B/crossgemm bench --first-call --shape 3000x5000x700 --dtypes f16 --epilogues none,bias_relu,bias_gelu --cache-dir /tmp/cg-$BATCH-$mode --out $R --name odd-$mode-$round > $R/odd-$mode-$round.log 2>&1; echo "odd $mode $round rc=$?"
+  python3 bench/rows.py $R/odd-$mode-$round.json
+  CROSSGEMM_ROW_COPY=$mode timeout 60 $B/crossgemm bench --first-call --pad 3 --shape 16x4096x4096 --dtypes f16 --epilogues none --cache-dir /tmp/cg-$BATCH-$mode --out $R --name pad3-$mode-$round > $R/pad3-$mode-$round.log 2>&1; echo "pad3 $mode $round rc=$?"
+  grep "^| 16x4096x4096 | skinny" $R/pad3-$mode-$round.md | cut -d"|" -f4-9
 done; done
 # Where a staged call's time goes: the GPU's own trace of each mode (nsys, if the machine
 # has it): the copies' and the kernel's durations and the gaps between them.
 NSYS=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys /usr/local/cuda/nsight-systems*/bin/nsys 2>/dev/null | head -1)
 echo "nsys: ${NSYS:-none}"
 if [ -n "$NSYS" ]; then for mode in kernel driver; do
-  CROSSGEMM_ROW_COPY=$mode timeout 120 $NSYS profile -o $R/trace-$mode --force-overwrite true --trace cuda $B/crossgemm bench --first-call --shape 3000x5000x700 --dtypes f16 --epilogues bias_relu --runs 10 --warmup 2 --cache-dir /tmp/cg-ad2-$mode --out $R --name nsys-$mode > $R/nsys-$mode.log 2>&1; echo "nsys $mode rc=$?"
+  CROSSGEMM_ROW_COPY=$mode timeout 120 $NSYS profile -o $R/trace-$mode --force-overwrite true --trace cuda $B/crossgemm bench --first-call --shape 3000x5000x700 --dtypes f16 --epilogues bias_relu --runs 10 --warmup 2 --cache-dir /tmp/cg-$BATCH-$mode --out $R --name nsys-$mode > $R/nsys-$mode.log 2>&1; echo "nsys $mode rc=$?"
   timeout 90 $NSYS stats --report cuda_gpu_kern_sum,cuda_gpu_mem_time_sum --format csv -o $R/stats-$mode $R/trace-$mode.nsys-rep > /dev/null 2>&1
   for f in $R/stats-$mode*.csv; do echo "== $f"; head -8 "$f" | cut -c1-200; done
   timeout 90 $NSYS stats --report cuda_gpu_trace --format csv -o $R/gputrace-$mode $R/trace-$mode.nsys-rep > /dev/null 2>&1
