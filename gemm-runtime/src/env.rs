@@ -106,8 +106,8 @@ pub const VARS: &[Var] = &[
     },
     Var {
         name: "CROSSGEMM_ROW_COPY",
-        accepts: "kernel (or empty), driver",
-        check: |v| row_copy_mode_name(v).map(|_| ()).ok_or_else(|| "kernel".into()),
+        accepts: "auto (or empty), kernel, driver",
+        check: |v| row_copy_mode_name(v).map(|_| ()).ok_or_else(|| "auto".into()),
     },
     Var {
         name: "CROSSGEMM_DUMP",
@@ -318,18 +318,20 @@ pub fn stage_mode() -> &'static str {
 /// The `CROSSGEMM_ROW_COPY` value `v` names, if any.
 pub fn row_copy_mode_name(v: &str) -> Option<&'static str> {
     match v.trim().to_ascii_lowercase().as_str() {
-        "" | "kernel" => Some("kernel"),
+        "" | "auto" => Some("auto"),
+        "kernel" => Some("kernel"),
         "driver" => Some("driver"),
         _ => None,
     }
 }
 
-/// `CROSSGEMM_ROW_COPY`: what copies staged operands' rows ([`crate::row_copy`]): a
-/// kernel of crossgemm's (`kernel`, the default) or the driver's 2-D copy (`driver`).
+/// `CROSSGEMM_ROW_COPY`: what copies staged operands' rows ([`crate::row_copy`]):
+/// `auto` (the default: the kernel where rows move in words of 8 bytes or more, else the
+/// driver's copy), `kernel` or `driver` always.
 pub fn row_copy_mode() -> &'static str {
     checked("CROSSGEMM_ROW_COPY")
         .and_then(|v| row_copy_mode_name(&v))
-        .unwrap_or("kernel")
+        .unwrap_or("auto")
 }
 
 /// `CROSSGEMM_LOG`: one stderr line per JIT compile and tune.

@@ -7,9 +7,15 @@
 //! misaligned rows below the device's copy bandwidth. The kernel gives a warp to each
 //! segment of a row and moves it in the widest words that every offset, pitch and length
 //! allows (8 bytes for 1400-byte rows into 1408-byte ones), several loads in flight a
-//! lane. `CROSSGEMM_ROW_COPY` (`kernel`, `driver`) picks one; the default is the kernel,
-//! falling back to the driver's copy (with a warning once) where the kernel cannot be
-//! built.
+//! lane.
+//!
+//! Which one (`CROSSGEMM_ROW_COPY`, default `auto`): the kernel where the rows move in
+//! words of [`KERNEL_MIN_WORD`] bytes or more, where it was measured faster (H200, batch
+//! ad2: 3000×5000×700's 1400-byte rows in 8-byte words, fused calls 0–6% faster); the
+//! driver's copy for narrower words (a K + 3 view's 2-byte words: ad2's first kernel took
+//! twice the driver's time; the segment kernel here is not measured there yet).
+//! `kernel` and `driver` force one. A kernel that does not build falls back to the
+//! driver's copy, with a warning once.
 
 use crate::device::{Device, KernelArg, RawBuffer, RowCopy};
 use crate::error::{GemmError, Result};
@@ -77,6 +83,9 @@ CG_ROW_COPY(2, ushort)
 CG_ROW_COPY(1, uchar)
 "#;
 
+/// The narrowest word (bytes) the default (`auto`) copies by kernel (see the module doc).
+pub(crate) const KERNEL_MIN_WORD: usize = 8;
+
 /// The word widths of the kernels, in bytes (`cg_row_copy_16` ... `cg_row_copy_1`).
 pub(crate) const WORD_BYTES: [usize; 5] = [16, 8, 4, 2, 1];
 
@@ -96,9 +105,15 @@ pub(crate) fn word_bytes(r: &RowCopy) -> usize {
 }
 
 /// Copies `r.rows` rows of `r.row_bytes` from `src` to `dst` on `dev`'s queue (not waited
-/// for), by the row-copy kernel or the driver's 2-D copy as `CROSSGEMM_ROW_COPY` says.
+/// for), by the row-copy kernel or the driver's 2-D copy as `CROSSGEMM_ROW_COPY` and the
+/// rows' word width say (module doc).
 pub(crate) fn copy_rows(dev: &Device, src: &RawBuffer, dst: &RawBuffer, r: RowCopy) -> Result<()> {
-    if crate::env::row_copy_mode() == "driver" || dev.info().kind == Backend::Host {
+    let by_driver = match crate::env::row_copy_mode() {
+        "driver" => true,
+        "kernel" => false,
+        _ => word_bytes(&r) < KERNEL_MIN_WORD,
+    };
+    if by_driver || dev.info().kind == Backend::Host {
         return dev.backend().copy_rows(src, dst, r);
     }
     match by_kernel(dev, src, dst, r) {
