@@ -102,12 +102,12 @@ pub const VARS: &[Var] = &[
     Var {
         name: "CROSSGEMM_STAGE",
         accepts: "auto (or empty), always, never",
-        check: |v| stage_mode_name(v).map(|_| ()).ok_or_else(|| "auto".into()),
+        check: |v| one_of(v, &STAGE_MODES).map(|_| ()).ok_or_else(|| "auto".into()),
     },
     Var {
         name: "CROSSGEMM_ROW_COPY",
         accepts: "auto (or empty), kernel, driver",
-        check: |v| row_copy_mode_name(v).map(|_| ()).ok_or_else(|| "auto".into()),
+        check: |v| one_of(v, &ROW_COPY_MODES).map(|_| ()).ok_or_else(|| "auto".into()),
     },
     Var {
         name: "CROSSGEMM_DUMP",
@@ -297,41 +297,38 @@ pub(crate) fn exp_defines() -> &'static [(String, u32)] {
     })
 }
 
-/// The `CROSSGEMM_STAGE` value `v` names, if any.
-pub fn stage_mode_name(v: &str) -> Option<&'static str> {
-    match v.trim().to_ascii_lowercase().as_str() {
-        "" | "auto" => Some("auto"),
-        "always" => Some("always"),
-        "never" => Some("never"),
-        _ => None,
+/// `v` as one of `names` (case and surrounding space ignored; empty is the first name,
+/// the default), if it is one.
+fn one_of(v: &str, names: &[&'static str]) -> Option<&'static str> {
+    let v = v.trim().to_ascii_lowercase();
+    if v.is_empty() {
+        return names.first().copied();
     }
+    names.iter().copied().find(|&n| n == v)
 }
+
+/// A variable whose value is one of `names` (unset or bad: the first).
+fn mode(var: &str, names: &[&'static str]) -> &'static str {
+    checked(var).and_then(|v| one_of(&v, names)).unwrap_or(names[0])
+}
+
+/// `CROSSGEMM_STAGE`'s values, the default first.
+const STAGE_MODES: [&str; 3] = ["auto", "always", "never"];
 
 /// `CROSSGEMM_STAGE`: whether launches copy misaligned operands into aligned scratch
 /// first: `auto` (the default: on problems of real work), `always` or `never`.
 pub fn stage_mode() -> &'static str {
-    checked("CROSSGEMM_STAGE")
-        .and_then(|v| stage_mode_name(&v))
-        .unwrap_or("auto")
+    mode("CROSSGEMM_STAGE", &STAGE_MODES)
 }
 
-/// The `CROSSGEMM_ROW_COPY` value `v` names, if any.
-pub fn row_copy_mode_name(v: &str) -> Option<&'static str> {
-    match v.trim().to_ascii_lowercase().as_str() {
-        "" | "auto" => Some("auto"),
-        "kernel" => Some("kernel"),
-        "driver" => Some("driver"),
-        _ => None,
-    }
-}
+/// `CROSSGEMM_ROW_COPY`'s values, the default first.
+const ROW_COPY_MODES: [&str; 3] = ["auto", "kernel", "driver"];
 
 /// `CROSSGEMM_ROW_COPY`: what copies staged operands' rows ([`crate::row_copy`]):
 /// `auto` (the default: the kernel where rows move in words of 8 bytes or more, else the
 /// driver's copy), `kernel` or `driver` always.
 pub fn row_copy_mode() -> &'static str {
-    checked("CROSSGEMM_ROW_COPY")
-        .and_then(|v| row_copy_mode_name(&v))
-        .unwrap_or("auto")
+    mode("CROSSGEMM_ROW_COPY", &ROW_COPY_MODES)
 }
 
 /// `CROSSGEMM_LOG`: one stderr line per JIT compile and tune.
@@ -480,6 +477,10 @@ mod tests {
         assert_eq!(parse_positive("abc"), None);
         assert_eq!(tune_mode_name(" Cached "), Some("cached"));
         assert_eq!(tune_mode_name("bogus"), None);
+        assert_eq!(one_of(" Kernel ", &ROW_COPY_MODES), Some("kernel"));
+        assert_eq!(one_of("", &ROW_COPY_MODES), Some("auto"));
+        assert_eq!(one_of("never", &STAGE_MODES), Some("never"));
+        assert_eq!(one_of("never", &ROW_COPY_MODES), None);
         for ok in ["cuda:0", "opencl:0:1", "host", "opencl-cpu", ""] {
             assert!(device_request_ok(ok), "{ok}");
         }
@@ -487,6 +488,8 @@ mod tests {
             assert!(!device_request_ok(bad), "{bad}");
         }
         let check = |name: &str, v: &str| (var(name).check)(v);
+        assert!(check("CROSSGEMM_ROW_COPY", "memcpy").is_err());
+        assert!(check("CROSSGEMM_ROW_COPY", "Driver").is_ok());
         assert!(check("CROSSGEMM_BINARY_CACHE_MB", "-1").is_err());
         assert!(check("CROSSGEMM_BINARY_CACHE_MB", "0").is_ok());
         assert!(check("CROSSGEMM_TUNE_MAX", "0").is_err());
