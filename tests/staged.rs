@@ -5,7 +5,7 @@
 //! default launch path, `run_with` every planned config, and the tuner. Each is checked
 //! against the host reference on the caller's own operands, and the staging counter says
 //! which operands were staged; a staging the driver refuses falls back to the operands
-//! where they lie. One test: the variables are set for the whole process.
+//! where they lie. One test: the variable is set for the whole process.
 
 mod common;
 
@@ -48,9 +48,6 @@ fn looked_up_staged<A: crossgemm::MatrixArg<f16, RowMajor>>(
 fn misaligned_operands_run_from_aligned_copies() {
     // The only test of this binary sets it, before any call reads it.
     std::env::set_var("CROSSGEMM_STAGE", "always");
-    // The row-copy kernel at every word width (the default takes it for 8-byte words
-    // only; the driver's copy has its own test beside the kernel's, in row_copy.rs).
-    std::env::set_var("CROSSGEMM_ROW_COPY", "kernel");
     for dev in devices() {
         let mut r = rng(61);
         let on = dev.info().to_string();

@@ -106,8 +106,8 @@ pub const VARS: &[Var] = &[
     },
     Var {
         name: "CROSSGEMM_ROW_COPY",
-        accepts: "auto (or empty), kernel, driver",
-        check: |v| one_of(v, &ROW_COPY_MODES).map(|_| ()).ok_or_else(|| "auto".into()),
+        accepts: "kernel (or empty), driver",
+        check: |v| one_of(v, &ROW_COPY_MODES).map(|_| ()).ok_or_else(|| "kernel".into()),
     },
     Var {
         name: "CROSSGEMM_DUMP",
@@ -322,11 +322,10 @@ pub fn stage_mode() -> &'static str {
 }
 
 /// `CROSSGEMM_ROW_COPY`'s values, the default first.
-const ROW_COPY_MODES: [&str; 3] = ["auto", "kernel", "driver"];
+const ROW_COPY_MODES: [&str; 2] = ["kernel", "driver"];
 
-/// `CROSSGEMM_ROW_COPY`: what copies staged operands' rows ([`crate::row_copy`]):
-/// `auto` (the default: the kernel where rows move in words of 8 bytes or more, else the
-/// driver's copy), `kernel` or `driver` always.
+/// `CROSSGEMM_ROW_COPY`: what copies staged operands' rows ([`crate::row_copy`]): a
+/// kernel of crossgemm's (`kernel`, the default) or the driver's 2-D copy (`driver`).
 pub fn row_copy_mode() -> &'static str {
     mode("CROSSGEMM_ROW_COPY", &ROW_COPY_MODES)
 }
@@ -478,7 +477,7 @@ mod tests {
         assert_eq!(tune_mode_name(" Cached "), Some("cached"));
         assert_eq!(tune_mode_name("bogus"), None);
         assert_eq!(one_of(" Kernel ", &ROW_COPY_MODES), Some("kernel"));
-        assert_eq!(one_of("", &ROW_COPY_MODES), Some("auto"));
+        assert_eq!(one_of("", &ROW_COPY_MODES), Some("kernel"));
         assert_eq!(one_of("never", &STAGE_MODES), Some("never"));
         assert_eq!(one_of("never", &ROW_COPY_MODES), None);
         for ok in ["cuda:0", "opencl:0:1", "host", "opencl-cpu", ""] {
