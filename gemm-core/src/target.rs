@@ -27,6 +27,15 @@ impl Backend {
             Backend::Host => "host",
         }
     }
+
+    /// The API's own spelling ("CUDA", "OpenCL"), as driver errors name it.
+    pub const fn api_name(self) -> &'static str {
+        match self {
+            Backend::Cuda => "CUDA",
+            Backend::Opencl => "OpenCL",
+            Backend::Host => "host",
+        }
+    }
 }
 
 /// Kind of OpenCL/CUDA device a target describes (used to match devices to targets).

@@ -144,10 +144,7 @@ fn run(call: &Call<'_, '_>, tk: &TargetKernel, cfg: TileConfig, plan: Option<(Pl
     let dims = cfg.launch(ir, call.problem, call.machine());
     if plan.is_some() && tune::take_launch_failure() {
         return Err(GemmError::Driver {
-            backend: match dev.info().kind {
-                Backend::Cuda => "CUDA",
-                _ => "OpenCL",
-            },
+            backend: dev.info().kind.api_name(),
             op: format!("launch of {}", ir.symbol()),
             message: "injected launch failure (crossgemm test)".to_string(),
             source: None,

@@ -21,14 +21,14 @@ use crate::device::{Device, KernelArg, RawBuffer, RowCopy};
 use crate::error::{GemmError, Result};
 use gemm_core::{Backend, LaunchDims};
 
-/// The row-copy kernels, one per word width (`cg_row_copy_W`, W bytes a word). A warp
-/// copies a segment of `32 * CG_U` words of a row, each lane `CG_U` words 32 apart, all
+/// The row-copy kernels, one per word width (`cg_row_copy_W`, W bytes a word), built with
+/// [`defines`]. A warp copies a segment of `32 * CG_U` words of a row, each lane `CG_U`
+/// words 32 apart, all
 /// loaded before any is stored: a warp that walked a long row a word a lane at a time had
 /// one load in flight, and a K + 3 view's 8-kB rows of 2-byte words took twice the
 /// driver's time (H200, batch ad2). Warps take (row, segment) pairs `8 * gridDim.x` apart;
 /// offsets and pitches are in words.
 pub(crate) const CUDA_SOURCE: &str = r#"
-#define CG_U 8
 #define CG_ROW_COPY(W, T)                                                                  \
 extern "C" __global__ void cg_row_copy_##W(const T* __restrict__ src, long src_off,        \
     long src_pitch, T* __restrict__ dst, long dst_off, long dst_pitch, int words, int rows) \
@@ -56,7 +56,6 @@ CG_ROW_COPY(1, unsigned char)
 
 /// [`CUDA_SOURCE`] in OpenCL C.
 const OPENCL_SOURCE: &str = r#"
-#define CG_U 8
 #define CG_ROW_COPY(W, T)                                                                  \
 __kernel void cg_row_copy_##W(__global const T* restrict src, long src_off,                \
     long src_pitch, __global T* restrict dst, long dst_off, long dst_pitch, int words,     \
@@ -90,8 +89,13 @@ pub(crate) const WORD_BYTES: [usize; 5] = [16, 8, 4, 2, 1];
 /// segment (the sources' `CG_U`), and the most blocks a launch has: enough to fill any
 /// GPU several times over, each block looping over further segments.
 const WARPS_PER_BLOCK: u32 = 8;
-const SEGMENT_WORDS: usize = 8;
+const SEGMENT_WORDS: u32 = 8;
 const MAX_BLOCKS: usize = 4096;
+
+/// The sources' compile-time constants.
+pub(crate) fn defines() -> [(String, u32); 1] {
+    [("CG_U".to_string(), SEGMENT_WORDS)]
+}
 
 /// The widest word (16, 8, 4, 2 or 1 bytes) that divides every offset, pitch and the row
 /// length of `r`, so that every word of every row is aligned (the buffers' bases are:
@@ -127,11 +131,7 @@ pub(crate) fn copy_rows(dev: &Device, src: &RawBuffer, dst: &RawBuffer, r: RowCo
 /// [`copy_rows`] by the kernel.
 fn by_kernel(dev: &Device, src: &RawBuffer, dst: &RawBuffer, r: RowCopy) -> Result<()> {
     let refuse = |message: String| GemmError::Driver {
-        backend: if dev.info().kind == Backend::Cuda {
-            "CUDA"
-        } else {
-            "OpenCL"
-        },
+        backend: dev.info().kind.api_name(),
         op: format!("row copy of {} rows of {} bytes", r.rows, r.row_bytes),
         message,
         source: None,
@@ -146,16 +146,16 @@ fn by_kernel(dev: &Device, src: &RawBuffer, dst: &RawBuffer, r: RowCopy) -> Resu
         return Ok(());
     }
     let w = word_bytes(&r);
-    let (words, rows) = (r.row_bytes / w, r.rows);
-    let (Ok(words), Ok(rows_i)) = (i32::try_from(words), i32::try_from(rows)) else {
+    let words = r.row_bytes / w;
+    let (Ok(words_i), Ok(rows_i)) = (i32::try_from(words), i32::try_from(r.rows)) else {
         return Err(refuse("more than 2^31 words a row or rows".into()));
     };
     let source = match dev.info().kind {
         Backend::Cuda => CUDA_SOURCE,
         _ => OPENCL_SOURCE,
     };
-    let kernel = dev.kernel(source, &format!("cg_row_copy_{w}"), &[], &Default::default())?;
-    let segments = rows * (r.row_bytes / w).div_ceil(32 * SEGMENT_WORDS);
+    let kernel = dev.kernel(source, &format!("cg_row_copy_{w}"), &defines(), &Default::default())?;
+    let segments = r.rows * words.div_ceil(32 * SEGMENT_WORDS as usize);
     let blocks = segments.div_ceil(WARPS_PER_BLOCK as usize).min(MAX_BLOCKS) as u32;
     let dims = LaunchDims {
         grid: [blocks, 1, 1],
@@ -171,7 +171,7 @@ fn by_kernel(dev: &Device, src: &RawBuffer, dst: &RawBuffer, r: RowCopy) -> Resu
         KernelArg::Buffer(dst),
         long(r.dst_off),
         long(r.dst_pitch),
-        KernelArg::Int(words),
+        KernelArg::Int(words_i),
         KernelArg::Int(rows_i),
     ];
     dev.backend().launch(&*kernel, dims, &args)

@@ -824,8 +824,13 @@ extern "C" __global__ void __cluster_dims__(4, 1, 1) resident(unsigned* count, u
         for cc in [80, 90] {
             for w in crate::row_copy::WORD_BYTES {
                 let symbol = format!("cg_row_copy_{w}");
-                let log = nvrtc_compile_check(crate::row_copy::CUDA_SOURCE, &symbol, cc.into(), &[])
-                    .unwrap_or_else(|e| panic!("sm_{cc} {symbol}: {e}"));
+                let log = nvrtc_compile_check(
+                    crate::row_copy::CUDA_SOURCE,
+                    &symbol,
+                    cc.into(),
+                    &crate::row_copy::defines(),
+                )
+                .unwrap_or_else(|e| panic!("sm_{cc} {symbol}: {e}"));
                 // On the H200, with other tests compiling for the device in the same process,
                 // NVRTC twice returned an empty log (batches ad2, ad3): the build and the symbol
                 // are checked above; the spill report where there is one.
