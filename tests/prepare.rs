@@ -22,6 +22,9 @@ fn unprepared(x: Matrix<f32>, w: Matrix<f32, ColMajor>) -> Matrix<f32> {
 
 #[test]
 fn prepare_compiles_the_table_configs_once_and_launches_use_them() {
+    // The only test of this binary sets it, before any call reads it: a view of odd
+    // pitch below is staged whatever its size.
+    std::env::set_var("CROSSGEMM_STAGE", "always");
     let Some(dev) = opencl_device_for("prepare", prepared::spec()) else {
         return;
     };
@@ -44,7 +47,10 @@ fn prepare_compiles_the_table_configs_once_and_launches_use_them() {
             "{cfg} {shape:?}"
         );
     }
-    let built = r.prepared.len() as u64;
+    // And the row copies of staged f32 operands: words of 4, 8 or 16 bytes.
+    assert_eq!(r.helpers, ["cg_row_copy_16", "cg_row_copy_8", "cg_row_copy_4"], "{r:?}");
+    assert!(r.failed_helpers.is_empty(), "{r:?}");
+    let built = (r.prepared.len() + r.helpers.len()) as u64;
     assert_eq!(compiles() - before, built);
 
     // Again: in the device's kernel map already.
@@ -67,8 +73,34 @@ fn prepare_compiles_the_table_configs_once_and_launches_use_them() {
         "prepared",
     );
 
-    // No table, nothing to prepare.
+    // X as a view of odd pitch (rows of K + 1 floats, 4-byte aligned) is staged: its rows
+    // copied by the prepared row copy into rows of K floats, which the prepared config
+    // reads as it read the packed X (K is a multiple of 4). Nothing compiles.
+    let wide_data = ramp(m * (k + 1), 3);
+    let wide = Matrix::<f32>::from_host(&dev, m, k + 1, &wide_data).unwrap();
+    let xv = wide.strided(0, m, k, k + 1).unwrap();
+    let staged = crossgemm::__private::staged_operands();
+    prepared::run_with(&cfg, &xv, &w, &mut out).unwrap();
+    assert_eq!(crossgemm::__private::staged_operands() - staged, 1, "X was staged");
+    assert_eq!(
+        compiles() - before,
+        built,
+        "the staged launch used the prepared row copy"
+    );
+    let packed: Vec<f32> = wide_data.chunks(k + 1).flat_map(|row| &row[..k]).copied().collect();
+    let xp = Matrix::<f32>::from_host(&dev, m, k, &packed).unwrap();
+    assert_close(
+        &out.to_host().unwrap(),
+        &prepared::reference(&xp, &w).unwrap(),
+        k,
+        false,
+        "prepared, staged",
+    );
+
+    // No table: only the row copies, built already.
     let none = unprepared::prepare(&dev).unwrap();
     assert!(none.prepared.is_empty() && none.failed.is_empty());
+    assert_eq!(none.helpers, r.helpers);
+    assert_eq!(compiles() - before, built);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -147,12 +147,14 @@ macro_rules! check_views {
 
 #[test]
 fn every_config_on_views_f16() {
+    let _narrowed = narrowed_run_check();
     check_views!(v_f16_rc, f16, RowMajor, f16, ColMajor, f16, RowMajor, false, 41);
     check_views!(v_f16_cr, f16, ColMajor, f16, RowMajor, f32, ColMajor, false, 42);
 }
 
 #[test]
 fn every_config_on_views_f32_tf32() {
+    let _narrowed = narrowed_run_check();
     check_views!(v_f32_rr, f32, RowMajor, f32, RowMajor, f32, RowMajor, false, 43);
     check_views!(v_tf32_rc, f32, RowMajor, f32, ColMajor, f32, RowMajor, true, 44);
 }

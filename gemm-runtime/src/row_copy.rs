@@ -109,7 +109,7 @@ pub(crate) fn word_bytes(r: &RowCopy) -> usize {
 /// for), by the row-copy kernel or, under `CROSSGEMM_ROW_COPY=driver`, the driver's 2-D
 /// copy.
 pub(crate) fn copy_rows(dev: &Device, src: &RawBuffer, dst: &RawBuffer, r: RowCopy) -> Result<()> {
-    if crate::env::row_copy_mode() == "driver" || dev.info().kind == Backend::Host {
+    if !copies_by_kernel(dev) {
         return dev.backend().copy_rows(src, dst, r);
     }
     match by_kernel(dev, src, dst, r) {
@@ -126,6 +126,36 @@ pub(crate) fn copy_rows(dev: &Device, src: &RawBuffer, dst: &RawBuffer, r: RowCo
         }
         other => other,
     }
+}
+
+/// Whether [`copy_rows`] launches the kernel on `dev` (not the driver's copy: under
+/// `CROSSGEMM_ROW_COPY=driver`, or on the host).
+pub(crate) fn copies_by_kernel(dev: &Device) -> bool {
+    crate::env::row_copy_mode() == "kernel" && dev.info().kind != Backend::Host
+}
+
+/// The entry points a copy of rows of `element_bytes`-byte elements may launch: its
+/// offsets, pitches and lengths are whole elements, so its words are at least one wide.
+pub(crate) fn symbols_for(element_bytes: usize) -> Vec<String> {
+    WORD_BYTES
+        .into_iter()
+        .filter(|&w| w >= element_bytes)
+        .map(symbol)
+        .collect()
+}
+
+fn symbol(word_bytes: usize) -> String {
+    format!("cg_row_copy_{word_bytes}")
+}
+
+/// The kernel `symbol` for `dev`, compiled (or loaded from the device's kernel map or the
+/// binary cache on disk) as a copy launches it; [`crate::tune::prepare`] builds them ahead.
+pub(crate) fn kernel(dev: &Device, symbol: &str) -> Result<std::sync::Arc<dyn std::any::Any + Send + Sync>> {
+    let source = match dev.info().kind {
+        Backend::Cuda => CUDA_SOURCE,
+        _ => OPENCL_SOURCE,
+    };
+    dev.kernel(source, symbol, &defines(), &Default::default())
 }
 
 /// [`copy_rows`] by the kernel.
@@ -150,11 +180,7 @@ fn by_kernel(dev: &Device, src: &RawBuffer, dst: &RawBuffer, r: RowCopy) -> Resu
     let (Ok(words_i), Ok(rows_i)) = (i32::try_from(words), i32::try_from(r.rows)) else {
         return Err(refuse("more than 2^31 words a row or rows".into()));
     };
-    let source = match dev.info().kind {
-        Backend::Cuda => CUDA_SOURCE,
-        _ => OPENCL_SOURCE,
-    };
-    let kernel = dev.kernel(source, &format!("cg_row_copy_{w}"), &defines(), &Default::default())?;
+    let kernel = kernel(dev, &symbol(w))?;
     let segments = r.rows * words.div_ceil(32 * SEGMENT_WORDS as usize);
     let blocks = segments.div_ceil(WARPS_PER_BLOCK as usize).min(MAX_BLOCKS) as u32;
     let dims = LaunchDims {

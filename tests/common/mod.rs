@@ -321,7 +321,62 @@ fn all_planned(
 /// Whether `CROSSGEMM_TEST_CONFIGS`, where set, keeps `config` (its description contains
 /// the variable's text): for tests that run configs of their own rather than planned ones.
 pub fn kept_by_filter(config: &crossgemm::TileConfig) -> bool {
-    configs_filter().is_none_or(|o| config.to_string().contains(&o))
+    let Some(filter) = configs_filter() else {
+        return true;
+    };
+    let kept = config.to_string().contains(&filter);
+    if kept {
+        KEPT.with(|k| k.set(k.get() + 1));
+    }
+    kept
+}
+
+thread_local! {
+    /// Configs `CROSSGEMM_TEST_CONFIGS` kept on this thread (a test's) since its
+    /// [`narrowed_run_check`].
+    static KEPT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Fails the test it is made in, when dropped at its end, if `CROSSGEMM_TEST_CONFIGS`
+/// narrowed the run, the run named the test (a filter argument that is part of its name)
+/// and the variable kept none of the configs the test looked at: such a run (a
+/// sanitizer's, say, after a config's description changed) checked nothing. A narrowed
+/// run of a whole test binary reaches tests of other families, which pass as before.
+#[must_use = "the check runs when it is dropped, at the end of the test"]
+pub struct NarrowedRunCheck(());
+
+/// [`NarrowedRunCheck`], from here on.
+pub fn narrowed_run_check() -> NarrowedRunCheck {
+    KEPT.with(|k| k.set(0));
+    NarrowedRunCheck(())
+}
+
+impl Drop for NarrowedRunCheck {
+    fn drop(&mut self) {
+        let Some(filter) = configs_filter() else {
+            return;
+        };
+        // libtest runs each test on a thread named after it.
+        let test = std::thread::current().name().unwrap_or_default().to_string();
+        if !std::thread::panicking() && KEPT.with(|k| k.get()) == 0 && named_by_run(&test) {
+            panic!("{test}: CROSSGEMM_TEST_CONFIGS={filter:?} keeps none of its configs: nothing was checked");
+        }
+    }
+}
+
+/// Whether the test binary's filter arguments name `test` (one is part of its name).
+fn named_by_run(test: &str) -> bool {
+    // libtest's options that take a value as the next argument.
+    const VALUED: [&str; 6] = ["--test-threads", "--logfile", "--skip", "--format", "--color", "-Z"];
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if VALUED.contains(&a.as_str()) {
+            args.next();
+        } else if !a.starts_with('-') && test.contains(&a) {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether `spec`'s target for `dev` plans wgmma configs that fit it, whatever

@@ -15,6 +15,12 @@ use crate::spec::KernelSpec;
 use gemm_core::TileConfig;
 use std::time::Instant;
 
+/// One compile of [`prepare`].
+enum Job<'a> {
+    Config(&'a gemm_core::table::Build),
+    RowCopy(&'a str),
+}
+
 /// What [`prepare`] compiled.
 #[derive(Clone, Debug, Default)]
 pub struct PrepareReport {
@@ -24,6 +30,14 @@ pub struct PrepareReport {
     pub prepared: Vec<(TileConfig, [usize; 3])>,
     /// Configs whose compile failed, with why (their first launch falls back as usual).
     pub failed: Vec<(TileConfig, String)>,
+    /// The runtime's own kernels compiled with them: the row copies a call whose operands
+    /// are staged launches (`cg_row_copy_8`: 8-byte words; see the README's "Staged
+    /// operands"), those its element size allows; none where staging is off
+    /// (`CROSSGEMM_STAGE=never`), rows are copied by the driver
+    /// (`CROSSGEMM_ROW_COPY=driver`) or the device is the host.
+    pub helpers: Vec<String>,
+    /// Helpers whose compile failed, with why (staging then copies rows by the driver).
+    pub failed_helpers: Vec<(String, String)>,
     /// Wall time of the whole preparation, ms.
     pub ms: f64,
 }
@@ -34,40 +48,55 @@ pub struct PrepareReport {
 /// the shape it was measured at, as a launch of it runs (`gemm_core::table::builds`:
 /// misaligned operands staged), which is the variant of every shape of its class on
 /// families whose defines do not depend on the shape (wgmma) and of aligned shapes on the
-/// others. Tunes and checks nothing; without a table (or with `CROSSGEMM_IGNORE_TABLES`)
-/// there is nothing to do.
+/// others. Also the row-copy kernels a staged call launches ([`PrepareReport::helpers`]).
+/// Tunes and checks nothing; without a table (or with `CROSSGEMM_IGNORE_TABLES`) only
+/// the row copies are built.
 pub fn prepare(spec: &'static KernelSpec, dev: &Device) -> Result<PrepareReport> {
     let start = Instant::now();
     let tk = spec.target_for(dev)?;
     let ir = spec.ir();
     let builds = gemm_core::table::builds(ir, tk.backend, table::for_device(tk, &dev.info().name));
     let symbol = ir.symbol();
-    let compiled = super::pool::map(&builds, |b| {
-        tk.source_of(&b.config)
+    // The row copies a staged call of this kernel may launch (the first staged call of a
+    // process would compile them), in the same pool as the configs.
+    let helpers = if crate::env::stage_mode() != "never" && crate::row_copy::copies_by_kernel(dev) {
+        crate::row_copy::symbols_for(ir.ab_dtype.size() as usize)
+    } else {
+        Vec::new()
+    };
+    let jobs: Vec<Job> = (builds.iter().map(Job::Config))
+        .chain(helpers.iter().map(|h| Job::RowCopy(h)))
+        .collect();
+    let compiled = super::pool::map(&jobs, |job| match job {
+        Job::Config(b) => tk
+            .source_of(&b.config)
             .and_then(|source| dev.kernel(source, &symbol, &b.defines, &b.config.compile_needs()))
-            .map(|_| ())
+            .map(|_| ()),
+        Job::RowCopy(h) => crate::row_copy::kernel(dev, h).map(|_| ()),
     });
     let mut report = PrepareReport {
         target: tk.target.to_string(),
         ..PrepareReport::default()
     };
     // In table order, whatever the threads' order.
-    for (b, r) in builds.iter().zip(compiled) {
-        match r {
-            Ok(()) => report.prepared.push((b.config, b.shape)),
-            Err(e) => report
-                .failed
-                .push((b.config, super::first_line(&e.to_string()).to_string())),
+    for (job, r) in jobs.iter().zip(compiled) {
+        let why = |e: GemmError| super::first_line(&e.to_string()).to_string();
+        match (job, r) {
+            (Job::Config(b), Ok(())) => report.prepared.push((b.config, b.shape)),
+            (Job::Config(b), Err(e)) => report.failed.push((b.config, why(e))),
+            (Job::RowCopy(h), Ok(())) => report.helpers.push(h.to_string()),
+            (Job::RowCopy(h), Err(e)) => report.failed_helpers.push((h.to_string(), why(e))),
         }
     }
     report.ms = start.elapsed().as_secs_f64() * 1e3;
     if crate::env::log() {
         eprintln!(
-            "crossgemm: prepared `{}` on {}: {} config(s) compiled, {} failed, {:.0} ms",
+            "crossgemm: prepared `{}` on {}: {} config(s) and {} row copies compiled, {} failed, {:.0} ms",
             spec.name,
             dev.info().id,
             report.prepared.len(),
-            report.failed.len(),
+            report.helpers.len(),
+            report.failed.len() + report.failed_helpers.len(),
             report.ms
         );
     }

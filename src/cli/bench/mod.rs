@@ -619,10 +619,11 @@ fn prepare_all(bench: &Bench<'_>, cases: &[Case], rep: &mut Report) {
         done.push(entry.spec);
         let note = match crossgemm::tune::prepare(entry.spec, &bench.dev) {
             Ok(r) => format!(
-                "prepare `{}`: {} config(s) compiled, {} failed, {:.0} ms",
+                "prepare `{}`: {} config(s) and {} row copies compiled, {} failed, {:.0} ms",
                 entry.spec.name,
                 r.prepared.len(),
-                r.failed.len(),
+                r.helpers.len(),
+                r.failed.len() + r.failed_helpers.len(),
                 r.ms
             ),
             Err(e) => format!(
