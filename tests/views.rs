@@ -37,13 +37,11 @@ fn v_bf16_fused(
 }
 
 /// Where a view lies: (leading-dimension padding in elements, offset in elements).
-/// 16-byte multiples for every dtype, then odd ones that break every vector path.
-const GEOMETRIES: [(usize, usize); 2] = [(16, 32), (3, 5)];
-
-/// A buffer of `elems` random elements (any layout: only its memory is used).
-fn backing<T: Element, L: LayoutType>(dev: &Device, r: &mut rand::rngs::StdRng, elems: usize) -> Matrix<T, L> {
-    mat::<T, L>(dev, r, elems, 1)
-}
+/// 16-byte multiples for every dtype, then odd ones that break every vector path, then
+/// rows that start on 16-byte boundaries while K = 77 or 45 is not a multiple of a chunk
+/// (leading dimensions 80 and 48): the last chunk of each row crosses the extent into the
+/// NaN padding.
+const GEOMETRIES: [(usize, usize); 3] = [(16, 32), (3, 5), (3, 8)];
 
 /// The contiguous extent of a stored `rows × cols` matrix in layout `L`.
 fn inner<L: LayoutType>(rows: usize, cols: usize) -> usize {
@@ -54,7 +52,9 @@ fn inner<L: LayoutType>(rows: usize, cols: usize) -> usize {
 }
 
 /// A buffer and the geometry of a `rows × cols` view in it with `pad` extra elements per
-/// stored row and its first element at `offset`.
+/// stored row and its first element at `offset`: random values in the view, NaN around
+/// it, so that a kernel that lets an element past the view's extent into a sum (a
+/// 16-byte chunk that crosses K, read whole) gives NaN, whatever the other operand holds.
 fn strided_buffer<T: Element, L: LayoutType>(
     dev: &Device,
     r: &mut rand::rngs::StdRng,
@@ -65,7 +65,12 @@ fn strided_buffer<T: Element, L: LayoutType>(
     let inner = inner::<L>(rows, cols);
     let ld = inner + pad;
     let outer = rows * cols / inner.max(1);
-    (backing::<T, L>(dev, r, offset + outer * ld + pad), offset, ld)
+    let mut data = vec![T::from_f32(f32::NAN); offset + outer * ld + pad];
+    let inside = values::<T>(r, rows * cols);
+    for (o, row) in inside.chunks(inner.max(1)).enumerate() {
+        data[offset + o * ld..][..row.len()].copy_from_slice(row);
+    }
+    (Matrix::from_host(dev, data.len(), 1, &data).unwrap(), offset, ld)
 }
 
 /// Asserts that `after` equals `before` at every element outside the `rows × cols` view

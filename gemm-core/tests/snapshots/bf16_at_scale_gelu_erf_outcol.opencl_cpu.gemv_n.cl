@@ -85,14 +85,17 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N, const __g
 #define CG_LOAD_X_STEP(i, k, dst) for (int e = 0; e < CG_VEC; ++e) dst[e] = CG_X(i, (k) + e)
 #endif
 
-/* CG_VEC consecutive elements from p + i (16 bytes, 16-byte aligned), as floats. */
-static inline void cg_chunk(const __global ushort* p, long i, float* out) {
-    const uint4 w = *(const __global uint4*)(p + i);
+/* The CG_VEC elements of a 16-byte chunk in registers, as floats. */
+static inline void cg_unpack4(uint4 w, float* out) {
     const uint u[4] = {w.x, w.y, w.z, w.w};
     for (int e = 0; e < 4; ++e) {
         out[2 * e] = as_float(u[e] << 16);
         out[2 * e + 1] = as_float(u[e] & 0xffff0000u);
     }
+}
+/* CG_VEC consecutive elements from p + i (16 bytes, 16-byte aligned), as floats. */
+static inline void cg_chunk(const __global ushort* p, long i, float* out) {
+    cg_unpack4(*(const __global uint4*)(p + i), out);
 }
 
 __kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))

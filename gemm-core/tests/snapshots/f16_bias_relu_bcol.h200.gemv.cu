@@ -87,8 +87,8 @@ static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
 #define CG_LDW ld0
 #define CG_X_ROWS 1
 #define CG_VEC_OK (B_VEC && A_VEC)
-#define CG_LOAD_X_VEC(i, k, dst) cg_unpack(cg_ld16(gx + (long)(i) * CG_LDX + (k)), dst)
-#define CG_LOAD_X(i, k) cg_elem(gx[(long)(i) * CG_LDX + (k)])
+#define CG_LOAD_X_VEC(i, k, dst) { cg_unpack(cg_ld16(gx + (long)(i) * CG_LDX + (k)), dst); cg_mask_k(dst, (k), K); }
+#define CG_LOAD_X_WIN(i, k, dst) { cg_win_unpack(cg_win_load(gx + (long)(i) * CG_LDX + (k), K - (k)), dst); cg_mask_k(dst, (k), K); }
 #else
 #define CG_R M
 #define CG_C N
@@ -98,8 +98,8 @@ static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
 #define CG_LDW ld1
 #define CG_X_ROWS 1
 #define CG_VEC_OK (A_VEC && B_VEC)
-#define CG_LOAD_X_VEC(i, k, dst) cg_unpack(cg_ld16(gx + (long)(i) * CG_LDX + (k)), dst)
-#define CG_LOAD_X(i, k) cg_elem(gx[(long)(i) * CG_LDX + (k)])
+#define CG_LOAD_X_VEC(i, k, dst) { cg_unpack(cg_ld16(gx + (long)(i) * CG_LDX + (k)), dst); cg_mask_k(dst, (k), K); }
+#define CG_LOAD_X_WIN(i, k, dst) { cg_win_unpack(cg_win_load(gx + (long)(i) * CG_LDX + (k), K - (k)), dst); cg_mask_k(dst, (k), K); }
 #endif
 
 static __device__ __forceinline__ float cg_elem(cg_ab_t x) { return cg_f16_to_f32(x); }
@@ -120,6 +120,48 @@ static __device__ __forceinline__ void cg_unpack(const cg_u4& v, float* f) {
     }
 }
 
+/* The elements k + e >= K of a row's CG_VEC from k read as zeros (in X and W alike: what
+   lies past K, the rest of a padded row or the next row, may be anything, NaN too). */
+static __device__ __forceinline__ void cg_mask_k(float* f, int k, int K) {
+    if (k + CG_VEC > K) {
+#pragma unroll
+        for (int e = 0; e < CG_VEC; ++e)
+            if (k + e >= K) f[e] = 0.0f;
+    }
+}
+/* CG_VEC elements of a K-contiguous row from p, where p may lie at any element of a
+   16-byte chunk (a pitch, view offset or batch stride that is not a multiple of CG_VEC):
+   the aligned chunk holding p and, where the window reaches an element below K into it
+   (`left`: the row's elements from p on), the next one; `off` bytes of p into the first.
+   No byte outside the chunks holding elements of the row is read. */
+struct cg_win {
+    cg_u4 lo, hi;
+    unsigned off;
+};
+static __device__ __forceinline__ cg_win cg_win_load(const cg_ab_t* p, int left) {
+    cg_win w;
+    w.off = (unsigned)(unsigned long long)p & 15u;
+    const cg_ab_t* c = p - w.off / (unsigned)sizeof(cg_ab_t);
+    w.lo = cg_ld16(c);
+    const int valid = left < CG_VEC ? left : CG_VEC;
+    w.hi = w.off + valid * (unsigned)sizeof(cg_ab_t) > 16u ? cg_ld16(c + CG_VEC) : cg_u4{0u, 0u, 0u, 0u};
+    return w;
+}
+/* A window's elements as floats: its two chunks shifted down by `off` bytes, by whole
+   words through selects (no indexing, which would put the words in local memory), then
+   by the rest through funnel shifts. */
+static __device__ __forceinline__ void cg_win_unpack(const cg_win& w, float* f) {
+    unsigned x0 = w.lo.x, x1 = w.lo.y, x2 = w.lo.z, x3 = w.lo.w, x4 = w.hi.x, x5 = w.hi.y, x6 = w.hi.z, x7 = w.hi.w;
+    if (w.off & 8u) { x0 = x2; x1 = x3; x2 = x4; x3 = x5; x4 = x6; x5 = x7; }
+    if (w.off & 4u) { x0 = x1; x1 = x2; x2 = x3; x3 = x4; x4 = x5; }
+    const unsigned sh = (w.off & 3u) * 8u;
+    cg_u4 v;
+    v.x = __funnelshift_r(x0, x1, sh);
+    v.y = __funnelshift_r(x1, x2, sh);
+    v.z = __funnelshift_r(x2, x3, sh);
+    v.w = __funnelshift_r(x3, x4, sh);
+    cg_unpack(v, f);
+}
 /* X has CG_R <= MR rows, W CG_C columns (its K-contiguous rows); C(i, j) = X(i) . W(j),
    stored at (i, j) of the output, or at (j, i) turned around. */
 extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bias_relu_ca192860(int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2, int nbatch) {
@@ -138,7 +180,8 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bias_relu_ca1928
         for (int c = 0; c < COLS; ++c) acc[i][c] = 0.0f;
 
     if (CG_VEC_OK) {
-        /* Every row of X and W is a whole number of 16-byte chunks. */
+        /* Every row of X and W starts on a 16-byte boundary: whole chunks (the one that
+           crosses K masked). */
 #pragma unroll 2
         for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
             /* Rows past CG_R and columns past CG_C read the last one instead (always in
@@ -163,7 +206,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bias_relu_ca1928
                 const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
                 (void)n;
                 float b[CG_VEC];
-                cg_unpack(braw[c], b);
+                cg_unpack(braw[c], b); cg_mask_k(b, k, K);
 #pragma unroll
                 for (int i = 0; i < MR; ++i)
 #pragma unroll
@@ -171,18 +214,36 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bias_relu_ca1928
             }
         }
     } else {
-        for (int k = part * 32 + lane; k < K; k += KSPLIT * 32) {
-            float a[MR];
+        /* Rows at any element alignment: the same walk, each lane's CG_VEC elements of a
+           row from the one or two aligned chunks that hold them (`cg_win`), every
+           column's loads in flight before the first shift. Not unrolled: twice the
+           chunks a step already, and unrolled ptxas took 102 registers for MR = 1,
+           COLS = 4 (63 not) and spilled at MR = 4, COLS = 2, KSPLIT = 2. */
+#pragma unroll 1
+        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
+            float a[MR][CG_VEC];
 #pragma unroll
-            for (int i = 0; i < MR; ++i) a[i] = i < CG_R ? CG_LOAD_X(i, k) : 0.0f;
+            for (int d = 0; d < MR; ++d) {
+                const int i = d < CG_R ? d : CG_R - 1;
+                CG_LOAD_X_WIN(i, k, a[d]);
+            }
+            cg_win braw[COLS];
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
-                const int n = n0 + c;
-                if (n < CG_C) {
-                    const float b = cg_elem(gw[(long)n * CG_LDW + k]);
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                (void)n;
+                braw[c] = cg_win_load(gw + (long)n * CG_LDW + k, K - k);
+            }
 #pragma unroll
-                    for (int i = 0; i < MR; ++i) acc[i][c] = fmaf(a[i], b, acc[i][c]);
-                }
+            for (int c = 0; c < COLS; ++c) {
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                (void)n;
+                float b[CG_VEC];
+                cg_win_unpack(braw[c], b); cg_mask_k(b, k, K);
+#pragma unroll
+                for (int i = 0; i < MR; ++i)
+#pragma unroll
+                    for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fmaf(a[i][e], b[e], acc[i][c]);
             }
         }
     }

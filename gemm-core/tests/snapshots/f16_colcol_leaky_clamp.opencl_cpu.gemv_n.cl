@@ -75,10 +75,13 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N, float p2)
 #error "this gemv_n form streams B, which must be row-major (N-contiguous)"
 #endif
 
+/* The CG_VEC elements of a 16-byte chunk in registers, as floats. */
+static inline void cg_unpack4(uint4 w, float* out) {
+    vstore8(vload_half8(0, (const __private half*)&w), 0, out);
+}
 /* CG_VEC consecutive elements from p + i (16 bytes, 16-byte aligned), as floats. */
 static inline void cg_chunk(const __global ushort* p, long i, float* out) {
-    const uint4 w = *(const __global uint4*)(p + i);
-    vstore8(vload_half8(0, (const __private half*)&w), 0, out);
+    cg_unpack4(*(const __global uint4*)(p + i), out);
 }
 
 __kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))

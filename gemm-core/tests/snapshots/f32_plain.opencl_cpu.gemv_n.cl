@@ -74,9 +74,13 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N) {
 #define CG_LOAD_X_STEP(i, k, dst) if (CG_X_VEC) { cg_chunk(gx, (long)(i) * CG_LDX + (k), dst); } else { for (int e = 0; e < CG_VEC; ++e) dst[e] = CG_X(i, (k) + e); }
 #endif
 
+/* The CG_VEC elements of a 16-byte chunk in registers, as floats. */
+static inline void cg_unpack4(uint4 w, float* out) {
+    vstore4(as_float4(w), 0, out);
+}
 /* CG_VEC consecutive elements from p + i (16 bytes, 16-byte aligned), as floats. */
 static inline void cg_chunk(const __global float* p, long i, float* out) {
-    vstore4(*(const __global float4*)(p + i), 0, out);
+    cg_unpack4(*(const __global uint4*)(p + i), out);
 }
 
 __kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))

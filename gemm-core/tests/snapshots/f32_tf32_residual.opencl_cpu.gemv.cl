@@ -65,15 +65,56 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N, const __g
 #define CG_LDW ld0
 #define CG_X_ROWS 0
 #define CG_VEC_OK A_VEC
-#define CG_LOAD_X_VEC(i, k, dst) for (int e = 0; e < CG_VEC; ++e) dst[e] = cg_ld_f32(gx, (long)((k) + e) * CG_LDX + (i))
-#define CG_LOAD_X(i, k) cg_ld_f32(gx, (long)(k) * CG_LDX + (i))
+#define CG_LOAD_X_VEC(i, k, dst) for (int e = 0; e < CG_VEC; ++e) dst[e] = (k) + e < K ? cg_ld_f32(gx, (long)((k) + e) * CG_LDX + (i)) : 0.0f
+#define CG_LOAD_X_WIN(i, k, dst) for (int e = 0; e < CG_VEC; ++e) dst[e] = (k) + e < K ? cg_ld_f32(gx, (long)((k) + e) * CG_LDX + (i)) : 0.0f
 #else
 #error "this gemv form streams B, which must be column-major (K-contiguous)"
 #endif
 
+/* The CG_VEC elements of a 16-byte chunk in registers, as floats. */
+static inline void cg_unpack4(uint4 w, float* out) {
+    vstore4(as_float4(w), 0, out);
+}
 /* CG_VEC consecutive elements from p + i (16 bytes, 16-byte aligned), as floats. */
 static inline void cg_chunk(const __global float* p, long i, float* out) {
-    vstore4(*(const __global float4*)(p + i), 0, out);
+    cg_unpack4(*(const __global uint4*)(p + i), out);
+}
+
+/* The elements k + e >= K of a row's CG_VEC from k read as zeros (in X and W alike:
+   what lies past K may be anything, NaN too). */
+static inline void cg_mask_k(float* f, int k, int K) {
+    if (k + CG_VEC > K)
+        for (int e = 0; e < CG_VEC; ++e)
+            if (k + e >= K) f[e] = 0.0f;
+}
+/* CG_VEC elements of a K-contiguous row from p, where p may lie at any element of a
+   16-byte chunk: the aligned chunk holding p and, where the window reaches an element
+   below K into it (`left`: the row's elements from p on), the next one; `off` bytes of p
+   into the first. No byte outside the chunks holding elements of the row is read. */
+typedef struct {
+    uint4 lo, hi;
+    uint off;
+} cg_win;
+static inline cg_win cg_win_load(const __global float* p, int left) {
+    cg_win w;
+    w.off = (uint)((ulong)p & 15);
+    const __global uint4* c = (const __global uint4*)(p - w.off / sizeof(float));
+    w.lo = c[0];
+    const int valid = left < CG_VEC ? left : CG_VEC;
+    w.hi = w.off + valid * sizeof(float) > 16 ? c[1] : (uint4)(0u);
+    return w;
+}
+static inline uint cg_fsr(uint lo, uint hi, uint sh) {
+    return sh ? (lo >> sh) | (hi << (32u - sh)) : lo;
+}
+/* A window's elements as floats: its two chunks shifted down by `off` bytes, by whole
+   words through selects, then by the rest. */
+static inline void cg_win_unpack(cg_win w, float* out) {
+    uint x0 = w.lo.x, x1 = w.lo.y, x2 = w.lo.z, x3 = w.lo.w, x4 = w.hi.x, x5 = w.hi.y, x6 = w.hi.z, x7 = w.hi.w;
+    if (w.off & 8u) { x0 = x2; x1 = x3; x2 = x4; x3 = x5; x4 = x6; x5 = x7; }
+    if (w.off & 4u) { x0 = x1; x1 = x2; x2 = x3; x3 = x4; x4 = x5; }
+    const uint sh = (w.off & 3u) * 8u;
+    cg_unpack4((uint4)(cg_fsr(x0, x1, sh), cg_fsr(x1, x2, sh), cg_fsr(x2, x3, sh), cg_fsr(x3, x4, sh)), out);
 }
 
 __kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))
@@ -90,10 +131,11 @@ void cg_f32_tf32_residual_33093ad6(int M, int N, int K, __global float* restrict
     for (int i = 0; i < MR; ++i)
         for (int c = 0; c < COLS; ++c) acc[i][c] = 0.0f;
 
+    /* Rows past CG_R and columns past CG_C read the last one (in bounds: M, N >= 1 at
+       launch); those sums are never stored. Where every row of X and W starts on a
+       16-byte boundary, whole chunks (the one that crosses K masked); elsewhere each
+       work-item's CG_VEC elements of a row from the aligned chunks that hold them. */
     if (CG_VEC_OK) {
-        /* Every row of X and W is a whole number of chunks. Rows past CG_R and columns
-           past CG_C read the last one (in bounds: M, N >= 1 at launch); those sums are
-           never stored. */
         for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
             float a[MR][CG_VEC];
             for (int d = 0; d < MR; ++d) {
@@ -103,21 +145,24 @@ void cg_f32_tf32_residual_33093ad6(int M, int N, int K, __global float* restrict
             for (int c = 0; c < COLS; ++c) {
                 const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
                 float b[CG_VEC];
-                cg_chunk(gw, (long)nn * CG_LDW + k, b);
+                cg_chunk(gw, (long)nn * CG_LDW + k, b); cg_mask_k(b, k, K);
                 for (int i = 0; i < MR; ++i)
                     for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fma(a[i][e], b[e], acc[i][c]);
             }
         }
     } else {
-        for (int k = part * 32 + lane; k < K; k += KSPLIT * 32) {
-            float a[MR];
-            for (int i = 0; i < MR; ++i) a[i] = i < CG_R ? CG_LOAD_X(i, k) : 0.0f;
+        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
+            float a[MR][CG_VEC];
+            for (int d = 0; d < MR; ++d) {
+                const int i = d < CG_R ? d : CG_R - 1;
+                CG_LOAD_X_WIN(i, k, a[d]);
+            }
             for (int c = 0; c < COLS; ++c) {
-                const int nn = n0 + c;
-                if (nn < CG_C) {
-                    const float b = cg_ld_f32(gw, (long)nn * CG_LDW + k);
-                    for (int i = 0; i < MR; ++i) acc[i][c] = fma(a[i], b, acc[i][c]);
-                }
+                const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                float b[CG_VEC];
+                cg_win_unpack(cg_win_load(gw + (long)nn * CG_LDW + k, K - k), b); cg_mask_k(b, k, K);
+                for (int i = 0; i < MR; ++i)
+                    for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fma(a[i][e], b[e], acc[i][c]);
             }
         }
     }

@@ -383,9 +383,17 @@ pub struct RawBuffer {
     pub(crate) inner: Box<dyn Any + Send + Sync>,
 }
 
+/// The bytes allocated for a buffer of `bytes`: at least one, rounded up to 16. Kernels
+/// read whole aligned 16-byte chunks that hold an element of a row (the gemv family's
+/// windows, the tail of a row that crosses K), so the chunk holding a buffer's last
+/// element must lie inside the allocation; `RawBuffer::bytes` stays what was asked for.
+fn allocated(bytes: usize) -> usize {
+    bytes.max(1).next_multiple_of(16)
+}
+
 impl RawBuffer {
     pub(crate) fn new(device: &Device, bytes: usize) -> Result<RawBuffer> {
-        let inner = device.backend().alloc(bytes.max(1))?;
+        let inner = device.backend().alloc(allocated(bytes))?;
         Ok(RawBuffer {
             device: device.clone(),
             bytes,
@@ -394,7 +402,7 @@ impl RawBuffer {
     }
     /// Device memory whose contents are undefined until written.
     pub(crate) fn uninit(device: &Device, bytes: usize) -> Result<RawBuffer> {
-        let inner = device.backend().alloc_uninit(bytes.max(1))?;
+        let inner = device.backend().alloc_uninit(allocated(bytes))?;
         Ok(RawBuffer {
             device: device.clone(),
             bytes,

@@ -23,35 +23,44 @@ use crate::target::Backend;
 pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let mut s = preamble(ir, "gemv fma", variant);
     let (ab_t, _) = ab_type(ir.ab_dtype);
-    // X(i, k): K-contiguous rows (CG_X_ROWS) are read in 16-byte chunks when CG_VEC_OK;
-    // otherwise X is MR x K stored the other way (M-contiguous A, N-contiguous B) and read
-    // element by element (a few cached lines).
-    let (math_vec, math) = match variant {
-        Variant::LoadOnly => (
-            "acc[0][c] += b[e]; acc[i][0] += a[i][e];",
-            "acc[0][c] += b; acc[i][0] += a[i];",
-        ),
-        _ => (
-            "acc[i][c] = fmaf(a[i][e], b[e], acc[i][c]);",
-            "acc[i][c] = fmaf(a[i], b, acc[i][c]);",
-        ),
+    // X(i, k): K-contiguous rows (CG_X_ROWS) are read in 16-byte chunks, whole ones
+    // when CG_VEC_OK, else windows over them; otherwise X is MR x K stored the other way
+    // (M-contiguous A, N-contiguous B) and read element by element (a few cached lines).
+    let math_vec = match variant {
+        Variant::LoadOnly => "acc[0][c] += b[e]; acc[i][0] += a[i][e];",
+        _ => "acc[i][c] = fmaf(a[i][e], b[e], acc[i][c]);",
     };
-    let (load_a_vec, load_a, load_b_raw, load_b_vec, load_b) = match variant {
+    // Each load in the aligned form (whole 16-byte chunks) and the any-alignment one
+    // (`_WIN`: windows over the chunks); both zero the elements from K on.
+    let loads: [(&str, &str); 5] = match variant {
         // The values depend on the loop index, so the multiply-adds cannot be folded.
-        Variant::ComputeOnly => (
-            "for (int e = 0; e < CG_VEC; ++e) a[d][e] = (float)(k + e + i) * 1e-9f;",
-            "(float)(k + i) * 1e-9f",
-            "cg_u4{0u, 0u, 0u, 0u}",
-            "for (int e = 0; e < CG_VEC; ++e) b[e] = (float)(k + e - n) * 1e-9f;",
-            "(float)(k - n) * 1e-9f",
-        ),
-        _ => (
-            "CG_LOAD_X_VEC(i, k, a[d]);",
-            "CG_LOAD_X(i, k)",
-            "cg_ld16(gw + (long)n * CG_LDW + k)",
-            "cg_unpack(braw[c], b);",
-            "cg_elem(gw[(long)n * CG_LDW + k])",
-        ),
+        Variant::ComputeOnly => [
+            (
+                "LOAD_A_VEC",
+                "for (int e = 0; e < CG_VEC; ++e) a[d][e] = (float)(k + e + i) * 1e-9f;",
+            ),
+            ("LOAD_B_RAW", "cg_u4{0u, 0u, 0u, 0u}"),
+            (
+                "LOAD_B_VEC",
+                "for (int e = 0; e < CG_VEC; ++e) b[e] = (float)(k + e - n) * 1e-9f;",
+            ),
+            ("LOAD_B_WIN_RAW", "cg_win{}"),
+            (
+                "LOAD_B_WIN",
+                "for (int e = 0; e < CG_VEC; ++e) b[e] = (float)(k + e - n) * 1e-9f;",
+            ),
+        ],
+        _ => [
+            ("LOAD_A_VEC", "CG_LOAD_X_VEC(i, k, a[d]);"),
+            ("LOAD_B_RAW", "cg_ld16(gw + (long)n * CG_LDW + k)"),
+            ("LOAD_B_VEC", "cg_unpack(braw[c], b); cg_mask_k(b, k, K);"),
+            ("LOAD_B_WIN_RAW", "cg_win_load(gw + (long)n * CG_LDW + k, K - k)"),
+            ("LOAD_B_WIN", "cg_win_unpack(braw[c], b); cg_mask_k(b, k, K);"),
+        ],
+    };
+    let load_a_win = match variant {
+        Variant::ComputeOnly => loads[0].1,
+        _ => "CG_LOAD_X_WIN(i, k, a[d]);",
     };
     s.push_str(&fill(
         KERNEL,
@@ -62,13 +71,13 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
             ("VIEW", view_prologue(ir, Backend::Cuda)),
-            ("LOAD_A_VEC", load_a_vec.to_string()),
-            ("LOAD_A", load_a.to_string()),
-            ("LOAD_B_VEC", load_b_vec.to_string()),
-            ("LOAD_B_RAW", load_b_raw.to_string()),
-            ("LOAD_B", load_b.to_string()),
+            ("LOAD_A_VEC", loads[0].1.to_string()),
+            ("LOAD_A_WIN", load_a_win.to_string()),
+            ("LOAD_B_RAW", loads[1].1.to_string()),
+            ("LOAD_B_VEC", loads[2].1.to_string()),
+            ("LOAD_B_WIN_RAW", loads[3].1.to_string()),
+            ("LOAD_B_WIN", loads[4].1.to_string()),
             ("MATH_VEC", math_vec.to_string()),
-            ("MATH", math.to_string()),
             ("COORDS", turned::STORE_COORDS.to_string()),
             ("STORE", variant_store(ir, variant, "ci", "cj", "acc")),
         ],
@@ -138,9 +147,9 @@ pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
         } else {
             wv.to_string()
         };
-        let (load, load_vec) = x_loads(ir, backend, x_rows);
+        let (vec, win) = x_window_loads(ir, backend, x_rows);
         format!(
-            "{}#define CG_X_ROWS {}\n#define CG_VEC_OK {vec_ok}\n#define CG_LOAD_X_VEC(i, k, dst) {load_vec}\n#define CG_LOAD_X(i, k) {load}\n",
+            "{}#define CG_X_ROWS {}\n#define CG_VEC_OK {vec_ok}\n#define CG_LOAD_X_VEC(i, k, dst) {vec}\n#define CG_LOAD_X_WIN(i, k, dst) {win}\n",
             turned::role_defines(ir, swap),
             x_rows as u32
         )
@@ -148,10 +157,28 @@ pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
     turned::forms("MR", &form(true), &form(false))
 }
 
+/// X's loads in the gemv kernel (both dialects): `CG_VEC` elements of row `i` from `k`
+/// into `dst`, zeros from K on, where X's rows start on 16-byte boundaries (a whole chunk)
+/// and where they may not (a window over the chunks); where X is M-contiguous, elements,
+/// none read from K on.
+fn x_window_loads(ir: &GemmIr, backend: Backend, x_rows: bool) -> (String, String) {
+    let (_, chunk) = x_loads(ir, backend, x_rows);
+    if !x_rows {
+        return (chunk.clone(), chunk);
+    }
+    // The window helpers have the same names and arguments in both dialects.
+    let win = "cg_win_unpack(cg_win_load(gx + (long)(i) * CG_LDX + (k), K - (k)), dst)";
+    (
+        format!("{{ {chunk}; cg_mask_k(dst, (k), K); }}"),
+        format!("{{ {win}; cg_mask_k(dst, (k), K); }}"),
+    )
+}
+
 /// X's loads as the gemv families' sources spell them (after `gx` and `CG_LDX`; X stored
 /// K-contiguous when `x_rows`, else M-contiguous): element `(i, k)` as a float, and the
 /// `CG_VEC` elements of row `i` from `k` into `dst`, one 16-byte chunk where X is
-/// K-contiguous, else element by element.
+/// K-contiguous (whole: the caller masks what lies past K), else element by element
+/// (zeros from K on).
 pub(in crate::family) fn x_loads(ir: &GemmIr, backend: Backend, x_rows: bool) -> (String, String) {
     let at = if x_rows {
         "(long)(i) * CG_LDX + (k)"
@@ -165,8 +192,9 @@ pub(in crate::family) fn x_loads(ir: &GemmIr, backend: Backend, x_rows: bool) ->
     let chunk = match (x_rows, backend) {
         (true, Backend::Opencl) => "cg_chunk(gx, (long)(i) * CG_LDX + (k), dst)".to_string(),
         (true, _) => "cg_unpack(cg_ld16(gx + (long)(i) * CG_LDX + (k)), dst)".to_string(),
+        // Rows past X's K are past its stored matrix: none is read.
         (false, _) => format!(
-            "for (int e = 0; e < CG_VEC; ++e) dst[e] = {}",
+            "for (int e = 0; e < CG_VEC; ++e) dst[e] = (k) + e < K ? {} : 0.0f",
             elem.replace("(k)", "((k) + e)")
         ),
     };
@@ -184,6 +212,48 @@ static_assert(WARPS % KSPLIT == 0, "KSPLIT must divide WARPS");
 static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
 @ROLES@
 @HELPERS@
+/* The elements k + e >= K of a row's CG_VEC from k read as zeros (in X and W alike: what
+   lies past K, the rest of a padded row or the next row, may be anything, NaN too). */
+static __device__ __forceinline__ void cg_mask_k(float* f, int k, int K) {
+    if (k + CG_VEC > K) {
+#pragma unroll
+        for (int e = 0; e < CG_VEC; ++e)
+            if (k + e >= K) f[e] = 0.0f;
+    }
+}
+/* CG_VEC elements of a K-contiguous row from p, where p may lie at any element of a
+   16-byte chunk (a pitch, view offset or batch stride that is not a multiple of CG_VEC):
+   the aligned chunk holding p and, where the window reaches an element below K into it
+   (`left`: the row's elements from p on), the next one; `off` bytes of p into the first.
+   No byte outside the chunks holding elements of the row is read. */
+struct cg_win {
+    cg_u4 lo, hi;
+    unsigned off;
+};
+static __device__ __forceinline__ cg_win cg_win_load(const cg_ab_t* p, int left) {
+    cg_win w;
+    w.off = (unsigned)(unsigned long long)p & 15u;
+    const cg_ab_t* c = p - w.off / (unsigned)sizeof(cg_ab_t);
+    w.lo = cg_ld16(c);
+    const int valid = left < CG_VEC ? left : CG_VEC;
+    w.hi = w.off + valid * (unsigned)sizeof(cg_ab_t) > 16u ? cg_ld16(c + CG_VEC) : cg_u4{0u, 0u, 0u, 0u};
+    return w;
+}
+/* A window's elements as floats: its two chunks shifted down by `off` bytes, by whole
+   words through selects (no indexing, which would put the words in local memory), then
+   by the rest through funnel shifts. */
+static __device__ __forceinline__ void cg_win_unpack(const cg_win& w, float* f) {
+    unsigned x0 = w.lo.x, x1 = w.lo.y, x2 = w.lo.z, x3 = w.lo.w, x4 = w.hi.x, x5 = w.hi.y, x6 = w.hi.z, x7 = w.hi.w;
+    if (w.off & 8u) { x0 = x2; x1 = x3; x2 = x4; x3 = x5; x4 = x6; x5 = x7; }
+    if (w.off & 4u) { x0 = x1; x1 = x2; x2 = x3; x3 = x4; x4 = x5; }
+    const unsigned sh = (w.off & 3u) * 8u;
+    cg_u4 v;
+    v.x = __funnelshift_r(x0, x1, sh);
+    v.y = __funnelshift_r(x1, x2, sh);
+    v.z = __funnelshift_r(x2, x3, sh);
+    v.w = __funnelshift_r(x3, x4, sh);
+    cg_unpack(v, f);
+}
 /* X has CG_R <= MR rows, W CG_C columns (its K-contiguous rows); C(i, j) = X(i) . W(j),
    stored at (i, j) of the output, or at (j, i) turned around. */
 extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int K, @PARAMS@) {
@@ -202,7 +272,8 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int
         for (int c = 0; c < COLS; ++c) acc[i][c] = 0.0f;
 
     if (CG_VEC_OK) {
-        /* Every row of X and W is a whole number of 16-byte chunks. */
+        /* Every row of X and W starts on a 16-byte boundary: whole chunks (the one that
+           crosses K masked). */
 #pragma unroll 2
         for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
             /* Rows past CG_R and columns past CG_C read the last one instead (always in
@@ -235,18 +306,36 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int
             }
         }
     } else {
-        for (int k = part * 32 + lane; k < K; k += KSPLIT * 32) {
-            float a[MR];
+        /* Rows at any element alignment: the same walk, each lane's CG_VEC elements of a
+           row from the one or two aligned chunks that hold them (`cg_win`), every
+           column's loads in flight before the first shift. Not unrolled: twice the
+           chunks a step already, and unrolled ptxas took 102 registers for MR = 1,
+           COLS = 4 (63 not) and spilled at MR = 4, COLS = 2, KSPLIT = 2. */
+#pragma unroll 1
+        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
+            float a[MR][CG_VEC];
 #pragma unroll
-            for (int i = 0; i < MR; ++i) a[i] = i < CG_R ? @LOAD_A@ : 0.0f;
+            for (int d = 0; d < MR; ++d) {
+                const int i = d < CG_R ? d : CG_R - 1;
+                @LOAD_A_WIN@
+            }
+            cg_win braw[COLS];
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
-                const int n = n0 + c;
-                if (n < CG_C) {
-                    const float b = @LOAD_B@;
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                (void)n;
+                braw[c] = @LOAD_B_WIN_RAW@;
+            }
 #pragma unroll
-                    for (int i = 0; i < MR; ++i) @MATH@
-                }
+            for (int c = 0; c < COLS; ++c) {
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                (void)n;
+                float b[CG_VEC];
+                @LOAD_B_WIN@
+#pragma unroll
+                for (int i = 0; i < MR; ++i)
+#pragma unroll
+                    for (int e = 0; e < CG_VEC; ++e) @MATH_VEC@
             }
         }
     }

@@ -8,6 +8,13 @@
 //! and splits K over the warps of a block (`KSPLIT`) when N alone cannot fill the chip.
 //! The sums are reduced in a fixed order, so the result is the same on every run.
 //!
+//! Rows that do not start on 16-byte boundaries (an odd K, a view of odd pitch: the
+//! decode-size calls staging leaves where they lie) are read the same way: each lane
+//! loads the one or two aligned 16-byte chunks that hold its elements and shifts them
+//! into place in registers (`cg_win`), where it once loaded elements one at a time. The
+//! chunk that crosses K is masked in both forms: what lies past a row's K (a padded
+//! view's padding, the next row) never reaches a sum.
+//!
 //! It serves CUDA and OpenCL targets (`emit.rs`, `opencl.rs`), f16/bf16/f32 operands (f32
 //! and tf32 kernels compute in full f32), B K-major and A in either layout;
 //! [`KernelFamily::accepts`] takes calls with M ≤ `MR`. Every other call goes to the

@@ -28,31 +28,25 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let mut s = head(ir, variant, "gemv");
     let (vec, chunk_fn) = chunk_fn(ir);
     let st = d.storage(ir.ab_dtype);
-    let n = ir.ab_dtype.name();
     // X and W as the CUDA source has them (`emit::roles`, either form).
-    let (load_a_vec, load_a, load_b_vec, load_b) = match variant {
-        Variant::ComputeOnly => (
-            "for (int e = 0; e < CG_VEC; ++e) a[d][e] = (float)(k + e + i) * 1e-9f;".to_string(),
-            "(float)(k + i) * 1e-9f".to_string(),
-            "for (int e = 0; e < CG_VEC; ++e) b[e] = (float)(k + e - nn) * 1e-9f;".to_string(),
-            "(float)(k - nn) * 1e-9f".to_string(),
-        ),
+    // Each load where rows start on 16-byte boundaries (whole chunks) and where they may
+    // not (windows over the chunks, `_win`); both zero the elements from K on.
+    let (load_a_vec, load_a_win, load_b_vec, load_b_win) = match variant {
+        Variant::ComputeOnly => {
+            let a = "for (int e = 0; e < CG_VEC; ++e) a[d][e] = (float)(k + e + i) * 1e-9f;";
+            let b = "for (int e = 0; e < CG_VEC; ++e) b[e] = (float)(k + e - nn) * 1e-9f;";
+            (a, a, b, b)
+        }
         _ => (
-            "CG_LOAD_X_VEC(i, k, a[d]);".to_string(),
-            "CG_LOAD_X(i, k)".to_string(),
-            "cg_chunk(gw, (long)nn * CG_LDW + k, b);".to_string(),
-            format!("cg_ld_{n}(gw, (long)nn * CG_LDW + k)"),
+            "CG_LOAD_X_VEC(i, k, a[d]);",
+            "CG_LOAD_X_WIN(i, k, a[d]);",
+            "cg_chunk(gw, (long)nn * CG_LDW + k, b); cg_mask_k(b, k, K);",
+            "cg_win_unpack(cg_win_load(gw + (long)nn * CG_LDW + k, K - k), b); cg_mask_k(b, k, K);",
         ),
     };
-    let (math_vec, math) = match variant {
-        Variant::LoadOnly => (
-            "acc[0][c] += b[e]; acc[i][0] += a[i][e];",
-            "acc[0][c] += b; acc[i][0] += a[i];",
-        ),
-        _ => (
-            "acc[i][c] = fma(a[i][e], b[e], acc[i][c]);",
-            "acc[i][c] = fma(a[i], b, acc[i][c]);",
-        ),
+    let math_vec = match variant {
+        Variant::LoadOnly => "acc[0][c] += b[e]; acc[i][0] += a[i][e];",
+        _ => "acc[i][c] = fma(a[i][e], b[e], acc[i][c]);",
     };
     let store = variant_store(ir, variant, "ci", "cj", "sum");
     let g = d.global();
@@ -77,6 +71,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
 #endif
 {roles}
 {chunk_fn}
+{window_fns}
 __kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))
 void {sym}(int M, int N, int K, {params})
 {{
@@ -91,10 +86,11 @@ void {sym}(int M, int N, int K, {params})
     for (int i = 0; i < MR; ++i)
         for (int c = 0; c < COLS; ++c) acc[i][c] = 0.0f;
 
+    /* Rows past CG_R and columns past CG_C read the last one (in bounds: M, N >= 1 at
+       launch); those sums are never stored. Where every row of X and W starts on a
+       16-byte boundary, whole chunks (the one that crosses K masked); elsewhere each
+       work-item's CG_VEC elements of a row from the aligned chunks that hold them. */
     if (CG_VEC_OK) {{
-        /* Every row of X and W is a whole number of chunks. Rows past CG_R and columns
-           past CG_C read the last one (in bounds: M, N >= 1 at launch); those sums are
-           never stored. */
         for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {{
             float a[MR][CG_VEC];
             for (int d = 0; d < MR; ++d) {{
@@ -110,15 +106,18 @@ void {sym}(int M, int N, int K, {params})
             }}
         }}
     }} else {{
-        for (int k = part * 32 + lane; k < K; k += KSPLIT * 32) {{
-            float a[MR];
-            for (int i = 0; i < MR; ++i) a[i] = i < CG_R ? {load_a} : 0.0f;
+        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {{
+            float a[MR][CG_VEC];
+            for (int d = 0; d < MR; ++d) {{
+                const int i = d < CG_R ? d : CG_R - 1;
+                {load_a_win}
+            }}
             for (int c = 0; c < COLS; ++c) {{
-                const int nn = n0 + c;
-                if (nn < CG_C) {{
-                    const float b = {load_b};
-                    for (int i = 0; i < MR; ++i) {math}
-                }}
+                const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                float b[CG_VEC];
+                {load_b_win}
+                for (int i = 0; i < MR; ++i)
+                    for (int e = 0; e < CG_VEC; ++e) {math_vec}
             }}
         }}
     }}
@@ -144,6 +143,7 @@ void {sym}(int M, int N, int K, {params})
         params = kernel_params(ir, d),
         view = view_prologue(ir, Backend::Opencl),
         roles = super::emit::roles(ir, d),
+        window_fns = window_fns(ir),
         coords = crate::family::turned::STORE_COORDS,
     );
     s
@@ -180,22 +180,66 @@ pub(in crate::family) fn chunk_fn(ir: &GemmIr) -> (u32, String) {
     // (ld.global.nc.u16 in its PTX, bench/results/h200-2026-12-02h), and the kernel moved
     // 1.5 TB/s. The halves are converted from registers (`vload_half8` of the private copy).
     // Through vstoreN into the private array: OpenCL C 1.2 has no subscript on vectors.
-    let (vec, chunk) = match ir.ab_dtype {
-        DType::F32 => (4, "vstore4(*(const __global float4*)(p + i), 0, out);"),
-        DType::F16 => (
-            8,
-            "const uint4 w = *(const __global uint4*)(p + i);\n    vstore8(vload_half8(0, (const __private half*)&w), 0, out);",
-        ),
+    let (vec, unpack) = match ir.ab_dtype {
+        DType::F32 => (4, "vstore4(as_float4(w), 0, out);"),
+        DType::F16 => (8, "vstore8(vload_half8(0, (const __private half*)&w), 0, out);"),
         DType::Bf16 => (
             8,
-            "const uint4 w = *(const __global uint4*)(p + i);\n    const uint u[4] = {w.x, w.y, w.z, w.w};\n    for (int e = 0; e < 4; ++e) {\n        out[2 * e] = as_float(u[e] << 16);\n        out[2 * e + 1] = as_float(u[e] & 0xffff0000u);\n    }",
+            "const uint u[4] = {w.x, w.y, w.z, w.w};\n    for (int e = 0; e < 4; ++e) {\n        out[2 * e] = as_float(u[e] << 16);\n        out[2 * e + 1] = as_float(u[e] & 0xffff0000u);\n    }",
         ),
     };
     (
         vec,
         format!(
-            "/* CG_VEC consecutive elements from p + i (16 bytes, 16-byte aligned), as floats. */\nstatic inline void cg_chunk(const {g}{st}* p, long i, float* out) {{\n    {chunk}\n}}\n"
+            "/* The CG_VEC elements of a 16-byte chunk in registers, as floats. */\nstatic inline void cg_unpack4(uint4 w, float* out) {{\n    {unpack}\n}}\n/* CG_VEC consecutive elements from p + i (16 bytes, 16-byte aligned), as floats. */\nstatic inline void cg_chunk(const {g}{st}* p, long i, float* out) {{\n    cg_unpack4(*(const {g}uint4*)(p + i), out);\n}}\n"
         ),
+    )
+}
+
+/// The gemv kernel's masking of what lies past K and its window loads for rows at any
+/// element alignment (`cg_mask_k`, `cg_win_load`, `cg_win_unpack`: the CUDA source's, in
+/// OpenCL C; after `cg_unpack4` and `CG_VEC`).
+fn window_fns(ir: &GemmIr) -> String {
+    let d = Backend::Opencl;
+    let (g, st) = (d.global(), d.storage(ir.ab_dtype));
+    format!(
+        r#"/* The elements k + e >= K of a row's CG_VEC from k read as zeros (in X and W alike:
+   what lies past K may be anything, NaN too). */
+static inline void cg_mask_k(float* f, int k, int K) {{
+    if (k + CG_VEC > K)
+        for (int e = 0; e < CG_VEC; ++e)
+            if (k + e >= K) f[e] = 0.0f;
+}}
+/* CG_VEC elements of a K-contiguous row from p, where p may lie at any element of a
+   16-byte chunk: the aligned chunk holding p and, where the window reaches an element
+   below K into it (`left`: the row's elements from p on), the next one; `off` bytes of p
+   into the first. No byte outside the chunks holding elements of the row is read. */
+typedef struct {{
+    uint4 lo, hi;
+    uint off;
+}} cg_win;
+static inline cg_win cg_win_load(const {g}{st}* p, int left) {{
+    cg_win w;
+    w.off = (uint)((ulong)p & 15);
+    const {g}uint4* c = (const {g}uint4*)(p - w.off / sizeof({st}));
+    w.lo = c[0];
+    const int valid = left < CG_VEC ? left : CG_VEC;
+    w.hi = w.off + valid * sizeof({st}) > 16 ? c[1] : (uint4)(0u);
+    return w;
+}}
+static inline uint cg_fsr(uint lo, uint hi, uint sh) {{
+    return sh ? (lo >> sh) | (hi << (32u - sh)) : lo;
+}}
+/* A window's elements as floats: its two chunks shifted down by `off` bytes, by whole
+   words through selects, then by the rest. */
+static inline void cg_win_unpack(cg_win w, float* out) {{
+    uint x0 = w.lo.x, x1 = w.lo.y, x2 = w.lo.z, x3 = w.lo.w, x4 = w.hi.x, x5 = w.hi.y, x6 = w.hi.z, x7 = w.hi.w;
+    if (w.off & 8u) {{ x0 = x2; x1 = x3; x2 = x4; x3 = x5; x4 = x6; x5 = x7; }}
+    if (w.off & 4u) {{ x0 = x1; x1 = x2; x2 = x3; x3 = x4; x4 = x5; }}
+    const uint sh = (w.off & 3u) * 8u;
+    cg_unpack4((uint4)(cg_fsr(x0, x1, sh), cg_fsr(x1, x2, sh), cg_fsr(x2, x3, sh), cg_fsr(x3, x4, sh)), out);
+}}
+"#
     )
 }
 
