@@ -97,6 +97,36 @@ static inline void cg_unpack4(uint4 w, float* out) {
 static inline void cg_chunk(const __global ushort* p, long i, float* out) {
     cg_unpack4(*(const __global uint4*)(p + i), out);
 }
+/* CG_VEC consecutive elements of a row from p, where p may lie at any element of a
+   16-byte chunk: the aligned chunk holding p and, where the window reaches one of the
+   row's elements into it (`left`: the row's elements from p on), the next one; `off`
+   bytes of p into the first. No byte outside the chunks holding elements of the row is
+   read. */
+typedef struct {
+    uint4 lo, hi;
+    uint off;
+} cg_win;
+static inline cg_win cg_win_load(const __global ushort* p, int left) {
+    cg_win w;
+    w.off = (uint)((ulong)p & 15);
+    const __global uint4* c = (const __global uint4*)(p - w.off / sizeof(ushort));
+    w.lo = c[0];
+    const int valid = left < CG_VEC ? left : CG_VEC;
+    w.hi = w.off + valid * sizeof(ushort) > 16 ? c[1] : (uint4)(0u);
+    return w;
+}
+static inline uint cg_fsr(uint lo, uint hi, uint sh) {
+    return sh ? (lo >> sh) | (hi << (32u - sh)) : lo;
+}
+/* A window's elements as floats: its two chunks shifted down by `off` bytes, by whole
+   words through selects, then by the rest. */
+static inline void cg_win_unpack(cg_win w, float* out) {
+    uint x0 = w.lo.x, x1 = w.lo.y, x2 = w.lo.z, x3 = w.lo.w, x4 = w.hi.x, x5 = w.hi.y, x6 = w.hi.z, x7 = w.hi.w;
+    if (w.off & 8u) { x0 = x2; x1 = x3; x2 = x4; x3 = x5; x4 = x6; x5 = x7; }
+    if (w.off & 4u) { x0 = x1; x1 = x2; x2 = x3; x3 = x4; x4 = x5; }
+    const uint sh = (w.off & 3u) * 8u;
+    cg_unpack4((uint4)(cg_fsr(x0, x1, sh), cg_fsr(x1, x2, sh), cg_fsr(x2, x3, sh), cg_fsr(x3, x4, sh)), out);
+}
 
 __kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))
 void cg_bf16_at_scale_gelu_erf_1ce0fec8(int M, int N, int K, __global ushort* restrict out, const __global ushort* restrict p0, const __global ushort* restrict p1, const __global ushort* restrict p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2, int nbatch)
@@ -114,8 +144,7 @@ void cg_bf16_at_scale_gelu_erf_1ce0fec8(int M, int N, int K, __global ushort* re
         for (int c = 0; c < CG_VEC; ++c) acc[i][c] = 0.0f;
 
     if (CG_W_VEC && j0 + CG_VEC <= CG_C) {
-        /* Whole chunks of W's rows; rows of X past CG_R read the last one (in bounds:
-           M, N >= 1 at launch), and those sums are never stored. */
+        /* Whole chunks of W's rows. */
         int k = kb + kl * CG_VEC;
         for (; k + CG_VEC <= ke; k += CG_KL * CG_VEC) {
             float x[MR][CG_VEC];
@@ -142,16 +171,32 @@ void cg_bf16_at_scale_gelu_erf_1ce0fec8(int M, int N, int K, __global ushort* re
                 for (int c = 0; c < CG_VEC; ++c) acc[i][c] = fma(x[i][e], b[c], acc[i][c]);
         }
     } else if (j0 < CG_C) {
-        /* The last chunk past CG_C, or rows of W not 16-byte aligned: element by element. */
-        for (int kk = kb + kl; kk < ke; kk += CG_KL) {
-            const int e = 0;
+        /* Rows of W that do not all start on 16-byte boundaries, or the last chunk, which
+           crosses CG_C: each row's CG_VEC columns from j0 a window over the aligned
+           chunks that hold them (the columns past CG_C read what lies there, and their
+           sums are never stored). */
+        int k = kb + kl * CG_VEC;
+        for (; k + CG_VEC <= ke; k += CG_KL * CG_VEC) {
+            float x[MR][CG_VEC];
+            for (int d = 0; d < MR; ++d) {
+                const int i = d < CG_R ? d : CG_R - 1;
+                CG_LOAD_X_STEP(i, k, x[d]);
+            }
+            for (int e = 0; e < CG_VEC; ++e) {
+                const int kk = k + e;
+                float b[CG_VEC];
+                cg_win_unpack(cg_win_load(gw + (long)kk * CG_LDW + j0, CG_C - j0), b);
+                for (int i = 0; i < MR; ++i)
+                    for (int c = 0; c < CG_VEC; ++c) acc[i][c] = fma(x[i][e], b[c], acc[i][c]);
+            }
+        }
+        /* K's last rows, fewer than a step. */
+        for (int t = 0; k + t < ke && t < CG_VEC; ++t) {
+            const int kk = k + t, e = 0;
             float x[MR][1];
             for (int i = 0; i < MR; ++i) x[i][0] = i < CG_R ? CG_X(i, kk) : 0.0f;
             float b[CG_VEC];
-            for (int c = 0; c < CG_VEC; ++c) {
-                const int j = j0 + c;
-                b[c] = j < CG_C ? cg_ld_bf16(gw, (long)kk * CG_LDW + j) : 0.0f;
-            }
+            cg_win_unpack(cg_win_load(gw + (long)kk * CG_LDW + j0, CG_C - j0), b);
             for (int i = 0; i < MR; ++i)
                 for (int c = 0; c < CG_VEC; ++c) acc[i][c] = fma(x[i][e], b[c], acc[i][c]);
         }

@@ -119,21 +119,11 @@ static __device__ __forceinline__ void cg_unpack(const cg_u4& v, float* f) {
         f[2 * e + 1] = cg_f16_to_f32((unsigned short)(w[e] >> 16));
     }
 }
-
-/* The elements k + e >= K of a row's CG_VEC from k read as zeros (in X and W alike: what
-   lies past K, the rest of a padded row or the next row, may be anything, NaN too). */
-static __device__ __forceinline__ void cg_mask_k(float* f, int k, int K) {
-    if (k + CG_VEC > K) {
-#pragma unroll
-        for (int e = 0; e < CG_VEC; ++e)
-            if (k + e >= K) f[e] = 0.0f;
-    }
-}
-/* CG_VEC elements of a K-contiguous row from p, where p may lie at any element of a
+/* CG_VEC consecutive elements of a row from p, where p may lie at any element of a
    16-byte chunk (a pitch, view offset or batch stride that is not a multiple of CG_VEC):
-   the aligned chunk holding p and, where the window reaches an element below K into it
-   (`left`: the row's elements from p on), the next one; `off` bytes of p into the first.
-   No byte outside the chunks holding elements of the row is read. */
+   the aligned chunk holding p and, where the window reaches one of the row's elements
+   into it (`left`: the row's elements from p on), the next one; `off` bytes of p into
+   the first. No byte outside the chunks holding elements of the row is read. */
 struct cg_win {
     cg_u4 lo, hi;
     unsigned off;
@@ -162,9 +152,27 @@ static __device__ __forceinline__ void cg_win_unpack(const cg_win& w, float* f) 
     v.w = __funnelshift_r(x3, x4, sh);
     cg_unpack(v, f);
 }
+
+/* The elements k + e >= K of a row's CG_VEC from k read as zeros (in X and W alike: what
+   lies past K, the rest of a padded row or the next row, may be anything, NaN too). */
+static __device__ __forceinline__ void cg_mask_k(float* f, int k, int K) {
+    if (k + CG_VEC > K) {
+#pragma unroll
+        for (int e = 0; e < CG_VEC; ++e)
+            if (k + e >= K) f[e] = 0.0f;
+    }
+}
 /* X has CG_R <= MR rows, W CG_C columns (its K-contiguous rows); C(i, j) = X(i) . W(j),
    stored at (i, j) of the output, or at (j, i) turned around. */
-extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_bias_relu_ca192860(int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2, int nbatch) {
+/* The window walk holds two chunks a row in flight: with the threads alone as its bound,
+   ptxas capped it at 80 registers and spilled (MR = 8 turned around, f32); unbounded it
+   takes up to ~160 and no spill. The whole-chunk walk keeps ptxas's own choice. */
+#if CG_VEC_OK
+#define CG_BOUNDS __launch_bounds__(CG_THREADS)
+#else
+#define CG_BOUNDS __launch_bounds__(CG_THREADS, 1)
+#endif
+extern "C" __global__ void CG_BOUNDS cg_f16_bias_relu_ca192860(int M, int N, int K, unsigned short* __restrict__ out, const unsigned short* __restrict__ p0, const unsigned short* __restrict__ p1, const unsigned short* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2, int nbatch) {
     __shared__ float cg_red[WARPS][MR][COLS];
     const long cg_bz = (long)blockIdx.z; out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1; p2 += off2 + cg_bz * bs2;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;

@@ -88,18 +88,11 @@ static inline void cg_unpack4(uint4 w, float* out) {
 static inline void cg_chunk(const __global ushort* p, long i, float* out) {
     cg_unpack4(*(const __global uint4*)(p + i), out);
 }
-
-/* The elements k + e >= K of a row's CG_VEC from k read as zeros (in X and W alike:
-   what lies past K may be anything, NaN too). */
-static inline void cg_mask_k(float* f, int k, int K) {
-    if (k + CG_VEC > K)
-        for (int e = 0; e < CG_VEC; ++e)
-            if (k + e >= K) f[e] = 0.0f;
-}
-/* CG_VEC elements of a K-contiguous row from p, where p may lie at any element of a
-   16-byte chunk: the aligned chunk holding p and, where the window reaches an element
-   below K into it (`left`: the row's elements from p on), the next one; `off` bytes of p
-   into the first. No byte outside the chunks holding elements of the row is read. */
+/* CG_VEC consecutive elements of a row from p, where p may lie at any element of a
+   16-byte chunk: the aligned chunk holding p and, where the window reaches one of the
+   row's elements into it (`left`: the row's elements from p on), the next one; `off`
+   bytes of p into the first. No byte outside the chunks holding elements of the row is
+   read. */
 typedef struct {
     uint4 lo, hi;
     uint off;
@@ -124,6 +117,14 @@ static inline void cg_win_unpack(cg_win w, float* out) {
     if (w.off & 4u) { x0 = x1; x1 = x2; x2 = x3; x3 = x4; x4 = x5; }
     const uint sh = (w.off & 3u) * 8u;
     cg_unpack4((uint4)(cg_fsr(x0, x1, sh), cg_fsr(x1, x2, sh), cg_fsr(x2, x3, sh), cg_fsr(x3, x4, sh)), out);
+}
+
+/* The elements k + e >= K of a row's CG_VEC from k read as zeros (in X and W alike:
+   what lies past K may be anything, NaN too). */
+static inline void cg_mask_k(float* f, int k, int K) {
+    if (k + CG_VEC > K)
+        for (int e = 0; e < CG_VEC; ++e)
+            if (k + e >= K) f[e] = 0.0f;
 }
 
 __kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))

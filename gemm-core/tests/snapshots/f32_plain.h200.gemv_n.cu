@@ -108,6 +108,39 @@ static __device__ __forceinline__ cg_u4 cg_ld16(const cg_ab_t* p) {
 static __device__ __forceinline__ void cg_unpack(const cg_u4& v, float* f) {
     f[0] = __uint_as_float(v.x); f[1] = __uint_as_float(v.y); f[2] = __uint_as_float(v.z); f[3] = __uint_as_float(v.w);
 }
+/* CG_VEC consecutive elements of a row from p, where p may lie at any element of a
+   16-byte chunk (a pitch, view offset or batch stride that is not a multiple of CG_VEC):
+   the aligned chunk holding p and, where the window reaches one of the row's elements
+   into it (`left`: the row's elements from p on), the next one; `off` bytes of p into
+   the first. No byte outside the chunks holding elements of the row is read. */
+struct cg_win {
+    cg_u4 lo, hi;
+    unsigned off;
+};
+static __device__ __forceinline__ cg_win cg_win_load(const cg_ab_t* p, int left) {
+    cg_win w;
+    w.off = (unsigned)(unsigned long long)p & 15u;
+    const cg_ab_t* c = p - w.off / (unsigned)sizeof(cg_ab_t);
+    w.lo = cg_ld16(c);
+    const int valid = left < CG_VEC ? left : CG_VEC;
+    w.hi = w.off + valid * (unsigned)sizeof(cg_ab_t) > 16u ? cg_ld16(c + CG_VEC) : cg_u4{0u, 0u, 0u, 0u};
+    return w;
+}
+/* A window's elements as floats: its two chunks shifted down by `off` bytes, by whole
+   words through selects (no indexing, which would put the words in local memory), then
+   by the rest through funnel shifts. */
+static __device__ __forceinline__ void cg_win_unpack(const cg_win& w, float* f) {
+    unsigned x0 = w.lo.x, x1 = w.lo.y, x2 = w.lo.z, x3 = w.lo.w, x4 = w.hi.x, x5 = w.hi.y, x6 = w.hi.z, x7 = w.hi.w;
+    if (w.off & 8u) { x0 = x2; x1 = x3; x2 = x4; x3 = x5; x4 = x6; x5 = x7; }
+    if (w.off & 4u) { x0 = x1; x1 = x2; x2 = x3; x3 = x4; x4 = x5; }
+    const unsigned sh = (w.off & 3u) * 8u;
+    cg_u4 v;
+    v.x = __funnelshift_r(x0, x1, sh);
+    v.y = __funnelshift_r(x1, x2, sh);
+    v.z = __funnelshift_r(x2, x3, sh);
+    v.w = __funnelshift_r(x3, x4, sh);
+    cg_unpack(v, f);
+}
 
 /* X has CG_R <= MR rows, W CG_C columns (N-contiguous rows of K); C(i, j) = X(i) . W(:, j),
    stored at (i, j) of the output, or at (j, i) turned around. */
@@ -138,8 +171,9 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) cg_f32_plain_91b242b
         for (int c = 0; c < CG_VEC; ++c) acc[i][c] = 0.0f;
 
     if (CG_W_VEC && j0 + CG_VEC <= CG_C) {
-        /* A whole 16-byte chunk of each row of W. Rows of X past CG_R read the last one
-           (always in bounds, M, N >= 1 at launch): those sums are never stored. */
+        /* A whole 16-byte chunk of each row of W. */
+        /* Rows of X past CG_R read the last one (always in bounds, M, N >= 1 at launch):
+           those sums are never stored. */
         int k = kb + kl * CG_VEC;
         /* A step's CG_VEC chunks are enough in flight; unrolled further, MR = 1 spills. */
 #pragma unroll 1
@@ -180,18 +214,47 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) cg_f32_plain_91b242b
                 for (int c = 0; c < CG_VEC; ++c) acc[i][c] = fmaf(x[i][e], b[c], acc[i][c]);
         }
     } else if (j0 < CG_C) {
-        /* The last chunk past CG_C, or rows of W not 16-byte aligned: element by element. */
-        for (int kk = kb + kl; kk < ke; kk += CG_KL) {
-            const int e = 0;
+        /* Rows of W that do not all start on 16-byte boundaries (an odd N, a view of odd
+           pitch), or the last chunk, which crosses CG_C: the same walk, each row's
+           CG_VEC columns from j0 a window over the aligned chunks that hold them
+           (cg_win; the columns past CG_C read what lies there, and their sums are never
+           stored). Once element by element: eight 2-byte loads a row's chunk. */
+        /* Rows of X past CG_R read the last one (always in bounds, M, N >= 1 at launch):
+           those sums are never stored. */
+        int k = kb + kl * CG_VEC;
+        /* A step's CG_VEC chunks are enough in flight; unrolled further, MR = 1 spills. */
+#pragma unroll 1
+        for (; k + CG_VEC <= ke; k += CG_KL * CG_VEC) {
+            cg_win w[CG_VEC];
+#pragma unroll
+            for (int e = 0; e < CG_VEC; ++e) {
+                const int kk = k + e;
+                w[e] = cg_win_load(gw + (long)(kk) * CG_LDW + j0, CG_C - j0);
+            }
+            float x[MR][CG_VEC];
+#pragma unroll
+            for (int d = 0; d < MR; ++d) {
+                const int i = d < CG_R ? d : CG_R - 1;
+                CG_LOAD_X_STEP(i, k, x[d]);
+            }
+#pragma unroll
+            for (int e = 0; e < CG_VEC; ++e) {
+                float b[CG_VEC];
+                cg_win_unpack(w[e], b);
+#pragma unroll
+                for (int i = 0; i < MR; ++i)
+#pragma unroll
+                    for (int c = 0; c < CG_VEC; ++c) acc[i][c] = fmaf(x[i][e], b[c], acc[i][c]);
+            }
+        }
+        /* K's last rows, fewer than a step (one lane of the block has them). */
+        for (int t = 0; k + t < ke && t < CG_VEC; ++t) {
+            const int kk = k + t, e = 0;
+            float b[CG_VEC];
+            cg_win_unpack(cg_win_load(gw + (long)(kk) * CG_LDW + j0, CG_C - j0), b);
             float x[MR][1];
 #pragma unroll
             for (int i = 0; i < MR; ++i) x[i][0] = i < CG_R ? CG_X(i, kk) : 0.0f;
-            float b[CG_VEC];
-#pragma unroll
-            for (int c = 0; c < CG_VEC; ++c) {
-                const int j = j0 + c;
-                b[c] = j < CG_C ? cg_elem(gw[(long)(kk) * CG_LDW + j]) : 0.0f;
-            }
 #pragma unroll
             for (int i = 0; i < MR; ++i)
 #pragma unroll

@@ -87,7 +87,8 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
 
 /// The streaming helpers of the gemv families' CUDA sources (after `cg_ab_t` and
 /// `CG_VEC`): `cg_elem` (one element as a float), `cg_ld16` (a 16-byte chunk through the
-/// read-only path) and `cg_unpack` (a chunk's `CG_VEC` elements as floats).
+/// read-only path), `cg_unpack` (a chunk's `CG_VEC` elements as floats) and the window
+/// over the chunks of a row at any element alignment (`cg_win_load`, `cg_win_unpack`).
 pub(in crate::family) fn chunk_helpers(ir: &GemmIr) -> String {
     // From the chunk's four 32-bit words (never through memory: a pointer cast of the
     // loaded struct lets the compiler split the 16-byte load into element loads).
@@ -118,6 +119,39 @@ static __device__ __forceinline__ cg_u4 cg_ld16(const cg_ab_t* p) {
 /* The CG_VEC elements of one 16-byte chunk, as floats. */
 static __device__ __forceinline__ void cg_unpack(const cg_u4& v, float* f) {
 @UNPACK@
+}
+/* CG_VEC consecutive elements of a row from p, where p may lie at any element of a
+   16-byte chunk (a pitch, view offset or batch stride that is not a multiple of CG_VEC):
+   the aligned chunk holding p and, where the window reaches one of the row's elements
+   into it (`left`: the row's elements from p on), the next one; `off` bytes of p into
+   the first. No byte outside the chunks holding elements of the row is read. */
+struct cg_win {
+    cg_u4 lo, hi;
+    unsigned off;
+};
+static __device__ __forceinline__ cg_win cg_win_load(const cg_ab_t* p, int left) {
+    cg_win w;
+    w.off = (unsigned)(unsigned long long)p & 15u;
+    const cg_ab_t* c = p - w.off / (unsigned)sizeof(cg_ab_t);
+    w.lo = cg_ld16(c);
+    const int valid = left < CG_VEC ? left : CG_VEC;
+    w.hi = w.off + valid * (unsigned)sizeof(cg_ab_t) > 16u ? cg_ld16(c + CG_VEC) : cg_u4{0u, 0u, 0u, 0u};
+    return w;
+}
+/* A window's elements as floats: its two chunks shifted down by `off` bytes, by whole
+   words through selects (no indexing, which would put the words in local memory), then
+   by the rest through funnel shifts. */
+static __device__ __forceinline__ void cg_win_unpack(const cg_win& w, float* f) {
+    unsigned x0 = w.lo.x, x1 = w.lo.y, x2 = w.lo.z, x3 = w.lo.w, x4 = w.hi.x, x5 = w.hi.y, x6 = w.hi.z, x7 = w.hi.w;
+    if (w.off & 8u) { x0 = x2; x1 = x3; x2 = x4; x3 = x5; x4 = x6; x5 = x7; }
+    if (w.off & 4u) { x0 = x1; x1 = x2; x2 = x3; x3 = x4; x4 = x5; }
+    const unsigned sh = (w.off & 3u) * 8u;
+    cg_u4 v;
+    v.x = __funnelshift_r(x0, x1, sh);
+    v.y = __funnelshift_r(x1, x2, sh);
+    v.z = __funnelshift_r(x2, x3, sh);
+    v.w = __funnelshift_r(x3, x4, sh);
+    cg_unpack(v, f);
 }
 "#;
 
@@ -221,42 +255,17 @@ static __device__ __forceinline__ void cg_mask_k(float* f, int k, int K) {
             if (k + e >= K) f[e] = 0.0f;
     }
 }
-/* CG_VEC elements of a K-contiguous row from p, where p may lie at any element of a
-   16-byte chunk (a pitch, view offset or batch stride that is not a multiple of CG_VEC):
-   the aligned chunk holding p and, where the window reaches an element below K into it
-   (`left`: the row's elements from p on), the next one; `off` bytes of p into the first.
-   No byte outside the chunks holding elements of the row is read. */
-struct cg_win {
-    cg_u4 lo, hi;
-    unsigned off;
-};
-static __device__ __forceinline__ cg_win cg_win_load(const cg_ab_t* p, int left) {
-    cg_win w;
-    w.off = (unsigned)(unsigned long long)p & 15u;
-    const cg_ab_t* c = p - w.off / (unsigned)sizeof(cg_ab_t);
-    w.lo = cg_ld16(c);
-    const int valid = left < CG_VEC ? left : CG_VEC;
-    w.hi = w.off + valid * (unsigned)sizeof(cg_ab_t) > 16u ? cg_ld16(c + CG_VEC) : cg_u4{0u, 0u, 0u, 0u};
-    return w;
-}
-/* A window's elements as floats: its two chunks shifted down by `off` bytes, by whole
-   words through selects (no indexing, which would put the words in local memory), then
-   by the rest through funnel shifts. */
-static __device__ __forceinline__ void cg_win_unpack(const cg_win& w, float* f) {
-    unsigned x0 = w.lo.x, x1 = w.lo.y, x2 = w.lo.z, x3 = w.lo.w, x4 = w.hi.x, x5 = w.hi.y, x6 = w.hi.z, x7 = w.hi.w;
-    if (w.off & 8u) { x0 = x2; x1 = x3; x2 = x4; x3 = x5; x4 = x6; x5 = x7; }
-    if (w.off & 4u) { x0 = x1; x1 = x2; x2 = x3; x3 = x4; x4 = x5; }
-    const unsigned sh = (w.off & 3u) * 8u;
-    cg_u4 v;
-    v.x = __funnelshift_r(x0, x1, sh);
-    v.y = __funnelshift_r(x1, x2, sh);
-    v.z = __funnelshift_r(x2, x3, sh);
-    v.w = __funnelshift_r(x3, x4, sh);
-    cg_unpack(v, f);
-}
 /* X has CG_R <= MR rows, W CG_C columns (its K-contiguous rows); C(i, j) = X(i) . W(j),
    stored at (i, j) of the output, or at (j, i) turned around. */
-extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int K, @PARAMS@) {
+/* The window walk holds two chunks a row in flight: with the threads alone as its bound,
+   ptxas capped it at 80 registers and spilled (MR = 8 turned around, f32); unbounded it
+   takes up to ~160 and no spill. The whole-chunk walk keeps ptxas's own choice. */
+#if CG_VEC_OK
+#define CG_BOUNDS __launch_bounds__(CG_THREADS)
+#else
+#define CG_BOUNDS __launch_bounds__(CG_THREADS, 1)
+#endif
+extern "C" __global__ void CG_BOUNDS @SYM@(int M, int N, int K, @PARAMS@) {
     __shared__ float cg_red[WARPS][MR][COLS];
     @VIEW@
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;

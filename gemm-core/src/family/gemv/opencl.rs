@@ -71,7 +71,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
 #endif
 {roles}
 {chunk_fn}
-{window_fns}
+{mask_fn}
 __kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))
 void {sym}(int M, int N, int K, {params})
 {{
@@ -143,7 +143,7 @@ void {sym}(int M, int N, int K, {params})
         params = kernel_params(ir, d),
         view = view_prologue(ir, Backend::Opencl),
         roles = super::emit::roles(ir, d),
-        window_fns = window_fns(ir),
+        mask_fn = MASK_FN,
         coords = crate::family::turned::STORE_COORDS,
     );
     s
@@ -168,7 +168,9 @@ pub(in crate::family) fn head(ir: &GemmIr, variant: Variant, kind: &str) -> Stri
 }
 
 /// The OpenCL gemv families' chunk reader `cg_chunk(p, i, out)` (`CG_VEC` consecutive
-/// elements from `p + i`, 16 bytes and 16-byte aligned, as floats) and `CG_VEC`.
+/// elements from `p + i`, 16 bytes and 16-byte aligned, as floats), the window over the
+/// chunks of a row at any element alignment (`cg_win_load`, `cg_win_unpack`: the CUDA
+/// helpers of `emit::chunk_helpers`, in OpenCL C) and `CG_VEC`.
 pub(in crate::family) fn chunk_fn(ir: &GemmIr) -> (u32, String) {
     let d = Backend::Opencl;
     let g = d.global();
@@ -191,57 +193,56 @@ pub(in crate::family) fn chunk_fn(ir: &GemmIr) -> (u32, String) {
     (
         vec,
         format!(
-            "/* The CG_VEC elements of a 16-byte chunk in registers, as floats. */\nstatic inline void cg_unpack4(uint4 w, float* out) {{\n    {unpack}\n}}\n/* CG_VEC consecutive elements from p + i (16 bytes, 16-byte aligned), as floats. */\nstatic inline void cg_chunk(const {g}{st}* p, long i, float* out) {{\n    cg_unpack4(*(const {g}uint4*)(p + i), out);\n}}\n"
+            "/* The CG_VEC elements of a 16-byte chunk in registers, as floats. */\nstatic inline void cg_unpack4(uint4 w, float* out) {{\n    {unpack}\n}}\n/* CG_VEC consecutive elements from p + i (16 bytes, 16-byte aligned), as floats. */\nstatic inline void cg_chunk(const {g}{st}* p, long i, float* out) {{\n    cg_unpack4(*(const {g}uint4*)(p + i), out);\n}}\n{}",
+            WINDOW_FNS.replace("@G@", g).replace("@ST@", st)
         ),
     )
 }
 
-/// The gemv kernel's masking of what lies past K and its window loads for rows at any
-/// element alignment (`cg_mask_k`, `cg_win_load`, `cg_win_unpack`: the CUDA source's, in
-/// OpenCL C; after `cg_unpack4` and `CG_VEC`).
-fn window_fns(ir: &GemmIr) -> String {
-    let d = Backend::Opencl;
-    let (g, st) = (d.global(), d.storage(ir.ab_dtype));
-    format!(
-        r#"/* The elements k + e >= K of a row's CG_VEC from k read as zeros (in X and W alike:
+/// The gemv kernel's masking of what lies past K (`cg_mask_k`: the CUDA source's, in
+/// OpenCL C; after `CG_VEC`).
+const MASK_FN: &str = r#"/* The elements k + e >= K of a row's CG_VEC from k read as zeros (in X and W alike:
    what lies past K may be anything, NaN too). */
-static inline void cg_mask_k(float* f, int k, int K) {{
+static inline void cg_mask_k(float* f, int k, int K) {
     if (k + CG_VEC > K)
         for (int e = 0; e < CG_VEC; ++e)
             if (k + e >= K) f[e] = 0.0f;
-}}
-/* CG_VEC elements of a K-contiguous row from p, where p may lie at any element of a
-   16-byte chunk: the aligned chunk holding p and, where the window reaches an element
-   below K into it (`left`: the row's elements from p on), the next one; `off` bytes of p
-   into the first. No byte outside the chunks holding elements of the row is read. */
-typedef struct {{
+}
+"#;
+
+/// The OpenCL form of the CUDA window helpers (`@G@`: the global qualifier, `@ST@` the
+/// element's storage type).
+const WINDOW_FNS: &str = r#"/* CG_VEC consecutive elements of a row from p, where p may lie at any element of a
+   16-byte chunk: the aligned chunk holding p and, where the window reaches one of the
+   row's elements into it (`left`: the row's elements from p on), the next one; `off`
+   bytes of p into the first. No byte outside the chunks holding elements of the row is
+   read. */
+typedef struct {
     uint4 lo, hi;
     uint off;
-}} cg_win;
-static inline cg_win cg_win_load(const {g}{st}* p, int left) {{
+} cg_win;
+static inline cg_win cg_win_load(const @G@@ST@* p, int left) {
     cg_win w;
     w.off = (uint)((ulong)p & 15);
-    const {g}uint4* c = (const {g}uint4*)(p - w.off / sizeof({st}));
+    const @G@uint4* c = (const @G@uint4*)(p - w.off / sizeof(@ST@));
     w.lo = c[0];
     const int valid = left < CG_VEC ? left : CG_VEC;
-    w.hi = w.off + valid * sizeof({st}) > 16 ? c[1] : (uint4)(0u);
+    w.hi = w.off + valid * sizeof(@ST@) > 16 ? c[1] : (uint4)(0u);
     return w;
-}}
-static inline uint cg_fsr(uint lo, uint hi, uint sh) {{
+}
+static inline uint cg_fsr(uint lo, uint hi, uint sh) {
     return sh ? (lo >> sh) | (hi << (32u - sh)) : lo;
-}}
+}
 /* A window's elements as floats: its two chunks shifted down by `off` bytes, by whole
    words through selects, then by the rest. */
-static inline void cg_win_unpack(cg_win w, float* out) {{
+static inline void cg_win_unpack(cg_win w, float* out) {
     uint x0 = w.lo.x, x1 = w.lo.y, x2 = w.lo.z, x3 = w.lo.w, x4 = w.hi.x, x5 = w.hi.y, x6 = w.hi.z, x7 = w.hi.w;
-    if (w.off & 8u) {{ x0 = x2; x1 = x3; x2 = x4; x3 = x5; x4 = x6; x5 = x7; }}
-    if (w.off & 4u) {{ x0 = x1; x1 = x2; x2 = x3; x3 = x4; x4 = x5; }}
+    if (w.off & 8u) { x0 = x2; x1 = x3; x2 = x4; x3 = x5; x4 = x6; x5 = x7; }
+    if (w.off & 4u) { x0 = x1; x1 = x2; x2 = x3; x3 = x4; x4 = x5; }
     const uint sh = (w.off & 3u) * 8u;
     cg_unpack4((uint4)(cg_fsr(x0, x1, sh), cg_fsr(x1, x2, sh), cg_fsr(x2, x3, sh), cg_fsr(x3, x4, sh)), out);
-}}
-"#
-    )
 }
+"#;
 
 #[cfg(test)]
 mod tests {

@@ -10,6 +10,11 @@
 //! With `KSPLIT` > 1 the grid's `y` splits K as well (W's rows are long: a strip of
 //! columns alone leaves too few blocks at N = 4096), the splits meeting as
 //! [`crate::family::strip_sum`] says.
+//!
+//! Rows of W that do not start on 16-byte boundaries (an odd N: a 50257-word vocabulary's
+//! output layer; a view of odd pitch) take the same walk, each row's chunk read through
+//! the one or two aligned chunks that hold it and shifted into place (the gemv family's
+//! `cg_win`), where they were read element by element.
 
 use crate::codegen::cuda::{ab_type, fill, preamble};
 use crate::codegen::prelude::{kernel_params, variant_store, view_prologue};
@@ -28,19 +33,40 @@ use crate::target::Backend;
 pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let mut s = preamble(ir, "gemv_n fma", variant);
     let (ab_t, _) = ab_type(ir.ab_dtype);
-    let (load_w, load_w_elem, load_x, load_x_elem) = match variant {
+    // W's chunk of row kk in each walk (`[raw type, load, unpack]`): whole 16-byte chunks,
+    // and windows over them where rows may start anywhere in one.
+    let fake = [
+        "cg_u4",
+        "cg_u4{(unsigned)(kk), (unsigned)j0, (unsigned)(kk) * 3u, (unsigned)j0 * 5u}",
+        "cg_unpack",
+    ];
+    let (w_vec, w_win, load_x, load_x_elem) = match variant {
         Variant::ComputeOnly => (
-            "cg_u4{(unsigned)(kk), (unsigned)j0, (unsigned)(kk) * 3u, (unsigned)j0 * 5u}",
-            "(float)(kk - j) * 1e-9f",
+            fake,
+            fake,
             "for (int e = 0; e < CG_VEC; ++e) x[d][e] = (float)(k + e + i) * 1e-9f",
             "(float)(kk + i) * 1e-9f",
         ),
         _ => (
-            "cg_ld16(gw + (long)(kk) * CG_LDW + j0)",
-            "cg_elem(gw[(long)(kk) * CG_LDW + j])",
+            ["cg_u4", "cg_ld16(gw + (long)(kk) * CG_LDW + j0)", "cg_unpack"],
+            [
+                "cg_win",
+                "cg_win_load(gw + (long)(kk) * CG_LDW + j0, CG_C - j0)",
+                "cg_win_unpack",
+            ],
             "CG_LOAD_X_STEP(i, k, x[d])",
             "CG_X(i, kk)",
         ),
+    };
+    let walk = |[raw_t, load, unpack]: [&str; 3]| {
+        fill(
+            WALK,
+            &[
+                ("RAW_T", raw_t.to_string()),
+                ("LOAD_W", load.to_string()),
+                ("UNPACK_W", unpack.to_string()),
+            ],
+        )
     };
     let math = match variant {
         Variant::LoadOnly => "acc[0][c] += b[c]; acc[i][0] += x[i][e];",
@@ -55,8 +81,8 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
             ("VIEW", view_prologue(ir, Backend::Cuda)),
-            ("LOAD_W", load_w.to_string()),
-            ("LOAD_W_ELEM", load_w_elem.to_string()),
+            ("WALK_VEC", walk(w_vec)),
+            ("WALK_WIN", walk(w_win)),
             ("LOAD_X", load_x.to_string()),
             ("LOAD_X_ELEM", load_x_elem.to_string()),
             ("MATH", math.to_string()),
@@ -109,6 +135,50 @@ pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
     turned::forms("MR", &form(true), &form(false))
 }
 
+/// A strip's walk down its rows of K (`@RAW_T@`, `@LOAD_W@`, `@UNPACK_W@`: a row's
+/// chunk as loaded, its load from row `kk` and its unpacking into `b`).
+const WALK: &str = r#"        /* Rows of X past CG_R read the last one (always in bounds, M, N >= 1 at launch):
+           those sums are never stored. */
+        int k = kb + kl * CG_VEC;
+        /* A step's CG_VEC chunks are enough in flight; unrolled further, MR = 1 spills. */
+#pragma unroll 1
+        for (; k + CG_VEC <= ke; k += CG_KL * CG_VEC) {
+            @RAW_T@ w[CG_VEC];
+#pragma unroll
+            for (int e = 0; e < CG_VEC; ++e) {
+                const int kk = k + e;
+                w[e] = @LOAD_W@;
+            }
+            float x[MR][CG_VEC];
+#pragma unroll
+            for (int d = 0; d < MR; ++d) {
+                const int i = d < CG_R ? d : CG_R - 1;
+                @LOAD_X@;
+            }
+#pragma unroll
+            for (int e = 0; e < CG_VEC; ++e) {
+                float b[CG_VEC];
+                @UNPACK_W@(w[e], b);
+#pragma unroll
+                for (int i = 0; i < MR; ++i)
+#pragma unroll
+                    for (int c = 0; c < CG_VEC; ++c) @MATH@
+            }
+        }
+        /* K's last rows, fewer than a step (one lane of the block has them). */
+        for (int t = 0; k + t < ke && t < CG_VEC; ++t) {
+            const int kk = k + t, e = 0;
+            float b[CG_VEC];
+            @UNPACK_W@(@LOAD_W@, b);
+            float x[MR][1];
+#pragma unroll
+            for (int i = 0; i < MR; ++i) x[i][0] = i < CG_R ? @LOAD_X_ELEM@ : 0.0f;
+#pragma unroll
+            for (int i = 0; i < MR; ++i)
+#pragma unroll
+                for (int c = 0; c < CG_VEC; ++c) @MATH@
+        }"#;
+
 const KERNEL: &str = r#"
 #define CG_THREADS (WARPS * 32)
 typedef @AB_T@ cg_ab_t;
@@ -152,65 +222,15 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) @SYM@(
         for (int c = 0; c < CG_VEC; ++c) acc[i][c] = 0.0f;
 
     if (CG_W_VEC && j0 + CG_VEC <= CG_C) {
-        /* A whole 16-byte chunk of each row of W. Rows of X past CG_R read the last one
-           (always in bounds, M, N >= 1 at launch): those sums are never stored. */
-        int k = kb + kl * CG_VEC;
-        /* A step's CG_VEC chunks are enough in flight; unrolled further, MR = 1 spills. */
-#pragma unroll 1
-        for (; k + CG_VEC <= ke; k += CG_KL * CG_VEC) {
-            cg_u4 w[CG_VEC];
-#pragma unroll
-            for (int e = 0; e < CG_VEC; ++e) {
-                const int kk = k + e;
-                w[e] = @LOAD_W@;
-            }
-            float x[MR][CG_VEC];
-#pragma unroll
-            for (int d = 0; d < MR; ++d) {
-                const int i = d < CG_R ? d : CG_R - 1;
-                @LOAD_X@;
-            }
-#pragma unroll
-            for (int e = 0; e < CG_VEC; ++e) {
-                float b[CG_VEC];
-                cg_unpack(w[e], b);
-#pragma unroll
-                for (int i = 0; i < MR; ++i)
-#pragma unroll
-                    for (int c = 0; c < CG_VEC; ++c) @MATH@
-            }
-        }
-        /* K's last rows, fewer than a step (one lane of the block has them). */
-        for (int t = 0; k + t < ke && t < CG_VEC; ++t) {
-            const int kk = k + t, e = 0;
-            float b[CG_VEC];
-            cg_unpack(@LOAD_W@, b);
-            float x[MR][1];
-#pragma unroll
-            for (int i = 0; i < MR; ++i) x[i][0] = i < CG_R ? @LOAD_X_ELEM@ : 0.0f;
-#pragma unroll
-            for (int i = 0; i < MR; ++i)
-#pragma unroll
-                for (int c = 0; c < CG_VEC; ++c) @MATH@
-        }
+        /* A whole 16-byte chunk of each row of W. */
+@WALK_VEC@
     } else if (j0 < CG_C) {
-        /* The last chunk past CG_C, or rows of W not 16-byte aligned: element by element. */
-        for (int kk = kb + kl; kk < ke; kk += CG_KL) {
-            const int e = 0;
-            float x[MR][1];
-#pragma unroll
-            for (int i = 0; i < MR; ++i) x[i][0] = i < CG_R ? @LOAD_X_ELEM@ : 0.0f;
-            float b[CG_VEC];
-#pragma unroll
-            for (int c = 0; c < CG_VEC; ++c) {
-                const int j = j0 + c;
-                b[c] = j < CG_C ? @LOAD_W_ELEM@ : 0.0f;
-            }
-#pragma unroll
-            for (int i = 0; i < MR; ++i)
-#pragma unroll
-                for (int c = 0; c < CG_VEC; ++c) @MATH@
-        }
+        /* Rows of W that do not all start on 16-byte boundaries (an odd N, a view of odd
+           pitch), or the last chunk, which crosses CG_C: the same walk, each row's
+           CG_VEC columns from j0 a window over the aligned chunks that hold them
+           (cg_win; the columns past CG_C read what lies there, and their sums are never
+           stored). Once element by element: eight 2-byte loads a row's chunk. */
+@WALK_WIN@
     }
 
     /* The K-lanes of a chunk within the warp, then the warps in order. */

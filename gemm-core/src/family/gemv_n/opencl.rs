@@ -24,24 +24,60 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let mut s = opencl_head(ir, variant, "gemv_n");
     let (vec, chunk_fn) = chunk_fn(ir);
     let st = d.storage(ir.ab_dtype);
-    let n = ir.ab_dtype.name();
-    let (load_w, load_w_elem, load_x, load_x_elem) = match variant {
-        Variant::ComputeOnly => (
-            "for (int c = 0; c < CG_VEC; ++c) b[c] = (float)(kk - j0 - c) * 1e-9f;".to_string(),
-            "(float)(kk - j) * 1e-9f".to_string(),
-            "for (int e = 0; e < CG_VEC; ++e) x[d][e] = (float)(k + e + i) * 1e-9f".to_string(),
-            "(float)(kk + i) * 1e-9f".to_string(),
-        ),
+    // W's chunk of row kk into `b` in each walk: a whole 16-byte chunk, and a window over
+    // the chunks where rows may start anywhere in one.
+    let (w_vec, w_win, load_x, load_x_elem) = match variant {
+        Variant::ComputeOnly => {
+            let fake = "for (int c = 0; c < CG_VEC; ++c) b[c] = (float)(kk - j0 - c) * 1e-9f;";
+            (
+                fake,
+                fake,
+                "for (int e = 0; e < CG_VEC; ++e) x[d][e] = (float)(k + e + i) * 1e-9f",
+                "(float)(kk + i) * 1e-9f",
+            )
+        }
         _ => (
-            "cg_chunk(gw, (long)kk * CG_LDW + j0, b);".to_string(),
-            format!("cg_ld_{n}(gw, (long)kk * CG_LDW + j)"),
-            "CG_LOAD_X_STEP(i, k, x[d])".to_string(),
-            "CG_X(i, kk)".to_string(),
+            "cg_chunk(gw, (long)kk * CG_LDW + j0, b);",
+            "cg_win_unpack(cg_win_load(gw + (long)kk * CG_LDW + j0, CG_C - j0), b);",
+            "CG_LOAD_X_STEP(i, k, x[d])",
+            "CG_X(i, kk)",
         ),
     };
     let math = match variant {
         Variant::LoadOnly => "acc[0][c] += b[c]; acc[i][0] += x[i][e];",
         _ => "acc[i][c] = fma(x[i][e], b[c], acc[i][c]);",
+    };
+    // A strip's walk down its rows of K, CG_VEC rows a step, then K's last rows; rows of
+    // X past CG_R read the last one (in bounds: M, N >= 1 at launch), and those sums are
+    // never stored.
+    let walk = |load_w: &str| {
+        format!(
+            r#"        int k = kb + kl * CG_VEC;
+        for (; k + CG_VEC <= ke; k += CG_KL * CG_VEC) {{
+            float x[MR][CG_VEC];
+            for (int d = 0; d < MR; ++d) {{
+                const int i = d < CG_R ? d : CG_R - 1;
+                {load_x};
+            }}
+            for (int e = 0; e < CG_VEC; ++e) {{
+                const int kk = k + e;
+                float b[CG_VEC];
+                {load_w}
+                for (int i = 0; i < MR; ++i)
+                    for (int c = 0; c < CG_VEC; ++c) {math}
+            }}
+        }}
+        /* K's last rows, fewer than a step. */
+        for (int t = 0; k + t < ke && t < CG_VEC; ++t) {{
+            const int kk = k + t, e = 0;
+            float x[MR][1];
+            for (int i = 0; i < MR; ++i) x[i][0] = i < CG_R ? {load_x_elem} : 0.0f;
+            float b[CG_VEC];
+            {load_w}
+            for (int i = 0; i < MR; ++i)
+                for (int c = 0; c < CG_VEC; ++c) {math}
+        }}"#
+        )
     };
     let store = variant_store(ir, variant, "ci", "cj", "sum");
     let g = d.global();
@@ -85,47 +121,14 @@ void {sym}(int M, int N, int K, {params})
         for (int c = 0; c < CG_VEC; ++c) acc[i][c] = 0.0f;
 
     if (CG_W_VEC && j0 + CG_VEC <= CG_C) {{
-        /* Whole chunks of W's rows; rows of X past CG_R read the last one (in bounds:
-           M, N >= 1 at launch), and those sums are never stored. */
-        int k = kb + kl * CG_VEC;
-        for (; k + CG_VEC <= ke; k += CG_KL * CG_VEC) {{
-            float x[MR][CG_VEC];
-            for (int d = 0; d < MR; ++d) {{
-                const int i = d < CG_R ? d : CG_R - 1;
-                {load_x};
-            }}
-            for (int e = 0; e < CG_VEC; ++e) {{
-                const int kk = k + e;
-                float b[CG_VEC];
-                {load_w}
-                for (int i = 0; i < MR; ++i)
-                    for (int c = 0; c < CG_VEC; ++c) {math}
-            }}
-        }}
-        /* K's last rows, fewer than a step. */
-        for (int t = 0; k + t < ke && t < CG_VEC; ++t) {{
-            const int kk = k + t, e = 0;
-            float x[MR][1];
-            for (int i = 0; i < MR; ++i) x[i][0] = i < CG_R ? {load_x_elem} : 0.0f;
-            float b[CG_VEC];
-            {load_w}
-            for (int i = 0; i < MR; ++i)
-                for (int c = 0; c < CG_VEC; ++c) {math}
-        }}
+        /* Whole chunks of W's rows. */
+{walk_vec}
     }} else if (j0 < CG_C) {{
-        /* The last chunk past CG_C, or rows of W not 16-byte aligned: element by element. */
-        for (int kk = kb + kl; kk < ke; kk += CG_KL) {{
-            const int e = 0;
-            float x[MR][1];
-            for (int i = 0; i < MR; ++i) x[i][0] = i < CG_R ? {load_x_elem} : 0.0f;
-            float b[CG_VEC];
-            for (int c = 0; c < CG_VEC; ++c) {{
-                const int j = j0 + c;
-                b[c] = j < CG_C ? {load_w_elem} : 0.0f;
-            }}
-            for (int i = 0; i < MR; ++i)
-                for (int c = 0; c < CG_VEC; ++c) {math}
-        }}
+        /* Rows of W that do not all start on 16-byte boundaries, or the last chunk, which
+           crosses CG_C: each row's CG_VEC columns from j0 a window over the aligned
+           chunks that hold them (the columns past CG_C read what lies there, and their
+           sums are never stored). */
+{walk_win}
     }}
 
     /* One row at a time: every work-item's partials, then per output its chunk's K-lanes
@@ -150,6 +153,8 @@ void {sym}(int M, int N, int K, {params})
         params = kernel_params(ir, d),
         view = view_prologue(ir, Backend::Opencl),
         roles = super::emit::roles(ir, d),
+        walk_vec = walk(w_vec),
+        walk_win = walk(w_win),
         coords = crate::family::turned::STORE_COORDS,
     );
     s
