@@ -187,21 +187,20 @@ extern "C" __global__ void CG_BOUNDS cg_f16_bias_relu_ca192860(int M, int N, int
 #pragma unroll
         for (int c = 0; c < COLS; ++c) acc[i][c] = 0.0f;
 
+    /* Rows past CG_R and columns past CG_C read the last one instead (always in bounds,
+       M, N >= 1 at launch): no predicate keeps the loads apart, and those sums are never
+       stored. Every column's chunk is in flight before the first multiply. */
     if (CG_VEC_OK) {
         /* Every row of X and W starts on a 16-byte boundary: whole chunks (the one that
            crosses K masked). */
 #pragma unroll 2
         for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
-            /* Rows past CG_R and columns past CG_C read the last one instead (always in
-               bounds, M, N >= 1 at launch): no predicate keeps the loads apart, and those
-               sums are never stored. */
             float a[MR][CG_VEC];
 #pragma unroll
             for (int d = 0; d < MR; ++d) {
                 const int i = d < CG_R ? d : CG_R - 1;
                 CG_LOAD_X_VEC(i, k, a[d]);
             }
-            /* Every column's chunk in flight before the first multiply. */
             cg_u4 braw[COLS];
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
@@ -222,9 +221,8 @@ extern "C" __global__ void CG_BOUNDS cg_f16_bias_relu_ca192860(int M, int N, int
             }
         }
     } else {
-        /* Rows at any element alignment: the same walk, each lane's CG_VEC elements of a
-           row from the one or two aligned chunks that hold them (`cg_win`), every
-           column's loads in flight before the first shift. Not unrolled: twice the
+        /* Rows at any element alignment: each lane's CG_VEC elements of a row from the
+           one or two aligned chunks that hold them (`cg_win`). Not unrolled: twice the
            chunks a step already, and unrolled ptxas took 102 registers for MR = 1,
            COLS = 4 (63 not) and spilled at MR = 4, COLS = 2, KSPLIT = 2. */
 #pragma unroll 1

@@ -30,37 +30,45 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         Variant::LoadOnly => "acc[0][c] += b[e]; acc[i][0] += a[i][e];",
         _ => "acc[i][c] = fmaf(a[i][e], b[e], acc[i][c]);",
     };
-    // Each load in the aligned form (whole 16-byte chunks) and the any-alignment one
-    // (`_WIN`: windows over the chunks); both zero the elements from K on.
-    let loads: [(&str, &str); 5] = match variant {
+    // Each walk's loads (`[X's rows, a column's raw type, its load, its unpacking]`):
+    // whole 16-byte chunks, and windows over them where rows may start anywhere in one;
+    // both zero the elements from K on.
+    let (vec, win): ([&str; 4], [&str; 4]) = match variant {
         // The values depend on the loop index, so the multiply-adds cannot be folded.
-        Variant::ComputeOnly => [
-            (
-                "LOAD_A_VEC",
+        Variant::ComputeOnly => {
+            let fake = [
                 "for (int e = 0; e < CG_VEC; ++e) a[d][e] = (float)(k + e + i) * 1e-9f;",
-            ),
-            ("LOAD_B_RAW", "cg_u4{0u, 0u, 0u, 0u}"),
-            (
-                "LOAD_B_VEC",
+                "cg_u4",
+                "cg_u4{0u, 0u, 0u, 0u}",
                 "for (int e = 0; e < CG_VEC; ++e) b[e] = (float)(k + e - n) * 1e-9f;",
-            ),
-            ("LOAD_B_WIN_RAW", "cg_win{}"),
-            (
-                "LOAD_B_WIN",
-                "for (int e = 0; e < CG_VEC; ++e) b[e] = (float)(k + e - n) * 1e-9f;",
-            ),
-        ],
-        _ => [
-            ("LOAD_A_VEC", "CG_LOAD_X_VEC(i, k, a[d]);"),
-            ("LOAD_B_RAW", "cg_ld16(gw + (long)n * CG_LDW + k)"),
-            ("LOAD_B_VEC", "cg_unpack(braw[c], b); cg_mask_k(b, k, K);"),
-            ("LOAD_B_WIN_RAW", "cg_win_load(gw + (long)n * CG_LDW + k, K - k)"),
-            ("LOAD_B_WIN", "cg_win_unpack(braw[c], b); cg_mask_k(b, k, K);"),
-        ],
+            ];
+            (fake, fake)
+        }
+        _ => (
+            [
+                "CG_LOAD_X_VEC(i, k, a[d]);",
+                "cg_u4",
+                "cg_ld16(gw + (long)n * CG_LDW + k)",
+                "cg_unpack(braw[c], b); cg_mask_k(b, k, K);",
+            ],
+            [
+                "CG_LOAD_X_WIN(i, k, a[d]);",
+                "cg_win",
+                "cg_win_load(gw + (long)n * CG_LDW + k, K - k)",
+                "cg_win_unpack(braw[c], b); cg_mask_k(b, k, K);",
+            ],
+        ),
     };
-    let load_a_win = match variant {
-        Variant::ComputeOnly => loads[0].1,
-        _ => "CG_LOAD_X_WIN(i, k, a[d]);",
+    let walk = |[load_a, raw_t, load_b_raw, load_b]: [&str; 4]| {
+        fill(
+            WALK,
+            &[
+                ("LOAD_A", load_a.to_string()),
+                ("RAW_T", raw_t.to_string()),
+                ("LOAD_B_RAW", load_b_raw.to_string()),
+                ("LOAD_B", load_b.to_string()),
+            ],
+        )
     };
     s.push_str(&fill(
         KERNEL,
@@ -71,12 +79,8 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
             ("VIEW", view_prologue(ir, Backend::Cuda)),
-            ("LOAD_A_VEC", loads[0].1.to_string()),
-            ("LOAD_A_WIN", load_a_win.to_string()),
-            ("LOAD_B_RAW", loads[1].1.to_string()),
-            ("LOAD_B_VEC", loads[2].1.to_string()),
-            ("LOAD_B_WIN_RAW", loads[3].1.to_string()),
-            ("LOAD_B_WIN", loads[4].1.to_string()),
+            ("WALK_VEC", walk(vec)),
+            ("WALK_WIN", walk(win)),
             ("MATH_VEC", math_vec.to_string()),
             ("COORDS", turned::STORE_COORDS.to_string()),
             ("STORE", variant_store(ir, variant, "ci", "cj", "acc")),
@@ -235,6 +239,36 @@ pub(in crate::family) fn x_loads(ir: &GemmIr, backend: Backend, x_rows: bool) ->
     (elem, chunk)
 }
 
+/// A warp's walk along K, one chunk a lane a step (`@LOAD_A@`: X's rows into `a`;
+/// `@RAW_T@` a column's chunk as loaded, `@LOAD_B_RAW@` its load, `@LOAD_B@` its
+/// unpacking into `b`).
+const WALK: &str = r#"        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
+            float a[MR][CG_VEC];
+#pragma unroll
+            for (int d = 0; d < MR; ++d) {
+                const int i = d < CG_R ? d : CG_R - 1;
+                @LOAD_A@
+            }
+            @RAW_T@ braw[COLS];
+#pragma unroll
+            for (int c = 0; c < COLS; ++c) {
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                (void)n;
+                braw[c] = @LOAD_B_RAW@;
+            }
+#pragma unroll
+            for (int c = 0; c < COLS; ++c) {
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                (void)n;
+                float b[CG_VEC];
+                @LOAD_B@
+#pragma unroll
+                for (int i = 0; i < MR; ++i)
+#pragma unroll
+                    for (int e = 0; e < CG_VEC; ++e) @MATH_VEC@
+            }
+        }"#;
+
 const KERNEL: &str = r#"
 #define CG_THREADS (WARPS * 32)
 #define CG_GROUPS (WARPS / KSPLIT)
@@ -280,73 +314,21 @@ extern "C" __global__ void CG_BOUNDS @SYM@(int M, int N, int K, @PARAMS@) {
 #pragma unroll
         for (int c = 0; c < COLS; ++c) acc[i][c] = 0.0f;
 
+    /* Rows past CG_R and columns past CG_C read the last one instead (always in bounds,
+       M, N >= 1 at launch): no predicate keeps the loads apart, and those sums are never
+       stored. Every column's chunk is in flight before the first multiply. */
     if (CG_VEC_OK) {
         /* Every row of X and W starts on a 16-byte boundary: whole chunks (the one that
            crosses K masked). */
 #pragma unroll 2
-        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
-            /* Rows past CG_R and columns past CG_C read the last one instead (always in
-               bounds, M, N >= 1 at launch): no predicate keeps the loads apart, and those
-               sums are never stored. */
-            float a[MR][CG_VEC];
-#pragma unroll
-            for (int d = 0; d < MR; ++d) {
-                const int i = d < CG_R ? d : CG_R - 1;
-                @LOAD_A_VEC@
-            }
-            /* Every column's chunk in flight before the first multiply. */
-            cg_u4 braw[COLS];
-#pragma unroll
-            for (int c = 0; c < COLS; ++c) {
-                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
-                (void)n;
-                braw[c] = @LOAD_B_RAW@;
-            }
-#pragma unroll
-            for (int c = 0; c < COLS; ++c) {
-                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
-                (void)n;
-                float b[CG_VEC];
-                @LOAD_B_VEC@
-#pragma unroll
-                for (int i = 0; i < MR; ++i)
-#pragma unroll
-                    for (int e = 0; e < CG_VEC; ++e) @MATH_VEC@
-            }
-        }
+@WALK_VEC@
     } else {
-        /* Rows at any element alignment: the same walk, each lane's CG_VEC elements of a
-           row from the one or two aligned chunks that hold them (`cg_win`), every
-           column's loads in flight before the first shift. Not unrolled: twice the
+        /* Rows at any element alignment: each lane's CG_VEC elements of a row from the
+           one or two aligned chunks that hold them (`cg_win`). Not unrolled: twice the
            chunks a step already, and unrolled ptxas took 102 registers for MR = 1,
            COLS = 4 (63 not) and spilled at MR = 4, COLS = 2, KSPLIT = 2. */
 #pragma unroll 1
-        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
-            float a[MR][CG_VEC];
-#pragma unroll
-            for (int d = 0; d < MR; ++d) {
-                const int i = d < CG_R ? d : CG_R - 1;
-                @LOAD_A_WIN@
-            }
-            cg_win braw[COLS];
-#pragma unroll
-            for (int c = 0; c < COLS; ++c) {
-                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
-                (void)n;
-                braw[c] = @LOAD_B_WIN_RAW@;
-            }
-#pragma unroll
-            for (int c = 0; c < COLS; ++c) {
-                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
-                (void)n;
-                float b[CG_VEC];
-                @LOAD_B_WIN@
-#pragma unroll
-                for (int i = 0; i < MR; ++i)
-#pragma unroll
-                    for (int e = 0; e < CG_VEC; ++e) @MATH_VEC@
-            }
-        }
+@WALK_WIN@
     }
 
     /* Lanes of a warp, then the KSPLIT warps of a group in part order. */

@@ -48,6 +48,24 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         Variant::LoadOnly => "acc[0][c] += b[e]; acc[i][0] += a[i][e];",
         _ => "acc[i][c] = fma(a[i][e], b[e], acc[i][c]);",
     };
+    let walk = |load_a: &str, load_b: &str| {
+        format!(
+            r#"        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {{
+            float a[MR][CG_VEC];
+            for (int d = 0; d < MR; ++d) {{
+                const int i = d < CG_R ? d : CG_R - 1;
+                {load_a}
+            }}
+            for (int c = 0; c < COLS; ++c) {{
+                const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                float b[CG_VEC];
+                {load_b}
+                for (int i = 0; i < MR; ++i)
+                    for (int e = 0; e < CG_VEC; ++e) {math_vec}
+            }}
+        }}"#
+        )
+    };
     let store = variant_store(ir, variant, "ci", "cj", "sum");
     let g = d.global();
     let _ = write!(
@@ -91,35 +109,9 @@ void {sym}(int M, int N, int K, {params})
        16-byte boundary, whole chunks (the one that crosses K masked); elsewhere each
        work-item's CG_VEC elements of a row from the aligned chunks that hold them. */
     if (CG_VEC_OK) {{
-        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {{
-            float a[MR][CG_VEC];
-            for (int d = 0; d < MR; ++d) {{
-                const int i = d < CG_R ? d : CG_R - 1;
-                {load_a_vec}
-            }}
-            for (int c = 0; c < COLS; ++c) {{
-                const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
-                float b[CG_VEC];
-                {load_b_vec}
-                for (int i = 0; i < MR; ++i)
-                    for (int e = 0; e < CG_VEC; ++e) {math_vec}
-            }}
-        }}
+{walk_vec}
     }} else {{
-        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {{
-            float a[MR][CG_VEC];
-            for (int d = 0; d < MR; ++d) {{
-                const int i = d < CG_R ? d : CG_R - 1;
-                {load_a_win}
-            }}
-            for (int c = 0; c < COLS; ++c) {{
-                const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
-                float b[CG_VEC];
-                {load_b_win}
-                for (int i = 0; i < MR; ++i)
-                    for (int e = 0; e < CG_VEC; ++e) {math_vec}
-            }}
-        }}
+{walk_win}
     }}
 
     /* Every work-item's partials, then per output the 32 x KSPLIT of its column group
@@ -144,6 +136,8 @@ void {sym}(int M, int N, int K, {params})
         view = view_prologue(ir, Backend::Opencl),
         roles = super::emit::roles(ir, d),
         mask_fn = MASK_FN,
+        walk_vec = walk(load_a_vec, load_b_vec),
+        walk_win = walk(load_a_win, load_b_win),
         coords = crate::family::turned::STORE_COORDS,
     );
     s
