@@ -374,6 +374,27 @@ mod checks {
         }
     }
 
+    /// The decode kernels (swap-AB mma.sync, fragments straight from global memory) of an
+    /// f16 kernel with a fused epilogue, in both forms, on whole 16-byte chunks and on
+    /// windows over them (K = 31 and 100: rows at any element alignment).
+    #[cfg(feature = "sm90")]
+    #[test]
+    fn every_decode_config_compiles() {
+        if nvrtc_or_skip(
+            "every_decode_config_compiles",
+            "NVRTC compiles of every planned decode config",
+        ) {
+            use crossgemm::FamilyId::Decode;
+            compile_every_config(
+                &nv_f16_bias_relu::SPEC,
+                "h200",
+                Decode,
+                "90",
+                &[(8, 256, 256), (5, 17, 31), (24, 40, 100)],
+            );
+        }
+    }
+
     /// The decode_n kernels (A and B row-major, 16-bit) of a bf16 kernel with a fused
     /// epilogue and an f16 one with an f32 output, at a whole and a ragged shape (K
     /// crossing a chunk, N a partial strip).

@@ -37,7 +37,8 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     };
     let loads = match variant {
         Variant::ComputeOnly => "#define CG_LOAD_B(p, c) cg_fake(c, 1u)\n#define CG_LOAD_A(p, c) cg_fake(c, 2u)",
-        _ => "#define CG_LOAD_B(p, c) cg_ld_stream(p)\n#define CG_LOAD_A(p, c) cg_ld_cached(p)",
+        // Rows that do not all start on 16-byte boundaries: windows over the aligned chunks.
+        _ => "#if CG_W_VEC\n#define CG_LOAD_B(p, c) cg_ld_stream(p)\n#else\n#define CG_LOAD_B(p, c) cg_ld_win(p)\n#endif\n#if CG_X_VEC\n#define CG_LOAD_A(p, c) cg_ld_cached(p)\n#else\n#define CG_LOAD_A(p, c) cg_ld_win(p)\n#endif",
     };
     s.push_str(&fill(
         KERNEL,
@@ -58,14 +59,18 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
 
 /// The operands' roles in either form (`SWAP` 0 or 1): `CG_XP`/`CG_LDX` the side of at
 /// most `8 * MT` rows (A, or B's columns turned around), `CG_WP`/`CG_LDW` the streamed side
-/// (B's columns, or A's rows), `CG_R`/`CG_C` their extents. Both forms need what the
+/// (B's columns, or A's rows), `CG_R`/`CG_C` their extents, `CG_X_VEC`/`CG_W_VEC` whether
+/// each side's rows all start on 16-byte boundaries. Both forms need what the
 /// family serves, A row-major and B column-major: every row the kernel reads is
 /// K-contiguous either way.
 fn roles(ir: &GemmIr) -> String {
+    // Whether each side's rows all start on 16-byte boundaries (the shape flags of the
+    // operand that takes the side).
+    let flags = |x: &str, w: &str| format!("#define CG_X_VEC {x}\n#define CG_W_VEC {w}\n");
     turned::forms(
         "8 * MT",
-        &turned::role_defines(ir, true),
-        &turned::role_defines(ir, false),
+        &(turned::role_defines(ir, true) + &flags("B_VEC", "A_VEC")),
+        &(turned::role_defines(ir, false) + &flags("A_VEC", "B_VEC")),
     )
 }
 
@@ -118,10 +123,18 @@ typedef unsigned short cg_ab_t;
 static_assert(BK == CG_CK, "a chunk is 32 k: four lanes of 8 elements");
 static_assert(WARPS % KW == 0, "KW must divide WARPS");
 static_assert(MT >= 1 && MT <= 8 && NT >= 1 && NT <= 4, "MT 1-8, NT 1-4");
+@ROLES@
+/* Chunks in flight a super-step: a window holds two chunks until it is shifted, so rows
+   at any alignment take half the unroll (at the whole one ptxas spilled at 128
+   registers: MT = 4 with NT = 2, or with a rotated walk). */
+#if CG_W_VEC && CG_X_VEC
+#define CG_UNROLL UNROLL
+#else
+#define CG_UNROLL ((UNROLL + 1) / 2)
+#endif
 #ifndef ROT
 #define ROT 0
 #endif
-@ROLES@
 /* B: read once by the whole grid. The L1 keeps none of it, and the L2 fetches the
    256 bytes around each miss (a column's next chunks, which this lane's quad reads next). */
 static __device__ __forceinline__ cg_u4 cg_ld_stream(const cg_ab_t* p) {
@@ -135,6 +148,22 @@ static __device__ __forceinline__ cg_u4 cg_ld_cached(const cg_ab_t* p) {
     cg_u4 v;
     asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
     return v;
+}
+/* A chunk's 8 elements at p where rows may start anywhere in a 16-byte chunk (an odd K,
+   a view of odd pitch): the aligned chunk holding p and, unless p is aligned, the next,
+   which holds the window's last element (whole chunks only: every element is the row's),
+   shifted down into place by whole words through selects, then by a half word. Through
+   the L1 (unlike B's aligned stream): a lane's second chunk is its neighbour's first. */
+static __device__ __forceinline__ cg_u4 cg_ld_win(const cg_ab_t* p) {
+    const unsigned off = (unsigned)(unsigned long long)p & 15u;
+    const cg_ab_t* c = p - off / 2u;
+    const cg_u4 lo = cg_ld_cached(c);
+    const cg_u4 hi = off ? cg_ld_cached(c + 8) : lo;
+    unsigned x0 = lo.x, x1 = lo.y, x2 = lo.z, x3 = lo.w, x4 = hi.x, x5 = hi.y, x6 = hi.z, x7 = hi.w;
+    if (off & 8u) { x0 = x2; x1 = x3; x2 = x4; x3 = x5; x4 = x6; x5 = x7; }
+    if (off & 4u) { x0 = x1; x1 = x2; x2 = x3; x3 = x4; x4 = x5; }
+    const unsigned sh = (off & 2u) * 8u;
+    return cg_u4{__funnelshift_r(x0, x1, sh), __funnelshift_r(x1, x2, sh), __funnelshift_r(x2, x3, sh), __funnelshift_r(x3, x4, sh)};
 }
 /* The first `valid` of a segment's 8 elements, zeros after them (the chunk that crosses K). */
 static __device__ __forceinline__ cg_u4 cg_ld_part(const cg_ab_t* p, int valid) {
@@ -187,36 +216,36 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
 #pragma unroll
             for (int v = 0; v < 4; ++v) acc[nt][mt][v] = 0.0f;
 
-    /* Whole super-steps: part p of a group takes chunks p*UNROLL .. p*UNROLL+UNROLL-1 of
-       every KW*UNROLL, so the group reads each column front to back. Not unrolled
-       further: UNROLL says how many loads are in flight, and ptxas unrolling it again
+    /* Whole super-steps: part p of a group takes chunks p*CG_UNROLL .. p*CG_UNROLL+CG_UNROLL-1 of
+       every KW*CG_UNROLL, so the group reads each column front to back. Not unrolled
+       further: CG_UNROLL says how many loads are in flight, and ptxas unrolling it again
        spilled at 128 registers.
-       With ROT each block starts its walk at its own UNROLL-aligned chunk and wraps:
+       With ROT each block starts its walk at its own CG_UNROLL-aligned chunk and wraps:
        blocks in step would all read the same chunk of A at once (every block's request
        for one line at one L2 slice). Decode::defines says which tiles rotate. */
-    const int step = KW * UNROLL;
+    const int step = KW * CG_UNROLL;
     const int whole = K / CG_CK / step * step;
 #if ROT
-    const int rot = whole > 0 ? (int)(blockIdx.x % (unsigned)(whole / UNROLL)) * UNROLL : 0;
+    const int rot = whole > 0 ? (int)(blockIdx.x % (unsigned)(whole / CG_UNROLL)) * CG_UNROLL : 0;
 #else
     const int rot = 0;
 #endif
 #pragma unroll 1
-    for (int v = part * UNROLL; v < whole; v += step) {
+    for (int v = part * CG_UNROLL; v < whole; v += step) {
         const int c = v + rot < whole ? v + rot : v + rot - whole;
-        cg_u4 w[UNROLL][NT][2], x[UNROLL][MT];
+        cg_u4 w[CG_UNROLL][NT][2], x[CG_UNROLL][MT];
 #pragma unroll
-        for (int u = 0; u < UNROLL; ++u)
+        for (int u = 0; u < CG_UNROLL; ++u)
 #pragma unroll
             for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
                 for (int h = 0; h < 2; ++h) w[u][nt][h] = CG_LOAD_B(wp[nt][h] + (long)(c + u) * CG_CK, c + u);
 #pragma unroll
-        for (int u = 0; u < UNROLL; ++u)
+        for (int u = 0; u < CG_UNROLL; ++u)
 #pragma unroll
             for (int mt = 0; mt < MT; ++mt) x[u][mt] = CG_LOAD_A(xp[mt] + (long)(c + u) * CG_CK, c + u);
 #pragma unroll
-        for (int u = 0; u < UNROLL; ++u) cg_chunk(acc, w[u], x[u]);
+        for (int u = 0; u < CG_UNROLL; ++u) cg_chunk(acc, w[u], x[u]);
     }
     /* The rest, a chunk at a time over the parts: whole chunks, then the one that
        crosses K (element loads, zeros past K in A and B alike). */

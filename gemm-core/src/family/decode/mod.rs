@@ -19,9 +19,10 @@
 //! The fused epilogue runs on the sums before the store.
 //!
 //! It serves f16 and bf16 with A row-major and B column-major (both K-contiguous: the
-//! `x · Wᵀ` of a linear layer), CUDA only, and takes calls whose A and B rows start on
-//! 16-byte boundaries (others go to the families after it; large unaligned calls are
-//! staged to such rows first).
+//! `x · Wᵀ` of a linear layer), CUDA only. Rows that do not all start on 16-byte
+//! boundaries (an odd K, a view of odd pitch: calls below staging's threshold, or with
+//! staging off) are read through windows over the aligned 16-byte chunks that hold them,
+//! shifted into place in registers, with half the chunks a super-step in flight.
 
 mod emit;
 
@@ -238,12 +239,9 @@ impl KernelFamily for Decode {
         false
     }
 
-    fn accepts(&self, t: &DecodeTile, ir: &GemmIr, p: Problem) -> Result<(), String> {
-        turned::check_small_side(t.swap, p, t.rows())?;
-        if !rows_on_16_bytes(ir, p) {
-            return Err("rows of A or columns of B do not all start on 16-byte boundaries".into());
-        }
-        Ok(())
+    /// Any alignment of the rows: misaligned ones are read through windows (`cg_ld_win`).
+    fn accepts(&self, t: &DecodeTile, _ir: &GemmIr, p: Problem) -> Result<(), String> {
+        turned::check_small_side(t.swap, p, t.rows())
     }
 
     /// `tune(block_m = ..)` restricts the rows (`8 * mt`) and `tune(block_n = ..)` the
@@ -497,7 +495,7 @@ mod tests {
     }
 
     #[test]
-    fn accepts_rows_up_to_its_row_blocks_on_16_byte_rows() {
+    fn accepts_rows_up_to_its_row_blocks_at_any_alignment() {
         let g = ir(DType::F16, Layout::RowMajor, Layout::ColMajor);
         let t = DecodeTile {
             mt: 2,
@@ -514,19 +512,17 @@ mod tests {
             .accepts(&t, &g, Problem::new(17, 4096, 4096))
             .unwrap_err()
             .contains("M = 17"));
-        // K = 700: neither A's rows nor B's columns are 16-byte multiples.
-        assert!(Decode
-            .accepts(&t, &g, Problem::new(16, 64, 700))
-            .unwrap_err()
-            .contains("16-byte"));
-        // A padded view keeps 16-byte rows; an odd offset does not.
+        // K = 700 (neither A's rows nor B's columns 16-byte multiples), a padded view and
+        // an odd offset: windows read them.
+        assert!(Decode.accepts(&t, &g, Problem::new(16, 64, 700)).is_ok());
         let p = Problem::new(16, 64, 64);
-        assert!(Decode
-            .accepts(&t, &g, p.stored(Stored::new(72, 8), Stored::new(0, 0)))
-            .is_ok());
-        assert!(Decode
-            .accepts(&t, &g, p.stored(Stored::new(72, 3), Stored::new(0, 0)))
-            .is_err());
+        for a in [Stored::new(72, 8), Stored::new(72, 3)] {
+            assert!(Decode.accepts(&t, &g, p.stored(a, Stored::new(0, 0))).is_ok());
+        }
+        // Whole chunks where every row starts on 16 bytes, windows elsewhere.
+        let d = |p: Problem| Decode.defines(&t, &g, Backend::Cuda, p);
+        assert!(d(p).contains(&("A_VEC", 1)) && d(p).contains(&("B_VEC", 1)));
+        assert!(d(Problem::new(16, 64, 700)).contains(&("B_VEC", 0)));
     }
 
     #[test]
@@ -605,10 +601,8 @@ mod tests {
         assert!(Decode.accepts(&t, &g, Problem::new(12288, 8, 4096)).is_ok());
         let err = Decode.accepts(&t, &g, Problem::new(8, 9, 4096)).unwrap_err();
         assert!(err.contains("N = 9"), "{err}");
-        assert!(
-            Decode.accepts(&t, &g, Problem::new(12288, 8, 700)).is_err(),
-            "16-byte rows"
-        );
+        // Rows at any alignment, as the plain form.
+        assert!(Decode.accepts(&t, &g, Problem::new(12288, 8, 700)).is_ok());
         let d = Decode.launch(&t, &g, Problem::new(12288, 8, 4096), Machine { units: 132 });
         assert_eq!(d.grid, [768, 1, 1]);
         assert_eq!(Decode.block_mn(&t), (16, 8));
