@@ -133,14 +133,28 @@ struct cg_win {
     cg_u4 lo, hi;
     unsigned off;
 };
-static __device__ __forceinline__ cg_win cg_win_load(const cg_ab_t* p, int left) {
+/* Where a row's windows come from: the aligned chunk at or below its start p and the
+   bytes p lies into it. A walk whose k steps by whole chunks reads every window of the
+   row from it (cg_row_win), without taking p apart again each step. */
+struct cg_row {
+    const cg_ab_t* c;
+    unsigned off;
+};
+static __device__ __forceinline__ cg_row cg_row_at(const cg_ab_t* p) {
+    const unsigned off = (unsigned)(unsigned long long)p & 15u;
+    return cg_row{p - off / (unsigned)sizeof(cg_ab_t), off};
+}
+/* The window of the row's elements from k (a multiple of CG_VEC), `left` of them from k on. */
+static __device__ __forceinline__ cg_win cg_row_win(const cg_row& r, int k, int left) {
     cg_win w;
-    w.off = (unsigned)(unsigned long long)p & 15u;
-    const cg_ab_t* c = p - w.off / (unsigned)sizeof(cg_ab_t);
-    w.lo = cg_ld16(c);
+    w.off = r.off;
+    w.lo = cg_ld16(r.c + k);
     const int valid = left < CG_VEC ? left : CG_VEC;
-    w.hi = w.off + valid * (unsigned)sizeof(cg_ab_t) > 16u ? cg_ld16(c + CG_VEC) : cg_u4{0u, 0u, 0u, 0u};
+    w.hi = r.off + valid * (unsigned)sizeof(cg_ab_t) > 16u ? cg_ld16(r.c + k + CG_VEC) : cg_u4{0u, 0u, 0u, 0u};
     return w;
+}
+static __device__ __forceinline__ cg_win cg_win_load(const cg_ab_t* p, int left) {
+    return cg_row_win(cg_row_at(p), 0, left);
 }
 /* A window's elements as floats: its two chunks shifted down by `off` bytes, by whole
    words through selects (no indexing, which would put the words in local memory), then

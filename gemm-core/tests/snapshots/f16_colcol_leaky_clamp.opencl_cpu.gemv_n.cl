@@ -92,14 +92,30 @@ typedef struct {
     uint4 lo, hi;
     uint off;
 } cg_win;
-static inline cg_win cg_win_load(const __global ushort* p, int left) {
+/* Where a row's windows come from: the aligned chunk at or below its start p and the
+   bytes p lies into it (a walk along the row takes p apart once). */
+typedef struct {
+    const __global ushort* c;
+    uint off;
+} cg_row;
+static inline cg_row cg_row_at(const __global ushort* p) {
+    cg_row r;
+    r.off = (uint)((ulong)p & 15);
+    r.c = p - r.off / sizeof(ushort);
+    return r;
+}
+/* The window of the row's elements from k (a multiple of CG_VEC), `left` of them from k on. */
+static inline cg_win cg_row_win(cg_row r, int k, int left) {
     cg_win w;
-    w.off = (uint)((ulong)p & 15);
-    const __global uint4* c = (const __global uint4*)(p - w.off / sizeof(ushort));
+    w.off = r.off;
+    const __global uint4* c = (const __global uint4*)(r.c + k);
     w.lo = c[0];
     const int valid = left < CG_VEC ? left : CG_VEC;
-    w.hi = w.off + valid * sizeof(ushort) > 16 ? c[1] : (uint4)(0u);
+    w.hi = r.off + valid * sizeof(ushort) > 16 ? c[1] : (uint4)(0u);
     return w;
+}
+static inline cg_win cg_win_load(const __global ushort* p, int left) {
+    return cg_row_win(cg_row_at(p), 0, left);
 }
 static inline uint cg_fsr(uint lo, uint hi, uint sh) {
     return sh ? (lo >> sh) | (hi << (32u - sh)) : lo;

@@ -88,7 +88,7 @@ static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
 #define CG_X_ROWS 0
 #define CG_VEC_OK A_VEC
 #define CG_LOAD_X_VEC(i, k, dst) for (int e = 0; e < CG_VEC; ++e) dst[e] = (k) + e < K ? cg_elem(gx[(long)((k) + e) * CG_LDX + (i)]) : 0.0f
-#define CG_LOAD_X_WIN(i, k, dst) for (int e = 0; e < CG_VEC; ++e) dst[e] = (k) + e < K ? cg_elem(gx[(long)((k) + e) * CG_LDX + (i)]) : 0.0f
+#define CG_LOAD_X_WIN(d, i, k, left, dst) for (int e = 0; e < CG_VEC; ++e) dst[e] = (k) + e < K ? cg_elem(gx[(long)((k) + e) * CG_LDX + (i)]) : 0.0f
 #else
 #error "this gemv form streams B, which must be column-major (K-contiguous)"
 #endif
@@ -114,14 +114,28 @@ struct cg_win {
     cg_u4 lo, hi;
     unsigned off;
 };
-static __device__ __forceinline__ cg_win cg_win_load(const cg_ab_t* p, int left) {
+/* Where a row's windows come from: the aligned chunk at or below its start p and the
+   bytes p lies into it. A walk whose k steps by whole chunks reads every window of the
+   row from it (cg_row_win), without taking p apart again each step. */
+struct cg_row {
+    const cg_ab_t* c;
+    unsigned off;
+};
+static __device__ __forceinline__ cg_row cg_row_at(const cg_ab_t* p) {
+    const unsigned off = (unsigned)(unsigned long long)p & 15u;
+    return cg_row{p - off / (unsigned)sizeof(cg_ab_t), off};
+}
+/* The window of the row's elements from k (a multiple of CG_VEC), `left` of them from k on. */
+static __device__ __forceinline__ cg_win cg_row_win(const cg_row& r, int k, int left) {
     cg_win w;
-    w.off = (unsigned)(unsigned long long)p & 15u;
-    const cg_ab_t* c = p - w.off / (unsigned)sizeof(cg_ab_t);
-    w.lo = cg_ld16(c);
+    w.off = r.off;
+    w.lo = cg_ld16(r.c + k);
     const int valid = left < CG_VEC ? left : CG_VEC;
-    w.hi = w.off + valid * (unsigned)sizeof(cg_ab_t) > 16u ? cg_ld16(c + CG_VEC) : cg_u4{0u, 0u, 0u, 0u};
+    w.hi = r.off + valid * (unsigned)sizeof(cg_ab_t) > 16u ? cg_ld16(r.c + k + CG_VEC) : cg_u4{0u, 0u, 0u, 0u};
     return w;
+}
+static __device__ __forceinline__ cg_win cg_win_load(const cg_ab_t* p, int left) {
+    return cg_row_win(cg_row_at(p), 0, left);
 }
 /* A window's elements as floats: its two chunks shifted down by `off` bytes, by whole
    words through selects (no indexing, which would put the words in local memory), then
@@ -152,11 +166,15 @@ static __device__ __forceinline__ void cg_mask_k(float* f, int k, int K) {
    stored at (i, j) of the output, or at (j, i) turned around. */
 /* The window walk holds two chunks a row in flight: with the threads alone as its bound,
    ptxas capped it at 80 registers and spilled (MR = 8 turned around, f32); unbounded it
-   takes up to ~160 and no spill. The whole-chunk walk keeps ptxas's own choice. */
-#if CG_VEC_OK
-#define CG_BOUNDS __launch_bounds__(CG_THREADS)
-#else
+   takes up to ~160 and no spill. The whole-chunk walk keeps ptxas's own choice, but at
+   MR = 8 (f32: 72 registers and a spill once the walk had its own tail step), where it
+   may take 128. */
+#if !CG_VEC_OK
 #define CG_BOUNDS __launch_bounds__(CG_THREADS, 1)
+#elif MR >= 8
+#define CG_BOUNDS __launch_bounds__(CG_THREADS, 512 / CG_THREADS)
+#else
+#define CG_BOUNDS __launch_bounds__(CG_THREADS)
 #endif
 extern "C" __global__ void CG_BOUNDS cg_f32_tf32_residual_33093ad6(int M, int N, int K, float* __restrict__ out, const float* __restrict__ p0, const float* __restrict__ p1, const float* __restrict__ p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, int ld2, long off2, long bso, long bs0, long bs1, long bs2, int nbatch) {
     __shared__ float cg_red[WARPS][MR][COLS];
@@ -179,13 +197,40 @@ extern "C" __global__ void CG_BOUNDS cg_f32_tf32_residual_33093ad6(int M, int N,
     if (CG_VEC_OK) {
         /* Every row of X and W starts on a 16-byte boundary: whole chunks (the one that
            crosses K masked). */
+        int k = (part * 32 + lane) * CG_VEC;
 #pragma unroll 2
-        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
+        for (; k < K - (CG_VEC - 1); k += KSPLIT * 32 * CG_VEC) {
             float a[MR][CG_VEC];
 #pragma unroll
             for (int d = 0; d < MR; ++d) {
                 const int i = d < CG_R ? d : CG_R - 1;
                 CG_LOAD_X_VEC(i, k, a[d]);
+            }
+            cg_u4 braw[COLS];
+#pragma unroll
+            for (int c = 0; c < COLS; ++c) {
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                (void)n;
+                braw[c] = cg_ld16(gw + (long)n * CG_LDW + k);
+            }
+#pragma unroll
+            for (int c = 0; c < COLS; ++c) {
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                (void)n;
+                float b[CG_VEC];
+                cg_unpack(braw[c], b);
+#pragma unroll
+                for (int i = 0; i < MR; ++i)
+#pragma unroll
+                    for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fmaf(a[i][e], b[e], acc[i][c]);
+            }
+        }
+        if (k < K) {
+            float a[MR][CG_VEC];
+#pragma unroll
+            for (int d = 0; d < MR; ++d) {
+                const int i = d < CG_R ? d : CG_R - 1;
+                CG_LOAD_X_VEC(i, k, a[d]); cg_mask_k(a[d], k, K);
             }
             cg_u4 braw[COLS];
 #pragma unroll
@@ -211,20 +256,55 @@ extern "C" __global__ void CG_BOUNDS cg_f32_tf32_residual_33093ad6(int M, int N,
            one or two aligned chunks that hold them (`cg_win`). Not unrolled: twice the
            chunks a step already, and unrolled ptxas took 102 registers for MR = 1,
            COLS = 4 (63 not) and spilled at MR = 4, COLS = 2, KSPLIT = 2. */
+        cg_row wrow[COLS];
+#pragma unroll
+        for (int c = 0; c < COLS; ++c) wrow[c] = cg_row_at(gw + (long)(n0 + c < CG_C ? n0 + c : CG_C - 1) * CG_LDW);
+#if CG_X_ROWS
+        cg_row xrow[MR];
+#pragma unroll
+        for (int d = 0; d < MR; ++d) xrow[d] = cg_row_at(gx + (long)(d < CG_R ? d : CG_R - 1) * CG_LDX);
+#endif
+        int k = (part * 32 + lane) * CG_VEC;
 #pragma unroll 1
-        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
+        for (; k < K - (CG_VEC - 1); k += KSPLIT * 32 * CG_VEC) {
             float a[MR][CG_VEC];
 #pragma unroll
             for (int d = 0; d < MR; ++d) {
                 const int i = d < CG_R ? d : CG_R - 1;
-                CG_LOAD_X_WIN(i, k, a[d]);
+                CG_LOAD_X_WIN(d, i, k, CG_VEC, a[d]);
             }
             cg_win braw[COLS];
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
                 const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
                 (void)n;
-                braw[c] = cg_win_load(gw + (long)n * CG_LDW + k, K - k);
+                braw[c] = cg_row_win(wrow[c], k, CG_VEC);
+            }
+#pragma unroll
+            for (int c = 0; c < COLS; ++c) {
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                (void)n;
+                float b[CG_VEC];
+                cg_win_unpack(braw[c], b);
+#pragma unroll
+                for (int i = 0; i < MR; ++i)
+#pragma unroll
+                    for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fmaf(a[i][e], b[e], acc[i][c]);
+            }
+        }
+        if (k < K) {
+            float a[MR][CG_VEC];
+#pragma unroll
+            for (int d = 0; d < MR; ++d) {
+                const int i = d < CG_R ? d : CG_R - 1;
+                CG_LOAD_X_WIN(d, i, k, K - k, a[d]); cg_mask_k(a[d], k, K);
+            }
+            cg_win braw[COLS];
+#pragma unroll
+            for (int c = 0; c < COLS; ++c) {
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                (void)n;
+                braw[c] = cg_row_win(wrow[c], k, K - k);
             }
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {

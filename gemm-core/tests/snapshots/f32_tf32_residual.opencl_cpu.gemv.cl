@@ -66,7 +66,7 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N, const __g
 #define CG_X_ROWS 0
 #define CG_VEC_OK A_VEC
 #define CG_LOAD_X_VEC(i, k, dst) for (int e = 0; e < CG_VEC; ++e) dst[e] = (k) + e < K ? cg_ld_f32(gx, (long)((k) + e) * CG_LDX + (i)) : 0.0f
-#define CG_LOAD_X_WIN(i, k, dst) for (int e = 0; e < CG_VEC; ++e) dst[e] = (k) + e < K ? cg_ld_f32(gx, (long)((k) + e) * CG_LDX + (i)) : 0.0f
+#define CG_LOAD_X_WIN(d, i, k, left, dst) for (int e = 0; e < CG_VEC; ++e) dst[e] = (k) + e < K ? cg_ld_f32(gx, (long)((k) + e) * CG_LDX + (i)) : 0.0f
 #else
 #error "this gemv form streams B, which must be column-major (K-contiguous)"
 #endif
@@ -88,14 +88,30 @@ typedef struct {
     uint4 lo, hi;
     uint off;
 } cg_win;
-static inline cg_win cg_win_load(const __global float* p, int left) {
+/* Where a row's windows come from: the aligned chunk at or below its start p and the
+   bytes p lies into it (a walk along the row takes p apart once). */
+typedef struct {
+    const __global float* c;
+    uint off;
+} cg_row;
+static inline cg_row cg_row_at(const __global float* p) {
+    cg_row r;
+    r.off = (uint)((ulong)p & 15);
+    r.c = p - r.off / sizeof(float);
+    return r;
+}
+/* The window of the row's elements from k (a multiple of CG_VEC), `left` of them from k on. */
+static inline cg_win cg_row_win(cg_row r, int k, int left) {
     cg_win w;
-    w.off = (uint)((ulong)p & 15);
-    const __global uint4* c = (const __global uint4*)(p - w.off / sizeof(float));
+    w.off = r.off;
+    const __global uint4* c = (const __global uint4*)(r.c + k);
     w.lo = c[0];
     const int valid = left < CG_VEC ? left : CG_VEC;
-    w.hi = w.off + valid * sizeof(float) > 16 ? c[1] : (uint4)(0u);
+    w.hi = r.off + valid * sizeof(float) > 16 ? c[1] : (uint4)(0u);
     return w;
+}
+static inline cg_win cg_win_load(const __global float* p, int left) {
+    return cg_row_win(cg_row_at(p), 0, left);
 }
 static inline uint cg_fsr(uint lo, uint hi, uint sh) {
     return sh ? (lo >> sh) | (hi << (32u - sh)) : lo;
@@ -137,11 +153,26 @@ void cg_f32_tf32_residual_33093ad6(int M, int N, int K, __global float* restrict
        16-byte boundary, whole chunks (the one that crosses K masked); elsewhere each
        work-item's CG_VEC elements of a row from the aligned chunks that hold them. */
     if (CG_VEC_OK) {
-        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
+        int k = (part * 32 + lane) * CG_VEC;
+        for (; k < K - (CG_VEC - 1); k += KSPLIT * 32 * CG_VEC) {
             float a[MR][CG_VEC];
             for (int d = 0; d < MR; ++d) {
                 const int i = d < CG_R ? d : CG_R - 1;
                 CG_LOAD_X_VEC(i, k, a[d]);
+            }
+            for (int c = 0; c < COLS; ++c) {
+                const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                float b[CG_VEC];
+                cg_chunk(gw, (long)nn * CG_LDW + k, b);
+                for (int i = 0; i < MR; ++i)
+                    for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fma(a[i][e], b[e], acc[i][c]);
+            }
+        }
+        if (k < K) {
+            float a[MR][CG_VEC];
+            for (int d = 0; d < MR; ++d) {
+                const int i = d < CG_R ? d : CG_R - 1;
+                CG_LOAD_X_VEC(i, k, a[d]); cg_mask_k(a[d], k, K);
             }
             for (int c = 0; c < COLS; ++c) {
                 const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
@@ -152,16 +183,37 @@ void cg_f32_tf32_residual_33093ad6(int M, int N, int K, __global float* restrict
             }
         }
     } else {
-        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
+        cg_row wrow[COLS];
+        for (int c = 0; c < COLS; ++c) wrow[c] = cg_row_at(gw + (long)(n0 + c < CG_C ? n0 + c : CG_C - 1) * CG_LDW);
+#if CG_X_ROWS
+        cg_row xrow[MR];
+        for (int d = 0; d < MR; ++d) xrow[d] = cg_row_at(gx + (long)(d < CG_R ? d : CG_R - 1) * CG_LDX);
+#endif
+        int k = (part * 32 + lane) * CG_VEC;
+        for (; k < K - (CG_VEC - 1); k += KSPLIT * 32 * CG_VEC) {
             float a[MR][CG_VEC];
             for (int d = 0; d < MR; ++d) {
                 const int i = d < CG_R ? d : CG_R - 1;
-                CG_LOAD_X_WIN(i, k, a[d]);
+                CG_LOAD_X_WIN(d, i, k, CG_VEC, a[d]);
             }
             for (int c = 0; c < COLS; ++c) {
                 const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
                 float b[CG_VEC];
-                cg_win_unpack(cg_win_load(gw + (long)nn * CG_LDW + k, K - k), b); cg_mask_k(b, k, K);
+                cg_win_unpack(cg_row_win(wrow[c], k, CG_VEC), b);
+                for (int i = 0; i < MR; ++i)
+                    for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fma(a[i][e], b[e], acc[i][c]);
+            }
+        }
+        if (k < K) {
+            float a[MR][CG_VEC];
+            for (int d = 0; d < MR; ++d) {
+                const int i = d < CG_R ? d : CG_R - 1;
+                CG_LOAD_X_WIN(d, i, k, K - k, a[d]); cg_mask_k(a[d], k, K);
+            }
+            for (int c = 0; c < COLS; ++c) {
+                const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                float b[CG_VEC];
+                cg_win_unpack(cg_row_win(wrow[c], k, K - k), b); cg_mask_k(b, k, K);
                 for (int i = 0; i < MR; ++i)
                     for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fma(a[i][e], b[e], acc[i][c]);
             }

@@ -31,8 +31,9 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         _ => "acc[i][c] = fmaf(a[i][e], b[e], acc[i][c]);",
     };
     // Each walk's loads (`[X's rows, a column's raw type, its load, its unpacking]`):
-    // whole 16-byte chunks, and windows over them where rows may start anywhere in one;
-    // both zero the elements from K on.
+    // whole 16-byte chunks, and windows over them where rows may start anywhere in one.
+    // `@LEFT@` is how many of the row's elements lie from k on (at least CG_VEC but in a
+    // lane's chunk that crosses K), `@MASK_A@`/`@MASK_B@` zero what lies past K there.
     let (vec, win): ([&str; 4], [&str; 4]) = match variant {
         // The values depend on the loop index, so the multiply-adds cannot be folded.
         Variant::ComputeOnly => {
@@ -46,27 +47,47 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         }
         _ => (
             [
-                "CG_LOAD_X_VEC(i, k, a[d]);",
+                "CG_LOAD_X_VEC(i, k, a[d]);@MASK_A@",
                 "cg_u4",
                 "cg_ld16(gw + (long)n * CG_LDW + k)",
-                "cg_unpack(braw[c], b); cg_mask_k(b, k, K);",
+                "cg_unpack(braw[c], b);@MASK_B@",
             ],
             [
-                "CG_LOAD_X_WIN(i, k, a[d]);",
+                "CG_LOAD_X_WIN(d, i, k, @LEFT@, a[d]);@MASK_A@",
                 "cg_win",
-                "cg_win_load(gw + (long)n * CG_LDW + k, K - k)",
-                "cg_win_unpack(braw[c], b); cg_mask_k(b, k, K);",
+                "cg_row_win(wrow[c], k, @LEFT@)",
+                "cg_win_unpack(braw[c], b);@MASK_B@",
             ],
         ),
     };
-    let walk = |[load_a, raw_t, load_b_raw, load_b]: [&str; 4]| {
+    // A step of the walk, whole chunks (the loop) or the chunk that crosses K (its tail).
+    let step = |[load_a, raw_t, load_b_raw, load_b]: [&str; 4], tail: bool| {
+        let (left, mask_a, mask_b) = if tail {
+            ("K - k", " cg_mask_k(a[d], k, K);", " cg_mask_k(b, k, K);")
+        } else {
+            ("CG_VEC", "", "")
+        };
         fill(
-            WALK,
+            STEP,
             &[
                 ("LOAD_A", load_a.to_string()),
                 ("RAW_T", raw_t.to_string()),
                 ("LOAD_B_RAW", load_b_raw.to_string()),
                 ("LOAD_B", load_b.to_string()),
+                ("LEFT", left.to_string()),
+                ("MASK_A", mask_a.to_string()),
+                ("MASK_B", mask_b.to_string()),
+            ],
+        )
+    };
+    let walk = |loads: [&str; 4], unroll: u32, pre: &str| {
+        fill(
+            WALK,
+            &[
+                ("PRE", pre.to_string()),
+                ("UNROLL", unroll.to_string()),
+                ("STEP", step(loads, false)),
+                ("TAIL", step(loads, true)),
             ],
         )
     };
@@ -79,8 +100,11 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
             ("VIEW", view_prologue(ir, Backend::Cuda)),
-            ("WALK_VEC", walk(vec)),
-            ("WALK_WIN", walk(win)),
+            ("WALK_VEC", walk(vec, 2, "")),
+            (
+                "WALK_WIN",
+                walk(win, 1, if variant == Variant::ComputeOnly { "" } else { WIN_ROWS }),
+            ),
             ("MATH_VEC", math_vec.to_string()),
             ("COORDS", turned::STORE_COORDS.to_string()),
             ("STORE", variant_store(ir, variant, "ci", "cj", "acc")),
@@ -92,7 +116,8 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
 /// The streaming helpers of the gemv families' CUDA sources (after `cg_ab_t` and
 /// `CG_VEC`): `cg_elem` (one element as a float), `cg_ld16` (a 16-byte chunk through the
 /// read-only path), `cg_unpack` (a chunk's `CG_VEC` elements as floats) and the window
-/// over the chunks of a row at any element alignment (`cg_win_load`, `cg_win_unpack`).
+/// over the chunks of a row at any element alignment (`cg_win_load`, `cg_win_unpack`;
+/// for a walk along one row, `cg_row_at` once and `cg_row_win` each step).
 pub(in crate::family) fn chunk_helpers(ir: &GemmIr) -> String {
     // From the chunk's four 32-bit words (never through memory: a pointer cast of the
     // loaded struct lets the compiler split the 16-byte load into element loads).
@@ -133,14 +158,28 @@ struct cg_win {
     cg_u4 lo, hi;
     unsigned off;
 };
-static __device__ __forceinline__ cg_win cg_win_load(const cg_ab_t* p, int left) {
+/* Where a row's windows come from: the aligned chunk at or below its start p and the
+   bytes p lies into it. A walk whose k steps by whole chunks reads every window of the
+   row from it (cg_row_win), without taking p apart again each step. */
+struct cg_row {
+    const cg_ab_t* c;
+    unsigned off;
+};
+static __device__ __forceinline__ cg_row cg_row_at(const cg_ab_t* p) {
+    const unsigned off = (unsigned)(unsigned long long)p & 15u;
+    return cg_row{p - off / (unsigned)sizeof(cg_ab_t), off};
+}
+/* The window of the row's elements from k (a multiple of CG_VEC), `left` of them from k on. */
+static __device__ __forceinline__ cg_win cg_row_win(const cg_row& r, int k, int left) {
     cg_win w;
-    w.off = (unsigned)(unsigned long long)p & 15u;
-    const cg_ab_t* c = p - w.off / (unsigned)sizeof(cg_ab_t);
-    w.lo = cg_ld16(c);
+    w.off = r.off;
+    w.lo = cg_ld16(r.c + k);
     const int valid = left < CG_VEC ? left : CG_VEC;
-    w.hi = w.off + valid * (unsigned)sizeof(cg_ab_t) > 16u ? cg_ld16(c + CG_VEC) : cg_u4{0u, 0u, 0u, 0u};
+    w.hi = r.off + valid * (unsigned)sizeof(cg_ab_t) > 16u ? cg_ld16(r.c + k + CG_VEC) : cg_u4{0u, 0u, 0u, 0u};
     return w;
+}
+static __device__ __forceinline__ cg_win cg_win_load(const cg_ab_t* p, int left) {
+    return cg_row_win(cg_row_at(p), 0, left);
 }
 /* A window's elements as floats: its two chunks shifted down by `off` bytes, by whole
    words through selects (no indexing, which would put the words in local memory), then
@@ -187,7 +226,7 @@ pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
         };
         let (vec, win) = x_window_loads(ir, backend, x_rows);
         format!(
-            "{}#define CG_X_ROWS {}\n#define CG_VEC_OK {vec_ok}\n#define CG_LOAD_X_VEC(i, k, dst) {vec}\n#define CG_LOAD_X_WIN(i, k, dst) {win}\n",
+            "{}#define CG_X_ROWS {}\n#define CG_VEC_OK {vec_ok}\n#define CG_LOAD_X_VEC(i, k, dst) {vec}\n#define CG_LOAD_X_WIN(d, i, k, left, dst) {win}\n",
             turned::role_defines(ir, swap),
             x_rows as u32
         )
@@ -196,20 +235,19 @@ pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
 }
 
 /// X's loads in the gemv kernel (both dialects): `CG_VEC` elements of row `i` from `k`
-/// into `dst`, zeros from K on, where X's rows start on 16-byte boundaries (a whole chunk)
-/// and where they may not (a window over the chunks); where X is M-contiguous, elements,
-/// none read from K on.
+/// into `dst` where X's rows start on 16-byte boundaries (a whole chunk) and where they
+/// may not (a window over the chunks of row `d`'s `cg_row`, `left` of the row's elements
+/// from `k` on); the walk masks what lies past K. Where X is M-contiguous, elements, none
+/// read from K on.
 fn x_window_loads(ir: &GemmIr, backend: Backend, x_rows: bool) -> (String, String) {
     let (_, chunk) = x_loads(ir, backend, x_rows);
     if !x_rows {
         return (chunk.clone(), chunk);
     }
-    // The window helpers have the same names and arguments in both dialects.
-    let win = "cg_win_unpack(cg_win_load(gx + (long)(i) * CG_LDX + (k), K - (k)), dst)";
-    (
-        format!("{{ {chunk}; cg_mask_k(dst, (k), K); }}"),
-        format!("{{ {win}; cg_mask_k(dst, (k), K); }}"),
-    )
+    // The window helpers have the same names and arguments in both dialects; `xrow[d]`
+    // is row `i`'s, taken apart before the walk.
+    let win = "cg_win_unpack(cg_row_win(xrow[d], (k), left), dst)";
+    (chunk, win.to_string())
 }
 
 /// X's loads as the gemv families' sources spell them (after `gx` and `CG_LDX`; X stored
@@ -239,11 +277,35 @@ pub(in crate::family) fn x_loads(ir: &GemmIr, backend: Backend, x_rows: bool) ->
     (elem, chunk)
 }
 
-/// A warp's walk along K, one chunk a lane a step (`@LOAD_A@`: X's rows into `a`;
-/// `@RAW_T@` a column's chunk as loaded, `@LOAD_B_RAW@` its load, `@LOAD_B@` its
-/// unpacking into `b`).
-const WALK: &str = r#"        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {
-            float a[MR][CG_VEC];
+/// A warp's walk along K, one chunk a lane a step: whole steps, then a lane's chunk that
+/// crosses K (its elements from K on masked), so that the loop tests nothing per step.
+/// The bound is `k < K - (CG_VEC - 1)`: with `k + CG_VEC <= K` NVRTC recomputed the
+/// loads' addresses every step (204 instructions a double step at MR = 1, COLS = 4,
+/// against 178 with pointer increments).
+const WALK: &str = r#"@PRE@        int k = (part * 32 + lane) * CG_VEC;
+#pragma unroll @UNROLL@
+        for (; k < K - (CG_VEC - 1); k += KSPLIT * 32 * CG_VEC) {
+@STEP@
+        }
+        if (k < K) {
+@TAIL@
+        }"#;
+
+/// The window walk's rows, taken apart once (`cg_row_at`): W's `COLS` columns and, where
+/// X's rows are K-contiguous, its `MR` rows (past CG_C and CG_R the last, as the loads).
+const WIN_ROWS: &str = r#"        cg_row wrow[COLS];
+#pragma unroll
+        for (int c = 0; c < COLS; ++c) wrow[c] = cg_row_at(gw + (long)(n0 + c < CG_C ? n0 + c : CG_C - 1) * CG_LDW);
+#if CG_X_ROWS
+        cg_row xrow[MR];
+#pragma unroll
+        for (int d = 0; d < MR; ++d) xrow[d] = cg_row_at(gx + (long)(d < CG_R ? d : CG_R - 1) * CG_LDX);
+#endif
+"#;
+
+/// One step of [`WALK`] (`@LOAD_A@`: X's rows into `a`; `@RAW_T@` a column's chunk as
+/// loaded, `@LOAD_B_RAW@` its load, `@LOAD_B@` its unpacking into `b`).
+const STEP: &str = r#"            float a[MR][CG_VEC];
 #pragma unroll
             for (int d = 0; d < MR; ++d) {
                 const int i = d < CG_R ? d : CG_R - 1;
@@ -266,8 +328,7 @@ const WALK: &str = r#"        for (int k = (part * 32 + lane) * CG_VEC; k < K; k
                 for (int i = 0; i < MR; ++i)
 #pragma unroll
                     for (int e = 0; e < CG_VEC; ++e) @MATH_VEC@
-            }
-        }"#;
+            }"#;
 
 const KERNEL: &str = r#"
 #define CG_THREADS (WARPS * 32)
@@ -293,11 +354,15 @@ static __device__ __forceinline__ void cg_mask_k(float* f, int k, int K) {
    stored at (i, j) of the output, or at (j, i) turned around. */
 /* The window walk holds two chunks a row in flight: with the threads alone as its bound,
    ptxas capped it at 80 registers and spilled (MR = 8 turned around, f32); unbounded it
-   takes up to ~160 and no spill. The whole-chunk walk keeps ptxas's own choice. */
-#if CG_VEC_OK
-#define CG_BOUNDS __launch_bounds__(CG_THREADS)
-#else
+   takes up to ~160 and no spill. The whole-chunk walk keeps ptxas's own choice, but at
+   MR = 8 (f32: 72 registers and a spill once the walk had its own tail step), where it
+   may take 128. */
+#if !CG_VEC_OK
 #define CG_BOUNDS __launch_bounds__(CG_THREADS, 1)
+#elif MR >= 8
+#define CG_BOUNDS __launch_bounds__(CG_THREADS, 512 / CG_THREADS)
+#else
+#define CG_BOUNDS __launch_bounds__(CG_THREADS)
 #endif
 extern "C" __global__ void CG_BOUNDS @SYM@(int M, int N, int K, @PARAMS@) {
     __shared__ float cg_red[WARPS][MR][COLS];
@@ -320,14 +385,12 @@ extern "C" __global__ void CG_BOUNDS @SYM@(int M, int N, int K, @PARAMS@) {
     if (CG_VEC_OK) {
         /* Every row of X and W starts on a 16-byte boundary: whole chunks (the one that
            crosses K masked). */
-#pragma unroll 2
 @WALK_VEC@
     } else {
         /* Rows at any element alignment: each lane's CG_VEC elements of a row from the
            one or two aligned chunks that hold them (`cg_win`). Not unrolled: twice the
            chunks a step already, and unrolled ptxas took 102 registers for MR = 1,
            COLS = 4 (63 not) and spilled at MR = 4, COLS = 2, KSPLIT = 2. */
-#pragma unroll 1
 @WALK_WIN@
     }
 

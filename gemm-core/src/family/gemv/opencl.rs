@@ -28,9 +28,9 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let mut s = head(ir, variant, "gemv");
     let (vec, chunk_fn) = chunk_fn(ir);
     let st = d.storage(ir.ab_dtype);
-    // X and W as the CUDA source has them (`emit::roles`, either form).
-    // Each load where rows start on 16-byte boundaries (whole chunks) and where they may
-    // not (windows over the chunks, `_win`); both zero the elements from K on.
+    // X and W as the CUDA source has them (`emit::roles`, either form): each load where
+    // rows start on 16-byte boundaries (whole chunks) and where they may not (windows over
+    // the chunks); `@LEFT@` and `@MASK_A@`/`@MASK_B@` as in the CUDA walk.
     let (load_a_vec, load_a_win, load_b_vec, load_b_win) = match variant {
         Variant::ComputeOnly => {
             let a = "for (int e = 0; e < CG_VEC; ++e) a[d][e] = (float)(k + e + i) * 1e-9f;";
@@ -38,20 +38,25 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             (a, a, b, b)
         }
         _ => (
-            "CG_LOAD_X_VEC(i, k, a[d]);",
-            "CG_LOAD_X_WIN(i, k, a[d]);",
-            "cg_chunk(gw, (long)nn * CG_LDW + k, b); cg_mask_k(b, k, K);",
-            "cg_win_unpack(cg_win_load(gw + (long)nn * CG_LDW + k, K - k), b); cg_mask_k(b, k, K);",
+            "CG_LOAD_X_VEC(i, k, a[d]);@MASK_A@",
+            "CG_LOAD_X_WIN(d, i, k, @LEFT@, a[d]);@MASK_A@",
+            "cg_chunk(gw, (long)nn * CG_LDW + k, b);@MASK_B@",
+            "cg_win_unpack(cg_row_win(wrow[c], k, @LEFT@), b);@MASK_B@",
         ),
     };
     let math_vec = match variant {
         Variant::LoadOnly => "acc[0][c] += b[e]; acc[i][0] += a[i][e];",
         _ => "acc[i][c] = fma(a[i][e], b[e], acc[i][c]);",
     };
-    let walk = |load_a: &str, load_b: &str| {
+    // A step: X's rows, then each column's chunk and its multiply-adds.
+    let step = |load_a: &str, load_b: &str, tail: bool| {
+        let (left, mask_a, mask_b) = if tail {
+            ("K - k", " cg_mask_k(a[d], k, K);", " cg_mask_k(b, k, K);")
+        } else {
+            ("CG_VEC", "", "")
+        };
         format!(
-            r#"        for (int k = (part * 32 + lane) * CG_VEC; k < K; k += KSPLIT * 32 * CG_VEC) {{
-            float a[MR][CG_VEC];
+            r#"            float a[MR][CG_VEC];
             for (int d = 0; d < MR; ++d) {{
                 const int i = d < CG_R ? d : CG_R - 1;
                 {load_a}
@@ -62,9 +67,25 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
                 {load_b}
                 for (int i = 0; i < MR; ++i)
                     for (int e = 0; e < CG_VEC; ++e) {math_vec}
-            }}
-        }}"#
+            }}"#
         )
+        .replace("@LEFT@", left)
+        .replace("@MASK_A@", mask_a)
+        .replace("@MASK_B@", mask_b)
+    };
+    // Whole steps, then a work-item's chunk that crosses K (`pre`: what the walk sets up).
+    let walk = |load_a: &str, load_b: &str, pre: &str| {
+        format!(
+            "{pre}        int k = (part * 32 + lane) * CG_VEC;\n        for (; k < K - (CG_VEC - 1); k += KSPLIT * 32 * CG_VEC) {{\n{}\n        }}\n        if (k < K) {{\n{}\n        }}",
+            step(load_a, load_b, false),
+            step(load_a, load_b, true)
+        )
+    };
+    // The window walk's rows, taken apart once, as the CUDA walk's.
+    let win_rows = if variant == Variant::ComputeOnly {
+        ""
+    } else {
+        "        cg_row wrow[COLS];\n        for (int c = 0; c < COLS; ++c) wrow[c] = cg_row_at(gw + (long)(n0 + c < CG_C ? n0 + c : CG_C - 1) * CG_LDW);\n#if CG_X_ROWS\n        cg_row xrow[MR];\n        for (int d = 0; d < MR; ++d) xrow[d] = cg_row_at(gx + (long)(d < CG_R ? d : CG_R - 1) * CG_LDX);\n#endif\n"
     };
     let store = variant_store(ir, variant, "ci", "cj", "sum");
     let g = d.global();
@@ -136,8 +157,8 @@ void {sym}(int M, int N, int K, {params})
         view = view_prologue(ir, Backend::Opencl),
         roles = super::emit::roles(ir, d),
         mask_fn = MASK_FN,
-        walk_vec = walk(load_a_vec, load_b_vec),
-        walk_win = walk(load_a_win, load_b_win),
+        walk_vec = walk(load_a_vec, load_b_vec, ""),
+        walk_win = walk(load_a_win, load_b_win, win_rows),
         coords = crate::family::turned::STORE_COORDS,
     );
     s
@@ -215,14 +236,30 @@ typedef struct {
     uint4 lo, hi;
     uint off;
 } cg_win;
-static inline cg_win cg_win_load(const @G@@ST@* p, int left) {
+/* Where a row's windows come from: the aligned chunk at or below its start p and the
+   bytes p lies into it (a walk along the row takes p apart once). */
+typedef struct {
+    const @G@@ST@* c;
+    uint off;
+} cg_row;
+static inline cg_row cg_row_at(const @G@@ST@* p) {
+    cg_row r;
+    r.off = (uint)((ulong)p & 15);
+    r.c = p - r.off / sizeof(@ST@);
+    return r;
+}
+/* The window of the row's elements from k (a multiple of CG_VEC), `left` of them from k on. */
+static inline cg_win cg_row_win(cg_row r, int k, int left) {
     cg_win w;
-    w.off = (uint)((ulong)p & 15);
-    const @G@uint4* c = (const @G@uint4*)(p - w.off / sizeof(@ST@));
+    w.off = r.off;
+    const @G@uint4* c = (const @G@uint4*)(r.c + k);
     w.lo = c[0];
     const int valid = left < CG_VEC ? left : CG_VEC;
-    w.hi = w.off + valid * sizeof(@ST@) > 16 ? c[1] : (uint4)(0u);
+    w.hi = r.off + valid * sizeof(@ST@) > 16 ? c[1] : (uint4)(0u);
     return w;
+}
+static inline cg_win cg_win_load(const @G@@ST@* p, int left) {
+    return cg_row_win(cg_row_at(p), 0, left);
 }
 static inline uint cg_fsr(uint lo, uint hi, uint sh) {
     return sh ? (lo >> sh) | (hi << (32u - sh)) : lo;
