@@ -26,7 +26,7 @@ BATCH=${BATCH:-ae1}
 B=.dev/${BATCH}s
 OLD=.dev/ad3s
 source bench/lib.sh $BATCH
-for f in "$OLD"/*.gz; do [ -e "$f" ] && gunzip -f "$f"; done
+for f in "$OLD"/*.gz; do [ -e "$f" ] && gunzip -f "$f" && chmod +x "${f%.gz}"; done
 export CROSSGEMM_COMMIT="$(head -1 $B/COMMIT)"
 PART=${PART:-1}
 if [ "$PART" = 1 ]; then
@@ -40,21 +40,13 @@ elif [ "$PART" = 2 ]; then
     CROSSGEMM_TEST_CONFIGS=$fam timeout 280 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --print-limit 20 $B/views --test-threads 1 every_config_on_views_f16 > $R/memcheck-$fam.log 2>&1; echo "memcheck $fam rc=$?"; grep -E "ERROR SUMMARY|test result" $R/memcheck-$fam.log | head -3
   done
 elif [ "$PART" = 3 ]; then
-  unset CROSSGEMM_IGNORE_TABLES
-  # cases: name|bench arguments
-  cases=(
-    "k4099|--shape 1x4096x4099 --epilogues none,bias_relu"
-    "k4099m2|--shape 2x4096x4099 --epilogues none,bias_relu"
-    "pad3|--pad 3 --shape 1x4096x4096 --epilogues none"
-    "aligned|--shape 1x4096x4096 --epilogues none"
-    "vocab|--w-layout row --shape 1x50257x768 --epilogues none,bias_relu"
+  first_calls "$OLD $B" \
+    "k4099|--shape 1x4096x4099 --epilogues none,bias_relu" \
+    "k4099m2|--shape 2x4096x4099 --epilogues none,bias_relu" \
+    "pad3|--pad 3 --shape 1x4096x4096 --epilogues none" \
+    "aligned|--shape 1x4096x4096 --epilogues none" \
+    "vocab|--w-layout row --shape 1x50257x768 --epilogues none,bias_relu" \
     "vocab2|--w-layout row --shape 2x50257x768 --epilogues none"
-  )
-  for round in 1 2; do for bin in $OLD $B; do for c in "${cases[@]}"; do
-    name=${c%%|*}; args=${c#*|}; tag=$(basename $bin)-$name-$round
-    timeout 60 $bin/crossgemm bench --first-call $args --dtypes f16 --cache-dir /tmp/cg-$BATCH-$(basename $bin) --out $R --name $tag > $R/$tag.log 2>&1; echo "$tag rc=$?"
-    grep -E "^\| [0-9]+x[0-9]+x[0-9]+ \| [a-z_]+ \| [a-z_]+ \|" $R/$tag.md | head -2 | cut -d"|" -f2-9
-  done; done; done
 else
   unset CROSSGEMM_IGNORE_TABLES
   # Staged (auto) against in place (never), where the decode-size families could read the

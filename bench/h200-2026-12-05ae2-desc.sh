@@ -16,17 +16,10 @@ BATCH=${BATCH:-ae2}
 B=.dev/ae2s
 OLD=.dev/ae1s
 source bench/lib.sh $BATCH
-for f in "$OLD"/*.gz; do [ -e "$f" ] && gunzip -f "$f"; done
-unset CROSSGEMM_IGNORE_TABLES
-cases=(
-  "llm|--shape 2048x12288x4096 --epilogues none,bias_relu"
-  "sq4096|--shape 4096x4096x4096 --epilogues none,bias_relu"
-  "sq2048|--shape 2048x2048x2048 --epilogues none"
+for f in "$OLD"/*.gz; do [ -e "$f" ] && gunzip -f "$f" && chmod +x "${f%.gz}"; done
+first_calls "$OLD $B" \
+  "llm|--shape 2048x12288x4096 --epilogues none,bias_relu" \
+  "sq4096|--shape 4096x4096x4096 --epilogues none,bias_relu" \
+  "sq2048|--shape 2048x2048x2048 --epilogues none" \
   "k2048|--shape 1024x1024x2048 --epilogues bias_relu"
-)
-for round in 1 2; do for bin in $OLD $B; do for c in "${cases[@]}"; do
-  name=${c%%|*}; args=${c#*|}; tag=$(basename $bin)-$name-$round
-  timeout 90 $bin/crossgemm bench --first-call $args --dtypes f16 --cache-dir /tmp/cg-$BATCH-$(basename $bin) --out $R --name $tag > $R/$tag.log 2>&1; echo "$tag rc=$?"
-  grep -E "^\| [0-9]+x[0-9]+x[0-9]+ \| [a-z_]+ \| [a-z_]+ \|" $R/$tag.md | head -2 | cut -d"|" -f2-9
-done; done; done
 finish

@@ -1,7 +1,8 @@
 # Sourced by the bench/h200-*.sh scripts (from session t on) after setting B, the folder
 # of binaries they run: `B=.dev/x; source bench/lib.sh NAME`. It sets the environment
 # every device call needs, makes R=$OUT/NAME with the binaries' commit in it, and defines
-# `cfg` (a wgmma config's JSON) and `finish` (the archive the call brings back).
+# `cfg` (a wgmma config's JSON), `alternate`, `first_calls` and `finish` (the archive the
+# call brings back).
 set -u
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 # Fail instead of skipping where CUDA or NVRTC is missing; time exactly the configs given
@@ -12,7 +13,8 @@ export CROSSGEMM_REQUIRE_CUDA=1 CROSSGEMM_REQUIRE_NVRTC=1 CROSSGEMM_IGNORE_TABLE
 export CROSSGEMM_TEST_DEVICES=${CROSSGEMM_TEST_DEVICES:-cuda:0}
 NAME=$1
 # Test binaries come gzipped (scripts/dev-build.sh) to fit the carry.
-for f in "$B"/*.gz; do [ -e "$f" ] && gunzip -f "$f"; done
+# gunzip gives a file the mode of its .gz: made executable whatever that was.
+for f in "$B"/*.gz; do [ -e "$f" ] && gunzip -f "$f" && chmod +x "${f%.gz}"; done
 R=$OUT/$NAME
 mkdir -p "$R"
 cp "$B/COMMIT" "$R/commit.txt"
@@ -39,6 +41,20 @@ alternate() {
     env "$var=$v" timeout 100 $bin tune --shape $s --dtype f16 --epilogue ${EPI:-none} --json --cache-dir /tmp/cg-$NAME-$tag "${C[@]}" > $R/tune-$s-${EPI:-none}-p$tag-$round.json 2> $R/tune-$s-${EPI:-none}-p$tag-$round.err
     python3 bench/tune_summary.py "$s ${EPI:-none} $label $v round $round" $R/tune-$s-${EPI:-none}-p$tag-$round.json
   done; done
+}
+
+# First calls on the shipped tables (f16) of each case, `NAME|bench arguments`, by each
+# folder of binaries in BINS, the folders alternating case by case over two rounds:
+# `first_calls "$OLD $B" "k4099|--shape 1x4096x4099 --epilogues none" ...` writes
+# $R/FOLDER-NAME-ROUND.{json,md,log} and prints each report's first rows.
+first_calls() {
+  local bins=$1; shift
+  unset CROSSGEMM_IGNORE_TABLES
+  for round in 1 2; do for bin in $bins; do for c in "$@"; do
+    local args=${c#*|} tag=$(basename $bin)-${c%%|*}-$round
+    timeout 90 $bin/crossgemm bench --first-call $args --dtypes f16 --cache-dir /tmp/cg-$NAME-$(basename $bin) --out $R --name $tag > $R/$tag.log 2>&1; echo "$tag rc=$?"
+    grep -E "^\| [0-9]+x[0-9]+x[0-9]+ \| [a-z_]+ \| [a-z_]+ \|" $R/$tag.md | head -2 | cut -d"|" -f2-9
+  done; done; done
 }
 
 # The archive of R for the call to bring back.
