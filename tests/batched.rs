@@ -25,7 +25,8 @@ fn b_f32_cr(a: Matrix<f32, ColMajor>, b: Matrix<f32>, scale: Col<f32>, res: Matr
 }
 
 /// `count` random matrices of `rows × cols` in layout `L`, `gap` elements between one's
-/// end and the next's start, in one buffer.
+/// end and the next's start, in one buffer; the gaps hold NaN, so that a kernel that lets
+/// an element past a product's matrix into a sum fails.
 fn stack<T: Element, L: LayoutType>(
     dev: &Device,
     r: &mut rand::rngs::StdRng,
@@ -34,7 +35,11 @@ fn stack<T: Element, L: LayoutType>(
     gap: usize,
 ) -> (Matrix<T, L>, usize) {
     let stride = rows * cols + gap;
-    (mat::<T, L>(dev, r, stride * count, 1), stride)
+    let mut data = vec![T::from_f32(f32::NAN); stride * count];
+    for one in data.chunks_mut(stride) {
+        one[..rows * cols].copy_from_slice(&values::<T>(r, rows * cols));
+    }
+    (Matrix::from_host(dev, data.len(), 1, &data).unwrap(), stride)
 }
 
 /// The first `rows × cols` of `buf` (leading dimension `ld`) as an operand of a batch of
