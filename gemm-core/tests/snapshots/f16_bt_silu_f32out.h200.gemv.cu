@@ -102,6 +102,15 @@ static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
 #define CG_LOAD_X_WIN(d, i, k, left, dst) cg_win_unpack(cg_row_win(xrow[d], (k), left), dst)
 #endif
 
+/* By whole words through selects (no indexing, which would put the words in local
+   memory), then by the rest through funnel shifts. */
+static __device__ __forceinline__ cg_u4 cg_shift_down(const cg_u4& lo, const cg_u4& hi, unsigned off) {
+    unsigned x0 = lo.x, x1 = lo.y, x2 = lo.z, x3 = lo.w, x4 = hi.x, x5 = hi.y, x6 = hi.z, x7 = hi.w;
+    if (off & 8u) { x0 = x2; x1 = x3; x2 = x4; x3 = x5; x4 = x6; x5 = x7; }
+    if (off & 4u) { x0 = x1; x1 = x2; x2 = x3; x3 = x4; x4 = x5; }
+    const unsigned sh = (off & 3u) * 8u;
+    return cg_u4{__funnelshift_r(x0, x1, sh), __funnelshift_r(x1, x2, sh), __funnelshift_r(x2, x3, sh), __funnelshift_r(x3, x4, sh)};
+}
 static __device__ __forceinline__ float cg_elem(cg_ab_t x) { return cg_f16_to_f32(x); }
 /* One 16-byte chunk through the read-only path (B and A are never written here). Not
    volatile: the compiler may hoist the next iteration's loads above this one's math. */
@@ -151,30 +160,18 @@ static __device__ __forceinline__ cg_win cg_row_win(const cg_row& r, int k, int 
 static __device__ __forceinline__ cg_win cg_win_load(const cg_ab_t* p, int left) {
     return cg_row_win(cg_row_at(p), 0, left);
 }
-/* A window's elements as floats: its two chunks shifted down by `off` bytes, by whole
-   words through selects (no indexing, which would put the words in local memory), then
-   by the rest through funnel shifts. */
+/* A window's elements as floats. */
 static __device__ __forceinline__ void cg_win_unpack(const cg_win& w, float* f) {
-    unsigned x0 = w.lo.x, x1 = w.lo.y, x2 = w.lo.z, x3 = w.lo.w, x4 = w.hi.x, x5 = w.hi.y, x6 = w.hi.z, x7 = w.hi.w;
-    if (w.off & 8u) { x0 = x2; x1 = x3; x2 = x4; x3 = x5; x4 = x6; x5 = x7; }
-    if (w.off & 4u) { x0 = x1; x1 = x2; x2 = x3; x3 = x4; x4 = x5; }
-    const unsigned sh = (w.off & 3u) * 8u;
-    cg_u4 v;
-    v.x = __funnelshift_r(x0, x1, sh);
-    v.y = __funnelshift_r(x1, x2, sh);
-    v.z = __funnelshift_r(x2, x3, sh);
-    v.w = __funnelshift_r(x3, x4, sh);
-    cg_unpack(v, f);
+    cg_unpack(cg_shift_down(w.lo, w.hi, w.off), f);
 }
 
 /* The elements k + e >= K of a row's CG_VEC from k read as zeros (in X and W alike: what
-   lies past K, the rest of a padded row or the next row, may be anything, NaN too). */
+   lies past K, the rest of a padded row or the next row, may be anything, NaN too); the
+   walk calls it on the chunk that crosses K only. */
 static __device__ __forceinline__ void cg_mask_k(float* f, int k, int K) {
-    if (k + CG_VEC > K) {
 #pragma unroll
-        for (int e = 0; e < CG_VEC; ++e)
-            if (k + e >= K) f[e] = 0.0f;
-    }
+    for (int e = 0; e < CG_VEC; ++e)
+        if (k + e >= K) f[e] = 0.0f;
 }
 /* X has CG_R <= MR rows, W CG_C columns (its K-contiguous rows); C(i, j) = X(i) . W(j),
    stored at (i, j) of the output, or at (j, i) turned around. */

@@ -45,6 +45,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         &[
             ("CHUNK_FN", fill(&chunk, &[("TY", ir.ab_dtype.name().to_string())])),
             ("CHUNK_K", CHUNK_K.to_string()),
+            ("SHIFT_DOWN", crate::family::gemv::SHIFT_DOWN.to_string()),
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
             ("VIEW", view_prologue(ir, Backend::Cuda)),
@@ -149,21 +150,16 @@ static __device__ __forceinline__ cg_u4 cg_ld_cached(const cg_ab_t* p) {
     asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
     return v;
 }
-/* A chunk's 8 elements at p where rows may start anywhere in a 16-byte chunk (an odd K,
+@SHIFT_DOWN@/* A chunk's 8 elements at p where rows may start anywhere in a 16-byte chunk (an odd K,
    a view of odd pitch): the aligned chunk holding p and, unless p is aligned, the next,
    which holds the window's last element (whole chunks only: every element is the row's),
-   shifted down into place by whole words through selects, then by a half word. Through
-   the L1 (unlike B's aligned stream): a lane's second chunk is its neighbour's first. */
+   shifted down into place. Through the L1 (unlike B's aligned stream): a lane's second
+   chunk is its neighbour's first. */
 static __device__ __forceinline__ cg_u4 cg_ld_win(const cg_ab_t* p) {
     const unsigned off = (unsigned)(unsigned long long)p & 15u;
     const cg_ab_t* c = p - off / 2u;
     const cg_u4 lo = cg_ld_cached(c);
-    const cg_u4 hi = off ? cg_ld_cached(c + 8) : lo;
-    unsigned x0 = lo.x, x1 = lo.y, x2 = lo.z, x3 = lo.w, x4 = hi.x, x5 = hi.y, x6 = hi.z, x7 = hi.w;
-    if (off & 8u) { x0 = x2; x1 = x3; x2 = x4; x3 = x5; x4 = x6; x5 = x7; }
-    if (off & 4u) { x0 = x1; x1 = x2; x2 = x3; x3 = x4; x4 = x5; }
-    const unsigned sh = (off & 2u) * 8u;
-    return cg_u4{__funnelshift_r(x0, x1, sh), __funnelshift_r(x1, x2, sh), __funnelshift_r(x2, x3, sh), __funnelshift_r(x3, x4, sh)};
+    return cg_shift_down(lo, off ? cg_ld_cached(c + 8) : lo, off);
 }
 /* The first `valid` of a segment's 8 elements, zeros after them (the chunk that crosses K). */
 static __device__ __forceinline__ cg_u4 cg_ld_part(const cg_ab_t* p, int valid) {

@@ -28,7 +28,7 @@
 //! B may then be in either layout.
 
 mod emit;
-pub(super) use emit::{chunk_helpers, x_loads};
+pub(super) use emit::{chunk_helpers, x_loads, SHIFT_DOWN};
 mod opencl;
 pub(super) use opencl::{chunk_fn, head as opencl_head};
 
