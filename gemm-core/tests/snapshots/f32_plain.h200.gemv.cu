@@ -151,12 +151,16 @@ static __device__ __forceinline__ void cg_win_unpack(const cg_win& w, float* f) 
 }
 
 /* The elements k + e >= K of a row's CG_VEC from k read as zeros (in X and W alike: what
-   lies past K, the rest of a padded row or the next row, may be anything, NaN too); the
-   walk calls it on the chunk that crosses K only. */
+   lies past K, the rest of a padded row or the next row, may be anything, NaN too). The
+   walk calls it on the chunk that crosses K only, so the test of k is always true; but
+   without it ptxas, bounded by the threads alone, spilled the whole-chunk walk of
+   MR = 1, 4 warps, COLS = 4, KSPLIT = 2 on sm_80 (CI's NVRTC check). */
 static __device__ __forceinline__ void cg_mask_k(float* f, int k, int K) {
+    if (k + CG_VEC > K) {
 #pragma unroll
-    for (int e = 0; e < CG_VEC; ++e)
-        if (k + e >= K) f[e] = 0.0f;
+        for (int e = 0; e < CG_VEC; ++e)
+            if (k + e >= K) f[e] = 0.0f;
+    }
 }
 /* X has CG_R <= MR rows, W CG_C columns (its K-contiguous rows); C(i, j) = X(i) . W(j),
    stored at (i, j) of the output, or at (j, i) turned around. */

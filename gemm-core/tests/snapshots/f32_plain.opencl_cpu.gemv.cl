@@ -126,11 +126,11 @@ static inline void cg_win_unpack(cg_win w, float* out) {
 }
 
 /* The elements k + e >= K of a row's CG_VEC from k read as zeros (in X and W alike:
-   what lies past K may be anything, NaN too); the walk calls it on the chunk that
-   crosses K only. */
+   what lies past K may be anything, NaN too). */
 static inline void cg_mask_k(float* f, int k, int K) {
-    for (int e = 0; e < CG_VEC; ++e)
-        if (k + e >= K) f[e] = 0.0f;
+    if (k + CG_VEC > K)
+        for (int e = 0; e < CG_VEC; ++e)
+            if (k + e >= K) f[e] = 0.0f;
 }
 
 __kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))

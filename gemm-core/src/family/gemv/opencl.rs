@@ -217,11 +217,11 @@ pub(in crate::family) fn chunk_fn(ir: &GemmIr) -> (u32, String) {
 /// The gemv kernel's masking of what lies past K (`cg_mask_k`: the CUDA source's, in
 /// OpenCL C; after `CG_VEC`).
 const MASK_FN: &str = r#"/* The elements k + e >= K of a row's CG_VEC from k read as zeros (in X and W alike:
-   what lies past K may be anything, NaN too); the walk calls it on the chunk that
-   crosses K only. */
+   what lies past K may be anything, NaN too). */
 static inline void cg_mask_k(float* f, int k, int K) {
-    for (int e = 0; e < CG_VEC; ++e)
-        if (k + e >= K) f[e] = 0.0f;
+    if (k + CG_VEC > K)
+        for (int e = 0; e < CG_VEC; ++e)
+            if (k + e >= K) f[e] = 0.0f;
 }
 "#;
 
