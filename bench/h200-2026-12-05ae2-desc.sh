@@ -2,7 +2,7 @@
 # Session ae, batch ae2: the wgmma consumers' shared-memory descriptors from their 32-bit
 # halves, a k-step's one add to its stage's low half (`h200-2026-12-05ae2-desc.patch`),
 # against the shipped kernels, in the same rounds.
-# Binaries: .dev/ae2s (the CLI of 956bb05 with the patch applied: `git apply` it, then
+# Binaries: .dev/ae2s (the CLI of 1d74f42 with the patch applied: `git apply` it, then
 # `cargo build --release --features baseline,aot --bin crossgemm`) and .dev/ae1s (the
 # same commit without it, batch ae1's). Carry: [".dev/ae1s", ".dev/ae2s"]. ~5 minutes.
 # Why: the SASS of the 128x256 two-consumer main loop (2048x12288x4096's winner) spends
