@@ -6,7 +6,9 @@
 mod common;
 
 use common::*;
-use crossgemm::opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
+use crossgemm::opencl3::command_queue::{
+    CommandQueue, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, CL_QUEUE_PROFILING_ENABLE,
+};
 use crossgemm::opencl3::context::Context;
 use crossgemm::opencl3::device::{get_all_devices, Device as ClDevice, CL_DEVICE_TYPE_ALL};
 use crossgemm::opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
@@ -131,6 +133,32 @@ fn foreign_small_or_mixed_buffers_are_errors() {
     let w = Matrix::<f16, ColMajor>::from_host(&own, 4, 4, &values(16, 2)).unwrap();
     let bias = Row::<f16>::from_host(&own, &values(4, 3)).unwrap();
     assert!(interop_linear(&x, &w, &bias).is_err());
+}
+
+/// A queue that may run its commands out of order is refused: a call's upload, launches
+/// and download are ordered by the queue alone.
+#[test]
+#[allow(deprecated)] // clCreateCommandQueue, as `queue` above
+fn an_out_of_order_queue_is_refused() {
+    let Some(d) = cl_device("an_out_of_order_queue_is_refused") else {
+        return;
+    };
+    let context = Context::from_device(&d).unwrap();
+    let Ok(q) = (unsafe { CommandQueue::create(&context, d.id(), CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) }) else {
+        // A device without out-of-order queues cannot be handed one.
+        eprintln!("an_out_of_order_queue_is_refused: the device makes no out-of-order queue; nothing to refuse");
+        return;
+    };
+    let e = Device::from_opencl_queue(&q)
+        .err()
+        .expect("an out-of-order queue is refused")
+        .to_string();
+    assert!(
+        e.contains("out-of-order OpenCL queue") && e.contains("in-order queue"),
+        "{e}"
+    );
+    // The same device's in-order queue is taken.
+    assert!(Device::from_opencl_queue(&queue(&context, &d, false)).is_ok());
 }
 
 /// A batch stored back to back in the program's buffers: one view per matrix (and per

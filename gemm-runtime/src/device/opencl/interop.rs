@@ -2,7 +2,7 @@
 
 use super::{cl_err, driver_err, OpenclBackend};
 use crate::device::{Device, RawBuffer};
-use crate::error::Result;
+use crate::error::{GemmError, Result};
 use opencl3::command_queue::CommandQueue;
 use opencl3::types::{cl_command_queue, cl_mem};
 
@@ -18,7 +18,9 @@ impl Device {
     /// buffer of it does, whatever the caller drops. Buffers of the queue's context can
     /// be used as operands ([`Matrix::from_opencl_buffer`](crate::Matrix::from_opencl_buffer));
     /// crossgemm's own devices (of their own contexts) do not mix with this one. A queue
-    /// without profiling works; the tuner then times launches on the host clock.
+    /// without profiling works; the tuner then times launches on the host clock. The
+    /// queue must run its commands in order (an out-of-order queue is
+    /// [`GemmError::Unsupported`]): a call's commands are ordered by the queue alone.
     pub fn from_opencl_queue(queue: &CommandQueue) -> Result<Device> {
         // SAFETY: an opencl3 queue holds a valid handle for as long as it lives.
         unsafe { Device::from_raw_opencl_queue(queue.get()) }
@@ -29,8 +31,17 @@ impl Device {
     /// # Safety
     /// `queue` must be a valid OpenCL command queue.
     pub unsafe fn from_raw_opencl_queue(queue: cl_command_queue) -> Result<Device> {
-        let b = OpenclBackend::from_raw_queue(queue)
-            .map_err(|e| cl_err("making a device from a caller's OpenCL queue", e, ""))?;
+        let op = "making a device from a caller's OpenCL queue";
+        let b = OpenclBackend::from_raw_queue(queue).map_err(|e| cl_err(op, e, ""))?;
+        // Every call's upload, launches (a staging copy, the kernel) and download, and a
+        // split-K launch's reuse of its workspace, are ordered by the queue alone: on an
+        // out-of-order queue they could run in any order, and the results be wrong.
+        if b.out_of_order().map_err(|e| cl_err(op, e, ""))? {
+            return Err(GemmError::Unsupported(format!(
+                "an out-of-order OpenCL queue ({}): crossgemm orders the commands of a call by the queue; make the device from an in-order queue (one created without CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)",
+                b.info.id
+            )));
+        }
         Ok(Device::from_backend(Box::new(b)))
     }
 

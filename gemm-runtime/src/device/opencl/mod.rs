@@ -15,7 +15,7 @@ use gemm_core::Backend;
 use gemm_core::{CompileNeeds, LaunchDims};
 use opencl3::command_queue::{
     enqueue_copy_buffer, enqueue_copy_buffer_rect, enqueue_fill_buffer, enqueue_read_buffer, enqueue_write_buffer,
-    retain_command_queue, CommandQueue, CL_QUEUE_PROFILING_ENABLE,
+    retain_command_queue, CommandQueue, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, CL_QUEUE_PROFILING_ENABLE,
 };
 use opencl3::context::Context;
 use opencl3::device::{Device as ClDevice, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU};
@@ -180,6 +180,11 @@ impl OpenclBackend {
         let (p, d, platform) = locate(dev);
         let id = format!("opencl:{p}:{d}+queue{}", EXTERNAL.fetch_add(1, Ordering::Relaxed));
         Self::with_queue(device, context, queue, id, &platform)
+    }
+
+    /// Whether the queue may run its commands out of order (a caller's queue can).
+    pub(super) fn out_of_order(&self) -> std::result::Result<bool, ClError> {
+        Ok(self.queue.properties()? & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE != 0)
     }
 
     fn with_queue(
