@@ -150,8 +150,7 @@ fn an_out_of_order_queue_is_refused() {
         return;
     };
     let e = Device::from_opencl_queue(&q)
-        .err()
-        .expect("an out-of-order queue is refused")
+        .expect_err("an out-of-order queue is refused")
         .to_string();
     assert!(
         e.contains("out-of-order OpenCL queue") && e.contains("in-order queue"),

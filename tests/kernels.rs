@@ -513,7 +513,8 @@ fn decode_configs_give_the_same_bits_twice() {
 
 /// The `gemv_n` kernels (B row-major, or turned around A column-major) add their K-lanes'
 /// sums by shuffles and the warps' through shared memory in order (on OpenCL through
-/// local memory in work-item order), so two runs of a config give the same bits: both
+/// local memory in work-item order) and the K splits' in split order, so two runs of a
+/// config give the same bits (and a split's counters are left zero for the next): both
 /// forms of f16 (`f16_cr` plans both) and bf16 with an f32 output, K = 4103 (a step that
 /// crosses K), the small side one short of the config's and the wide side past its last
 /// block with a last chunk of 5 columns.

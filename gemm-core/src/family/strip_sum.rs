@@ -1,11 +1,12 @@
-//! The end of a CUDA kernel whose blocks each own a strip of `CG_NB` columns of C for
-//! `CG_TR` rows and whose warps hold partial sums of it (`gemv_n`, `decode_n`): the warps'
-//! sums added in warp order, then, with `KSPLIT` > 1 (the grid's `y` splitting K), over
-//! the strip's blocks through a workspace. Each split leaves its sums in its slot of the
-//! strip (`cg_ws`), and the last split to arrive (`cg_flags`, as the wgmma family's
-//! split-K) adds the slots in split order and stores: the same bits whichever arrives
-//! last, and no block waits for another. The size of that workspace lives here too, beside
-//! the code that lays it out.
+//! The end of a kernel whose blocks each own a strip of `CG_NB` columns of C for `CG_TR`
+//! rows and whose warps hold partial sums of it (`gemv_n`, `decode_n`): the warps' sums
+//! added in warp order, then, with `KSPLIT` > 1 (the grid's `y` splitting K), over the
+//! strip's blocks through a workspace. Each split leaves its sums in its slot of the strip
+//! (`cg_ws`), and the last split to arrive (`cg_flags`, as the wgmma family's split-K)
+//! adds the slots in split order and stores: the same bits whichever arrives last, and no
+//! block waits for another. CUDA's text ([`cuda_tail`]) and OpenCL C's
+//! ([`OPENCL_SPLIT_HEAD`], [`opencl_split_tail`]). The size of that workspace lives here
+//! too, beside the code that lays it out.
 
 use super::Workspace;
 
@@ -89,3 +90,53 @@ const TAIL: &str = r#"#if KSPLIT > 1
             @STORE@;
         }
     }"#;
+
+/// OpenCL C declarations at the top of a kernel's body (a `__local` variable must be
+/// declared at the kernel's outermost scope) for [`opencl_split_tail`]: the strip's slots,
+/// and `CG_SLOT(i, jj)`, where this split leaves its sum of row `i`, column `jj` of the
+/// strip. The kernel takes `__global float* cg_ws, __global uint* cg_flags` first with
+/// `KSPLIT > 1`, and defines `CG_TR` and `CG_NB` before it.
+pub(crate) const OPENCL_SPLIT_HEAD: &str = r#"#if KSPLIT > 1
+    __local int cg_last;
+    const long cg_strip = (long)get_group_id(2) * get_num_groups(0) + get_group_id(0);
+    __global float* const cg_slots = cg_ws + cg_strip * (KSPLIT * CG_TR * CG_NB);
+#define CG_SLOT(i, jj) cg_slots[get_group_id(1) * (CG_TR * CG_NB) + (i) * CG_NB + (jj)]
+#endif"#;
+
+/// OpenCL C's end of a split: after every work-item has left its sums in `CG_SLOT`, the
+/// last work-group of the strip to arrive adds the slots in split order and stores (as
+/// [`cuda_tail`], with `coords` and `store` the same). Before it the kernel defines
+/// `CG_R`, `CG_C` and `tid`, and `CG_THREADS`. OpenCL C 1.2 has no acquire/release
+/// atomics: each work-item's fence orders its slot stores before the barrier, work-item 0's
+/// `atomic_inc` after it, and the last work-group reads the slots through `volatile`
+/// after a fence of its own (NVIDIA's OpenCL: `membar.gl` and loads that skip the L1).
+pub(crate) fn opencl_split_tail(coords: &str, store: &str) -> String {
+    OPENCL_TAIL.replace("@COORDS@", coords).replace("@STORE@", store)
+}
+
+const OPENCL_TAIL: &str = r#"#if KSPLIT > 1
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    if (tid == 0) {
+        const uint old = atomic_inc(cg_flags + cg_strip);
+        cg_last = old == KSPLIT - 1;
+        /* Every split has arrived: the counter is this launch's no more. */
+        if (cg_last) atomic_xchg(cg_flags + cg_strip, 0u);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!cg_last) return;
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    {
+        const volatile __global float* const cg_in = cg_slots;
+        for (int o = tid; o < CG_TR * CG_NB; o += CG_THREADS) {
+            const int i = o / CG_NB, jj = o % CG_NB;
+            const int j = get_group_id(0) * CG_NB + jj;
+            if (i < CG_R && j < CG_C) {
+                float sum = 0.0f;
+                for (int s = 0; s < KSPLIT; ++s) sum += cg_in[s * (CG_TR * CG_NB) + o];
+@COORDS@
+                @STORE@;
+            }
+        }
+    }
+#endif"#;

@@ -52,9 +52,10 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N, const __g
 #ifndef KSPLIT
 #define KSPLIT 1
 #endif
-#if MR < 1 || MR > 8 || CHUNKS < 1 || CHUNKS > 32 || (CHUNKS & (CHUNKS - 1)) != 0 || KSPLIT != 1
-#error "MR: 1 to 8 rows; CHUNKS: a power of two up to 32; KSPLIT 1 (the CUDA source splits K over blocks)"
+#if MR < 1 || MR > 8 || CHUNKS < 1 || CHUNKS > 32 || (CHUNKS & (CHUNKS - 1)) != 0 || KSPLIT < 1 || KSPLIT > 32
+#error "MR: 1 to 8 rows; CHUNKS: a power of two up to 32; KSPLIT: 1 to 32 work-groups along K"
 #endif
+#define CG_TR MR
 #ifndef SWAP
 #define SWAP 0
 #endif
@@ -131,14 +132,28 @@ static inline void cg_win_unpack(cg_win w, float* out) {
 }
 
 __kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))
-void cg_f32_tf32_residual_33093ad6(int M, int N, int K, __global float* restrict out, const __global float* restrict p0, const __global float* restrict p1, const __global float* restrict p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, int ld2, long off2, long bso, long bs0, long bs1, long bs2, int nbatch)
+void cg_f32_tf32_residual_33093ad6(
+#if KSPLIT > 1
+    __global float* cg_ws, __global uint* cg_flags,
+#endif
+    int M, int N, int K, __global float* restrict out, const __global float* restrict p0, const __global float* restrict p1, const __global float* restrict p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, int ld2, long off2, long bso, long bs0, long bs1, long bs2, int nbatch)
 {
     __local float cg_red[CG_THREADS][CG_VEC];
+#if KSPLIT > 1
+    __local int cg_last;
+    const long cg_strip = (long)get_group_id(2) * get_num_groups(0) + get_group_id(0);
+    __global float* const cg_slots = cg_ws + cg_strip * (KSPLIT * CG_TR * CG_NB);
+#define CG_SLOT(i, jj) cg_slots[get_group_id(1) * (CG_TR * CG_NB) + (i) * CG_NB + (jj)]
+#endif
     const long cg_bz = (long)get_group_id(2); out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1; p2 += off2 + cg_bz * bs2;
     const int tid = get_local_id(0);
     const int chunk = tid % CHUNKS, kl = tid / CHUNKS;
     const int j0 = get_group_id(0) * CG_NB + chunk * CG_VEC;
-    const int kb = 0, ke = K; /* no split of K on OpenCL (KSPLIT 1) */
+    /* This work-group's rows of K, [kb, ke): split get_group_id(1) of KSPLIT, in whole
+       steps but the last (so that X's chunks stay 16-byte aligned). */
+    const int steps = (K + CG_VEC - 1) / CG_VEC;
+    const int kb = (int)((long)get_group_id(1) * steps / KSPLIT) * CG_VEC;
+    const int ke = min(K, (int)((long)(get_group_id(1) + 1) * steps / KSPLIT) * CG_VEC);
     const __global float* gx = CG_XP;
     const __global float* gw = CG_WP;
     float acc[MR][CG_VEC];
@@ -205,15 +220,49 @@ void cg_f32_tf32_residual_33093ad6(int M, int N, int K, __global float* restrict
     }
 
     /* One row at a time: every work-item's partials, then per output its chunk's K-lanes
-       in work-item order. */
+       in work-item order, stored (with KSPLIT > 1: left in this split's slot). */
     for (int i = 0; i < MR; ++i) {
         for (int c = 0; c < CG_VEC; ++c) cg_red[tid][c] = acc[i][c];
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int jj = tid; jj < CG_NB; jj += CG_THREADS) {
+            float sum = 0.0f;
+            for (int t = jj / CG_VEC; t < CG_THREADS; t += CHUNKS) sum += cg_red[t][jj % CG_VEC];
+#if KSPLIT > 1
+            CG_SLOT(i, jj) = sum;
+#else
+            const int j = get_group_id(0) * CG_NB + jj;
+            if (i < CG_R && j < CG_C) {
+#if SWAP
+            const int ci = j, cj = i;
+#else
+            const int ci = i, cj = j;
+#endif
+                cg_st_f32(out, (long)(ci) * ldo + (cj), cg_epilogue(sum, ci, cj, M, N, p2, ld2));
+            }
+#endif
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+#if KSPLIT > 1
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    if (tid == 0) {
+        const uint old = atomic_inc(cg_flags + cg_strip);
+        cg_last = old == KSPLIT - 1;
+        /* Every split has arrived: the counter is this launch's no more. */
+        if (cg_last) atomic_xchg(cg_flags + cg_strip, 0u);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!cg_last) return;
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    {
+        const volatile __global float* const cg_in = cg_slots;
+        for (int o = tid; o < CG_TR * CG_NB; o += CG_THREADS) {
+            const int i = o / CG_NB, jj = o % CG_NB;
             const int j = get_group_id(0) * CG_NB + jj;
             if (i < CG_R && j < CG_C) {
                 float sum = 0.0f;
-                for (int t = jj / CG_VEC; t < CG_THREADS; t += CHUNKS) sum += cg_red[t][jj % CG_VEC];
+                for (int s = 0; s < KSPLIT; ++s) sum += cg_in[s * (CG_TR * CG_NB) + o];
 #if SWAP
             const int ci = j, cj = i;
 #else
@@ -222,6 +271,6 @@ void cg_f32_tf32_residual_33093ad6(int M, int N, int K, __global float* restrict
                 cg_st_f32(out, (long)(ci) * ldo + (cj), cg_epilogue(sum, ci, cj, M, N, p2, ld2));
             }
         }
-        barrier(CLK_LOCAL_MEM_FENCE);
     }
+#endif
 }

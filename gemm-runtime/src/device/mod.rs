@@ -22,6 +22,8 @@ pub(crate) mod host;
 pub(crate) mod opencl;
 #[cfg(test)]
 pub(crate) mod test_switches;
+#[cfg(any(feature = "cuda", feature = "opencl"))]
+pub(crate) mod workspace;
 
 use crate::error::{GemmError, Result};
 use gemm_core::target::DeviceType;
@@ -78,9 +80,8 @@ pub(crate) enum KernelArg<'a> {
     #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     TensorMap(&'a RawBuffer, TensorMap),
     /// The device's scratch memory for this launch, passed as two pointers (data, then
-    /// counters): see [`Workspace`]. The backend owns it (CUDA only, as the families
-    /// that take one are).
-    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    /// counters): see [`Workspace`]. The backend owns it (`workspace.rs`).
+    #[cfg_attr(not(any(feature = "cuda", feature = "opencl")), allow(dead_code))]
     Workspace(Workspace),
 }
 

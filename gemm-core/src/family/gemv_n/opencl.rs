@@ -7,10 +7,13 @@
 //! chunk a row, read as a whole aligned vector). The partial sums of one row at a time go
 //! through local memory, and one work-item per output adds its chunk's K-lanes in
 //! work-item order (the same bits on every run), applies the fused epilogue and stores.
+//! With `KSPLIT` > 1 the grid's second dimension splits K over work-groups as well, and
+//! the last of a strip's work-groups adds their sums in split order (`strip_sum`).
 
 use crate::codegen::prelude::{kernel_params, variant_store, view_prologue};
 use crate::codegen::Variant;
 use crate::family::gemv::{chunk_fn, opencl_head};
+use crate::family::strip_sum;
 use crate::ir::GemmIr;
 use crate::target::Backend;
 use std::fmt::Write;
@@ -100,20 +103,30 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
 #ifndef KSPLIT
 #define KSPLIT 1
 #endif
-#if MR < 1 || MR > 8 || CHUNKS < 1 || CHUNKS > 32 || (CHUNKS & (CHUNKS - 1)) != 0 || KSPLIT != 1
-#error "MR: 1 to 8 rows; CHUNKS: a power of two up to 32; KSPLIT 1 (the CUDA source splits K over blocks)"
+#if MR < 1 || MR > 8 || CHUNKS < 1 || CHUNKS > 32 || (CHUNKS & (CHUNKS - 1)) != 0 || KSPLIT < 1 || KSPLIT > 32
+#error "MR: 1 to 8 rows; CHUNKS: a power of two up to 32; KSPLIT: 1 to 32 work-groups along K"
 #endif
+#define CG_TR MR
 {roles}
 {chunk_fn}
 __kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))
-void {sym}(int M, int N, int K, {params})
+void {sym}(
+#if KSPLIT > 1
+    __global float* cg_ws, __global uint* cg_flags,
+#endif
+    int M, int N, int K, {params})
 {{
     __local float cg_red[CG_THREADS][CG_VEC];
+{split_head}
     {view}
     const int tid = get_local_id(0);
     const int chunk = tid % CHUNKS, kl = tid / CHUNKS;
     const int j0 = get_group_id(0) * CG_NB + chunk * CG_VEC;
-    const int kb = 0, ke = K; /* no split of K on OpenCL (KSPLIT 1) */
+    /* This work-group's rows of K, [kb, ke): split get_group_id(1) of KSPLIT, in whole
+       steps but the last (so that X's chunks stay 16-byte aligned). */
+    const int steps = (K + CG_VEC - 1) / CG_VEC;
+    const int kb = (int)((long)get_group_id(1) * steps / KSPLIT) * CG_VEC;
+    const int ke = min(K, (int)((long)(get_group_id(1) + 1) * steps / KSPLIT) * CG_VEC);
     const {g}{st}* gx = CG_XP;
     const {g}{st}* gw = CG_WP;
     float acc[MR][CG_VEC];
@@ -132,21 +145,26 @@ void {sym}(int M, int N, int K, {params})
     }}
 
     /* One row at a time: every work-item's partials, then per output its chunk's K-lanes
-       in work-item order. */
+       in work-item order, stored (with KSPLIT > 1: left in this split's slot). */
     for (int i = 0; i < MR; ++i) {{
         for (int c = 0; c < CG_VEC; ++c) cg_red[tid][c] = acc[i][c];
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int jj = tid; jj < CG_NB; jj += CG_THREADS) {{
+            float sum = 0.0f;
+            for (int t = jj / CG_VEC; t < CG_THREADS; t += CHUNKS) sum += cg_red[t][jj % CG_VEC];
+#if KSPLIT > 1
+            CG_SLOT(i, jj) = sum;
+#else
             const int j = get_group_id(0) * CG_NB + jj;
             if (i < CG_R && j < CG_C) {{
-                float sum = 0.0f;
-                for (int t = jj / CG_VEC; t < CG_THREADS; t += CHUNKS) sum += cg_red[t][jj % CG_VEC];
 {coords}
                 {store};
             }}
+#endif
         }}
         barrier(CLK_LOCAL_MEM_FENCE);
     }}
+{split_tail}
 }}
 "#,
         sym = ir.symbol(),
@@ -156,6 +174,8 @@ void {sym}(int M, int N, int K, {params})
         walk_vec = walk(w_vec),
         walk_win = walk(w_win),
         coords = crate::family::turned::STORE_COORDS,
+        split_head = strip_sum::OPENCL_SPLIT_HEAD,
+        split_tail = strip_sum::opencl_split_tail(crate::family::turned::STORE_COORDS, &store),
     );
     s
 }

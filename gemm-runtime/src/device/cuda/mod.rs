@@ -15,7 +15,6 @@ use gemm_core::Backend;
 mod interop;
 mod nvrtc;
 mod tma;
-mod workspace;
 
 use crate::error::{GemmError, Result};
 use cudarc::driver::{
@@ -108,7 +107,7 @@ pub(crate) struct CudaBackend {
     arch: u32,
     ctx: OnceLock<std::result::Result<Ctx, String>>,
     /// Scratch memory of launches that take a workspace (split-K).
-    workspaces: workspace::Workspaces,
+    workspaces: crate::device::workspace::Workspaces<CudaSlice<u8>>,
 }
 
 /// What the driver says about `dev`, named `id` (`cuda:N`, or `cuda:N+streamK` for a
@@ -501,6 +500,8 @@ impl DeviceBackend for CudaBackend {
             M(tma::TmaMap),
         }
         let mut vals = Vec::with_capacity(args.len() + 1);
+        // Held until the launch is queued (device/workspace.rs).
+        let mut workspace = None;
         for a in args {
             match *a {
                 KernelArg::Int(v) => vals.push(Val::I(v)),
@@ -509,8 +510,17 @@ impl DeviceBackend for CudaBackend {
                 KernelArg::Buffer(b) => vals.push(Val::P(self.mem(c, b)?.0)),
                 // The scratch data, then the counters (gemm_core::Workspace).
                 KernelArg::Workspace(need) => {
-                    let (data, flags) = self.workspaces.pointers(&c.stream, need)?;
+                    let held = self.workspaces.hold(need, |bytes, what, _zeroed| {
+                        // Zeroed either way: the data's zeroing costs nothing that counts.
+                        c.stream
+                            .alloc_zeros::<u8>(bytes)
+                            .map_err(|e| driver_err(format!("allocating {bytes} bytes of {what}"), e))
+                    })?;
+                    let (data, _r1) = held.data().device_ptr(&c.stream);
+                    let (flags, _r2) = held.flags().device_ptr(&c.stream);
+                    drop((_r1, _r2));
                     vals.extend([Val::P(data), Val::P(flags)]);
+                    workspace = Some(held);
                 }
                 KernelArg::TensorMap(b, map) => {
                     let (ptr, _) = self.mem(c, b)?;
@@ -546,6 +556,7 @@ impl DeviceBackend for CudaBackend {
         // int K, out, params...) and the launcher passes exactly that list; buffers outlive the call, and every later
         // use of them (download, free) is ordered after the kernel on this stream.
         unsafe { builder.launch(cfg) }.map_err(|e| driver_err(format!("launching `{}` with {dims:?}", k.symbol), e))?;
+        drop(workspace);
         Ok(())
     }
 

@@ -7,7 +7,7 @@
 //! from a caller's queue ([`Device::from_opencl_queue`]) sends everything to that queue
 //! instead, in order with the caller's own work on it.
 
-use super::binary_cache::{self, BinaryCache, BinaryKey};
+use super::binary_cache::BinaryCache;
 use super::{Device, DeviceBackend, DeviceInfo, KernelArg, RawBuffer, RowCopy};
 use crate::error::{GemmError, Result};
 use gemm_core::target::DeviceType;
@@ -19,7 +19,7 @@ use opencl3::command_queue::{
 };
 use opencl3::context::Context;
 use opencl3::device::{Device as ClDevice, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU};
-use opencl3::error_codes::{ClError, CL_BUILD_PROGRAM_FAILURE};
+use opencl3::error_codes::ClError;
 use opencl3::event::Event;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{retain_mem_object, Buffer, ClMem, CL_MEM_READ_WRITE};
@@ -29,12 +29,12 @@ use opencl3::types::{cl_command_queue, cl_float, cl_int, cl_long, cl_mem, CL_BLO
 use std::any::Any;
 use std::ffi::c_void;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Instant;
 
 const BACKEND: &str = "OpenCL";
 
+mod compile;
 mod interop;
 
 /// Every OpenCL device of this process, found once.
@@ -105,6 +105,8 @@ pub(crate) struct OpenclBackend {
     /// Whether the queue has profiling on (ours always; a caller's may not): without,
     /// a launch is timed on the host clock between two drains of the queue.
     profiling: bool,
+    /// Scratch memory of launches that take a workspace (split-K).
+    workspaces: crate::device::workspace::Workspaces<Buffer<u8>>,
 }
 
 /// Device memory of a buffer on an OpenCL device.
@@ -234,6 +236,7 @@ impl OpenclBackend {
             device,
             compiler,
             profiling,
+            workspaces: Default::default(),
         })
     }
 
@@ -359,30 +362,59 @@ impl OpenclBackend {
         if global.contains(&0) {
             return Ok(None);
         }
+        // The workspace's buffers are held until the launch is queued (device/workspace.rs),
+        // taken before the kernel's lock, as every launch takes them.
+        let workspace = match args.iter().find_map(|a| match a {
+            KernelArg::Workspace(need) => Some(*need),
+            _ => None,
+        }) {
+            Some(need) => Some(self.workspaces.hold(need, |bytes, what, zeroed| {
+                let op = || format!("allocating {bytes} bytes of {what} on {}", self.info.id);
+                let mem = unsafe { Buffer::<u8>::create(&self.context, CL_MEM_READ_WRITE, bytes, ptr::null_mut()) }
+                    .map_err(|e| cl_err(op(), e, ""))?;
+                if zeroed {
+                    self.zero_fill(&mem, bytes)
+                        .map_err(|e| cl_err(op(), e, " while zero-filling"))?;
+                }
+                Ok(mem)
+            })?),
+            None => None,
+        };
+        // The kernel's arguments in order: a workspace is two (data, then counters).
+        enum ClArg {
+            Int(cl_int),
+            Long(cl_long),
+            Float(cl_float),
+            Mem(cl_mem),
+        }
+        let mut flat = Vec::with_capacity(args.len() + 1);
+        for arg in args {
+            match arg {
+                KernelArg::Int(v) => flat.push(ClArg::Int(*v as cl_int)),
+                KernelArg::Long(v) => flat.push(ClArg::Long(*v as cl_long)),
+                KernelArg::Float(v) => flat.push(ClArg::Float(*v as cl_float)),
+                KernelArg::Buffer(b) => flat.push(ClArg::Mem(self.buffer(b, &op)?.mem.get())),
+                KernelArg::TensorMap(..) => {
+                    return Err(driver_err(
+                        &op,
+                        "tensor maps are a CUDA feature; no OpenCL kernel takes one",
+                    ))
+                }
+                KernelArg::Workspace(..) => {
+                    let held = workspace.as_ref().expect("held above");
+                    flat.extend([ClArg::Mem(held.data().get()), ClArg::Mem(held.flags().get())]);
+                }
+            }
+        }
         let kernel = k.kernel.lock().unwrap_or_else(|e| e.into_inner());
-        for (i, arg) in args.iter().enumerate() {
+        for (i, arg) in flat.iter().enumerate() {
             let idx = i as u32;
             let r = unsafe {
                 match arg {
-                    KernelArg::Int(v) => kernel.set_arg(idx, &(*v as cl_int)),
-                    KernelArg::Long(v) => kernel.set_arg(idx, &(*v as cl_long)),
-                    KernelArg::Float(v) => kernel.set_arg(idx, &(*v as cl_float)),
-                    KernelArg::Buffer(b) => {
-                        let mem: cl_mem = self.buffer(b, &op)?.mem.get();
-                        kernel.set_arg(idx, &mem)
-                    }
-                    KernelArg::TensorMap(..) => {
-                        return Err(driver_err(
-                            &op,
-                            "tensor maps are a CUDA feature; no OpenCL kernel takes one",
-                        ))
-                    }
-                    KernelArg::Workspace(..) => {
-                        return Err(driver_err(
-                            &op,
-                            "a launch workspace (split-K) is a CUDA feature; no OpenCL kernel takes one",
-                        ))
-                    }
+                    ClArg::Int(v) => kernel.set_arg(idx, v),
+                    ClArg::Long(v) => kernel.set_arg(idx, v),
+                    ClArg::Float(v) => kernel.set_arg(idx, v),
+                    ClArg::Mem(m) => kernel.set_arg(idx, m),
                 }
             };
             r.map_err(|e| cl_err(&op, e, &format!(" setting argument {i} ({})", sizes())))?;
@@ -397,131 +429,9 @@ impl OpenclBackend {
 }
 
 impl OpenclBackend {
-    /// Builds `symbol` of `source`: from the binary in `cache` when there is a usable
-    /// one, else from source (then stored in `cache`).
-    pub(crate) fn compile_with(
-        &self,
-        cache: Option<&BinaryCache>,
-        source: &str,
-        symbol: &str,
-        defines: &[(String, u32)],
-    ) -> Result<Arc<dyn Any + Send + Sync>> {
-        let mut options = vec!["-cl-std=CL1.2".to_string()];
-        // PoCL prints "N warnings generated." on stderr for every build (unused helper
-        // functions of the prelude); keep warnings only when the user asks for logs.
-        if !crate::env::log() {
-            options.push("-w".to_string());
-        }
-        options.extend(defines.iter().map(|(k, v)| format!("-D {k}={v}")));
-        let joined = options.join(" ");
-        let fail = |log: String| GemmError::Compile {
-            backend: BACKEND,
-            kernel: symbol.to_string(),
-            options: options.clone(),
-            log,
-        };
-        // opencl3 panics on interior NULs (CString::new(..).expect); refuse them instead.
-        if symbol.contains('\0') || joined.contains('\0') {
-            return Err(fail("symbol or options contain a NUL byte".into()));
-        }
-
-        // `-w` only silences warnings: the same binary serves builds with and without it.
-        let key_options: Vec<String> = options.iter().filter(|o| *o != "-w").cloned().collect();
-        let key = cache.map(|_| BinaryKey::new("opencl", source, symbol, &key_options, &self.info, &self.compiler));
-        if let (Some(cache), Some(key)) = (cache, &key) {
-            if let Some(entry) = cache.load(key) {
-                let start = Instant::now();
-                let loaded = Program::create_and_build_from_binary(&self.context, &[&entry.binary], &joined)
-                    .map_err(|e| e.to_string())
-                    .and_then(|p| {
-                        Kernel::create(&p, symbol)
-                            .map(|k| (p, k))
-                            .map_err(|e| format!("{e}: no kernel `{symbol}` in the cached program"))
-                    });
-                match loaded {
-                    Ok((program, kernel)) => {
-                        binary_cache::count_hit();
-                        if crate::env::log() {
-                            eprintln!(
-                                "crossgemm: OpenCL build `{symbol}` on {} [{joined}] from the binary cache {:.1} ms: ok",
-                                self.info.id,
-                                start.elapsed().as_secs_f64() * 1e3
-                            );
-                        }
-                        return Ok(Arc::new(ClKernel {
-                            kernel: Mutex::new(kernel),
-                            _program: program,
-                            symbol: symbol.to_string(),
-                            context: self.context_key(),
-                        }));
-                    }
-                    Err(why) => cache.reject(key, &why),
-                }
-            }
-        }
-
-        let start = Instant::now();
-        let mut program = Program::create_from_source(&self.context, source)
-            .map_err(|e| cl_err(format!("creating program `{symbol}`"), e, ""))?;
-        let built = program.build(&[self.device.id()], &joined);
-        binary_cache::count_compile();
-        let ms = start.elapsed().as_secs_f64() * 1e3;
-        let log = program
-            .get_build_log(self.device.id())
-            .unwrap_or_default()
-            .trim()
-            .to_string();
-        log_and_dump(&self.info.id, source, symbol, &joined, ms, &log, built.as_ref().err());
-
-        if let Err(e) = built {
-            let log = if e.0 == CL_BUILD_PROGRAM_FAILURE {
-                log
-            } else {
-                format!("{e}\n{log}")
-            };
-            return Err(fail(log));
-        }
-        let kernel = Kernel::create(&program, symbol).map_err(|e| {
-            fail(format!(
-                "{e}: no kernel `{symbol}` in the program (it has: {})",
-                program.kernel_names()
-            ))
-        })?;
-        if let (Some(cache), Some(key)) = (cache, &key) {
-            // One device per context, so one binary.
-            match program.get_binaries() {
-                Ok(bins) => {
-                    if let Some(bin) = bins.first() {
-                        cache.store(key, bin, &log);
-                    }
-                }
-                Err(e) => {
-                    if crate::env::log() {
-                        eprintln!("crossgemm: OpenCL program binary of `{symbol}` unavailable ({e}); not cached");
-                    }
-                }
-            }
-        }
-        Ok(Arc::new(ClKernel {
-            kernel: Mutex::new(kernel),
-            _program: program,
-            symbol: symbol.to_string(),
-            context: self.context_key(),
-        }))
-    }
-}
-
-impl DeviceBackend for OpenclBackend {
-    fn info(&self) -> &DeviceInfo {
-        &self.info
-    }
-
-    fn alloc(&self, bytes: usize) -> Result<Box<dyn Any + Send + Sync>> {
-        let bytes = bytes.max(1);
-        let op = || format!("allocation of {bytes} bytes on {}", self.info.id);
-        let mem = unsafe { Buffer::<u8>::create(&self.context, CL_MEM_READ_WRITE, bytes, ptr::null_mut()) }
-            .map_err(|e| cl_err(op(), e, ""))?;
-        // Zero-filled on the queue, so the fill is ordered before any use of the buffer.
+    /// Zero-fills `bytes` of `mem` on the queue, so that the fill is ordered before any
+    /// later use of the buffer.
+    fn zero_fill(&self, mem: &Buffer<u8>, bytes: usize) -> std::result::Result<(), ClError> {
         let zero = 0u8;
         let ev = unsafe {
             enqueue_fill_buffer(
@@ -535,8 +445,24 @@ impl DeviceBackend for OpenclBackend {
                 ptr::null(),
             )
         }
-        .map_err(|e| cl_err(op(), ClError(e), " while zero-filling"))?;
+        .map_err(ClError)?;
         drop(Event::new(ev));
+        Ok(())
+    }
+}
+
+impl DeviceBackend for OpenclBackend {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn alloc(&self, bytes: usize) -> Result<Box<dyn Any + Send + Sync>> {
+        let bytes = bytes.max(1);
+        let op = || format!("allocation of {bytes} bytes on {}", self.info.id);
+        let mem = unsafe { Buffer::<u8>::create(&self.context, CL_MEM_READ_WRITE, bytes, ptr::null_mut()) }
+            .map_err(|e| cl_err(op(), e, ""))?;
+        self.zero_fill(&mem, bytes)
+            .map_err(|e| cl_err(op(), e, " while zero-filling"))?;
         Ok(Box::new(ClBuffer {
             mem,
             context: self.context_key(),
@@ -730,48 +656,11 @@ impl DeviceBackend for OpenclBackend {
     }
 }
 
-/// `CROSSGEMM_LOG`: one stderr line per build. `CROSSGEMM_DUMP=<dir>`: the source and the
-/// build log of every build, named by symbol and a hash of the device and options. Diagnostics only:
-/// an I/O error is reported once and never fails the build.
-fn log_and_dump(device: &str, source: &str, symbol: &str, options: &str, ms: f64, log: &str, err: Option<&ClError>) {
-    if crate::env::log() {
-        let status = err.map_or_else(|| "ok".to_string(), |e| e.to_string());
-        eprintln!("crossgemm: OpenCL build `{symbol}` on {device} [{options}] {ms:.1} ms: {status}");
-    }
-    let Some(dir) = crate::env::dump_dir() else {
-        return;
-    };
-    // The device is part of the name: one process builds the same source and options
-    // for every OpenCL device under test, and each build's log is its own.
-    let stem = format!("{symbol}-{:016x}", fnv1a(format!("{device}\0{options}").as_bytes()));
-    let log_text = format!(
-        "device: {device}\noptions: {options}\nbuild: {ms:.1} ms, {}\n\n{log}\n",
-        err.map_or("ok".into(), |e| e.to_string())
-    );
-    let written = std::fs::create_dir_all(&dir)
-        .and_then(|_| std::fs::write(dir.join(format!("{stem}.cl")), source))
-        .and_then(|_| std::fs::write(dir.join(format!("{stem}.log")), log_text));
-    if let Err(e) = written {
-        static WARNED: AtomicBool = AtomicBool::new(false);
-        if !WARNED.swap(true, Ordering::Relaxed) {
-            eprintln!(
-                "crossgemm: warning: cannot dump OpenCL kernels to {}: {e} (not reported again)",
-                dir.display()
-            );
-        }
-    }
-}
-
-/// A hash that is stable across runs and Rust versions, so dump names can be compared.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
 #[cfg(test)]
 mod tests {
+    use super::compile::fnv1a;
     use super::*;
+    use crate::device::binary_cache::{self, BinaryKey};
 
     /// Every OpenCL device, or `None` (skip) when there is none, unless
     /// `CROSSGEMM_REQUIRE_OPENCL=1` makes that a failure.
