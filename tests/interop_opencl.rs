@@ -11,7 +11,7 @@ use crossgemm::opencl3::command_queue::{
 };
 use crossgemm::opencl3::context::Context;
 use crossgemm::opencl3::device::{get_all_devices, Device as ClDevice, CL_DEVICE_TYPE_ALL};
-use crossgemm::opencl3::memory::{Buffer, CL_MEM_READ_WRITE};
+use crossgemm::opencl3::memory::{Buffer, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE, CL_MEM_WRITE_ONLY};
 use crossgemm::opencl3::types::{CL_BLOCKING, CL_NON_BLOCKING};
 use crossgemm::prelude::*;
 
@@ -133,6 +133,53 @@ fn foreign_small_or_mixed_buffers_are_errors() {
     let w = Matrix::<f16, ColMajor>::from_host(&own, 4, 4, &values(16, 2)).unwrap();
     let bias = Row::<f16>::from_host(&own, &values(4, 3)).unwrap();
     assert!(interop_linear(&x, &w, &bias).is_err());
+}
+
+/// Memory the caller made read-only for kernels cannot be an output, nor write-only
+/// memory an operand: each is an error naming the argument, before anything runs; the
+/// same buffers in the roles their flags allow run.
+#[test]
+fn read_only_or_write_only_memory_is_used_only_as_made() {
+    let Some(d) = cl_device("read_only_or_write_only_memory_is_used_only_as_made") else {
+        return;
+    };
+    let context = Context::from_device(&d).unwrap();
+    let q = queue(&context, &d, false);
+    let dev = Device::from_opencl_queue(&q).unwrap();
+    let made = |flags, len: usize, salt| {
+        let data = values(len, salt);
+        let mut b = unsafe { Buffer::<f16>::create(&context, flags, len, std::ptr::null_mut()) }.unwrap();
+        unsafe { q.enqueue_write_buffer(&mut b, CL_BLOCKING, 0, &data, &[]) }.unwrap();
+        b
+    };
+    let (m, n, k) = (5, 6, 7);
+    let read_only = made(CL_MEM_READ_ONLY, m * k, 1);
+    let write_only = made(CL_MEM_WRITE_ONLY, m * n, 2);
+    let x_ro = Matrix::<f16>::from_opencl_buffer(&dev, &read_only, m, k).unwrap();
+    let w = Matrix::<f16, ColMajor>::from_host(&dev, k, n, &values(k * n, 3)).unwrap();
+    let bias = Row::<f16>::from_host(&dev, &values(n, 4)).unwrap();
+    // The roles the flags allow: read-only X, write-only output.
+    let mut out_wo = Matrix::<f16>::from_opencl_buffer(&dev, &write_only, m, n).unwrap();
+    interop_linear_into(&x_ro, &w, &bias, &mut out_wo).unwrap();
+    let want = interop_linear::reference(&x_ro, &w, &bias).unwrap();
+    let mut got = vec![f16::ZERO; m * n];
+    unsafe { q.enqueue_read_buffer(&write_only, CL_BLOCKING, 0, &mut got, &[]) }.unwrap();
+    assert_close(&got, &want, k, false, "read-only X, write-only output");
+    // The others: read-only memory as the output, write-only as an operand.
+    let mut out_ro = Matrix::<f16>::from_opencl_buffer(&dev, &made(CL_MEM_READ_ONLY, m * n, 5), m, n).unwrap();
+    let e = interop_linear_into(&x_ro, &w, &bias, &mut out_ro)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("the output of `interop_linear`") && e.contains("CL_MEM_READ_ONLY"),
+        "{e}"
+    );
+    let x_wo = Matrix::<f16>::from_opencl_buffer(&dev, &made(CL_MEM_WRITE_ONLY, m * k, 6), m, k).unwrap();
+    let e = interop_linear(&x_wo, &w, &bias).unwrap_err().to_string();
+    assert!(
+        e.contains("`x` of `interop_linear`") && e.contains("CL_MEM_WRITE_ONLY"),
+        "{e}"
+    );
 }
 
 /// A queue that may run its commands out of order is refused: a call's upload, launches

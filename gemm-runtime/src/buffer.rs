@@ -62,7 +62,9 @@ impl<T: Element, L: LayoutType> Matrix<T, L> {
     /// buffer's context ([`Device::from_opencl_queue`]); the buffer is retained, so it
     /// lives as long as this matrix, and both see the same memory (the caller's writes
     /// ordered by that queue). A buffer of another context or smaller than the matrix is
-    /// an error.
+    /// an error; one made `CL_MEM_READ_ONLY` can be an operand but not a call's output,
+    /// and one made `CL_MEM_WRITE_ONLY` only the output (a call that uses it otherwise is
+    /// a [`GemmError::View`](crate::GemmError::View)).
     #[cfg(feature = "opencl")]
     pub fn from_opencl_buffer(
         device: &Device,

@@ -475,8 +475,29 @@ fn check_devices(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Resul
                 expected: dev.info().to_string(),
             });
         }
+        if !dev.backend().kernel_access(buf).0 {
+            return Err(access_err(
+                spec,
+                &format!("`{}`", ir.params[i].name),
+                "write-only",
+                "reads",
+            ));
+        }
+    }
+    if !dev.backend().kernel_access(out.buf).1 {
+        return Err(access_err(spec, "the output", "read-only", "writes"));
     }
     Ok(())
+}
+
+/// A caller's memory that kernels may not use as the call would (OpenCL's
+/// `CL_MEM_READ_ONLY` / `CL_MEM_WRITE_ONLY`).
+fn access_err(spec: &KernelSpec, what: &str, made: &str, does: &str) -> GemmError {
+    GemmError::View(format!(
+        "{what} of `{}` lies in memory made {made} for kernels (CL_MEM_{}), and the kernel {does} it",
+        spec.name,
+        made.replace('-', "_").to_uppercase()
+    ))
 }
 
 impl Call<'_, '_> {

@@ -141,6 +141,12 @@ pub(crate) trait DeviceBackend: Send + Sync {
     fn alloc_uninit(&self, bytes: usize) -> Result<Box<dyn Any + Send + Sync>> {
         self.alloc(bytes)
     }
+    /// What kernels may do with `buf`: `(read, write)`. Both, except for a caller's
+    /// OpenCL memory made `CL_MEM_READ_ONLY` or `CL_MEM_WRITE_ONLY`, whose other use by a
+    /// kernel is undefined (a driver may place read-only memory where writes are lost).
+    fn kernel_access(&self, _buf: &RawBuffer) -> (bool, bool) {
+        (true, true)
+    }
     /// The OpenCL backend behind an OpenCL device (wrapping a caller's memory needs it).
     #[cfg(feature = "opencl")]
     fn as_opencl(&self) -> Option<&opencl::OpenclBackend> {

@@ -22,7 +22,7 @@ use opencl3::device::{Device as ClDevice, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU
 use opencl3::error_codes::ClError;
 use opencl3::event::Event;
 use opencl3::kernel::Kernel;
-use opencl3::memory::{retain_mem_object, Buffer, ClMem, CL_MEM_READ_WRITE};
+use opencl3::memory::{retain_mem_object, Buffer, ClMem, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE, CL_MEM_WRITE_ONLY};
 use opencl3::platform::get_platforms;
 use opencl3::program::Program;
 use opencl3::types::{cl_command_queue, cl_float, cl_int, cl_long, cl_mem, CL_BLOCKING};
@@ -112,6 +112,9 @@ pub(crate) struct OpenclBackend {
 /// Device memory of a buffer on an OpenCL device.
 pub(crate) struct ClBuffer {
     mem: Buffer<u8>,
+    /// Whether kernels may read and write it (`CL_MEM_READ_ONLY` / `CL_MEM_WRITE_ONLY` of
+    /// a caller's memory; a sub-buffer inherits its parent's).
+    access: (bool, bool),
     /// The owning context, to refuse a buffer of another context (undefined behaviour on
     /// some drivers rather than a clean error).
     context: usize,
@@ -317,8 +320,10 @@ impl OpenclBackend {
                 format!("the memory holds {size} bytes; the view needs {bytes}"),
             ));
         }
+        let flags = mem.flags().map_err(|e| cl_err(op(), e, ""))?;
         Ok(Box::new(ClBuffer {
             mem,
+            access: (flags & CL_MEM_WRITE_ONLY == 0, flags & CL_MEM_READ_ONLY == 0),
             context: self.context_key(),
         }))
     }
@@ -465,6 +470,7 @@ impl DeviceBackend for OpenclBackend {
             .map_err(|e| cl_err(op(), e, " while zero-filling"))?;
         Ok(Box::new(ClBuffer {
             mem,
+            access: (true, true),
             context: self.context_key(),
         }))
     }
@@ -528,6 +534,10 @@ impl DeviceBackend for OpenclBackend {
 
     fn launch(&self, kernel: &(dyn Any + Send + Sync), dims: LaunchDims, args: &[KernelArg<'_>]) -> Result<()> {
         self.launch_event(kernel, dims, args).map(drop)
+    }
+
+    fn kernel_access(&self, buf: &RawBuffer) -> (bool, bool) {
+        buf.inner.downcast_ref::<ClBuffer>().map_or((true, true), |b| b.access)
     }
 
     fn as_opencl(&self) -> Option<&OpenclBackend> {
