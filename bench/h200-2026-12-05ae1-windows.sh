@@ -36,6 +36,9 @@ if [ "$PART" = 1 ]; then
   timeout 60 $B/runtime_tests row_copy nvrtc > $R/unit.log 2>&1; echo "unit rc=$?"; grep -E "test result|panicked" $R/unit.log | head -3
 elif [ "$PART" = 2 ]; then
   # The windows read only chunks that hold elements of a row: no access outside a buffer.
+  # (At 1d74f42 the views test then fails its "no config ran" check on v_f16_cr, which
+  # a narrowed run leaves without configs, fixed after it: the v_f16_rc configs it
+  # checks, every gemv and decode one, run before that, and memcheck's summary stands.)
   for fam in gemv decode; do
     CROSSGEMM_TEST_CONFIGS=$fam timeout 280 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --print-limit 20 $B/views --test-threads 1 every_config_on_views_f16 > $R/memcheck-$fam.log 2>&1; echo "memcheck $fam rc=$?"; grep -E "ERROR SUMMARY|test result" $R/memcheck-$fam.log | head -3
   done

@@ -140,8 +140,10 @@ macro_rules! check_views {
                     }
                 }
             }
+            // A narrowed run may keep none of this kernel's configs (the test's guard
+            // fails it where it keeps none of the test's).
             assert!(
-                ran > 0,
+                ran > 0 || configs_narrowed(),
                 "{}: no config ran on views on {}",
                 stringify!($kernel),
                 dev.info()
