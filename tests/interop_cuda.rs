@@ -95,6 +95,57 @@ fn a_kernel_runs_on_the_callers_stream_and_slices_without_a_copy() {
     }
 }
 
+/// Two views of one slice: an output that shares bytes with an operand is an error
+/// before anything runs (the kernels do not compute in place); an output beside X in the
+/// same rows (other columns of a wider matrix), or after it in the slice, runs.
+#[test]
+fn the_output_may_not_share_memory_with_an_operand() {
+    let Some(ordinal) = cuda_ordinal("the_output_may_not_share_memory_with_an_operand") else {
+        return;
+    };
+    let (_ctx, stream) = caller(ordinal);
+    let dev = Device::from_cuda_stream(&stream).unwrap();
+    let (m, n, k) = (6, 8, 16);
+    let ld = k + n;
+    let data = values(m * ld, 1);
+    let wide = slice(&stream, &data);
+    let w = Matrix::<f16, ColMajor>::from_host(&dev, k, n, &values(k * n, 2)).unwrap();
+    let bias = Row::<f16>::from_host(&dev, &values(n, 3)).unwrap();
+    let x_side = Matrix::<f16>::from_cuda_slice(&dev, &wide, m, ld).unwrap();
+    let mut out_side = Matrix::<f16>::from_cuda_slice(&dev, &wide, m, ld).unwrap();
+    let x = x_side.strided(0, m, k, ld).unwrap();
+    let want = interop_linear::reference(&x, &w, &bias).unwrap();
+    interop_linear_into(&x, &w, &bias, &mut out_side.strided_mut(k, m, n, ld).unwrap()).unwrap();
+    let e = interop_linear_into(&x, &w, &bias, &mut out_side.strided_mut(k - 8, m, n, ld).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("the output of `interop_linear` shares memory with `x`"),
+        "{e}"
+    );
+    // Views at offsets of one slice: inside X, then after it.
+    let parent = slice(&stream, &values(m * k + m * n, 4));
+    let x_at = Matrix::<f16>::from_cuda_slice(&dev, &parent, m, k).unwrap();
+    let mut inside = Matrix::<f16>::from_cuda_slice_at(&dev, &parent, m * k - 8, m, n).unwrap();
+    let e = interop_linear_into(&x_at, &w, &bias, &mut inside)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("shares memory with `x`"), "{e}");
+    let mut beyond = Matrix::<f16>::from_cuda_slice_at(&dev, &parent, m * k, m, n).unwrap();
+    interop_linear_into(&x_at, &w, &bias, &mut beyond).unwrap();
+    drop((x_side, out_side, x_at, inside, beyond, dev));
+    let got = read(&stream, &wide);
+    let out: Vec<f16> = (0..m).flat_map(|i| got[i * ld + k..(i + 1) * ld].to_vec()).collect();
+    assert_close(&out, &want, k, false, "an output beside X in its rows");
+    for i in 0..m {
+        assert_eq!(
+            got[i * ld..i * ld + k],
+            data[i * ld..i * ld + k],
+            "X's row {i} untouched"
+        );
+    }
+}
+
 /// A batch stored back to back in one slice per operand: a view per matrix (and per bias)
 /// at its offset, each call right; a misaligned offset or one past the end is an error
 /// naming the rule.

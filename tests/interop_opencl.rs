@@ -182,6 +182,80 @@ fn read_only_or_write_only_memory_is_used_only_as_made() {
     );
 }
 
+/// Two handles on one of the program's buffers: an output that shares bytes with an
+/// operand is an error before anything runs (the kernels do not compute in place), while
+/// an output beside the operand in the same rows (other columns of a wider matrix) runs
+/// and leaves the operand's columns as they were.
+#[test]
+fn the_output_may_not_share_memory_with_an_operand() {
+    let Some(d) = cl_device("the_output_may_not_share_memory_with_an_operand") else {
+        return;
+    };
+    let context = Context::from_device(&d).unwrap();
+    let q = queue(&context, &d, false);
+    let dev = Device::from_opencl_queue(&q).unwrap();
+    let (m, n, k) = (6, 8, 12);
+    // An m x (k + n) row-major matrix: X in its first k columns, the output beside it.
+    let ld = k + n;
+    let data = values(m * ld, 1);
+    let wide = buffer(&context, &q, &data);
+    let x_side = Matrix::<f16>::from_opencl_buffer(&dev, &wide, m, ld).unwrap();
+    let mut out_side = Matrix::<f16>::from_opencl_buffer(&dev, &wide, m, ld).unwrap();
+    let w = Matrix::<f16, ColMajor>::from_host(&dev, k, n, &values(k * n, 2)).unwrap();
+    let bias = Row::<f16>::from_host(&dev, &values(n, 3)).unwrap();
+    let x = x_side.strided(0, m, k, ld).unwrap();
+    let want = interop_linear::reference(&x, &w, &bias).unwrap();
+    interop_linear_into(&x, &w, &bias, &mut out_side.strided_mut(k, m, n, ld).unwrap()).unwrap();
+    let mut got = vec![f16::ZERO; m * ld];
+    unsafe { q.enqueue_read_buffer(&wide, CL_BLOCKING, 0, &mut got, &[]) }.unwrap();
+    let out: Vec<f16> = (0..m).flat_map(|i| got[i * ld + k..(i + 1) * ld].to_vec()).collect();
+    assert_close(&out, &want, k, false, "an output beside X in its rows");
+    for i in 0..m {
+        assert_eq!(
+            got[i * ld..i * ld + k],
+            data[i * ld..i * ld + k],
+            "X's row {i} untouched"
+        );
+    }
+    // One column further left, the output takes X's last column: refused.
+    let e = interop_linear_into(&x, &w, &bias, &mut out_side.strided_mut(k - 1, m, n, ld).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("the output of `interop_linear` shares memory with `x`"),
+        "{e}"
+    );
+    // Whole matrices over one buffer; the bias inside the output's memory.
+    let whole = buffer(&context, &q, &values(m * k.max(n), 4));
+    let x_whole = Matrix::<f16>::from_opencl_buffer(&dev, &whole, m, k).unwrap();
+    let mut out_whole = Matrix::<f16>::from_opencl_buffer(&dev, &whole, m, n).unwrap();
+    let e = interop_linear_into(&x_whole, &w, &bias, &mut out_whole)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("shares memory with `x`"), "{e}");
+    let bias_in = Row::<f16>::from_opencl_buffer(&dev, &whole, n).unwrap();
+    let x_own = Matrix::<f16>::from_host(&dev, m, k, &values(m * k, 5)).unwrap();
+    let e = interop_linear_into(&x_own, &w, &bias_in, &mut out_whole)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("shares memory with `bias`"), "{e}");
+    // Views at offsets (OpenCL sub-buffers of one parent): the output inside X's memory,
+    // then after it.
+    let align = (d.mem_base_addr_align().unwrap() as usize / 8 / std::mem::size_of::<f16>()).max(1);
+    let after = (m * k).div_ceil(align) * align;
+    let parent = buffer(&context, &q, &values(after + m * n, 6));
+    let x_at = Matrix::<f16>::from_opencl_buffer(&dev, &parent, m, k).unwrap();
+    if after > align {
+        let mut inside = Matrix::<f16>::from_opencl_buffer_at(&dev, &parent, after - align, m, n).unwrap();
+        let e = interop_linear_into(&x_at, &w, &bias, &mut inside)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("shares memory with `x`"), "{e}");
+    }
+    let mut beyond = Matrix::<f16>::from_opencl_buffer_at(&dev, &parent, after, m, n).unwrap();
+    interop_linear_into(&x_at, &w, &bias, &mut beyond).unwrap();
+}
+
 /// A queue that may run its commands out of order is refused: a call's upload, launches
 /// and download are ordered by the queue alone.
 #[test]

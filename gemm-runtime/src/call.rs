@@ -336,6 +336,7 @@ pub(crate) fn check(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Re
     }
     check_batch(spec, args, out)?;
     check_bytes(spec, args, out)?;
+    check_aliasing(spec, args, out)?;
     Ok((m, n, k))
 }
 
@@ -375,45 +376,18 @@ fn check_batch(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<
 /// extent (rows would overlap) or past the kernels' 32-bit range: a kernel must never
 /// read or write past a buffer.
 fn check_bytes(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<()> {
-    let ir = spec.ir();
-    // (name, layout, rows, cols, at, batch, element size, buffer bytes); a vector is a
-    // one-row view.
-    let mut each = vec![(
-        "the output",
-        ir.out_layout,
-        out.rows,
-        out.cols,
-        out.at,
-        out.batch,
-        ir.out_dtype.size(),
-        out.buf.bytes,
-    )];
-    for (p, a) in ir.params.iter().zip(args) {
-        match (p.kind, *a) {
-            (
-                ParamKind::Matrix { dtype, layout },
-                Arg::Matrix {
-                    buf,
-                    rows,
-                    cols,
-                    at,
-                    batch,
-                },
-            ) => each.push((&p.name, layout, rows, cols, at, batch, dtype.size(), buf.bytes)),
-            (ParamKind::Row { dtype } | ParamKind::Col { dtype }, Arg::Vector { buf, len, at, batch }) => each.push((
-                &p.name,
-                Layout::RowMajor,
-                1,
-                len,
-                Stored::new(0, at.offset).with_bstride(at.bstride),
-                batch,
-                dtype.size(),
-                buf.bytes,
-            )),
-            _ => {}
-        }
-    }
-    for (what, layout, rows, cols, at, batch, size, have) in each {
+    for Placed {
+        what,
+        buf,
+        layout,
+        rows,
+        cols,
+        at,
+        batch,
+        size,
+    } in placed(spec.ir(), args, out)
+    {
+        let have = buf.bytes;
         let inner = packed_extent(layout, rows, cols);
         if at.ld != 0 && at.ld < inner {
             return Err(shape_err(
@@ -454,6 +428,106 @@ fn check_bytes(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<
                     )
                 },
             ));
+        }
+    }
+    Ok(())
+}
+
+/// A view of a call, output or operand, where it lies: the output first, then the
+/// buffers in signature order (a vector as a one-row view).
+struct Placed<'a> {
+    what: &'a str,
+    buf: &'a RawBuffer,
+    layout: Layout,
+    rows: usize,
+    cols: usize,
+    at: Stored,
+    batch: usize,
+    size: u32,
+}
+
+fn placed<'a>(ir: &'a GemmIr, args: &[Arg<'a>], out: &OutArg<'a>) -> Vec<Placed<'a>> {
+    let mut each = vec![Placed {
+        what: "the output",
+        buf: out.buf,
+        layout: ir.out_layout,
+        rows: out.rows,
+        cols: out.cols,
+        at: out.at,
+        batch: out.batch,
+        size: ir.out_dtype.size(),
+    }];
+    for (p, a) in ir.params.iter().zip(args) {
+        match (p.kind, *a) {
+            (
+                ParamKind::Matrix { dtype, layout },
+                Arg::Matrix {
+                    buf,
+                    rows,
+                    cols,
+                    at,
+                    batch,
+                },
+            ) => each.push(Placed {
+                what: &p.name,
+                buf,
+                layout,
+                rows,
+                cols,
+                at,
+                batch,
+                size: dtype.size(),
+            }),
+            (ParamKind::Row { dtype } | ParamKind::Col { dtype }, Arg::Vector { buf, len, at, batch }) => {
+                each.push(Placed {
+                    what: &p.name,
+                    buf,
+                    layout: Layout::RowMajor,
+                    rows: 1,
+                    cols: len,
+                    at: Stored::new(0, at.offset).with_bstride(at.bstride),
+                    batch,
+                    size: dtype.size(),
+                })
+            }
+            _ => {}
+        }
+    }
+    each
+}
+
+/// No operand shares memory with the output (`aliasing`): views of one caller's
+/// allocation may, and the kernels do not compute in place. Run after [`check_bytes`]
+/// (the views lie inside their buffers).
+fn check_aliasing(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<()> {
+    let backend = out.buf.device.backend();
+    let Some((space, base)) = backend.memory_span(out.buf) else {
+        return Ok(());
+    };
+    let runs = |v: &Placed<'_>, base: u64| {
+        let inner = packed_extent(v.layout, v.rows, v.cols);
+        let lines = (v.rows * v.cols).checked_div(inner).unwrap_or(0);
+        let b = |elements: usize| elements as u64 * v.size as u64;
+        crate::aliasing::Runs {
+            start: base + b(v.at.offset),
+            width: b(inner),
+            lines: lines as u64,
+            pitch: b(v.at.pitch(inner)),
+            batches: v.batch as u64,
+            bstride: b(v.at.bstride),
+        }
+    };
+    let mut views = placed(spec.ir(), args, out).into_iter();
+    let output = runs(&views.next().expect("the output comes first"), base);
+    for v in views {
+        match backend.memory_span(v.buf) {
+            Some((s, b)) if s == space && crate::aliasing::overlap(&output, &runs(&v, b)) => {
+                return Err(GemmError::View(format!(
+                    "the output of `{}` shares memory with `{}`: the kernels do not compute in place (a block may read an element another has already written), so write the output to memory no operand uses",
+                    spec.name, v.what
+                )));
+            }
+            _ => {}
         }
     }
     Ok(())

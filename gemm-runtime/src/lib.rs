@@ -13,8 +13,9 @@
 //! | tuning caches and records (disk formats) | `cache`, [`records`] |
 //! | generated-kernel descriptions and their prebuilt CUBINs | `spec`, `prebuilt`, `nvrtc_check` |
 //! | devices, their compiled-binary cache | [`device`] |
-//! | basics | `buffer`, `element`, `error`, `env`, [`mod@reference`] |
+//! | basics | `aliasing`, `buffer`, `element`, `error`, `env`, [`mod@reference`] |
 
+mod aliasing;
 pub mod bench;
 mod buffer;
 mod cache;

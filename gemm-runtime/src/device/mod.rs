@@ -147,6 +147,13 @@ pub(crate) trait DeviceBackend: Send + Sync {
     fn kernel_access(&self, _buf: &RawBuffer) -> (bool, bool) {
         (true, true)
     }
+    /// Where `buf`'s memory starts: (the allocation or address space it lies in, its
+    /// first byte there), so that two buffers over one allocation (views of a caller's
+    /// memory) can be told apart from disjoint ones; `None` where buffers cannot share
+    /// memory (the host's).
+    fn memory_span(&self, _buf: &RawBuffer) -> Option<(usize, u64)> {
+        None
+    }
     /// The OpenCL backend behind an OpenCL device (wrapping a caller's memory needs it).
     #[cfg(feature = "opencl")]
     fn as_opencl(&self) -> Option<&opencl::OpenclBackend> {

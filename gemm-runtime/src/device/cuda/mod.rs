@@ -584,6 +584,13 @@ impl DeviceBackend for CudaBackend {
         self.time_region(&mut || self.launch(kernel, dims, args))
     }
 
+    /// Device addresses of the context: its allocations and a caller's share them.
+    fn memory_span(&self, buf: &RawBuffer) -> Option<(usize, u64)> {
+        let c = self.ctx().ok()?;
+        let (ptr, _) = self.mem(c, buf).ok()?;
+        Some((c.ctx.cu_ctx() as usize, ptr))
+    }
+
     fn as_cuda(&self) -> Option<&CudaBackend> {
         Some(self)
     }

@@ -115,6 +115,9 @@ pub(crate) struct ClBuffer {
     /// Whether kernels may read and write it (`CL_MEM_READ_ONLY` / `CL_MEM_WRITE_ONLY` of
     /// a caller's memory; a sub-buffer inherits its parent's).
     access: (bool, bool),
+    /// The buffer object its memory belongs to (a sub-buffer's parent, else itself) and
+    /// its first byte there.
+    span: (usize, u64),
     /// The owning context, to refuse a buffer of another context (undefined behaviour on
     /// some drivers rather than a clean error).
     context: usize,
@@ -321,9 +324,16 @@ impl OpenclBackend {
             ));
         }
         let flags = mem.flags().map_err(|e| cl_err(op(), e, ""))?;
+        let parent = mem.associated_memobject().map_err(|e| cl_err(op(), e, ""))?;
+        let span = if parent.is_null() {
+            (raw as usize, 0)
+        } else {
+            (parent as usize, mem.offset().map_err(|e| cl_err(op(), e, ""))? as u64)
+        };
         Ok(Box::new(ClBuffer {
             mem,
             access: (flags & CL_MEM_WRITE_ONLY == 0, flags & CL_MEM_READ_ONLY == 0),
+            span,
             context: self.context_key(),
         }))
     }
@@ -468,9 +478,11 @@ impl DeviceBackend for OpenclBackend {
             .map_err(|e| cl_err(op(), e, ""))?;
         self.zero_fill(&mem, bytes)
             .map_err(|e| cl_err(op(), e, " while zero-filling"))?;
+        let span = (mem.get() as usize, 0);
         Ok(Box::new(ClBuffer {
             mem,
             access: (true, true),
+            span,
             context: self.context_key(),
         }))
     }
@@ -534,6 +546,10 @@ impl DeviceBackend for OpenclBackend {
 
     fn launch(&self, kernel: &(dyn Any + Send + Sync), dims: LaunchDims, args: &[KernelArg<'_>]) -> Result<()> {
         self.launch_event(kernel, dims, args).map(drop)
+    }
+
+    fn memory_span(&self, buf: &RawBuffer) -> Option<(usize, u64)> {
+        buf.inner.downcast_ref::<ClBuffer>().map(|b| b.span)
     }
 
     fn kernel_access(&self, buf: &RawBuffer) -> (bool, bool) {
