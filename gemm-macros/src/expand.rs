@@ -5,6 +5,9 @@
 //!   allocates the result on the operands' device and runs the kernel (each matrix
 //!   parameter takes a `Matrix` or a `MatrixView`, each `Row`/`Col` one or its view);
 //! - `fn k_into(a: &impl MatrixArg<f16, RowMajor>, .., out: &mut impl MatrixOut<f16, RowMajor>) -> Result<(), GemmError>`;
+//! - for each matrix parameter `res` only the epilogue reads, of the output's type and
+//!   layout: `fn k_into_res(a: .., .., res: &mut impl MatrixOut<f16, RowMajor>)`, the
+//!   result written over `res` (a residual added in place);
 //! - `mod k { SPEC, spec(), reference(..), run_with(config, ..), tune(..), prepare(device) }`.
 
 use crate::ctxt::Ctxt;
@@ -53,7 +56,7 @@ fn error_stubs(f: &syn::ItemFn, krate: &syn::Path, sig: &parse::Signature) -> To
     let name = &f.sig.ident;
     let name_into = format_ident!("{}_into", name);
     // In signature order: read parameters typed, rejected ones take anything.
-    let params: Vec<TokenStream> = f
+    let typed: Vec<(&syn::Ident, TokenStream)> = f
         .sig
         .inputs
         .iter()
@@ -67,11 +70,12 @@ fn error_stubs(f: &syn::ItemFn, krate: &syn::Path, sig: &parse::Signature) -> To
         .map(|ident| match sig.params.iter().find(|p| p.ident == *ident) {
             Some(p) => {
                 let t = param_ty(krate, p.kind);
-                quote!(#ident: #t)
+                (ident, quote!(#ident: #t))
             }
-            None => quote!(#ident: impl ::core::marker::Sized),
+            None => (ident, quote!(#ident: impl ::core::marker::Sized)),
         })
         .collect();
+    let params: Vec<&TokenStream> = typed.iter().map(|(_, t)| t).collect();
     let (out_ty, out_param, out_elem) = match sig.out {
         Some((d, l)) => {
             let (t, lt) = (elem_ty(krate, d), layout_ty(krate, l));
@@ -80,7 +84,24 @@ fn error_stubs(f: &syn::ItemFn, krate: &syn::Path, sig: &parse::Signature) -> To
         None => (quote!(()), quote!(&mut ()), quote!(())),
     };
     let msg = format!("`{name}` did not compile: see the errors reported at its definition");
+    // `k_into_res` for every matrix parameter that could hold the result (which of them
+    // the product reads is unknown here: a call to any stays free of a second error).
+    let in_place = sig.params.iter().filter_map(|p| {
+        let (d, l) = sig.out?;
+        (p.kind == ParamKind::Matrix { dtype: d, layout: l }).then(|| {
+            let fname = format_ident!("{}_into_{}", name, p.ident);
+            let target = &p.ident;
+            let others = typed.iter().filter(|(i, _)| *i != target).map(|(_, t)| t);
+            quote! {
+                #[allow(dead_code, unused_variables, clippy::too_many_arguments)]
+                #vis fn #fname(#(#others,)* #target: #out_param) -> ::core::result::Result<(), #krate::GemmError> {
+                    ::core::unimplemented!(#msg)
+                }
+            }
+        })
+    });
     quote! {
+        #(#in_place)*
         #[allow(dead_code, unused_variables, clippy::too_many_arguments)]
         #vis fn #name(#(#params),*) -> ::core::result::Result<#out_ty, #krate::GemmError> {
             ::core::unimplemented!(#msg)
@@ -235,7 +256,41 @@ fn generate(
         "Runs `{kname}` into a caller's `out` (M×N: a matrix or a writable view, of which only the view's elements are written). Operands (matrices or views of them) must all live on `out`'s device."
     );
 
+    // `k_into_res` for each matrix the epilogue alone reads that could hold the result
+    // (its type and layout): the result written over it, element for element.
+    let in_place = ir.params.iter().enumerate().filter_map(|(i, p)| {
+        let eligible = i != ir.a as usize
+            && i != ir.b as usize
+            && p.kind
+                == ParamKind::Matrix {
+                    dtype: ir.out_dtype,
+                    layout: ir.out_layout,
+                };
+        if !eligible {
+            return None;
+        }
+        let fname = format_ident!("{}_into_{}", name, p.name);
+        let target = &pnames[i];
+        let others = pnames.iter().zip(&ptypes).enumerate().filter(|&(j, _)| j != i).map(|(_, (n, t))| quote!(#n: #t));
+        let call_args = args.iter().enumerate().map(|(j, a)| if j == i { quote!(__out.__operand()) } else { a.clone() });
+        let doc = format!(
+            "Runs `{kname}` writing the result over `{}` (in place: each element of `{}` is read by the kernel before the same element of the result is written over it, and no other). Takes what `{kname}_into` takes but `{}`, which is the output here.",
+            p.name, p.name, p.name
+        );
+        Some(quote! {
+            #[doc = #doc]
+            // A program calls it or not, as it calls `k` or `k_into`.
+            #[allow(dead_code, clippy::too_many_arguments)]
+            #vis fn #fname(#(#others,)* #target: #out_param) -> ::core::result::Result<(), #krate::GemmError> {
+                let __out = #target.__out();
+                #krate::__private::launch(&#name::SPEC, &[#(#call_args),*], __out)
+            }
+        })
+    });
+
     quote! {
+        #(#in_place)*
+
         #(#docs)*
         #vis fn #name(#(#pnames: #ptypes),*) -> ::core::result::Result<#out_ty, #krate::GemmError> {
             let (m, n, _k) = #krate::__private::dims(&#name::SPEC, &[#(#args),*])?;

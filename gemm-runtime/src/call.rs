@@ -83,7 +83,20 @@ impl Arg<'_> {
     }
 }
 
-impl OutArg<'_> {
+impl<'a> OutArg<'a> {
+    /// The output as an operand of the same call, element for element (a generated
+    /// `k_into_res`: the result written over the matrix the epilogue reads).
+    #[doc(hidden)]
+    pub fn __operand(&self) -> Arg<'a> {
+        Arg::Matrix {
+            buf: self.buf,
+            rows: self.rows,
+            cols: self.cols,
+            at: self.at,
+            batch: self.batch,
+        }
+    }
+
     /// Products `start..start + count` of the output's batch.
     pub(crate) fn products(self, start: usize, count: usize) -> Self {
         OutArg {
@@ -385,6 +398,7 @@ fn check_bytes(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<
         at,
         batch,
         size,
+        ..
     } in placed(spec.ir(), args, out)
     {
         let have = buf.bytes;
@@ -437,6 +451,8 @@ fn check_bytes(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<
 /// buffers in signature order (a vector as a one-row view).
 struct Placed<'a> {
     what: &'a str,
+    /// Its signature index (`None`: the output).
+    param: Option<usize>,
     buf: &'a RawBuffer,
     layout: Layout,
     rows: usize,
@@ -449,6 +465,7 @@ struct Placed<'a> {
 fn placed<'a>(ir: &'a GemmIr, args: &[Arg<'a>], out: &OutArg<'a>) -> Vec<Placed<'a>> {
     let mut each = vec![Placed {
         what: "the output",
+        param: None,
         buf: out.buf,
         layout: ir.out_layout,
         rows: out.rows,
@@ -457,7 +474,7 @@ fn placed<'a>(ir: &'a GemmIr, args: &[Arg<'a>], out: &OutArg<'a>) -> Vec<Placed<
         batch: out.batch,
         size: ir.out_dtype.size(),
     }];
-    for (p, a) in ir.params.iter().zip(args) {
+    for (i, (p, a)) in ir.params.iter().zip(args).enumerate() {
         match (p.kind, *a) {
             (
                 ParamKind::Matrix { dtype, layout },
@@ -470,6 +487,7 @@ fn placed<'a>(ir: &'a GemmIr, args: &[Arg<'a>], out: &OutArg<'a>) -> Vec<Placed<
                 },
             ) => each.push(Placed {
                 what: &p.name,
+                param: Some(i),
                 buf,
                 layout,
                 rows,
@@ -481,6 +499,7 @@ fn placed<'a>(ir: &'a GemmIr, args: &[Arg<'a>], out: &OutArg<'a>) -> Vec<Placed<
             (ParamKind::Row { dtype } | ParamKind::Col { dtype }, Arg::Vector { buf, len, at, batch }) => {
                 each.push(Placed {
                     what: &p.name,
+                    param: Some(i),
                     buf,
                     layout: Layout::RowMajor,
                     rows: 1,
@@ -497,7 +516,12 @@ fn placed<'a>(ir: &'a GemmIr, args: &[Arg<'a>], out: &OutArg<'a>) -> Vec<Placed<
 }
 
 /// No operand shares memory with the output (`aliasing`): views of one caller's
-/// allocation may, and the kernels do not compute in place. Run after [`check_bytes`]
+/// allocation may, and the kernels do not compute in place, but for one case: a matrix
+/// the epilogue adds (or otherwise reads elementwise) lying exactly where the output does,
+/// element for element (`k_into_res`, the result written over `res`). Each output element
+/// is written once, by a value computed from that same element of the operand, so the
+/// read precedes the write in every kernel; A and B, whose elements feed many outputs,
+/// and vectors, which feed a whole row or column, never may. Run after [`check_bytes`]
 /// (the views lie inside their buffers).
 fn check_aliasing(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<()> {
     let backend = out.buf.device.backend();
@@ -517,17 +541,35 @@ fn check_aliasing(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Resu
             bstride: b(v.at.bstride),
         }
     };
-    let mut views = placed(spec.ir(), args, out).into_iter();
-    let output = runs(&views.next().expect("the output comes first"), base);
+    let ir = spec.ir();
+    let mut views = placed(ir, args, out).into_iter();
+    let first = views.next().expect("the output comes first");
+    let output = runs(&first, base);
+    // An operand the output may be: a matrix only the epilogue reads, element for element.
+    let epilogue_matrix = |v: &Placed<'_>| {
+        v.param.is_some_and(|i| {
+            i != ir.a as usize && i != ir.b as usize && matches!(ir.params[i].kind, ParamKind::Matrix { .. })
+        })
+    };
     for v in views {
-        match backend.memory_span(v.buf) {
-            Some((s, b)) if s == space && crate::aliasing::overlap(&output, &runs(&v, b)) => {
-                return Err(GemmError::View(format!(
-                    "the output of `{}` shares memory with `{}`: the kernels do not compute in place (a block may read an element another has already written), so write the output to memory no operand uses",
-                    spec.name, v.what
-                )));
-            }
-            _ => {}
+        let Some((_, b)) = backend.memory_span(v.buf).filter(|&(s, _)| s == space) else {
+            continue;
+        };
+        let r = runs(&v, b);
+        let in_place = epilogue_matrix(&v)
+            && (v.layout, v.size, v.rows, v.cols) == (first.layout, first.size, first.rows, first.cols)
+            && r == output;
+        if crate::aliasing::overlap(&output, &r) && !in_place {
+            return Err(GemmError::View(format!(
+                "the output of `{}` shares memory with `{}`: the kernels do not compute in place (a block may read an element another has already written), so write the output to memory no operand uses{}",
+                spec.name,
+                v.what,
+                if epilogue_matrix(&v) {
+                    " (or to exactly this operand's elements, as `_into_` its name does)"
+                } else {
+                    ""
+                }
+            )));
         }
     }
     Ok(())
