@@ -567,8 +567,9 @@ fn decode_n_configs_give_the_same_bits_twice() {
     }
 }
 
-/// Split-K configs (the wgmma family's `KSPLIT`) add their partial tiles in split order
-/// whichever block finishes last, so two runs give the same bits; f32 outputs, so that no
+/// Split-K configs (the wgmma family's `KSPLIT`, and the simt family's on OpenCL) add
+/// their partial tiles in split order whichever block finishes last, so two runs give the
+/// same bits; f32 outputs, so that no
 /// rounding hides a different order. The second run also finds the arrival counters zero
 /// again (each launch resets what it counted on): a leftover count would make the wrong
 /// block the last one and the output wrong. (The shape specialists that split K, gemv_n
@@ -585,10 +586,11 @@ fn split_k_configs_give_the_same_bits_twice() {
             .configs
             .iter()
             .copied()
-            .filter(|c| matches!(c, TileConfig::Wgmma(_)) && c.k_split() > 1 && kept_by_filter(c))
+            .filter(|c| matches!(c, TileConfig::Wgmma(_) | TileConfig::Simt(_)) && c.k_split() > 1 && kept_by_filter(c))
             .collect();
         if split.is_empty() {
-            // Only targets with wgmma plan split-K (or CROSSGEMM_TEST_CONFIGS keeps none).
+            // Only targets with wgmma or OpenCL plan split-K (or CROSSGEMM_TEST_CONFIGS
+            // keeps none).
             continue;
         }
         for cfg in split {

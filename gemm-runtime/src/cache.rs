@@ -574,6 +574,7 @@ pub(crate) mod tests {
             ndimc: 8,
             vw: 1,
             group_m: 1,
+            ksplit: 1,
         })
     }
 

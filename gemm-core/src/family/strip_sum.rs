@@ -98,34 +98,44 @@ const TAIL: &str = r#"#if KSPLIT > 1
 /// `KSPLIT > 1`, and defines `CG_TR` and `CG_NB` before it.
 pub(crate) const OPENCL_SPLIT_HEAD: &str = r#"#if KSPLIT > 1
     __local int cg_last;
-    const long cg_strip = (long)get_group_id(2) * get_num_groups(0) + get_group_id(0);
-    __global float* const cg_slots = cg_ws + cg_strip * (KSPLIT * CG_TR * CG_NB);
+    const long cg_tile = (long)get_group_id(2) * get_num_groups(0) + get_group_id(0);
+    __global float* const cg_slots = cg_ws + cg_tile * (KSPLIT * CG_TR * CG_NB);
 #define CG_SLOT(i, jj) cg_slots[get_group_id(1) * (CG_TR * CG_NB) + (i) * CG_NB + (jj)]
 #endif"#;
 
 /// OpenCL C's end of a split: after every work-item has left its sums in `CG_SLOT`, the
-/// last work-group of the strip to arrive adds the slots in split order and stores (as
-/// [`cuda_tail`], with `coords` and `store` the same). Before it the kernel defines
-/// `CG_R`, `CG_C` and `tid`, and `CG_THREADS`. OpenCL C 1.2 has no acquire/release
-/// atomics: each work-item's fence orders its slot stores before the barrier, work-item 0's
-/// `atomic_inc` after it, and the last work-group reads the slots through `volatile`
-/// after a fence of its own (NVIDIA's OpenCL: `membar.gl` and loads that skip the L1).
+/// last work-group of the strip to arrive ([`OPENCL_ARRIVE`]) adds the slots in split
+/// order and stores (as [`cuda_tail`], with `coords` and `store` the same). Before it the
+/// kernel defines `CG_R`, `CG_C`, `tid` and `CG_THREADS`.
 pub(crate) fn opencl_split_tail(coords: &str, store: &str) -> String {
-    OPENCL_TAIL.replace("@COORDS@", coords).replace("@STORE@", store)
+    OPENCL_TAIL
+        .replace("@ARRIVE@", OPENCL_ARRIVE)
+        .replace("@COORDS@", coords)
+        .replace("@STORE@", store)
 }
 
-const OPENCL_TAIL: &str = r#"#if KSPLIT > 1
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
+/// OpenCL C's arrival of a work-group at its output tile's counter `cg_flags[cg_tile]`
+/// once every work-item has stored its partial sums: the work-groups but the last of the
+/// `KSPLIT` return; the last resets the counter for the next launch and goes on to read
+/// the others' sums. The kernel declares `__local int cg_last` at its outermost scope and
+/// `tid`. OpenCL C 1.2 has no acquire/release atomics: each work-item's fence orders its
+/// stores before the barrier, work-item 0's `atomic_inc` after it, and the last work-group
+/// reads the sums through `volatile` after a fence of its own (NVIDIA's OpenCL: `membar.gl`
+/// and loads that skip the L1).
+pub(crate) const OPENCL_ARRIVE: &str = r#"    mem_fence(CLK_GLOBAL_MEM_FENCE);
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     if (tid == 0) {
-        const uint old = atomic_inc(cg_flags + cg_strip);
+        const uint old = atomic_inc(cg_flags + cg_tile);
         cg_last = old == KSPLIT - 1;
         /* Every split has arrived: the counter is this launch's no more. */
-        if (cg_last) atomic_xchg(cg_flags + cg_strip, 0u);
+        if (cg_last) atomic_xchg(cg_flags + cg_tile, 0u);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (!cg_last) return;
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    mem_fence(CLK_GLOBAL_MEM_FENCE);"#;
+
+const OPENCL_TAIL: &str = r#"#if KSPLIT > 1
+@ARRIVE@
     {
         const volatile __global float* const cg_in = cg_slots;
         for (int o = tid; o < CG_TR * CG_NB; o += CG_THREADS) {

@@ -2,6 +2,12 @@
 #ifndef MWG
 #error "tile parameters MWG NWG KWG MDIMC NDIMC VW GROUP_M must be defined (-D) at compile time"
 #endif
+#ifndef KSPLIT
+#define KSPLIT 1
+#endif
+#if KSPLIT < 1 || KSPLIT > 32
+#error "KSPLIT: 1 to 32 work-groups along K"
+#endif
 #define MWI (MWG / MDIMC)
 #define NWI (NWG / NDIMC)
 #define NTHREADS (MDIMC * NDIMC)
@@ -51,10 +57,17 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N, float p2)
 }
 
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
-void cg_f16_colcol_leaky_clamp_ef23c54c(int M, int N, int K, __global ushort* restrict out, const __global ushort* restrict p0, const __global ushort* restrict p1, float p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long bso, long bs0, long bs1, int nbatch)
+void cg_f16_colcol_leaky_clamp_ef23c54c(
+#if KSPLIT > 1
+    __global float* cg_ws, __global uint* cg_flags,
+#endif
+    int M, int N, int K, __global ushort* restrict out, const __global ushort* restrict p0, const __global ushort* restrict p1, float p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long bso, long bs0, long bs1, int nbatch)
 {
     __local float As[KWG][MWG + 1];
     __local float Bs[KWG][NWG + 1];
+#if KSPLIT > 1
+    __local int cg_last;
+#endif
     const long cg_bz = (long)get_group_id(2); out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1;
     const __global ushort* A = p0;
     const __global ushort* B = p1;
@@ -78,7 +91,12 @@ void cg_f16_colcol_leaky_clamp_ef23c54c(int M, int N, int K, __global ushort* re
         for (int j = 0; j < NWI; j++)
             acc[i][j] = 0.0f;
 
-    for (int k0 = 0; k0 < K; k0 += KWG) {
+    /* This work-group's share of K, [kb, ke): split get_group_id(1) of KSPLIT, in whole
+       KWG steps (only the last split's tile may cross K, and reads zeros past it). */
+    const int steps = (K + KWG - 1) / KWG;
+    const int kb = (int)((long)get_group_id(1) * steps / KSPLIT) * KWG;
+    const int ke = min(K, (int)((long)(get_group_id(1) + 1) * steps / KSPLIT) * KWG);
+    for (int k0 = kb; k0 < ke; k0 += KWG) {
         for (int v = tid; v < MWG * KWG / VW; v += NTHREADS) {
             const int k = v / (MWG / VW);
             const int r = (v % (MWG / VW)) * VW;
@@ -112,6 +130,36 @@ void cg_f16_colcol_leaky_clamp_ef23c54c(int M, int N, int K, __global ushort* re
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 
+#if KSPLIT > 1
+    /* Every split leaves its partial tile in its slot; the last of the tile's KSPLIT
+       work-groups to arrive adds the slots in split order, each work-item its own
+       elements, and stores. */
+    const long cg_tile = (long)get_group_id(2) * get_num_groups(0) + get_group_id(0);
+    __global float* const cg_slots = cg_ws + cg_tile * (KSPLIT * MWG * NWG);
+    for (int i = 0; i < MWI; i++)
+        for (int j = 0; j < NWI; j++)
+            cg_slots[get_group_id(1) * (MWG * NWG) + (ty + i * MDIMC) * NWG + tx + j * NDIMC] = acc[i][j];
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    if (tid == 0) {
+        const uint old = atomic_inc(cg_flags + cg_tile);
+        cg_last = old == KSPLIT - 1;
+        /* Every split has arrived: the counter is this launch's no more. */
+        if (cg_last) atomic_xchg(cg_flags + cg_tile, 0u);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!cg_last) return;
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    {
+        const volatile __global float* const cg_in = cg_slots;
+        for (int i = 0; i < MWI; i++)
+            for (int j = 0; j < NWI; j++) {
+                float sum = 0.0f;
+                for (int s = 0; s < KSPLIT; ++s) sum += cg_in[s * (MWG * NWG) + (ty + i * MDIMC) * NWG + tx + j * NDIMC];
+                acc[i][j] = sum;
+            }
+    }
+#endif
     for (int i = 0; i < MWI; i++) {
         const int gi = m0 + ty + i * MDIMC;
         for (int j = 0; j < NWI; j++) {

@@ -140,8 +140,8 @@ void cg_f32_plain_91b242b7(
     __local float cg_red[CG_THREADS][CG_VEC];
 #if KSPLIT > 1
     __local int cg_last;
-    const long cg_strip = (long)get_group_id(2) * get_num_groups(0) + get_group_id(0);
-    __global float* const cg_slots = cg_ws + cg_strip * (KSPLIT * CG_TR * CG_NB);
+    const long cg_tile = (long)get_group_id(2) * get_num_groups(0) + get_group_id(0);
+    __global float* const cg_slots = cg_ws + cg_tile * (KSPLIT * CG_TR * CG_NB);
 #define CG_SLOT(i, jj) cg_slots[get_group_id(1) * (CG_TR * CG_NB) + (i) * CG_NB + (jj)]
 #endif
     const long cg_bz = (long)get_group_id(2); out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1;
@@ -246,10 +246,10 @@ void cg_f32_plain_91b242b7(
     mem_fence(CLK_GLOBAL_MEM_FENCE);
     barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
     if (tid == 0) {
-        const uint old = atomic_inc(cg_flags + cg_strip);
+        const uint old = atomic_inc(cg_flags + cg_tile);
         cg_last = old == KSPLIT - 1;
         /* Every split has arrived: the counter is this launch's no more. */
-        if (cg_last) atomic_xchg(cg_flags + cg_strip, 0u);
+        if (cg_last) atomic_xchg(cg_flags + cg_tile, 0u);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (!cg_last) return;

@@ -100,6 +100,7 @@ mod tests {
             ndimc: 8,
             vw: 1,
             group_m: 1,
+            ksplit: 1,
         })
     }
 

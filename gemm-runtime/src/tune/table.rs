@@ -100,6 +100,7 @@ mod tests {
             ndimc: 8,
             vw: 2,
             group_m: 8,
+            ksplit: 1,
         })
     }
 

@@ -5,11 +5,11 @@
 mod cuda;
 mod opencl;
 
-use super::{KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule};
+use super::{KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule, Workspace};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
 use crate::space::{TuneSpace, SMEM_SOFT_SHARE};
-use crate::target::{Backend, Instr, TargetSpec};
+use crate::target::{Backend, DeviceType, Instr, TargetSpec};
 use serde::{Deserialize, Serialize};
 
 /// A scalar-FMA tile in the CLBlast family (OpenCL kernels; CUDA FMA fallback).
@@ -29,6 +29,18 @@ pub struct SimtTile {
     pub vw: u32,
     /// Launch-order group height, as in `MmaTile::group_m`.
     pub group_m: u32,
+    /// Work-groups that split K for the same output tile (OpenCL; the last to finish adds
+    /// the partial tiles in split order). Absent in records written before it (1).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub ksplit: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(k: &u32) -> bool {
+    *k == 1
 }
 
 /// Padding (in elements) the SIMT kernel adds to each local-memory row: keeps the
@@ -75,16 +87,59 @@ impl KernelFamily for Simt {
         Ok(())
     }
 
-    fn space(&self, _cx: &PlanCtx, space: &TuneSpace) -> Vec<SimtTile> {
-        candidates(space)
+    /// Every tile of the space, and on OpenCL the tiles of at most 32 rows again with K
+    /// split over 4 or 8 work-groups (4 on a CPU): a product of few rows has few tiles
+    /// along M, and those alone leave most of a GPU idle (16x4096x4096 in 16x64 tiles is
+    /// 64 work-groups).
+    fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<SimtTile> {
+        let splits: &[u32] = match (cx.target.backend, cx.target.device_type) {
+            (Backend::Opencl, DeviceType::Cpu) => &[1, 4],
+            (Backend::Opencl, _) => &[1, 4, 8],
+            _ => &[1],
+        };
+        let splits = space.pick("ksplit", splits);
+        let base = candidates(space);
+        let split = splits.iter().filter(|&&k| k > 1).flat_map(|&ksplit| {
+            base.iter()
+                .filter(|t| t.mwg <= 32)
+                .map(move |t| SimtTile { ksplit, ..*t })
+        });
+        let whole = base.iter().copied().filter(|_| splits.contains(&1));
+        whole.chain(split.collect::<Vec<_>>()).collect()
+    }
+
+    /// One slot per block tile of each split beside the share, so that the splits do not
+    /// crowd out the tiles a large problem needs.
+    fn plan_extra(&self, cx: &PlanCtx, space: &TuneSpace) -> usize {
+        let classes: std::collections::HashSet<(u32, u32, u32)> = self
+            .space(cx, space)
+            .into_iter()
+            .filter(|t| t.ksplit > 1 && super::first_broken_rule(self, cx, t).is_none())
+            .map(|t| (t.mwg, t.nwg, t.ksplit))
+            .collect();
+        classes.len()
+    }
+
+    fn k_split(&self, t: &SimtTile) -> u32 {
+        t.ksplit
+    }
+
+    fn accepts(&self, t: &SimtTile, _ir: &GemmIr, p: Problem) -> Result<(), String> {
+        super::strip_sum::check_workspace(workspace(t, p))
+    }
+
+    fn workspace(&self, t: &SimtTile, _ir: &GemmIr, p: Problem, _machine: Machine) -> Option<Workspace> {
+        workspace(t, p)
     }
 
     fn rules(&self) -> &'static [Rule<SimtTile>] {
         &RULES
     }
 
+    /// A split tile comes after every tile that walks K whole (it is for some shapes
+    /// only: never a plan's default).
     fn score(&self, cx: &PlanCtx, t: &SimtTile) -> f64 {
-        score(cx, t)
+        score(cx, t) * if t.ksplit > 1 { 0.01 } else { 1.0 }
     }
 
     fn resources(&self, t: &SimtTile, _dtype: DType) -> Resources {
@@ -104,9 +159,8 @@ impl KernelFamily for Simt {
     /// GROUP_M order); block dimension 0 runs along N so that neighbouring threads store
     /// neighbouring columns. Local memory is static (0 dynamic bytes).
     fn launch(&self, t: &SimtTile, _ir: &GemmIr, p: Problem, _machine: Machine) -> LaunchDims {
-        let tiles = (p.m.div_ceil(t.mwg as usize) * p.n.div_ceil(t.nwg as usize)) as u32;
         LaunchDims {
-            grid: [tiles, 1, p.batch as u32],
+            grid: [tiles(t, p) as u32, t.ksplit, p.batch as u32],
             block: [t.ndimc, t.mdimc, 1],
             smem_bytes: 0,
             persistent: None,
@@ -127,6 +181,10 @@ impl KernelFamily for Simt {
         ];
         if backend == Backend::Cuda {
             d.extend(crate::family::shape_flags::shape_defines(ir, p));
+        }
+        // Only where it splits: the binaries of every other config keep their options.
+        if t.ksplit > 1 {
+            d.push(("KSPLIT", t.ksplit));
         }
         d
     }
@@ -170,11 +228,27 @@ impl KernelFamily for Simt {
     }
 
     fn describe(&self, t: &SimtTile) -> String {
+        let split = if t.ksplit > 1 {
+            format!(" ksplit {}", t.ksplit)
+        } else {
+            String::new()
+        };
         format!(
-            "simt {}x{}x{} threads {}x{} vw {} group {}",
+            "simt {}x{}x{} threads {}x{} vw {} group {}{split}",
             t.mwg, t.nwg, t.kwg, t.mdimc, t.ndimc, t.vw, t.group_m
         )
     }
+}
+
+/// Output tiles of one product.
+fn tiles(t: &SimtTile, p: Problem) -> usize {
+    p.m.div_ceil(t.mwg.max(1) as usize) * p.n.div_ceil(t.nwg.max(1) as usize)
+}
+
+/// A split launch's workspace ([`super::strip_sum::workspace`]): a tile's `KSPLIT` partial
+/// tiles for every tile of every product.
+fn workspace(t: &SimtTile, p: Problem) -> Option<Workspace> {
+    super::strip_sum::workspace(tiles(t, p) * p.batch.max(1), t.ksplit, t.mwg * t.nwg)
 }
 
 fn candidates(space: &TuneSpace) -> Vec<SimtTile> {
@@ -194,6 +268,7 @@ fn candidates(space: &TuneSpace) -> Vec<SimtTile> {
                                     ndimc,
                                     vw,
                                     group_m,
+                                    ksplit: 1,
                                 });
                             }
                         }
@@ -209,7 +284,7 @@ fn candidates(space: &TuneSpace) -> Vec<SimtTile> {
 /// tile, and low enough that no rule's arithmetic overflows.
 const MAX_EXTENT: u32 = 1024;
 
-const RULES: [Rule<SimtTile>; 8] = [
+const RULES: [Rule<SimtTile>; 9] = [
     // The generator's invariants that every later rule (and the launch geometry) divides
     // by: no zero extent, VW one of the kernel's load widths, a launch order of >= 1 row.
     // Planned tiles always pass; a config read from disk (an edited cache, a records
@@ -230,9 +305,19 @@ const RULES: [Rule<SimtTile>; 8] = [
                 Some(format!("vw = {} (1, 2, 4 or 8)", c.vw))
             } else if c.group_m == 0 {
                 Some("group_m = 0 (at least 1)".to_string())
+            } else if !(1..=32).contains(&c.ksplit) {
+                Some(format!("ksplit = {} (1..=32)", c.ksplit))
             } else {
                 None
             }
+        },
+    },
+    // The CUDA source (exact f32 on CUDA cores) walks K whole.
+    Rule {
+        name: "split-K",
+        check: |x, c| {
+            (c.ksplit > 1 && x.target.backend != Backend::Opencl)
+                .then(|| format!("ksplit {} (work-groups split K in the OpenCL source only)", c.ksplit))
         },
     },
     Rule {

@@ -2,6 +2,8 @@
 //! tile MWG×NWG×KWG, per-thread tile MWI×NWI strided by MDIMC/NDIMC, VW-wide global
 //! loads), operands staged in local memory as float, the epilogue fused before the
 //! store. Halves go through `vload_half`/`vstore_half_rte`, so no `cl_khr_fp16` is needed.
+//! With `KSPLIT` > 1 the grid's second dimension splits K, and the last of a tile's
+//! work-groups adds the partial tiles in split order (`strip_sum::OPENCL_ARRIVE`).
 
 use super::SIMT_LOCAL_PAD;
 use crate::codegen::prelude::{epilogue_fn, helpers, kernel_params, variant_store, view_prologue};
@@ -58,10 +60,17 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         s,
         r#"
 __kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
-void {sym}(int M, int N, int K, {params})
+void {sym}(
+#if KSPLIT > 1
+    __global float* cg_ws, __global uint* cg_flags,
+#endif
+    int M, int N, int K, {params})
 {{
     __local float As[KWG][MWG + {pad}];
     __local float Bs[KWG][NWG + {pad}];
+#if KSPLIT > 1
+    __local int cg_last;
+#endif
     {view}
     const {g}{st}* A = p{a};
     const {g}{st}* B = p{b};
@@ -85,7 +94,12 @@ void {sym}(int M, int N, int K, {params})
         for (int j = 0; j < NWI; j++)
             acc[i][j] = 0.0f;{guard}
 
-    for (int k0 = 0; k0 < K; k0 += KWG) {{
+    /* This work-group's share of K, [kb, ke): split get_group_id(1) of KSPLIT, in whole
+       KWG steps (only the last split's tile may cross K, and reads zeros past it). */
+    const int steps = (K + KWG - 1) / KWG;
+    const int kb = (int)((long)get_group_id(1) * steps / KSPLIT) * KWG;
+    const int ke = min(K, (int)((long)(get_group_id(1) + 1) * steps / KSPLIT) * KWG);
+    for (int k0 = kb; k0 < ke; k0 += KWG) {{
 {load_a}
 {load_b}
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -98,6 +112,26 @@ void {sym}(int M, int N, int K, {params})
         barrier(CLK_LOCAL_MEM_FENCE);
     }}
 
+#if KSPLIT > 1
+    /* Every split leaves its partial tile in its slot; the last of the tile's KSPLIT
+       work-groups to arrive adds the slots in split order, each work-item its own
+       elements, and stores. */
+    const long cg_tile = (long)get_group_id(2) * get_num_groups(0) + get_group_id(0);
+    __global float* const cg_slots = cg_ws + cg_tile * (KSPLIT * MWG * NWG);
+    for (int i = 0; i < MWI; i++)
+        for (int j = 0; j < NWI; j++)
+            cg_slots[get_group_id(1) * (MWG * NWG) + (ty + i * MDIMC) * NWG + tx + j * NDIMC] = acc[i][j];
+{arrive}
+    {{
+        const volatile __global float* const cg_in = cg_slots;
+        for (int i = 0; i < MWI; i++)
+            for (int j = 0; j < NWI; j++) {{
+                float sum = 0.0f;
+                for (int s = 0; s < KSPLIT; ++s) sum += cg_in[s * (MWG * NWG) + (ty + i * MDIMC) * NWG + tx + j * NDIMC];
+                acc[i][j] = sum;
+            }}
+    }}
+#endif
     for (int i = 0; i < MWI; i++) {{
         const int gi = m0 + ty + i * MDIMC;
         for (int j = 0; j < NWI; j++) {{
@@ -109,6 +143,7 @@ void {sym}(int M, int N, int K, {params})
     }}
 }}
 "#,
+        arrive = crate::family::strip_sum::OPENCL_ARRIVE,
         sym = ir.symbol(),
         params = kernel_params(ir, d),
         view = view_prologue(ir, Backend::Opencl),
@@ -134,6 +169,12 @@ const LOAD_ONLY_ADDS: &str = "            for (int i = 0; i < MWI; i++) acc[i][0
 
 const TILE_MACROS: &str = r#"#ifndef MWG
 #error "tile parameters MWG NWG KWG MDIMC NDIMC VW GROUP_M must be defined (-D) at compile time"
+#endif
+#ifndef KSPLIT
+#define KSPLIT 1
+#endif
+#if KSPLIT < 1 || KSPLIT > 32
+#error "KSPLIT: 1 to 32 work-groups along K"
 #endif
 #define MWI (MWG / MDIMC)
 #define NWI (NWG / NDIMC)

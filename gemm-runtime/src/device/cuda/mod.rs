@@ -899,6 +899,7 @@ extern "C" __global__ void __cluster_dims__(4, 1, 1) resident(unsigned* count, u
             ndimc: 16,
             vw: 4,
             group_m: 8,
+            ksplit: 1,
         });
         for (g, tile) in [
             (ir(DType::F16, AccMode::F32), mma),

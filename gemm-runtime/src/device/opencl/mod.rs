@@ -996,6 +996,7 @@ __kernel void add_scaled(int n, float s, __global float* x, __global const float
                 ndimc: 8,
                 vw,
                 group_m: 2,
+                ksplit: 1,
             });
             let half = dtype == DType::F16;
             let mat = |layout| ParamKind::Matrix { dtype, layout };
