@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Session af, batch af2: this session's runtime changes through CUDA, which CI (PoCL) cannot
-# run. Binaries: `scripts/dev-build.sh .dev/af2` at the commit in COMMIT, carried as
-# .dev/af2s (the test binaries this batch runs, gzipped). Carry: [".dev/af2s"]. ~5 min.
+# run. Binaries: batch af1's build (`scripts/dev-build.sh .dev/af1` at the commit in
+# COMMIT), carried as .dev/af2s (the test binaries this batch runs, gzipped). Carry:
+# [".dev/af2s"]. ~5 min.
 # 1. Split-K workspaces, now one generic pair per device held from reading their
 #    addresses until the launch is queued (device/workspace.rs): the split-K same-bits
 #    tests of the wgmma, gemv_n and decode_n families (every split config twice, bit for
