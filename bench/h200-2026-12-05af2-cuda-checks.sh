@@ -2,7 +2,7 @@
 # Session af, batch af2: this session's runtime changes through CUDA, which CI (PoCL) cannot
 # run. Binaries: batch af1's build (`scripts/dev-build.sh .dev/af1` at the commit in
 # COMMIT), carried as .dev/af2s (the test binaries this batch runs, gzipped). Carry:
-# [".dev/af2s"]. ~5 min.
+# [".dev/af2s"]. ~5 min (timeouts sum to 530 s).
 # 1. Split-K workspaces, now one generic pair per device held from reading their
 #    addresses until the launch is queued (device/workspace.rs): the split-K same-bits
 #    tests of the wgmma, gemv_n and decode_n families (every split config twice, bit for
@@ -24,9 +24,9 @@ run() { # name timeout binary args...
   timeout $t $B/$bin --test-threads 8 "$@" > $R/$n.log 2>&1; echo "$n rc=$?"
   grep -E "test result|panicked" $R/$n.log | head -3
 }
-run splitk 150 kernels split_k_configs gemv_n_configs decode_n_configs
-run in_place 150 in_place
-run interop 60 interop_cuda
+run splitk 120 kernels split_k_configs gemv_n_configs decode_n_configs
+run in_place 120 in_place
+run interop 40 interop_cuda
 run views 150 views
-run batched 120 batched
+run batched 100 batched
 finish
