@@ -14,6 +14,12 @@
 //!
 //! Padding elements past the extent are never read: every family bounds its loads by
 //! the problem's extents, and zero-fills the part of a chunk past them.
+//!
+//! The runtime (`gemm-runtime/src/stage.rs`) also leaves alone a call that a shape
+//! specialist of its target's plan reads where it lies (gemv, gemv_n and decode read rows
+//! at any alignment through windows, every element once): a policy of the plan, not of
+//! the shape, so not in [`worth_staging`]. The tables' builds ([`as_launched`]) assume
+//! staging there; such a call's first launch compiles its in-place variant instead.
 
 use crate::family::{Problem, Stored};
 use crate::ir::GemmIr;

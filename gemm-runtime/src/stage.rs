@@ -40,8 +40,33 @@ pub(crate) fn which(call: &Call<'_, '_>) -> [bool; 2] {
     match crate::env::stage_mode() {
         "never" => [false; 2],
         "always" => aligned.map(|ok| !ok),
-        _ => staging::worth_staging(ir, p),
+        _ => {
+            let worth = staging::worth_staging(ir, p);
+            if worth.contains(&true) && read_in_place(call) {
+                [false; 2]
+            } else {
+                worth
+            }
+        }
     }
+}
+
+/// Whether a shape specialist of the plan (gemv, gemv_n, decode, decode_n: each reads
+/// every operand element once) takes the call where its operands lie (gemv, gemv_n and
+/// decode read rows at any alignment through windows over the aligned chunks that hold
+/// them; decode_n refuses such rows): staging would move them twice more than the kernel
+/// reads them. Measured on the H200 (bench/results/h200-2026-12-05af, ae1 PART=4):
+/// decode in place 25-28 µs at 8-16 rows of 4096x4099 and of a view of pitch K + 3,
+/// staged 41-45.
+fn read_in_place(call: &Call<'_, '_>) -> bool {
+    let Ok(tk) = call.target() else {
+        return false;
+    };
+    let (ir, target) = (call.ir(), tk.spec());
+    tk.plan().configs.iter().any(|c| {
+        let f = c.family();
+        f.preference(target).0 == 0 && f.accepts(c, ir, call.problem).is_ok()
+    })
 }
 
 /// Copies the operands of `call` that [`which`] picks into scratch (queued, not waited

@@ -38,6 +38,23 @@ pub(crate) fn check_workspace(w: Option<Workspace>) -> Result<(), String> {
     }
 }
 
+/// Why an OpenCL target may not split K over the work-groups of one launch, or `None`:
+/// the last work-group to arrive reads the others' sums, and OpenCL C 1.2 orders nothing
+/// between work-groups of a launch. On a CPU the fences are the CPU's own (work-groups
+/// are threads; PoCL's `mem_fence` is a fence of the memory model, `atomic_inc` a locked
+/// read-modify-write), but a GPU driver may compile `mem_fence` to work-group scope:
+/// NVIDIA's OpenCL emits `membar.cta` (the PTX of batch af1), so another work-group's
+/// sums may not have reached L2 when the last one reads them.
+pub(crate) fn refuses_split(target: &crate::target::TargetSpec) -> Option<String> {
+    use crate::target::{Backend, DeviceType};
+    (target.backend == Backend::Opencl && target.device_type != DeviceType::Cpu).then(|| {
+        format!(
+            "split-K on an OpenCL {} target: OpenCL C 1.2 orders nothing between the work-groups of a launch, and its drivers' fences may be work-group scope (NVIDIA's: membar.cta)",
+            target.name
+        )
+    })
+}
+
 /// The tail's CUDA text. Before it the kernel defines `CG_TR` (rows of the strip),
 /// `CG_NB`, `WARPS`, `CG_THREADS`, `CG_RED(w, i, jj)` (warp `w`'s sum at row `i`, column
 /// `jj` of the strip, in shared memory that every thread can read: a `__syncthreads`
@@ -150,3 +167,31 @@ const OPENCL_TAIL: &str = r#"#if KSPLIT > 1
         }
     }
 #endif"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::family::TileConfig;
+    use crate::ir::{AccMode, DType, GemmIr, Layout};
+    use crate::plan::plan_target;
+    use crate::space::TuneSpace;
+    use crate::target::{Targets, BUILTIN_TARGETS};
+
+    /// OpenCL GPUs plan no split of K over work-groups (gemv_n, simt) and refuse one from
+    /// disk; CPUs and CUDA do.
+    #[test]
+    fn only_opencl_gpus_refuse_splits_over_work_groups() {
+        let targets = Targets::parse(BUILTIN_TARGETS).unwrap();
+        for (name, refused) in [("nvidia_opencl", true), ("opencl_cpu", false), ("h200", false)] {
+            let target = targets.get(name).unwrap();
+            assert_eq!(refuses_split(target).is_some(), refused, "{name}");
+            let ir = GemmIr::matmul("t", DType::F16, AccMode::F32, Layout::ColMajor, Layout::RowMajor);
+            let split = plan_target(&ir, target, &TuneSpace::default())
+                .configs
+                .into_iter()
+                .filter(|c| matches!(c, TileConfig::GemvN(_) | TileConfig::Simt(_)) && c.k_split() > 1)
+                .count();
+            assert_eq!(split == 0, refused, "{name}: {split} split configs planned");
+        }
+    }
+}
