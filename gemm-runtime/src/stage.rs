@@ -14,7 +14,9 @@ use crate::call::{Arg, Call};
 use crate::device::{RawBuffer, RowCopy};
 use crate::error::Result;
 use gemm_core::staging;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{OnceLock, RwLock};
 
 /// A call's staged operands: the scratch holding each, and the argument that replaces it.
 pub(crate) struct Staged {
@@ -58,15 +60,27 @@ pub(crate) fn which(call: &Call<'_, '_>) -> [bool; 2] {
 /// reads them. Measured on the H200 (bench/results/h200-2026-12-05af, ae1 PART=4):
 /// decode in place 25-28 µs at 8-16 rows of 4096x4099 and of a view of pitch K + 3,
 /// staged 41-45.
+///
+/// Remembered per (kernel, device, problem): a call no specialist takes would otherwise
+/// ask every specialist config of the plan again on each launch.
 fn read_in_place(call: &Call<'_, '_>) -> bool {
+    type Key = (usize, u64, gemm_core::Problem);
+    static SEEN: OnceLock<RwLock<HashMap<Key, bool>>> = OnceLock::new();
+    let key = (call.spec as *const _ as usize, call.device().serial(), call.problem);
+    let seen = SEEN.get_or_init(Default::default);
+    if let Some(&known) = seen.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return known;
+    }
     let Ok(tk) = call.target() else {
         return false;
     };
     let (ir, target) = (call.ir(), tk.spec());
-    tk.plan().configs.iter().any(|c| {
+    let takes = tk.plan().configs.iter().any(|c| {
         let f = c.family();
         f.preference(target).0 == 0 && f.accepts(c, ir, call.problem).is_ok()
-    })
+    });
+    seen.write().unwrap_or_else(|e| e.into_inner()).insert(key, takes);
+    takes
 }
 
 /// Copies the operands of `call` that [`which`] picks into scratch (queued, not waited

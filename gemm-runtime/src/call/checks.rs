@@ -23,8 +23,9 @@ pub(crate) fn check(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Re
         ));
     }
     check_batch(spec, args, out)?;
-    check_bytes(spec, args, out)?;
-    check_aliasing(spec, args, out)?;
+    let views = placed(spec.ir(), args, out);
+    check_bytes(spec, &views)?;
+    check_aliasing(spec, &views)?;
     Ok((m, n, k))
 }
 
@@ -63,8 +64,8 @@ fn check_batch(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<
 /// shape and geometry) and no leading dimension is smaller than its view's contiguous
 /// extent (rows would overlap) or past the kernels' 32-bit range: a kernel must never
 /// read or write past a buffer.
-fn check_bytes(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<()> {
-    for Placed {
+fn check_bytes(spec: &KernelSpec, views: &[Placed<'_>]) -> Result<()> {
+    for &Placed {
         what,
         buf,
         layout,
@@ -74,7 +75,7 @@ fn check_bytes(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<
         batch,
         size,
         ..
-    } in placed(spec.ir(), args, out)
+    } in views
     {
         let have = buf.bytes;
         let inner = packed_extent(layout, rows, cols);
@@ -198,9 +199,10 @@ fn placed<'a>(ir: &'a GemmIr, args: &[Arg<'a>], out: &OutArg<'a>) -> Vec<Placed<
 /// read precedes the write in every kernel; A and B, whose elements feed many outputs,
 /// and vectors, which feed a whole row or column, never may. Run after [`check_bytes`]
 /// (the views lie inside their buffers).
-fn check_aliasing(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Result<()> {
-    let backend = out.buf.device.backend();
-    let Some((space, base)) = backend.memory_span(out.buf) else {
+fn check_aliasing(spec: &KernelSpec, views: &[Placed<'_>]) -> Result<()> {
+    let (first, views) = views.split_first().expect("the output comes first");
+    let backend = first.buf.device.backend();
+    let Some((space, base)) = backend.memory_span(first.buf) else {
         return Ok(());
     };
     let runs = |v: &Placed<'_>, base: u64| {
@@ -217,9 +219,7 @@ fn check_aliasing(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Resu
         }
     };
     let ir = spec.ir();
-    let mut views = placed(ir, args, out).into_iter();
-    let first = views.next().expect("the output comes first");
-    let output = runs(&first, base);
+    let output = runs(first, base);
     // An operand the output may be: a matrix only the epilogue reads, element for element.
     let epilogue_matrix = |v: &Placed<'_>| {
         v.param.is_some_and(|i| {
@@ -230,8 +230,8 @@ fn check_aliasing(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Resu
         let Some((_, b)) = backend.memory_span(v.buf).filter(|&(s, _)| s == space) else {
             continue;
         };
-        let r = runs(&v, b);
-        let in_place = epilogue_matrix(&v)
+        let r = runs(v, b);
+        let in_place = epilogue_matrix(v)
             && (v.layout, v.size, v.rows, v.cols) == (first.layout, first.size, first.rows, first.cols)
             && r == output;
         if crate::aliasing::overlap(&output, &r) && !in_place {
@@ -239,7 +239,7 @@ fn check_aliasing(spec: &KernelSpec, args: &[Arg<'_>], out: &OutArg<'_>) -> Resu
                 "the output of `{}` shares memory with `{}`: the kernels do not compute in place (a block may read an element another has already written), so write the output to memory no operand uses{}",
                 spec.name,
                 v.what,
-                if epilogue_matrix(&v) {
+                if epilogue_matrix(v) {
                     " (or to exactly this operand's elements, as `_into_` its name does)"
                 } else {
                     ""
