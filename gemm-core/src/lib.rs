@@ -25,8 +25,8 @@ pub mod table;
 pub mod target;
 
 pub use family::{
-    CompileNeeds, FamilyId, GemvTile, LaunchDims, Machine, MmaTile, Problem, SimtTile, Stored, TensorMap, TileConfig,
-    WgmmaTile, Workspace,
+    sum_pass, CompileNeeds, FamilyId, GemvTile, LaunchDims, Machine, MmaTile, Problem, SimtTile, Stored, TensorMap,
+    TileConfig, WgmmaTile, Workspace, SUM_KERNEL_SUFFIX,
 };
 pub use ir::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param, ParamKind};
 pub use plan::{plan_target, Plan, Pruned};

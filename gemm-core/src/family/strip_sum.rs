@@ -1,11 +1,12 @@
 //! The end of a kernel whose blocks each own a strip of `CG_NB` columns of C for `CG_TR`
-//! rows and whose warps hold partial sums of it (`gemv_n`, `decode_n`): the warps' sums
-//! added in warp order, then, with `KSPLIT` > 1 (the grid's `y` splitting K), over the
-//! strip's blocks through a workspace. Each split leaves its sums in its slot of the strip
-//! (`cg_ws`), and the last split to arrive (`cg_flags`, as the wgmma family's split-K)
-//! adds the slots in split order and stores: the same bits whichever arrives last, and no
-//! block waits for another. CUDA's text ([`cuda_tail`]) and OpenCL C's
-//! ([`OPENCL_SPLIT_HEAD`], [`opencl_split_tail`]). The size of that workspace lives here
+//! rows and whose warps hold partial sums of it (`gemv_n`, `decode_n`; `simt`'s OpenCL
+//! splits share the two-kernel launch): the warps' sums added in warp order, then, with
+//! `KSPLIT` > 1 (the grid's `y` splitting K), over the strip's blocks through a
+//! workspace. Each split leaves its sums in its slot of the strip (`cg_ws`), and the
+//! slots are added in split order: the same bits whichever split finishes last. In CUDA
+//! ([`cuda_tail`]) the last split to arrive (`cg_flags`, as the wgmma family's split-K)
+//! adds them, so no block waits for another; in OpenCL C a second kernel does
+//! ([`SUM_KERNEL_SUFFIX`], [`opencl_sum_kernel`]). The size of that workspace lives here
 //! too, beside the code that lays it out.
 
 use super::Workspace;
@@ -36,23 +37,6 @@ pub(crate) fn check_workspace(w: Option<Workspace>) -> Result<(), String> {
         )),
         _ => Ok(()),
     }
-}
-
-/// Why an OpenCL target may not split K over the work-groups of one launch, or `None`:
-/// the last work-group to arrive reads the others' sums, and OpenCL C 1.2 orders nothing
-/// between work-groups of a launch. On a CPU the fences are the CPU's own (work-groups
-/// are threads; PoCL's `mem_fence` is a fence of the memory model, `atomic_inc` a locked
-/// read-modify-write), but a GPU driver may compile `mem_fence` to work-group scope:
-/// NVIDIA's OpenCL emits `membar.cta` (the PTX of batch af1), so another work-group's
-/// sums may not have reached L2 when the last one reads them.
-pub(crate) fn refuses_split(target: &crate::target::TargetSpec) -> Option<String> {
-    use crate::target::{Backend, DeviceType};
-    (target.backend == Backend::Opencl && target.device_type != DeviceType::Cpu).then(|| {
-        format!(
-            "split-K on an OpenCL {} target: OpenCL C 1.2 orders nothing between the work-groups of a launch, and its drivers' fences may be work-group scope (NVIDIA's: membar.cta)",
-            target.name
-        )
-    })
 }
 
 /// The tail's CUDA text. Before it the kernel defines `CG_TR` (rows of the strip),
@@ -108,65 +92,89 @@ const TAIL: &str = r#"#if KSPLIT > 1
         }
     }"#;
 
-/// OpenCL C declarations at the top of a kernel's body (a `__local` variable must be
-/// declared at the kernel's outermost scope) for [`opencl_split_tail`]: the strip's slots,
-/// and `CG_SLOT(i, jj)`, where this split leaves its sum of row `i`, column `jj` of the
-/// strip. The kernel takes `__global float* cg_ws, __global uint* cg_flags` first with
-/// `KSPLIT > 1`, and defines `CG_TR` and `CG_NB` before it.
+/// The suffix of an OpenCL split launch's second kernel: an OpenCL program that holds a
+/// kernel `{symbol}_sum` beside `{symbol}` is launched as both, in order on one queue,
+/// with the same arguments, the second over [`sum_pass`]'s grid.
+///
+/// Why two kernels: the sums of a split meet only after every work-group of the strip
+/// has left its own, and OpenCL C 1.2 orders nothing between the work-groups of one
+/// launch (CUDA's tail, [`cuda_tail`], uses `acq_rel.gpu` atomics for it). The one
+/// ordering it promises is a kernel boundary on an in-order queue. A single kernel whose
+/// last work-group adds the others' sums was right in every run on NVIDIA's OpenCL, but
+/// that driver compiles `mem_fence` to `membar.cta` (work-group scope: batch af1's PTX),
+/// so it was right by luck.
+pub const SUM_KERNEL_SUFFIX: &str = "_sum";
+
+/// The launch of a split's second kernel (see [`SUM_KERNEL_SUFFIX`]) after the first's
+/// `dims`: one work-group per strip (the grid's `y`, the split, is 1), the same
+/// work-group size.
+pub fn sum_pass(dims: crate::family::LaunchDims) -> crate::family::LaunchDims {
+    crate::family::LaunchDims {
+        grid: [dims.grid[0], 1, dims.grid[2]],
+        ..dims
+    }
+}
+
+/// OpenCL C's kernel signature, the same for a split's two kernels (`name` is the symbol,
+/// or the symbol and [`SUM_KERNEL_SUFFIX`]): the workspace first with `KSPLIT > 1` (the
+/// counters, which OpenCL's splits do not use, keep the ABI CUDA's), then the ABI.
+pub(crate) fn opencl_signature(name: &str, params: &str) -> String {
+    format!(
+        r#"void {name}(
+#if KSPLIT > 1
+    __global float* cg_ws, __global uint* cg_flags,
+#endif
+    int M, int N, int K, {params})"#
+    )
+}
+
+/// A split's second kernel, [`SUM_KERNEL_SUFFIX`], emitted with `KSPLIT > 1` only:
+/// `attrs` are the first kernel's (its work-group size), `body` reads the strip's slots
+/// in split order and stores.
+pub(crate) fn opencl_sum_kernel(sym: &str, attrs: &str, params: &str, body: &str) -> String {
+    format!(
+        r#"
+#if KSPLIT > 1
+/* The split's second pass (strip_sum::SUM_KERNEL_SUFFIX): every work-group of the first
+   has left its sums in its slot of the workspace, in order before this launch. */
+__kernel {attrs}
+{signature}
+{{
+{body}
+}}
+#endif
+"#,
+        signature = opencl_signature(&format!("{sym}{SUM_KERNEL_SUFFIX}"), params)
+    )
+}
+
+/// OpenCL C declarations of the strip's slots in both kernels of a split: `cg_slots`,
+/// and `CG_SLOT(i, jj)`, where split `get_group_id(1)` leaves its sum of row `i`, column
+/// `jj` of the strip. The kernel defines `CG_TR` and `CG_NB` before it.
 pub(crate) const OPENCL_SPLIT_HEAD: &str = r#"#if KSPLIT > 1
-    __local int cg_last;
     const long cg_tile = (long)get_group_id(2) * get_num_groups(0) + get_group_id(0);
     __global float* const cg_slots = cg_ws + cg_tile * (KSPLIT * CG_TR * CG_NB);
 #define CG_SLOT(i, jj) cg_slots[get_group_id(1) * (CG_TR * CG_NB) + (i) * CG_NB + (jj)]
 #endif"#;
 
-/// OpenCL C's end of a split: after every work-item has left its sums in `CG_SLOT`, the
-/// last work-group of the strip to arrive ([`OPENCL_ARRIVE`]) adds the slots in split
-/// order and stores (as [`cuda_tail`], with `coords` and `store` the same). Before it the
+/// The body of a strip's second kernel ([`opencl_sum_kernel`]) after
+/// [`OPENCL_SPLIT_HEAD`]: per output of the strip, the `KSPLIT` slots added in split
+/// order and stored (as [`cuda_tail`], with `coords` and `store` the same). Before it the
 /// kernel defines `CG_R`, `CG_C`, `tid` and `CG_THREADS`.
-pub(crate) fn opencl_split_tail(coords: &str, store: &str) -> String {
-    OPENCL_TAIL
-        .replace("@ARRIVE@", OPENCL_ARRIVE)
-        .replace("@COORDS@", coords)
-        .replace("@STORE@", store)
+pub(crate) fn opencl_strip_sum(coords: &str, store: &str) -> String {
+    OPENCL_STRIP_SUM.replace("@COORDS@", coords).replace("@STORE@", store)
 }
 
-/// OpenCL C's arrival of a work-group at its output tile's counter `cg_flags[cg_tile]`
-/// once every work-item has stored its partial sums: the work-groups but the last of the
-/// `KSPLIT` return; the last resets the counter for the next launch and goes on to read
-/// the others' sums. The kernel declares `__local int cg_last` at its outermost scope and
-/// `tid`. OpenCL C 1.2 has no acquire/release atomics: each work-item's fence orders its
-/// stores before the barrier, work-item 0's `atomic_inc` after it, and the last work-group
-/// reads the sums through `volatile` after a fence of its own (NVIDIA's OpenCL: `membar.gl`
-/// and loads that skip the L1).
-pub(crate) const OPENCL_ARRIVE: &str = r#"    mem_fence(CLK_GLOBAL_MEM_FENCE);
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    if (tid == 0) {
-        const uint old = atomic_inc(cg_flags + cg_tile);
-        cg_last = old == KSPLIT - 1;
-        /* Every split has arrived: the counter is this launch's no more. */
-        if (cg_last) atomic_xchg(cg_flags + cg_tile, 0u);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (!cg_last) return;
-    mem_fence(CLK_GLOBAL_MEM_FENCE);"#;
-
-const OPENCL_TAIL: &str = r#"#if KSPLIT > 1
-@ARRIVE@
-    {
-        const volatile __global float* const cg_in = cg_slots;
-        for (int o = tid; o < CG_TR * CG_NB; o += CG_THREADS) {
-            const int i = o / CG_NB, jj = o % CG_NB;
-            const int j = get_group_id(0) * CG_NB + jj;
-            if (i < CG_R && j < CG_C) {
-                float sum = 0.0f;
-                for (int s = 0; s < KSPLIT; ++s) sum += cg_in[s * (CG_TR * CG_NB) + o];
+const OPENCL_STRIP_SUM: &str = r#"    for (int o = tid; o < CG_TR * CG_NB; o += CG_THREADS) {
+        const int i = o / CG_NB, jj = o % CG_NB;
+        const int j = get_group_id(0) * CG_NB + jj;
+        if (i < CG_R && j < CG_C) {
+            float sum = 0.0f;
+            for (int s = 0; s < KSPLIT; ++s) sum += cg_slots[s * (CG_TR * CG_NB) + o];
 @COORDS@
-                @STORE@;
-            }
+            @STORE@;
         }
-    }
-#endif"#;
+    }"#;
 
 #[cfg(test)]
 mod tests {
@@ -177,21 +185,34 @@ mod tests {
     use crate::space::TuneSpace;
     use crate::target::{Targets, BUILTIN_TARGETS};
 
-    /// OpenCL GPUs plan no split of K over work-groups (gemv_n, simt) and refuse one from
-    /// disk; CPUs and CUDA do.
+    /// Every OpenCL target plans splits of K over work-groups (gemv_n, simt), as two
+    /// kernels: no atomics, nothing read across the work-groups of one launch.
     #[test]
-    fn only_opencl_gpus_refuse_splits_over_work_groups() {
+    fn opencl_targets_plan_splits_as_two_kernels() {
         let targets = Targets::parse(BUILTIN_TARGETS).unwrap();
-        for (name, refused) in [("nvidia_opencl", true), ("opencl_cpu", false), ("h200", false)] {
+        for name in ["nvidia_opencl", "opencl_cpu"] {
             let target = targets.get(name).unwrap();
-            assert_eq!(refuses_split(target).is_some(), refused, "{name}");
             let ir = GemmIr::matmul("t", DType::F16, AccMode::F32, Layout::ColMajor, Layout::RowMajor);
             let split = plan_target(&ir, target, &TuneSpace::default())
                 .configs
                 .into_iter()
                 .filter(|c| matches!(c, TileConfig::GemvN(_) | TileConfig::Simt(_)) && c.k_split() > 1)
                 .count();
-            assert_eq!(split == 0, refused, "{name}: {split} split configs planned");
+            assert!(split > 0, "{name}: no split config planned");
+        }
+        for ir in [
+            GemmIr::matmul("t", DType::F16, AccMode::F32, Layout::ColMajor, Layout::RowMajor),
+            GemmIr::matmul("t", DType::F16, AccMode::F32, Layout::RowMajor, Layout::RowMajor),
+        ] {
+            for family in ["simt", "gemv_n"] {
+                let id = crate::family::FamilyId::from_name(family).unwrap();
+                let src = id.emit(&ir, crate::target::Backend::Opencl, crate::codegen::Variant::Full);
+                assert!(
+                    src.contains(&format!("void {}{SUM_KERNEL_SUFFIX}(", ir.symbol())),
+                    "{family}"
+                );
+                assert!(!src.contains("atomic_"), "{family}: an atomic in the OpenCL split");
+            }
         }
     }
 }

@@ -154,7 +154,6 @@ void cg_bf16_at_scale_gelu_erf_1ce0fec8(
 {
     __local float cg_red[CG_THREADS][CG_VEC];
 #if KSPLIT > 1
-    __local int cg_last;
     const long cg_tile = (long)get_group_id(2) * get_num_groups(0) + get_group_id(0);
     __global float* const cg_slots = cg_ws + cg_tile * (KSPLIT * CG_TR * CG_NB);
 #define CG_SLOT(i, jj) cg_slots[get_group_id(1) * (CG_TR * CG_NB) + (i) * CG_NB + (jj)]
@@ -257,34 +256,38 @@ void cg_bf16_at_scale_gelu_erf_1ce0fec8(
         }
         barrier(CLK_LOCAL_MEM_FENCE);
     }
+}
+
 #if KSPLIT > 1
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    if (tid == 0) {
-        const uint old = atomic_inc(cg_flags + cg_tile);
-        cg_last = old == KSPLIT - 1;
-        /* Every split has arrived: the counter is this launch's no more. */
-        if (cg_last) atomic_xchg(cg_flags + cg_tile, 0u);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (!cg_last) return;
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
-    {
-        const volatile __global float* const cg_in = cg_slots;
-        for (int o = tid; o < CG_TR * CG_NB; o += CG_THREADS) {
-            const int i = o / CG_NB, jj = o % CG_NB;
-            const int j = get_group_id(0) * CG_NB + jj;
-            if (i < CG_R && j < CG_C) {
-                float sum = 0.0f;
-                for (int s = 0; s < KSPLIT; ++s) sum += cg_in[s * (CG_TR * CG_NB) + o];
+/* The split's second pass (strip_sum::SUM_KERNEL_SUFFIX): every work-group of the first
+   has left its sums in its slot of the workspace, in order before this launch. */
+__kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))
+void cg_bf16_at_scale_gelu_erf_1ce0fec8_sum(
+#if KSPLIT > 1
+    __global float* cg_ws, __global uint* cg_flags,
+#endif
+    int M, int N, int K, __global ushort* restrict out, const __global ushort* restrict p0, const __global ushort* restrict p1, const __global ushort* restrict p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, long off2, long bso, long bs0, long bs1, long bs2, int nbatch)
+{
+#if KSPLIT > 1
+    const long cg_tile = (long)get_group_id(2) * get_num_groups(0) + get_group_id(0);
+    __global float* const cg_slots = cg_ws + cg_tile * (KSPLIT * CG_TR * CG_NB);
+#define CG_SLOT(i, jj) cg_slots[get_group_id(1) * (CG_TR * CG_NB) + (i) * CG_NB + (jj)]
+#endif
+    const long cg_bz = (long)get_group_id(2); out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1; p2 += off2 + cg_bz * bs2;
+    const int tid = get_local_id(0);
+    for (int o = tid; o < CG_TR * CG_NB; o += CG_THREADS) {
+        const int i = o / CG_NB, jj = o % CG_NB;
+        const int j = get_group_id(0) * CG_NB + jj;
+        if (i < CG_R && j < CG_C) {
+            float sum = 0.0f;
+            for (int s = 0; s < KSPLIT; ++s) sum += cg_slots[s * (CG_TR * CG_NB) + o];
 #if SWAP
             const int ci = j, cj = i;
 #else
             const int ci = i, cj = j;
 #endif
-                cg_st_bf16(out, (long)(cj) * ldo + (ci), cg_epilogue(sum, ci, cj, M, N, p2));
-            }
+            cg_st_bf16(out, (long)(cj) * ldo + (ci), cg_epilogue(sum, ci, cj, M, N, p2));
         }
     }
-#endif
 }
+#endif

@@ -65,9 +65,6 @@ void cg_f32_tf32_residual_33093ad6(
 {
     __local float As[KWG][MWG + 1];
     __local float Bs[KWG][NWG + 1];
-#if KSPLIT > 1
-    __local int cg_last;
-#endif
     const long cg_bz = (long)get_group_id(2); out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1; p2 += off2 + cg_bz * bs2;
     const __global float* A = p0;
     const __global float* B = p1;
@@ -87,6 +84,11 @@ void cg_f32_tf32_residual_33093ad6(
     const int n0 = ((pid % in_group) / group_rows) * NWG;
 
     float acc[MWI][NWI];
+#if KSPLIT > 1
+    const long cg_tile = (long)get_group_id(2) * get_num_groups(0) + get_group_id(0);
+    __global float* const cg_slots = cg_ws + cg_tile * (KSPLIT * MWG * NWG);
+#define CG_AT(s, i, j) cg_slots[(s) * (MWG * NWG) + (ty + (i) * MDIMC) * NWG + tx + (j) * NDIMC]
+#endif
     for (int i = 0; i < MWI; i++)
         for (int j = 0; j < NWI; j++)
             acc[i][j] = 0.0f;
@@ -131,35 +133,63 @@ void cg_f32_tf32_residual_33093ad6(
     }
 
 #if KSPLIT > 1
-    /* Every split leaves its partial tile in its slot; the last of the tile's KSPLIT
-       work-groups to arrive adds the slots in split order, each work-item its own
-       elements, and stores. */
-    const long cg_tile = (long)get_group_id(2) * get_num_groups(0) + get_group_id(0);
-    __global float* const cg_slots = cg_ws + cg_tile * (KSPLIT * MWG * NWG);
+    /* Every split leaves its partial tile in its slot, for the second kernel. */
     for (int i = 0; i < MWI; i++)
         for (int j = 0; j < NWI; j++)
-            cg_slots[get_group_id(1) * (MWG * NWG) + (ty + i * MDIMC) * NWG + tx + j * NDIMC] = acc[i][j];
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-    if (tid == 0) {
-        const uint old = atomic_inc(cg_flags + cg_tile);
-        cg_last = old == KSPLIT - 1;
-        /* Every split has arrived: the counter is this launch's no more. */
-        if (cg_last) atomic_xchg(cg_flags + cg_tile, 0u);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (!cg_last) return;
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
-    {
-        const volatile __global float* const cg_in = cg_slots;
-        for (int i = 0; i < MWI; i++)
-            for (int j = 0; j < NWI; j++) {
-                float sum = 0.0f;
-                for (int s = 0; s < KSPLIT; ++s) sum += cg_in[s * (MWG * NWG) + (ty + i * MDIMC) * NWG + tx + j * NDIMC];
-                acc[i][j] = sum;
+            CG_AT(get_group_id(1), i, j) = acc[i][j];
+#else
+    for (int i = 0; i < MWI; i++) {
+        const int gi = m0 + ty + i * MDIMC;
+        for (int j = 0; j < NWI; j++) {
+            const int gj = n0 + tx + j * NDIMC;
+            if (gi < M && gj < N) {
+                cg_st_f32(out, (long)(gi) * ldo + (gj), cg_epilogue(acc[i][j], gi, gj, M, N, p2, ld2));
             }
+        }
     }
 #endif
+}
+
+#if KSPLIT > 1
+/* The split's second pass (strip_sum::SUM_KERNEL_SUFFIX): every work-group of the first
+   has left its sums in its slot of the workspace, in order before this launch. */
+__kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
+void cg_f32_tf32_residual_33093ad6_sum(
+#if KSPLIT > 1
+    __global float* cg_ws, __global uint* cg_flags,
+#endif
+    int M, int N, int K, __global float* restrict out, const __global float* restrict p0, const __global float* restrict p1, const __global float* restrict p2, int ldo, long offo, int ld0, long off0, int ld1, long off1, int ld2, long off2, long bso, long bs0, long bs1, long bs2, int nbatch)
+{
+    const long cg_bz = (long)get_group_id(2); out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1; p2 += off2 + cg_bz * bs2;
+    const __global float* A = p0;
+    const __global float* B = p1;
+    const int tx = get_local_id(0);
+    const int ty = get_local_id(1);
+    const int tid = ty * NDIMC + tx;
+
+    /* Grouped launch order: GROUP_M tile rows are swept together so that neighbouring
+       work-groups share rows of A and columns of B in the cache. */
+    const int pid = get_group_id(0);
+    const int tiles_m = (M + MWG - 1) / MWG;
+    const int tiles_n = (N + NWG - 1) / NWG;
+    const int in_group = GROUP_M * tiles_n;
+    const int first_m = (pid / in_group) * GROUP_M;
+    const int group_rows = min(tiles_m - first_m, GROUP_M);
+    const int m0 = (first_m + (pid % in_group) % group_rows) * MWG;
+    const int n0 = ((pid % in_group) / group_rows) * NWG;
+
+    float acc[MWI][NWI];
+#if KSPLIT > 1
+    const long cg_tile = (long)get_group_id(2) * get_num_groups(0) + get_group_id(0);
+    __global float* const cg_slots = cg_ws + cg_tile * (KSPLIT * MWG * NWG);
+#define CG_AT(s, i, j) cg_slots[(s) * (MWG * NWG) + (ty + (i) * MDIMC) * NWG + tx + (j) * NDIMC]
+#endif
+    for (int i = 0; i < MWI; i++)
+        for (int j = 0; j < NWI; j++) {
+            float sum = 0.0f;
+            for (int s = 0; s < KSPLIT; ++s) sum += CG_AT(s, i, j);
+            acc[i][j] = sum;
+        }
     for (int i = 0; i < MWI; i++) {
         const int gi = m0 + ty + i * MDIMC;
         for (int j = 0; j < NWI; j++) {
@@ -170,3 +200,4 @@ void cg_f32_tf32_residual_33093ad6(
         }
     }
 }
+#endif

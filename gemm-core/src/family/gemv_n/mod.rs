@@ -132,15 +132,14 @@ impl KernelFamily for GemvN {
     /// the columns per block (of f16/bf16: 8 a chunk), `tune(ksplit = ..)` the split of
     /// K; turned around the keys follow C, as for `gemv`. Per form and `MR` (1, 2 or 4),
     /// blocks of 8 warps: narrow strips over all of K (4 or 8 chunks: 64 or 128 bytes of
-    /// each row of B), and on CUDA wide ones (8 or 32 chunks: up to 512 bytes a row)
-    /// whose K is split over 4, 8 or 16 blocks; on an OpenCL CPU over 4, which fills its
-    /// few cores where the strips alone cannot (a narrow N with a long K), and on an
-    /// OpenCL GPU none (the `split-K` rule says why).
+    /// each row of B), and wide ones (8 or 32 chunks: up to 512 bytes a row)
+    /// whose K is split over 4, 8 or 16 blocks (on an OpenCL CPU over 4, which fills its
+    /// few cores where the strips alone cannot: a narrow N with a long K).
     fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<GemvNTile> {
-        let splits: &[u32] = match (cx.target.backend, cx.target.device_type) {
-            (Backend::Cuda, _) => &[1, 4, 8, 16],
-            (Backend::Opencl, DeviceType::Cpu) => &[1, 4],
-            _ => &[1],
+        let splits: &[u32] = if cx.target.device_type == DeviceType::Cpu {
+            &[1, 4]
+        } else {
+            &[1, 4, 8, 16]
         };
         let ksplits = space.pick("ksplit", splits);
         let mut v = Vec::new();
@@ -327,7 +326,7 @@ const fn est_regs(t: &GemvNTile) -> u32 {
 }
 
 // Rationale per rule: the source's static_asserts and the register budget.
-const RULES: [Rule<GemvNTile>; 5] = [
+const RULES: [Rule<GemvNTile>; 4] = [
     // Bounds first, so that the rules after them compute with small numbers (a config
     // read from disk may hold anything).
     Rule {
@@ -344,14 +343,6 @@ const RULES: [Rule<GemvNTile>; 5] = [
                     t.mr, t.warps, t.chunks, t.ksplit
                 )
             })
-        },
-    },
-    Rule {
-        name: "split-K",
-        check: |x, t| {
-            (t.ksplit > 1)
-                .then(|| super::strip_sum::refuses_split(x.target))
-                .flatten()
         },
     },
     Rule {

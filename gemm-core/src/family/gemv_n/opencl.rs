@@ -7,8 +7,9 @@
 //! chunk a row, read as a whole aligned vector). The partial sums of one row at a time go
 //! through local memory, and one work-item per output adds its chunk's K-lanes in
 //! work-item order (the same bits on every run), applies the fused epilogue and stores.
-//! With `KSPLIT` > 1 the grid's second dimension splits K over work-groups as well, and
-//! the last of a strip's work-groups adds their sums in split order (`strip_sum`).
+//! With `KSPLIT` > 1 the grid's second dimension splits K over work-groups as well: each
+//! leaves its sums in its slot, and a second kernel adds a strip's slots in split order
+//! (`strip_sum::SUM_KERNEL_SUFFIX`).
 
 use crate::codegen::prelude::{kernel_params, variant_store, view_prologue};
 use crate::codegen::Variant;
@@ -84,6 +85,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     };
     let store = variant_store(ir, variant, "ci", "cj", "sum");
     let g = d.global();
+    let (params, view) = (kernel_params(ir, d), view_prologue(ir, d));
     let _ = write!(
         s,
         r#"
@@ -109,12 +111,8 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
 #define CG_TR MR
 {roles}
 {chunk_fn}
-__kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))
-void {sym}(
-#if KSPLIT > 1
-    __global float* cg_ws, __global uint* cg_flags,
-#endif
-    int M, int N, int K, {params})
+__kernel {attrs}
+{signature}
 {{
     __local float cg_red[CG_THREADS][CG_VEC];
 {split_head}
@@ -164,18 +162,29 @@ void {sym}(
         }}
         barrier(CLK_LOCAL_MEM_FENCE);
     }}
-{split_tail}
 }}
-"#,
-        sym = ir.symbol(),
-        params = kernel_params(ir, d),
-        view = view_prologue(ir, Backend::Opencl),
+{sum_kernel}"#,
+        attrs = ATTRS,
+        signature = strip_sum::opencl_signature(&ir.symbol(), &params),
+        view = view,
         roles = super::emit::roles(ir, d),
         walk_vec = walk(w_vec),
         walk_win = walk(w_win),
         coords = crate::family::turned::STORE_COORDS,
         split_head = strip_sum::OPENCL_SPLIT_HEAD,
-        split_tail = strip_sum::opencl_split_tail(crate::family::turned::STORE_COORDS, &store),
+        sum_kernel = strip_sum::opencl_sum_kernel(
+            &ir.symbol(),
+            ATTRS,
+            &params,
+            &format!(
+                "{}\n    {view}\n    const int tid = get_local_id(0);\n{}",
+                strip_sum::OPENCL_SPLIT_HEAD,
+                strip_sum::opencl_strip_sum(crate::family::turned::STORE_COORDS, &store)
+            ),
+        ),
     );
     s
 }
+
+/// Both kernels' work-group size.
+const ATTRS: &str = "__attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))";

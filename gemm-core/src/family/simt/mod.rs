@@ -29,7 +29,7 @@ pub struct SimtTile {
     pub vw: u32,
     /// Launch-order group height, as in `MmaTile::group_m`.
     pub group_m: u32,
-    /// Work-groups that split K for the same output tile (OpenCL; the last to finish adds
+    /// Work-groups that split K for the same output tile (OpenCL; a second kernel adds
     /// the partial tiles in split order). Absent in records written before it (1).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub ksplit: u32,
@@ -87,13 +87,14 @@ impl KernelFamily for Simt {
         Ok(())
     }
 
-    /// Every tile of the space, and on an OpenCL CPU the tiles of at most 32 rows again
-    /// with K split over 4 work-groups: a product of few rows has few tiles along M, and
-    /// those alone leave cores idle. Not on an OpenCL GPU, where it is 2.2-2.5x faster at
-    /// 16-64 rows (batch af1) but not correct by the language (the `split-K` rule).
+    /// Every tile of the space, and on OpenCL the tiles of at most 32 rows again with K
+    /// split over 4 or 8 work-groups (4 on a CPU): a product of few rows has few tiles
+    /// along M, and those alone leave most of a GPU idle (16x4096x4096 in 16x64 tiles is
+    /// 64 work-groups). A split is two kernels (`strip_sum::SUM_KERNEL_SUFFIX`).
     fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<SimtTile> {
         let splits: &[u32] = match (cx.target.backend, cx.target.device_type) {
             (Backend::Opencl, DeviceType::Cpu) => &[1, 4],
+            (Backend::Opencl, _) => &[1, 4, 8],
             _ => &[1],
         };
         let splits = space.pick("ksplit", splits);
@@ -315,16 +316,8 @@ const RULES: [Rule<SimtTile>; 9] = [
     Rule {
         name: "split-K",
         check: |x, c| {
-            if c.ksplit <= 1 {
-                None
-            } else if x.target.backend != Backend::Opencl {
-                Some(format!(
-                    "ksplit {} (work-groups split K in the OpenCL source only)",
-                    c.ksplit
-                ))
-            } else {
-                super::strip_sum::refuses_split(x.target)
-            }
+            (c.ksplit > 1 && x.target.backend != Backend::Opencl)
+                .then(|| format!("ksplit {} (work-groups split K in the OpenCL source only)", c.ksplit))
         },
     },
     Rule {

@@ -2,8 +2,9 @@
 //! tile MWG×NWG×KWG, per-thread tile MWI×NWI strided by MDIMC/NDIMC, VW-wide global
 //! loads), operands staged in local memory as float, the epilogue fused before the
 //! store. Halves go through `vload_half`/`vstore_half_rte`, so no `cl_khr_fp16` is needed.
-//! With `KSPLIT` > 1 the grid's second dimension splits K, and the last of a tile's
-//! work-groups adds the partial tiles in split order (`strip_sum::OPENCL_ARRIVE`).
+//! With `KSPLIT` > 1 the grid's second dimension splits K: each work-group leaves its
+//! partial tile in its slot, and a second kernel adds a tile's slots in split order and
+//! stores (`strip_sum::SUM_KERNEL_SUFFIX`).
 
 use super::SIMT_LOCAL_PAD;
 use crate::codegen::prelude::{epilogue_fn, helpers, kernel_params, variant_store, view_prologue};
@@ -56,22 +57,11 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         _ => FMA_MATH,
     };
     let store = variant_store(ir, variant, "gi", "gj", "acc[i][j]");
-    let _ = write!(
-        s,
-        r#"
-__kernel __attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))
-void {sym}(
-#if KSPLIT > 1
-    __global float* cg_ws, __global uint* cg_flags,
-#endif
-    int M, int N, int K, {params})
-{{
-    __local float As[KWG][MWG + {pad}];
-    __local float Bs[KWG][NWG + {pad}];
-#if KSPLIT > 1
-    __local int cg_last;
-#endif
-    {view}
+    let params = kernel_params(ir, d);
+    // What both kernels of a split compute before their work: where the views start, the
+    // work-item's place, and the work-group's tile.
+    let prologue = format!(
+        r#"    {view}
     const {g}{st}* A = p{a};
     const {g}{st}* B = p{b};
     const int tx = get_local_id(0);
@@ -90,6 +80,47 @@ void {sym}(
     const int n0 = ((pid % in_group) / group_rows) * NWG;
 
     float acc[MWI][NWI];
+#if KSPLIT > 1
+    const long cg_tile = (long)get_group_id(2) * get_num_groups(0) + get_group_id(0);
+    __global float* const cg_slots = cg_ws + cg_tile * (KSPLIT * MWG * NWG);
+#define CG_AT(s, i, j) cg_slots[(s) * (MWG * NWG) + (ty + (i) * MDIMC) * NWG + tx + (j) * NDIMC]
+#endif"#,
+        view = view_prologue(ir, Backend::Opencl),
+        g = d.global(),
+        st = d.storage(ir.ab_dtype),
+        a = ir.a,
+        b = ir.b,
+    );
+    let store_tile = format!(
+        r#"    for (int i = 0; i < MWI; i++) {{
+        const int gi = m0 + ty + i * MDIMC;
+        for (int j = 0; j < NWI; j++) {{
+            const int gj = n0 + tx + j * NDIMC;
+            if (gi < M && gj < N) {{
+                {store};
+            }}
+        }}
+    }}"#
+    );
+    let sum_body = format!(
+        r#"{prologue}
+    for (int i = 0; i < MWI; i++)
+        for (int j = 0; j < NWI; j++) {{
+            float sum = 0.0f;
+            for (int s = 0; s < KSPLIT; ++s) sum += CG_AT(s, i, j);
+            acc[i][j] = sum;
+        }}
+{store_tile}"#
+    );
+    let _ = write!(
+        s,
+        r#"
+__kernel {attrs}
+{signature}
+{{
+    __local float As[KWG][MWG + {pad}];
+    __local float Bs[KWG][NWG + {pad}];
+{prologue}
     for (int i = 0; i < MWI; i++)
         for (int j = 0; j < NWI; j++)
             acc[i][j] = 0.0f;{guard}
@@ -113,48 +144,25 @@ void {sym}(
     }}
 
 #if KSPLIT > 1
-    /* Every split leaves its partial tile in its slot; the last of the tile's KSPLIT
-       work-groups to arrive adds the slots in split order, each work-item its own
-       elements, and stores. */
-    const long cg_tile = (long)get_group_id(2) * get_num_groups(0) + get_group_id(0);
-    __global float* const cg_slots = cg_ws + cg_tile * (KSPLIT * MWG * NWG);
+    /* Every split leaves its partial tile in its slot, for the second kernel. */
     for (int i = 0; i < MWI; i++)
         for (int j = 0; j < NWI; j++)
-            cg_slots[get_group_id(1) * (MWG * NWG) + (ty + i * MDIMC) * NWG + tx + j * NDIMC] = acc[i][j];
-{arrive}
-    {{
-        const volatile __global float* const cg_in = cg_slots;
-        for (int i = 0; i < MWI; i++)
-            for (int j = 0; j < NWI; j++) {{
-                float sum = 0.0f;
-                for (int s = 0; s < KSPLIT; ++s) sum += cg_in[s * (MWG * NWG) + (ty + i * MDIMC) * NWG + tx + j * NDIMC];
-                acc[i][j] = sum;
-            }}
-    }}
+            CG_AT(get_group_id(1), i, j) = acc[i][j];
+#else
+{store_tile}
 #endif
-    for (int i = 0; i < MWI; i++) {{
-        const int gi = m0 + ty + i * MDIMC;
-        for (int j = 0; j < NWI; j++) {{
-            const int gj = n0 + tx + j * NDIMC;
-            if (gi < M && gj < N) {{
-                {store};
-            }}
-        }}
-    }}
 }}
-"#,
-        arrive = crate::family::strip_sum::OPENCL_ARRIVE,
-        sym = ir.symbol(),
-        params = kernel_params(ir, d),
-        view = view_prologue(ir, Backend::Opencl),
+{sum_kernel}"#,
+        attrs = ATTRS,
+        signature = crate::family::strip_sum::opencl_signature(&ir.symbol(), &params),
+        sum_kernel = crate::family::strip_sum::opencl_sum_kernel(&ir.symbol(), ATTRS, &params, &sum_body),
         pad = SIMT_LOCAL_PAD,
-        g = d.global(),
-        st = d.storage(ir.ab_dtype),
-        a = ir.a,
-        b = ir.b,
     );
     s
 }
+
+/// Both kernels' work-group size.
+const ATTRS: &str = "__attribute__((reqd_work_group_size(NDIMC, MDIMC, 1)))";
 
 /// The MWI×NWI inner product of one k step (the full kernel's math).
 const FMA_MATH: &str = "            for (int i = 0; i < MWI; i++)

@@ -1,9 +1,10 @@
 //! Building an OpenCL kernel: from the binary cache where it holds a usable binary, else
 //! from source (then cached), with `CROSSGEMM_LOG`'s line and `CROSSGEMM_DUMP`'s files.
 
-use super::{cl_err, ClKernel, OpenclBackend, BACKEND};
+use super::{cl_err, ClKernel, OpenclBackend, Passes, BACKEND};
 use crate::device::binary_cache::{self, BinaryCache, BinaryKey};
 use crate::error::{GemmError, Result};
+use gemm_core::SUM_KERNEL_SUFFIX;
 use opencl3::error_codes::{ClError, CL_BUILD_PROGRAM_FAILURE};
 use opencl3::kernel::Kernel;
 use opencl3::program::Program;
@@ -50,12 +51,12 @@ impl OpenclBackend {
                 let loaded = Program::create_and_build_from_binary(&self.context, &[&entry.binary], &joined)
                     .map_err(|e| e.to_string())
                     .and_then(|p| {
-                        Kernel::create(&p, symbol)
+                        passes(&p, symbol)
                             .map(|k| (p, k))
                             .map_err(|e| format!("{e}: no kernel `{symbol}` in the cached program"))
                     });
                 match loaded {
-                    Ok((program, kernel)) => {
+                    Ok((program, kernels)) => {
                         binary_cache::count_hit();
                         if crate::env::log() {
                             eprintln!(
@@ -65,7 +66,7 @@ impl OpenclBackend {
                             );
                         }
                         return Ok(Arc::new(ClKernel {
-                            kernel: Mutex::new(kernel),
+                            kernels: Mutex::new(kernels),
                             _program: program,
                             symbol: symbol.to_string(),
                             context: self.context_key(),
@@ -97,7 +98,7 @@ impl OpenclBackend {
             };
             return Err(fail(log));
         }
-        let kernel = Kernel::create(&program, symbol).map_err(|e| {
+        let kernels = passes(&program, symbol).map_err(|e| {
             fail(format!(
                 "{e}: no kernel `{symbol}` in the program (it has: {})",
                 program.kernel_names()
@@ -119,12 +120,26 @@ impl OpenclBackend {
             }
         }
         Ok(Arc::new(ClKernel {
-            kernel: Mutex::new(kernel),
+            kernels: Mutex::new(kernels),
             _program: program,
             symbol: symbol.to_string(),
             context: self.context_key(),
         }))
     }
+}
+
+/// The kernels a launch of `symbol` runs: `symbol`, and the split's second pass where
+/// the program holds one (`{symbol}` + [`SUM_KERNEL_SUFFIX`], which `gemm_core` emits
+/// with the same arguments).
+fn passes(program: &Program, symbol: &str) -> std::result::Result<Passes, ClError> {
+    let main = Kernel::create(program, symbol)?;
+    let sum_name = format!("{symbol}{SUM_KERNEL_SUFFIX}");
+    let sum = if program.kernel_names().split(';').any(|k| k.trim() == sum_name) {
+        Some(Kernel::create(program, &sum_name)?)
+    } else {
+        None
+    };
+    Ok(Passes { main, sum })
 }
 
 /// `CROSSGEMM_LOG`: one stderr line per build. `CROSSGEMM_DUMP=<dir>`: the source and the

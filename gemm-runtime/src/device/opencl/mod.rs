@@ -126,11 +126,19 @@ pub(crate) struct ClBuffer {
 /// A compiled kernel. clSetKernelArg is not thread-safe and the arguments are captured
 /// only at enqueue time, so the lock is held from the first argument to the enqueue.
 pub(crate) struct ClKernel {
-    kernel: Mutex<Kernel>,
+    /// Locked while a launch sets their arguments and queues them.
+    kernels: Mutex<Passes>,
     // Kept so the program outlives the kernel, whatever the driver's reference counting.
     _program: Program,
     symbol: String,
     context: usize,
+}
+
+/// The kernels of one launch, queued in order with the same arguments: the kernel, and
+/// where its program has one, a split's second pass over [`gemm_core::sum_pass`]'s grid.
+pub(crate) struct Passes {
+    main: Kernel,
+    sum: Option<Kernel>,
 }
 
 /// A failed OpenCL call: its error as the source, with `context` after its text.
@@ -356,13 +364,13 @@ impl OpenclBackend {
         Ok(b)
     }
 
-    /// Launches and returns the launch's event (its profiling counters are enabled).
+    /// Launches and returns the launch's events (their profiling counters are enabled).
     pub(crate) fn launch_event(
         &self,
         kernel: &(dyn Any + Send + Sync),
         dims: LaunchDims,
         args: &[KernelArg<'_>],
-    ) -> Result<Option<Event>> {
+    ) -> Result<Option<Launched>> {
         let k = kernel
             .downcast_ref::<ClKernel>()
             .ok_or_else(|| driver_err("launch", format!("not a kernel compiled for {}", self.info.id)))?;
@@ -421,26 +429,46 @@ impl OpenclBackend {
                 }
             }
         }
-        let kernel = k.kernel.lock().unwrap_or_else(|e| e.into_inner());
-        for (i, arg) in flat.iter().enumerate() {
-            let idx = i as u32;
-            let r = unsafe {
-                match arg {
-                    ClArg::Int(v) => kernel.set_arg(idx, v),
-                    ClArg::Long(v) => kernel.set_arg(idx, v),
-                    ClArg::Float(v) => kernel.set_arg(idx, v),
-                    ClArg::Mem(m) => kernel.set_arg(idx, m),
-                }
-            };
-            r.map_err(|e| cl_err(&op, e, &format!(" setting argument {i} ({})", sizes())))?;
+        let passes = k.kernels.lock().unwrap_or_else(|e| e.into_inner());
+        let mut events = Vec::with_capacity(2);
+        for (kernel, dims) in
+            std::iter::once((&passes.main, dims)).chain(passes.sum.iter().map(|s| (s, gemm_core::sum_pass(dims))))
+        {
+            for (i, arg) in flat.iter().enumerate() {
+                let idx = i as u32;
+                let r = unsafe {
+                    match arg {
+                        ClArg::Int(v) => kernel.set_arg(idx, v),
+                        ClArg::Long(v) => kernel.set_arg(idx, v),
+                        ClArg::Float(v) => kernel.set_arg(idx, v),
+                        ClArg::Mem(m) => kernel.set_arg(idx, m),
+                    }
+                };
+                r.map_err(|e| cl_err(&op, e, &format!(" setting argument {i} ({})", sizes())))?;
+            }
+            let global: [usize; 3] = std::array::from_fn(|i| dims.grid[i] as usize * dims.block[i] as usize);
+            // The in-order queue runs a second pass after the first has finished and its
+            // writes are visible: the one order OpenCL C 1.2 gives between work-groups.
+            let ev = unsafe {
+                self.queue
+                    .enqueue_nd_range_kernel(kernel.get(), 3, ptr::null(), global.as_ptr(), local.as_ptr(), &[])
+            }
+            .map_err(|e| cl_err(&op, e, &format!(" ({})", sizes())))?;
+            events.push(ev);
         }
-        let ev = unsafe {
-            self.queue
-                .enqueue_nd_range_kernel(kernel.get(), 3, ptr::null(), global.as_ptr(), local.as_ptr(), &[])
-        }
-        .map_err(|e| cl_err(&op, e, &format!(" ({})", sizes())))?;
-        Ok(Some(ev))
+        let last = events.pop().expect("one kernel at least");
+        Ok(Some(Launched {
+            first: events.pop(),
+            last,
+        }))
     }
+}
+
+/// The events of a launch's kernels: its first (a split's first pass) where there were
+/// two, and its last.
+pub(crate) struct Launched {
+    first: Option<Event>,
+    last: Event,
 }
 
 impl OpenclBackend {
@@ -674,10 +702,12 @@ impl DeviceBackend for OpenclBackend {
             return Ok(0.0);
         };
         let op = || format!("timing a launch on {}", self.info.id);
-        ev.wait().map_err(|e| cl_err(op(), e, ""))?;
-        // START..END is the kernel alone; QUEUED/SUBMIT would add the queue's latency.
-        let start = ev.profiling_command_start().map_err(|e| cl_err(op(), e, ""))?;
-        let end = ev.profiling_command_end().map_err(|e| cl_err(op(), e, ""))?;
+        ev.last.wait().map_err(|e| cl_err(op(), e, ""))?;
+        // START..END is the kernels alone (a split's two and the gap between them);
+        // QUEUED/SUBMIT would add the queue's latency.
+        let first = ev.first.as_ref().unwrap_or(&ev.last);
+        let start = first.profiling_command_start().map_err(|e| cl_err(op(), e, ""))?;
+        let end = ev.last.profiling_command_end().map_err(|e| cl_err(op(), e, ""))?;
         Ok(end.saturating_sub(start) as f64 / 1e6)
     }
 }
