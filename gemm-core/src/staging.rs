@@ -15,14 +15,15 @@
 //! Padding elements past the extent are never read: every family bounds its loads by
 //! the problem's extents, and zero-fills the part of a chunk past them.
 //!
-//! The runtime (`gemm-runtime/src/stage.rs`) also leaves alone a call that a shape
-//! specialist of its target's plan reads where it lies (gemv, gemv_n and decode read rows
-//! at any alignment through windows, every element once): a policy of the plan, not of
-//! the shape, so not in [`worth_staging`]. The tables' builds ([`as_launched`]) assume
-//! staging there; such a call's first launch compiles its in-place variant instead.
+//! A call that a shape specialist of its target's plan reads where it lies is left alone
+//! (gemv, gemv_n and decode read rows at any alignment through windows, every element
+//! once): a policy of the plan, not of the shape, so not in [`worth_staging`] but in
+//! [`specialist_reads_in_place`] and [`as_launched_in`], which the runtime
+//! (`gemm-runtime/src/stage.rs`) and the tables' builds share.
 
-use crate::family::{Problem, Stored};
+use crate::family::{Problem, Stored, TileConfig};
 use crate::ir::GemmIr;
+use crate::target::TargetSpec;
 
 /// Work (2·M·N·K per product, times the batch) below which a misaligned operand is used
 /// where it lies. About a 512³ GEMM: a few microseconds on a GPU, where a copy's launch
@@ -86,9 +87,34 @@ pub fn staged_at(ir: &GemmIr, extent: usize, rows: usize, at: Stored) -> Stored 
     Stored::new(ld, 0).with_bstride(bstride)
 }
 
-/// `p` as a launch under the default policy runs it: [`worth_staging`]'s operands staged.
+/// `p` as a launch under the default policy runs it, [`worth_staging`]'s operands
+/// staged, for a kernel with no shape specialist (see [`as_launched_in`]).
 pub fn as_launched(ir: &GemmIr, p: Problem) -> Problem {
     staged(ir, p, worth_staging(ir, p))
+}
+
+/// Whether a shape specialist among `configs` (a family of preference 0 on `target`:
+/// gemv, gemv_n, decode, decode_n, each reading every operand element once) takes a call
+/// at `p` where its operands lie; staging would move a misaligned weight twice more than
+/// such a kernel reads it (in place 1.6-1.8x faster than staged at 8-16 rows of
+/// 4096x4099 on the H200, bench/results/h200-2026-12-05af).
+pub fn specialist_reads_in_place(target: &TargetSpec, configs: &[TileConfig], ir: &GemmIr, p: Problem) -> bool {
+    configs.iter().any(|c| {
+        let f = c.family();
+        f.preference(target).0 == 0 && f.accepts(c, ir, p).is_ok()
+    })
+}
+
+/// `p` as a launch of a kernel planned with `configs` on `target` runs it under the
+/// default policy: [`as_launched`], unless a shape specialist reads it in place
+/// ([`specialist_reads_in_place`]).
+pub fn as_launched_in(target: &TargetSpec, configs: &[TileConfig], ir: &GemmIr, p: Problem) -> Problem {
+    let worth = worth_staging(ir, p);
+    if worth.contains(&true) && specialist_reads_in_place(target, configs, ir, p) {
+        p
+    } else {
+        staged(ir, p, worth)
+    }
 }
 
 /// `p` after staging the operands `which` marks: those now packed in scratch.

@@ -20,7 +20,7 @@ use crate::family::{PlanCtx, Problem, TileConfig};
 use crate::ir::{AccMode, DType, EpOp, Func, GemmIr, Layout};
 use crate::plan::Plan;
 use crate::records::{bucket_dims, rekey, Records};
-use crate::target::{Backend, TargetSpec};
+use crate::target::TargetSpec;
 use serde::{Deserialize, Serialize};
 
 /// The records shipped with crossgemm (the workspace's `records/`), by file name; every
@@ -110,8 +110,8 @@ pub struct Seed {
 }
 
 /// One compile a table asks for: a config, the shape it was measured at, and the defines
-/// of the problem a launch of that shape compiles (misaligned operands staged first, as
-/// the default `CROSSGEMM_STAGE=auto` does: [`crate::staging::as_launched`]).
+/// of the problem a launch of that shape compiles (misaligned operands staged first where
+/// the default `CROSSGEMM_STAGE=auto` stages them: [`crate::staging::as_launched_in`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Build {
     pub config: TileConfig,
@@ -119,14 +119,20 @@ pub struct Build {
     pub defines: Vec<(String, u32)>,
 }
 
-/// The distinct compiles (config and defines) of `seeds`, in their order: what `prepare`
-/// compiles on a device and the `aot` feature at build time.
-pub fn builds<'s>(ir: &GemmIr, backend: Backend, seeds: impl IntoIterator<Item = &'s Seed>) -> Vec<Build> {
+/// The distinct compiles (config and defines) of `seeds` for `ir` planned as `plan` on
+/// `target`, in their order: what `prepare` compiles on a device and the `aot` feature at
+/// build time.
+pub fn builds<'s>(
+    ir: &GemmIr,
+    target: &TargetSpec,
+    plan: &Plan,
+    seeds: impl IntoIterator<Item = &'s Seed>,
+) -> Vec<Build> {
     let mut out: Vec<Build> = Vec::new();
     for s in seeds {
         let [m, n, k] = s.shape;
-        let p = crate::staging::as_launched(ir, Problem::new(m, n, k));
-        let defines = s.config.owned_defines(ir, backend, p);
+        let p = crate::staging::as_launched_in(target, &plan.configs, ir, Problem::new(m, n, k));
+        let defines = s.config.owned_defines(ir, target.backend, p);
         if !out.iter().any(|b| b.config == s.config && b.defines == defines) {
             out.push(Build {
                 config: s.config,
@@ -294,13 +300,34 @@ mod tests {
             seed(simt(64), [1024, 1024, 701]),
             seed(simt(32), [1024, 1024, 1024]),
         ];
-        let b = builds(&ir, Backend::Cuda, &seeds);
+        let h200 = Targets::parse(BUILTIN_TARGETS).unwrap().get("h200").unwrap().clone();
+        let plan = crate::plan::plan_target(&ir, &h200, &crate::space::TuneSpace::default());
+        let b = builds(&ir, &h200, &plan, &seeds);
         assert_eq!(b.len(), 2, "{b:?}");
         assert_eq!((b[0].config, b[0].shape), (simt(64), [1024, 1024, 1024]));
         assert_eq!(b[1].config, simt(32));
         // A 33x17x31 seed (under the threshold) keeps its misaligned variant.
-        let small = builds(&ir, Backend::Cuda, &[seed(simt(64), [33, 17, 31])]);
+        let small = builds(&ir, &h200, &plan, &[seed(simt(64), [33, 17, 31])]);
         assert!(small[0].defines.contains(&("A_VEC".to_string(), 0)), "{small:?}");
+        // 1x16384x4099 is over the threshold, but the plan's gemv reads its rows where
+        // they lie, so a launch does not stage them: nor does its build.
+        let decode_size = [1, 16384, 4099];
+        let p = Problem::new(1, 16384, 4099);
+        assert_eq!(crate::staging::worth_staging(&ir, p), [true, true]);
+        let b = builds(&ir, &h200, &plan, &[seed(simt(64), decode_size)]);
+        assert!(b[0].defines.contains(&("A_VEC".to_string(), 0)), "{b:?}");
+        let without: Vec<TileConfig> = plan
+            .configs
+            .iter()
+            .copied()
+            .filter(|c| c.family().preference(&h200).0 != 0)
+            .collect();
+        let plain = Plan {
+            configs: without,
+            ..plan.clone()
+        };
+        let b = builds(&ir, &h200, &plain, &[seed(simt(64), decode_size)]);
+        assert!(!b[0].defines.contains(&("A_VEC".to_string(), 0)), "{b:?}");
     }
 
     #[test]

@@ -66,8 +66,8 @@ pub fn jobs(ir: &GemmIr, planned: &Planned) -> Vec<Job> {
         return Vec::new();
     };
     // The compiles `prepare` would run on the device, as launches of the seeds' shapes
-    // compile them (misaligned operands staged).
-    gemm_core::table::builds(ir, Backend::Cuda, &planned.table)
+    // compile them (misaligned operands staged where a launch stages them).
+    gemm_core::table::builds(ir, &planned.spec, &planned.plan, &planned.table)
         .into_iter()
         .map(|b| {
             let arch = gemm_nvrtc::Arch {

@@ -74,11 +74,7 @@ fn read_in_place(call: &Call<'_, '_>) -> bool {
     let Ok(tk) = call.target() else {
         return false;
     };
-    let (ir, target) = (call.ir(), tk.spec());
-    let takes = tk.plan().configs.iter().any(|c| {
-        let f = c.family();
-        f.preference(target).0 == 0 && f.accepts(c, ir, call.problem).is_ok()
-    });
+    let takes = staging::specialist_reads_in_place(tk.spec(), &tk.plan().configs, call.ir(), call.problem);
     seen.write().unwrap_or_else(|e| e.into_inner()).insert(key, takes);
     takes
 }

@@ -46,7 +46,7 @@ pub struct PrepareReport {
 /// its winners for this device's name, or, when the table has none for it, every entry
 /// (`cached` launches start from the nearest). Each is compiled for the build variant of
 /// the shape it was measured at, as a launch of it runs (`gemm_core::table::builds`:
-/// misaligned operands staged), which is the variant of every shape of its class on
+/// misaligned operands staged unless a shape specialist reads them in place), which is the variant of every shape of its class on
 /// families whose defines do not depend on the shape (wgmma) and of aligned shapes on the
 /// others. Also the row-copy kernels a staged call launches ([`PrepareReport::helpers`]).
 /// Tunes and checks nothing; without a table (or with `CROSSGEMM_IGNORE_TABLES`) only
@@ -55,7 +55,7 @@ pub fn prepare(spec: &'static KernelSpec, dev: &Device) -> Result<PrepareReport>
     let start = Instant::now();
     let tk = spec.target_for(dev)?;
     let ir = spec.ir();
-    let builds = gemm_core::table::builds(ir, tk.backend, table::for_device(tk, &dev.info().name));
+    let builds = gemm_core::table::builds(ir, tk.spec(), tk.plan(), table::for_device(tk, &dev.info().name));
     let symbol = ir.symbol();
     // The row copies a staged call of this kernel may launch (the first staged call of a
     // process would compile them), in the same pool as the configs.
