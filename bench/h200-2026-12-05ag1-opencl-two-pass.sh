@@ -14,6 +14,12 @@
 #   tuned row-major-w rows (gemv_n), K whole against two kernels.
 # PART=2 (~6 min): tuned column-major-w rows of 16-64 rows (simt): K whole, one kernel,
 #   two kernels.
+# PART=3 (~4 min, CUDA): gemv against decode at misaligned decode sizes (K odd: rows
+#   through windows), a full tune of each shape (every candidate's time) and the config
+#   an `off` launch takes (the plan's default: decode's first where it accepts).
+# Written before (PART=3): ae1 found gemv 18% ahead of decode at 1x4096x4099 (17.25
+#   against 20.32 µs); if gemv leads at every one- and two-row shape here, the default
+#   there should be gemv's (decode's windows shift whole mma fragments).
 # Written before: correct; the second kernel costs a launch's gap on the queue (a few µs
 #   between the kernels; af1's one-kernel times: simt 16/32/64x4096x4096 114.6/132.4/170.3
 #   µs, gemv_n 1x4096x11008 55.3), so two kernels keep most of af1's gain over K whole:
@@ -58,7 +64,14 @@ if [ "$PART" = 1 ]; then
   unset CROSSGEMM_TEST_DEVICES CROSSGEMM_TEST_CONFIGS
   export CROSSGEMM_REQUIRE_CUDA=1
   BINS=".dev/ae1s $B" bench wrow --w-layout row --shape 1x4096x11008 --shape 4x4096x4096 --shape 1x12288x4096
-else
+elif [ "$PART" = 2 ]; then
   BINS=".dev/ae1s .dev/af1s $B" bench col --shape 16x4096x4096 --shape 32x4096x4096 --shape 64x4096x4096
+else
+  export CROSSGEMM_IGNORE_TABLES=1
+  for s in 1x4096x4099 2x4096x4099 1x12288x4099 4x4096x4099 8x4096x4099 1x4096x11007; do
+    timeout 60 $B/crossgemm tune --device cuda:0 --shape $s --dtype f16 --epilogue none --max 48 --json --cache-dir /tmp/cg-$BATCH-fam > $R/tune-$s.json 2> $R/tune-$s.err; echo "tune $s rc=$?"
+    python3 bench/tune_summary.py "$s" $R/tune-$s.json | cut -c1-700
+    CROSSGEMM_TUNE=off timeout 30 $B/crossgemm tune --device cuda:0 --shape $s --dtype f16 --epilogue none --cache-dir /tmp/cg-$BATCH-off > $R/off-$s.txt 2>&1; echo "default $s: $(grep -E "^best" $R/off-$s.txt | head -1 | tr '\n' ' ')"
+  done
 fi
 finish
