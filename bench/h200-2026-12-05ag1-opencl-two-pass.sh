@@ -12,8 +12,9 @@
 # PART=1 (~5 min): correct through NVIDIA's OpenCL (every planned split config of the
 #   kernel suites, the split-K same-bits tests, the views with NaN around them), then
 #   tuned row-major-w rows (gemv_n), K whole against two kernels.
-# PART=2 (~6 min): tuned column-major-w rows of 16-64 rows (simt): K whole, one kernel,
-#   two kernels.
+# PART=2 (~8 min): tuned column-major-w rows of 16-64 rows (simt): K whole, one kernel,
+#   two kernels; then every candidate's time at 16x4096x4096 and 1000^3 (the OpenCL
+#   target has no peak in targets.toml, so its default is the planner's first config).
 # PART=3 (~4 min, CUDA): gemv against decode at misaligned decode sizes (K odd: rows
 #   through windows), a full tune of each shape (every candidate's time) and the config
 #   an `off` launch takes (the plan's default: decode's first where it accepts).
@@ -66,6 +67,13 @@ if [ "$PART" = 1 ]; then
   BINS=".dev/ae1s $B" bench wrow --w-layout row --shape 1x4096x11008 --shape 4x4096x4096 --shape 1x12288x4096
 elif [ "$PART" = 2 ]; then
   BINS=".dev/ae1s .dev/af1s $B" bench col --shape 16x4096x4096 --shape 32x4096x4096 --shape 64x4096x4096
+  # Every candidate's time (the new CLI), for the OpenCL target's default: with no peak in
+  # targets.toml it is the planner's first (a 128x128 simt tile: 32 work-groups at 16 rows).
+  export CROSSGEMM_IGNORE_TABLES=1
+  for s in 16x4096x4096 1000x1000x1000; do
+    timeout 100 $B/crossgemm tune --device $OCL --shape $s --dtype f16 --epilogue none --max 48 --json --cache-dir /tmp/cg-$BATCH-all > $R/tune-ocl-$s.json 2> $R/tune-ocl-$s.err; echo "tune $s rc=$?"
+    python3 bench/tune_summary.py "$s" $R/tune-ocl-$s.json | cut -c1-900
+  done
 else
   export CROSSGEMM_IGNORE_TABLES=1
   for s in 1x4096x4099 2x4096x4099 1x12288x4099 4x4096x4099 8x4096x4099 1x4096x11007; do

@@ -123,13 +123,15 @@ fn family_of(src: &str, target: &TargetSpec) -> Family {
     }
 }
 
-/// The kernel function itself (everything from its declaration on).
+/// The kernel function itself (from its declaration to the next kernel, if any).
 fn body(src: &str) -> &str {
     let at = src
         .find("extern \"C\" __global__")
         .or_else(|| src.find("__kernel "))
         .expect("source has a kernel");
-    &src[at..]
+    // An OpenCL split's second kernel (`{symbol}_sum`) follows the first: not its body.
+    let end = src[at + 1..].find("__kernel ").map_or(src.len(), |e| at + 1 + e);
+    &src[at..end]
 }
 
 /// The line declaring the kernel: symbol and parameter list (the ABI).
