@@ -98,7 +98,7 @@ const TAIL: &str = r#"#if KSPLIT > 1
 ///
 /// Why two kernels: the sums of a split meet only after every work-group of the strip
 /// has left its own, and OpenCL C 1.2 orders nothing between the work-groups of one
-/// launch (CUDA's tail, [`cuda_tail`], uses `acq_rel.gpu` atomics for it). The one
+/// launch (CUDA's tail uses `acq_rel.gpu` atomics for it). The one
 /// ordering it promises is a kernel boundary on an in-order queue. A single kernel whose
 /// last work-group adds the others' sums was right in every run on NVIDIA's OpenCL, but
 /// that driver compiles `mem_fence` to `membar.cta` (work-group scope: batch af1's PTX),
