@@ -65,6 +65,13 @@ if [ "$PART" = 1 ]; then
   unset CROSSGEMM_TEST_DEVICES CROSSGEMM_TEST_CONFIGS
   export CROSSGEMM_REQUIRE_CUDA=1
   BINS=".dev/ae1s $B" bench wrow --w-layout row --shape 1x4096x11008 --shape 4x4096x4096 --shape 1x12288x4096
+  # The default a first call takes there (no OpenCL table): K whole before, a split now
+  # (gemv_n's score puts KSPLIT 4 first).
+  for bin in .dev/ae1s $B; do
+    tag=first-$(basename $bin)
+    timeout 60 $bin/crossgemm bench --first-call --device $OCL --w-layout row --shape 1x4096x11008 --shape 4x4096x4096 --shape 1x12288x4096 --dtypes f16 --epilogues none --cache-dir /tmp/cg-$BATCH-$tag --out $R --name $tag > $R/$tag.log 2>&1; echo "$tag rc=$?"
+    grep -E "^\| [0-9]+x[0-9]+x[0-9]+ \|" $R/$tag.md | head -3 | cut -d"|" -f2-9
+  done
 elif [ "$PART" = 2 ]; then
   BINS=".dev/ae1s .dev/af1s $B" bench col --shape 16x4096x4096 --shape 32x4096x4096 --shape 64x4096x4096
   # Every candidate's time (the new CLI), for the OpenCL target's default: with no peak in
