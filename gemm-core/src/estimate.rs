@@ -175,6 +175,14 @@ fn blocks(c: &TileConfig, p: Problem) -> f64 {
     tiles(p.m, bm) * tiles(p.n, bn) * c.k_split().max(1) as f64 * p.batch.max(1) as f64
 }
 
+/// Elements of C the tiles of `c` cover at `p`, padding included (per product; K splits
+/// cover the same area).
+fn padded_area(c: &TileConfig, p: Problem) -> f64 {
+    let (bm, bn) = c.block_mn();
+    let tiles = |x: usize, b: u32| (x.max(1) as f64 / b.max(1) as f64).ceil() * b.max(1) as f64;
+    tiles(p.m, bm) * tiles(p.n, bn)
+}
+
 /// The config a call with nothing measured for it runs (no tuning record, no cached
 /// winner, `CROSSGEMM_TUNE=off`), of `configs`: those that can run the call, in the
 /// planner's order.
@@ -190,14 +198,29 @@ fn blocks(c: &TileConfig, p: Problem) -> f64 {
 /// overrule a measured default (at 8192³ tf32 its L2 term prefers 64-row tiles 2:1; the
 /// measured winner is the planner's first).
 ///
-/// `None` for an empty list; without estimates (a target with no peak), the first.
+/// Without estimates (a target with no peak: the OpenCL GPUs) the tiles' geometry alone
+/// decides: of the configs that give at least half of the SMs a block, the first in the
+/// planner's order whose tiles cover at most 1.5 times the least padded area any of them
+/// covers ([`padded_area`]); the first where none does. (On NVIDIA's OpenCL the
+/// planner's first at 16x4096x4096 is a 128x128 tile, 32 work-groups for 132 SMs, where
+/// the tuned winner made 1024; the first that fills is 128x32, which computes eight
+/// times the rows there are; bench/results/h200-2026-12-05af.)
+///
+/// `None` for an empty list.
 pub fn default_pick(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p: Problem) -> Option<TileConfig> {
     let first = *configs.first()?;
-    if 2.0 * blocks(&first, p) >= target.sm_count as f64 {
+    let fills = |c: &TileConfig| 2.0 * blocks(c, p) >= target.sm_count as f64;
+    if fills(&first) {
         return Some(first);
     }
     let Some(est) = estimates(configs, ir, target, p) else {
-        return Some(first);
+        let least = configs
+            .iter()
+            .filter(|c| fills(c))
+            .map(|c| padded_area(c, p))
+            .fold(f64::INFINITY, f64::min);
+        let pick = configs.iter().find(|c| fills(c) && padded_area(c, p) <= 1.5 * least);
+        return Some(pick.copied().unwrap_or(first));
     };
     let fastest = est.iter().copied().fold(f64::INFINITY, f64::min);
     if est[0] <= DEFAULT_MARGIN * fastest {
@@ -531,9 +554,48 @@ mod tests {
         let configs = plan_target(&ir, &t, &TuneSpace::default()).configs;
         assert!(estimate_us(&configs[0], &ir, &t, Problem::new(16, 16, 16)).is_none());
         assert_eq!(by_estimate(&configs, &ir, &t, Problem::new(16, 16, 16)), configs);
-        assert_eq!(
-            default_pick(&configs, &ir, &t, Problem::new(16, 16, 16)),
-            Some(configs[0])
-        );
+        // Nothing that runs 16x16x16 fills the SMs: the first stands.
+        let p = Problem::new(16, 16, 16);
+        let ok: Vec<TileConfig> = configs
+            .iter()
+            .copied()
+            .filter(|c| c.family().accepts(c, &ir, p).is_ok())
+            .collect();
+        assert_eq!(default_pick(&ok, &ir, &t, p), Some(ok[0]));
+    }
+
+    /// With no estimate (NVIDIA's OpenCL target has no peak) a default that leaves most of
+    /// the GPU idle gives way to the planner's first config that does not; where the
+    /// first fills it, the first stands.
+    #[test]
+    fn without_estimates_the_default_fills_the_sms() {
+        let t = Targets::parse(BUILTIN_TARGETS)
+            .unwrap()
+            .get("nvidia_opencl")
+            .unwrap()
+            .clone();
+        let ir = f16();
+        let configs = plan_target(&ir, &t, &TuneSpace::default()).configs;
+        let half = t.sm_count as f64 / 2.0;
+        for (m, n, k) in [(16, 4096, 4096), (64, 4096, 4096), (1000, 1000, 1000)] {
+            let p = Problem::new(m, n, k);
+            let ok: Vec<TileConfig> = configs
+                .iter()
+                .copied()
+                .filter(|c| c.family().accepts(c, &ir, p).is_ok())
+                .collect();
+            assert!(
+                blocks(&ok[0], p) < half,
+                "{m}x{n}x{k}: the planner's first {} fills the SMs",
+                ok[0]
+            );
+            let picked = default_pick(&ok, &ir, &t, p).unwrap();
+            assert!(blocks(&picked, p) >= half, "{m}x{n}x{k}: {picked}");
+            // Little padding: at 16 and 64 rows tiles of at most as many rows, not the
+            // planner's 128-row ones.
+            assert!(padded_area(&picked, p) <= 1.1 * (m * n) as f64, "{m}x{n}x{k}: {picked}");
+        }
+        let p = Problem::new(4096, 4096, 4096);
+        assert_eq!(default_pick(&configs, &ir, &t, p), Some(configs[0]));
     }
 }
