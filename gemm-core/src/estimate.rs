@@ -139,13 +139,42 @@ fn bandwidth_share(active: f64) -> f64 {
 }
 
 /// `configs` ordered by [`estimate_us`] for `p`, fastest first; estimates within 10 % of
-/// each other keep the planner's order (the list's order), and without estimates the
-/// list is returned as it is.
+/// each other keep the planner's order (the list's order). Without estimates (a target
+/// with no peak), by the tiles' geometry: the configs that fill half of the SMs with little
+/// padding first, where the planner's first does not fill them.
 pub fn by_estimate(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p: Problem) -> Vec<TileConfig> {
     match estimates(configs, ir, target, p) {
         Some(est) => ordered(configs, &est),
-        None => configs.to_vec(),
+        None => by_geometry(configs, target, p),
     }
+}
+
+/// `configs` as they are where the first gives at least half of the SMs a block (as
+/// [`default_pick`] keeps it). Else in three tiers, the planner's order inside each: the
+/// configs that fill half of the SMs with tiles that cover at most 1.5 times the least
+/// padded area of any that fills them ([`padded_area`]); the others that fill them; those
+/// that do not (where none does, a tiny problem, the order stands). On NVIDIA's OpenCL
+/// the planner's first at 16x4096x4096 is a 128x128 tile, 32 work-groups for 132 SMs,
+/// where the tuned winner made 1024 (bench/results/h200-2026-12-05af); the first that
+/// fills them is 128x32, which computes eight times the rows there are; 16x32 leads here.
+fn by_geometry(configs: &[TileConfig], target: &TargetSpec, p: Problem) -> Vec<TileConfig> {
+    let fills = |c: &TileConfig| 2.0 * blocks(c, p) >= target.sm_count as f64;
+    if configs.first().is_none_or(fills) {
+        return configs.to_vec();
+    }
+    let least = configs
+        .iter()
+        .filter(|c| fills(c))
+        .map(|c| padded_area(c, p))
+        .fold(f64::INFINITY, f64::min);
+    let tier = |c: &TileConfig| match (fills(c), padded_area(c, p) <= 1.5 * least) {
+        (true, true) => 0,
+        (true, false) => 1,
+        (false, _) => 2,
+    };
+    let mut idx: Vec<usize> = (0..configs.len()).collect();
+    idx.sort_by_key(|&i| (tier(&configs[i]), i));
+    idx.into_iter().map(|i| configs[i]).collect()
 }
 
 /// Every config's [`estimate_us`], or `None` where any has none.
@@ -199,12 +228,7 @@ fn padded_area(c: &TileConfig, p: Problem) -> f64 {
 /// measured winner is the planner's first).
 ///
 /// Without estimates (a target with no peak: the OpenCL GPUs) the tiles' geometry alone
-/// decides: of the configs that give at least half of the SMs a block, the first in the
-/// planner's order whose tiles cover at most 1.5 times the least padded area any of them
-/// covers ([`padded_area`]); the first where none does. (On NVIDIA's OpenCL the
-/// planner's first at 16x4096x4096 is a 128x128 tile, 32 work-groups for 132 SMs, where
-/// the tuned winner made 1024; the first that fills is 128x32, which computes eight
-/// times the rows there are; bench/results/h200-2026-12-05af.)
+/// decides: the first of [`by_estimate`]'s order.
 ///
 /// `None` for an empty list.
 pub fn default_pick(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p: Problem) -> Option<TileConfig> {
@@ -214,13 +238,7 @@ pub fn default_pick(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p:
         return Some(first);
     }
     let Some(est) = estimates(configs, ir, target, p) else {
-        let least = configs
-            .iter()
-            .filter(|c| fills(c))
-            .map(|c| padded_area(c, p))
-            .fold(f64::INFINITY, f64::min);
-        let pick = configs.iter().find(|c| fills(c) && padded_area(c, p) <= 1.5 * least);
-        return Some(pick.copied().unwrap_or(first));
+        return by_geometry(configs, target, p).first().copied();
     };
     let fastest = est.iter().copied().fold(f64::INFINITY, f64::min);
     if est[0] <= DEFAULT_MARGIN * fastest {
@@ -552,16 +570,18 @@ mod tests {
         t.peak_tflops.clear();
         let ir = f16();
         let configs = plan_target(&ir, &t, &TuneSpace::default()).configs;
-        assert!(estimate_us(&configs[0], &ir, &t, Problem::new(16, 16, 16)).is_none());
-        assert_eq!(by_estimate(&configs, &ir, &t, Problem::new(16, 16, 16)), configs);
-        // Nothing that runs 16x16x16 fills the SMs: the first stands.
-        let p = Problem::new(16, 16, 16);
-        let ok: Vec<TileConfig> = configs
-            .iter()
-            .copied()
-            .filter(|c| c.family().accepts(c, &ir, p).is_ok())
-            .collect();
-        assert_eq!(default_pick(&ok, &ir, &t, p), Some(ok[0]));
+        // Nothing that runs 16x16x16 fills the SMs, and every config fills them at 4096^3
+        // without padding: the planner's order stands.
+        for p in [Problem::new(16, 16, 16), Problem::new(4096, 4096, 4096)] {
+            assert!(estimate_us(&configs[0], &ir, &t, p).is_none());
+            let ok: Vec<TileConfig> = configs
+                .iter()
+                .copied()
+                .filter(|c| c.family().accepts(c, &ir, p).is_ok())
+                .collect();
+            assert_eq!(by_estimate(&ok, &ir, &t, p), ok, "{p:?}");
+            assert_eq!(default_pick(&ok, &ir, &t, p), Some(ok[0]));
+        }
     }
 
     /// With no estimate (NVIDIA's OpenCL target has no peak) a default that leaves most of
@@ -594,6 +614,14 @@ mod tests {
             // Little padding: at 16 and 64 rows tiles of at most as many rows, not the
             // planner's 128-row ones.
             assert!(padded_area(&picked, p) <= 1.1 * (m * n) as f64, "{m}x{n}x{k}: {picked}");
+            // A mid-size tune's short list holds the tiles that fill the GPU, the
+            // splits over work-groups among them (2.2-2.5x faster at 16-64 rows, af1).
+            let short: Vec<TileConfig> = by_estimate(&ok, &ir, &t, p).into_iter().take(16).collect();
+            assert_eq!(short[0], picked);
+            assert!(short.iter().all(|c| blocks(c, p) >= half), "{m}x{n}x{k}: {short:?}");
+            if m <= 64 {
+                assert!(short.iter().any(|c| c.k_split() > 1), "{m}x{n}x{k}: {short:?}");
+            }
         }
         let p = Problem::new(4096, 4096, 4096);
         assert_eq!(default_pick(&configs, &ir, &t, p), Some(configs[0]));
