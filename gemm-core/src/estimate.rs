@@ -63,7 +63,7 @@ pub fn estimate_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem)
     let (bm, bn) = c.block_mn();
     let (bm, bn) = (bm.max(1) as f64, bn.max(1) as f64);
     let (m, n, k) = (p.m.max(1) as f64, p.n.max(1) as f64, p.k.max(1) as f64);
-    let (tiles_m, tiles_n) = ((m / bm).ceil(), (n / bn).ceil());
+    let (tiles_m, tiles_n) = tiles(c, p);
     let split = c.k_split().max(1) as f64;
     let batch = p.batch.max(1) as f64;
     let tiles = blocks(c, p);
@@ -158,7 +158,7 @@ pub fn by_estimate(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p: 
 /// where the tuned winner made 1024 (bench/results/h200-2026-12-05af); the first that
 /// fills them is 128x32, which computes eight times the rows there are; 16x32 leads here.
 fn by_geometry(configs: &[TileConfig], target: &TargetSpec, p: Problem) -> Vec<TileConfig> {
-    let fills = |c: &TileConfig| 2.0 * blocks(c, p) >= target.sm_count as f64;
+    let fills = |c: &TileConfig| fills_half(c, target, p);
     if configs.first().is_none_or(fills) {
         return configs.to_vec();
     }
@@ -199,17 +199,28 @@ pub const DEFAULT_MARGIN: f64 = 1.5;
 /// output tiles times the split of K (every tile is `k_split` blocks over a share of K
 /// each) times the batch (which repeats the grid).
 fn blocks(c: &TileConfig, p: Problem) -> f64 {
+    let (tiles_m, tiles_n) = tiles(c, p);
+    tiles_m * tiles_n * c.k_split().max(1) as f64 * p.batch.max(1) as f64
+}
+
+/// Output tiles of `c` along M and along N at `p` (per product).
+fn tiles(c: &TileConfig, p: Problem) -> (f64, f64) {
     let (bm, bn) = c.block_mn();
-    let tiles = |x: usize, b: u32| (x.max(1) as f64 / b.max(1) as f64).ceil();
-    tiles(p.m, bm) * tiles(p.n, bn) * c.k_split().max(1) as f64 * p.batch.max(1) as f64
+    let along = |x: usize, b: u32| (x.max(1) as f64 / b.max(1) as f64).ceil();
+    (along(p.m, bm), along(p.n, bn))
 }
 
 /// Elements of C the tiles of `c` cover at `p`, padding included (per product; K splits
 /// cover the same area).
 fn padded_area(c: &TileConfig, p: Problem) -> f64 {
     let (bm, bn) = c.block_mn();
-    let tiles = |x: usize, b: u32| (x.max(1) as f64 / b.max(1) as f64).ceil() * b.max(1) as f64;
-    tiles(p.m, bm) * tiles(p.n, bn)
+    let (tiles_m, tiles_n) = tiles(c, p);
+    tiles_m * bm.max(1) as f64 * tiles_n * bn.max(1) as f64
+}
+
+/// Whether a launch of `c` at `p` gives at least half of `target`'s SMs a block.
+fn fills_half(c: &TileConfig, target: &TargetSpec, p: Problem) -> bool {
+    2.0 * blocks(c, p) >= target.sm_count as f64
 }
 
 /// The config a call with nothing measured for it runs (no tuning record, no cached
@@ -233,8 +244,7 @@ fn padded_area(c: &TileConfig, p: Problem) -> f64 {
 /// `None` for an empty list.
 pub fn default_pick(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p: Problem) -> Option<TileConfig> {
     let first = *configs.first()?;
-    let fills = |c: &TileConfig| 2.0 * blocks(c, p) >= target.sm_count as f64;
-    if fills(&first) {
+    if fills_half(&first, target, p) {
         return Some(first);
     }
     let Some(est) = estimates(configs, ir, target, p) else {

@@ -18,7 +18,7 @@
 //! A call that a shape specialist of its target's plan reads where it lies is left alone
 //! (gemv, gemv_n and decode read rows at any alignment through windows, every element
 //! once): a policy of the plan, not of the shape, so not in [`worth_staging`] but in
-//! [`specialist_reads_in_place`] and [`as_launched_in`], which the runtime
+//! [`staged_by_default`] and [`as_launched_in`], which the runtime
 //! (`gemm-runtime/src/stage.rs`) and the tables' builds share.
 
 use crate::family::{Problem, Stored, TileConfig};
@@ -105,16 +105,22 @@ pub fn specialist_reads_in_place(target: &TargetSpec, configs: &[TileConfig], ir
     })
 }
 
-/// `p` as a launch of a kernel planned with `configs` on `target` runs it under the
-/// default policy: [`as_launched`], unless a shape specialist reads it in place
-/// ([`specialist_reads_in_place`]).
-pub fn as_launched_in(target: &TargetSpec, configs: &[TileConfig], ir: &GemmIr, p: Problem) -> Problem {
+/// Which of A and B the default policy stages at `p` for a kernel planned with
+/// `configs` on `target`: [`worth_staging`]'s, unless a shape specialist reads the call
+/// where it lies ([`specialist_reads_in_place`]).
+pub fn staged_by_default(target: &TargetSpec, configs: &[TileConfig], ir: &GemmIr, p: Problem) -> [bool; 2] {
     let worth = worth_staging(ir, p);
     if worth.contains(&true) && specialist_reads_in_place(target, configs, ir, p) {
-        p
+        [false; 2]
     } else {
-        staged(ir, p, worth)
+        worth
     }
+}
+
+/// `p` as a launch of a kernel planned with `configs` on `target` runs it under the
+/// default policy ([`staged_by_default`]).
+pub fn as_launched_in(target: &TargetSpec, configs: &[TileConfig], ir: &GemmIr, p: Problem) -> Problem {
+    staged(ir, p, staged_by_default(target, configs, ir, p))
 }
 
 /// `p` after staging the operands `which` marks: those now packed in scratch.

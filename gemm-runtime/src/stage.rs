@@ -42,41 +42,34 @@ pub(crate) fn which(call: &Call<'_, '_>) -> [bool; 2] {
     match crate::env::stage_mode() {
         "never" => [false; 2],
         "always" => aligned.map(|ok| !ok),
-        _ => {
-            let worth = staging::worth_staging(ir, p);
-            if worth.contains(&true) && read_in_place(call) {
-                [false; 2]
-            } else {
-                worth
-            }
-        }
+        _ => by_default(call),
     }
 }
 
-/// Whether a shape specialist of the plan (gemv, gemv_n, decode, decode_n: each reads
-/// every operand element once) takes the call where its operands lie (gemv, gemv_n and
-/// decode read rows at any alignment through windows over the aligned chunks that hold
-/// them; decode_n refuses such rows): staging would move them twice more than the kernel
-/// reads them. Measured on the H200 (bench/results/h200-2026-12-05af, ae1 PART=4):
-/// decode in place 25-28 µs at 8-16 rows of 4096x4099 and of a view of pitch K + 3,
-/// staged 41-45.
+/// [`staging::staged_by_default`] for `call`: a misaligned call a shape specialist of
+/// the plan (gemv, gemv_n, decode; each reads every operand element once, rows at any
+/// alignment through windows) takes is left where it lies, since staging would move the
+/// weight twice more than the kernel reads it. Measured on the H200
+/// (bench/results/h200-2026-12-05af, ae1 PART=4): decode in place 25-28 µs at 8-16 rows
+/// of 4096x4099 and of a view of pitch K + 3, staged 41-45.
 ///
-/// Remembered per (kernel, device, problem): a call no specialist takes would otherwise
-/// ask every specialist config of the plan again on each launch.
-fn read_in_place(call: &Call<'_, '_>) -> bool {
+/// Remembered per (kernel, device, problem): the policy asks every specialist config of
+/// the plan, which a misaligned launch would otherwise do each time.
+fn by_default(call: &Call<'_, '_>) -> [bool; 2] {
     type Key = (usize, u64, gemm_core::Problem);
-    static SEEN: OnceLock<RwLock<HashMap<Key, bool>>> = OnceLock::new();
-    let key = (call.spec as *const _ as usize, call.device().serial(), call.problem);
+    static SEEN: OnceLock<RwLock<HashMap<Key, [bool; 2]>>> = OnceLock::new();
+    let (ir, p) = (call.ir(), call.problem);
+    let key = (call.spec as *const _ as usize, call.device().serial(), p);
     let seen = SEEN.get_or_init(Default::default);
     if let Some(&known) = seen.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return known;
     }
     let Ok(tk) = call.target() else {
-        return false;
+        return staging::worth_staging(ir, p);
     };
-    let takes = staging::specialist_reads_in_place(tk.spec(), &tk.plan().configs, call.ir(), call.problem);
-    seen.write().unwrap_or_else(|e| e.into_inner()).insert(key, takes);
-    takes
+    let which = staging::staged_by_default(tk.spec(), &tk.plan().configs, ir, p);
+    seen.write().unwrap_or_else(|e| e.into_inner()).insert(key, which);
+    which
 }
 
 /// Copies the operands of `call` that [`which`] picks into scratch (queued, not waited

@@ -378,11 +378,13 @@ impl OpenclBackend {
         if k.context != self.context_key() {
             return Err(driver_err(op, "the kernel was compiled for another OpenCL context"));
         }
-        let global: [usize; 3] = std::array::from_fn(|i| dims.grid[i] as usize * dims.block[i] as usize);
+        let global = |dims: LaunchDims| -> [usize; 3] {
+            std::array::from_fn(|i| dims.grid[i] as usize * dims.block[i] as usize)
+        };
         let local: [usize; 3] = dims.block.map(|b| b as usize);
-        let sizes = || format!("global {global:?}, local {local:?}, {} args", args.len());
+        let sizes = |global: [usize; 3]| format!("global {global:?}, local {local:?}, {} args", args.len());
         // An empty problem has nothing to run, and OpenCL 1.2 rejects a zero global size.
-        if global.contains(&0) {
+        if global(dims).contains(&0) {
             return Ok(None);
         }
         // The workspace's buffers are held until the launch is queued (device/workspace.rs),
@@ -434,6 +436,7 @@ impl OpenclBackend {
         for (kernel, dims) in
             std::iter::once((&passes.main, dims)).chain(passes.sum.iter().map(|s| (s, gemm_core::sum_pass(dims))))
         {
+            let extent = global(dims);
             for (i, arg) in flat.iter().enumerate() {
                 let idx = i as u32;
                 let r = unsafe {
@@ -444,16 +447,15 @@ impl OpenclBackend {
                         ClArg::Mem(m) => kernel.set_arg(idx, m),
                     }
                 };
-                r.map_err(|e| cl_err(&op, e, &format!(" setting argument {i} ({})", sizes())))?;
+                r.map_err(|e| cl_err(&op, e, &format!(" setting argument {i} ({})", sizes(extent))))?;
             }
-            let global: [usize; 3] = std::array::from_fn(|i| dims.grid[i] as usize * dims.block[i] as usize);
             // The in-order queue runs a second pass after the first has finished and its
             // writes are visible: the one order OpenCL C 1.2 gives between work-groups.
             let ev = unsafe {
                 self.queue
-                    .enqueue_nd_range_kernel(kernel.get(), 3, ptr::null(), global.as_ptr(), local.as_ptr(), &[])
+                    .enqueue_nd_range_kernel(kernel.get(), 3, ptr::null(), extent.as_ptr(), local.as_ptr(), &[])
             }
-            .map_err(|e| cl_err(&op, e, &format!(" ({})", sizes())))?;
+            .map_err(|e| cl_err(&op, e, &format!(" ({})", sizes(extent))))?;
             events.push(ev);
         }
         let last = events.pop().expect("one kernel at least");
