@@ -152,3 +152,43 @@ fn a_tune_times_the_table_entry_first() {
         .config;
     assert_eq!(r.candidates[0], want);
 }
+
+/// One row of output: the call's default is the gemv specialist, and the table's nearest
+/// entry, a 64x64 simt tile measured at 40x50x60, does not replace it (a far bucket's
+/// general tile at one column ran at 0.47-0.64x cuBLAS on an H100,
+/// bench/results/h100-2026-12-05ah); the 40-row call next to it still starts from the entry.
+#[test]
+fn a_skinny_call_keeps_its_specialist_default_over_a_general_table_entry() {
+    let Some(dev) = opencl_device_for(
+        "a_skinny_call_keeps_its_specialist_default_over_a_general_table_entry",
+        from_table::spec(),
+    ) else {
+        return;
+    };
+    let opts = TuneOptions {
+        cache_dir: Some(empty_cache("skinny")),
+        ..TuneOptions::default()
+    };
+    for (shape, from_entry) in [((1, 50, 60), false), ((40, 50, 60), true)] {
+        let (x, w) = operands(&dev, shape);
+        let mut out = Matrix::<f32>::zeros(&dev, shape.0, shape.1).unwrap();
+        let l = crossgemm::tune::lookup(&from_table::SPEC, &[x.__arg(), w.__arg()], out.__out(), &opts).unwrap();
+        assert_eq!(
+            matches!(l.source, LookupSource::Table { .. }),
+            from_entry,
+            "{shape:?}: {l:?}"
+        );
+        if !from_entry {
+            assert_eq!(l.source, LookupSource::Default);
+            assert_eq!(l.config.family_id(), crossgemm::FamilyId::Gemv, "{}", l.config);
+        }
+        from_table::run_with(&l.config, &x, &w, &mut out).unwrap();
+        let (got, want) = (out.to_host().unwrap(), from_table::reference(&x, &w).unwrap());
+        for (i, (g, r)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                (g - r).abs() <= 1e-4 * r.abs().max(1.0),
+                "{shape:?} element {i}: {g} vs {r}"
+            );
+        }
+    }
+}

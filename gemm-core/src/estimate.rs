@@ -223,6 +223,22 @@ fn fills_half(c: &TileConfig, target: &TargetSpec, p: Problem) -> bool {
     2.0 * blocks(c, p) >= target.sm_count as f64
 }
 
+/// Whether a call with no winner of its own (a `cached` launch) starts from `start`,
+/// another shape bucket's winner, rather than from `default`, [`default_pick`]'s config
+/// for the call: yes, unless the default is a shape specialist and the start is not.
+///
+/// The nearest bucket is nearest by the log-distance of M, N and K, which does not see
+/// that a product with one column is another kind of problem than one with a thousand:
+/// a kernel whose table holds no skinny bucket (tf32's: its records predate the turned
+/// kernels) took 8192³'s 128x256 wgmma tile at 12288x1x4096 and 4096x8x4096, 0.47-0.64x
+/// cuBLAS on an H100 (bench/results/h100-2026-12-05ah1), where the default, a turned
+/// gemv, reads A once. A specialist's default is the planner's measured choice for that
+/// kind of call; a general family's default is only a first guess, which a measured
+/// winner near the shape beats.
+pub fn start_over_default(start: &TileConfig, default: &TileConfig, target: &TargetSpec) -> bool {
+    start.is_specialist(target) || !default.is_specialist(target)
+}
+
 /// The config a call with nothing measured for it runs (no tuning record, no cached
 /// winner, `CROSSGEMM_TUNE=off`), of `configs`: those that can run the call, in the
 /// planner's order.
@@ -635,5 +651,45 @@ mod tests {
         }
         let p = Problem::new(4096, 4096, 4096);
         assert_eq!(default_pick(&configs, &ir, &t, p), Some(configs[0]));
+    }
+
+    /// At one column (tf32, a table with no skinny bucket) the default is a turned gemv and
+    /// a far bucket's wgmma tile does not replace it; a specialist start, or any start
+    /// where the default is a general tile, does.
+    #[test]
+    fn a_specialist_default_outranks_a_general_start() {
+        let t = h200();
+        let ir = GemmIr::matmul(
+            "k",
+            DType::F32,
+            AccMode::Tf32,
+            crate::ir::Layout::RowMajor,
+            crate::ir::Layout::ColMajor,
+        );
+        let configs = plan_target(&ir, &t, &TuneSpace::default()).configs;
+        let runs = |p: Problem| -> Vec<TileConfig> {
+            configs
+                .iter()
+                .copied()
+                .filter(|c| c.family().accepts(c, &ir, p).is_ok())
+                .collect()
+        };
+        let skinny = Problem::new(12288, 1, 4096);
+        let default = default_pick(&runs(skinny), &ir, &t, skinny).unwrap();
+        assert!(default.is_specialist(&t), "{default}");
+        let wgmma = *runs(skinny)
+            .iter()
+            .find(|c| c.family_id() == crate::family::FamilyId::Wgmma)
+            .expect("a wgmma tile runs 12288x1x4096");
+        assert!(!start_over_default(&wgmma, &default, &t));
+        let other = *runs(skinny)
+            .iter()
+            .find(|c| c.is_specialist(&t) && **c != default)
+            .unwrap();
+        assert!(start_over_default(&other, &default, &t));
+        let square = Problem::new(4096, 4096, 4096);
+        let general = default_pick(&runs(square), &ir, &t, square).unwrap();
+        assert!(!general.is_specialist(&t), "{general}");
+        assert!(start_over_default(&wgmma, &general, &t));
     }
 }

@@ -99,10 +99,9 @@ pub fn as_launched(ir: &GemmIr, p: Problem) -> Problem {
 /// such a kernel reads it (in place 1.6-1.8x faster than staged at 8-16 rows of
 /// 4096x4099 on the H200, bench/results/h200-2026-12-05af).
 pub fn specialist_reads_in_place(target: &TargetSpec, configs: &[TileConfig], ir: &GemmIr, p: Problem) -> bool {
-    configs.iter().any(|c| {
-        let f = c.family();
-        f.preference(target).0 == 0 && f.accepts(c, ir, p).is_ok()
-    })
+    configs
+        .iter()
+        .any(|c| c.is_specialist(target) && c.family().accepts(c, ir, p).is_ok())
 }
 
 /// Which of A and B the default policy stages at `p` for a kernel planned with

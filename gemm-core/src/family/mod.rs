@@ -477,6 +477,12 @@ impl TileConfig {
     pub fn family(&self) -> &'static dyn DynFamily {
         self.family_id().family()
     }
+    /// Whether its family is a shape specialist on `target` (gemv, gemv_n, decode,
+    /// decode_n: preference class 0, see [`KernelFamily::preference`]), a kernel for some
+    /// shapes only that the calls it accepts get by default.
+    pub fn is_specialist(&self, target: &TargetSpec) -> bool {
+        self.family().preference(target).0 == 0
+    }
     /// Threads per block.
     pub fn threads(&self) -> u32 {
         self.resources(DType::F32).threads

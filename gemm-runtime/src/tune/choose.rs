@@ -284,12 +284,18 @@ fn found_winner(call: &Call<'_, '_>, tk: &TargetKernel, bucket: &str, opts: &Tun
 }
 
 /// A starting point for a bucket with no winner: the cache's nearest bucket, else the
-/// table's nearest entry (which may be another bucket's winner).
+/// table's nearest entry (which may be another bucket's winner). Where the call's default
+/// is a shape specialist, only a specialist's start counts
+/// ([`gemm_core::estimate::start_over_default`]: the nearest bucket by log-distance may be
+/// another kind of shape).
 fn found_start(call: &Call<'_, '_>, tk: &TargetKernel, bucket: &str, opts: &TuneOptions) -> Option<Found> {
+    let default = call.default_config(tk).ok();
+    let suits = |c: &TileConfig| default.is_none_or(|d| gemm_core::estimate::start_over_default(c, &d, tk.spec()));
     if let Some((b, w)) = opts
         .cache_dir
         .as_ref()
         .and_then(|dir| nearest_winner(call, tk, dir, bucket))
+        .filter(|(_, w)| suits(&w.config))
     {
         return Some(Found {
             config: w.config,
@@ -297,7 +303,9 @@ fn found_start(call: &Call<'_, '_>, tk: &TargetKernel, bucket: &str, opts: &Tune
             ms: Some(w.ms),
         });
     }
-    table::nearest(call, tk, bucket).map(|s| Found::from_table(s, false))
+    table::nearest(call, tk, bucket)
+        .filter(|s| suits(&s.config))
+        .map(|s| Found::from_table(s, false))
 }
 
 /// The cache's winner of `bucket`, when it can run `problem` on `dev`.

@@ -256,11 +256,16 @@ impl KernelFamily for Decode {
     }
 
     /// Fewer rows first (the first config that takes a call is its default, so a call
-    /// gets the smallest row block that holds it), then more loads in flight; a rotated
-    /// walk right after its unrotated twin.
+    /// gets the smallest row block that holds it), then more loads in flight for a column
+    /// group (its `kw` warps' together); a rotated walk right after its unrotated twin.
+    ///
+    /// The group's loads, not a warp's: 8 warps over K and 4 had the same score and the
+    /// text order put 4 first, which won 2 of the shipped table's 14 decode buckets of 8-32
+    /// rows and none of one row; at misaligned K (rows through windows) the 8-warp group
+    /// took 24.9 µs at 8x4096x4099 and the 4-warp one 31.2 (bench/results/h100-2026-12-05ah).
     fn score(&self, _cx: &PlanCtx, t: &DecodeTile) -> f64 {
         let mut s = 10.0 - (t.mt as f64).log2();
-        s += 0.1 * (t.unroll * t.loads_per_chunk()) as f64 / 16.0;
+        s += 0.1 * (t.unroll * t.loads_per_chunk() * t.kw) as f64 / 128.0;
         s -= 0.05 * (t.block_n() as f64 / 16.0).log2();
         s - 0.001 * t.rot as u32 as f64
     }
@@ -454,6 +459,26 @@ mod tests {
 
     fn target(name: &str) -> TargetSpec {
         Targets::parse(BUILTIN_TARGETS).unwrap().get(name).unwrap().clone()
+    }
+
+    /// Each row class's first plain tile, the default of calls of those rows, has a
+    /// column group of 8 warps over K (the measured winner), not the 4-warp group tied
+    /// with it on a warp's loads.
+    #[test]
+    fn each_row_class_starts_with_eight_warps_over_k() {
+        let t = target("h200");
+        let ir = ir(DType::F16, Layout::RowMajor, Layout::ColMajor);
+        let plan = crate::plan::plan_target(&ir, &t, &TuneSpace::default()).configs;
+        for rows in [8, 16, 32] {
+            let first = plan
+                .iter()
+                .find_map(|c| match c {
+                    crate::family::TileConfig::Decode(d) if !d.swap && d.rows() == rows => Some(*d),
+                    _ => None,
+                })
+                .unwrap();
+            assert_eq!((first.nt, first.warps, first.kw), (1, 8, 8), "{rows} rows: {first:?}");
+        }
     }
 
     fn ir(dt: DType, la: Layout, lb: Layout) -> GemmIr {
