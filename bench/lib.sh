@@ -46,14 +46,17 @@ alternate() {
 # First calls on the shipped tables (f16) of each case, `NAME|bench arguments`, by each
 # folder of binaries in BINS, the folders alternating case by case over two rounds:
 # `first_calls "$OLD $B" "k4099|--shape 1x4096x4099 --epilogues none" ...` writes
-# $R/FOLDER-NAME-ROUND.{json,md,log} and prints each report's first rows.
+# $R/FOLDER-NAME-ROUND.{json,md,log} and prints each report's first rows (ROWS, 2 by
+# default). DTYPES (f16 by default) names the dtypes; NO_TABLES=1 leaves the tables out
+# (each call then runs the planner's default).
 first_calls() {
   local bins=$1; shift
   unset CROSSGEMM_IGNORE_TABLES
+  [ "${NO_TABLES:-0}" = 1 ] && export CROSSGEMM_IGNORE_TABLES=1
   for round in 1 2; do for bin in $bins; do for c in "$@"; do
     local args=${c#*|} tag=$(basename $bin)-${c%%|*}-$round
-    timeout 90 $bin/crossgemm bench --first-call $args --dtypes f16 --cache-dir /tmp/cg-$NAME-$(basename $bin) --out $R --name $tag > $R/$tag.log 2>&1; echo "$tag rc=$?"
-    grep -E "^\| [0-9]+x[0-9]+x[0-9]+ \| [a-z_]+ \| [a-z_]+ \|" $R/$tag.md | head -2 | cut -d"|" -f2-9
+    timeout 90 $bin/crossgemm bench --first-call $args --dtypes ${DTYPES:-f16} --cache-dir /tmp/cg-$NAME-$(basename $bin)-${c%%|*} --out $R --name $tag > $R/$tag.log 2>&1; echo "$tag rc=$?"
+    grep -E "^\| [0-9]+x[0-9]+x[0-9]+ \| [a-z_]+ \| [a-z_]+ \|" $R/$tag.md | head -${ROWS:-2} | cut -d"|" -f2-9
   done; done; done
 }
 
