@@ -25,7 +25,7 @@
 
 use crate::family::{Problem, TileConfig};
 use crate::ir::{AccMode, DType, GemmIr};
-use crate::target::{Instr, TargetSpec};
+use crate::target::{DeviceType, Instr, TargetSpec};
 
 /// Share of the chip's dense peak an instruction reaches, relative to the best one the
 /// peak is quoted for: wgmma is the peak on Hopper, mma.sync reaches ~60 % there (issue
@@ -149,31 +149,46 @@ pub fn by_estimate(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p: 
     }
 }
 
-/// `configs` as they are where the first gives at least half of the SMs a block (as
-/// [`default_pick`] keeps it). Else in three tiers, the planner's order inside each: the
-/// configs that fill half of the SMs with tiles that cover at most 1.5 times the least
-/// padded area of any that fills them ([`padded_area`]); the others that fill them; those
-/// that do not (where none does, a tiny problem, the order stands). On NVIDIA's OpenCL
-/// the planner's first at 16x4096x4096 is a 128x128 tile, 32 work-groups for 132 SMs,
-/// where the tuned winner made 1024 (bench/results/h200-2026-12-05af); the first that
-/// fills them is 128x32, which computes eight times the rows there are; 16x32 leads here.
+/// `configs` as they are where the first [`occupies`] the GPU. Else in four tiers: the
+/// configs that occupy it with tiles that cover at most 1.5 times the least padded area
+/// of any that occupies it ([`padded_area`]), then the others that occupy it, the larger
+/// block tiles first in each; then those that give half of the SMs a block
+/// ([`fills_half`]), then the rest, in the planner's order (where nothing occupies the
+/// GPU, a tiny problem, the order stands). Where the first is a shape specialist's, the
+/// specialists' configs come before the others whatever their tier. On NVIDIA's OpenCL the planner's first at 16x4096x4096 is a 128x128 tile, 32
+/// work-groups for 132 SMs, where the tuned winner made 1024 (bench/results/h200-2026-12-05af);
+/// the first that occupies them is a 16x32 tile with K split in 8, the measured best of
+/// all 48 candidates there (81.3 µs; 406 with K whole, 128 work-groups of 64 threads,
+/// and 727-1249 for the 128x128 tiles: an H100, bench/results/h100-2026-12-05ah).
 fn by_geometry(configs: &[TileConfig], target: &TargetSpec, p: Problem) -> Vec<TileConfig> {
-    let fills = |c: &TileConfig| fills_half(c, target, p);
-    if configs.first().is_none_or(fills) {
+    let occupying = |c: &TileConfig| occupies(c, target, p);
+    if configs.first().is_none_or(occupying) {
         return configs.to_vec();
     }
     let least = configs
         .iter()
-        .filter(|c| fills(c))
+        .filter(|c| occupying(c))
         .map(|c| padded_area(c, p))
         .fold(f64::INFINITY, f64::min);
-    let tier = |c: &TileConfig| match (fills(c), padded_area(c, p) <= 1.5 * least) {
-        (true, true) => 0,
-        (true, false) => 1,
-        (false, _) => 2,
+    let tier = |c: &TileConfig| match (occupying(c), padded_area(c, p) <= 1.5 * least, fills_half(c, target, p)) {
+        (true, true, _) => 0,
+        (true, false, _) => 1,
+        (false, _, true) => 2,
+        (false, _, false) => 3,
     };
+    // Larger tiles first among those that occupy the GPU: they read the operands fewer
+    // times over.
+    let area = |c: &TileConfig, tier: u8| {
+        let (bm, bn) = c.block_mn();
+        std::cmp::Reverse(if tier < 2 { bm as u64 * bn as u64 } else { 0 })
+    };
+    // A shape specialist's call stays with the specialists (see `start_over_default`).
+    let kept = |c: &TileConfig| configs[0].is_specialist(target) && !c.is_specialist(target);
     let mut idx: Vec<usize> = (0..configs.len()).collect();
-    idx.sort_by_key(|&i| (tier(&configs[i]), i));
+    idx.sort_by_key(|&i| {
+        let t = tier(&configs[i]);
+        (kept(&configs[i]), t, area(&configs[i], t), i)
+    });
     idx.into_iter().map(|i| configs[i]).collect()
 }
 
@@ -223,6 +238,23 @@ fn fills_half(c: &TileConfig, target: &TargetSpec, p: Problem) -> bool {
     2.0 * blocks(c, p) >= target.sm_count as f64
 }
 
+/// Threads a GPU's SM is to be given, over the launch, before a tile counts as occupying
+/// it where no estimate speaks for the tile (the OpenCL GPUs): eight warps, enough to
+/// keep loads in flight. On NVIDIA's OpenCL at 16x4096x4096, 16x32 tiles of 64 threads
+/// took 406 µs with K whole (128 work-groups, 62 threads an SM) and 81.3 with K split in 8
+/// (496 an SM); at 1000^3 the 64x64 tile of 256 threads (256 work-groups) 124.2 and the
+/// 128x64 (128 work-groups, 248 an SM) 174.3 (an H100, bench/results/h100-2026-12-05ah).
+const OCCUPYING_THREADS_PER_SM: f64 = 256.0;
+
+/// Whether a launch of `c` at `p` [`fills_half`] of `target`'s SMs and, on a GPU, gives
+/// them [`OCCUPYING_THREADS_PER_SM`] threads each (a CPU's cores run a work-group's
+/// threads as loops: blocks are what they share).
+fn occupies(c: &TileConfig, target: &TargetSpec, p: Problem) -> bool {
+    let threads = blocks(c, p) * c.threads() as f64;
+    fills_half(c, target, p)
+        && (target.device_type != DeviceType::Gpu || threads >= OCCUPYING_THREADS_PER_SM * target.sm_count as f64)
+}
+
 /// Whether a call with no winner of its own (a `cached` launch) starts from `start`,
 /// another shape bucket's winner, rather than from `default`, [`default_pick`]'s config
 /// for the call: yes, unless the default is a shape specialist and the start is not.
@@ -259,18 +291,49 @@ pub fn start_over_default(start: &TileConfig, default: &TileConfig, target: &Tar
 ///
 /// `None` for an empty list.
 pub fn default_pick(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p: Problem) -> Option<TileConfig> {
+    let pick = pick_before_twins(configs, ir, target, p)?;
+    Some(whole_where_full(configs, pick, target, p))
+}
+
+/// [`default_pick`] before [`whole_where_full`].
+fn pick_before_twins(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p: Problem) -> Option<TileConfig> {
     let first = *configs.first()?;
-    if fills_half(&first, target, p) {
-        return Some(first);
-    }
     let Some(est) = estimates(configs, ir, target, p) else {
         return by_geometry(configs, target, p).first().copied();
     };
+    if fills_half(&first, target, p) {
+        return Some(first);
+    }
     let fastest = est.iter().copied().fold(f64::INFINITY, f64::min);
     if est[0] <= DEFAULT_MARGIN * fastest {
         return Some(first);
     }
     ordered(configs, &est).first().copied()
+}
+
+/// `pick`, or where it splits K and its tiles alone make a full wave that
+/// [`occupies`] the GPU, its twin with K whole (the first of `configs` of the same
+/// family, block tile and threads that does not split): a split is the remedy for idle
+/// SMs, and where none would be idle it only adds a pass over partial sums. `gemv_n`'s
+/// planner order puts K split in 4 first (it won at N = 4096: 64 blocks whole); at
+/// 2x50257x768 (786 blocks whole) it took 62.4 µs against 42.7 whole (an H100,
+/// bench/results/h100-2026-12-05ah). A full wave and not half: at 128x4096x11008 the
+/// wgmma 128x64 tile won with K split in 2 where its 128 tiles leave 4 of 132 SMs idle.
+fn whole_where_full(configs: &[TileConfig], pick: TileConfig, target: &TargetSpec, p: Problem) -> TileConfig {
+    if pick.k_split() <= 1 {
+        return pick;
+    }
+    configs
+        .iter()
+        .find(|c| {
+            c.k_split() <= 1
+                && c.family_id() == pick.family_id()
+                && c.block_mn() == pick.block_mn()
+                && c.threads() == pick.threads()
+        })
+        .filter(|c| blocks(c, p) >= target.sm_count as f64 && occupies(c, target, p))
+        .copied()
+        .unwrap_or(pick)
 }
 
 #[cfg(test)]
@@ -611,8 +674,8 @@ mod tests {
     }
 
     /// With no estimate (NVIDIA's OpenCL target has no peak) a default that leaves most of
-    /// the GPU idle gives way to the planner's first config that does not; where the
-    /// first fills it, the first stands.
+    /// the GPU idle gives way to the largest tile that occupies it with little padding;
+    /// where the first occupies it, the first stands.
     #[test]
     fn without_estimates_the_default_fills_the_sms() {
         let t = Targets::parse(BUILTIN_TARGETS)
@@ -636,7 +699,14 @@ mod tests {
                 ok[0]
             );
             let picked = default_pick(&ok, &ir, &t, p).unwrap();
-            assert!(blocks(&picked, p) >= half, "{m}x{n}x{k}: {picked}");
+            assert!(occupies(&picked, &t, p), "{m}x{n}x{k}: {picked}");
+            // The measured best of 48 candidates at 16 rows and 1000^3 (an H100, batch
+            // ag1 PART=2): 16x32 in 8 splits of K, and 64x64.
+            match m {
+                16 => assert!(picked.block_mn() == (16, 32) && picked.k_split() == 8, "{picked}"),
+                1000 => assert_eq!(picked.block_mn(), (64, 64), "{picked}"),
+                _ => {}
+            }
             // Little padding: at 16 and 64 rows tiles of at most as many rows, not the
             // planner's 128-row ones.
             assert!(padded_area(&picked, p) <= 1.1 * (m * n) as f64, "{m}x{n}x{k}: {picked}");
@@ -691,5 +761,41 @@ mod tests {
         let general = default_pick(&runs(square), &ir, &t, square).unwrap();
         assert!(!general.is_specialist(&t), "{general}");
         assert!(start_over_default(&wgmma, &general, &t));
+    }
+
+    /// gemv_n's planner order splits K in 4 first; its K-whole twin is the default where
+    /// the tiles alone make a full wave (2x50257x768: 786 blocks), not where they leave
+    /// SMs idle (1x4096x4096: 64), on a GPU with estimates or without.
+    #[test]
+    fn a_split_gives_way_to_k_whole_where_the_tiles_fill_a_wave() {
+        let targets = Targets::parse(BUILTIN_TARGETS).unwrap();
+        for name in ["h200", "nvidia_opencl"] {
+            let t = targets.get(name).unwrap().clone();
+            let ir = GemmIr::matmul(
+                "k",
+                DType::F32,
+                AccMode::F32,
+                crate::ir::Layout::RowMajor,
+                crate::ir::Layout::RowMajor,
+            );
+            let configs = plan_target(&ir, &t, &TuneSpace::default()).configs;
+            let pick = |p: Problem| {
+                let ok: Vec<TileConfig> = configs
+                    .iter()
+                    .copied()
+                    .filter(|c| c.family().accepts(c, &ir, p).is_ok())
+                    .collect();
+                assert!(ok[0].k_split() > 1, "{name}: {}", ok[0]);
+                default_pick(&ok, &ir, &t, p).unwrap()
+            };
+            let wide = pick(Problem::new(2, 50257, 768));
+            assert_eq!(
+                (wide.family_id(), wide.k_split()),
+                (crate::family::FamilyId::GemvN, 1),
+                "{name}: {wide}"
+            );
+            let narrow = pick(Problem::new(1, 4096, 4096));
+            assert!(narrow.k_split() > 1, "{name}: {narrow}");
+        }
     }
 }
