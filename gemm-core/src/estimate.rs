@@ -352,6 +352,15 @@ mod tests {
         GemmIr::matmul("k", DType::F16, AccMode::F32, Layout::RowMajor, Layout::ColMajor)
     }
 
+    /// The configs of `configs` that accept a call of `ir` at `p`, in their order.
+    fn accepting(configs: &[TileConfig], ir: &GemmIr, p: Problem) -> Vec<TileConfig> {
+        configs
+            .iter()
+            .copied()
+            .filter(|c| c.family().accepts(c, ir, p).is_ok())
+            .collect()
+    }
+
     /// Three consumers in ping-pong are estimated as the same tile of two past K = 128
     /// times 1.1 and up to it divided by 1.1 (measured: they win only at short K).
     #[test]
@@ -436,11 +445,7 @@ mod tests {
         let ir = f16();
         let configs = plan_target(&ir, &t, &TuneSpace::default()).configs;
         let p = Problem::new(16, 4096, 4096);
-        let accepted: Vec<TileConfig> = configs
-            .iter()
-            .copied()
-            .filter(|c| c.family().accepts(c, &ir, p).is_ok())
-            .collect();
+        let accepted: Vec<TileConfig> = accepting(&configs, &ir, p);
         let ordered = by_estimate(&accepted, &ir, &t, p);
         assert_eq!(ordered.len(), accepted.len());
         // The decode family streams B with 16 rows and fills the machine with 16-column
@@ -502,11 +507,7 @@ mod tests {
         let mut space = TuneSpace::default();
         space.0.insert("streamk".into(), vec![1]);
         let p = Problem::new(2048, 11008, 4096);
-        let plan: Vec<TileConfig> = plan_target(&ir, &t, &space)
-            .configs
-            .into_iter()
-            .filter(|c| c.family().accepts(c, &ir, p).is_ok())
-            .collect();
+        let plan: Vec<TileConfig> = accepting(&plan_target(&ir, &t, &space).configs, &ir, p);
         let order = by_estimate(&plan, &ir, &t, p);
         let sk = |c: &TileConfig| matches!(c, TileConfig::Wgmma(w) if w.streamk);
         let at = |order: &[TileConfig]| -> Vec<usize> {
@@ -617,11 +618,7 @@ mod tests {
         let pick = |a, b, (m, n, k)| {
             let ir = GemmIr::matmul("k", DType::F16, AccMode::F32, a, b);
             let p = Problem::new(m, n, k);
-            let ok: Vec<TileConfig> = plan_target(&ir, &t, &TuneSpace::default())
-                .configs
-                .into_iter()
-                .filter(|c| c.family().accepts(c, &ir, p).is_ok())
-                .collect();
+            let ok: Vec<TileConfig> = accepting(&plan_target(&ir, &t, &TuneSpace::default()).configs, &ir, p);
             (ok[0], default_pick(&ok, &ir, &t, p).unwrap())
         };
         let (row, col) = (Layout::RowMajor, Layout::ColMajor);
@@ -663,11 +660,7 @@ mod tests {
         // without padding: the planner's order stands.
         for p in [Problem::new(16, 16, 16), Problem::new(4096, 4096, 4096)] {
             assert!(estimate_us(&configs[0], &ir, &t, p).is_none());
-            let ok: Vec<TileConfig> = configs
-                .iter()
-                .copied()
-                .filter(|c| c.family().accepts(c, &ir, p).is_ok())
-                .collect();
+            let ok: Vec<TileConfig> = accepting(&configs, &ir, p);
             assert_eq!(by_estimate(&ok, &ir, &t, p), ok, "{p:?}");
             assert_eq!(default_pick(&ok, &ir, &t, p), Some(ok[0]));
         }
@@ -688,11 +681,7 @@ mod tests {
         let half = t.sm_count as f64 / 2.0;
         for (m, n, k) in [(16, 4096, 4096), (64, 4096, 4096), (1000, 1000, 1000)] {
             let p = Problem::new(m, n, k);
-            let ok: Vec<TileConfig> = configs
-                .iter()
-                .copied()
-                .filter(|c| c.family().accepts(c, &ir, p).is_ok())
-                .collect();
+            let ok: Vec<TileConfig> = accepting(&configs, &ir, p);
             assert!(
                 blocks(&ok[0], p) < half,
                 "{m}x{n}x{k}: the planner's first {} fills the SMs",
@@ -737,13 +726,7 @@ mod tests {
             crate::ir::Layout::ColMajor,
         );
         let configs = plan_target(&ir, &t, &TuneSpace::default()).configs;
-        let runs = |p: Problem| -> Vec<TileConfig> {
-            configs
-                .iter()
-                .copied()
-                .filter(|c| c.family().accepts(c, &ir, p).is_ok())
-                .collect()
-        };
+        let runs = |p: Problem| -> Vec<TileConfig> { accepting(&configs, &ir, p) };
         let skinny = Problem::new(12288, 1, 4096);
         let default = default_pick(&runs(skinny), &ir, &t, skinny).unwrap();
         assert!(default.is_specialist(&t), "{default}");
@@ -780,11 +763,7 @@ mod tests {
             );
             let configs = plan_target(&ir, &t, &TuneSpace::default()).configs;
             let pick = |p: Problem| {
-                let ok: Vec<TileConfig> = configs
-                    .iter()
-                    .copied()
-                    .filter(|c| c.family().accepts(c, &ir, p).is_ok())
-                    .collect();
+                let ok: Vec<TileConfig> = accepting(&configs, &ir, p);
                 assert!(ok[0].k_split() > 1, "{name}: {}", ok[0]);
                 default_pick(&ok, &ir, &t, p).unwrap()
             };
