@@ -68,51 +68,97 @@ static __device__ __forceinline__ bool cg_tile_of_block(int M, int N, int bm, in
 #define CG_THREADS (MDIMC * NDIMC)
 #define CG_MWI (MWG / MDIMC)
 #define CG_NWI (NWG / NDIMC)
-#define CG_PAD 1
-#define CG_LDA (MWG + CG_PAD)
-#define CG_LDB (NWG + CG_PAD)
+/* A thread owns its rows (columns) of C in runs of CG_VM (CG_VN) adjacent ones where its
+   share allows, so that a k-slice of them is one 16-byte shared load: a quarter of the
+   shared-memory instructions of strided ownership, which issued one load a row. Runs of
+   4 keep local rows a multiple of 4 floats (pad 4, not 1). */
+#define CG_VM ((CG_MWI % 4 == 0) ? 4 : 1)
+#define CG_VN ((CG_NWI % 4 == 0) ? 4 : 1)
+#define CG_LDA (MWG + (CG_VM == 4 ? 4 : 1))
+#define CG_LDB (NWG + (CG_VN == 4 ? 4 : 1))
 static_assert(MWG % MDIMC == 0 && NWG % NDIMC == 0, "tile must split evenly over threads");
 static_assert(MWG % VW == 0 && NWG % VW == 0 && KWG % VW == 0, "VW must divide the tile");
 typedef float cg_ab_t;
 struct alignas(VW * sizeof(cg_ab_t)) cg_vec_t { cg_ab_t v[VW]; };
 static __device__ __forceinline__ float cg_ab_f32(cg_ab_t x) { return x; }
 
-/* One operand tile into local memory as float: OUTER x INNER elements of the global
-   O x I matrix (leading dimension LD) starting at (o0, i0). KINNER: the inner dimension is
-   K, so the tile is stored transposed ([k][outer]) to keep the compute loop's reads
-   contiguous along M/N. */
-template <int OUTER, int INNER, int KINNER, int LDS, int VEC_OK>
-static __device__ __forceinline__ void cg_simt_load(float* s, const cg_ab_t* __restrict__ g,
-                                                    int o0, int O, int i0, int I, int LD, int tid) {
-    constexpr int IV = INNER / VW;
-    constexpr int TOTAL = OUTER * IV;
-    constexpr int ITERS = (TOTAL + CG_THREADS - 1) / CG_THREADS;
+/* Row `mi` of a thread's share (column: the same with N's constants): runs of V adjacent
+   rows, run r of thread t starting at r * DIMC * V + t * V. */
+template <int V, int DIMC>
+static __device__ __forceinline__ int cg_owned(int t, int mi) {
+    return (mi / V) * (DIMC * V) + t * V + (mi % V);
+}
+
+/* A thread's share of one operand tile in registers, as float: OUTER x INNER elements of
+   the global O x I matrix, VW-wide along INNER. */
+template <int OUTER, int INNER>
+struct cg_frag {
+    static constexpr int IV = INNER / VW;
+    static constexpr int TOTAL = OUTER * IV;
+    static constexpr int ITERS = (TOTAL + CG_THREADS - 1) / CG_THREADS;
+    float v[ITERS][VW];
+};
+
+/* Global to registers: the tile at (o0, i0) of the matrix with leading dimension LD,
+   zero past its O x I extent. Issued a tile ahead of the shared-memory step that stores
+   it, so that its loads are in flight while the block computes on the tile before. */
+template <int OUTER, int INNER, int VEC_OK>
+static __device__ __forceinline__ void cg_simt_fetch(cg_frag<OUTER, INNER>& f, const cg_ab_t* __restrict__ g,
+                                                     int o0, int O, int i0, int I, int LD, int tid) {
+    typedef cg_frag<OUTER, INNER> F;
 #pragma unroll
-    for (int it = 0; it < ITERS; ++it) {
+    for (int it = 0; it < F::ITERS; ++it) {
         const int idx = it * CG_THREADS + tid;
-        if (TOTAL % CG_THREADS != 0 && idx >= TOTAL) break;
-        const int o = idx / IV, iv = (idx % IV) * VW;
+        if (F::TOTAL % CG_THREADS != 0 && idx >= F::TOTAL) break;
+        const int o = idx / F::IV, iv = (idx % F::IV) * VW;
         const int go = o0 + o, gi = i0 + iv;
-        float v[VW];
         if (VEC_OK && go < O && gi + VW <= I) {
             const cg_vec_t t = *reinterpret_cast<const cg_vec_t*>(g + ((long)go * LD + gi));
 #pragma unroll
-            for (int e = 0; e < VW; ++e) v[e] = cg_ab_f32(t.v[e]);
+            for (int e = 0; e < VW; ++e) f.v[it][e] = cg_ab_f32(t.v[e]);
         } else {
 #pragma unroll
-            for (int e = 0; e < VW; ++e) v[e] = (go < O && gi + e < I) ? cg_ab_f32(g[(long)go * LD + gi + e]) : 0.0f;
+            for (int e = 0; e < VW; ++e) f.v[it][e] = (go < O && gi + e < I) ? cg_ab_f32(g[(long)go * LD + gi + e]) : 0.0f;
         }
+    }
+}
+
+/* Registers to local memory. KINNER: the inner dimension is K, so the tile is stored
+   transposed ([k][outer]) to keep the compute loop's reads contiguous along M/N. */
+template <int OUTER, int INNER, int KINNER, int LDS>
+static __device__ __forceinline__ void cg_simt_stash(float* s, const cg_frag<OUTER, INNER>& f, int tid) {
+    typedef cg_frag<OUTER, INNER> F;
+#pragma unroll
+    for (int it = 0; it < F::ITERS; ++it) {
+        const int idx = it * CG_THREADS + tid;
+        if (F::TOTAL % CG_THREADS != 0 && idx >= F::TOTAL) break;
+        const int o = idx / F::IV, iv = (idx % F::IV) * VW;
 #pragma unroll
         for (int e = 0; e < VW; ++e) {
-            if (KINNER) s[(iv + e) * LDS + o] = v[e];
-            else s[o * LDS + iv + e] = v[e];
+            if (KINNER) s[(iv + e) * LDS + o] = f.v[it][e];
+            else s[o * LDS + iv + e] = f.v[it][e];
+        }
+    }
+}
+
+/* A thread's CG_MWI (CG_NWI) values of k-slice `row` of a local tile: 16-byte loads
+   where it owns runs of 4. */
+template <int N, int V, int DIMC>
+static __device__ __forceinline__ void cg_simt_slice(float* x, const float* row, int t) {
+#pragma unroll
+    for (int r = 0; r < N / V; ++r) {
+        if (V == 4) {
+            const float4 q = *reinterpret_cast<const float4*>(row + r * DIMC * 4 + t * 4);
+            x[4 * r] = q.x; x[4 * r + 1] = q.y; x[4 * r + 2] = q.z; x[4 * r + 3] = q.w;
+        } else {
+            x[r] = row[r * DIMC + t];
         }
     }
 }
 
 extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_plain_91b242b7(int M, int N, int K, float* __restrict__ out, const float* __restrict__ p0, const float* __restrict__ p1, int ldo, long offo, int ld0, long off0, int ld1, long off1, long bso, long bs0, long bs1, int nbatch) {
-    __shared__ float cg_as[KWG * CG_LDA];
-    __shared__ float cg_bs[KWG * CG_LDB];
+    __shared__ __align__(16) float cg_as[KWG * CG_LDA];
+    __shared__ __align__(16) float cg_bs[KWG * CG_LDB];
     const long cg_bz = (long)blockIdx.z; out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1;
     int tm, tn;
     if (!cg_tile_of_block(M, N, MWG, NWG, &tm, &tn)) return;
@@ -127,17 +173,25 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_plain_91b242b7(i
 #pragma unroll
         for (int ni = 0; ni < CG_NWI; ++ni) c[mi][ni] = 0.0f;
 
+    cg_frag<MWG, KWG> fa;
+    cg_frag<KWG, NWG> fb;
+    if (K > 0) {
+        cg_simt_fetch<MWG, KWG, (A_ALIGN % VW == 0)>(fa, ga, m0, M, 0, K, ld0, tid);
+        cg_simt_fetch<KWG, NWG, (B_ALIGN % VW == 0)>(fb, gb, 0, K, n0, N, ld1, tid);
+    }
     for (int k0 = 0; k0 < K; k0 += KWG) {
-        cg_simt_load<MWG, KWG, 1, CG_LDA, (A_ALIGN % VW == 0)>(cg_as, ga, m0, M, k0, K, ld0, tid);
-        cg_simt_load<KWG, NWG, 0, CG_LDB, (B_ALIGN % VW == 0)>(cg_bs, gb, k0, K, n0, N, ld1, tid);
+        cg_simt_stash<MWG, KWG, 1, CG_LDA>(cg_as, fa, tid);
+        cg_simt_stash<KWG, NWG, 0, CG_LDB>(cg_bs, fb, tid);
         __syncthreads();
+        if (k0 + KWG < K) {
+            cg_simt_fetch<MWG, KWG, (A_ALIGN % VW == 0)>(fa, ga, m0, M, k0 + KWG, K, ld0, tid);
+            cg_simt_fetch<KWG, NWG, (B_ALIGN % VW == 0)>(fb, gb, k0 + KWG, K, n0, N, ld1, tid);
+        }
 #pragma unroll
         for (int k = 0; k < KWG; ++k) {
             float a[CG_MWI], b[CG_NWI];
-#pragma unroll
-            for (int mi = 0; mi < CG_MWI; ++mi) a[mi] = cg_as[k * CG_LDA + ty + mi * MDIMC];
-#pragma unroll
-            for (int ni = 0; ni < CG_NWI; ++ni) b[ni] = cg_bs[k * CG_LDB + tx + ni * NDIMC];
+            cg_simt_slice<CG_MWI, CG_VM, MDIMC>(a, cg_as + k * CG_LDA, ty);
+            cg_simt_slice<CG_NWI, CG_VN, NDIMC>(b, cg_bs + k * CG_LDB, tx);
 #pragma unroll
             for (int mi = 0; mi < CG_MWI; ++mi)
 #pragma unroll
@@ -146,14 +200,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_plain_91b242b7(i
         __syncthreads();
     }
 
-    /* Strided ownership: neighbouring threads hold neighbouring columns, so the stores
-       of a row-major output coalesce. */
 #pragma unroll
     for (int mi = 0; mi < CG_MWI; ++mi)
 #pragma unroll
         for (int ni = 0; ni < CG_NWI; ++ni) {
-            const int i = m0 + ty + mi * MDIMC;
-            const int j = n0 + tx + ni * NDIMC;
+            const int i = m0 + cg_owned<CG_VM, MDIMC>(ty, mi);
+            const int j = n0 + cg_owned<CG_VN, NDIMC>(tx, ni);
             if (i < M && j < N) {
                 const float acc = c[mi][ni];
                 cg_st_f32(out, (long)(i) * ldo + (j), cg_epilogue(acc, i, j, M, N));

@@ -24,51 +24,97 @@ const SIMT: &str = r#"
 #define CG_THREADS (MDIMC * NDIMC)
 #define CG_MWI (MWG / MDIMC)
 #define CG_NWI (NWG / NDIMC)
-#define CG_PAD 1
-#define CG_LDA (MWG + CG_PAD)
-#define CG_LDB (NWG + CG_PAD)
+/* A thread owns its rows (columns) of C in runs of CG_VM (CG_VN) adjacent ones where its
+   share allows, so that a k-slice of them is one 16-byte shared load: a quarter of the
+   shared-memory instructions of strided ownership, which issued one load a row. Runs of
+   4 keep local rows a multiple of 4 floats (pad 4, not 1). */
+#define CG_VM ((CG_MWI % 4 == 0) ? 4 : 1)
+#define CG_VN ((CG_NWI % 4 == 0) ? 4 : 1)
+#define CG_LDA (MWG + (CG_VM == 4 ? 4 : 1))
+#define CG_LDB (NWG + (CG_VN == 4 ? 4 : 1))
 static_assert(MWG % MDIMC == 0 && NWG % NDIMC == 0, "tile must split evenly over threads");
 static_assert(MWG % VW == 0 && NWG % VW == 0 && KWG % VW == 0, "VW must divide the tile");
 typedef @AB_T@ cg_ab_t;
 struct alignas(VW * sizeof(cg_ab_t)) cg_vec_t { cg_ab_t v[VW]; };
 static __device__ __forceinline__ float cg_ab_f32(cg_ab_t x) { return @CVT@; }
 
-/* One operand tile into local memory as float: OUTER x INNER elements of the global
-   O x I matrix (leading dimension LD) starting at (o0, i0). KINNER: the inner dimension is
-   K, so the tile is stored transposed ([k][outer]) to keep the compute loop's reads
-   contiguous along M/N. */
-template <int OUTER, int INNER, int KINNER, int LDS, int VEC_OK>
-static __device__ __forceinline__ void cg_simt_load(float* s, const cg_ab_t* __restrict__ g,
-                                                    int o0, int O, int i0, int I, int LD, int tid) {
-    constexpr int IV = INNER / VW;
-    constexpr int TOTAL = OUTER * IV;
-    constexpr int ITERS = (TOTAL + CG_THREADS - 1) / CG_THREADS;
+/* Row `mi` of a thread's share (column: the same with N's constants): runs of V adjacent
+   rows, run r of thread t starting at r * DIMC * V + t * V. */
+template <int V, int DIMC>
+static __device__ __forceinline__ int cg_owned(int t, int mi) {
+    return (mi / V) * (DIMC * V) + t * V + (mi % V);
+}
+
+/* A thread's share of one operand tile in registers, as float: OUTER x INNER elements of
+   the global O x I matrix, VW-wide along INNER. */
+template <int OUTER, int INNER>
+struct cg_frag {
+    static constexpr int IV = INNER / VW;
+    static constexpr int TOTAL = OUTER * IV;
+    static constexpr int ITERS = (TOTAL + CG_THREADS - 1) / CG_THREADS;
+    float v[ITERS][VW];
+};
+
+/* Global to registers: the tile at (o0, i0) of the matrix with leading dimension LD,
+   zero past its O x I extent. Issued a tile ahead of the shared-memory step that stores
+   it, so that its loads are in flight while the block computes on the tile before. */
+template <int OUTER, int INNER, int VEC_OK>
+static __device__ __forceinline__ void cg_simt_fetch(cg_frag<OUTER, INNER>& f, const cg_ab_t* __restrict__ g,
+                                                     int o0, int O, int i0, int I, int LD, int tid) {
+    typedef cg_frag<OUTER, INNER> F;
 #pragma unroll
-    for (int it = 0; it < ITERS; ++it) {
+    for (int it = 0; it < F::ITERS; ++it) {
         const int idx = it * CG_THREADS + tid;
-        if (TOTAL % CG_THREADS != 0 && idx >= TOTAL) break;
-        const int o = idx / IV, iv = (idx % IV) * VW;
+        if (F::TOTAL % CG_THREADS != 0 && idx >= F::TOTAL) break;
+        const int o = idx / F::IV, iv = (idx % F::IV) * VW;
         const int go = o0 + o, gi = i0 + iv;
-        float v[VW];
         if (VEC_OK && go < O && gi + VW <= I) {
             const cg_vec_t t = *reinterpret_cast<const cg_vec_t*>(g + ((long)go * LD + gi));
 #pragma unroll
-            for (int e = 0; e < VW; ++e) v[e] = cg_ab_f32(t.v[e]);
+            for (int e = 0; e < VW; ++e) f.v[it][e] = cg_ab_f32(t.v[e]);
         } else {
 #pragma unroll
-            for (int e = 0; e < VW; ++e) v[e] = (go < O && gi + e < I) ? cg_ab_f32(g[(long)go * LD + gi + e]) : 0.0f;
+            for (int e = 0; e < VW; ++e) f.v[it][e] = (go < O && gi + e < I) ? cg_ab_f32(g[(long)go * LD + gi + e]) : 0.0f;
         }
+    }
+}
+
+/* Registers to local memory. KINNER: the inner dimension is K, so the tile is stored
+   transposed ([k][outer]) to keep the compute loop's reads contiguous along M/N. */
+template <int OUTER, int INNER, int KINNER, int LDS>
+static __device__ __forceinline__ void cg_simt_stash(float* s, const cg_frag<OUTER, INNER>& f, int tid) {
+    typedef cg_frag<OUTER, INNER> F;
+#pragma unroll
+    for (int it = 0; it < F::ITERS; ++it) {
+        const int idx = it * CG_THREADS + tid;
+        if (F::TOTAL % CG_THREADS != 0 && idx >= F::TOTAL) break;
+        const int o = idx / F::IV, iv = (idx % F::IV) * VW;
 #pragma unroll
         for (int e = 0; e < VW; ++e) {
-            if (KINNER) s[(iv + e) * LDS + o] = v[e];
-            else s[o * LDS + iv + e] = v[e];
+            if (KINNER) s[(iv + e) * LDS + o] = f.v[it][e];
+            else s[o * LDS + iv + e] = f.v[it][e];
+        }
+    }
+}
+
+/* A thread's CG_MWI (CG_NWI) values of k-slice `row` of a local tile: 16-byte loads
+   where it owns runs of 4. */
+template <int N, int V, int DIMC>
+static __device__ __forceinline__ void cg_simt_slice(float* x, const float* row, int t) {
+#pragma unroll
+    for (int r = 0; r < N / V; ++r) {
+        if (V == 4) {
+            const float4 q = *reinterpret_cast<const float4*>(row + r * DIMC * 4 + t * 4);
+            x[4 * r] = q.x; x[4 * r + 1] = q.y; x[4 * r + 2] = q.z; x[4 * r + 3] = q.w;
+        } else {
+            x[r] = row[r * DIMC + t];
         }
     }
 }
 
 extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int K, @PARAMS@) {
-    __shared__ float cg_as[KWG * CG_LDA];
-    __shared__ float cg_bs[KWG * CG_LDB];
+    __shared__ __align__(16) float cg_as[KWG * CG_LDA];
+    __shared__ __align__(16) float cg_bs[KWG * CG_LDB];
     @VIEW@
     int tm, tn;
     if (!cg_tile_of_block(M, N, MWG, NWG, &tm, &tn)) return;
@@ -83,29 +129,35 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int
 #pragma unroll
         for (int ni = 0; ni < CG_NWI; ++ni) c[mi][ni] = 0.0f;
 
+    @A_FRAG@ fa;
+    @B_FRAG@ fb;
+    if (K > 0) {
+        @FETCH_A_FIRST@;
+        @FETCH_B_FIRST@;
+    }
     for (int k0 = 0; k0 < K; k0 += KWG) {
-        @LOAD_A@;
-        @LOAD_B@;
+        @STASH_A@;
+        @STASH_B@;
         __syncthreads();
+        if (k0 + KWG < K) {
+            @FETCH_A_NEXT@;
+            @FETCH_B_NEXT@;
+        }
 #pragma unroll
         for (int k = 0; k < KWG; ++k) {
             float a[CG_MWI], b[CG_NWI];
-#pragma unroll
-            for (int mi = 0; mi < CG_MWI; ++mi) a[mi] = cg_as[k * CG_LDA + ty + mi * MDIMC];
-#pragma unroll
-            for (int ni = 0; ni < CG_NWI; ++ni) b[ni] = cg_bs[k * CG_LDB + tx + ni * NDIMC];
+            cg_simt_slice<CG_MWI, CG_VM, MDIMC>(a, cg_as + k * CG_LDA, ty);
+            cg_simt_slice<CG_NWI, CG_VN, NDIMC>(b, cg_bs + k * CG_LDB, tx);
 @MATH@        }
         __syncthreads();
     }
 
-    /* Strided ownership: neighbouring threads hold neighbouring columns, so the stores
-       of a row-major output coalesce. */
 #pragma unroll
     for (int mi = 0; mi < CG_MWI; ++mi)
 #pragma unroll
         for (int ni = 0; ni < CG_NWI; ++ni) {
-            const int i = m0 + ty + mi * MDIMC;
-            const int j = n0 + tx + ni * NDIMC;
+            const int i = m0 + cg_owned<CG_VM, MDIMC>(ty, mi);
+            const int j = n0 + cg_owned<CG_VN, NDIMC>(tx, ni);
             if (i < M && j < N) {
                 const float acc = c[mi][ni];
                 @STORE@;
@@ -130,36 +182,44 @@ const SIMT_ADDS: &str = "#pragma unroll
 
 fn simt_kernel(ir: &GemmIr, variant: Variant) -> String {
     let (ab_t, cvt) = ab_type(ir.ab_dtype);
-    let load_a = match ir.a_layout() {
-        Layout::RowMajor => {
-            "cg_simt_load<MWG, KWG, 1, CG_LDA, (A_ALIGN % VW == 0)>(cg_as, ga, m0, M, k0, K, @LDA@, tid)"
-        }
-        Layout::ColMajor => {
-            "cg_simt_load<KWG, MWG, 0, CG_LDA, (A_ALIGN % VW == 0)>(cg_as, ga, k0, K, m0, M, @LDA@, tid)"
-        }
+    // (tile OUTER, INNER, K inner, the fetch's (o0, O, i0, I) with `@K@` for k0).
+    let a = match ir.a_layout() {
+        Layout::RowMajor => ("MWG", "KWG", 1, "m0, M, @K@, K"),
+        Layout::ColMajor => ("KWG", "MWG", 0, "@K@, K, m0, M"),
     };
-    let load_b = match ir.b_layout() {
-        Layout::RowMajor => {
-            "cg_simt_load<KWG, NWG, 0, CG_LDB, (B_ALIGN % VW == 0)>(cg_bs, gb, k0, K, n0, N, @LDB@, tid)"
-        }
-        Layout::ColMajor => {
-            "cg_simt_load<NWG, KWG, 1, CG_LDB, (B_ALIGN % VW == 0)>(cg_bs, gb, n0, N, k0, K, @LDB@, tid)"
-        }
+    let b = match ir.b_layout() {
+        Layout::RowMajor => ("KWG", "NWG", 0, "@K@, K, n0, N"),
+        Layout::ColMajor => ("NWG", "KWG", 1, "n0, N, @K@, K"),
     };
-    let (load_a, load_b, guard) = match variant {
+    let frag = |(outer, inner, _, _): (&str, &str, u32, &str)| format!("cg_frag<{outer}, {inner}>");
+    // A fetch with `@K@` for the tile's first k.
+    let fetch = |(outer, inner, _, at): (&str, &str, u32, &str), op: &str, frag: &str, ptr: &str, ld: String| {
+        format!("cg_simt_fetch<{outer}, {inner}, ({op}_ALIGN % VW == 0)>({frag}, {ptr}, {at}, {ld}, tid)")
+    };
+    let stash = |(outer, inner, kinner, _): (&str, &str, u32, &str), lds: &str, s: &str, frag: &str| {
+        format!("cg_simt_stash<{outer}, {inner}, {kinner}, {lds}>({s}, {frag}, tid)")
+    };
+    let (fetch_a, fetch_b, stash_a, stash_b, guard) = match variant {
         // The static shared arrays must look written, or a compiler may fold every load
         // of them to undef and the FMAs with them; `K < 0` never holds. The guard also
         // reads `ga`/`gb` (as pointers, not through them), which NVRTC otherwise reports
         // as set but never used.
         Variant::ComputeOnly => (
-            "/* compute_only: no A tile load */",
-            "/* compute_only: no B tile load */",
+            "/* compute_only: no A tile load */".to_string(),
+            "/* compute_only: no B tile load */".to_string(),
+            "(void)fa".to_string(),
+            "(void)fb".to_string(),
             "\n    if (K < 0) { cg_as[tid % CG_LDA] = (float)(ga == 0); cg_bs[tid % CG_LDB] = (float)(gb == 0); } /* never taken: see emit_variant */",
         ),
-        _ => (load_a, load_b, ""),
+        _ => (
+            fetch(a, "A", "fa", "ga", format!("ld{}", ir.a)),
+            fetch(b, "B", "fb", "gb", format!("ld{}", ir.b)),
+            stash(a, "CG_LDA", "cg_as", "fa"),
+            stash(b, "CG_LDB", "cg_bs", "fb"),
+            "",
+        ),
     };
-    let load_a = load_a.replace("@LDA@", &format!("ld{}", ir.a));
-    let load_b = load_b.replace("@LDB@", &format!("ld{}", ir.b));
+    let at = |f: &str, k: &str| f.replace("@K@", k);
     let math = match variant {
         Variant::LoadOnly => SIMT_ADDS,
         _ => SIMT_MATH,
@@ -174,8 +234,14 @@ fn simt_kernel(ir: &GemmIr, variant: Variant) -> String {
             ("VIEW", view_prologue(ir, Backend::Cuda)),
             ("A_PTR", format!("p{}", ir.a)),
             ("B_PTR", format!("p{}", ir.b)),
-            ("LOAD_A", load_a),
-            ("LOAD_B", load_b),
+            ("A_FRAG", frag(a)),
+            ("B_FRAG", frag(b)),
+            ("FETCH_A_FIRST", at(&fetch_a, "0")),
+            ("FETCH_B_FIRST", at(&fetch_b, "0")),
+            ("FETCH_A_NEXT", at(&fetch_a, "k0 + KWG")),
+            ("FETCH_B_NEXT", at(&fetch_b, "k0 + KWG")),
+            ("STASH_A", stash_a),
+            ("STASH_B", stash_b),
             ("GUARD", guard.into()),
             ("MATH", math.into()),
             ("STORE", epilogue_store(ir, variant)),
