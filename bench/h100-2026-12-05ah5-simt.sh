@@ -6,7 +6,7 @@
 # one shared load a row, loads then compute). Binaries: .dev/ah5s (the CLI of
 # `cargo build --release --features baseline,aot --bin crossgemm` at the commit in
 # COMMIT) and .dev/ah4s (eb8712e, the kernel before). Carry: [".dev/ah5s", ".dev/ah4s"].
-# ~6 minutes.
+# ~6 minutes (ROUNDS=1: ~4).
 # Why: f32 ran at 0.67-0.71x cuBLAS's SGEMM at 2048-8192 cubed and 0.19-0.40x on small
 # and skinny shapes (bench/results/h200-2026-12-01b/full-f32-tf32.json); the SASS of the
 # 128x128x32 tile had 512 scalar shared loads to 2048 FFMA a tile (one LDS to four FFMA,
@@ -30,8 +30,8 @@ d=json.load(open('$R/tune-$tag.json'))
 print('$tag', 'best', d['best'], round(d['best_us'],1), 'timed', len(d['timings']), 'failed', len(d.get('failed') or []))
 "
 done; done
-# The f32 rows, tuned, old and new alternating.
-for round in 1 2; do for bin in $OLD $B; do
+# The f32 rows, tuned, old and new alternating (ROUNDS=1: one round, for a short call).
+for round in $(seq 1 ${ROUNDS:-2}); do for bin in $OLD $B; do
   tag=$(basename $bin)-f32-$round
   timeout 200 $bin/crossgemm bench --dtypes f32 --epilogues none --max 24 \
     --shape 1024x1024x1024 --shape 4096x4096x4096 --shape 1000x1000x1000 --shape 3000x5000x700 \
