@@ -4,11 +4,14 @@
 //! `__syncthreads()` a `std::barrier`, the blocks run one after another (so `__shared__`
 //! is a function-level `static`), and each output is compared with a double-precision
 //! product. Every class of the planned configs (runs of 4 rows and columns per thread or
-//! strided, vector widths, thread counts) on each layout of A and B, at shapes that are
+//! strided, vector widths, K split or whole) on each layout of A and B, at shapes that are
 //! multiples of nothing (1, 7, 17, 33, 70, 129, 300), and aligned ones that take the
-//! vector loads.
+//! vector loads. A split's blocks run in reverse, so that the last to arrive is split 0,
+//! and its arrival counters must end at zero.
 //!
-//! The kernel's inline PTX (16-bit conversions, unused by f32 operands) is dropped. It
+//! The kernel's inline PTX (16-bit conversions, unused by f32 operands) is dropped, and a
+//! split's workspace traffic (`CG_STCG` and the rest, PTX in the kernel) is defined by the
+//! shim as host atomics. It
 //! needs a C++20 compiler (`CXX`, else `c++`); without one the test prints a notice and
 //! passes, unless `CROSSGEMM_REQUIRE_CXX=1` (CI sets it), which makes that a failure.
 
@@ -58,13 +61,15 @@ const ABI: &str = "float* __restrict__ out, const float* __restrict__ p0, const 
 const float* __restrict__ p2, const float* __restrict__ p3, float p4, int ldo, long offo, int ld0, long off0, \
 int ld1, long off1, long off2, int ld3, long off3, long bso, long bs0, long bs1, long bs2, long bs3, int nbatch)";
 
-const SHIM: &str = r#"#include <barrier>
+const SHIM: &str = r#"#include <algorithm>
+#include <barrier>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
+using std::min;
 struct cg_dim3 { unsigned x, y, z; };
 thread_local cg_dim3 threadIdx, blockIdx;
 static std::barrier<>* cg_bar;
@@ -76,11 +81,18 @@ static std::barrier<>* cg_bar;
 #define __restrict__ __restrict
 #define __align__(n) __attribute__((aligned(n)))
 #define __shared__ static
+#define __threadfence() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define CG_STCG(p, v) (*(p) = (v))
+#define CG_LDCG(p, v) ((v) = *(p))
+#define CG_ARRIVE(p, old) ((old) = __atomic_fetch_add((p), 1u, __ATOMIC_ACQ_REL))
+#define CG_RESET(p) __atomic_store_n((p), 0u, __ATOMIC_RELAXED)
+struct cg_grid { unsigned x, y, z; };
+static cg_grid gridDim;
 struct alignas(16) float4 { float x, y, z, w; };
 static inline float __uint_as_float(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
 "#;
 
-/// Runs the kernel (`cg_kernel`, grid `TILES` blocks of `MDIMC x NDIMC` threads) at
+/// Runs the kernel (`cg_kernel`, a block of `MDIMC x NDIMC` threads per tile and split) at
 /// `M N K AROW BROW`, and prints the largest error relative to max(1, |reference|).
 const MAIN: &str = r#"
 int main(int argc, char** argv) {
@@ -95,19 +107,32 @@ int main(int argc, char** argv) {
     for (int i = 0; i < M; ++i) for (int j = 0; j < N; ++j) res[(size_t)j * ld3 + i] = ((i + 2 * j) % 7 - 3) / 8.0f;
     const float alpha = 0.5f;
     const int threads = MDIMC * NDIMC;
+    const int TILES = ((M + MWG - 1) / MWG) * ((N + NWG - 1) / NWG);
+    gridDim = {(unsigned)TILES, (unsigned)KSPLIT, 1};
+    /* A split's slots and arrival counters (zeroed, as the runtime's workspace is). */
+    std::vector<float> ws((size_t)TILES * KSPLIT * MWG * NWG, NAN);
+    std::vector<unsigned> flags(TILES, 0);
+    (void)ws; (void)flags;
+    /* The splits of a tile in reverse: the last to arrive is split 0. */
+    for (int by = KSPLIT - 1; by >= 0; --by)
     for (int bx = 0; bx < TILES; ++bx) {
         std::barrier<> bar(threads);
         cg_bar = &bar;
         std::vector<std::thread> ts;
         for (int t = 0; t < threads; ++t)
             ts.emplace_back([&, t] {
-                blockIdx = {(unsigned)bx, 0, 0};
+                blockIdx = {(unsigned)bx, (unsigned)by, 0};
                 threadIdx = {(unsigned)(t % NDIMC), (unsigned)(t / NDIMC), 0};
-                cg_kernel(M, N, K, out.data(), A.data(), B.data(), bias.data(), res.data(), alpha,
-                          ldo, 0, ld0, 0, ld1, 0, 0, ld3, 0, 0, 0, 0, 0, 0, 1);
+                cg_kernel(
+#if KSPLIT > 1
+                    ws.data(), flags.data(),
+#endif
+                    M, N, K, out.data(), A.data(), B.data(), bias.data(), res.data(), alpha,
+                    ldo, 0, ld0, 0, ld1, 0, 0, ld3, 0, 0, 0, 0, 0, 0, 1);
             });
         for (auto& t : ts) t.join();
     }
+    for (unsigned f : flags) if (f != 0) { printf("counter left at %u\n", f); return 1; }
     double worst = 0;
     for (int i = 0; i < M; ++i) for (int j = 0; j < N; ++j) {
         double acc = 0;
@@ -148,8 +173,7 @@ fn without_asm(src: &str) -> String {
 }
 
 /// One config of each class the kernel's code paths tell apart: runs of 4 (or strided)
-/// rows and columns per thread, vector width, thread count, and whether a thread's share
-/// of a tile load is whole.
+/// rows and columns per thread, vector width, and K split or whole.
 fn configs() -> Vec<TileConfig> {
     let target = Targets::parse(BUILTIN_TARGETS).unwrap().get("h200").unwrap().clone();
     let plan = plan_target(&ir(Layout::RowMajor, Layout::ColMajor), &target, &TuneSpace::default());
@@ -160,11 +184,13 @@ fn configs() -> Vec<TileConfig> {
         .filter(|c| {
             let TileConfig::Simt(t) = c else { return false };
             let (mwi, nwi) = (t.mwg / t.mdimc, t.nwg / t.ndimc);
-            let whole = (t.mwg * t.kwg / t.vw) % t.threads() == 0 && (t.nwg * t.kwg / t.vw) % t.threads() == 0;
-            seen.insert((mwi % 4 == 0, nwi % 4 == 0, t.vw, t.threads(), whole))
+            seen.insert((mwi % 4 == 0, nwi % 4 == 0, t.vw, t.ksplit > 1))
         })
         .collect();
-    assert!(picked.len() >= 6, "the plan's simt classes: {picked:?}");
+    assert!(
+        picked.len() >= 8 && picked.iter().any(|c| c.k_split() > 1),
+        "the plan's simt classes: {picked:?}"
+    );
     picked
 }
 
@@ -184,57 +210,49 @@ const SHAPES: [(usize, usize, usize); 8] = [
 fn run(cxx: &str, dir: &Path, ir: &GemmIr, c: &TileConfig, defines: &[(&str, u32)], shapes: &[Problem]) -> Vec<String> {
     let src = FamilyId::Simt.emit(ir, Backend::Cuda, Variant::Full);
     assert!(
-        src.contains(&format!("{}(int M, int N, int K, {ABI}", ir.symbol())),
+        src.contains(&format!(
+            "{}(\n#if KSPLIT > 1\n    float* __restrict__ cg_ws, unsigned* __restrict__ cg_flags,\n#endif\n    int M, int N, int K, {ABI}",
+            ir.symbol()
+        )),
         "the kernel's ABI changed: update ABI and MAIN"
     );
     let kernel = without_asm(&src).replace(&format!("{}(", ir.symbol()), "cg_kernel(");
-    let tiles = |p: &Problem| {
-        let (bm, bn) = c.block_mn();
-        p.m.div_ceil(bm as usize) * p.n.div_ceil(bn as usize)
-    };
-    let mut failures = Vec::new();
-    // One binary per grid size (a define), shapes of one grid size share it.
-    let mut by_tiles: BTreeMap<usize, Vec<Problem>> = BTreeMap::new();
-    for p in shapes {
-        by_tiles.entry(tiles(p)).or_default().push(*p);
+    let cpp = dir.join("k.cpp");
+    std::fs::write(&cpp, format!("{SHIM}{kernel}{MAIN}")).unwrap();
+    let exe = dir.join("k");
+    let mut cmd = Command::new(cxx);
+    cmd.args(["-std=c++20", "-O1", "-pthread", "-w", "-o"])
+        .arg(&exe)
+        .arg(&cpp);
+    for (k, v) in defines {
+        cmd.arg(format!("-D{k}={v}"));
     }
-    for (n, ps) in by_tiles {
-        let cpp = dir.join(format!("k{n}.cpp"));
-        std::fs::write(&cpp, format!("{SHIM}{kernel}{MAIN}")).unwrap();
-        let exe = dir.join(format!("k{n}"));
-        let mut cmd = Command::new(cxx);
-        cmd.args(["-std=c++20", "-O1", "-pthread", "-w", "-o"])
-            .arg(&exe)
-            .arg(&cpp);
-        for (k, v) in defines.iter().copied().chain([("TILES", n as u32)]) {
-            cmd.arg(format!("-D{k}={v}"));
-        }
-        let out = cmd.output().unwrap();
-        assert!(out.status.success(), "{c}: {}", String::from_utf8_lossy(&out.stderr));
-        for p in ps {
-            let row = |l: Layout| u8::from(l == Layout::RowMajor).to_string();
-            let out = Command::new(&exe)
-                .args([
-                    p.m.to_string(),
-                    p.n.to_string(),
-                    p.k.to_string(),
-                    row(ir.a_layout()),
-                    row(ir.b_layout()),
-                ])
-                .output()
-                .unwrap();
-            let text = String::from_utf8_lossy(&out.stdout);
-            let err: f64 = text.trim().parse().unwrap_or(f64::NAN);
-            if !(out.status.success() && err <= 1e-5) {
-                failures.push(format!(
-                    "{c} {:?}x{:?} at {}x{}x{}: error {text}",
-                    ir.a_layout(),
-                    ir.b_layout(),
-                    p.m,
-                    p.n,
-                    p.k
-                ));
-            }
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{c}: {}", String::from_utf8_lossy(&out.stderr));
+    let mut failures = Vec::new();
+    for p in shapes {
+        let row = |l: Layout| u8::from(l == Layout::RowMajor).to_string();
+        let out = Command::new(&exe)
+            .args([
+                p.m.to_string(),
+                p.n.to_string(),
+                p.k.to_string(),
+                row(ir.a_layout()),
+                row(ir.b_layout()),
+            ])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        let err: f64 = text.trim().parse().unwrap_or(f64::NAN);
+        if !(out.status.success() && err <= 1e-5) {
+            failures.push(format!(
+                "{c} {:?}x{:?} at {}x{}x{}: error {text}",
+                ir.a_layout(),
+                ir.b_layout(),
+                p.m,
+                p.n,
+                p.k
+            ));
         }
     }
     failures

@@ -295,9 +295,10 @@ fn load_only_moves_data_but_does_no_math() {
                     assert!(vb.contains("c[mi][0] += a[mi];"), "{what}");
                     assert!(vb.contains("c[0][ni] += b[ni];"), "{what}");
                     for s in [
-                        "cg_simt_load<",
-                        "cg_as[k * CG_LDA",
-                        "cg_bs[k * CG_LDB",
+                        "cg_simt_fetch<",
+                        "cg_simt_stash<",
+                        "cg_as + k * CG_LDA",
+                        "cg_bs + k * CG_LDB",
                         "__syncthreads()",
                     ] {
                         assert!(count(vb, s) > 0, "{what}: {s}");
@@ -364,8 +365,10 @@ fn compute_only_does_the_math_without_global_loads() {
                     assert_eq!(count(vb, "cg_mma(c[mi][ni], af[mi], bf[ni]);"), 1, "{what}");
                 }
                 Family::Simt => {
-                    assert!(fb.contains("cg_simt_load<"), "{what}");
-                    assert!(!vb.contains("cg_simt_load<"), "{what}: compute_only still loads tiles");
+                    for s in ["cg_simt_fetch<", "cg_simt_stash<"] {
+                        assert!(fb.contains(s), "{what}: {s}");
+                        assert!(!vb.contains(s), "{what}: compute_only still loads tiles ({s})");
+                    }
                     assert!(vb.contains("fmaf(a[mi], b[ni], c[mi][ni])"), "{what}");
                     assert!(
                         vb.contains("if (K < 0) { cg_as["),

@@ -156,7 +156,26 @@ static __device__ __forceinline__ void cg_simt_slice(float* x, const float* row,
     }
 }
 
-extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_plain_91b242b7(int M, int N, int K, float* __restrict__ out, const float* __restrict__ p0, const float* __restrict__ p1, int ldo, long offo, int ld0, long off0, int ld1, long off1, long bso, long bs0, long bs1, int nbatch) {
+#ifndef KSPLIT
+#define KSPLIT 1
+#endif
+static_assert(KSPLIT >= 1 && KSPLIT <= 32, "KSPLIT: 1 to 32 blocks along K");
+#if KSPLIT > 1
+/* A split's traffic through the workspace, in L2 (the host shim of
+   gemm-core/tests/simt_cuda_on_host.rs defines its own). */
+#ifndef CG_STCG
+#define CG_STCG(p, v) asm volatile("st.global.cg.f32 [%0], %1;" :: "l"(p), "f"(v) : "memory")
+#define CG_LDCG(p, v) asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory")
+#define CG_ARRIVE(p, old) asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(p) : "memory")
+#define CG_RESET(p) asm volatile("st.relaxed.gpu.global.u32 [%0], 0;" :: "l"(p) : "memory")
+#endif
+#endif
+
+extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_plain_91b242b7(
+#if KSPLIT > 1
+    float* __restrict__ cg_ws, unsigned* __restrict__ cg_flags,
+#endif
+    int M, int N, int K, float* __restrict__ out, const float* __restrict__ p0, const float* __restrict__ p1, int ldo, long offo, int ld0, long off0, int ld1, long off1, long bso, long bs0, long bs1, int nbatch) {
     __shared__ __align__(16) float cg_as[KWG * CG_LDA];
     __shared__ __align__(16) float cg_bs[KWG * CG_LDB];
     const long cg_bz = (long)blockIdx.z; out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1;
@@ -173,17 +192,22 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_plain_91b242b7(i
 #pragma unroll
         for (int ni = 0; ni < CG_NWI; ++ni) c[mi][ni] = 0.0f;
 
+    /* This block's share of K, [kb, ke): split blockIdx.y of KSPLIT, in whole KWG steps
+       (only the last split's tile may cross K, and reads zeros past it). */
+    const int cg_steps = (K + KWG - 1) / KWG;
+    const int kb = (int)((long long)blockIdx.y * cg_steps / KSPLIT) * KWG;
+    const int ke = min(K, (int)((long long)(blockIdx.y + 1) * cg_steps / KSPLIT) * KWG);
     cg_frag<MWG, KWG> fa;
     cg_frag<KWG, NWG> fb;
-    if (K > 0) {
-        cg_simt_fetch<MWG, KWG, (A_ALIGN % VW == 0)>(fa, ga, m0, M, 0, K, ld0, tid);
-        cg_simt_fetch<KWG, NWG, (B_ALIGN % VW == 0)>(fb, gb, 0, K, n0, N, ld1, tid);
+    if (kb < ke) {
+        cg_simt_fetch<MWG, KWG, (A_ALIGN % VW == 0)>(fa, ga, m0, M, kb, K, ld0, tid);
+        cg_simt_fetch<KWG, NWG, (B_ALIGN % VW == 0)>(fb, gb, kb, K, n0, N, ld1, tid);
     }
-    for (int k0 = 0; k0 < K; k0 += KWG) {
+    for (int k0 = kb; k0 < ke; k0 += KWG) {
         cg_simt_stash<MWG, KWG, 1, CG_LDA>(cg_as, fa, tid);
         cg_simt_stash<KWG, NWG, 0, CG_LDB>(cg_bs, fb, tid);
         __syncthreads();
-        if (k0 + KWG < K) {
+        if (k0 + KWG < ke) {
             cg_simt_fetch<MWG, KWG, (A_ALIGN % VW == 0)>(fa, ga, m0, M, k0 + KWG, K, ld0, tid);
             cg_simt_fetch<KWG, NWG, (B_ALIGN % VW == 0)>(fb, gb, k0 + KWG, K, n0, N, ld1, tid);
         }
@@ -199,6 +223,42 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_plain_91b242b7(i
         }
         __syncthreads();
     }
+
+#if KSPLIT > 1
+    /* Each split leaves its tile in its slot of the workspace; the last to arrive adds
+       the slots in split order (the same bits whichever finishes last) and stores. */
+    float* const cg_slots = cg_ws + ((long)blockIdx.z * gridDim.x + blockIdx.x) * (KSPLIT * MWG * NWG);
+#define CG_SLOT(s, mi, ni) (cg_slots + (s) * (MWG * NWG) + cg_owned<CG_VM, MDIMC>(ty, mi) * NWG + cg_owned<CG_VN, NDIMC>(tx, ni))
+#pragma unroll
+    for (int mi = 0; mi < CG_MWI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < CG_NWI; ++ni) CG_STCG(CG_SLOT(blockIdx.y, mi, ni), c[mi][ni]);
+    __threadfence();
+    __syncthreads();
+    __shared__ unsigned cg_last;
+    if (tid == 0) {
+        unsigned old;
+        CG_ARRIVE(cg_flags + (long)blockIdx.z * gridDim.x + blockIdx.x, old);
+        cg_last = old == KSPLIT - 1;
+        /* Every split has arrived: the counter is this launch's no more. */
+        if (cg_last) CG_RESET(cg_flags + (long)blockIdx.z * gridDim.x + blockIdx.x);
+    }
+    __syncthreads();
+    if (!cg_last) return;
+    __threadfence();
+#pragma unroll
+    for (int mi = 0; mi < CG_MWI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < CG_NWI; ++ni) {
+            float sum = 0.0f;
+            for (int s = 0; s < KSPLIT; ++s) {
+                float v;
+                CG_LDCG(CG_SLOT(s, mi, ni), v);
+                sum += v;
+            }
+            c[mi][ni] = sum;
+        }
+#endif
 
 #pragma unroll
     for (int mi = 0; mi < CG_MWI; ++mi)

@@ -29,8 +29,9 @@ pub struct SimtTile {
     pub vw: u32,
     /// Launch-order group height, as in `MmaTile::group_m`.
     pub group_m: u32,
-    /// Work-groups that split K for the same output tile (OpenCL; a second kernel adds
-    /// the partial tiles in split order). Absent in records written before it (1).
+    /// Work-groups that split K for the same output tile, their partial tiles added in
+    /// split order (OpenCL: by a second kernel; CUDA: by the last to arrive). Absent in
+    /// records written before it (1).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub ksplit: u32,
 }
@@ -87,14 +88,15 @@ impl KernelFamily for Simt {
         Ok(())
     }
 
-    /// Every tile of the space, and on OpenCL the tiles of at most 32 rows again with K
-    /// split over 4 or 8 work-groups (4 on a CPU): a product of few rows has few tiles
-    /// along M, and those alone leave most of a GPU idle (16x4096x4096 in 16x64 tiles is
-    /// 64 work-groups). A split is two kernels (`strip_sum::SUM_KERNEL_SUFFIX`).
+    /// Every tile of the space, and the tiles of at most 32 rows again with K split over 4
+    /// or 8 work-groups (4 on a CPU): a product of few rows has few tiles along M, and
+    /// those alone leave most of a GPU idle (16x4096x4096 in 16x64 tiles is 64
+    /// work-groups). On OpenCL a split is two kernels (`strip_sum::SUM_KERNEL_SUFFIX`); in
+    /// CUDA the last block of a tile to arrive adds the others' sums, as `wgmma`'s split-K.
     fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<SimtTile> {
         let splits: &[u32] = match (cx.target.backend, cx.target.device_type) {
             (Backend::Opencl, DeviceType::Cpu) => &[1, 4],
-            (Backend::Opencl, _) => &[1, 4, 8],
+            (Backend::Opencl | Backend::Cuda, _) => &[1, 4, 8],
             _ => &[1],
         };
         let splits = space.pick("ksplit", splits);
@@ -284,7 +286,7 @@ fn candidates(space: &TuneSpace) -> Vec<SimtTile> {
 /// tile, and low enough that no rule's arithmetic overflows.
 const MAX_EXTENT: u32 = 1024;
 
-const RULES: [Rule<SimtTile>; 9] = [
+const RULES: [Rule<SimtTile>; 8] = [
     // The generator's invariants that every later rule (and the launch geometry) divides
     // by: no zero extent, VW one of the kernel's load widths, a launch order of >= 1 row.
     // Planned tiles always pass; a config read from disk (an edited cache, a records
@@ -310,14 +312,6 @@ const RULES: [Rule<SimtTile>; 9] = [
             } else {
                 None
             }
-        },
-    },
-    // The CUDA source (exact f32 on CUDA cores) walks K whole.
-    Rule {
-        name: "split-K",
-        check: |x, c| {
-            (c.ksplit > 1 && x.target.backend != Backend::Opencl)
-                .then(|| format!("ksplit {} (work-groups split K in the OpenCL source only)", c.ksplit))
         },
     },
     Rule {
