@@ -155,7 +155,9 @@ pub fn by_estimate(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p: 
 /// block tiles first in each; then those that give half of the SMs a block
 /// ([`fills_half`]), then the rest, in the planner's order (where nothing occupies the
 /// GPU, a tiny problem, the order stands). Where the first is a shape specialist's, the
-/// specialists' configs come before the others whatever their tier. On NVIDIA's OpenCL the planner's first at 16x4096x4096 is a 128x128 tile, 32
+/// specialists' configs come before the others whatever their tier.
+///
+/// On NVIDIA's OpenCL the planner's first at 16x4096x4096 is a 128x128 tile, 32
 /// work-groups for 132 SMs, where the tuned winner made 1024 (bench/results/h200-2026-12-05af);
 /// the first that occupies them is a 16x32 tile with K split in 8, the measured best of
 /// all 48 candidates there (81.3 µs; 406 with K whole, 128 work-groups of 64 threads,
@@ -263,7 +265,7 @@ fn occupies(c: &TileConfig, target: &TargetSpec, p: Problem) -> bool {
 /// that a product with one column is another kind of problem than one with a thousand:
 /// a kernel whose table holds no skinny bucket (tf32's: its records predate the turned
 /// kernels) took 8192³'s 128x256 wgmma tile at 12288x1x4096 and 4096x8x4096, 0.47-0.64x
-/// cuBLAS on an H100 (bench/results/h100-2026-12-05ah1), where the default, a turned
+/// cuBLAS on an H100 (bench/results/h100-2026-12-05ah), where the default, a turned
 /// gemv, reads A once. A specialist's default is the planner's measured choice for that
 /// kind of call; a general family's default is only a first guess, which a measured
 /// winner near the shape beats.
