@@ -53,6 +53,14 @@ struct cg_frag {
     static constexpr int TOTAL = OUTER * IV;
     static constexpr int ITERS = (TOTAL + CG_THREADS - 1) / CG_THREADS;
     float v[ITERS][VW];
+    /* Load `it` of thread `tid`: its row `o` and first column `iv` of the tile; false
+       past the tile's end. Fetch and stash both walk the tile by it. */
+    static __device__ __forceinline__ bool at(int it, int tid, int& o, int& iv) {
+        const int idx = it * CG_THREADS + tid;
+        o = idx / IV;
+        iv = (idx % IV) * VW;
+        return TOTAL % CG_THREADS == 0 || idx < TOTAL;
+    }
 };
 
 /* Global to registers: the tile at (o0, i0) of the matrix with leading dimension LD,
@@ -64,9 +72,8 @@ static __device__ __forceinline__ void cg_simt_fetch(cg_frag<OUTER, INNER>& f, c
     typedef cg_frag<OUTER, INNER> F;
 #pragma unroll
     for (int it = 0; it < F::ITERS; ++it) {
-        const int idx = it * CG_THREADS + tid;
-        if (F::TOTAL % CG_THREADS != 0 && idx >= F::TOTAL) break;
-        const int o = idx / F::IV, iv = (idx % F::IV) * VW;
+        int o, iv;
+        if (!F::at(it, tid, o, iv)) break;
         const int go = o0 + o, gi = i0 + iv;
         if (VEC_OK && go < O && gi + VW <= I) {
             const cg_vec_t t = *reinterpret_cast<const cg_vec_t*>(g + ((long)go * LD + gi));
@@ -86,9 +93,8 @@ static __device__ __forceinline__ void cg_simt_stash(float* s, const cg_frag<OUT
     typedef cg_frag<OUTER, INNER> F;
 #pragma unroll
     for (int it = 0; it < F::ITERS; ++it) {
-        const int idx = it * CG_THREADS + tid;
-        if (F::TOTAL % CG_THREADS != 0 && idx >= F::TOTAL) break;
-        const int o = idx / F::IV, iv = (idx % F::IV) * VW;
+        int o, iv;
+        if (!F::at(it, tid, o, iv)) break;
 #pragma unroll
         for (int e = 0; e < VW; ++e) {
             if (KINNER) s[(iv + e) * LDS + o] = f.v[it][e];
@@ -179,7 +185,8 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(
 #if KSPLIT > 1
     /* Each split leaves its tile in its slot of the workspace; the last to arrive adds
        the slots in split order (the same bits whichever finishes last) and stores. */
-    float* const cg_slots = cg_ws + ((long)blockIdx.z * gridDim.x + blockIdx.x) * (KSPLIT * MWG * NWG);
+    const long cg_tile = (long)blockIdx.z * gridDim.x + blockIdx.x;
+    float* const cg_slots = cg_ws + cg_tile * (KSPLIT * MWG * NWG);
 #define CG_SLOT(s, mi, ni) (cg_slots + (s) * (MWG * NWG) + cg_owned<CG_VM, MDIMC>(ty, mi) * NWG + cg_owned<CG_VN, NDIMC>(tx, ni))
 #pragma unroll
     for (int mi = 0; mi < CG_MWI; ++mi)
@@ -190,10 +197,10 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(
     __shared__ unsigned cg_last;
     if (tid == 0) {
         unsigned old;
-        CG_ARRIVE(cg_flags + (long)blockIdx.z * gridDim.x + blockIdx.x, old);
+        CG_ARRIVE(cg_flags + cg_tile, old);
         cg_last = old == KSPLIT - 1;
         /* Every split has arrived: the counter is this launch's no more. */
-        if (cg_last) CG_RESET(cg_flags + (long)blockIdx.z * gridDim.x + blockIdx.x);
+        if (cg_last) CG_RESET(cg_flags + cg_tile);
     }
     __syncthreads();
     if (!cg_last) return;
