@@ -4,10 +4,11 @@
 //! `KSPLIT` > 1 (the grid's `y` splitting K), over the strip's blocks through a
 //! workspace. Each split leaves its sums in its slot of the strip (`cg_ws`), and the
 //! slots are added in split order: the same bits whichever split finishes last. In CUDA
-//! ([`cuda_tail`]) the last split to arrive (`cg_flags`, as the wgmma family's split-K)
-//! adds them, so no block waits for another; in OpenCL C a second kernel does
-//! ([`SUM_KERNEL_SUFFIX`], [`opencl_sum_kernel`]). The size of that workspace lives here
-//! too, beside the code that lays it out.
+//! ([`cuda_tail`]) the last split to arrive adds them, so no block waits for another: the
+//! arrival protocol ([`CUDA_ARRIVE`]) lives here for every CUDA split of K in the crate
+//! (`simt`'s tiles and the wgmma family's split-K as well). In OpenCL C a second kernel
+//! adds them ([`SUM_KERNEL_SUFFIX`], [`opencl_sum_kernel`]). The size of that workspace
+//! lives here too, beside the code that lays it out.
 
 use super::Workspace;
 
@@ -39,7 +40,63 @@ pub(crate) fn check_workspace(w: Option<Workspace>) -> Result<(), String> {
     }
 }
 
-/// The tail's CUDA text. Before it the kernel defines `CG_TR` (rows of the strip),
+/// CUDA text at file scope, before a strip kernel or `simt`'s (the families that split K
+/// over the grid's `y`): `KSPLIT`'s default and bounds and, with `KSPLIT` > 1,
+/// [`CUDA_ARRIVE`] and `cg_block_last_to_arrive(flag, leader)`, a whole block's arrival
+/// as one of `KSPLIT` (every thread calls it after storing its slots with `CG_STCG`;
+/// true in every thread of the last block, which may then read every slot).
+pub(crate) fn cuda_split_head() -> String {
+    format!(
+        r#"#ifndef KSPLIT
+#define KSPLIT 1
+#endif
+static_assert(KSPLIT >= 1 && KSPLIT <= 32, "KSPLIT: 1 to 32 blocks along K");
+#if KSPLIT > 1
+{CUDA_ARRIVE}{BLOCK_ARRIVE}#endif
+"#
+    )
+}
+
+/// The arrival protocol of every CUDA split of K in the crate (the strip tail here,
+/// `simt`'s tiles, the wgmma family's split-K and stream-K units), emitted at file scope
+/// where a kernel splits: a split writes its slots with `CG_STCG` (`.cg`: to L2, where no
+/// other SM's L1 line can stand in for them), fences, and one thread counts it on the
+/// tile's counter with `cg_arrive_last` (`acq_rel` at GPU scope). The split that sees
+/// every other counted is the last: it resets the counter for the next launch (the
+/// runtime zeroes the counters once, when it allocates them) and, after a fence, reads
+/// the slots with `CG_LDCG` and adds them in split order. No block waits for another.
+/// The macros are `#ifndef` so that `gemm-core/tests/simt_cuda_on_host.rs` can run a
+/// kernel on host atomics.
+pub(crate) const CUDA_ARRIVE: &str = r#"#ifndef CG_STCG
+#define CG_STCG(p, v) asm volatile("st.global.cg.f32 [%0], %1;" :: "l"(p), "f"(v) : "memory")
+#define CG_LDCG(p, v) asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory")
+#define CG_ARRIVE(p, old) asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(p) : "memory")
+#define CG_RESET(p) asm volatile("st.relaxed.gpu.global.u32 [%0], 0;" :: "l"(p) : "memory")
+#endif
+/* One thread's arrival at a tile's counter, after the splits' slots are fenced: whether
+   it is the last of n (which resets the counter: this launch's no more). */
+static __device__ __forceinline__ bool cg_arrive_last(unsigned* flag, unsigned n) {
+    unsigned old;
+    CG_ARRIVE(flag, old);
+    const bool last = old == n - 1;
+    if (last) CG_RESET(flag);
+    return last;
+}
+"#;
+
+const BLOCK_ARRIVE: &str = r#"static __device__ __forceinline__ bool cg_block_last_to_arrive(unsigned* flag, bool leader) {
+    __shared__ unsigned cg_last;
+    __threadfence();
+    __syncthreads();
+    if (leader) cg_last = cg_arrive_last(flag, KSPLIT);
+    __syncthreads();
+    if (!cg_last) return false;
+    __threadfence();
+    return true;
+}
+"#;
+
+/// The tail's CUDA text. Before the kernel the source holds [`cuda_split_head`]; the kernel defines `CG_TR` (rows of the strip),
 /// `CG_NB`, `WARPS`, `CG_THREADS`, `CG_RED(w, i, jj)` (warp `w`'s sum at row `i`, column
 /// `jj` of the strip, in shared memory that every thread can read: a `__syncthreads`
 /// after the last write), `CG_R`/`CG_C` (rows and columns of C in the kernel's terms) and
@@ -56,21 +113,9 @@ const TAIL: &str = r#"#if KSPLIT > 1
         float v = 0.0f;
 #pragma unroll
         for (int w = 0; w < WARPS; ++w) v += CG_RED(w, o / CG_NB, o % CG_NB);
-        asm volatile("st.global.cg.f32 [%0], %1;" :: "l"(cg_slots + blockIdx.y * (CG_TR * CG_NB) + o), "f"(v) : "memory");
+        CG_STCG(cg_slots + blockIdx.y * (CG_TR * CG_NB) + o, v);
     }
-    __threadfence();
-    __syncthreads();
-    __shared__ unsigned cg_last;
-    if (tid == 0) {
-        unsigned old;
-        asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(cg_flags + cg_strip) : "memory");
-        cg_last = old == KSPLIT - 1;
-        /* Every split has arrived: the counter is this launch's no more. */
-        if (cg_last) asm volatile("st.relaxed.gpu.global.u32 [%0], 0;" :: "l"(cg_flags + cg_strip) : "memory");
-    }
-    __syncthreads();
-    if (!cg_last) return;
-    __threadfence();
+    if (!cg_block_last_to_arrive(cg_flags + cg_strip, tid == 0)) return;
 #endif
     for (int o = tid; o < CG_TR * CG_NB; o += CG_THREADS) {
         const int i = o / CG_NB, jj = o % CG_NB;
@@ -80,7 +125,7 @@ const TAIL: &str = r#"#if KSPLIT > 1
 #if KSPLIT > 1
             for (int s = 0; s < KSPLIT; ++s) {
                 float v;
-                asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(cg_slots + s * (CG_TR * CG_NB) + o) : "memory");
+                CG_LDCG(cg_slots + s * (CG_TR * CG_NB) + o, v);
                 sum += v;
             }
 #else

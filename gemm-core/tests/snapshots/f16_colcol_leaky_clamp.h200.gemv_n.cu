@@ -77,6 +77,33 @@ static_assert(CHUNKS >= 1 && CHUNKS <= 32 && (CHUNKS & (CHUNKS - 1)) == 0, "CHUN
 #define KSPLIT 1
 #endif
 static_assert(KSPLIT >= 1 && KSPLIT <= 32, "KSPLIT: 1 to 32 blocks along K");
+#if KSPLIT > 1
+#ifndef CG_STCG
+#define CG_STCG(p, v) asm volatile("st.global.cg.f32 [%0], %1;" :: "l"(p), "f"(v) : "memory")
+#define CG_LDCG(p, v) asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory")
+#define CG_ARRIVE(p, old) asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(p) : "memory")
+#define CG_RESET(p) asm volatile("st.relaxed.gpu.global.u32 [%0], 0;" :: "l"(p) : "memory")
+#endif
+/* One thread's arrival at a tile's counter, after the splits' slots are fenced: whether
+   it is the last of n (which resets the counter: this launch's no more). */
+static __device__ __forceinline__ bool cg_arrive_last(unsigned* flag, unsigned n) {
+    unsigned old;
+    CG_ARRIVE(flag, old);
+    const bool last = old == n - 1;
+    if (last) CG_RESET(flag);
+    return last;
+}
+static __device__ __forceinline__ bool cg_block_last_to_arrive(unsigned* flag, bool leader) {
+    __shared__ unsigned cg_last;
+    __threadfence();
+    __syncthreads();
+    if (leader) cg_last = cg_arrive_last(flag, KSPLIT);
+    __syncthreads();
+    if (!cg_last) return false;
+    __threadfence();
+    return true;
+}
+#endif
 #ifndef SWAP
 #define SWAP 0
 #endif
@@ -300,21 +327,9 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) cg_f16_colcol_leaky_
         float v = 0.0f;
 #pragma unroll
         for (int w = 0; w < WARPS; ++w) v += CG_RED(w, o / CG_NB, o % CG_NB);
-        asm volatile("st.global.cg.f32 [%0], %1;" :: "l"(cg_slots + blockIdx.y * (CG_TR * CG_NB) + o), "f"(v) : "memory");
+        CG_STCG(cg_slots + blockIdx.y * (CG_TR * CG_NB) + o, v);
     }
-    __threadfence();
-    __syncthreads();
-    __shared__ unsigned cg_last;
-    if (tid == 0) {
-        unsigned old;
-        asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(cg_flags + cg_strip) : "memory");
-        cg_last = old == KSPLIT - 1;
-        /* Every split has arrived: the counter is this launch's no more. */
-        if (cg_last) asm volatile("st.relaxed.gpu.global.u32 [%0], 0;" :: "l"(cg_flags + cg_strip) : "memory");
-    }
-    __syncthreads();
-    if (!cg_last) return;
-    __threadfence();
+    if (!cg_block_last_to_arrive(cg_flags + cg_strip, tid == 0)) return;
 #endif
     for (int o = tid; o < CG_TR * CG_NB; o += CG_THREADS) {
         const int i = o / CG_NB, jj = o % CG_NB;
@@ -324,7 +339,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) cg_f16_colcol_leaky_
 #if KSPLIT > 1
             for (int s = 0; s < KSPLIT; ++s) {
                 float v;
-                asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(cg_slots + s * (CG_TR * CG_NB) + o) : "memory");
+                CG_LDCG(cg_slots + s * (CG_TR * CG_NB) + o, v);
                 sum += v;
             }
 #else

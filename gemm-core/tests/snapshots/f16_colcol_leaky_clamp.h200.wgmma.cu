@@ -719,6 +719,21 @@ static __device__ __forceinline__ void cg_walk_sharers(int g, int G, int U, int 
 #endif
 #if KSPLIT > 1 || CG_STREAMK
 #define CG_SPLITK_ARGS float* __restrict__ cg_ws, unsigned* __restrict__ cg_flags,
+#ifndef CG_STCG
+#define CG_STCG(p, v) asm volatile("st.global.cg.f32 [%0], %1;" :: "l"(p), "f"(v) : "memory")
+#define CG_LDCG(p, v) asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory")
+#define CG_ARRIVE(p, old) asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(p) : "memory")
+#define CG_RESET(p) asm volatile("st.relaxed.gpu.global.u32 [%0], 0;" :: "l"(p) : "memory")
+#endif
+/* One thread's arrival at a tile's counter, after the splits' slots are fenced: whether
+   it is the last of n (which resets the counter: this launch's no more). */
+static __device__ __forceinline__ bool cg_arrive_last(unsigned* flag, unsigned n) {
+    unsigned old;
+    CG_ARRIVE(flag, old);
+    const bool last = old == n - 1;
+    if (last) CG_RESET(flag);
+    return last;
+}
 struct __align__(16) cg_f4 { float x, y, z, w; };
 /* An L2 load (.cg): another block wrote it, so no L1 line may stand in for it. */
 static __device__ __forceinline__ cg_f4 cg_ld_f4(const cg_f4* p) {
@@ -747,14 +762,7 @@ static __device__ __forceinline__ bool cg_splitk_fold(float (&acc)[CG_MI][BN / 2
     }
     __threadfence();
     cgw_wg_sync(c);
-    unsigned last = 0;
-    if (tid == 0) {
-        unsigned old;
-        asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\n" : "=r"(old) : "l"(flag) : "memory");
-        last = old == (unsigned)nsplit - 1;
-        /* Every split has arrived: the counter is this launch's no more. */
-        if (last) asm volatile("st.relaxed.gpu.global.u32 [%0], 0;\n" :: "l"(flag) : "memory");
-    }
+    unsigned last = tid == 0 && cg_arrive_last(flag, (unsigned)nsplit);
     /* The warpgroup learns what thread 0 saw (the barrier of cgw_wg_sync, with an OR). */
     asm volatile("{\n .reg .pred p, q;\n setp.ne.u32 p, %1, 0;\n barrier.red.or.pred q, %2, 128, p;\n selp.u32 %0, 1, 0, q;\n}\n"
                  : "=r"(last) : "r"(last), "r"(c + 1) : "memory");

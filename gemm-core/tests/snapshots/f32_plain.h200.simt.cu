@@ -167,14 +167,31 @@ static __device__ __forceinline__ void cg_simt_slice(float* x, const float* row,
 #endif
 static_assert(KSPLIT >= 1 && KSPLIT <= 32, "KSPLIT: 1 to 32 blocks along K");
 #if KSPLIT > 1
-/* A split's traffic through the workspace, in L2 (the host shim of
-   gemm-core/tests/simt_cuda_on_host.rs defines its own). */
 #ifndef CG_STCG
 #define CG_STCG(p, v) asm volatile("st.global.cg.f32 [%0], %1;" :: "l"(p), "f"(v) : "memory")
 #define CG_LDCG(p, v) asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory")
 #define CG_ARRIVE(p, old) asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(p) : "memory")
 #define CG_RESET(p) asm volatile("st.relaxed.gpu.global.u32 [%0], 0;" :: "l"(p) : "memory")
 #endif
+/* One thread's arrival at a tile's counter, after the splits' slots are fenced: whether
+   it is the last of n (which resets the counter: this launch's no more). */
+static __device__ __forceinline__ bool cg_arrive_last(unsigned* flag, unsigned n) {
+    unsigned old;
+    CG_ARRIVE(flag, old);
+    const bool last = old == n - 1;
+    if (last) CG_RESET(flag);
+    return last;
+}
+static __device__ __forceinline__ bool cg_block_last_to_arrive(unsigned* flag, bool leader) {
+    __shared__ unsigned cg_last;
+    __threadfence();
+    __syncthreads();
+    if (leader) cg_last = cg_arrive_last(flag, KSPLIT);
+    __syncthreads();
+    if (!cg_last) return false;
+    __threadfence();
+    return true;
+}
 #endif
 
 extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_plain_91b242b7(
@@ -240,19 +257,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_plain_91b242b7(
     for (int mi = 0; mi < CG_MWI; ++mi)
 #pragma unroll
         for (int ni = 0; ni < CG_NWI; ++ni) CG_STCG(CG_SLOT(blockIdx.y, mi, ni), c[mi][ni]);
-    __threadfence();
-    __syncthreads();
-    __shared__ unsigned cg_last;
-    if (tid == 0) {
-        unsigned old;
-        CG_ARRIVE(cg_flags + cg_tile, old);
-        cg_last = old == KSPLIT - 1;
-        /* Every split has arrived: the counter is this launch's no more. */
-        if (cg_last) CG_RESET(cg_flags + cg_tile);
-    }
-    __syncthreads();
-    if (!cg_last) return;
-    __threadfence();
+    if (!cg_block_last_to_arrive(cg_flags + cg_tile, tid == 0)) return;
 #pragma unroll
     for (int mi = 0; mi < CG_MWI; ++mi)
 #pragma unroll

@@ -46,6 +46,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             ("MATH", fill(&math, &[("TY", ir.ab_dtype.name().to_string())])),
             ("COPIES", copies.to_string()),
             ("ROLES", turned::role_defines(ir, false)),
+            ("SPLIT_HEAD", strip_sum::cuda_split_head()),
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
             ("VIEW", view_prologue(ir, Backend::Cuda)),
@@ -95,11 +96,7 @@ static_assert(BK == CG_BK, "a chunk is 32 rows of k");
 static_assert(NT == 4 || NT == 8, "NT: 4 or 8 (rows of W's tile of 128 or 256 bytes)");
 static_assert(MT == 1 || MT == 2 || MT == 4, "MT: 1, 2 or 4 (8 to 32 rows)");
 static_assert(STAGES >= 2 && STAGES <= 8, "STAGES: 2 to 8");
-#ifndef KSPLIT
-#define KSPLIT 1
-#endif
-static_assert(KSPLIT >= 1 && KSPLIT <= 32, "KSPLIT: 1 to 32 blocks along K");
-@ROLES@
+@SPLIT_HEAD@@ROLES@
 static __device__ __forceinline__ unsigned cg_smem_addr(const void* p) {
     return (unsigned)__cvta_generic_to_shared(p);
 }

@@ -78,6 +78,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             ("AB_T", ab_t.to_string()),
             ("HELPERS", chunk_helpers(ir)),
             ("ROLES", roles(ir, Backend::Cuda)),
+            ("SPLIT_HEAD", strip_sum::cuda_split_head()),
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
             ("VIEW", view_prologue(ir, Backend::Cuda)),
@@ -187,11 +188,7 @@ typedef @AB_T@ cg_ab_t;
 #define CG_KL (CG_THREADS / CHUNKS)
 static_assert(MR >= 1 && MR <= 8, "MR: 1 to 8 rows");
 static_assert(CHUNKS >= 1 && CHUNKS <= 32 && (CHUNKS & (CHUNKS - 1)) == 0, "CHUNKS: a power of two up to 32");
-#ifndef KSPLIT
-#define KSPLIT 1
-#endif
-static_assert(KSPLIT >= 1 && KSPLIT <= 32, "KSPLIT: 1 to 32 blocks along K");
-@ROLES@
+@SPLIT_HEAD@@ROLES@
 @HELPERS@
 /* X has CG_R <= MR rows, W CG_C columns (N-contiguous rows of K); C(i, j) = X(i) . W(:, j),
    stored at (i, j) of the output, or at (j, i) turned around. */

@@ -4,6 +4,7 @@
 use crate::codegen::cuda::{ab_type, epilogue_store, fill, preamble};
 use crate::codegen::prelude::{kernel_params, view_prologue};
 use crate::codegen::Variant;
+use crate::family::strip_sum;
 use crate::ir::{GemmIr, Layout};
 use crate::target::Backend;
 
@@ -118,21 +119,7 @@ static __device__ __forceinline__ void cg_simt_slice(float* x, const float* row,
     }
 }
 
-#ifndef KSPLIT
-#define KSPLIT 1
-#endif
-static_assert(KSPLIT >= 1 && KSPLIT <= 32, "KSPLIT: 1 to 32 blocks along K");
-#if KSPLIT > 1
-/* A split's traffic through the workspace, in L2 (the host shim of
-   gemm-core/tests/simt_cuda_on_host.rs defines its own). */
-#ifndef CG_STCG
-#define CG_STCG(p, v) asm volatile("st.global.cg.f32 [%0], %1;" :: "l"(p), "f"(v) : "memory")
-#define CG_LDCG(p, v) asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory")
-#define CG_ARRIVE(p, old) asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(p) : "memory")
-#define CG_RESET(p) asm volatile("st.relaxed.gpu.global.u32 [%0], 0;" :: "l"(p) : "memory")
-#endif
-#endif
-
+@SPLIT_HEAD@
 extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(
 #if KSPLIT > 1
     float* __restrict__ cg_ws, unsigned* __restrict__ cg_flags,
@@ -192,19 +179,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(
     for (int mi = 0; mi < CG_MWI; ++mi)
 #pragma unroll
         for (int ni = 0; ni < CG_NWI; ++ni) CG_STCG(CG_SLOT(blockIdx.y, mi, ni), c[mi][ni]);
-    __threadfence();
-    __syncthreads();
-    __shared__ unsigned cg_last;
-    if (tid == 0) {
-        unsigned old;
-        CG_ARRIVE(cg_flags + cg_tile, old);
-        cg_last = old == KSPLIT - 1;
-        /* Every split has arrived: the counter is this launch's no more. */
-        if (cg_last) CG_RESET(cg_flags + cg_tile);
-    }
-    __syncthreads();
-    if (!cg_last) return;
-    __threadfence();
+    if (!cg_block_last_to_arrive(cg_flags + cg_tile, tid == 0)) return;
 #pragma unroll
     for (int mi = 0; mi < CG_MWI; ++mi)
 #pragma unroll
@@ -296,6 +271,7 @@ fn simt_kernel(ir: &GemmIr, variant: Variant) -> String {
         &[
             ("AB_T", ab_t.into()),
             ("CVT", cvt.into()),
+            ("SPLIT_HEAD", strip_sum::cuda_split_head()),
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
             ("VIEW", view_prologue(ir, Backend::Cuda)),

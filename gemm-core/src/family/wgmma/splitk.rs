@@ -15,7 +15,8 @@
 //!   `KSPLIT` slots of `BM / CONSUMERS × BN` f32 in the workspace (`cg_ws`) and one arrival
 //!   counter (`cg_flags`). A split writes its accumulators to its slot in register order
 //!   (16-byte `st.global.cg`, 2 KiB contiguous per warpgroup and step), fences, and one
-//!   thread adds 1 to the counter (`atom.acq_rel.gpu`). The split that sees `KSPLIT - 1`
+//!   thread adds 1 to the counter (`atom.acq_rel.gpu`: `cg_arrive_last`, the protocol of
+//!   every CUDA split of K, in `family/strip_sum.rs`). The split that sees `KSPLIT - 1`
 //!   is the last: it resets the counter to 0, reads the slots back (`ld.global.cg`, L2,
 //!   never a stale L1 line; its own too, which keeps a second accumulator array out of
 //!   its registers) and sums `slot 0 + slot 1 + ...` in that order, one round of loads
@@ -158,7 +159,9 @@ pub(super) fn accepts(t: &WgmmaTile, p: Problem) -> Result<(), String> {
 /// The kernel's split-K part ([`SOURCE`] with the largest split the runtime plans and
 /// checks, [`MAX_KSPLIT`], written into its `static_assert`).
 pub(super) fn source() -> String {
-    SOURCE.replace("@MAX_KSPLIT@", &MAX_KSPLIT.to_string())
+    SOURCE
+        .replace("@MAX_KSPLIT@", &MAX_KSPLIT.to_string())
+        .replace("@ARRIVE@", crate::family::strip_sum::CUDA_ARRIVE)
 }
 
 /// The kernel's split-K part (its `KSPLIT` default is among the source's configuration,
@@ -219,7 +222,7 @@ static __device__ __forceinline__ void cg_walk_sharers(int g, int G, int U, int 
 #endif
 #if KSPLIT > 1 || CG_STREAMK
 #define CG_SPLITK_ARGS float* __restrict__ cg_ws, unsigned* __restrict__ cg_flags,
-struct __align__(16) cg_f4 { float x, y, z, w; };
+@ARRIVE@struct __align__(16) cg_f4 { float x, y, z, w; };
 /* An L2 load (.cg): another block wrote it, so no L1 line may stand in for it. */
 static __device__ __forceinline__ cg_f4 cg_ld_f4(const cg_f4* p) {
     cg_f4 v;
@@ -247,14 +250,7 @@ static __device__ __forceinline__ bool cg_splitk_fold(float (&acc)[CG_MI][BN / 2
     }
     __threadfence();
     cgw_wg_sync(c);
-    unsigned last = 0;
-    if (tid == 0) {
-        unsigned old;
-        asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\n" : "=r"(old) : "l"(flag) : "memory");
-        last = old == (unsigned)nsplit - 1;
-        /* Every split has arrived: the counter is this launch's no more. */
-        if (last) asm volatile("st.relaxed.gpu.global.u32 [%0], 0;\n" :: "l"(flag) : "memory");
-    }
+    unsigned last = tid == 0 && cg_arrive_last(flag, (unsigned)nsplit);
     /* The warpgroup learns what thread 0 saw (the barrier of cgw_wg_sync, with an OR). */
     asm volatile("{\n .reg .pred p, q;\n setp.ne.u32 p, %1, 0;\n barrier.red.or.pred q, %2, 128, p;\n selp.u32 %0, 1, 0, q;\n}\n"
                  : "=r"(last) : "r"(last), "r"(c + 1) : "memory");
