@@ -10,35 +10,26 @@ use gemm_core::ir::{AccMode, DType, EpOp, Func, GemmIr, Layout, Param};
 use gemm_core::{Backend, FamilyId};
 
 fn ir(dt: DType, acc: AccMode, la: Layout, lb: Layout, out: DType, out_layout: Layout) -> GemmIr {
-    GemmIr {
-        name: "dump".into(),
-        params: vec![
-            Param::matrix("a", dt, la),
-            Param::matrix("b", dt, lb),
-            Param::row("bias", DType::F32),
-            Param::matrix("res", out, Layout::ColMajor),
-            Param::scalar("alpha"),
-        ],
-        a: 0,
-        a_t: false,
-        b: 1,
-        b_t: false,
-        ab_dtype: dt,
-        acc,
-        out_dtype: out,
-        out_layout,
-        // gelu(alpha * (a * b) + bias) + res
-        epilogue: vec![
-            EpOp::Param(4),
-            EpOp::Acc,
-            EpOp::Mul,
-            EpOp::Param(2),
-            EpOp::Add,
-            EpOp::Call(Func::Gelu),
-            EpOp::Param(3),
-            EpOp::Add,
-        ],
-    }
+    GemmIr::matmul("dump", dt, acc, la, lb)
+        .with_epilogue(
+            [
+                Param::row("bias", DType::F32),
+                Param::matrix("res", out, Layout::ColMajor),
+                Param::scalar("alpha"),
+            ],
+            // gelu(alpha * (a * b) + bias) + res
+            vec![
+                EpOp::Param(4),
+                EpOp::Acc,
+                EpOp::Mul,
+                EpOp::Param(2),
+                EpOp::Add,
+                EpOp::Call(Func::Gelu),
+                EpOp::Param(3),
+                EpOp::Add,
+            ],
+        )
+        .with_out(out, out_layout)
 }
 
 fn main() {

@@ -350,6 +350,21 @@ impl GemmIr {
         }
     }
 
+    /// `self` with a fused epilogue: `program` over the accumulator and `params`, which
+    /// follow A and B (so `EpOp::Param(2)` is the first of them). For IRs built by hand.
+    pub fn with_epilogue(mut self, params: impl IntoIterator<Item = Param>, program: Vec<EpOp>) -> GemmIr {
+        self.params.extend(params);
+        self.epilogue = program;
+        self
+    }
+
+    /// `self` storing its result as `dtype` in `layout`.
+    pub fn with_out(mut self, dtype: DType, layout: Layout) -> GemmIr {
+        self.out_dtype = dtype;
+        self.out_layout = layout;
+        self
+    }
+
     /// Storage layout of the logical M×K operand A as the kernel sees it.
     pub fn a_layout(&self) -> Layout {
         let l = self.matrix_layout(self.a);

@@ -27,24 +27,13 @@ use std::process::Command;
 /// `alpha * (a * b) + bias + res`: the product's rows and columns reach the epilogue as
 /// the store's (bias by column, res, column-major, by both).
 fn ir(a: Layout, b: Layout) -> GemmIr {
-    GemmIr {
-        name: "host_simt".into(),
-        params: vec![
-            Param::matrix("a", DType::F32, a),
-            Param::matrix("b", DType::F32, b),
+    GemmIr::matmul("host_simt", DType::F32, AccMode::F32, a, b).with_epilogue(
+        [
             Param::row("bias", DType::F32),
             Param::matrix("res", DType::F32, Layout::ColMajor),
             Param::scalar("alpha"),
         ],
-        a: 0,
-        a_t: false,
-        b: 1,
-        b_t: false,
-        ab_dtype: DType::F32,
-        acc: AccMode::F32,
-        out_dtype: DType::F32,
-        out_layout: Layout::RowMajor,
-        epilogue: vec![
+        vec![
             EpOp::Param(4),
             EpOp::Acc,
             EpOp::Mul,
@@ -53,7 +42,7 @@ fn ir(a: Layout, b: Layout) -> GemmIr {
             EpOp::Param(3),
             EpOp::Add,
         ],
-    }
+    )
 }
 
 /// The kernel's parameters after `(M, N, K,`, as the harness passes them.

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use gemm_core::plan::TuneSpace;
 use gemm_core::target::{Targets, BUILTIN_TARGETS};
-use gemm_core::{plan_target, AccMode, DType, EpOp, Func, GemmIr, Layout, Param, ParamKind, TargetSpec};
+use gemm_core::{plan_target, AccMode, DType, EpOp, Func, GemmIr, Layout, Param, TargetSpec};
 
 const BLESS_VAR: &str = "CROSSGEMM_BLESS";
 /// The CUDA target whose source and plan are pinned.
@@ -32,137 +32,81 @@ const CONTEXT: usize = 3;
 const MAX_SHOWN: usize = 12;
 
 // ---------------------------------------------------------------------------------------
-// IR builders
+// The pinned IRs
 // ---------------------------------------------------------------------------------------
-
-fn matrix(name: &str, dtype: DType, layout: Layout) -> Param {
-    Param {
-        name: name.into(),
-        kind: ParamKind::Matrix { dtype, layout },
-    }
-}
-fn row(name: &str, dtype: DType) -> Param {
-    Param {
-        name: name.into(),
-        kind: ParamKind::Row { dtype },
-    }
-}
-fn col(name: &str, dtype: DType) -> Param {
-    Param {
-        name: name.into(),
-        kind: ParamKind::Col { dtype },
-    }
-}
-fn scalar(name: &str) -> Param {
-    Param {
-        name: name.into(),
-        kind: ParamKind::Scalar,
-    }
-}
 
 /// `relu(a @ b + bias)`, f16, B column-major, bias a row (per-column) vector.
 fn f16_bias_relu_bcol() -> GemmIr {
-    GemmIr {
-        name: "f16_bias_relu".into(),
-        params: vec![
-            matrix("a", DType::F16, Layout::RowMajor),
-            matrix("b", DType::F16, Layout::ColMajor),
-            row("bias", DType::F16),
-        ],
-        a: 0,
-        a_t: false,
-        b: 1,
-        b_t: false,
-        ab_dtype: DType::F16,
-        acc: AccMode::F32,
-        out_dtype: DType::F16,
-        out_layout: Layout::RowMajor,
-        epilogue: vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Relu)],
-    }
+    GemmIr::matmul(
+        "f16_bias_relu",
+        DType::F16,
+        AccMode::F32,
+        Layout::RowMajor,
+        Layout::ColMajor,
+    )
+    .with_epilogue(
+        [Param::row("bias", DType::F16)],
+        vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Relu)],
+    )
 }
 
 /// `gelu_erf(a.t() @ b * scale)`, bf16, A stored K×M and used transposed, scale a
 /// per-row (Col) vector, output column-major.
 fn bf16_at_scale_gelu_erf_outcol() -> GemmIr {
-    GemmIr {
-        name: "bf16_at_scale_gelu_erf".into(),
-        params: vec![
-            matrix("a", DType::Bf16, Layout::RowMajor),
-            matrix("b", DType::Bf16, Layout::RowMajor),
-            col("scale", DType::Bf16),
-        ],
-        a: 0,
-        a_t: true,
-        b: 1,
-        b_t: false,
-        ab_dtype: DType::Bf16,
-        acc: AccMode::F32,
-        out_dtype: DType::Bf16,
-        out_layout: Layout::ColMajor,
-        epilogue: vec![EpOp::Acc, EpOp::Param(2), EpOp::Mul, EpOp::Call(Func::GeluErf)],
-    }
+    let ir = GemmIr::matmul(
+        "bf16_at_scale_gelu_erf",
+        DType::Bf16,
+        AccMode::F32,
+        Layout::RowMajor,
+        Layout::RowMajor,
+    )
+    .with_epilogue(
+        [Param::col("scale", DType::Bf16)],
+        vec![EpOp::Acc, EpOp::Param(2), EpOp::Mul, EpOp::Call(Func::GeluErf)],
+    )
+    .with_out(DType::Bf16, Layout::ColMajor);
+    GemmIr { a_t: true, ..ir }
 }
 
 /// `a @ b + residual`, f32 operands accumulated as tf32, residual a full matrix.
 fn f32_tf32_residual() -> GemmIr {
-    GemmIr {
-        name: "f32_tf32_residual".into(),
-        params: vec![
-            matrix("a", DType::F32, Layout::RowMajor),
-            matrix("b", DType::F32, Layout::RowMajor),
-            matrix("residual", DType::F32, Layout::RowMajor),
-        ],
-        a: 0,
-        a_t: false,
-        b: 1,
-        b_t: false,
-        ab_dtype: DType::F32,
-        acc: AccMode::Tf32,
-        out_dtype: DType::F32,
-        out_layout: Layout::RowMajor,
-        epilogue: vec![EpOp::Acc, EpOp::Param(2), EpOp::Add],
-    }
+    GemmIr::matmul(
+        "f32_tf32_residual",
+        DType::F32,
+        AccMode::Tf32,
+        Layout::RowMajor,
+        Layout::RowMajor,
+    )
+    .with_epilogue(
+        [Param::matrix("residual", DType::F32, Layout::RowMajor)],
+        vec![EpOp::Acc, EpOp::Param(2), EpOp::Add],
+    )
 }
 
 /// Plain `a @ b` in full f32: the SIMT FMA path everywhere.
 fn f32_plain() -> GemmIr {
-    GemmIr {
-        name: "f32_plain".into(),
-        params: vec![
-            matrix("a", DType::F32, Layout::RowMajor),
-            matrix("b", DType::F32, Layout::RowMajor),
-        ],
-        a: 0,
-        a_t: false,
-        b: 1,
-        b_t: false,
-        ab_dtype: DType::F32,
-        acc: AccMode::F32,
-        out_dtype: DType::F32,
-        out_layout: Layout::RowMajor,
-        epilogue: vec![EpOp::Acc],
-    }
+    GemmIr::matmul(
+        "f32_plain",
+        DType::F32,
+        AccMode::F32,
+        Layout::RowMajor,
+        Layout::RowMajor,
+    )
 }
 
 /// `clamp(leaky_relu(a @ b * alpha, 0.1), -6.0, 6.0)`: f16, A and B column-major, a
 /// scalar parameter, literals and a negation.
 fn f16_colcol_leaky_clamp() -> GemmIr {
-    GemmIr {
-        name: "f16_colcol_leaky_clamp".into(),
-        params: vec![
-            matrix("a", DType::F16, Layout::ColMajor),
-            matrix("b", DType::F16, Layout::ColMajor),
-            scalar("alpha"),
-        ],
-        a: 0,
-        a_t: false,
-        b: 1,
-        b_t: false,
-        ab_dtype: DType::F16,
-        acc: AccMode::F32,
-        out_dtype: DType::F16,
-        out_layout: Layout::RowMajor,
-        epilogue: vec![
+    GemmIr::matmul(
+        "f16_colcol_leaky_clamp",
+        DType::F16,
+        AccMode::F32,
+        Layout::ColMajor,
+        Layout::ColMajor,
+    )
+    .with_epilogue(
+        [Param::scalar("alpha")],
+        vec![
             EpOp::Acc,
             EpOp::Param(2),
             EpOp::Mul,
@@ -173,28 +117,22 @@ fn f16_colcol_leaky_clamp() -> GemmIr {
             EpOp::Lit(6.0),
             EpOp::Call(Func::Clamp),
         ],
-    }
+    )
 }
 
 /// `silu(a @ b.t() - shift) / 2.0`, f16 in, f32 out: B stored N×K and used transposed,
 /// a row vector, subtraction, division and a mixed output dtype.
 fn f16_bt_silu_f32out() -> GemmIr {
-    GemmIr {
-        name: "f16_bt_silu_f32out".into(),
-        params: vec![
-            matrix("a", DType::F16, Layout::RowMajor),
-            matrix("b", DType::F16, Layout::RowMajor),
-            row("shift", DType::F32),
-        ],
-        a: 0,
-        a_t: false,
-        b: 1,
-        b_t: true,
-        ab_dtype: DType::F16,
-        acc: AccMode::F32,
-        out_dtype: DType::F32,
-        out_layout: Layout::RowMajor,
-        epilogue: vec![
+    let ir = GemmIr::matmul(
+        "f16_bt_silu_f32out",
+        DType::F16,
+        AccMode::F32,
+        Layout::RowMajor,
+        Layout::RowMajor,
+    )
+    .with_epilogue(
+        [Param::row("shift", DType::F32)],
+        vec![
             EpOp::Acc,
             EpOp::Param(2),
             EpOp::Sub,
@@ -202,7 +140,9 @@ fn f16_bt_silu_f32out() -> GemmIr {
             EpOp::Lit(2.0),
             EpOp::Div,
         ],
-    }
+    )
+    .with_out(DType::F32, Layout::RowMajor);
+    GemmIr { b_t: true, ..ir }
 }
 
 // ---------------------------------------------------------------------------------------
