@@ -297,8 +297,8 @@ fn load_only_moves_data_but_does_no_math() {
                     for s in [
                         "cg_simt_fetch<",
                         "cg_simt_stash<",
-                        "cg_at + k * CG_LDA",
-                        "cg_bt + k * CG_LDB",
+                        "cg_as + k * CG_LDA",
+                        "cg_bs + k * CG_LDB",
                         "__syncthreads()",
                     ] {
                         assert!(count(vb, s) > 0, "{what}: {s}");

@@ -76,12 +76,6 @@ static __device__ __forceinline__ bool cg_tile_of_block(int M, int N, int bm, in
 #define CG_VN ((CG_NWI % 4 == 0) ? 4 : 1)
 #define CG_LDA (MWG + (CG_VM == 4 ? 4 : 1))
 #define CG_LDB (NWG + (CG_VN == 4 ? 4 : 1))
-/* Two local tiles where both fit static shared memory (48 KB): the next tile is stored
-   into one while the block computes on the other, one barrier a k-tile instead of two. */
-#ifndef CG_SDB
-#define CG_SDB (2 * KWG * (CG_LDA + CG_LDB) * 4 <= 48 * 1024)
-#endif
-#define CG_SBUF (CG_SDB ? 2 : 1)
 static_assert(MWG % MDIMC == 0 && NWG % NDIMC == 0, "tile must split evenly over threads");
 static_assert(MWG % VW == 0 && NWG % VW == 0 && KWG % VW == 0, "VW must divide the tile");
 typedef float cg_ab_t;
@@ -205,8 +199,8 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_plain_91b242b7(
     float* __restrict__ cg_ws, unsigned* __restrict__ cg_flags,
 #endif
     int M, int N, int K, float* __restrict__ out, const float* __restrict__ p0, const float* __restrict__ p1, int ldo, long offo, int ld0, long off0, int ld1, long off1, long bso, long bs0, long bs1, int nbatch) {
-    __shared__ __align__(16) float cg_as[CG_SBUF * KWG * CG_LDA];
-    __shared__ __align__(16) float cg_bs[CG_SBUF * KWG * CG_LDB];
+    __shared__ __align__(16) float cg_as[KWG * CG_LDA];
+    __shared__ __align__(16) float cg_bs[KWG * CG_LDB];
     const long cg_bz = (long)blockIdx.z; out += offo + cg_bz * bso; p0 += off0 + cg_bz * bs0; p1 += off1 + cg_bz * bs1;
     int tm, tn;
     if (!cg_tile_of_block(M, N, MWG, NWG, &tm, &tn)) return;
@@ -232,43 +226,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_plain_91b242b7(
         cg_simt_fetch<MWG, KWG, (A_ALIGN % VW == 0)>(fa, ga, m0, M, kb, K, ld0, tid);
         cg_simt_fetch<KWG, NWG, (B_ALIGN % VW == 0)>(fb, gb, kb, K, n0, N, ld1, tid);
     }
-#if CG_SDB
-    /* k-tile t is computed from buffer t % 2; the stores of tile t + 1 into the other
-       buffer follow tile t's math, and the one barrier after them both publishes them and
-       ends every read of the buffer that tile t + 2 overwrites. */
-    if (kb < ke) {
-        cg_simt_stash<MWG, KWG, 1, CG_LDA>(cg_as, fa, tid);
-        cg_simt_stash<KWG, NWG, 0, CG_LDB>(cg_bs, fb, tid);
-        __syncthreads();
-    }
-    for (int k0 = kb, cg_buf = 0; k0 < ke; k0 += KWG, cg_buf ^= 1) {
-        const float* const cg_at = cg_as + cg_buf * (KWG * CG_LDA);
-        const float* const cg_bt = cg_bs + cg_buf * (KWG * CG_LDB);
-        const bool cg_more = k0 + KWG < ke;
-        if (cg_more) {
-            cg_simt_fetch<MWG, KWG, (A_ALIGN % VW == 0)>(fa, ga, m0, M, k0 + KWG, K, ld0, tid);
-            cg_simt_fetch<KWG, NWG, (B_ALIGN % VW == 0)>(fb, gb, k0 + KWG, K, n0, N, ld1, tid);
-        }
-#pragma unroll
-        for (int k = 0; k < KWG; ++k) {
-            float a[CG_MWI], b[CG_NWI];
-            cg_simt_slice<CG_MWI, CG_VM, MDIMC>(a, cg_at + k * CG_LDA, ty);
-            cg_simt_slice<CG_NWI, CG_VN, NDIMC>(b, cg_bt + k * CG_LDB, tx);
-#pragma unroll
-            for (int mi = 0; mi < CG_MWI; ++mi)
-#pragma unroll
-                for (int ni = 0; ni < CG_NWI; ++ni) c[mi][ni] = fmaf(a[mi], b[ni], c[mi][ni]);
-        }
-        if (cg_more) {
-            cg_simt_stash<MWG, KWG, 1, CG_LDA>(cg_as + (cg_buf ^ 1) * (KWG * CG_LDA), fa, tid);
-            cg_simt_stash<KWG, NWG, 0, CG_LDB>(cg_bs + (cg_buf ^ 1) * (KWG * CG_LDB), fb, tid);
-        }
-        __syncthreads();
-    }
-#else
     for (int k0 = kb; k0 < ke; k0 += KWG) {
-        const float* const cg_at = cg_as;
-        const float* const cg_bt = cg_bs;
         cg_simt_stash<MWG, KWG, 1, CG_LDA>(cg_as, fa, tid);
         cg_simt_stash<KWG, NWG, 0, CG_LDB>(cg_bs, fb, tid);
         __syncthreads();
@@ -279,8 +237,8 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_plain_91b242b7(
 #pragma unroll
         for (int k = 0; k < KWG; ++k) {
             float a[CG_MWI], b[CG_NWI];
-            cg_simt_slice<CG_MWI, CG_VM, MDIMC>(a, cg_at + k * CG_LDA, ty);
-            cg_simt_slice<CG_NWI, CG_VN, NDIMC>(b, cg_bt + k * CG_LDB, tx);
+            cg_simt_slice<CG_MWI, CG_VM, MDIMC>(a, cg_as + k * CG_LDA, ty);
+            cg_simt_slice<CG_NWI, CG_VN, NDIMC>(b, cg_bs + k * CG_LDB, tx);
 #pragma unroll
             for (int mi = 0; mi < CG_MWI; ++mi)
 #pragma unroll
@@ -288,7 +246,6 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f32_plain_91b242b7(
         }
         __syncthreads();
     }
-#endif
 
 #if KSPLIT > 1
     /* Each split leaves its tile in its slot of the workspace; the last to arrive adds

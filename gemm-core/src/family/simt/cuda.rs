@@ -33,12 +33,6 @@ const SIMT: &str = r#"
 #define CG_VN ((CG_NWI % 4 == 0) ? 4 : 1)
 #define CG_LDA (MWG + (CG_VM == 4 ? 4 : 1))
 #define CG_LDB (NWG + (CG_VN == 4 ? 4 : 1))
-/* Two local tiles where both fit static shared memory (48 KB): the next tile is stored
-   into one while the block computes on the other, one barrier a k-tile instead of two. */
-#ifndef CG_SDB
-#define CG_SDB (2 * KWG * (CG_LDA + CG_LDB) * 4 <= 48 * 1024)
-#endif
-#define CG_SBUF (CG_SDB ? 2 : 1)
 static_assert(MWG % MDIMC == 0 && NWG % NDIMC == 0, "tile must split evenly over threads");
 static_assert(MWG % VW == 0 && NWG % VW == 0 && KWG % VW == 0, "VW must divide the tile");
 typedef @AB_T@ cg_ab_t;
@@ -131,8 +125,8 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(
     float* __restrict__ cg_ws, unsigned* __restrict__ cg_flags,
 #endif
     int M, int N, int K, @PARAMS@) {
-    __shared__ __align__(16) float cg_as[CG_SBUF * KWG * CG_LDA];
-    __shared__ __align__(16) float cg_bs[CG_SBUF * KWG * CG_LDB];
+    __shared__ __align__(16) float cg_as[KWG * CG_LDA];
+    __shared__ __align__(16) float cg_bs[KWG * CG_LDB];
     @VIEW@
     int tm, tn;
     if (!cg_tile_of_block(M, N, MWG, NWG, &tm, &tn)) return;
@@ -158,33 +152,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(
         @FETCH_A_FIRST@;
         @FETCH_B_FIRST@;
     }
-#if CG_SDB
-    /* k-tile t is computed from buffer t % 2; the stores of tile t + 1 into the other
-       buffer follow tile t's math, and the one barrier after them both publishes them and
-       ends every read of the buffer that tile t + 2 overwrites. */
-    if (kb < ke) {
-        @STASH_A@;
-        @STASH_B@;
-        __syncthreads();
-    }
-    for (int k0 = kb, cg_buf = 0; k0 < ke; k0 += KWG, cg_buf ^= 1) {
-        const float* const cg_at = cg_as + cg_buf * (KWG * CG_LDA);
-        const float* const cg_bt = cg_bs + cg_buf * (KWG * CG_LDB);
-        const bool cg_more = k0 + KWG < ke;
-        if (cg_more) {
-            @FETCH_A_NEXT@;
-            @FETCH_B_NEXT@;
-        }
-@K_LOOP@        if (cg_more) {
-            @STASH_A_NEXT@;
-            @STASH_B_NEXT@;
-        }
-        __syncthreads();
-    }
-#else
     for (int k0 = kb; k0 < ke; k0 += KWG) {
-        const float* const cg_at = cg_as;
-        const float* const cg_bt = cg_bs;
         @STASH_A@;
         @STASH_B@;
         __syncthreads();
@@ -192,9 +160,14 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(
             @FETCH_A_NEXT@;
             @FETCH_B_NEXT@;
         }
-@K_LOOP@        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < KWG; ++k) {
+            float a[CG_MWI], b[CG_NWI];
+            cg_simt_slice<CG_MWI, CG_VM, MDIMC>(a, cg_as + k * CG_LDA, ty);
+            cg_simt_slice<CG_NWI, CG_VN, NDIMC>(b, cg_bs + k * CG_LDB, tx);
+@MATH@        }
+        __syncthreads();
     }
-#endif
 
 #if KSPLIT > 1
     /* Each split leaves its tile in its slot of the workspace; the last to arrive adds
@@ -236,16 +209,6 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(
 "#;
 
 /// The SIMT kernel's inner product (`@MATH@` of [`SIMT`]).
-/// The k-tile's products from the local tiles at `cg_at`, `cg_bt` (`@K_LOOP@` of [`SIMT`],
-/// with `@MATH@` for their inner product).
-const K_LOOP: &str = "#pragma unroll
-        for (int k = 0; k < KWG; ++k) {
-            float a[CG_MWI], b[CG_NWI];
-            cg_simt_slice<CG_MWI, CG_VM, MDIMC>(a, cg_at + k * CG_LDA, ty);
-            cg_simt_slice<CG_NWI, CG_VN, NDIMC>(b, cg_bt + k * CG_LDB, tx);
-@MATH@        }
-";
-
 const SIMT_MATH: &str = "#pragma unroll
             for (int mi = 0; mi < CG_MWI; ++mi)
 #pragma unroll
@@ -278,7 +241,6 @@ fn simt_kernel(ir: &GemmIr, variant: Variant) -> String {
     let stash = |(outer, inner, kinner, _): (&str, &str, u32, &str), lds: &str, s: &str, frag: &str| {
         format!("cg_simt_stash<{outer}, {inner}, {kinner}, {lds}>({s}, {frag}, tid)")
     };
-    // Stores into the local tile at `@BUF@`: the first (or only) buffer, or the other.
     let (fetch_a, fetch_b, stash_a, stash_b, guard) = match variant {
         // The static shared arrays must look written, or a compiler may fold every load
         // of them to undef and the FMAs with them; `K < 0` never holds. The guard also
@@ -294,17 +256,12 @@ fn simt_kernel(ir: &GemmIr, variant: Variant) -> String {
         _ => (
             fetch(a, "A", "fa", "ga", format!("ld{}", ir.a)),
             fetch(b, "B", "fb", "gb", format!("ld{}", ir.b)),
-            stash(a, "CG_LDA", "cg_as@BUF_A@", "fa"),
-            stash(b, "CG_LDB", "cg_bs@BUF_B@", "fb"),
+            stash(a, "CG_LDA", "cg_as", "fa"),
+            stash(b, "CG_LDB", "cg_bs", "fb"),
             "",
         ),
     };
     let at = |f: &str, k: &str| f.replace("@K@", k);
-    let first = |f: &str| f.replace("@BUF_A@", "").replace("@BUF_B@", "");
-    let other = |f: &str| {
-        f.replace("@BUF_A@", " + (cg_buf ^ 1) * (KWG * CG_LDA)")
-            .replace("@BUF_B@", " + (cg_buf ^ 1) * (KWG * CG_LDB)")
-    };
     let math = match variant {
         Variant::LoadOnly => SIMT_ADDS,
         _ => SIMT_MATH,
@@ -326,12 +283,9 @@ fn simt_kernel(ir: &GemmIr, variant: Variant) -> String {
             ("FETCH_B_FIRST", at(&fetch_b, "kb")),
             ("FETCH_A_NEXT", at(&fetch_a, "k0 + KWG")),
             ("FETCH_B_NEXT", at(&fetch_b, "k0 + KWG")),
-            ("STASH_A_NEXT", other(&stash_a)),
-            ("STASH_B_NEXT", other(&stash_b)),
-            ("STASH_A", first(&stash_a)),
-            ("STASH_B", first(&stash_b)),
+            ("STASH_A", stash_a),
+            ("STASH_B", stash_b),
             ("GUARD", guard.into()),
-            ("K_LOOP", K_LOOP.into()),
             ("MATH", math.into()),
             ("STORE", epilogue_store(ir, variant)),
         ],

@@ -65,28 +65,6 @@ impl SimtTile {
     pub const fn local_bytes(&self) -> u32 {
         self.kwg * (self.mwg + SIMT_LOCAL_PAD + self.nwg + SIMT_LOCAL_PAD) * 4
     }
-    /// Padding (floats) of a row of CUDA's local tile along M (`m`) or N: 4 where a thread
-    /// owns runs of 4 rows (columns), whose k-slice is one 16-byte shared load, else 1
-    /// (`CG_LDA`, `CG_LDB` of the CUDA source; OpenCL's kernel pads 1, [`SIMT_LOCAL_PAD`]).
-    pub const fn cuda_pad(&self, m: bool) -> u32 {
-        let per_thread = if m { self.mwi() } else { self.nwi() };
-        if per_thread % 4 == 0 {
-            4
-        } else {
-            SIMT_LOCAL_PAD
-        }
-    }
-    /// Local tiles of each operand CUDA's kernel keeps (`CG_SDB`): two where both fit
-    /// static shared memory (48 KiB), so that the next k-tile is stored while the block
-    /// computes on the current one, else one.
-    pub const fn cuda_buffers(&self) -> u32 {
-        let one = self.kwg * (self.mwg + self.cuda_pad(true) + self.nwg + self.cuda_pad(false)) * 4;
-        if 2 * one <= 48 * 1024 {
-            2
-        } else {
-            1
-        }
-    }
     /// Estimated registers per thread: the accumulator tile, one column of A and row of
     /// B, and an allowance for indices.
     pub const fn est_regs(&self) -> u32 {
