@@ -222,3 +222,10 @@ pub struct Workspace {
     /// 32-bit counters, zero before and after every launch.
     pub flags: u64,
 }
+
+impl Workspace {
+    /// The most scratch data a call may take, bytes: a split of K that would keep more
+    /// partial sums is refused (a problem with that many outputs fills the machine
+    /// without splitting K).
+    pub const MAX_BYTES: u64 = 64 << 20;
+}

@@ -12,9 +12,6 @@
 
 use super::Workspace;
 
-/// The most workspace (partial sums) a split-K call may take, bytes.
-const MAX_WORKSPACE: u64 = 64 << 20;
-
 /// The workspace of a launch of `strips` strips (every product's) of `tile` outputs
 /// (`CG_TR * CG_NB`) split over `ksplit` blocks: the tail's `KSPLIT` f32 slots of a tile
 /// per strip and one arrival counter per strip. `None` without a split.
@@ -32,9 +29,10 @@ pub(crate) fn workspace(strips: usize, ksplit: u32, tile: u32) -> Option<Workspa
 /// `Err` when `w` is more than a call may take.
 pub(crate) fn check_workspace(w: Option<Workspace>) -> Result<(), String> {
     match w {
-        Some(w) if w.bytes > MAX_WORKSPACE => Err(format!(
-            "{} bytes of split-K partial sums (at most {MAX_WORKSPACE})",
-            w.bytes
+        Some(w) if w.bytes > Workspace::MAX_BYTES => Err(format!(
+            "{} bytes of split-K partial sums (at most {})",
+            w.bytes,
+            Workspace::MAX_BYTES
         )),
         _ => Ok(()),
     }

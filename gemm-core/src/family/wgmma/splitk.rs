@@ -47,7 +47,7 @@ pub const PLANNED: &[u32] = &[1, 2, 4];
 pub const MAX_SPLIT_TILE: u32 = 128;
 
 /// The most workspace (partial tiles) a split-K call may take, bytes.
-pub const MAX_WORKSPACE: u64 = 64 << 20;
+pub const MAX_WORKSPACE: u64 = Workspace::MAX_BYTES;
 
 pub(super) fn one() -> u32 {
     1
