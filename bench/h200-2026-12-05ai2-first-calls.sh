@@ -20,16 +20,18 @@ B=.dev/${BATCH}s
 source bench/lib.sh $BATCH
 unset CROSSGEMM_IGNORE_TABLES
 export CROSSGEMM_COMMIT="$(head -1 $B/COMMIT)"
+# The reports named with --against are the H200's: on another card (H100) leave them out.
+vs() { nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 && echo "--against $1"; }
 timeout 240 $B/crossgemm bench --first-call --dtypes f16 --cache-dir /tmp/cg-$BATCH-f16 --out $R --name first-f16 \
-  --against bench/results/h200-2026-12-05ab1/first-f16.json > $R/f16.log 2>&1; echo "bench f16 rc=$?"
+  $(vs bench/results/h200-2026-12-05ab1/first-f16.json) > $R/f16.log 2>&1; echo "bench f16 rc=$?"
 python3 bench/rows.py $R/first-f16.json | tail -8
 timeout 150 $B/crossgemm bench --first-call --dtypes f32 --epilogues none --cache-dir /tmp/cg-$BATCH-f32 --out $R --name first-f32 \
-  --against bench/results/h200-2026-12-01b/full-f32-tf32.json > $R/f32.log 2>&1; echo "bench f32 rc=$?"
+  $(vs bench/results/h200-2026-12-01b/full-f32-tf32.json) > $R/f32.log 2>&1; echo "bench f32 rc=$?"
 python3 bench/rows.py $R/first-f32.json
 export CROSSGEMM_IGNORE_TABLES=1
 for b in "512x512x128 32" "128x4096x128 64" "2048x2048x2048 8"; do
   set -- $b
-  timeout 100 $B/crossgemm bench --cache-dir /tmp/cg-$BATCH-b --shape $1 --batch $2 --dtypes f16 --epilogues none,bias_relu --max 48 --out $R --name batch$2 --against bench/results/h200-2026-12-04aa3/batch$2.json > $R/batch$2.log 2>&1; echo "bench batch$2 rc=$?"
+  timeout 100 $B/crossgemm bench --cache-dir /tmp/cg-$BATCH-b --shape $1 --batch $2 --dtypes f16 --epilogues none,bias_relu --max 48 --out $R --name batch$2 $(vs bench/results/h200-2026-12-04aa3/batch$2.json) > $R/batch$2.log 2>&1; echo "bench batch$2 rc=$?"
   grep -E "^\| [0-9]" $R/batch$2.md | cut -d'|' -f2,4,5,6,7,9,10,17 | head -2
 done
 finish
