@@ -94,12 +94,13 @@ const BLOCK_ARRIVE: &str = r#"static __device__ __forceinline__ bool cg_block_la
 }
 "#;
 
-/// The tail's CUDA text. Before the kernel the source holds [`cuda_split_head`]; the kernel defines `CG_TR` (rows of the strip),
-/// `CG_NB`, `WARPS`, `CG_THREADS`, `CG_RED(w, i, jj)` (warp `w`'s sum at row `i`, column
-/// `jj` of the strip, in shared memory that every thread can read: a `__syncthreads`
-/// after the last write), `CG_R`/`CG_C` (rows and columns of C in the kernel's terms) and
-/// `tid`; `coords` turns the kernel's `i`, `j` into C's `ci`, `cj`, and `store` stores
-/// `sum` there. It ends the kernel's body.
+/// The tail's CUDA text. Before the kernel the source holds [`cuda_split_head`]; the
+/// kernel defines `CG_TR` (rows of the strip), `CG_NB`, `WARPS`, `CG_THREADS`,
+/// `CG_RED(w, i, jj)` (warp `w`'s sum at row `i`, column `jj` of the strip, in shared
+/// memory that every thread can read: a `__syncthreads` after the last write),
+/// `CG_R`/`CG_C` (rows and columns of C in the kernel's terms) and `tid`; `coords` turns
+/// the kernel's `i`, `j` into C's `ci`, `cj`, and `store` stores `sum` there. It ends the
+/// kernel's body.
 pub(crate) fn cuda_tail(coords: &str, store: &str) -> String {
     TAIL.replace("@COORDS@", coords).replace("@STORE@", store)
 }
