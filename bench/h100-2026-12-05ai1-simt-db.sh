@@ -6,7 +6,7 @@
 # alternating. Binaries: `scripts/dev-build.sh .dev/ai1` at the commit in COMMIT, carried
 # as .dev/ai1s. Carry: [".dev/ai1s"]. ~8-9 minutes (ROUNDS=1).
 # Outcome (bench/results/h100-2026-12-05ai1): (1) all pass, sanitizers clean; (2) a wash
-# (geomean 0.884 one tile, 0.874 two), reverted in 226e356. Ran on an H100.
+# (geomean 0.884 one tile, 0.874 two), reverted in 8a3d1cc. Ran on an H100.
 # Written before:
 # - (1) every split config of wgmma, gemv_n, decode_n gives the same bits twice and
 #   matches the host reference (the SASS of one config each had the same instructions
