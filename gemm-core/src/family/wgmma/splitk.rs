@@ -28,9 +28,9 @@
 //! - The counters are zero before a launch and zero after it: the runtime zeroes them
 //!   once, when it allocates the workspace ([`crate::family::Workspace`]).
 //!
-//! The workspace grows with the output (`tiles * BM * BN * KSPLIT * 4` bytes), so
-//! The family's `accepts` refuses calls whose partials would exceed [`MAX_WORKSPACE`]: problems with
-//! that many tiles fill the machine without splitting K.
+//! The workspace grows with the output (`tiles * BM * BN * KSPLIT * 4` bytes), so the
+//! family's `accepts` refuses calls whose partials would exceed [`Workspace::MAX_BYTES`]:
+//! problems with that many tiles fill the machine without splitting K.
 
 use super::WgmmaTile;
 use crate::family::{Machine, Problem, Workspace};
@@ -45,9 +45,6 @@ pub const PLANNED: &[u32] = &[1, 2, 4];
 /// Block tiles up to this many rows and columns get split-K variants (64×64, 64×128,
 /// 128×64, 128×128): larger tiles are for problems that fill the machine anyway.
 pub const MAX_SPLIT_TILE: u32 = 128;
-
-/// The most workspace (partial tiles) a split-K call may take, bytes.
-pub const MAX_WORKSPACE: u64 = Workspace::MAX_BYTES;
 
 pub(super) fn one() -> u32 {
     1
@@ -119,7 +116,7 @@ fn split_workspace(t: &WgmmaTile, p: Problem) -> Option<Workspace> {
     })
 }
 
-/// `Err(why)` when `t` splits K and its workspace at `p` would exceed [`MAX_WORKSPACE`],
+/// `Err(why)` when `t` splits K and its workspace at `p` would exceed [`Workspace::MAX_BYTES`],
 /// and for a stream-K call that it cannot serve (a batch, more k-tiles than 32 bits
 /// count). Stream-K's workspace is two tiles per block, bounded by the grid, not the
 /// problem. (A split outside 1..=[`MAX_KSPLIT`] is a broken rule, `ksplit`, not a refused
@@ -143,13 +140,13 @@ pub(super) fn accepts(t: &WgmmaTile, p: Problem) -> Result<(), String> {
         ));
     }
     match split_workspace(t, p) {
-        Some(w) if w.bytes > MAX_WORKSPACE => Err(format!(
+        Some(w) if w.bytes > Workspace::MAX_BYTES => Err(format!(
             "split-K by {} at {}x{} would keep {} MiB of partial tiles (at most {}): a problem with {} output tiles fills the machine without it",
             t.ksplit,
             p.m,
             p.n,
             w.bytes >> 20,
-            MAX_WORKSPACE >> 20,
+            Workspace::MAX_BYTES >> 20,
             t.tiles(p.m, p.n)
         )),
         _ => Ok(()),
