@@ -16,11 +16,10 @@ fn plain(dtype: DType) -> GemmIr {
 }
 
 fn bias_gelu(dtype: DType) -> GemmIr {
-    let mut ir = plain(dtype);
-    ir.name = "dec_bias_gelu".into();
-    ir.params.push(Param::row("bias", dtype));
-    ir.epilogue = vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Gelu)];
-    ir
+    GemmIr::matmul("dec_bias_gelu", dtype, AccMode::F32, Layout::RowMajor, Layout::ColMajor).with_epilogue(
+        [Param::row("bias", dtype)],
+        vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Gelu)],
+    )
 }
 
 /// The decode configs a plan of `ir` for `target` keeps under `space`.

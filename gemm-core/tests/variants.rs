@@ -39,31 +39,34 @@ fn spec<'a>(t: &'a Targets, name: &str) -> &'a TargetSpec {
 
 /// `relu(a * b + bias)` with a row (per-column) bias of type `dt`.
 fn bias_relu(dt: DType, acc: AccMode, la: Layout, lb: Layout) -> GemmIr {
-    let mut ir = GemmIr::matmul("bias_relu", dt, acc, la, lb);
-    ir.params.push(Param::row("bias", dt));
-    ir.epilogue = vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Relu)];
-    ir
+    GemmIr::matmul("bias_relu", dt, acc, la, lb).with_epilogue(
+        [Param::row("bias", dt)],
+        vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Relu)],
+    )
 }
 
 /// `gelu(alpha * (a * b) * scale + res)` with a column vector `scale`, to exercise scalars,
 /// matrices and vectors in the epilogue; output column-major.
 fn scaled_gelu_res(dt: DType, acc: AccMode, la: Layout, lb: Layout) -> GemmIr {
-    let mut ir = GemmIr::matmul("scaled_gelu_res", dt, acc, la, lb);
-    ir.params.push(Param::scalar("alpha"));
-    ir.params.push(Param::matrix("res", dt, Layout::RowMajor));
-    ir.params.push(Param::col("scale", DType::F32));
-    ir.out_layout = Layout::ColMajor;
-    ir.epilogue = vec![
-        EpOp::Param(2),
-        EpOp::Acc,
-        EpOp::Mul,
-        EpOp::Param(4),
-        EpOp::Mul,
-        EpOp::Param(3),
-        EpOp::Add,
-        EpOp::Call(Func::Gelu),
-    ];
-    ir
+    GemmIr::matmul("scaled_gelu_res", dt, acc, la, lb)
+        .with_epilogue(
+            [
+                Param::scalar("alpha"),
+                Param::matrix("res", dt, Layout::RowMajor),
+                Param::col("scale", DType::F32),
+            ],
+            vec![
+                EpOp::Param(2),
+                EpOp::Acc,
+                EpOp::Mul,
+                EpOp::Param(4),
+                EpOp::Mul,
+                EpOp::Param(3),
+                EpOp::Add,
+                EpOp::Call(Func::Gelu),
+            ],
+        )
+        .with_out(dt, Layout::ColMajor)
 }
 
 const LAYOUTS: [(Layout, Layout); 4] = [

@@ -18,11 +18,10 @@ fn plain(dtype: DType, a: Layout, b: Layout) -> GemmIr {
 }
 
 fn bias_relu(dtype: DType) -> GemmIr {
-    let mut ir = plain(dtype, Layout::RowMajor, Layout::ColMajor);
-    ir.name = "wg_bias_relu".into();
-    ir.params.push(Param::row("bias", dtype));
-    ir.epilogue = vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Relu)];
-    ir
+    GemmIr::matmul("wg_bias_relu", dtype, AccMode::F32, Layout::RowMajor, Layout::ColMajor).with_epilogue(
+        [Param::row("bias", dtype)],
+        vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Relu)],
+    )
 }
 
 fn split(ksplit: u32, t: WgmmaTile) -> WgmmaTile {

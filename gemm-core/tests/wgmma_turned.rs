@@ -16,30 +16,32 @@ fn h200() -> TargetSpec {
 
 /// `relu(x * w + bias)` with `w` in `w_layout`.
 fn bias_relu(w_layout: Layout) -> GemmIr {
-    let mut ir = GemmIr::matmul("turn", DType::F16, AccMode::F32, Layout::RowMajor, w_layout);
-    ir.params.push(Param::row("bias", DType::F16));
-    ir.epilogue = vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Relu)];
-    ir
+    GemmIr::matmul("turn", DType::F16, AccMode::F32, Layout::RowMajor, w_layout).with_epilogue(
+        [Param::row("bias", DType::F16)],
+        vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Relu)],
+    )
 }
 
 /// `gelu_erf(x.t() * w) * scale + res` into a column-major f32 output: a transposed A, a
 /// `Col` and a matrix in the epilogue.
 fn mixed() -> GemmIr {
-    let mut ir = GemmIr::matmul("mixed", DType::Bf16, AccMode::F32, Layout::ColMajor, Layout::RowMajor);
-    ir.a_t = true;
-    ir.params.push(Param::col("scale", DType::F32));
-    ir.params.push(Param::matrix("res", DType::Bf16, Layout::RowMajor));
-    ir.out_dtype = DType::F32;
-    ir.out_layout = Layout::ColMajor;
-    ir.epilogue = vec![
-        EpOp::Acc,
-        EpOp::Call(Func::GeluErf),
-        EpOp::Param(2),
-        EpOp::Mul,
-        EpOp::Param(3),
-        EpOp::Add,
-    ];
-    ir
+    let ir = GemmIr::matmul("mixed", DType::Bf16, AccMode::F32, Layout::ColMajor, Layout::RowMajor)
+        .with_epilogue(
+            [
+                Param::col("scale", DType::F32),
+                Param::matrix("res", DType::Bf16, Layout::RowMajor),
+            ],
+            vec![
+                EpOp::Acc,
+                EpOp::Call(Func::GeluErf),
+                EpOp::Param(2),
+                EpOp::Mul,
+                EpOp::Param(3),
+                EpOp::Add,
+            ],
+        )
+        .with_out(DType::F32, Layout::ColMajor);
+    GemmIr { a_t: true, ..ir }
 }
 
 /// `src` as the preprocessor leaves it for `SWAP` = `swap`: every `#if SWAP` block
