@@ -36,7 +36,7 @@ pub use decode_n::{DecodeN, DecodeNTile};
 pub use gemv::{Gemv, GemvTile};
 pub use gemv_n::{GemvN, GemvNTile};
 pub use mma_sync::{MmaSync, MmaTile};
-pub use simt::{Simt, SimtTile, SIMT_LOCAL_PAD};
+pub use simt::{simt_local_pad, Simt, SimtTile};
 pub use strip_sum::{sum_pass, SUM_KERNEL_SUFFIX};
 pub use wgmma::{Wgmma, WgmmaTile};
 

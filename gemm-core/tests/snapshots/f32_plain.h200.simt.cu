@@ -130,15 +130,29 @@ static __device__ __forceinline__ void cg_simt_fetch(cg_frag<OUTER, INNER>& f, c
     }
 }
 
+/* VW floats, one shared store where VW is 2 or 4. */
+struct alignas((VW == 2 || VW == 4) ? VW * 4 : 4) cg_fvec_t { float v[VW]; };
+
 /* Registers to local memory. KINNER: the inner dimension is K, so the tile is stored
-   transposed ([k][outer]) to keep the compute loop's reads contiguous along M/N. */
+   transposed ([k][outer]) to keep the compute loop's reads contiguous along M/N, one
+   float at a time. Otherwise a thread's VW floats are adjacent and aligned (rows of LDS
+   floats, LDS a multiple of VW) and go as one 8- or 16-byte store: a warp's scalar
+   stores of every VW-th float would meet VW-way bank conflicts. */
 template <int OUTER, int INNER, int KINNER, int LDS>
 static __device__ __forceinline__ void cg_simt_stash(float* s, const cg_frag<OUTER, INNER>& f, int tid) {
     typedef cg_frag<OUTER, INNER> F;
+    constexpr bool VEC = !KINNER && (VW == 2 || VW == 4) && LDS % VW == 0;
 #pragma unroll
     for (int it = 0; it < F::ITERS; ++it) {
         int o, iv;
         if (!F::at(it, tid, o, iv)) break;
+        if (VEC) {
+            cg_fvec_t t;
+#pragma unroll
+            for (int e = 0; e < VW; ++e) t.v[e] = f.v[it][e];
+            *reinterpret_cast<cg_fvec_t*>(s + o * LDS + iv) = t;
+            continue;
+        }
 #pragma unroll
         for (int e = 0; e < VW; ++e) {
             if (KINNER) s[(iv + e) * LDS + o] = f.v[it][e];

@@ -44,9 +44,21 @@ fn is_one(k: &u32) -> bool {
     *k == 1
 }
 
-/// Padding (in elements) the SIMT kernel adds to each local-memory row: keeps the
+/// Padding (in floats) the OpenCL kernel adds to each local-memory row: keeps the
 /// transposing stores of a K-contiguous operand off a single bank.
-pub const SIMT_LOCAL_PAD: u32 = 1;
+pub(crate) const OPENCL_LOCAL_PAD: u32 = 1;
+
+/// Padding (in floats) of the local rows of an operand tile whose threads own `per_thread`
+/// values of each k-slice, as `backend`'s kernel lays them out. CUDA's threads own runs of
+/// 4 where their share allows and read each run with one 16-byte load, so those rows stay
+/// a multiple of 4 floats (`CG_LDA`/`CG_LDB` in `cuda.rs`): a pad of 4, which puts more of
+/// a K-contiguous operand's transposing stores in one bank than OpenCL's pad of 1.
+pub const fn simt_local_pad(backend: Backend, per_thread: u32) -> u32 {
+    match backend {
+        Backend::Cuda if per_thread.is_multiple_of(4) => 4,
+        _ => OPENCL_LOCAL_PAD,
+    }
+}
 
 impl SimtTile {
     /// Threads per work-group.
@@ -61,9 +73,18 @@ impl SimtTile {
     pub const fn nwi(&self) -> u32 {
         self.nwg / self.ndimc
     }
-    /// Local memory of the two tiles, bytes (operands are held as f32 there).
-    pub const fn local_bytes(&self) -> u32 {
-        self.kwg * (self.mwg + SIMT_LOCAL_PAD + self.nwg + SIMT_LOCAL_PAD) * 4
+    /// Local-memory row lengths (floats) of the A and B tiles in `backend`'s kernel.
+    pub const fn local_rows(&self, backend: Backend) -> (u32, u32) {
+        (
+            self.mwg + simt_local_pad(backend, self.mwi()),
+            self.nwg + simt_local_pad(backend, self.nwi()),
+        )
+    }
+    /// Local memory of the two tiles in `backend`'s kernel, bytes (operands are held as
+    /// f32 there).
+    pub const fn local_bytes(&self, backend: Backend) -> u32 {
+        let (a, b) = self.local_rows(backend);
+        self.kwg * (a + b) * 4
     }
     /// Estimated registers per thread: the accumulator tile, one column of A and row of
     /// B, and an allowance for indices.
@@ -144,10 +165,12 @@ impl KernelFamily for Simt {
         score(cx, t) * if t.ksplit > 1 { 0.01 } else { 1.0 }
     }
 
+    /// Shared memory as CUDA's kernel pads it, the larger of the two dialects' (no more
+    /// than 6 floats a k-row over OpenCL's): the runtime's fit check needs an upper bound.
     fn resources(&self, t: &SimtTile, _dtype: DType) -> Resources {
         Resources {
             threads: t.threads(),
-            smem_bytes: t.local_bytes(),
+            smem_bytes: t.local_bytes(Backend::Cuda),
             est_regs: t.est_regs(),
             ring_k: t.kwg,
         }
@@ -340,7 +363,7 @@ const RULES: [Rule<SimtTile>; 8] = [
     Rule {
         name: "smem",
         check: |x, c| {
-            let b = c.local_bytes();
+            let b = c.local_bytes(x.target.backend);
             (b > x.target.smem_per_block).then(|| {
                 format!(
                     "local memory {b} B exceeds the {} B per-work-group limit of {}",
@@ -401,31 +424,44 @@ const RULES: [Rule<SimtTile>; 8] = [
             if t.smem_banks <= 1 {
                 return None;
             }
-            let ways = simt_store_conflicts(c, t.warp_size, t.smem_banks, x.a_layout == Layout::RowMajor, c.mwg).max(
-                simt_store_conflicts(c, t.warp_size, t.smem_banks, x.b_layout == Layout::ColMajor, c.nwg),
-            );
+            let (lda, ldb) = c.local_rows(t.backend);
+            let ways = simt_store_conflicts(c, t, x.a_layout == Layout::RowMajor, c.mwg, lda)
+                .max(simt_store_conflicts(c, t, x.b_layout == Layout::ColMajor, c.nwg, ldb));
             (ways > 2).then(|| format!("{ways}-way bank conflicts storing a tile into local memory"))
         },
     },
 ];
 
 /// Worst bank multiplicity of one warp storing its first vector of a tile into the
-/// `[KWG][mn + pad]` local array, under the load mapping of the generated kernel: when
-/// K is contiguous, consecutive threads take consecutive K vectors.
-fn simt_store_conflicts(c: &SimtTile, warp: u32, banks: u32, k_contiguous: bool, mn: u32) -> u32 {
-    let stride = mn + SIMT_LOCAL_PAD;
-    let mut per_bank = vec![0u32; banks as usize];
-    for lane in 0..warp.min(c.threads()) {
-        let (k, m) = if k_contiguous {
-            let kv = c.kwg / c.vw;
-            ((lane % kv) * c.vw, lane / kv)
-        } else {
-            let mv = mn / c.vw;
-            (lane / mv, (lane % mv) * c.vw)
-        };
-        per_bank[((k * stride + m) % banks) as usize] += 1;
+/// `[KWG][stride]` local array (`mn` floats and the dialect's pad), under the load mapping
+/// of the generated kernel: when K is contiguous, consecutive threads take consecutive K
+/// vectors and store them transposed, a float at a time; otherwise a thread's VW floats
+/// are adjacent, and CUDA's kernel stores them as one vector where VW is 2 or 4 and the
+/// rows keep them aligned (`cg_simt_stash`), which the hardware serves in phases of
+/// `banks / VW` lanes.
+fn simt_store_conflicts(c: &SimtTile, t: &TargetSpec, k_contiguous: bool, mn: u32, stride: u32) -> u32 {
+    let vector = t.backend == Backend::Cuda && !k_contiguous && matches!(c.vw, 2 | 4) && stride.is_multiple_of(c.vw);
+    let width = if vector { c.vw } else { 1 };
+    let phase = (t.smem_banks / width).max(1);
+    let lanes = t.warp_size.min(c.threads());
+    let mut worst = 1;
+    for first in (0..lanes).step_by(phase as usize) {
+        let mut per_bank = vec![0u32; t.smem_banks as usize];
+        for lane in first..lanes.min(first + phase) {
+            let (k, m) = if k_contiguous {
+                let kv = c.kwg / c.vw;
+                ((lane % kv) * c.vw, lane / kv)
+            } else {
+                let mv = mn / c.vw;
+                (lane / mv, (lane % mv) * c.vw)
+            };
+            for e in 0..width {
+                per_bank[((k * stride + m + e) % t.smem_banks) as usize] += 1;
+            }
+        }
+        worst = worst.max(per_bank.into_iter().max().unwrap_or(1));
     }
-    per_bank.into_iter().max().unwrap_or(1)
+    worst
 }
 
 fn score(x: &PlanCtx, c: &SimtTile) -> f64 {
@@ -447,8 +483,79 @@ fn score(x: &PlanCtx, c: &SimtTile) -> f64 {
     } else {
         (64.0 / t).min(1.0)
     };
-    if c.local_bytes() as f64 > SMEM_SOFT_SHARE * x.target.smem_per_block as f64 {
+    if c.local_bytes(x.target.backend) as f64 > SMEM_SOFT_SHARE * x.target.smem_per_block as f64 {
         s *= 0.8;
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::AccMode;
+    use crate::target::{Targets, BUILTIN_TARGETS};
+
+    fn target(name: &str) -> TargetSpec {
+        Targets::parse(BUILTIN_TARGETS).unwrap().get(name).unwrap().clone()
+    }
+
+    fn tile(mwg: u32, nwg: u32, kwg: u32, mdimc: u32, ndimc: u32, vw: u32) -> SimtTile {
+        SimtTile {
+            mwg,
+            nwg,
+            kwg,
+            mdimc,
+            ndimc,
+            vw,
+            group_m: 8,
+            ksplit: 1,
+        }
+    }
+
+    /// The bank rule's verdict on `t` for an f32 product with A and B in these layouts.
+    fn conflicts(target: &TargetSpec, la: Layout, lb: Layout, t: &SimtTile) -> Option<String> {
+        let ir = GemmIr::matmul("s", DType::F32, AccMode::F32, la, lb);
+        let cx = PlanCtx::new(target, &ir);
+        let rule = RULES.iter().find(|r| r.name == "bank_conflicts").unwrap();
+        (rule.check)(&cx, t)
+    }
+
+    /// CUDA pads a row of 4 floats where a thread owns runs of 4 (its `CG_LDA`/`CG_LDB`),
+    /// OpenCL 1; the shared memory the plan counts follows.
+    #[test]
+    fn local_rows_follow_each_dialects_pad() {
+        let t = tile(128, 64, 16, 16, 32, 4); // 8 rows and 2 columns a thread
+        assert_eq!(t.local_rows(Backend::Cuda), (132, 65));
+        assert_eq!(t.local_rows(Backend::Opencl), (129, 65));
+        assert_eq!(t.local_bytes(Backend::Cuda), 16 * (132 + 65) * 4);
+        assert_eq!(Simt.resources(&t, DType::F32).smem_bytes, t.local_bytes(Backend::Cuda));
+    }
+
+    /// With CUDA's pad of 4, K-contiguous operands stored transposed from 32-wide k-tiles
+    /// put four lanes on a bank (the tunes measured such tiles last), where OpenCL's pad of
+    /// 1 spreads them; 16-wide k-tiles stay at 2 in both.
+    #[test]
+    fn cuda_pad_makes_wide_k_tiles_of_a_k_contiguous_operand_conflict() {
+        let (h200, ocl) = (target("h200"), target("nvidia_opencl"));
+        let (a_k, b_k) = (Layout::RowMajor, Layout::ColMajor);
+        let wide = tile(128, 128, 32, 16, 16, 4);
+        let why = conflicts(&h200, a_k, b_k, &wide).expect("4-way on CUDA");
+        assert!(why.starts_with("4-way"), "{why}");
+        assert_eq!(conflicts(&ocl, a_k, b_k, &wide), None);
+        assert_eq!(conflicts(&h200, a_k, b_k, &tile(128, 128, 16, 16, 16, 4)), None);
+    }
+
+    /// An N-contiguous B goes to shared memory as one 16-byte store a thread on CUDA, which
+    /// the hardware serves eight lanes at a time over contiguous banks: no conflict, where
+    /// the same floats stored one at a time, every fourth, would meet four to a bank.
+    #[test]
+    fn cuda_vector_stores_of_an_n_contiguous_operand_do_not_conflict() {
+        let h200 = target("h200");
+        let t = tile(128, 64, 16, 16, 16, 4); // a tuned winner of the H100 (session ai)
+        assert_eq!(simt_store_conflicts(&t, &h200, false, 64, 68), 1);
+        assert_eq!(conflicts(&h200, Layout::RowMajor, Layout::RowMajor, &t), None);
+        let mut scalar = h200.clone();
+        scalar.backend = Backend::Opencl;
+        assert_eq!(simt_store_conflicts(&t, &scalar, false, 64, 68), 4);
+    }
 }

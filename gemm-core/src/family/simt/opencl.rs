@@ -6,7 +6,7 @@
 //! partial tile in its slot, and a second kernel adds a tile's slots in split order and
 //! stores (`strip_sum::SUM_KERNEL_SUFFIX`).
 
-use super::SIMT_LOCAL_PAD;
+use super::OPENCL_LOCAL_PAD;
 use crate::codegen::prelude::{epilogue_fn, helpers, kernel_params, variant_store, view_prologue};
 use crate::codegen::Variant;
 use crate::ir::{DType, GemmIr, Layout};
@@ -156,7 +156,7 @@ __kernel {attrs}
         attrs = ATTRS,
         signature = crate::family::strip_sum::opencl_signature(&ir.symbol(), &params),
         sum_kernel = crate::family::strip_sum::opencl_sum_kernel(&ir.symbol(), ATTRS, &params, &sum_body),
-        pad = SIMT_LOCAL_PAD,
+        pad = OPENCL_LOCAL_PAD,
     );
     s
 }
