@@ -67,28 +67,8 @@ pub fn estimate_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem)
     let split = c.k_split().max(1) as f64;
     let batch = p.batch.max(1) as f64;
     let tiles = blocks(c, p);
-    let res = c.resources(ir.ab_dtype);
-    let by_smem = target
-        .smem_per_block_optin
-        .checked_div(res.smem_bytes)
-        .unwrap_or(u32::MAX);
-    let by_regs = target.regs_per_sm / (res.threads.max(1) * res.est_regs.max(1));
-    let per_sm = by_smem.min(by_regs).clamp(1, 32) as f64;
+    let Occupancy { per_sm, waves } = occupancy(c, ir, target, p);
     let sms = target.sm_count.max(1) as f64;
-    // Clusters run as whole clusters, and some sizes fewer than the SMs hold (on the H200
-    // 30 of 4 blocks: 120 of 132 SMs).
-    let cluster = c.family().cluster_blocks(c).max(1);
-    let resident = target
-        .resident_clusters
-        .get(&cluster.to_string())
-        .map_or(sms, |&n| (n * cluster) as f64)
-        .clamp(1.0, sms);
-    // Stream-K shares the last wave out over every block: no whole waves.
-    let waves = if c.family().balances_waves(c) {
-        (tiles / (resident * per_sm)).max(1.0)
-    } else {
-        (tiles / (resident * per_sm)).ceil()
-    };
     // A block's share of its SM's peak: the SM's blocks split it.
     let block_flops = peak / sms / per_sm.min((tiles / sms).ceil().max(1.0));
     let compute = waves * 2.0 * bm * bn * (k / split) / block_flops;
@@ -129,6 +109,54 @@ pub fn estimate_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem)
     });
     Some(compute.max(memory) * 1e6 * c.family().estimate_factor(c, ir, p))
 }
+
+/// How a launch of `c` at `p` sits on `target`'s SMs.
+struct Occupancy {
+    /// Blocks an SM holds at once (by shared memory and registers, 1..=32).
+    per_sm: f64,
+    /// Rounds of blocks the launch runs in (fractional for stream-K).
+    waves: f64,
+}
+
+fn occupancy(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem) -> Occupancy {
+    let res = c.resources(ir.ab_dtype);
+    let by_smem = target
+        .smem_per_block_optin
+        .checked_div(res.smem_bytes)
+        .unwrap_or(u32::MAX);
+    let by_regs = target.regs_per_sm / (res.threads.max(1) * res.est_regs.max(1));
+    let per_sm = by_smem.min(by_regs).clamp(1, 32) as f64;
+    let sms = target.sm_count.max(1) as f64;
+    // Clusters run as whole clusters, and some sizes fewer than the SMs hold (on the H200
+    // 30 of 4 blocks: 120 of 132 SMs).
+    let cluster = c.family().cluster_blocks(c).max(1);
+    let resident = target
+        .resident_clusters
+        .get(&cluster.to_string())
+        .map_or(sms, |&n| (n * cluster) as f64)
+        .clamp(1.0, sms);
+    let tiles = blocks(c, p);
+    // Stream-K shares the last wave out over every block: no whole waves.
+    let waves = if c.family().balances_waves(c) {
+        (tiles / (resident * per_sm)).max(1.0)
+    } else {
+        (tiles / (resident * per_sm)).ceil()
+    };
+    Occupancy { per_sm, waves }
+}
+
+/// µs a launch of `c` at `p` spends waiting on its blocks' dependent loads
+/// ([`crate::family::KernelFamily::serial_loads`]): a round trip per step, every wave.
+/// Not part of [`estimate_us`], whose rooflines were fitted without it; it weighs a tile
+/// against its own K-split twins ([`default_pick`]).
+pub fn serial_load_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem) -> f64 {
+    occupancy(c, ir, target, p).waves * c.family().serial_loads(c, p) * LOAD_ROUND_TRIP_US
+}
+
+/// One dependent load's round trip to memory under load, µs: the time per k-step of a
+/// block that fetches a single tile ahead. An H100 ran the 256 steps of a 16x32 simt
+/// tile at 16x4096x4096 in 175 µs (bench/results/h100-2026-12-06aj1).
+pub const LOAD_ROUND_TRIP_US: f64 = 0.68;
 
 /// The share of the memory bandwidth that blocks on `active` of the SMs (a fraction,
 /// capped at 1) pull. Not linear: on the H200 at 16×4096×4096 the same 64×128 tile on 32,
@@ -294,7 +322,8 @@ pub fn start_over_default(start: &TileConfig, default: &TileConfig, target: &Tar
 /// `None` for an empty list.
 pub fn default_pick(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p: Problem) -> Option<TileConfig> {
     let pick = pick_before_twins(configs, ir, target, p)?;
-    Some(whole_where_full(configs, pick, target, p))
+    let pick = whole_where_full(configs, pick, target, p);
+    Some(split_where_serial(configs, pick, ir, target, p))
 }
 
 /// [`default_pick`] before [`whole_where_full`].
@@ -338,6 +367,39 @@ fn whole_where_full(configs: &[TileConfig], pick: TileConfig, target: &TargetSpe
         .unwrap_or(pick)
 }
 
+/// `pick`, or where its blocks walk K whole waiting on their loads step by step
+/// ([`serial_load_us`]), the twin of `configs` (same family, block tile and threads)
+/// whose estimate plus that wait is least, K split or not: the mirror of
+/// [`whole_where_full`]. At 16x4096x4096 full f32 the estimate's pick, a 16x32 simt tile
+/// with K whole, makes 128 blocks of 256 steps each (175 µs on an H100); with K split in
+/// 8, 1024 blocks of 32 steps (56 µs, bench/results/h100-2026-12-06aj1). Only twins:
+/// the estimate does not model the shared-memory and load costs that separate different
+/// tiles well enough for the wait to weigh between them.
+fn split_where_serial(
+    configs: &[TileConfig],
+    pick: TileConfig,
+    ir: &GemmIr,
+    target: &TargetSpec,
+    p: Problem,
+) -> TileConfig {
+    if pick.k_split() > 1 || pick.family().serial_loads(&pick, p) == 0.0 {
+        return pick;
+    }
+    let cost = |c: &TileConfig| Some(estimate_us(c, ir, target, p)? + serial_load_us(c, ir, target, p));
+    let Some(mut best) = cost(&pick) else {
+        return pick;
+    };
+    let mut chosen = pick;
+    for c in configs.iter().filter(|c| {
+        c.family_id() == pick.family_id() && c.block_mn() == pick.block_mn() && c.threads() == pick.threads()
+    }) {
+        if let Some(t) = cost(c).filter(|&t| t < best) {
+            (best, chosen) = (t, *c);
+        }
+    }
+    chosen
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,6 +423,35 @@ mod tests {
             .copied()
             .filter(|c| c.family().accepts(c, ir, p).is_ok())
             .collect()
+    }
+
+    /// Full f32 (the simt family) at 16 rows: the estimate's pick walks K whole, 256 load
+    /// round trips a block, so the default is its twin with K split (measured on an H100:
+    /// 16x32 tiles 175 µs whole, 56 split in 8, bench/results/h100-2026-12-06aj1); where
+    /// the pick has no split twin (1000³, 4096³) it stands.
+    #[test]
+    fn f32_at_sixteen_rows_defaults_to_a_split_of_k() {
+        let t = h200();
+        let ir = GemmIr::matmul("k", DType::F32, AccMode::F32, Layout::RowMajor, Layout::RowMajor);
+        let plan = plan_target(&ir, &t, &TuneSpace::default()).configs;
+        let skinny = Problem::new(16, 4096, 4096);
+        let usable = accepting(&plan, &ir, skinny);
+        let pick = default_pick(&usable, &ir, &t, skinny).unwrap();
+        let before = whole_where_full(
+            &usable,
+            pick_before_twins(&usable, &ir, &t, skinny).unwrap(),
+            &t,
+            skinny,
+        );
+        assert_eq!(pick.family_id(), crate::family::FamilyId::Simt);
+        assert_eq!(before.k_split(), 1, "{before}");
+        assert!(pick.k_split() >= 4, "{pick}");
+        assert_eq!((pick.block_mn(), pick.threads()), (before.block_mn(), before.threads()));
+        for p in [Problem::new(1000, 1000, 1000), Problem::new(4096, 4096, 4096)] {
+            let usable = accepting(&plan, &ir, p);
+            let before = whole_where_full(&usable, pick_before_twins(&usable, &ir, &t, p).unwrap(), &t, p);
+            assert_eq!(default_pick(&usable, &ir, &t, p), Some(before));
+        }
     }
 
     /// Three consumers in ping-pong are estimated as the same tile of two past K = 128

@@ -186,6 +186,16 @@ pub trait KernelFamily: Sync + 'static {
         1.0
     }
 
+    /// Global-memory round trips one block of `tile` makes one after another at `p`: the
+    /// steps over K whose loads its pipeline cannot have in flight together. A family with
+    /// a ring of several stages overlaps them (0, the default); one that fetches a single
+    /// tile ahead waits on every step of a long K, which [`crate::estimate::default_pick`]
+    /// weighs when it chooses between such a tile and its K-split twins.
+    fn serial_loads(&self, tile: &Self::Tile, p: Problem) -> f64 {
+        let _ = (tile, p);
+        0.0
+    }
+
     /// Blocks that share one output tile, each over its part of K (split-K); 1 by default.
     fn k_split(&self, tile: &Self::Tile) -> u32 {
         let _ = tile;
@@ -301,6 +311,8 @@ pub trait DynFamily: Sync {
     fn balances_waves(&self, c: &TileConfig) -> bool;
     /// See [`KernelFamily::estimate_factor`].
     fn estimate_factor(&self, c: &TileConfig, ir: &GemmIr, p: Problem) -> f64;
+    /// See [`KernelFamily::serial_loads`].
+    fn serial_loads(&self, c: &TileConfig, p: Problem) -> f64;
     /// See [`KernelFamily::plan_class`].
     fn plan_class(&self, c: &TileConfig) -> (u32, u32);
     /// See [`KernelFamily::workspace`].
@@ -433,6 +445,9 @@ impl<F: KernelFamily> DynFamily for F {
     }
     fn estimate_factor(&self, c: &TileConfig, ir: &GemmIr, p: Problem) -> f64 {
         KernelFamily::estimate_factor(self, tile_of::<F>(c), ir, p)
+    }
+    fn serial_loads(&self, c: &TileConfig, p: Problem) -> f64 {
+        KernelFamily::serial_loads(self, tile_of::<F>(c), p)
     }
     fn balances_waves(&self, c: &TileConfig) -> bool {
         KernelFamily::balances_waves(self, tile_of::<F>(c))

@@ -147,6 +147,13 @@ impl KernelFamily for Simt {
         t.ksplit
     }
 
+    /// A block fetches one k-tile ahead of the one it computes on, so each of its k-steps
+    /// waits on a round trip to memory.
+    fn serial_loads(&self, t: &SimtTile, p: Problem) -> f64 {
+        let share = p.k.div_ceil(t.ksplit.max(1) as usize);
+        share.div_ceil(t.kwg.max(1) as usize) as f64
+    }
+
     fn accepts(&self, t: &SimtTile, _ir: &GemmIr, p: Problem) -> Result<(), String> {
         super::strip_sum::check_workspace(workspace(t, p))
     }
