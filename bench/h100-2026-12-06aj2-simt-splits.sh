@@ -10,7 +10,7 @@
 # 1000^3's 128x128 (64 blocks) with ksplit 2 within 10% of its 128x64 winner (71 us),
 # 16x4096x4096: 16x32 whole ~175 us, ksplit 8 ~56 us (aj1).
 BATCH=${BATCH:-aj2}
-B=.dev/aj1s
+B=${B:-.dev/aj1s}
 source bench/lib.sh $BATCH
 s() { # mwg nwg kwg mdimc ndimc ksplit [vw]
   echo "{\"family\":\"simt\",\"mwg\":$1,\"nwg\":$2,\"kwg\":$3,\"mdimc\":$4,\"ndimc\":$5,\"vw\":${7:-4},\"group_m\":8,\"ksplit\":$6}"
