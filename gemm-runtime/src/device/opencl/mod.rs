@@ -142,6 +142,18 @@ pub(crate) struct Passes {
 }
 
 /// A failed OpenCL call: its error as the source, with `context` after its text.
+/// "launch of `symbol` on device", the operation an error of a launch names.
+struct LaunchOp<'a> {
+    symbol: &'a str,
+    device: &'a str,
+}
+
+impl std::fmt::Display for LaunchOp<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "launch of `{}` on {}", self.symbol, self.device)
+    }
+}
+
 fn cl_err(op: impl Into<String>, e: ClError, context: &str) -> GemmError {
     GemmError::Driver {
         backend: BACKEND,
@@ -350,14 +362,18 @@ impl OpenclBackend {
         self.context.get() as usize
     }
 
-    fn buffer<'a>(&self, buf: &'a RawBuffer, op: &str) -> Result<&'a ClBuffer> {
-        let b = buf
-            .inner
-            .downcast_ref::<ClBuffer>()
-            .ok_or_else(|| driver_err(op, format!("{buf:?} is not an OpenCL buffer of {}", self.info.id)))?;
+    /// `buf` as this device's buffer; `op` names the operation in the error, formatted
+    /// only when there is one.
+    fn buffer<'a>(&self, buf: &'a RawBuffer, op: &dyn std::fmt::Display) -> Result<&'a ClBuffer> {
+        let b = buf.inner.downcast_ref::<ClBuffer>().ok_or_else(|| {
+            driver_err(
+                op.to_string(),
+                format!("{buf:?} is not an OpenCL buffer of {}", self.info.id),
+            )
+        })?;
         if b.context != self.context_key() {
             return Err(driver_err(
-                op,
+                op.to_string(),
                 format!("{buf:?} belongs to another OpenCL context than {}", self.info.id),
             ));
         }
@@ -374,9 +390,17 @@ impl OpenclBackend {
         let k = kernel
             .downcast_ref::<ClKernel>()
             .ok_or_else(|| driver_err("launch", format!("not a kernel compiled for {}", self.info.id)))?;
-        let op = format!("launch of `{}` on {}", k.symbol, self.info.id);
+        // Every launch names itself in its errors, but only an error spells the name out:
+        // a warm call allocates nothing for it.
+        let op = LaunchOp {
+            symbol: &k.symbol,
+            device: &self.info.id,
+        };
         if k.context != self.context_key() {
-            return Err(driver_err(op, "the kernel was compiled for another OpenCL context"));
+            return Err(driver_err(
+                op.to_string(),
+                "the kernel was compiled for another OpenCL context",
+            ));
         }
         let global = |dims: LaunchDims| -> [usize; 3] {
             std::array::from_fn(|i| dims.grid[i] as usize * dims.block[i] as usize)
@@ -421,7 +445,7 @@ impl OpenclBackend {
                 KernelArg::Buffer(b) => flat.push(ClArg::Mem(self.buffer(b, &op)?.mem.get())),
                 KernelArg::TensorMap(..) => {
                     return Err(driver_err(
-                        &op,
+                        op.to_string(),
                         "tensor maps are a CUDA feature; no OpenCL kernel takes one",
                     ))
                 }
@@ -447,7 +471,7 @@ impl OpenclBackend {
                         ClArg::Mem(m) => kernel.set_arg(idx, m),
                     }
                 };
-                r.map_err(|e| cl_err(&op, e, &format!(" setting argument {i} ({})", sizes(extent))))?;
+                r.map_err(|e| cl_err(op.to_string(), e, &format!(" setting argument {i} ({})", sizes(extent))))?;
             }
             // The in-order queue runs a second pass after the first has finished and its
             // writes are visible: the one order OpenCL C 1.2 gives between work-groups.
@@ -455,7 +479,7 @@ impl OpenclBackend {
                 self.queue
                     .enqueue_nd_range_kernel(kernel.get(), 3, ptr::null(), extent.as_ptr(), local.as_ptr(), &[])
             }
-            .map_err(|e| cl_err(&op, e, &format!(" ({})", sizes(extent))))?;
+            .map_err(|e| cl_err(op.to_string(), e, &format!(" ({})", sizes(extent))))?;
             events.push(ev);
         }
         let last = events.pop().expect("one kernel at least");
