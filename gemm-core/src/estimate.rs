@@ -356,15 +356,16 @@ fn whole_where_full(configs: &[TileConfig], pick: TileConfig, target: &TargetSpe
     }
     configs
         .iter()
-        .find(|c| {
-            c.k_split() <= 1
-                && c.family_id() == pick.family_id()
-                && c.block_mn() == pick.block_mn()
-                && c.threads() == pick.threads()
-        })
+        .find(|c| c.k_split() <= 1 && twins(c, &pick))
         .filter(|c| blocks(c, p) >= target.sm_count as f64 && occupies(c, target, p))
         .copied()
         .unwrap_or(pick)
+}
+
+/// Whether `a` and `b` are the same block tile of one family with the same threads: twins
+/// that differ in how they walk K (split or not, the k-tile) and little else.
+fn twins(a: &TileConfig, b: &TileConfig) -> bool {
+    a.family_id() == b.family_id() && a.block_mn() == b.block_mn() && a.threads() == b.threads()
 }
 
 /// `pick`, or where its blocks walk K whole waiting on their loads step by step
@@ -390,9 +391,7 @@ fn split_where_serial(
         return pick;
     };
     let mut chosen = pick;
-    for c in configs.iter().filter(|c| {
-        c.family_id() == pick.family_id() && c.block_mn() == pick.block_mn() && c.threads() == pick.threads()
-    }) {
+    for c in configs.iter().filter(|c| twins(c, &pick)) {
         if let Some(t) = cost(c).filter(|&t| t < best) {
             (best, chosen) = (t, *c);
         }

@@ -1,6 +1,7 @@
 //! The `simt` family's CUDA source: the CLBlast-style tile of the OpenCL kernel in CUDA C,
 //! for operand types no tensor-core instruction takes.
 
+use super::simt_local_pad;
 use crate::codegen::cuda::{ab_type, epilogue_store, fill, preamble};
 use crate::codegen::prelude::{kernel_params, view_prologue};
 use crate::codegen::Variant;
@@ -31,8 +32,8 @@ const SIMT: &str = r#"
    4 keep local rows a multiple of 4 floats (pad 4, not 1). */
 #define CG_VM ((CG_MWI % 4 == 0) ? 4 : 1)
 #define CG_VN ((CG_NWI % 4 == 0) ? 4 : 1)
-#define CG_LDA (MWG + (CG_VM == 4 ? 4 : 1))
-#define CG_LDB (NWG + (CG_VN == 4 ? 4 : 1))
+#define CG_LDA (MWG + (CG_VM == 4 ? @RUN_PAD@ : @PAD@))
+#define CG_LDB (NWG + (CG_VN == 4 ? @RUN_PAD@ : @PAD@))
 static_assert(MWG % MDIMC == 0 && NWG % NDIMC == 0, "tile must split evenly over threads");
 static_assert(MWG % VW == 0 && NWG % VW == 0 && KWG % VW == 0, "VW must divide the tile");
 typedef @AB_T@ cg_ab_t;
@@ -284,6 +285,9 @@ fn simt_kernel(ir: &GemmIr, variant: Variant) -> String {
         SIMT,
         &[
             ("AB_T", ab_t.into()),
+            // The pads the planner's model counts (`simt_local_pad`).
+            ("RUN_PAD", simt_local_pad(Backend::Cuda, 4).to_string()),
+            ("PAD", simt_local_pad(Backend::Cuda, 1).to_string()),
             ("CVT", cvt.into()),
             ("SPLIT_HEAD", strip_sum::cuda_split_head()),
             ("SYM", ir.symbol()),

@@ -141,7 +141,6 @@ pub(crate) struct Passes {
     sum: Option<Kernel>,
 }
 
-/// A failed OpenCL call: its error as the source, with `context` after its text.
 /// "launch of `symbol` on device", the operation an error of a launch names.
 struct LaunchOp<'a> {
     symbol: &'a str,
@@ -154,6 +153,7 @@ impl std::fmt::Display for LaunchOp<'_> {
     }
 }
 
+/// A failed OpenCL call: its error as the source, with `context` after its text.
 fn cl_err(op: impl Into<String>, e: ClError, context: &str) -> GemmError {
     GemmError::Driver {
         backend: BACKEND,
