@@ -146,17 +146,16 @@ fn occupancy(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem) -> Oc
 }
 
 /// µs a launch of `c` at `p` spends waiting on its blocks' dependent loads
-/// ([`crate::family::KernelFamily::serial_loads`]): a round trip per step, every wave.
+/// ([`crate::family::KernelFamily::serial_loads`]): a round trip per step
+/// ([`TargetSpec::load_round_trip_ns`], 0 where the target has none), every wave.
 /// Not part of [`estimate_us`], whose rooflines were fitted without it; it weighs a tile
 /// against its own K-split twins ([`default_pick`]).
 pub fn serial_load_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem) -> f64 {
-    occupancy(c, ir, target, p).waves * c.family().serial_loads(c, p) * LOAD_ROUND_TRIP_US
+    let Some(ns) = target.load_round_trip_ns else {
+        return 0.0;
+    };
+    occupancy(c, ir, target, p).waves * c.family().serial_loads(c, p) * f64::from(ns) * 1e-3
 }
-
-/// One dependent load's round trip to memory under load, µs: the time per k-step of a
-/// block that fetches a single tile ahead. An H100 ran the 256 steps of a 16x32 simt
-/// tile at 16x4096x4096 in 175 µs (bench/results/h100-2026-12-06aj1).
-pub const LOAD_ROUND_TRIP_US: f64 = 0.68;
 
 /// The share of the memory bandwidth that blocks on `active` of the SMs (a fraction,
 /// capped at 1) pull. Not linear: on the H200 at 16×4096×4096 the same 64×128 tile on 32,

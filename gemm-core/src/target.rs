@@ -169,6 +169,11 @@ pub struct TargetSpec {
     /// Optional; a size not listed counts `sm_count` blocks.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub resident_clusters: std::collections::BTreeMap<String, u32>,
+    /// One dependent global load's round trip under load, nanoseconds: what a block that
+    /// fetches a single tile ahead waits per k-step ([`crate::estimate::serial_load_us`]),
+    /// which moves a default pick to its K-split twin. Optional; without it no pick moves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_round_trip_ns: Option<u32>,
 }
 
 impl TargetSpec {

@@ -300,6 +300,23 @@ fn host_rules_match_the_source() {
         .unwrap_err()
         .contains("split-K takes no cluster along N"));
     assert!(x4.defines().contains(&("CLUSTER_N", 2)));
+    // Clusters of 8 (4 along M sharing B, 2 along N sharing A): 1000^3 in 128x80 tiles
+    // is 2 x 7 work items of 8 blocks, 112 blocks as cuBLAS's kernel there.
+    let x8 = WgmmaTile {
+        cluster_m: 4,
+        cluster_n: 2,
+        ..cfg(128, 80, 6, 2, 1)
+    };
+    assert_eq!(x8.cluster(), 8);
+    assert_eq!(x8.tiles(1000, 1000), 2 * 7);
+    assert_eq!(x8.grid(1000, 1000, 1, 132), 112);
+    assert!(x8.validate(&rc).is_ok());
+    assert!(x8.defines().contains(&("CLUSTER_M", 4)) && x8.defines().contains(&("CLUSTER_N", 2)));
+    // 16 blocks exceed CUDA's portable cluster size.
+    assert!(WgmmaTile { cluster_n: 4, ..x8 }
+        .validate(&rc)
+        .unwrap_err()
+        .contains("at most 8 blocks"));
     assert!(!d.defines().iter().any(|(k, _)| *k == "CLUSTER_N"));
     assert!(d.validate(&rc).is_ok());
     assert!(cfg(128, 128, 6, 2, 1).validate(&rr).is_ok());
@@ -316,7 +333,7 @@ fn host_rules_match_the_source() {
     assert!(cfg(192, 128, 4, 2, 1).validate(&rc).unwrap_err().contains("BM"));
     assert!(cfg(128, 264, 2, 2, 1).validate(&rc).unwrap_err().contains("BN"));
     assert!(cfg(128, 256, 4, 3, 1).validate(&rc).unwrap_err().contains("CONSUMERS"));
-    assert!(cfg(128, 256, 4, 2, 4).validate(&rc).unwrap_err().contains("CLUSTER_M"));
+    assert!(cfg(128, 256, 4, 2, 3).validate(&rc).unwrap_err().contains("CLUSTER_M"));
     // KSPLIT's static_assert: 1 to 16.
     for ksplit in [0, 17] {
         let why = split(ksplit, cfg(64, 64, 8, 1, 1)).validate(&rc).unwrap_err();
@@ -586,6 +603,27 @@ fn configs_compile_for_sm90a_without_spills() {
             quad(cfg(128, 128, 6, 2, 1)),
             Variant::Full,
             Problem::new(1000, 1000, 1000),
+        ),
+        // Clusters of 8: 4x2 with a 128x80 tile, 2x4 with one consumer.
+        (
+            bias_relu(DType::F16),
+            WgmmaTile {
+                cluster_m: 4,
+                cluster_n: 2,
+                ..cfg(128, 80, 6, 2, 1)
+            },
+            Variant::Full,
+            Problem::new(1000, 1000, 1000),
+        ),
+        (
+            plain(DType::Bf16, Layout::RowMajor, Layout::ColMajor),
+            WgmmaTile {
+                cluster_m: 2,
+                cluster_n: 4,
+                ..cfg(64, 128, 8, 1, 1)
+            },
+            Variant::Full,
+            tma,
         ),
         (
             plain(DType::F16, Layout::ColMajor, Layout::RowMajor),

@@ -217,8 +217,9 @@ static_assert(CG_B_KMAJOR || BN % 64 == 0, "an N-major B tile arrives in 64-colu
 static_assert(CG_MI * BN / 2 <= (CONSUMERS == 3 ? 96 : 128), "at most 128 accumulator registers per consumer thread, 96 with three consumers (ping-pong: BM / 64 * BN / 2)");
 static_assert(STAGES >= 2, "the TMA ring needs at least two stages");
 static_assert(GROUP_M >= 1, "GROUP_M must be at least 1");
-static_assert(CLUSTER_M == 1 || CLUSTER_M == 2, "CLUSTER_M must be 1 or 2");
-static_assert(CLUSTER_N == 1 || CLUSTER_N == 2, "CLUSTER_N must be 1 or 2");
+static_assert(CLUSTER_M == 1 || CLUSTER_M == 2 || CLUSTER_M == 4, "CLUSTER_M must be 1, 2 or 4");
+static_assert(CLUSTER_N == 1 || CLUSTER_N == 2 || CLUSTER_N == 4, "CLUSTER_N must be 1, 2 or 4");
+static_assert(CG_CLUSTER <= 8, "at most 8 blocks a cluster (the portable cluster size)");
 static_assert(CLUSTER_N == 1 || KSPLIT == 1, "split-K takes no cluster along N");
 static_assert(!CG_CPASYNC || CG_CLUSTER == 1, "the cp.async producer does not multicast: CLUSTER_M and CLUSTER_N must be 1");
 static_assert(CG_CPA_A == 4 || CG_CPA_A == 8 || CG_CPA_A == 16, "CG_CPA_A is a cp.async size: 4, 8 or 16 bytes");

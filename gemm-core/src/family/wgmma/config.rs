@@ -23,11 +23,11 @@ pub struct WgmmaTile {
     pub consumers: u32,
     /// Grouped raster height.
     pub group_m: u32,
-    /// Blocks per cluster along M (1 or 2; 2 multicasts B).
+    /// Blocks per cluster along M (1, 2 or 4; more than 1 multicasts B).
     pub cluster_m: u32,
-    /// Blocks per cluster along N (1 or 2; 2 multicasts A); 1 (left out on disk) for
-    /// none. With `cluster_m` 2 as well, a 2×2 cluster shares both operands, so each
-    /// block loads half of what it multiplies.
+    /// Blocks per cluster along N (1, 2 or 4; more than 1 multicasts A); 1 (left out on
+    /// disk) for none. With `cluster_m` 2 as well, a 2×2 cluster shares both operands, so
+    /// each block loads half of what it multiplies. At most 8 blocks a cluster.
     #[serde(default = "splitk::one", skip_serializing_if = "splitk::is_one")]
     pub cluster_n: u32,
     /// `CG_INFLIGHT`: one wgmma group kept in flight across k-tiles.

@@ -143,14 +143,15 @@ pub(super) const RULES: [Rule<WgmmaTile>; 13] = [
         name: "group_m",
         check: |_, c| (c.group_m < 1).then(|| "GROUP_M = 0 (at least 1)".to_string()),
     },
-    // Blocks of a cluster column share B, of a row A, by multicast: at most 2x2 are
-    // generated. Split-K's partial tiles are indexed by tile row only.
+    // Blocks of a cluster column share B, of a row A, by multicast: 1, 2 or 4 along each
+    // side, at most 8 blocks (CUDA's portable cluster size). Split-K's partial tiles are
+    // indexed by tile row only.
     Rule {
         name: "cluster",
         check: |_, c| {
-            if !(matches!(c.cluster_m, 1 | 2) && matches!(c.cluster_n, 1 | 2)) {
+            if !(matches!(c.cluster_m, 1 | 2 | 4) && matches!(c.cluster_n, 1 | 2 | 4)) || c.cluster() > 8 {
                 Some(format!(
-                    "CLUSTER_M = {}, CLUSTER_N = {} (1 or 2 each)",
+                    "CLUSTER_M = {}, CLUSTER_N = {} (1, 2 or 4 each, at most 8 blocks)",
                     c.cluster_m, c.cluster_n
                 ))
             } else if c.cluster_n != 1 && c.ksplit != 1 {
