@@ -31,11 +31,11 @@ pub const DEFINES: &[(&str, &str)] = &[
     ),
     (
         "CLUSTER_M",
-        "blocks per cluster along M, 1 or 2; default 1. With 2, the kernel is declared __cluster_dims__(2 * CLUSTER_N, 1, 1), the first block of each cluster column loads the column's shared B tile once and multicasts it to the column, and the grid must be a multiple of the cluster.",
+        "blocks per cluster along M, 1, 2 or 4; default 1. Past 1, the kernel is declared __cluster_dims__(CLUSTER_M * CLUSTER_N, 1, 1), the first block of each cluster column loads the column's shared B tile once and multicasts it to the column, and the grid must be a multiple of the cluster (at most 8 blocks).",
     ),
     (
         "CLUSTER_N",
-        "blocks per cluster along N, 1 or 2; default 1. With 2 the blocks of each cluster row share the A tile: the row's first block loads it once and multicasts it; with CLUSTER_M 2 too, a 2x2 cluster (__cluster_dims__(4, 1, 1), block r at tile row r % 2 and column r / 2) shares both operands. The grid must be a multiple of the cluster. Needs KSPLIT 1.",
+        "blocks per cluster along N, 1, 2 or 4; default 1. Past 1 the blocks of each cluster row share the A tile: the row's first block loads it once and multicasts it; with CLUSTER_M past 1 too, the cluster (__cluster_dims__(CLUSTER_M * CLUSTER_N, 1, 1), block r at tile row r % CLUSTER_M and column r / CLUSTER_M) shares both operands. At most 8 blocks; the grid must be a multiple of the cluster. Needs KSPLIT 1.",
     ),
     (
         "CG_PRODUCER_REGS",
