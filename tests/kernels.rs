@@ -336,7 +336,7 @@ fn persistent_grids_loop_over_tiles() {
 
 /// Blocks of a cluster share a tile by multicast (the first block of each cluster column
 /// fetches B into every block of the column, of each row A into the row): 2-block
-/// clusters along M and along N and 2x2 clusters, on
+/// clusters along M and along N, 2x2 clusters and clusters of 8 (4x2, 2x4), on
 /// K-major and MN-major operands, 16-bit and tf32, with BN 192 (three 64-column boxes of
 /// an N-major B), ragged edges (blocks past M and N still load for the others) and a grid
 /// that loops over tiles. Clusters are planned last (or, 2x2, not at all), so the planned
@@ -361,6 +361,15 @@ macro_rules! check_clusters {
                 row(t(128, 128, 4, 2)),
                 pair(row(t(128, 128, 4, 2))),
                 pair(row(t(128, 192, 3, 2))),
+                // Clusters of 8: B shared by 4 blocks and A by 2, and the other way round.
+                crossgemm::WgmmaTile {
+                    cluster_m: 4,
+                    ..row(t(128, 128, 4, 2))
+                },
+                crossgemm::WgmmaTile {
+                    cluster_n: 4,
+                    ..pair(t(64, 128, 6, 1))
+                },
             ];
             // Ragged in every tile with rows of 16-byte multiples (TMA), then enough tiles
             // for every block to take several.
