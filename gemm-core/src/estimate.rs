@@ -157,6 +157,14 @@ pub fn serial_load_us(c: &TileConfig, ir: &GemmIr, target: &TargetSpec, p: Probl
     occupancy(c, ir, target, p).waves * c.family().serial_loads(c, p) * f64::from(ns) * 1e-3
 }
 
+/// The fewest k-steps a block's walk must take for [`default_pick`] to move to its twin
+/// with K split. Measured on an H100 (full f32, the simt family;
+/// bench/results/h100-2026-12-06ak2): walks of 512 and 688 steps ran 1.1-1.3x faster
+/// split (128x8192x8192, 128x4096x11008), the 256 of 16x4096x4096 3.1x faster; 1000³'s
+/// 63 ran 8% slower split (71 against 77 µs), where the estimate plus the wait says
+/// faster.
+pub const MIN_SERIAL_STEPS: f64 = 256.0;
+
 /// The share of the memory bandwidth that blocks on `active` of the SMs (a fraction,
 /// capped at 1) pull. Not linear: on the H200 at 16×4096×4096 the same 64×128 tile on 32,
 /// 64 and 128 SMs (split-K 1, 2, 4) took 22.2, 18.9 and 18.4 µs (about 5 of them launch),
@@ -356,9 +364,15 @@ fn whole_where_full(configs: &[TileConfig], pick: TileConfig, target: &TargetSpe
     configs
         .iter()
         .find(|c| c.k_split() <= 1 && twins(c, &pick))
-        .filter(|c| blocks(c, p) >= target.sm_count as f64 && occupies(c, target, p))
+        .filter(|c| full_wave(c, target, p))
         .copied()
         .unwrap_or(pick)
+}
+
+/// Whether `c`'s blocks at `p` make a full wave that [`occupies`] the GPU: where a split
+/// of K leaves no SM idle that it would not.
+fn full_wave(c: &TileConfig, target: &TargetSpec, p: Problem) -> bool {
+    blocks(c, p) >= target.sm_count as f64 && occupies(c, target, p)
 }
 
 /// Whether `a` and `b` are the same block tile of one family with the same threads: twins
@@ -374,7 +388,11 @@ fn twins(a: &TileConfig, b: &TileConfig) -> bool {
 /// with K whole, makes 128 blocks of 256 steps each (175 µs on an H100); with K split in
 /// 8, 1024 blocks of 32 steps (56 µs, bench/results/h100-2026-12-06aj1). Only twins:
 /// the estimate does not model the shared-memory and load costs that separate different
-/// tiles well enough for the wait to weigh between them.
+/// tiles well enough for the wait to weigh between them. Only walks of at least
+/// [`MIN_SERIAL_STEPS`] (the wait and the estimate's compute overlap in part, which the
+/// sum of the two does not see, and on short walks the split's own costs win), and only
+/// where the tiles alone leave SMs idle (else other blocks hide a block's waits, as in
+/// [`whole_where_full`]).
 fn split_where_serial(
     configs: &[TileConfig],
     pick: TileConfig,
@@ -382,7 +400,7 @@ fn split_where_serial(
     target: &TargetSpec,
     p: Problem,
 ) -> TileConfig {
-    if pick.k_split() > 1 || pick.family().serial_loads(&pick, p) == 0.0 {
+    if pick.k_split() > 1 || pick.family().serial_loads(&pick, p) < MIN_SERIAL_STEPS || full_wave(&pick, target, p) {
         return pick;
     }
     let cost = |c: &TileConfig| Some(estimate_us(c, ir, target, p)? + serial_load_us(c, ir, target, p));
@@ -425,10 +443,12 @@ mod tests {
 
     /// Full f32 (the simt family) at 16 rows: the estimate's pick walks K whole, 256 load
     /// round trips a block, so the default is its twin with K split (measured on an H100:
-    /// 16x32 tiles 175 µs whole, 56 split in 8, bench/results/h100-2026-12-06aj1); where
-    /// the pick has no split twin (1000³, 4096³) it stands.
+    /// 16x32 tiles 175 µs whole, 56 split in 8, bench/results/h100-2026-12-06aj1); so at
+    /// 128x8192x8192 (a 128-row tile of 512 steps: 513 µs whole, 472 split in 2,
+    /// -06ak2). Where the walk is short (1000³, 63 steps: 71 µs whole, 77 split) or the
+    /// tiles fill the GPU (4096³) the pick stands.
     #[test]
-    fn f32_at_sixteen_rows_defaults_to_a_split_of_k() {
+    fn f32_at_long_walks_defaults_to_a_split_of_k() {
         let t = h200();
         let ir = GemmIr::matmul("k", DType::F32, AccMode::F32, Layout::RowMajor, Layout::RowMajor);
         let plan = plan_target(&ir, &t, &TuneSpace::default()).configs;
@@ -445,6 +465,10 @@ mod tests {
         assert_eq!(before.k_split(), 1, "{before}");
         assert!(pick.k_split() >= 4, "{pick}");
         assert_eq!((pick.block_mn(), pick.threads()), (before.block_mn(), before.threads()));
+        let long = Problem::new(128, 8192, 8192);
+        let usable = accepting(&plan, &ir, long);
+        let pick = default_pick(&usable, &ir, &t, long).unwrap();
+        assert!(pick.k_split() > 1 && pick.block_mn().0 >= 64, "{pick}");
         for p in [Problem::new(1000, 1000, 1000), Problem::new(4096, 4096, 4096)] {
             let usable = accepting(&plan, &ir, p);
             let before = whole_where_full(&usable, pick_before_twins(&usable, &ir, &t, p).unwrap(), &t, p);

@@ -93,6 +93,9 @@ impl SimtTile {
     }
 }
 
+/// Tiles of at most this many rows split K the most ways (4 or 8): few tiles along M.
+const SHORT_TILE_ROWS: u32 = 32;
+
 /// The `simt` family.
 pub struct Simt;
 
@@ -109,25 +112,39 @@ impl KernelFamily for Simt {
         Ok(())
     }
 
-    /// Every tile of the space, and the tiles of at most 32 rows again with K split over 4
-    /// or 8 work-groups (4 on a CPU): a product of few rows has few tiles along M, and
-    /// those alone leave most of a GPU idle (16x4096x4096 in 16x64 tiles is 64
-    /// work-groups). On OpenCL a split is two kernels (`strip_sum::SUM_KERNEL_SUFFIX`); in
-    /// CUDA the last block of a tile to arrive adds the others' sums, as `wgmma`'s split-K.
+    /// Every tile of the space, and the tiles again with K split over blocks: those of at
+    /// most 32 rows over 4 or 8 work-groups (4 on a CPU), and in CUDA the taller ones over
+    /// 2 or 4. A product of few rows has few tiles along M, and those alone leave most of
+    /// a GPU idle (16x4096x4096 in 16x64 tiles is 64 work-groups). A taller tile that walks
+    /// a long K fetches one k-tile ahead, so each of its steps waits on a load: on an H100
+    /// (bench/results/h100-2026-12-06ak2) 128x8192x8192 took 513 µs in its best tile with
+    /// K whole and 425 with 128x128 split in 4, 128x4096x11008 475 and 355 (128x64 split
+    /// in 2), while 1000³ stayed faster whole (71 against 77). On OpenCL a split is two
+    /// kernels (`strip_sum::SUM_KERNEL_SUFFIX`), measured for the short tiles only; in CUDA
+    /// the last block of a tile to arrive adds the others' sums, as `wgmma`'s split-K. A
+    /// user's `ksplit` list replaces both sets.
     fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<SimtTile> {
-        let splits: &[u32] = match (cx.target.backend, cx.target.device_type) {
-            (Backend::Opencl, DeviceType::Cpu) => &[1, 4],
-            (Backend::Opencl | Backend::Cuda, _) => &[1, 4, 8],
-            _ => &[1],
+        let (short, tall): (&[u32], &[u32]) = match (cx.target.backend, cx.target.device_type) {
+            (Backend::Opencl, DeviceType::Cpu) => (&[4], &[]),
+            (Backend::Opencl, _) => (&[4, 8], &[]),
+            (Backend::Cuda, _) => (&[4, 8], &[2, 4]),
+            _ => (&[], &[]),
         };
-        let splits = space.pick("ksplit", splits);
+        let asked = space.0.get("ksplit");
+        let splits_of = |t: &SimtTile| -> Vec<u32> {
+            let planned = if t.mwg <= SHORT_TILE_ROWS { short } else { tall };
+            match asked {
+                // The user's values apply where the planner splits at all.
+                Some(v) if !planned.is_empty() => v.iter().copied().filter(|&k| k > 1).collect(),
+                Some(_) => Vec::new(),
+                None => planned.to_vec(),
+            }
+        };
         let base = candidates(space);
-        let split = splits.iter().filter(|&&k| k > 1).flat_map(|&ksplit| {
-            base.iter()
-                .filter(|t| t.mwg <= 32)
-                .map(move |t| SimtTile { ksplit, ..*t })
-        });
-        let whole = base.iter().copied().filter(|_| splits.contains(&1));
+        let split = base
+            .iter()
+            .flat_map(|t| splits_of(t).into_iter().map(move |ksplit| SimtTile { ksplit, ..*t }));
+        let whole = base.iter().copied().filter(|_| asked.is_none_or(|v| v.contains(&1)));
         whole.chain(split.collect::<Vec<_>>()).collect()
     }
 
