@@ -270,9 +270,12 @@ fn padded_area(c: &TileConfig, p: Problem) -> f64 {
     tiles_m * bm.max(1) as f64 * tiles_n * bn.max(1) as f64
 }
 
-/// Whether a launch of `c` at `p` gives at least half of `target`'s SMs a block.
+/// Whether a launch of `c` at `p` gives at least half of `target`'s SMs a block's worth of
+/// the product: blocks counted by the share of their tiles that is not padding (16 rows
+/// in 128-row tiles are an eighth of a block each).
 fn fills_half(c: &TileConfig, target: &TargetSpec, p: Problem) -> bool {
-    2.0 * blocks(c, p) >= target.sm_count as f64
+    let useful = (p.m * p.n) as f64 / padded_area(c, p).max(1.0);
+    2.0 * blocks(c, p) * useful >= target.sm_count as f64
 }
 
 /// Threads a GPU's SM is to be given, over the launch, before a tile counts as occupying
@@ -313,7 +316,8 @@ pub fn start_over_default(start: &TileConfig, default: &TileConfig, target: &Tar
 /// planner's order.
 ///
 /// The planner's order is the measured order of large problems, and its first config
-/// stands unless it leaves more than half of the SMs without a block *and* [`estimate_us`]
+/// stands unless it leaves more than half of the SMs without a block (counting blocks by
+/// the share of their tile that is not padding) *and* [`estimate_us`]
 /// puts it more than [`DEFAULT_MARGIN`] times behind the fastest; then the call runs the
 /// first of [`by_estimate`]'s order, the config a tune times first. That is the case the
 /// estimate is sure of (a 128x256 tile at 8x4096x4096 makes 16 blocks on the H200's 132
@@ -465,6 +469,12 @@ mod tests {
         assert_eq!(before.k_split(), 1, "{before}");
         assert!(pick.k_split() >= 4, "{pick}");
         assert_eq!((pick.block_mn(), pick.threads()), (before.block_mn(), before.threads()));
+        // 128x128 tiles make 96 blocks at 16x12288x4096, but each is seven eighths padding:
+        // they do not fill half of the SMs, and a 16-row tile is the default.
+        let wide = Problem::new(16, 12288, 4096);
+        let usable = accepting(&plan, &ir, wide);
+        let pick = default_pick(&usable, &ir, &t, wide).unwrap();
+        assert!(pick.block_mn().0 <= 32, "{pick}");
         let long = Problem::new(128, 8192, 8192);
         let usable = accepting(&plan, &ir, long);
         let pick = default_pick(&usable, &ir, &t, long).unwrap();
