@@ -122,7 +122,7 @@ impl KernelFamily for Simt {
     /// in 2), while 1000³ stayed faster whole (71 against 77). On OpenCL a split is two
     /// kernels (`strip_sum::SUM_KERNEL_SUFFIX`), measured for the short tiles only; in CUDA
     /// the last block of a tile to arrive adds the others' sums, as `wgmma`'s split-K. A
-    /// user's `ksplit` list replaces both sets.
+    /// user's `ksplit` list replaces the planner's splits for the tiles it splits at all.
     fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<SimtTile> {
         let (short, tall): (&[u32], &[u32]) = match (cx.target.backend, cx.target.device_type) {
             (Backend::Opencl, DeviceType::Cpu) => (&[4], &[]),
