@@ -569,6 +569,36 @@ mod tests {
         assert_eq!(conflicts(&h200, a_k, b_k, &tile(128, 128, 16, 16, 16, 4)), None);
     }
 
+    /// The splits of K each tile gets: tiles of at most 32 rows 4 or 8 ways on GPUs (4 on
+    /// a CPU), taller ones 2 or 4 ways in CUDA only; a user's list replaces them.
+    #[test]
+    fn splits_of_k_follow_the_tile_height_and_dialect() {
+        let ir = GemmIr::matmul("s", DType::F32, AccMode::F32, Layout::RowMajor, Layout::ColMajor);
+        let splits = |name: &str, space: &TuneSpace, short: bool| {
+            let t = target(name);
+            let mut k: Vec<u32> = Simt
+                .space(&PlanCtx::new(&t, &ir), space)
+                .iter()
+                .filter(|x| (x.mwg <= SHORT_TILE_ROWS) == short)
+                .map(|x| x.ksplit)
+                .collect();
+            k.sort_unstable();
+            k.dedup();
+            k
+        };
+        let planned = TuneSpace::default();
+        assert_eq!(splits("h200", &planned, true), [1, 4, 8]);
+        assert_eq!(splits("h200", &planned, false), [1, 2, 4]);
+        assert_eq!(splits("nvidia_opencl", &planned, false), [1]);
+        assert_eq!(splits("opencl_cpu", &planned, true), [1, 4]);
+        let asked = TuneSpace([("ksplit".to_string(), vec![1, 2])].into_iter().collect());
+        assert_eq!(splits("h200", &asked, true), [1, 2]);
+        assert_eq!(splits("h200", &asked, false), [1, 2]);
+        assert_eq!(splits("nvidia_opencl", &asked, false), [1]);
+        let whole = TuneSpace([("ksplit".to_string(), vec![1])].into_iter().collect());
+        assert_eq!(splits("h200", &whole, false), [1]);
+    }
+
     /// An N-contiguous B goes to shared memory as one 16-byte store a thread on CUDA, which
     /// the hardware serves eight lanes at a time over contiguous banks: no conflict, where
     /// the same floats stored one at a time, every fourth, would meet four to a bank.
