@@ -272,10 +272,11 @@ fn padded_area(c: &TileConfig, p: Problem) -> f64 {
 
 /// Whether a launch of `c` at `p` gives at least half of `target`'s SMs a block's worth of
 /// the product: blocks counted by the share of their tiles that is not padding (16 rows
-/// in 128-row tiles are an eighth of a block each).
+/// in 128-row tiles are an eighth of a block each), rounded up, so that a ragged edge
+/// (63x31 in one 64x32 tile) still counts whole.
 fn fills_half(c: &TileConfig, target: &TargetSpec, p: Problem) -> bool {
     let useful = (p.m * p.n) as f64 / padded_area(c, p).max(1.0);
-    2.0 * blocks(c, p) * useful >= target.sm_count as f64
+    2.0 * (blocks(c, p) * useful).ceil() >= target.sm_count as f64
 }
 
 /// Threads a GPU's SM is to be given, over the launch, before a tile counts as occupying
