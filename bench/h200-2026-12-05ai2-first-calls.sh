@@ -6,7 +6,7 @@
 # table winners (128x128x32 in 36 of 72 records) were tuned on the kernel before it,
 # `--against` 01b's full tunes. Binaries: the CLI of `cargo build --release --features
 # baseline,aot --bin crossgemm` at the commit in COMMIT, carried as .dev/ai2s. Carry:
-# [".dev/ai2s"]. ~7 minutes.
+# [".dev/ai2s"]. ~7 minutes. B names other binaries (BATCH the batch, and B's default).
 # Written before: f16 within 3% of ab1 row by row (the session-ah defaults change only
 # calls without a table winner; the f16 table has one for every row), geomean 1.14x
 # cuBLAS again; f32 at 0.8-0.9x cuBLAS on the large rows and well past 01b's 0.5-0.7x,
@@ -16,7 +16,7 @@
 # (8x2048^3 0.98x cuBLAS plain there). Written before: within +-3% of aa3 (nothing since
 # changed the wgmma family's batched kernels).
 BATCH=${BATCH:-ai2}
-B=.dev/${BATCH}s
+B=${B:-.dev/${BATCH}s}
 source bench/lib.sh $BATCH
 unset CROSSGEMM_IGNORE_TABLES
 export CROSSGEMM_COMMIT="$(head -1 $B/COMMIT)"

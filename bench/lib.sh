@@ -12,9 +12,11 @@ export CROSSGEMM_REQUIRE_CUDA=1 CROSSGEMM_REQUIRE_NVRTC=1 CROSSGEMM_IGNORE_TABLE
 # known fault, batches 12-01b, 03s1, v2, v4), which stops a test before its CUDA parts.
 export CROSSGEMM_TEST_DEVICES=${CROSSGEMM_TEST_DEVICES:-cuda:0}
 NAME=$1
-# Test binaries come gzipped (scripts/dev-build.sh) to fit the carry.
+# Test binaries come gzipped (scripts/dev-build.sh) to fit the carry: those of every
+# carried folder are unpacked, so that a batch comparing two builds (`first_calls`,
+# `alternate B ..`) finds the other folder's binaries too.
 # gunzip gives a file the mode of its .gz: made executable whatever that was.
-for f in "$B"/*.gz; do [ -e "$f" ] && gunzip -f "$f" && chmod +x "${f%.gz}"; done
+for f in "$B"/*.gz .dev/*/*.gz; do [ -e "$f" ] && gunzip -f "$f" && chmod +x "${f%.gz}"; done
 R=$OUT/$NAME
 mkdir -p "$R"
 cp "$B/COMMIT" "$R/commit.txt"
