@@ -271,6 +271,21 @@ fn every_planned_decode_n_config() {
     check_all_configs!(bf16_rr, bf16, RowMajor, bf16, RowMajor, false, 27, family DecodeN, on cuda);
 }
 
+/// The decode kernels whose small side is stored across, its few rows contiguous
+/// (`movmatrix` turns its pieces): a row-major B turned around (N ≤ 32; f16, and bf16
+/// with an f32 output) and a column-major A in the plain form (with a column-major
+/// output); every planned config on the every-config shapes (7 columns or rows: pairs
+/// of elements read apart; 8 and more: as one load), CUDA targets only.
+#[test]
+fn every_planned_decode_config_across() {
+    let _narrowed = narrowed_run_check();
+    let cuda = |dev: &Device| dev.info().kind == Backend::Cuda;
+    use crossgemm::FamilyId::Decode;
+    check_all_configs!(f16_rr, f16, RowMajor, f16, RowMajor, false, 40, family Decode, on cuda);
+    check_all_configs!(bf16_rr, bf16, RowMajor, bf16, RowMajor, false, 41, family Decode, on cuda);
+    check_all_configs!(f16_cc_out_col, f16, ColMajor, f16, ColMajor, false, 42, family Decode, on cuda);
+}
+
 /// The wgmma family's turned-around configs (`tune(turned = 1)`; CUDA targets with
 /// wgmma plan them), on the every-config shapes: few rows of C are the turned kernel's
 /// columns.

@@ -362,14 +362,16 @@ mod tests {
             families_for(&ir(DType::F16, AccMode::F32), h200),
             [FamilyId::Decode, FamilyId::Gemv, FamilyId::Wgmma, FamilyId::MmaSync]
         );
-        // A row-major B is not K-contiguous: no decode, gemv only turned around (it
-        // streams A's K-contiguous rows, for N <= 8), decode_n takes B's rows through
-        // shared memory and gemv_n streams them; with A column-major as well, no gemv and no
-        // decode_n, and gemv_n in both forms.
+        // A row-major B is not K-contiguous: decode and gemv only turned around (they
+        // stream A's K-contiguous rows, for N <= 32 and 8, and read B across), decode_n
+        // takes B's rows through shared memory and gemv_n streams them; with A
+        // column-major as well, no gemv, no decode and no decode_n, and gemv_n in both
+        // forms.
         let rr = GemmIr::matmul("t", DType::F16, AccMode::F32, Layout::RowMajor, Layout::RowMajor);
         assert_eq!(
             families_for(&rr, h200),
             [
+                FamilyId::Decode,
                 FamilyId::Gemv,
                 FamilyId::DecodeN,
                 FamilyId::GemvN,

@@ -68,39 +68,93 @@ fn planned_configs_compile_without_spills() {
             let mut rows64 = TuneSpace::default();
             rows64.0.insert("block_m".into(), vec![64]);
             configs.extend(planned(&ir, target, &rows64).into_iter().filter(|c| c.mt == 8));
-            for c in configs {
-                for v in Variant::ALL {
-                    // The diagnosis variants of one config per row class are enough, of the
-                    // plain form (the turned-around one differs in its roles' defines only).
-                    if v != Variant::Full && (c.nt != 1 || c.swap) {
-                        continue;
-                    }
-                    let src = Decode.emit(&ir, Backend::Cuda, v);
-                    for p in shapes {
-                        let opts = common::compile_options(&cc.to_string(), Decode.defines(&c, &ir, Backend::Cuda, p));
-                        let (ok, log, cubin) = nv.compile(&src, &format!("{}.cu", ir.symbol()), &opts);
-                        let what = format!("sm_{cc} {} {c:?} {v} {p:?}", ir.symbol());
-                        assert!(ok && cubin > 0, "{what} failed to compile:\n{log}");
-                        common::assert_no_spills(&what, &log);
-                        // The loads of an iteration are in flight at once, so their words
-                        // hold registers; a load-only variant under that has lost its
-                        // loads (ptxas deleted them once as dead).
-                        if v == Variant::LoadOnly {
-                            let held = 4 * c.unroll * c.loads_per_chunk();
-                            let regs = common::registers(&log).unwrap_or(0);
-                            assert!(
-                                regs >= held,
-                                "{what}: {regs} registers, under the {held} its loads hold"
-                            );
-                        }
-                        if v == Variant::Full && p == shapes[0] {
-                            eprintln!(
-                                "{what}: {} registers (estimated {})",
-                                common::registers(&log).unwrap_or(0),
-                                c.est_regs()
-                            );
-                        }
-                    }
+            compile_all(&nv, cc, &ir, &configs, &shapes);
+        }
+    }
+}
+
+/// The small side stored across (a row-major B turned around, a column-major A plain):
+/// one form each, every planned config with no spills, at whole super-steps and at a
+/// chunk that crosses K.
+#[test]
+fn across_configs_compile_without_spills() {
+    let Some(nv) = common::nvrtc_or_skip("across_configs_compile_without_spills") else {
+        return;
+    };
+    let rr = GemmIr::matmul("dec_rr", DType::F16, AccMode::F32, Layout::RowMajor, Layout::RowMajor);
+    let cc_gelu = GemmIr::matmul("dec_cc", DType::Bf16, AccMode::F32, Layout::ColMajor, Layout::ColMajor)
+        .with_epilogue(
+            [Param::row("bias", DType::Bf16)],
+            vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Gelu)],
+        );
+    for (ir, swap, shapes) in [
+        (&rr, true, [Problem::new(4096, 16, 4096), Problem::new(100, 5, 72)]),
+        (
+            &cc_gelu,
+            false,
+            [Problem::new(16, 4096, 4096), Problem::new(5, 100, 72)],
+        ),
+    ] {
+        let src = Decode.emit(ir, Backend::Cuda, Variant::Full);
+        assert!(src.contains("movmatrix.sync.aligned.m8n8.trans.b16"));
+        for (target, cc) in [("h200", 90), ("a100", 80)] {
+            let mut configs = planned(ir, target, &TuneSpace::default());
+            assert_eq!(configs.len(), 10, "{target}: one form, 8 and 16 rows");
+            // The 32-row tiles a `tune(..)` of the small side asks for (fewer chunks in
+            // flight: their loads spilled at the whole unroll).
+            let mut rows32 = TuneSpace::default();
+            rows32
+                .0
+                .insert(if swap { "block_n" } else { "block_m" }.into(), vec![32]);
+            configs.extend(planned(ir, target, &rows32));
+            assert!(configs.iter().all(|c| c.swap == swap), "{target}: {configs:?}");
+            assert!(configs.iter().any(|c| c.mt == 4), "{target}: {configs:?}");
+            compile_all(&nv, cc, ir, &configs, &shapes);
+        }
+    }
+}
+
+/// Compiles `configs` of `ir` for `sm_{cc}` at each of `shapes`: every config in full,
+/// the diagnosis variants of the plain form's one-block-a-warp configs; no spills, and
+/// a load-only variant that keeps its loads.
+fn compile_all(
+    nv: &common::nvrtc::Nvrtc,
+    cc: u32,
+    ir: &GemmIr,
+    configs: &[gemm_core::family::DecodeTile],
+    shapes: &[Problem],
+) {
+    for c in configs {
+        for v in Variant::ALL {
+            // The diagnosis variants of one config per row class are enough, of the
+            // plain form (the turned-around one differs in its roles' defines only).
+            if v != Variant::Full && (c.nt != 1 || c.swap) {
+                continue;
+            }
+            let src = Decode.emit(ir, Backend::Cuda, v);
+            for &p in shapes {
+                let opts = common::compile_options(&cc.to_string(), Decode.defines(c, ir, Backend::Cuda, p));
+                let (ok, log, cubin) = nv.compile(&src, &format!("{}.cu", ir.symbol()), &opts);
+                let what = format!("sm_{cc} {} {c:?} {v} {p:?}", ir.symbol());
+                assert!(ok && cubin > 0, "{what} failed to compile:\n{log}");
+                common::assert_no_spills(&what, &log);
+                // The loads of an iteration are in flight at once, so their words
+                // hold registers; a load-only variant under that has lost its
+                // loads (ptxas deleted them once as dead).
+                if v == Variant::LoadOnly {
+                    let held = 4 * c.unroll * c.loads_per_chunk();
+                    let regs = common::registers(&log).unwrap_or(0);
+                    assert!(
+                        regs >= held,
+                        "{what}: {regs} registers, under the {held} its loads hold"
+                    );
+                }
+                if v == Variant::Full && p == shapes[0] {
+                    eprintln!(
+                        "{what}: {} registers (estimated {})",
+                        common::registers(&log).unwrap_or(0),
+                        c.est_regs()
+                    );
                 }
             }
         }

@@ -6,7 +6,38 @@
 //! grid, the block tile in C's terms and the preprocessor roles.
 
 use super::Problem;
-use crate::ir::GemmIr;
+use crate::ir::{GemmIr, Layout};
+
+/// The forms whose streamed side is K-contiguous, plain (`false`) first: the plain one
+/// streams B's columns (B column-major), the turned-around one A's rows (A row-major).
+/// `gemv` and `decode` serve these forms (the small side in any layout).
+pub(super) fn modes(ir: &GemmIr) -> Vec<bool> {
+    let mut v = Vec::new();
+    if ir.b_layout() == Layout::ColMajor {
+        v.push(false);
+    }
+    if ir.a_layout() == Layout::RowMajor {
+        v.push(true);
+    }
+    v
+}
+
+/// `Some(#error line)` where `ir`'s layouts do not allow `kernel`'s form `swap` (see
+/// [`modes`]): the source of such a form fails to compile, should a config from disk ask
+/// for it (the plan never gives it).
+pub(super) fn form_error(ir: &GemmIr, swap: bool, kernel: &str) -> Option<String> {
+    if modes(ir).contains(&swap) {
+        return None;
+    }
+    let (w_name, what) = if swap {
+        ("A", "row-major")
+    } else {
+        ("B", "column-major")
+    };
+    Some(format!(
+        "#error \"this {kernel} form streams {w_name}, which must be {what} (K-contiguous)\"\n"
+    ))
+}
 
 /// The tune keys of a form's small side and of its rows (columns) per block: the keys
 /// follow C, so turned around `block_n` picks the small side and `block_m` the block.

@@ -87,7 +87,9 @@ static_assert(MT >= 1 && MT <= 8 && NT >= 1 && NT <= 4, "MT 1-8, NT 1-4");
 #define CG_WP p0
 #define CG_LDX ld1
 #define CG_LDW ld0
+#define CG_X_KMAJ 1
 #define CG_X_VEC B_VEC
+#define CG_X_ALIGN B_ALIGN
 #define CG_W_VEC A_VEC
 #else
 #define CG_R M
@@ -96,14 +98,25 @@ static_assert(MT >= 1 && MT <= 8 && NT >= 1 && NT <= 4, "MT 1-8, NT 1-4");
 #define CG_WP p1
 #define CG_LDX ld0
 #define CG_LDW ld1
+#define CG_X_KMAJ 1
 #define CG_X_VEC A_VEC
+#define CG_X_ALIGN A_ALIGN
 #define CG_W_VEC B_VEC
 #endif
 
 /* Chunks in flight a super-step: a window holds two chunks until it is shifted, so rows
    at any alignment take half the unroll (at the whole one ptxas spilled at 128
-   registers: MT = 4 with NT = 2, or with a rotated walk). */
-#if CG_W_VEC && CG_X_VEC
+   registers: MT = 4 with NT = 2, or with a rotated walk), and so does a small side
+   stored across from 32 rows on, or from 16 where a pair is two loads (their loads
+   spilled at 128 registers). */
+#if CG_X_KMAJ
+#define CG_X_HEAVY 0
+#elif CG_X_ALIGN >= 2
+#define CG_X_HEAVY (MT >= 4)
+#else
+#define CG_X_HEAVY (MT >= 2)
+#endif
+#if CG_W_VEC && CG_X_VEC && !CG_X_HEAVY
 #define CG_UNROLL UNROLL
 #else
 #define CG_UNROLL ((UNROLL + 1) / 2)
@@ -168,6 +181,46 @@ static __device__ __forceinline__ cg_u4 cg_fake(int c, unsigned salt) {
 #else
 #define CG_LOAD_A(p, c) cg_ld_win(p)
 #endif
+#if !CG_X_KMAJ
+static __device__ __forceinline__ unsigned short cg_ld_u16(const cg_ab_t* p) {
+    unsigned short v;
+    asm("ld.global.nc.u16 %0, [%1];" : "=h"(v) : "l"(p));
+    return v;
+}
+static __device__ __forceinline__ unsigned cg_ld_u32(const cg_ab_t* p) {
+    unsigned v;
+    asm("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
+}
+/* movmatrix.trans takes lane l's pair (rows 2(l % 4), +1 of the block) at row l / 4 of an
+   8x8 piece and gives lane (g, q) row g's entries 2q, 2q + 1 of it: with piece row
+   rho = l / 4 standing for k = 8(rho / 2) + 2j + rho % 2 (xk + 2j, xk the lane's k of
+   word 0), lane (g, q) gets row g's k pair 8q + 2j, 8q + 2j + 1: word j of the chunk.
+   Where the side's pitch and start are even (CG_X_ALIGN >= 2) a pair is one 4-byte
+   load, and the last row of an odd count is read alone (the pair's other row is past
+   the last: its sums are never stored, whatever it reads); else two 2-byte loads, rows
+   past the last reading the last. k past K reads zero. */
+static __device__ __forceinline__ cg_u4 cg_ld_across(const cg_ab_t* xq, int xk, int xr, int mt, int c, int kvalid, int rows, long ld) {
+    const int r0 = min(8 * mt + xr, rows - 1);
+    const cg_ab_t* pc = xq + (long)c * CG_CK * ld + r0;
+    unsigned w[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        const cg_ab_t* p = pc + 2 * j * ld;
+        unsigned v = 0u;
+        if (xk + 2 * j < kvalid) {
+#if CG_X_ALIGN >= 2
+            v = r0 + 1 < rows ? cg_ld_u32(p) : (unsigned)cg_ld_u16(p) * 0x10001u;
+#else
+            v = (unsigned)cg_ld_u16(p) | (unsigned)cg_ld_u16(p + (r0 + 1 < rows)) << 16;
+#endif
+        }
+        asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(w[j]) : "r"(v));
+    }
+    return cg_u4{w[0], w[1], w[2], w[3]};
+}
+#define CG_LOAD_ACROSS(mt, c, kvalid) cg_ld_across(xq, xk, xr, mt, c, kvalid, CG_R, CG_LDX)
+#endif
 static __device__ __forceinline__ void cg_mma(float* c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
     asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
@@ -208,8 +261,15 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f16_bt_s
             const int n = min(n0 + nt * 16 + h * 8 + g, CG_C - 1);
             wp[nt][h] = gb + (long)n * CG_LDW + q * 8;
         }
+#if CG_X_KMAJ
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) xp[mt] = ga + (long)min(mt * 8 + g, CG_R - 1) * CG_LDX + q * 8;
+#else
+    /* Stored across: this lane's k of word 0 in a chunk and its pair of rows in a block. */
+    [[maybe_unused]] const int xk = 8 * (lane >> 3) + ((lane >> 2) & 1), xr = 2 * q;
+    [[maybe_unused]] const cg_ab_t* xq = ga + (long)xk * CG_LDX;
+    (void)xp;
+#endif
 
     float acc[NT][MT][4];
 #pragma unroll
@@ -246,7 +306,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f16_bt_s
 #pragma unroll
         for (int u = 0; u < CG_UNROLL; ++u)
 #pragma unroll
-            for (int mt = 0; mt < MT; ++mt) x[u][mt] = CG_LOAD_A(xp[mt] + (long)(c + u) * CG_CK, c + u);
+            for (int mt = 0; mt < MT; ++mt)
+#if CG_X_KMAJ
+                x[u][mt] = CG_LOAD_A(xp[mt] + (long)(c + u) * CG_CK, c + u);
+#else
+                x[u][mt] = CG_LOAD_ACROSS(mt, c + u, CG_CK);
+#endif
 #pragma unroll
         for (int u = 0; u < CG_UNROLL; ++u) cg_chunk(acc, w[u], x[u]);
     }
@@ -266,8 +331,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f16_bt_s
             }
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
+#if CG_X_KMAJ
             const cg_ab_t* p = xp[mt] + (long)c * CG_CK;
             x[mt] = valid >= 8 ? CG_LOAD_A(p, c) : cg_ld_part(p, valid);
+#else
+            x[mt] = CG_LOAD_ACROSS(mt, c, K - c * CG_CK);
+#endif
         }
         cg_chunk(acc, w, x);
     }

@@ -13,13 +13,21 @@
 //! Turned around (`SWAP`, [`super::DecodeTile::swap`]) the kernel computes `Cᵀ = Bᵀ · Aᵀ`
 //! for N ≤ `8 * MT`: B's columns take A's place and A's rows B's (both K-contiguous, so
 //! every load is the same), and each sum is stored at its transposed place in C.
+//!
+//! The small side may instead be stored *across* (`CG_X_KMAJ` 0: its few rows
+//! contiguous, one k after another): a row-major weight `W` (K×N, N ≤ 32) turned around,
+//! or a column-major A with few rows. Each lane then loads, per word of the chunk, the
+//! pair of adjacent rows `2(lane % 4)`, `+1` at one k, and `movmatrix.trans` turns the
+//! 8×8 pieces so that every lane holds the same words a K-contiguous 16-byte load would
+//! have given it. The small side is a few KiB a chunk that every block reads (L1 and L2
+//! hits); the streamed side keeps its 16-byte loads.
 
 use super::CHUNK_K;
 use crate::codegen::cuda::{fill, preamble};
 use crate::codegen::prelude::{kernel_params, variant_store, view_prologue};
 use crate::codegen::Variant;
 use crate::family::turned;
-use crate::ir::GemmIr;
+use crate::ir::{GemmIr, Layout};
 use crate::target::Backend;
 
 /// The CUDA source of diagnosis variant `variant` ([`Variant::Full`]: the kernel).
@@ -40,6 +48,12 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         // Rows that do not all start on 16-byte boundaries: windows over the aligned chunks.
         _ => "#if CG_W_VEC\n#define CG_LOAD_B(p, c) cg_ld_stream(p)\n#else\n#define CG_LOAD_B(p, c) cg_ld_win(p)\n#endif\n#if CG_X_VEC\n#define CG_LOAD_A(p, c) cg_ld_cached(p)\n#else\n#define CG_LOAD_A(p, c) cg_ld_win(p)\n#endif",
     };
+    // The small side stored across: its own loads (compute-only derives its words from
+    // the chunk, as for a K-contiguous side).
+    let across = match variant {
+        Variant::ComputeOnly => "#define CG_LOAD_ACROSS(mt, c, kvalid) cg_fake(c, 2u)",
+        _ => "#define CG_LOAD_ACROSS(mt, c, kvalid) cg_ld_across(xq, xk, xr, mt, c, kvalid, CG_R, CG_LDX)",
+    };
     s.push_str(&fill(
         KERNEL,
         &[
@@ -50,7 +64,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
             ("VIEW", view_prologue(ir, Backend::Cuda)),
             ("ROLES", roles(ir)),
-            ("LOADS", loads.to_string()),
+            ("LOADS", format!("{loads}\n#if !CG_X_KMAJ\n{ACROSS}{across}\n#endif")),
             ("COORDS", turned::STORE_COORDS.to_string()),
             ("STORE", variant_store(ir, variant, "ci", "cj", "acc")),
         ],
@@ -61,17 +75,29 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
 /// The operands' roles in either form (`SWAP` 0 or 1): `CG_XP`/`CG_LDX` the side of at
 /// most `8 * MT` rows (A, or B's columns turned around), `CG_WP`/`CG_LDW` the streamed side
 /// (B's columns, or A's rows), `CG_R`/`CG_C` their extents, `CG_X_VEC`/`CG_W_VEC` whether
-/// each side's rows all start on 16-byte boundaries. Both forms need what the
-/// family serves, A row-major and B column-major: every row the kernel reads is
-/// K-contiguous either way.
+/// each side's rows all start on 16-byte boundaries, `CG_X_KMAJ` whether the small
+/// side's rows are K-contiguous (else stored across, read by [`ACROSS`]'s loads, in
+/// pairs of elements where `CG_X_ALIGN`, the side's element alignment, is even). The
+/// streamed side is K-contiguous in either form (B column-major, or A row-major turned
+/// around: [`turned::modes`]).
 fn roles(ir: &GemmIr) -> String {
     // Whether each side's rows all start on 16-byte boundaries (the shape flags of the
-    // operand that takes the side).
-    let flags = |x: &str, w: &str| format!("#define CG_X_VEC {x}\n#define CG_W_VEC {w}\n");
+    // operand that takes the side), and whether the small side's rows are K-contiguous.
+    // A small side stored across takes no 16-byte loads: its alignment does not matter.
+    let flags = |swap: bool, x_kmaj: bool, x: char, w: char| {
+        if let Some(error) = turned::form_error(ir, swap, "decode") {
+            return error;
+        }
+        let x_vec = if x_kmaj { format!("{x}_VEC") } else { "1".into() };
+        format!(
+            "#define CG_X_KMAJ {}\n#define CG_X_VEC {x_vec}\n#define CG_X_ALIGN {x}_ALIGN\n#define CG_W_VEC {w}_VEC\n",
+            x_kmaj as u8
+        )
+    };
     turned::forms(
         "8 * MT",
-        &(turned::role_defines(ir, true) + &flags("B_VEC", "A_VEC")),
-        &(turned::role_defines(ir, false) + &flags("A_VEC", "B_VEC")),
+        &(turned::role_defines(ir, true) + &flags(true, ir.b_layout() == Layout::ColMajor, 'B', 'A')),
+        &(turned::role_defines(ir, false) + &flags(false, ir.a_layout() == Layout::RowMajor, 'A', 'B')),
     )
 }
 
@@ -113,6 +139,49 @@ static __device__ __forceinline__ void cg_chunk(float (&acc)[NT][MT][4], const c
 }
 "#;
 
+/// `cg_ld_across`: a chunk's words of the small side's 8-row block `mt` where that side
+/// is stored across (`CG_X_KMAJ` 0: element `(r, k)` at `r + k * ld`, `rows` rows), for lane
+/// `(g, q)` the same words as a K-contiguous 16-byte load of row `8mt + g` at `k = 8q ..
+/// 8q + 7` (see the module's docs).
+pub(super) const ACROSS: &str = r#"static __device__ __forceinline__ unsigned short cg_ld_u16(const cg_ab_t* p) {
+    unsigned short v;
+    asm("ld.global.nc.u16 %0, [%1];" : "=h"(v) : "l"(p));
+    return v;
+}
+static __device__ __forceinline__ unsigned cg_ld_u32(const cg_ab_t* p) {
+    unsigned v;
+    asm("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
+}
+/* movmatrix.trans takes lane l's pair (rows 2(l % 4), +1 of the block) at row l / 4 of an
+   8x8 piece and gives lane (g, q) row g's entries 2q, 2q + 1 of it: with piece row
+   rho = l / 4 standing for k = 8(rho / 2) + 2j + rho % 2 (xk + 2j, xk the lane's k of
+   word 0), lane (g, q) gets row g's k pair 8q + 2j, 8q + 2j + 1: word j of the chunk.
+   Where the side's pitch and start are even (CG_X_ALIGN >= 2) a pair is one 4-byte
+   load, and the last row of an odd count is read alone (the pair's other row is past
+   the last: its sums are never stored, whatever it reads); else two 2-byte loads, rows
+   past the last reading the last. k past K reads zero. */
+static __device__ __forceinline__ cg_u4 cg_ld_across(const cg_ab_t* xq, int xk, int xr, int mt, int c, int kvalid, int rows, long ld) {
+    const int r0 = min(8 * mt + xr, rows - 1);
+    const cg_ab_t* pc = xq + (long)c * CG_CK * ld + r0;
+    unsigned w[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        const cg_ab_t* p = pc + 2 * j * ld;
+        unsigned v = 0u;
+        if (xk + 2 * j < kvalid) {
+#if CG_X_ALIGN >= 2
+            v = r0 + 1 < rows ? cg_ld_u32(p) : (unsigned)cg_ld_u16(p) * 0x10001u;
+#else
+            v = (unsigned)cg_ld_u16(p) | (unsigned)cg_ld_u16(p + (r0 + 1 < rows)) << 16;
+#endif
+        }
+        asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(w[j]) : "r"(v));
+    }
+    return cg_u4{w[0], w[1], w[2], w[3]};
+}
+"#;
+
 const KERNEL: &str = r#"
 #define CG_THREADS (WARPS * 32)
 #define CG_GROUPS (WARPS / KW)
@@ -127,8 +196,17 @@ static_assert(MT >= 1 && MT <= 8 && NT >= 1 && NT <= 4, "MT 1-8, NT 1-4");
 @ROLES@
 /* Chunks in flight a super-step: a window holds two chunks until it is shifted, so rows
    at any alignment take half the unroll (at the whole one ptxas spilled at 128
-   registers: MT = 4 with NT = 2, or with a rotated walk). */
-#if CG_W_VEC && CG_X_VEC
+   registers: MT = 4 with NT = 2, or with a rotated walk), and so does a small side
+   stored across from 32 rows on, or from 16 where a pair is two loads (their loads
+   spilled at 128 registers). */
+#if CG_X_KMAJ
+#define CG_X_HEAVY 0
+#elif CG_X_ALIGN >= 2
+#define CG_X_HEAVY (MT >= 4)
+#else
+#define CG_X_HEAVY (MT >= 2)
+#endif
+#if CG_W_VEC && CG_X_VEC && !CG_X_HEAVY
 #define CG_UNROLL UNROLL
 #else
 #define CG_UNROLL ((UNROLL + 1) / 2)
@@ -201,8 +279,15 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
             const int n = min(n0 + nt * 16 + h * 8 + g, CG_C - 1);
             wp[nt][h] = gb + (long)n * CG_LDW + q * 8;
         }
+#if CG_X_KMAJ
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) xp[mt] = ga + (long)min(mt * 8 + g, CG_R - 1) * CG_LDX + q * 8;
+#else
+    /* Stored across: this lane's k of word 0 in a chunk and its pair of rows in a block. */
+    [[maybe_unused]] const int xk = 8 * (lane >> 3) + ((lane >> 2) & 1), xr = 2 * q;
+    [[maybe_unused]] const cg_ab_t* xq = ga + (long)xk * CG_LDX;
+    (void)xp;
+#endif
 
     float acc[NT][MT][4];
 #pragma unroll
@@ -239,7 +324,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
 #pragma unroll
         for (int u = 0; u < CG_UNROLL; ++u)
 #pragma unroll
-            for (int mt = 0; mt < MT; ++mt) x[u][mt] = CG_LOAD_A(xp[mt] + (long)(c + u) * CG_CK, c + u);
+            for (int mt = 0; mt < MT; ++mt)
+#if CG_X_KMAJ
+                x[u][mt] = CG_LOAD_A(xp[mt] + (long)(c + u) * CG_CK, c + u);
+#else
+                x[u][mt] = CG_LOAD_ACROSS(mt, c + u, CG_CK);
+#endif
 #pragma unroll
         for (int u = 0; u < CG_UNROLL; ++u) cg_chunk(acc, w[u], x[u]);
     }
@@ -259,8 +349,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
             }
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
+#if CG_X_KMAJ
             const cg_ab_t* p = xp[mt] + (long)c * CG_CK;
             x[mt] = valid >= 8 ? CG_LOAD_A(p, c) : cg_ld_part(p, valid);
+#else
+            x[mt] = CG_LOAD_ACROSS(mt, c, K - c * CG_CK);
+#endif
         }
         cg_chunk(acc, w, x);
     }

@@ -18,11 +18,16 @@
 //! their sums are added through shared memory in warp order: the same bits on every run.
 //! The fused epilogue runs on the sums before the store.
 //!
-//! It serves f16 and bf16 with A row-major and B column-major (both K-contiguous: the
-//! `x · Wᵀ` of a linear layer), CUDA only. Rows that do not all start on 16-byte
-//! boundaries (an odd K, a view of odd pitch: calls below staging's threshold, or with
-//! staging off) are read through windows over the aligned 16-byte chunks that hold them,
-//! shifted into place in registers, with half the chunks a super-step in flight.
+//! It serves f16 and bf16, CUDA only, in the forms of [`turned::modes`]: the plain form
+//! streams B's K-contiguous columns (B column-major), the turned-around one A's
+//! K-contiguous rows (A row-major). The small side is read K-contiguous where it is
+//! (A row-major, B column-major turned around: the `x · Wᵀ` of a linear layer), else
+//! *across* (its few rows contiguous: a row-major weight `W`, K×N with N ≤ 32, turned
+//! around, as in `x · W` with `W` stored as NumPy and JAX keep it), through
+//! `movmatrix` (see `emit`). Rows that do not all start on 16-byte boundaries (an odd K,
+//! a view of odd pitch: calls below staging's threshold, or with staging off) are read
+//! through windows over the aligned 16-byte chunks that hold them, shifted into place in
+//! registers, with half the chunks a super-step in flight.
 
 mod emit;
 
@@ -148,6 +153,13 @@ const SHAPES: [(u32, u32, u32, u32); 4] = [(1, 8, 8, 4), (1, 4, 4, 4), (2, 8, 8,
 /// the same bandwidth); `block_m = [64]` adds the 64-row tiles.
 const ROWS: [u32; 3] = [8, 16, 32];
 
+/// The row counts a plan takes where the small side is stored across (its pairs read
+/// through `movmatrix`): up to 16. With 32 the loads' registers halve the chunks in
+/// flight, and at 4096x32x4096 with a row-major W that default took 26.4 µs against 25.0
+/// for the 64x64 wgmma tile it displaced (bench/results/h100-2026-12-06al3, an H100);
+/// `tune(block_n = [32])` (turned around) still asks for them.
+const ROWS_ACROSS: [u32; 2] = [8, 16];
+
 /// Whether a plan also times tile `t` with its walk rotated ([`DecodeTile::rot`]): the
 /// 16- and 32-row tiles of one 16-column block a warp, the class where rotating won on
 /// the H200. It lost with 8 rows (up to 0.6 us) and 32-column warps (up to 8 us,
@@ -156,19 +168,30 @@ fn rotation_planned(t: &DecodeTile) -> bool {
     t.nt == 1 && matches!(t.mt, 2 | 4)
 }
 
-/// The tiles of a plan: [`SHAPES`] for every row count `tune(block_m)` leaves (the
-/// fourth shape not from 32 rows on), each also rotated where [`rotation_planned`].
-fn tiles(space: &TuneSpace) -> Vec<DecodeTile> {
-    let mut v = form(space, false);
-    v.extend(form(space, true));
-    v
+/// The tiles of a plan in the forms that serve `cx` ([`turned::modes`]): [`SHAPES`] for
+/// every row count `tune(block_m)` leaves ([`ROWS`], [`ROWS_ACROSS`] where the small side
+/// is stored across; the fourth shape not from 32 rows on), each also rotated where
+/// [`rotation_planned`].
+fn tiles(cx: &PlanCtx, space: &TuneSpace) -> Vec<DecodeTile> {
+    let across = |swap: bool| {
+        if swap {
+            cx.b_layout == Layout::RowMajor
+        } else {
+            cx.a_layout == Layout::ColMajor
+        }
+    };
+    turned::modes(cx.ir)
+        .into_iter()
+        .flat_map(|swap| form(space, swap, if across(swap) { &ROWS_ACROSS } else { &ROWS }))
+        .collect()
 }
 
-/// One form's tiles; turned around, the keys follow C (`block_n` restricts its N side,
-/// `8 * mt`, and `block_m` its rows per block).
-fn form(space: &TuneSpace, swap: bool) -> Vec<DecodeTile> {
+/// One form's tiles of `rows` rows unless the space restricts them; turned around, the
+/// keys follow C (`block_n` restricts its N side, `8 * mt`, and `block_m` its rows per
+/// block).
+fn form(space: &TuneSpace, swap: bool, rows: &[u32]) -> Vec<DecodeTile> {
     let (small, wide) = turned::keys(swap);
-    let rows = space.pick(small, &ROWS);
+    let rows = space.pick(small, rows);
     let mut v = Vec::new();
     for mt in [1, 2, 4, 8].into_iter().filter(|mt| rows.contains(&(8 * mt))) {
         for (nt, warps, kw, unroll) in SHAPES.into_iter().take(if mt >= 4 { 3 } else { 4 }) {
@@ -220,15 +243,15 @@ impl KernelFamily for Decode {
     }
 
     /// Every tile the space asks for (the default plan has 15 of each form).
-    fn plan_extra(&self, _cx: &PlanCtx, space: &TuneSpace) -> usize {
-        tiles(space).len()
+    fn plan_extra(&self, cx: &PlanCtx, space: &TuneSpace) -> usize {
+        tiles(cx, space).len()
     }
 
     fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String> {
         serves_16bit_mma_sync(target, ir, "decode", "mma.sync")?;
-        if ir.a_layout() != Layout::RowMajor || ir.b_layout() != Layout::ColMajor {
+        if turned::modes(ir).is_empty() {
             return Err(
-                "the decode kernel streams K-contiguous rows of A and columns of B (A row-major, B column-major)"
+                "the decode kernel streams K-contiguous columns of B (B column-major) or, turned around, K-contiguous rows of A (A row-major)"
                     .into(),
             );
         }
@@ -247,8 +270,8 @@ impl KernelFamily for Decode {
     /// `tune(block_m = ..)` restricts the rows (`8 * mt`) and `tune(block_n = ..)` the
     /// columns per block, as for every family (of C: turned around, the other way); the
     /// other keys do not apply.
-    fn space(&self, _cx: &PlanCtx, space: &TuneSpace) -> Vec<DecodeTile> {
-        tiles(space)
+    fn space(&self, cx: &PlanCtx, space: &TuneSpace) -> Vec<DecodeTile> {
+        tiles(cx, space)
     }
 
     fn rules(&self) -> &'static [Rule<DecodeTile>] {
@@ -382,7 +405,7 @@ impl KernelFamily for Decode {
 
 // Rationale per rule: the source's static_asserts, the chip's limits and the register
 // budget.
-const RULES: [Rule<DecodeTile>; 6] = [
+const RULES: [Rule<DecodeTile>; 7] = [
     // Bounds first, so that the rules after them compute with small numbers (a config
     // read from disk may hold anything).
     Rule {
@@ -397,6 +420,20 @@ const RULES: [Rule<DecodeTile>; 6] = [
                     "mt {}, nt {}, warps {}, unroll {} (1/2/4/8, 1/2/4, 1-32 and 1-8)",
                     t.mt, t.nt, t.warps, t.unroll
                 )
+            })
+        },
+    },
+    // A config from disk for a form the kernel's layouts do not allow (the source has
+    // an `#error` there).
+    Rule {
+        name: "form",
+        check: |x, t| {
+            (!turned::modes(x.ir).contains(&t.swap)).then(|| {
+                if t.swap {
+                    "turned around, the decode kernel streams A's rows: A must be row-major".to_string()
+                } else {
+                    "the decode kernel streams B's columns: B must be column-major".to_string()
+                }
             })
         },
     },
@@ -486,7 +523,7 @@ mod tests {
     }
 
     #[test]
-    fn serves_half_types_with_k_contiguous_operands_on_cuda_only() {
+    fn serves_half_types_with_a_k_contiguous_streamed_side_on_cuda_only() {
         let h200 = target("h200");
         assert!(Decode
             .serves(&h200, &ir(DType::F16, Layout::RowMajor, Layout::ColMajor))
@@ -497,13 +534,52 @@ mod tests {
         assert!(Decode
             .serves(&target("a100"), &ir(DType::F16, Layout::RowMajor, Layout::ColMajor))
             .is_ok());
-        for (la, lb) in [
-            (Layout::ColMajor, Layout::ColMajor),
-            (Layout::RowMajor, Layout::RowMajor),
-        ] {
-            let why = Decode.serves(&h200, &ir(DType::F16, la, lb)).unwrap_err();
-            assert!(why.contains("K-contiguous"), "{why}");
-        }
+        // One side K-contiguous is enough: the small one is read across where it is not
+        // (a column-major A, a row-major B turned around), in that form alone.
+        let forms = |la, lb| {
+            let g = ir(DType::F16, la, lb);
+            let cx = PlanCtx::new(&h200, &g);
+            let tiles = Decode.space(&cx, &TuneSpace::default());
+            (
+                Decode.serves(&h200, &g).is_ok(),
+                tiles.iter().map(|t| t.swap).collect::<std::collections::BTreeSet<_>>(),
+            )
+        };
+        use std::collections::BTreeSet;
+        assert_eq!(
+            forms(Layout::RowMajor, Layout::ColMajor),
+            (true, BTreeSet::from([false, true]))
+        );
+        assert_eq!(
+            forms(Layout::ColMajor, Layout::ColMajor),
+            (true, BTreeSet::from([false]))
+        );
+        assert_eq!(
+            forms(Layout::RowMajor, Layout::RowMajor),
+            (true, BTreeSet::from([true]))
+        );
+        let why = Decode
+            .serves(&h200, &ir(DType::F16, Layout::ColMajor, Layout::RowMajor))
+            .unwrap_err();
+        assert!(why.contains("K-contiguous"), "{why}");
+        // A config from disk in a form the layouts do not allow is refused by name, and its
+        // source would not compile.
+        let cc = ir(DType::F16, Layout::ColMajor, Layout::ColMajor);
+        let turned = DecodeTile {
+            mt: 1,
+            nt: 1,
+            warps: 8,
+            kw: 8,
+            unroll: 4,
+            rot: false,
+            swap: true,
+        };
+        let cfg = crate::family::TileConfig::Decode(turned);
+        let (rule, _) = crate::family::DynFamily::check(&Decode, &PlanCtx::new(&h200, &cc), &cfg).unwrap_err();
+        assert_eq!(rule, "form");
+        assert!(Decode
+            .emit(&cc, Backend::Cuda, Variant::Full)
+            .contains("#error \"this decode form streams A"));
         let why = Decode
             .serves(&h200, &ir(DType::F32, Layout::RowMajor, Layout::ColMajor))
             .unwrap_err();

@@ -215,13 +215,8 @@ pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
         } else {
             (ir.a_layout() == Layout::RowMajor, "A_VEC", "B_VEC")
         };
-        if !super::modes(ir).contains(&swap) {
-            let (w_name, what) = if swap {
-                ("A", "row-major")
-            } else {
-                ("B", "column-major")
-            };
-            return format!("#error \"this gemv form streams {w_name}, which must be {what} (K-contiguous)\"\n");
+        if let Some(error) = turned::form_error(ir, swap, "gemv") {
+            return error;
         }
         let vec_ok = if x_rows {
             format!("({xv} && {wv})")

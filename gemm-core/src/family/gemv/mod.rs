@@ -32,9 +32,10 @@ pub(super) use emit::{chunk_helpers, x_loads, SHIFT_DOWN};
 mod opencl;
 pub(super) use opencl::{chunk_fn, head as opencl_head};
 
+use super::turned::modes;
 use super::{turned, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule};
 use crate::codegen::Variant;
-use crate::ir::{DType, GemmIr, Layout};
+use crate::ir::{DType, GemmIr};
 use crate::space::TuneSpace;
 use crate::target::{Backend, Instr, TargetSpec};
 use serde::{Deserialize, Serialize};
@@ -316,19 +317,6 @@ fn swapped(space: &TuneSpace) -> Vec<GemvTile> {
     v
 }
 
-/// The forms that serve `ir`, plain (`false`) first: the plain one streams B's columns
-/// and needs them K-contiguous; the turned-around one streams A's rows.
-fn modes(ir: &GemmIr) -> Vec<bool> {
-    let mut v = Vec::new();
-    if ir.b_layout() == Layout::ColMajor {
-        v.push(false);
-    }
-    if ir.a_layout() == Layout::RowMajor {
-        v.push(true);
-    }
-    v
-}
-
 // Rationale per rule: the source's static_asserts and the register budget.
 const RULES: [Rule<GemvTile>; 6] = [
     // Bounds first, so that the rules after them compute with small numbers (a config
@@ -401,7 +389,7 @@ const RULES: [Rule<GemvTile>; 6] = [
 mod tests {
     use super::*;
     use crate::family::{FamilyId, TileConfig};
-    use crate::ir::AccMode;
+    use crate::ir::{AccMode, Layout};
     use crate::plan::plan_target;
     use crate::target::{Targets, BUILTIN_TARGETS};
 
