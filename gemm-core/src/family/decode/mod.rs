@@ -154,11 +154,13 @@ const SHAPES: [(u32, u32, u32, u32); 4] = [(1, 8, 8, 4), (1, 4, 4, 4), (2, 8, 8,
 const ROWS: [u32; 3] = [8, 16, 32];
 
 /// The row counts a plan takes where the small side is stored across (its pairs read
-/// through `movmatrix`): up to 16. With 32 the loads' registers halve the chunks in
-/// flight, and at 4096x32x4096 with a row-major W that default took 26.4 µs against 25.0
-/// for the 64x64 wgmma tile it displaced (bench/results/h100-2026-12-06al3, an H100);
-/// `tune(block_n = [32])` (turned around) still asks for them.
-const ROWS_ACROSS: [u32; 2] = [8, 16];
+/// through `movmatrix`): 16, for every call of up to 16. With 32 the loads' registers
+/// halve the chunks in flight, and at 4096x32x4096 with a row-major W that default took
+/// 26.4 µs against 25.0 for the 64x64 wgmma tile it displaced (on an H100,
+/// bench/results/h100-2026-12-06al3). With 8 the tile lost to the 16-row one at
+/// 4096x8x4096 (23.9 against 19.6 µs, both unrotated) and tied it at 12288x1x4096 (42.0
+/// each, -al5). `tune(block_n = [8, 32])` (turned around) still asks for them.
+const ROWS_ACROSS: [u32; 1] = [16];
 
 /// Whether a plan also times tile `t` with its walk rotated ([`DecodeTile::rot`]): the
 /// 16- and 32-row tiles of one 16-column block a warp, the class where rotating won on
@@ -168,30 +170,33 @@ fn rotation_planned(t: &DecodeTile) -> bool {
     t.nt == 1 && matches!(t.mt, 2 | 4)
 }
 
+/// Whether form `swap` of `cx`'s kernel reads its small side across (its few rows
+/// contiguous: a column-major A, or turned around a row-major B).
+fn reads_across(cx: &PlanCtx, swap: bool) -> bool {
+    if swap {
+        cx.b_layout == Layout::RowMajor
+    } else {
+        cx.a_layout == Layout::ColMajor
+    }
+}
+
 /// The tiles of a plan in the forms that serve `cx` ([`turned::modes`]): [`SHAPES`] for
 /// every row count `tune(block_m)` leaves ([`ROWS`], [`ROWS_ACROSS`] where the small side
 /// is stored across; the fourth shape not from 32 rows on), each also rotated where
 /// [`rotation_planned`].
 fn tiles(cx: &PlanCtx, space: &TuneSpace) -> Vec<DecodeTile> {
-    let across = |swap: bool| {
-        if swap {
-            cx.b_layout == Layout::RowMajor
-        } else {
-            cx.a_layout == Layout::ColMajor
-        }
-    };
     turned::modes(cx.ir)
         .into_iter()
-        .flat_map(|swap| form(space, swap, if across(swap) { &ROWS_ACROSS } else { &ROWS }))
+        .flat_map(|swap| form(space, swap, reads_across(cx, swap)))
         .collect()
 }
 
-/// One form's tiles of `rows` rows unless the space restricts them; turned around, the
-/// keys follow C (`block_n` restricts its N side, `8 * mt`, and `block_m` its rows per
-/// block).
-fn form(space: &TuneSpace, swap: bool, rows: &[u32]) -> Vec<DecodeTile> {
+/// One form's tiles ([`ROWS`], or [`ROWS_ACROSS`] for a small side read `across`, unless
+/// the space restricts the rows); turned around, the keys follow C (`block_n` restricts
+/// its N side, `8 * mt`, and `block_m` its rows per block).
+fn form(space: &TuneSpace, swap: bool, across: bool) -> Vec<DecodeTile> {
     let (small, wide) = turned::keys(swap);
-    let rows = space.pick(small, rows);
+    let rows = space.pick(small, if across { &ROWS_ACROSS } else { &ROWS });
     let mut v = Vec::new();
     for mt in [1, 2, 4, 8].into_iter().filter(|mt| rows.contains(&(8 * mt))) {
         for (nt, warps, kw, unroll) in SHAPES.into_iter().take(if mt >= 4 { 3 } else { 4 }) {
@@ -280,17 +285,22 @@ impl KernelFamily for Decode {
 
     /// Fewer rows first (the first config that takes a call is its default, so a call
     /// gets the smallest row block that holds it), then more loads in flight for a column
-    /// group (its `kw` warps' together); a rotated walk right after its unrotated twin.
+    /// group (its `kw` warps' together); a rotated walk right after its unrotated twin,
+    /// or right before it where the small side is read across: at 4096x8x4096 with a
+    /// row-major W the rotated 16-row tile took 19.0-19.2 µs against 19.6-19.7 (on an
+    /// H100, bench/results/h100-2026-12-06al5; at 12288x1x4096 42.4-42.6 against 42.0,
+    /// and the tune at 12288x16x4096 picked it, -al3).
     ///
     /// The group's loads, not a warp's: 8 warps over K and 4 had the same score and the
     /// text order put 4 first, which won 2 of the shipped table's 14 decode buckets of 8-32
     /// rows and none of one row; at misaligned K (rows through windows) the 8-warp group
     /// took 24.9 µs at 8x4096x4099 and the 4-warp one 31.2 (bench/results/h100-2026-12-05ah).
-    fn score(&self, _cx: &PlanCtx, t: &DecodeTile) -> f64 {
+    fn score(&self, cx: &PlanCtx, t: &DecodeTile) -> f64 {
         let mut s = 10.0 - (t.mt as f64).log2();
         s += 0.1 * (t.unroll * t.loads_per_chunk() * t.kw) as f64 / 128.0;
         s -= 0.05 * (t.block_n() as f64 / 16.0).log2();
-        s - 0.001 * t.rot as u32 as f64
+        let rot = if reads_across(cx, t.swap) { 0.001 } else { -0.001 };
+        s + rot * t.rot as u32 as f64
     }
 
     fn resources(&self, t: &DecodeTile, _dtype: DType) -> Resources {
