@@ -528,6 +528,17 @@ mod tests {
         }
     }
 
+    /// The turned-around 8-row tile of one column group of 8 warps over K.
+    const TURNED_8: DecodeTile = DecodeTile {
+        mt: 1,
+        nt: 1,
+        warps: 8,
+        kw: 8,
+        unroll: 4,
+        rot: false,
+        swap: true,
+    };
+
     fn ir(dt: DType, la: Layout, lb: Layout) -> GemmIr {
         GemmIr::matmul("d", dt, AccMode::F32, la, lb)
     }
@@ -575,15 +586,7 @@ mod tests {
         // A config from disk in a form the layouts do not allow is refused by name, and its
         // source would not compile.
         let cc = ir(DType::F16, Layout::ColMajor, Layout::ColMajor);
-        let turned = DecodeTile {
-            mt: 1,
-            nt: 1,
-            warps: 8,
-            kw: 8,
-            unroll: 4,
-            rot: false,
-            swap: true,
-        };
+        let turned = TURNED_8;
         let cfg = crate::family::TileConfig::Decode(turned);
         let (rule, _) = crate::family::DynFamily::check(&Decode, &PlanCtx::new(&h200, &cc), &cfg).unwrap_err();
         assert_eq!(rule, "form");
@@ -700,15 +703,7 @@ mod tests {
     #[test]
     fn the_turned_around_form_takes_few_columns() {
         let g = ir(DType::F16, Layout::RowMajor, Layout::ColMajor);
-        let t = DecodeTile {
-            mt: 1,
-            nt: 1,
-            warps: 8,
-            kw: 8,
-            unroll: 4,
-            rot: false,
-            swap: true,
-        };
+        let t = TURNED_8;
         assert!(Decode.accepts(&t, &g, Problem::new(12288, 8, 4096)).is_ok());
         let err = Decode.accepts(&t, &g, Problem::new(8, 9, 4096)).unwrap_err();
         assert!(err.contains("N = 9"), "{err}");
