@@ -329,16 +329,24 @@ mod tests {
 
     #[test]
     fn sources_follow_the_target_backend() {
-        // Row-major A and B: gemv turned around (N <= 8), on CUDA decode_n (M <= 32, B's
-        // rows through shared memory), gemv_n (M <= 4, B's rows), then the general family.
+        // Row-major A and B: on CUDA decode turned around (N <= 16, B read across),
+        // gemv turned around (N <= 8), on CUDA decode_n (M <= 32, B's rows through shared
+        // memory), gemv_n (M <= 4, B's rows), then the general family.
         let (p, _) = plan(&ir(DType::F16, AccMode::F32), "targets(a100, nvidia_opencl)");
         let families = |i: usize| p[i].sources.iter().map(|(f, _)| *f).collect::<Vec<_>>();
         assert_eq!(
             families(0),
-            [FamilyId::Gemv, FamilyId::DecodeN, FamilyId::GemvN, FamilyId::MmaSync]
+            [
+                FamilyId::Decode,
+                FamilyId::Gemv,
+                FamilyId::DecodeN,
+                FamilyId::GemvN,
+                FamilyId::MmaSync
+            ]
         );
-        assert!(p[0].sources[1].1.contains("ldmatrix.sync.aligned.m8n8.x4.trans"));
-        assert!(p[0].sources[3].1.contains("mma.sync"));
+        assert!(p[0].sources[0].1.contains("movmatrix.sync.aligned.m8n8.trans.b16"));
+        assert!(p[0].sources[2].1.contains("ldmatrix.sync.aligned.m8n8.x4.trans"));
+        assert!(p[0].sources[4].1.contains("mma.sync"));
         assert!(p[0].sources.iter().all(|(_, s)| s.contains("__global__")));
         assert_eq!(families(1), [FamilyId::Gemv, FamilyId::GemvN, FamilyId::Simt]);
         assert!(p[1].sources.iter().all(|(_, s)| s.contains("__kernel")));
