@@ -22,10 +22,18 @@ pub(super) fn modes(ir: &GemmIr) -> Vec<bool> {
     v
 }
 
-/// `Some(#error line)` where `ir`'s layouts do not allow `kernel`'s form `swap` (see
-/// [`modes`]): the source of such a form fails to compile, should a config from disk ask
-/// for it (the plan never gives it).
-pub(super) fn form_error(ir: &GemmIr, swap: bool, kernel: &str) -> Option<String> {
+/// Whether form `swap`'s small side (A, or B turned around) has K-contiguous rows;
+/// else it is stored across, its few rows contiguous.
+pub(super) fn small_side_k_contiguous(ir: &GemmIr, swap: bool) -> bool {
+    if swap {
+        ir.b_layout() == Layout::ColMajor
+    } else {
+        ir.a_layout() == Layout::RowMajor
+    }
+}
+
+/// Why `ir`'s layouts do not allow form `swap` (see [`modes`]), `None` where they do.
+pub(super) fn form_unserved(ir: &GemmIr, swap: bool) -> Option<String> {
     if modes(ir).contains(&swap) {
         return None;
     }
@@ -34,9 +42,14 @@ pub(super) fn form_error(ir: &GemmIr, swap: bool, kernel: &str) -> Option<String
     } else {
         ("B", "column-major")
     };
-    Some(format!(
-        "#error \"this {kernel} form streams {w_name}, which must be {what} (K-contiguous)\"\n"
-    ))
+    Some(format!("streams {w_name}, which must be {what} (K-contiguous)"))
+}
+
+/// `Some(#error line)` where `ir`'s layouts do not allow `kernel`'s form `swap`
+/// ([`form_unserved`]): the source of such a form fails to compile, should a config from
+/// disk ask for it (the plan never gives it).
+pub(super) fn form_error(ir: &GemmIr, swap: bool, kernel: &str) -> Option<String> {
+    form_unserved(ir, swap).map(|why| format!("#error \"this {kernel} form {why}\"\n"))
 }
 
 /// The tune keys of a form's small side and of its rows (columns) per block: the keys

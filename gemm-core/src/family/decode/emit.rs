@@ -15,8 +15,8 @@
 //! every load is the same), and each sum is stored at its transposed place in C.
 //!
 //! The small side may instead be stored *across* (`CG_X_KMAJ` 0: its few rows
-//! contiguous, one k after another): a row-major weight `W` (K×N, N ≤ 32) turned around,
-//! or a column-major A with few rows. Each lane then loads, per word of the chunk, the
+//! contiguous, one k after another): a row-major weight `W` (K×N, N ≤ 32; the plan's
+//! default tiles take 16) turned around, or a column-major A with few rows. Each lane then loads, per word of the chunk, the
 //! pair of adjacent rows `2(lane % 4)`, `+1` at one k, and `movmatrix.trans` turns the
 //! 8×8 pieces so that every lane holds the same words a K-contiguous 16-byte load would
 //! have given it. The small side is a few KiB a chunk that every block reads (L1 and L2
@@ -27,7 +27,7 @@ use crate::codegen::cuda::{fill, preamble};
 use crate::codegen::prelude::{kernel_params, variant_store, view_prologue};
 use crate::codegen::Variant;
 use crate::family::turned;
-use crate::ir::{GemmIr, Layout};
+use crate::ir::GemmIr;
 use crate::target::Backend;
 
 /// The CUDA source of diagnosis variant `variant` ([`Variant::Full`]: the kernel).
@@ -84,21 +84,19 @@ fn roles(ir: &GemmIr) -> String {
     // Whether each side's rows all start on 16-byte boundaries (the shape flags of the
     // operand that takes the side), and whether the small side's rows are K-contiguous.
     // A small side stored across takes no 16-byte loads: its alignment does not matter.
-    let flags = |swap: bool, x_kmaj: bool, x: char, w: char| {
-        if let Some(error) = turned::form_error(ir, swap, "decode") {
-            return error;
-        }
-        let x_vec = if x_kmaj { format!("{x}_VEC") } else { "1".into() };
-        format!(
-            "#define CG_X_KMAJ {}\n#define CG_X_VEC {x_vec}\n#define CG_X_ALIGN {x}_ALIGN\n#define CG_W_VEC {w}_VEC\n",
-            x_kmaj as u8
-        )
+    let form = |swap: bool| {
+        let flags = turned::form_error(ir, swap, "decode").unwrap_or_else(|| {
+            let (x, w) = if swap { ('B', 'A') } else { ('A', 'B') };
+            let x_kmaj = turned::small_side_k_contiguous(ir, swap);
+            let x_vec = if x_kmaj { format!("{x}_VEC") } else { "1".into() };
+            format!(
+                "#define CG_X_KMAJ {}\n#define CG_X_VEC {x_vec}\n#define CG_X_ALIGN {x}_ALIGN\n#define CG_W_VEC {w}_VEC\n",
+                x_kmaj as u8
+            )
+        });
+        turned::role_defines(ir, swap) + &flags
     };
-    turned::forms(
-        "8 * MT",
-        &(turned::role_defines(ir, true) + &flags(true, ir.b_layout() == Layout::ColMajor, 'B', 'A')),
-        &(turned::role_defines(ir, false) + &flags(false, ir.a_layout() == Layout::RowMajor, 'A', 'B')),
-    )
+    turned::forms("8 * MT", &form(true), &form(false))
 }
 
 /// `cg_mma`: one `mma.sync m16n8k16` with f32 accumulators `c`, the operands' type

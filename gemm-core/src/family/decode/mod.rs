@@ -22,8 +22,8 @@
 //! streams B's K-contiguous columns (B column-major), the turned-around one A's
 //! K-contiguous rows (A row-major). The small side is read K-contiguous where it is
 //! (A row-major, B column-major turned around: the `x · Wᵀ` of a linear layer), else
-//! *across* (its few rows contiguous: a row-major weight `W`, K×N with N ≤ 32, turned
-//! around, as in `x · W` with `W` stored as NumPy and JAX keep it), through
+//! *across* (its few rows contiguous: a row-major weight `W`, K×N with N ≤ 32, 16 in the
+//! default plan, turned around, as in `x · W` with `W` stored as NumPy and JAX keep it), through
 //! `movmatrix` (see `emit`). Rows that do not all start on 16-byte boundaries (an odd K,
 //! a view of odd pitch: calls below staging's threshold, or with staging off) are read
 //! through windows over the aligned 16-byte chunks that hold them, shifted into place in
@@ -35,7 +35,7 @@ pub(super) use emit::MMA_FN;
 
 use super::{turned, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule};
 use crate::codegen::Variant;
-use crate::ir::{DType, GemmIr, Layout};
+use crate::ir::{DType, GemmIr};
 use crate::space::TuneSpace;
 use crate::target::{Backend, Instr, InstrType, TargetSpec};
 use serde::{Deserialize, Serialize};
@@ -173,11 +173,7 @@ fn rotation_planned(t: &DecodeTile) -> bool {
 /// Whether form `swap` of `cx`'s kernel reads its small side across (its few rows
 /// contiguous: a column-major A, or turned around a row-major B).
 fn reads_across(cx: &PlanCtx, swap: bool) -> bool {
-    if swap {
-        cx.b_layout == Layout::RowMajor
-    } else {
-        cx.a_layout == Layout::ColMajor
-    }
+    !turned::small_side_k_contiguous(cx.ir, swap)
 }
 
 /// The tiles of a plan in the forms that serve `cx` ([`turned::modes`]): [`SHAPES`] for
@@ -247,7 +243,8 @@ impl KernelFamily for Decode {
         0
     }
 
-    /// Every tile the space asks for (the default plan has 15 of each form).
+    /// Every tile the space asks for (the default plan has 15 of each form, 6 of a form
+    /// that reads its small side across).
     fn plan_extra(&self, cx: &PlanCtx, space: &TuneSpace) -> usize {
         tiles(cx, space).len()
     }
@@ -437,15 +434,7 @@ const RULES: [Rule<DecodeTile>; 7] = [
     // an `#error` there).
     Rule {
         name: "form",
-        check: |x, t| {
-            (!turned::modes(x.ir).contains(&t.swap)).then(|| {
-                if t.swap {
-                    "turned around, the decode kernel streams A's rows: A must be row-major".to_string()
-                } else {
-                    "the decode kernel streams B's columns: B must be column-major".to_string()
-                }
-            })
-        },
+        check: |x, t| turned::form_unserved(x.ir, t.swap).map(|why| format!("this decode form {why}")),
     },
     Rule {
         name: "ksplit",
@@ -501,7 +490,7 @@ const RULES: [Rule<DecodeTile>; 7] = [
 mod tests {
     use super::*;
     use crate::family::Stored;
-    use crate::ir::AccMode;
+    use crate::ir::{AccMode, Layout};
     use crate::target::{Targets, BUILTIN_TARGETS};
 
     fn target(name: &str) -> TargetSpec {

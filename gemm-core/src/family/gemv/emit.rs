@@ -11,7 +11,7 @@ use crate::codegen::cuda::{ab_type, fill, preamble};
 use crate::codegen::prelude::{kernel_params, variant_store, view_prologue};
 use crate::codegen::Variant;
 use crate::family::turned;
-use crate::ir::{DType, GemmIr, Layout};
+use crate::ir::{DType, GemmIr};
 use crate::target::Backend;
 
 /// The CUDA source of diagnosis variant `variant` ([`Variant::Full`]: the kernel).
@@ -210,11 +210,8 @@ static __device__ __forceinline__ cg_u4 cg_shift_down(const cg_u4& lo, const cg_
 /// never gives it). Shared with the OpenCL source (`backend`).
 pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
     let form = |swap: bool| -> String {
-        let (x_rows, xv, wv) = if swap {
-            (ir.b_layout() == Layout::ColMajor, "B_VEC", "A_VEC")
-        } else {
-            (ir.a_layout() == Layout::RowMajor, "A_VEC", "B_VEC")
-        };
+        let x_rows = turned::small_side_k_contiguous(ir, swap);
+        let (xv, wv) = if swap { ("B_VEC", "A_VEC") } else { ("A_VEC", "B_VEC") };
         if let Some(error) = turned::form_error(ir, swap, "gemv") {
             return error;
         }
