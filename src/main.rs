@@ -155,6 +155,19 @@ fn gemm_tf32_bias_gelu(x: Matrix<f32>, w: Matrix<f32, ColMajor>, bias: Row<f32>)
     gelu(x * w + bias)
 }
 
+// The f32 paths with a row-major W (plain products only): `bench --w-layout row --dtypes
+// f32,tf32`. tf32's wgmma takes K-major operands only, so on h200 this one runs on
+// mma.sync, as its note would say.
+#[gemm_kernel(fma_ok)]
+fn gemm_f32_none_wrow(x: Matrix<f32>, w: Matrix<f32>) -> Matrix<f32> {
+    x * w
+}
+
+#[gemm_kernel(acc = tf32, layout_ok)]
+fn gemm_tf32_none_wrow(x: Matrix<f32>, w: Matrix<f32>) -> Matrix<f32> {
+    x * w
+}
+
 /// Every kernel the CLI can tune and benchmark.
 static KERNELS: &[KernelEntry] = &[
     KernelEntry::new(Dtype::F16, Epilogue::None, &gemm_f16_none::SPEC),
@@ -175,6 +188,8 @@ static KERNELS: &[KernelEntry] = &[
     KernelEntry::new(Dtype::Bf16, Epilogue::None, &gemm_bf16_none_wrow::SPEC),
     KernelEntry::new(Dtype::Bf16, Epilogue::BiasRelu, &gemm_bf16_bias_relu_wrow::SPEC),
     KernelEntry::new(Dtype::Bf16, Epilogue::BiasGelu, &gemm_bf16_bias_gelu_wrow::SPEC),
+    KernelEntry::new(Dtype::F32, Epilogue::None, &gemm_f32_none_wrow::SPEC),
+    KernelEntry::new(Dtype::Tf32, Epilogue::None, &gemm_tf32_none_wrow::SPEC),
 ];
 
 fn main() -> std::process::ExitCode {
