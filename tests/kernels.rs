@@ -286,6 +286,21 @@ fn every_planned_decode_config_across() {
     check_all_configs!(f16_cc_out_col, f16, ColMajor, f16, ColMajor, false, 42, family Decode, on cuda);
 }
 
+/// The gemv kernels whose small side is stored across (`cg_x_across`, its few rows
+/// contiguous, read as vectors of 8, 4, 2 or 1 elements by their alignment): a row-major B
+/// turned around (f16, and bf16 with an f32 output) and a column-major A in the plain form
+/// (with a column-major output); every planned config on the every-config shapes, on
+/// every device (f32's across configs run in `every_planned_config_bf16_f32`).
+#[test]
+fn every_planned_gemv_config_across() {
+    let _narrowed = narrowed_run_check();
+    let all = |_: &Device| true;
+    use crossgemm::FamilyId::Gemv;
+    check_all_configs!(f16_rr, f16, RowMajor, f16, RowMajor, false, 43, family Gemv, on all);
+    check_all_configs!(bf16_rr, bf16, RowMajor, bf16, RowMajor, false, 44, family Gemv, on all);
+    check_all_configs!(f16_cc_out_col, f16, ColMajor, f16, ColMajor, false, 45, family Gemv, on all);
+}
+
 /// The wgmma family's turned-around configs (`tune(turned = 1)`; CUDA targets with
 /// wgmma plan them), on the every-config shapes: few rows of C are the turned kernel's
 /// columns.

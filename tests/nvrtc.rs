@@ -358,6 +358,24 @@ mod checks {
         }
     }
 
+    /// The gemv kernels whose small side is stored across (`cg_x_across`): a row-major W
+    /// turned around, in f16 and f32, at column counts whose rows start on 8, 4, 2 and 1
+    /// elements (the vector widths of its loads).
+    #[cfg(feature = "sm90")]
+    #[test]
+    fn every_gemv_across_config_compiles() {
+        if nvrtc_or_skip(
+            "every_gemv_across_config_compiles",
+            "NVRTC compiles of every planned gemv config with a row-major W",
+        ) {
+            use crossgemm::FamilyId::Gemv;
+            let shapes = [(256, 8, 256), (33, 4, 40), (31, 6, 17), (17, 5, 31)];
+            for spec in [&nv_f16_wrow_turned::SPEC, &nv_f32_simt::SPEC] {
+                compile_every_config(spec, "h200", Gemv, "90", &shapes);
+            }
+        }
+    }
+
     /// The gemv_n kernels (B row-major, or turned around A column-major) of a bf16 kernel
     /// that plans both forms and of an f32 one, on the vector and the element path.
     #[cfg(feature = "sm90")]

@@ -135,6 +135,59 @@ static inline void cg_win_unpack(cg_win w, float* out) {
     cg_unpack4((uint4)(cg_fsr(x0, x1, sh), cg_fsr(x1, x2, sh), cg_fsr(x2, x3, sh), cg_fsr(x3, x4, sh)), out);
 }
 
+#if !CG_X_ROWS
+#if MR >= 8 && 8 >= 8 && CG_X_ALIGN % 8 == 0
+#define CG_X_AV 8
+#elif MR >= 4 && 8 >= 4 && CG_X_ALIGN % 4 == 0
+#define CG_X_AV 4
+#elif MR >= 2 && CG_X_ALIGN % 2 == 0
+#define CG_X_AV 2
+#else
+#define CG_X_AV 1
+#endif
+#define CG_X_AB (CG_X_AV * 2)
+/* The CG_X_AV elements of the vector at p (aligned to its size), as floats. */
+static inline void cg_x_vec(const __global ushort* p, float* f) {
+#if CG_X_AB >= 4
+#if CG_X_AB == 16
+    const uint4 v = *(const __global uint4*)p;
+    const uint w[4] = {v.x, v.y, v.z, v.w};
+#elif CG_X_AB == 8
+    const uint2 v = *(const __global uint2*)p;
+    const uint w[2] = {v.x, v.y};
+#else
+    const uint v = *(const __global uint*)p;
+    const uint w[1] = {v};
+#endif
+    (void)w;
+#if CG_X_AB == 16
+    vstore8(vload_half8(0, (const __private half*)&v), 0, f);
+#elif CG_X_AB == 8
+    vstore4(vload_half4(0, (const __private half*)&v), 0, f);
+#else
+    vstore2(vload_half2(0, (const __private half*)&v), 0, f);
+#endif
+#else
+    f[0] = cg_ld_f16(p, 0);
+#endif
+}
+static inline void cg_x_across(const __global ushort* gx, long ldx, int k, int left, int R, float a[MR][CG_VEC]) {
+    const int last = (R - 1) / CG_X_AV * CG_X_AV;
+    for (int e = 0; e < CG_VEC; ++e) {
+        const __global ushort* row = gx + (long)(k + e) * ldx;
+        for (int g = 0; g < MR; g += CG_X_AV) {
+            float v[CG_X_AV];
+            if (e < left) {
+                cg_x_vec(row + (g < last ? g : last), v);
+            } else {
+                for (int j = 0; j < CG_X_AV; ++j) v[j] = 0.0f;
+            }
+            for (int j = 0; j < CG_X_AV; ++j) a[g + j][e] = v[j];
+        }
+    }
+}
+#endif
+
 /* The elements k + e >= K of a row's CG_VEC from k read as zeros (in X and W alike:
    what lies past K may be anything, NaN too). */
 static inline void cg_mask_k(float* f, int k, int K) {
@@ -165,10 +218,14 @@ void cg_f16_bias_relu_ca192860(int M, int N, int K, __global ushort* restrict ou
         int k = (part * 32 + lane) * CG_VEC;
         for (; k < K - (CG_VEC - 1); k += KSPLIT * 32 * CG_VEC) {
             float a[MR][CG_VEC];
+#if CG_X_ROWS
             for (int d = 0; d < MR; ++d) {
                 const int i = d < CG_R ? d : CG_R - 1;
                 CG_LOAD_X_VEC(i, k, a[d]);
             }
+#else
+            cg_x_across(gx, CG_LDX, k, CG_VEC, CG_R, a);
+#endif
             for (int c = 0; c < COLS; ++c) {
                 const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
                 float b[CG_VEC];
@@ -179,10 +236,14 @@ void cg_f16_bias_relu_ca192860(int M, int N, int K, __global ushort* restrict ou
         }
         if (k < K) {
             float a[MR][CG_VEC];
+#if CG_X_ROWS
             for (int d = 0; d < MR; ++d) {
                 const int i = d < CG_R ? d : CG_R - 1;
                 CG_LOAD_X_VEC(i, k, a[d]); cg_mask_k(a[d], k, K);
             }
+#else
+            cg_x_across(gx, CG_LDX, k, K - k, CG_R, a);
+#endif
             for (int c = 0; c < COLS; ++c) {
                 const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
                 float b[CG_VEC];
@@ -201,10 +262,14 @@ void cg_f16_bias_relu_ca192860(int M, int N, int K, __global ushort* restrict ou
         int k = (part * 32 + lane) * CG_VEC;
         for (; k < K - (CG_VEC - 1); k += KSPLIT * 32 * CG_VEC) {
             float a[MR][CG_VEC];
+#if CG_X_ROWS
             for (int d = 0; d < MR; ++d) {
                 const int i = d < CG_R ? d : CG_R - 1;
                 CG_LOAD_X_WIN(d, i, k, CG_VEC, a[d]);
             }
+#else
+            cg_x_across(gx, CG_LDX, k, CG_VEC, CG_R, a);
+#endif
             for (int c = 0; c < COLS; ++c) {
                 const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
                 float b[CG_VEC];
@@ -215,10 +280,14 @@ void cg_f16_bias_relu_ca192860(int M, int N, int K, __global ushort* restrict ou
         }
         if (k < K) {
             float a[MR][CG_VEC];
+#if CG_X_ROWS
             for (int d = 0; d < MR; ++d) {
                 const int i = d < CG_R ? d : CG_R - 1;
                 CG_LOAD_X_WIN(d, i, k, K - k, a[d]); cg_mask_k(a[d], k, K);
             }
+#else
+            cg_x_across(gx, CG_LDX, k, K - k, CG_R, a);
+#endif
             for (int c = 0; c < COLS; ++c) {
                 const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
                 float b[CG_VEC];

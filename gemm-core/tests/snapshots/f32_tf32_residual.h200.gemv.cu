@@ -87,8 +87,7 @@ static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
 #define CG_LDW ld0
 #define CG_X_ROWS 0
 #define CG_VEC_OK A_VEC
-#define CG_LOAD_X_VEC(i, k, dst) for (int e = 0; e < CG_VEC; ++e) dst[e] = (k) + e < K ? cg_elem(gx[(long)((k) + e) * CG_LDX + (i)]) : 0.0f
-#define CG_LOAD_X_WIN(d, i, k, left, dst) for (int e = 0; e < CG_VEC; ++e) dst[e] = (k) + e < K ? cg_elem(gx[(long)((k) + e) * CG_LDX + (i)]) : 0.0f
+#define CG_X_ALIGN B_ALIGN
 #else
 #error "this gemv form streams B, which must be column-major (K-contiguous)"
 #endif
@@ -151,6 +150,56 @@ static __device__ __forceinline__ void cg_win_unpack(const cg_win& w, float* f) 
     cg_unpack(cg_shift_down(w.lo, w.hi, w.off), f);
 }
 
+#if !CG_X_ROWS
+#if MR >= 8 && 4 >= 8 && CG_X_ALIGN % 8 == 0
+#define CG_X_AV 8
+#elif MR >= 4 && 4 >= 4 && CG_X_ALIGN % 4 == 0
+#define CG_X_AV 4
+#elif MR >= 2 && CG_X_ALIGN % 2 == 0
+#define CG_X_AV 2
+#else
+#define CG_X_AV 1
+#endif
+#define CG_X_AB (CG_X_AV * 4)
+/* The CG_X_AV elements of the vector at p (aligned to its size), as floats. */
+static __device__ __forceinline__ void cg_x_vec(const cg_ab_t* p, float* f) {
+#if CG_X_AB >= 4
+#if CG_X_AB == 16
+    const cg_u4 v = cg_ld16(p);
+    const unsigned w[4] = {v.x, v.y, v.z, v.w};
+#elif CG_X_AB == 8
+    unsigned w[2];
+    asm("ld.global.nc.v2.u32 {%0, %1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "l"(p));
+#else
+    unsigned w[1];
+    asm("ld.global.nc.u32 %0, [%1];" : "=r"(w[0]) : "l"(p));
+#endif
+#pragma unroll
+    for (int j = 0; j < CG_X_AV; ++j) f[j] = __uint_as_float(w[j]);
+#else
+    f[0] = cg_elem(p[0]);
+#endif
+}
+static __device__ __forceinline__ void cg_x_across(const cg_ab_t* gx, long ldx, int k, int left, int R, float a[MR][CG_VEC]) {
+    const int last = (R - 1) / CG_X_AV * CG_X_AV;
+#pragma unroll
+    for (int e = 0; e < CG_VEC; ++e) {
+        const cg_ab_t* row = gx + (long)(k + e) * ldx;
+#pragma unroll
+        for (int g = 0; g < MR; g += CG_X_AV) {
+            float v[CG_X_AV];
+            if (e < left) {
+                cg_x_vec(row + (g < last ? g : last), v);
+            } else {
+#pragma unroll
+                for (int j = 0; j < CG_X_AV; ++j) v[j] = 0.0f;
+            }
+#pragma unroll
+            for (int j = 0; j < CG_X_AV; ++j) a[g + j][e] = v[j];
+        }
+    }
+}
+#endif
 /* The elements k + e >= K of a row's CG_VEC from k read as zeros (in X and W alike: what
    lies past K, the rest of a padded row or the next row, may be anything, NaN too). The
    walk calls it on the chunk that crosses K only, so the test of k is always true; but
@@ -202,11 +251,15 @@ extern "C" __global__ void CG_BOUNDS cg_f32_tf32_residual_33093ad6(int M, int N,
 #pragma unroll 2
         for (; k < K - (CG_VEC - 1); k += KSPLIT * 32 * CG_VEC) {
             float a[MR][CG_VEC];
+#if CG_X_ROWS
 #pragma unroll
             for (int d = 0; d < MR; ++d) {
                 const int i = d < CG_R ? d : CG_R - 1;
                 CG_LOAD_X_VEC(i, k, a[d]);
             }
+#else
+            cg_x_across(gx, CG_LDX, k, CG_VEC, CG_R, a);
+#endif
             cg_u4 braw[COLS];
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
@@ -228,11 +281,15 @@ extern "C" __global__ void CG_BOUNDS cg_f32_tf32_residual_33093ad6(int M, int N,
         }
         if (k < K) {
             float a[MR][CG_VEC];
+#if CG_X_ROWS
 #pragma unroll
             for (int d = 0; d < MR; ++d) {
                 const int i = d < CG_R ? d : CG_R - 1;
                 CG_LOAD_X_VEC(i, k, a[d]); cg_mask_k(a[d], k, K);
             }
+#else
+            cg_x_across(gx, CG_LDX, k, K - k, CG_R, a);
+#endif
             cg_u4 braw[COLS];
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
@@ -269,11 +326,15 @@ extern "C" __global__ void CG_BOUNDS cg_f32_tf32_residual_33093ad6(int M, int N,
 #pragma unroll 1
         for (; k < K - (CG_VEC - 1); k += KSPLIT * 32 * CG_VEC) {
             float a[MR][CG_VEC];
+#if CG_X_ROWS
 #pragma unroll
             for (int d = 0; d < MR; ++d) {
                 const int i = d < CG_R ? d : CG_R - 1;
                 CG_LOAD_X_WIN(d, i, k, CG_VEC, a[d]);
             }
+#else
+            cg_x_across(gx, CG_LDX, k, CG_VEC, CG_R, a);
+#endif
             cg_win braw[COLS];
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
@@ -295,11 +356,15 @@ extern "C" __global__ void CG_BOUNDS cg_f32_tf32_residual_33093ad6(int M, int N,
         }
         if (k < K) {
             float a[MR][CG_VEC];
+#if CG_X_ROWS
 #pragma unroll
             for (int d = 0; d < MR; ++d) {
                 const int i = d < CG_R ? d : CG_R - 1;
                 CG_LOAD_X_WIN(d, i, k, K - k, a[d]); cg_mask_k(a[d], k, K);
             }
+#else
+            cg_x_across(gx, CG_LDX, k, K - k, CG_R, a);
+#endif
             cg_win braw[COLS];
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {

@@ -70,7 +70,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         fill(
             STEP,
             &[
-                ("LOAD_A", load_a.to_string()),
+                ("LOAD_X", x_block(load_a, variant == Variant::ComputeOnly, true)),
                 ("RAW_T", raw_t.to_string()),
                 ("LOAD_B_RAW", load_b_raw.to_string()),
                 ("LOAD_B", load_b.to_string()),
@@ -96,6 +96,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         &[
             ("AB_T", ab_t.to_string()),
             ("HELPERS", chunk_helpers(ir)),
+            ("ACROSS", across_fns(ir, Backend::Cuda)),
             ("ROLES", roles(ir, Backend::Cuda)),
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
@@ -215,14 +216,19 @@ pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
         if let Some(error) = turned::form_error(ir, swap, "gemv") {
             return error;
         }
-        let vec_ok = if x_rows {
-            format!("({xv} && {wv})")
+        // X stored across is read by `cg_x_across` ([`across_fns`]), in the vectors its
+        // element alignment allows; the walks' 16-byte path then waits on W alone.
+        let loads = if x_rows {
+            let (vec, win) = x_window_loads(ir, backend);
+            format!(
+                "#define CG_VEC_OK ({xv} && {wv})\n#define CG_LOAD_X_VEC(i, k, dst) {vec}\n#define CG_LOAD_X_WIN(d, i, k, left, dst) {win}\n"
+            )
         } else {
-            wv.to_string()
+            let x = &xv[..1];
+            format!("#define CG_VEC_OK {wv}\n#define CG_X_ALIGN {x}_ALIGN\n")
         };
-        let (vec, win) = x_window_loads(ir, backend, x_rows);
         format!(
-            "{}#define CG_X_ROWS {}\n#define CG_VEC_OK {vec_ok}\n#define CG_LOAD_X_VEC(i, k, dst) {vec}\n#define CG_LOAD_X_WIN(d, i, k, left, dst) {win}\n",
+            "{}#define CG_X_ROWS {}\n{loads}",
             turned::role_defines(ir, swap),
             x_rows as u32
         )
@@ -230,16 +236,12 @@ pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
     turned::forms("MR", &form(true), &form(false))
 }
 
-/// X's loads in the gemv kernel (both dialects): `CG_VEC` elements of row `i` from `k`
-/// into `dst` where X's rows start on 16-byte boundaries (a whole chunk) and where they
-/// may not (a window over the chunks of row `d`'s `cg_row`, `left` of the row's elements
-/// from `k` on); the walk masks what lies past K. Where X is M-contiguous, elements, none
-/// read from K on.
-fn x_window_loads(ir: &GemmIr, backend: Backend, x_rows: bool) -> (String, String) {
-    let (_, chunk) = x_loads(ir, backend, x_rows);
-    if !x_rows {
-        return (chunk.clone(), chunk);
-    }
+/// The loads of a K-contiguous X in the gemv kernel (both dialects): `CG_VEC` elements of
+/// row `i` from `k` into `dst` where X's rows start on 16-byte boundaries (a whole chunk)
+/// and where they may not (a window over the chunks of row `d`'s `cg_row`, `left` of the
+/// row's elements from `k` on); the walk masks what lies past K.
+fn x_window_loads(ir: &GemmIr, backend: Backend) -> (String, String) {
+    let (_, chunk) = x_loads(ir, backend, true);
     // The window helpers have the same names and arguments in both dialects; `xrow[d]`
     // is row `i`'s, taken apart before the walk.
     let win = "cg_win_unpack(cg_row_win(xrow[d], (k), left), dst)";
@@ -287,6 +289,158 @@ const WALK: &str = r#"@PRE@        int k = (part * 32 + lane) * CG_VEC;
 @TAIL@
         }"#;
 
+/// A step's loads of X into `a[MR][CG_VEC]` (both dialects; `pragmas`: CUDA's unroll
+/// pragmas): row by row through `load_a` where X's rows are K-contiguous, else
+/// [`across_fns`]'s `cg_x_across`; `fake` (the compute-only variant): `load_a` row by row
+/// in either form.
+pub(super) fn x_block(load_a: &str, fake: bool, pragmas: bool) -> String {
+    let rows = format!(
+        "{}            for (int d = 0; d < MR; ++d) {{\n                const int i = d < CG_R ? d : CG_R - 1;\n                {load_a}\n            }}",
+        if pragmas { "#pragma unroll\n" } else { "" }
+    );
+    if fake {
+        return rows;
+    }
+    format!("#if CG_X_ROWS\n{rows}\n#else\n            cg_x_across(gx, CG_LDX, k, @LEFT@, CG_R, a);\n#endif")
+}
+
+/// The loads of an X stored across (M-contiguous A, N-contiguous B turned around; after
+/// the roles and the chunk helpers): `cg_x_across(gx, ldx, k, left, R, a)` fills `a[d][e]`
+/// with X(d, k + e) for the `MR` rows and `CG_VEC` k's of a step (zeros from `left` on:
+/// past K), reading each k's rows as vectors of `CG_X_AV` elements. Where X's rows start
+/// on a multiple of `CG_X_AV` elements (pitch, start and batch stride: `CG_X_ALIGN`) a
+/// vector that holds an element of a row lies inside that row's pitch, so vectors past
+/// its `R` elements read the last one that holds any again (their sums are never
+/// stored). Element by element (`CG_X_AV` = 1), a lane made `MR × CG_VEC` loads a step,
+/// each of a different line across the warp: 4096x8x4096 with a row-major W took 0.54 ms
+/// in f32 on an H100, 10× cuBLAS (bench/results/h100-2026-12-06am1).
+pub(super) fn across_fns(ir: &GemmIr, backend: Backend) -> String {
+    let esz = ir.ab_dtype.size();
+    let cuda = backend != Backend::Opencl;
+    // Element `j` of the words `w` as a float (little-endian: element 0 in the low half).
+    let word_elem = |e: &str| {
+        format!("    for (int j = 0; j < CG_X_AV; ++j) f[j] = {e};")
+    };
+    let convert = match (ir.ab_dtype, cuda) {
+        (DType::F32, true) => word_elem("__uint_as_float(w[j])"),
+        (DType::F32, false) => word_elem("as_float(w[j])"),
+        (DType::F16, true) => word_elem("cg_f16_to_f32((unsigned short)(w[j >> 1] >> ((j & 1) * 16)))"),
+        // Through `vload_halfN` of the loaded vector, as `cg_unpack4` does: PoCL read a
+        // `uint` array through a `half*` (element by element) as zeros past its first word.
+        (DType::F16, false) => OPENCL_HALVES.to_string(),
+        (DType::Bf16, true) => {
+            word_elem("__uint_as_float((j & 1) ? (w[j >> 1] & 0xffff0000u) : (w[j >> 1] << 16))")
+        }
+        (DType::Bf16, false) => word_elem("as_float((j & 1) ? (w[j >> 1] & 0xffff0000u) : (w[j >> 1] << 16))"),
+    };
+    let (inl, ptr, words, elem, unroll) = if cuda {
+        (
+            "static __device__ __forceinline__",
+            "const cg_ab_t*".to_string(),
+            CUDA_WORDS.to_string(),
+            "cg_elem(p[0])".to_string(),
+            "#pragma unroll\n",
+        )
+    } else {
+        let (g, st) = (backend.global(), backend.storage(ir.ab_dtype));
+        (
+            "static inline",
+            format!("const {g}{st}*"),
+            OPENCL_WORDS.replace("@G@", g),
+            format!("cg_ld_{}(p, 0)", ir.ab_dtype.name()),
+            "",
+        )
+    };
+    fill(
+        ACROSS,
+        &[
+            ("VMAX", (16 / esz).to_string()),
+            ("ESZ", esz.to_string()),
+            ("INL", inl.to_string()),
+            ("PTR", ptr),
+            ("WORDS", words),
+            ("CONVERT", convert),
+            ("ELEM", elem),
+            ("UNROLL", unroll.to_string()),
+        ],
+    )
+}
+
+/// `cg_x_across` and its vector loads (see [`across_fns`]); `@WORDS@` loads the vector at
+/// `p` (into `v` and the words `w[CG_X_AB / 4]`), `@CONVERT@` its elements into `f`.
+const ACROSS: &str = r#"#if !CG_X_ROWS
+#if MR >= 8 && @VMAX@ >= 8 && CG_X_ALIGN % 8 == 0
+#define CG_X_AV 8
+#elif MR >= 4 && @VMAX@ >= 4 && CG_X_ALIGN % 4 == 0
+#define CG_X_AV 4
+#elif MR >= 2 && CG_X_ALIGN % 2 == 0
+#define CG_X_AV 2
+#else
+#define CG_X_AV 1
+#endif
+#define CG_X_AB (CG_X_AV * @ESZ@)
+/* The CG_X_AV elements of the vector at p (aligned to its size), as floats. */
+@INL@ void cg_x_vec(@PTR@ p, float* f) {
+#if CG_X_AB >= 4
+@WORDS@
+@UNROLL@@CONVERT@
+#else
+    f[0] = @ELEM@;
+#endif
+}
+@INL@ void cg_x_across(@PTR@ gx, long ldx, int k, int left, int R, float a[MR][CG_VEC]) {
+    const int last = (R - 1) / CG_X_AV * CG_X_AV;
+@UNROLL@    for (int e = 0; e < CG_VEC; ++e) {
+        @PTR@ row = gx + (long)(k + e) * ldx;
+@UNROLL@        for (int g = 0; g < MR; g += CG_X_AV) {
+            float v[CG_X_AV];
+            if (e < left) {
+                cg_x_vec(row + (g < last ? g : last), v);
+            } else {
+@UNROLL@                for (int j = 0; j < CG_X_AV; ++j) v[j] = 0.0f;
+            }
+@UNROLL@            for (int j = 0; j < CG_X_AV; ++j) a[g + j][e] = v[j];
+        }
+    }
+}
+#endif
+"#;
+
+/// [`ACROSS`]'s vector load in CUDA: through the read-only path, as the chunks.
+const CUDA_WORDS: &str = r#"#if CG_X_AB == 16
+    const cg_u4 v = cg_ld16(p);
+    const unsigned w[4] = {v.x, v.y, v.z, v.w};
+#elif CG_X_AB == 8
+    unsigned w[2];
+    asm("ld.global.nc.v2.u32 {%0, %1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "l"(p));
+#else
+    unsigned w[1];
+    asm("ld.global.nc.u32 %0, [%1];" : "=r"(w[0]) : "l"(p));
+#endif"#;
+
+/// [`ACROSS`]'s vector load in OpenCL C (`@G@` the global qualifier): a whole aligned
+/// vector, as `cg_chunk` reads its chunks (`vloadN` promises element alignment only).
+const OPENCL_WORDS: &str = r#"#if CG_X_AB == 16
+    const uint4 v = *(const @G@uint4*)p;
+    const uint w[4] = {v.x, v.y, v.z, v.w};
+#elif CG_X_AB == 8
+    const uint2 v = *(const @G@uint2*)p;
+    const uint w[2] = {v.x, v.y};
+#else
+    const uint v = *(const @G@uint*)p;
+    const uint w[1] = {v};
+#endif
+    (void)w;"#;
+
+/// [`ACROSS`]'s halves in OpenCL C, from the loaded vector `v`.
+const OPENCL_HALVES: &str = r#"#if CG_X_AB == 16
+    vstore8(vload_half8(0, (const __private half*)&v), 0, f);
+#elif CG_X_AB == 8
+    vstore4(vload_half4(0, (const __private half*)&v), 0, f);
+#else
+    vstore2(vload_half2(0, (const __private half*)&v), 0, f);
+#endif"#;
+
 /// The window walk's rows, taken apart once (`cg_row_at`): W's `COLS` columns and, where
 /// X's rows are K-contiguous, its `MR` rows (past CG_C and CG_R the last, as the loads).
 const WIN_ROWS: &str = r#"        cg_row wrow[COLS];
@@ -299,14 +453,10 @@ const WIN_ROWS: &str = r#"        cg_row wrow[COLS];
 #endif
 "#;
 
-/// One step of [`WALK`] (`@LOAD_A@`: X's rows into `a`; `@RAW_T@` a column's chunk as
-/// loaded, `@LOAD_B_RAW@` its load, `@LOAD_B@` its unpacking into `b`).
+/// One step of [`WALK`] (`@LOAD_X@`: X's rows into `a`, [`x_block`]; `@RAW_T@` a column's
+/// chunk as loaded, `@LOAD_B_RAW@` its load, `@LOAD_B@` its unpacking into `b`).
 const STEP: &str = r#"            float a[MR][CG_VEC];
-#pragma unroll
-            for (int d = 0; d < MR; ++d) {
-                const int i = d < CG_R ? d : CG_R - 1;
-                @LOAD_A@
-            }
+@LOAD_X@
             @RAW_T@ braw[COLS];
 #pragma unroll
             for (int c = 0; c < COLS; ++c) {
@@ -337,7 +487,7 @@ static_assert(WARPS % KSPLIT == 0, "KSPLIT must divide WARPS");
 static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
 @ROLES@
 @HELPERS@
-/* The elements k + e >= K of a row's CG_VEC from k read as zeros (in X and W alike: what
+@ACROSS@/* The elements k + e >= K of a row's CG_VEC from k read as zeros (in X and W alike: what
    lies past K, the rest of a padded row or the next row, may be anything, NaN too). The
    walk calls it on the chunk that crosses K only, so the test of k is always true; but
    without it ptxas, bounded by the threads alone, spilled the whole-chunk walk of

@@ -57,17 +57,15 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         };
         format!(
             r#"            float a[MR][CG_VEC];
-            for (int d = 0; d < MR; ++d) {{
-                const int i = d < CG_R ? d : CG_R - 1;
-                {load_a}
-            }}
+{}
             for (int c = 0; c < COLS; ++c) {{
                 const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
                 float b[CG_VEC];
                 {load_b}
                 for (int i = 0; i < MR; ++i)
                     for (int e = 0; e < CG_VEC; ++e) {math_vec}
-            }}"#
+            }}"#,
+            super::emit::x_block(load_a, variant == Variant::ComputeOnly, false)
         )
         .replace("@LEFT@", left)
         .replace("@MASK_A@", mask_a)
@@ -110,6 +108,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
 #endif
 {roles}
 {chunk_fn}
+{across}
 {mask_fn}
 __kernel __attribute__((reqd_work_group_size(CG_THREADS, 1, 1)))
 void {sym}(int M, int N, int K, {params})
@@ -156,6 +155,7 @@ void {sym}(int M, int N, int K, {params})
         params = kernel_params(ir, d),
         view = view_prologue(ir, Backend::Opencl),
         roles = super::emit::roles(ir, d),
+        across = super::emit::across_fns(ir, d),
         mask_fn = MASK_FN,
         walk_vec = walk(load_a_vec, load_b_vec, ""),
         walk_win = walk(load_a_win, load_b_win, win_rows),
