@@ -71,6 +71,8 @@ static __device__ __forceinline__ bool cg_tile_of_block(int M, int N, int bm, in
 #define CG_NB (CG_GROUPS * COLS)
 typedef unsigned short cg_ab_t;
 #define CG_VEC (16 / (int)sizeof(cg_ab_t))
+#define CG_P 2
+#define CG_E (CG_VEC / CG_P)
 static_assert(MR >= 1 && MR <= 8, "MR: 1 to 8 rows");
 static_assert(WARPS % KSPLIT == 0, "KSPLIT must divide WARPS");
 static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
@@ -86,6 +88,7 @@ static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
 #define CG_LDX ld1
 #define CG_LDW ld0
 #define CG_X_ROWS 1
+#define CG_IL 0
 #define CG_VEC_OK (B_VEC && A_VEC)
 #define CG_LOAD_X_VEC(i, k, dst) cg_unpack(cg_ld16(gx + (long)(i) * CG_LDX + (k)), dst)
 #define CG_LOAD_X_WIN(d, i, k, left, dst) cg_win_unpack(cg_row_win(xrow[d], (k), left), dst)
@@ -97,6 +100,7 @@ static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
 #define CG_LDX ld0
 #define CG_LDW ld1
 #define CG_X_ROWS 1
+#define CG_IL 0
 #define CG_VEC_OK (A_VEC && B_VEC)
 #define CG_LOAD_X_VEC(i, k, dst) cg_unpack(cg_ld16(gx + (long)(i) * CG_LDX + (k)), dst)
 #define CG_LOAD_X_WIN(d, i, k, left, dst) cg_win_unpack(cg_row_win(xrow[d], (k), left), dst)
@@ -176,6 +180,16 @@ static __device__ __forceinline__ void cg_win_unpack(const cg_win& w, float* f) 
 #define CG_X_AV 1
 #endif
 #define CG_X_AB (CG_X_AV * 2)
+/* The word at p (4-byte aligned). */
+static __device__ __forceinline__ unsigned cg_ld4(const cg_ab_t* p) {
+    unsigned w;
+    asm("ld.global.nc.u32 %0, [%1];" : "=r"(w) : "l"(p));
+    return w;
+}
+/* The CG_P elements of a word, as floats. */
+static __device__ __forceinline__ void cg_word_unpack(unsigned w, float* f) {
+    f[0] = cg_f16_to_f32((unsigned short)(w & 0xffffu)); f[1] = cg_f16_to_f32((unsigned short)(w >> 16));
+}
 /* The CG_X_AV elements of the vector at p (aligned to its size), as floats. */
 static __device__ __forceinline__ void cg_x_vec(const cg_ab_t* p, float* f) {
 #if CG_X_AB >= 4
@@ -190,20 +204,21 @@ static __device__ __forceinline__ void cg_x_vec(const cg_ab_t* p, float* f) {
     asm("ld.global.nc.u32 %0, [%1];" : "=r"(w[0]) : "l"(p));
 #endif
 #pragma unroll
-    for (int j = 0; j < CG_X_AV; ++j) f[j] = cg_f16_to_f32((unsigned short)(w[j >> 1] >> ((j & 1) * 16)));
+    for (int q = 0; q < CG_X_AB / 4; ++q) cg_word_unpack(w[q], f + q * CG_P);
 #else
     f[0] = cg_elem(p[0]);
 #endif
 }
-static __device__ __forceinline__ void cg_x_across(const cg_ab_t* gx, long ldx, int k, int left, int R, float a[MR][CG_VEC]) {
+static __device__ __forceinline__ void cg_x_across(const cg_ab_t* gx, long ldx, int k, int s, int full, int K, int R, float a[MR][CG_VEC]) {
     const int last = (R - 1) / CG_X_AV * CG_X_AV;
 #pragma unroll
     for (int e = 0; e < CG_VEC; ++e) {
-        const cg_ab_t* row = gx + (long)(k + e) * ldx;
+        const int kk = k + (e / CG_P) * s + e % CG_P;
+        const cg_ab_t* row = gx + (long)kk * ldx;
 #pragma unroll
         for (int g = 0; g < MR; g += CG_X_AV) {
             float v[CG_X_AV];
-            if (e < left) {
+            if (full || kk < K) {
                 cg_x_vec(row + (g < last ? g : last), v);
             } else {
 #pragma unroll
@@ -259,6 +274,72 @@ extern "C" __global__ void CG_BOUNDS cg_f16_bias_relu_ca192860(int M, int N, int
     /* Rows past CG_R and columns past CG_C read the last one instead (always in bounds,
        M, N >= 1 at launch): no predicate keeps the loads apart, and those sums are never
        stored. Every column's chunk is in flight before the first multiply. */
+#if CG_IL
+    {
+        /* X stored across, W's rows on 4-byte boundaries: a step's k's interleaved over
+           the lanes by words. */
+        int kb = part * (32 * CG_VEC);
+#pragma unroll 2
+        for (; kb <= K - 32 * CG_VEC; kb += KSPLIT * 32 * CG_VEC) {
+            const int kl = kb + lane * CG_P;
+            float a[MR][CG_VEC];
+            cg_x_across(gx, CG_LDX, kl, 32 * CG_P, 1, K, CG_R, a);
+            unsigned braw[COLS][CG_E];
+#pragma unroll
+            for (int c = 0; c < COLS; ++c) {
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                const cg_ab_t* wr = gw + (long)n * CG_LDW + kl;
+#pragma unroll
+                for (int q = 0; q < CG_E; ++q)
+                    braw[c][q] = 1 || kl + q * 32 * CG_P < K ? cg_ld4(wr + q * 32 * CG_P) : 0u;
+            }
+#pragma unroll
+            for (int c = 0; c < COLS; ++c) {
+                float b[CG_VEC];
+#pragma unroll
+                for (int q = 0; q < CG_E; ++q) cg_word_unpack(braw[c][q], b + q * CG_P);
+                if (!1) {
+#pragma unroll
+                    for (int e = 0; e < CG_VEC; ++e)
+                        if (kl + (e / CG_P) * 32 * CG_P + e % CG_P >= K) b[e] = 0.0f;
+                }
+#pragma unroll
+                for (int i = 0; i < MR; ++i)
+#pragma unroll
+                    for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fmaf(a[i][e], b[e], acc[i][c]);
+            }
+        }
+        if (kb < K) {
+            const int kl = kb + lane * CG_P;
+            float a[MR][CG_VEC];
+            cg_x_across(gx, CG_LDX, kl, 32 * CG_P, 0, K, CG_R, a);
+            unsigned braw[COLS][CG_E];
+#pragma unroll
+            for (int c = 0; c < COLS; ++c) {
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                const cg_ab_t* wr = gw + (long)n * CG_LDW + kl;
+#pragma unroll
+                for (int q = 0; q < CG_E; ++q)
+                    braw[c][q] = 0 || kl + q * 32 * CG_P < K ? cg_ld4(wr + q * 32 * CG_P) : 0u;
+            }
+#pragma unroll
+            for (int c = 0; c < COLS; ++c) {
+                float b[CG_VEC];
+#pragma unroll
+                for (int q = 0; q < CG_E; ++q) cg_word_unpack(braw[c][q], b + q * CG_P);
+                if (!0) {
+#pragma unroll
+                    for (int e = 0; e < CG_VEC; ++e)
+                        if (kl + (e / CG_P) * 32 * CG_P + e % CG_P >= K) b[e] = 0.0f;
+                }
+#pragma unroll
+                for (int i = 0; i < MR; ++i)
+#pragma unroll
+                    for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fmaf(a[i][e], b[e], acc[i][c]);
+            }
+        }
+    }
+#else
     if (CG_VEC_OK) {
         /* Every row of X and W starts on a 16-byte boundary: whole chunks (the one that
            crosses K masked). */
@@ -273,7 +354,7 @@ extern "C" __global__ void CG_BOUNDS cg_f16_bias_relu_ca192860(int M, int N, int
                 CG_LOAD_X_VEC(i, k, a[d]);
             }
 #else
-            cg_x_across(gx, CG_LDX, k, CG_VEC, CG_R, a);
+            cg_x_across(gx, CG_LDX, k, CG_P, 1, K, CG_R, a);
 #endif
             cg_u4 braw[COLS];
 #pragma unroll
@@ -303,7 +384,7 @@ extern "C" __global__ void CG_BOUNDS cg_f16_bias_relu_ca192860(int M, int N, int
                 CG_LOAD_X_VEC(i, k, a[d]); cg_mask_k(a[d], k, K);
             }
 #else
-            cg_x_across(gx, CG_LDX, k, K - k, CG_R, a);
+            cg_x_across(gx, CG_LDX, k, CG_P, 0, K, CG_R, a);
 #endif
             cg_u4 braw[COLS];
 #pragma unroll
@@ -348,7 +429,7 @@ extern "C" __global__ void CG_BOUNDS cg_f16_bias_relu_ca192860(int M, int N, int
                 CG_LOAD_X_WIN(d, i, k, CG_VEC, a[d]);
             }
 #else
-            cg_x_across(gx, CG_LDX, k, CG_VEC, CG_R, a);
+            cg_x_across(gx, CG_LDX, k, CG_P, 1, K, CG_R, a);
 #endif
             cg_win braw[COLS];
 #pragma unroll
@@ -378,7 +459,7 @@ extern "C" __global__ void CG_BOUNDS cg_f16_bias_relu_ca192860(int M, int N, int
                 CG_LOAD_X_WIN(d, i, k, K - k, a[d]); cg_mask_k(a[d], k, K);
             }
 #else
-            cg_x_across(gx, CG_LDX, k, K - k, CG_R, a);
+            cg_x_across(gx, CG_LDX, k, CG_P, 0, K, CG_R, a);
 #endif
             cg_win braw[COLS];
 #pragma unroll
@@ -400,6 +481,7 @@ extern "C" __global__ void CG_BOUNDS cg_f16_bias_relu_ca192860(int M, int N, int
             }
         }
     }
+#endif
 
     /* Lanes of a warp, then the KSPLIT warps of a group in part order. */
 #pragma unroll

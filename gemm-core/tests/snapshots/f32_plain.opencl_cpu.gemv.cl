@@ -48,6 +48,8 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N) {
 #define CG_GROUPS (WARPS / KSPLIT)
 #define CG_NB (CG_GROUPS * COLS)
 #define CG_VEC 4
+#define CG_P 1
+#define CG_E (CG_VEC / CG_P)
 #if WARPS % KSPLIT != 0 || CG_NB * MR > CG_THREADS
 #error "KSPLIT must divide WARPS, and the block's outputs must not outnumber its work-items"
 #endif
@@ -65,6 +67,7 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N) {
 #define CG_X_ROWS 0
 #define CG_VEC_OK A_VEC
 #define CG_X_ALIGN B_ALIGN
+#define CG_IL (A_ALIGN % CG_P == 0)
 #else
 #error "this gemv form streams B, which must be column-major (K-contiguous)"
 #endif
@@ -135,6 +138,14 @@ static inline void cg_win_unpack(cg_win w, float* out) {
 #define CG_X_AV 1
 #endif
 #define CG_X_AB (CG_X_AV * 4)
+/* The word at p (4-byte aligned). */
+static inline unsigned cg_ld4(const __global float* p) {
+    return *(const __global uint*)p;
+}
+/* The CG_P elements of a word, as floats. */
+static inline void cg_word_unpack(unsigned w, float* f) {
+    f[0] = as_float(w);
+}
 /* The CG_X_AV elements of the vector at p (aligned to its size), as floats. */
 static inline void cg_x_vec(const __global float* p, float* f) {
 #if CG_X_AB >= 4
@@ -145,22 +156,21 @@ static inline void cg_x_vec(const __global float* p, float* f) {
     const uint2 v = *(const __global uint2*)p;
     const uint w[2] = {v.x, v.y};
 #else
-    const uint v = *(const __global uint*)p;
-    const uint w[1] = {v};
+    const uint w[1] = {*(const __global uint*)p};
 #endif
-    (void)w;
-    for (int j = 0; j < CG_X_AV; ++j) f[j] = as_float(w[j]);
+    for (int q = 0; q < CG_X_AB / 4; ++q) cg_word_unpack(w[q], f + q * CG_P);
 #else
     f[0] = cg_ld_f32(p, 0);
 #endif
 }
-static inline void cg_x_across(const __global float* gx, long ldx, int k, int left, int R, float a[MR][CG_VEC]) {
+static inline void cg_x_across(const __global float* gx, long ldx, int k, int s, int full, int K, int R, float a[MR][CG_VEC]) {
     const int last = (R - 1) / CG_X_AV * CG_X_AV;
     for (int e = 0; e < CG_VEC; ++e) {
-        const __global float* row = gx + (long)(k + e) * ldx;
+        const int kk = k + (e / CG_P) * s + e % CG_P;
+        const __global float* row = gx + (long)kk * ldx;
         for (int g = 0; g < MR; g += CG_X_AV) {
             float v[CG_X_AV];
-            if (e < left) {
+            if (full || kk < K) {
                 cg_x_vec(row + (g < last ? g : last), v);
             } else {
                 for (int j = 0; j < CG_X_AV; ++j) v[j] = 0.0f;
@@ -197,6 +207,55 @@ void cg_f32_plain_91b242b7(int M, int N, int K, __global float* restrict out, co
        launch); those sums are never stored. Where every row of X and W starts on a
        16-byte boundary, whole chunks (the one that crosses K masked); elsewhere each
        work-item's CG_VEC elements of a row from the aligned chunks that hold them. */
+#if CG_IL
+    {
+        int kb = part * (32 * CG_VEC);
+        for (; kb <= K - 32 * CG_VEC; kb += KSPLIT * 32 * CG_VEC) {
+            const int kl = kb + lane * CG_P;
+            float a[MR][CG_VEC];
+            cg_x_across(gx, CG_LDX, kl, 32 * CG_P, 1, K, CG_R, a);
+            unsigned braw[COLS][CG_E];
+            for (int c = 0; c < COLS; ++c) {
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                const __global float* wr = gw + (long)n * CG_LDW + kl;
+                for (int q = 0; q < CG_E; ++q)
+                    braw[c][q] = 1 || kl + q * 32 * CG_P < K ? cg_ld4(wr + q * 32 * CG_P) : 0u;
+            }
+            for (int c = 0; c < COLS; ++c) {
+                float b[CG_VEC];
+                for (int q = 0; q < CG_E; ++q) cg_word_unpack(braw[c][q], b + q * CG_P);
+                if (!1) {
+                    for (int e = 0; e < CG_VEC; ++e)
+                        if (kl + (e / CG_P) * 32 * CG_P + e % CG_P >= K) b[e] = 0.0f;
+                }
+                for (int i = 0; i < MR; ++i)
+                    for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fma(a[i][e], b[e], acc[i][c]);
+            }
+        }
+        if (kb < K) {
+            const int kl = kb + lane * CG_P;
+            float a[MR][CG_VEC];
+            cg_x_across(gx, CG_LDX, kl, 32 * CG_P, 0, K, CG_R, a);
+            unsigned braw[COLS][CG_E];
+            for (int c = 0; c < COLS; ++c) {
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                const __global float* wr = gw + (long)n * CG_LDW + kl;
+                for (int q = 0; q < CG_E; ++q)
+                    braw[c][q] = 0 || kl + q * 32 * CG_P < K ? cg_ld4(wr + q * 32 * CG_P) : 0u;
+            }
+            for (int c = 0; c < COLS; ++c) {
+                float b[CG_VEC];
+                for (int q = 0; q < CG_E; ++q) cg_word_unpack(braw[c][q], b + q * CG_P);
+                if (!0) {
+                    for (int e = 0; e < CG_VEC; ++e)
+                        if (kl + (e / CG_P) * 32 * CG_P + e % CG_P >= K) b[e] = 0.0f;
+                }
+                for (int i = 0; i < MR; ++i)
+                    for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fma(a[i][e], b[e], acc[i][c]);
+            }
+        }
+    }
+#else
     if (CG_VEC_OK) {
         int k = (part * 32 + lane) * CG_VEC;
         for (; k < K - (CG_VEC - 1); k += KSPLIT * 32 * CG_VEC) {
@@ -207,7 +266,7 @@ void cg_f32_plain_91b242b7(int M, int N, int K, __global float* restrict out, co
                 CG_LOAD_X_VEC(i, k, a[d]);
             }
 #else
-            cg_x_across(gx, CG_LDX, k, CG_VEC, CG_R, a);
+            cg_x_across(gx, CG_LDX, k, CG_P, 1, K, CG_R, a);
 #endif
             for (int c = 0; c < COLS; ++c) {
                 const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
@@ -225,7 +284,7 @@ void cg_f32_plain_91b242b7(int M, int N, int K, __global float* restrict out, co
                 CG_LOAD_X_VEC(i, k, a[d]); cg_mask_k(a[d], k, K);
             }
 #else
-            cg_x_across(gx, CG_LDX, k, K - k, CG_R, a);
+            cg_x_across(gx, CG_LDX, k, CG_P, 0, K, CG_R, a);
 #endif
             for (int c = 0; c < COLS; ++c) {
                 const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
@@ -251,7 +310,7 @@ void cg_f32_plain_91b242b7(int M, int N, int K, __global float* restrict out, co
                 CG_LOAD_X_WIN(d, i, k, CG_VEC, a[d]);
             }
 #else
-            cg_x_across(gx, CG_LDX, k, CG_VEC, CG_R, a);
+            cg_x_across(gx, CG_LDX, k, CG_P, 1, K, CG_R, a);
 #endif
             for (int c = 0; c < COLS; ++c) {
                 const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
@@ -269,7 +328,7 @@ void cg_f32_plain_91b242b7(int M, int N, int K, __global float* restrict out, co
                 CG_LOAD_X_WIN(d, i, k, K - k, a[d]); cg_mask_k(a[d], k, K);
             }
 #else
-            cg_x_across(gx, CG_LDX, k, K - k, CG_R, a);
+            cg_x_across(gx, CG_LDX, k, CG_P, 0, K, CG_R, a);
 #endif
             for (int c = 0; c < COLS; ++c) {
                 const int nn = n0 + c < CG_C ? n0 + c : CG_C - 1;
@@ -280,6 +339,7 @@ void cg_f32_plain_91b242b7(int M, int N, int K, __global float* restrict out, co
             }
         }
     }
+#endif
 
     /* Every work-item's partials, then per output the 32 x KSPLIT of its column group
        in work-item order. */

@@ -75,11 +75,15 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
                 ("LOAD_B_RAW", load_b_raw.to_string()),
                 ("LOAD_B", load_b.to_string()),
                 ("LEFT", left.to_string()),
+                ("FULL", (!tail as u32).to_string()),
                 ("MASK_A", mask_a.to_string()),
                 ("MASK_B", mask_b.to_string()),
             ],
         )
     };
+    // X stored across beside W's words; the compute-only variant keeps the walks above,
+    // whose values it makes up.
+    let il = il_walk("const cg_ab_t*", true);
     let walk = |loads: [&str; 4], unroll: u32, pre: &str| {
         fill(
             WALK,
@@ -95,12 +99,15 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         KERNEL,
         &[
             ("AB_T", ab_t.to_string()),
+            ("P", (4 / ir.ab_dtype.size()).to_string()),
             ("HELPERS", chunk_helpers(ir)),
             ("ACROSS", across_fns(ir, Backend::Cuda)),
             ("ROLES", roles(ir, Backend::Cuda)),
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
             ("VIEW", view_prologue(ir, Backend::Cuda)),
+            ("IL_IF", if variant == Variant::ComputeOnly { "0" } else { "CG_IL" }.to_string()),
+            ("WALK_IL", if variant == Variant::ComputeOnly { String::new() } else { il }),
             ("WALK_VEC", walk(vec, 2, "")),
             (
                 "WALK_WIN",
@@ -221,11 +228,11 @@ pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
         let loads = if x_rows {
             let (vec, win) = x_window_loads(ir, backend);
             format!(
-                "#define CG_VEC_OK ({xv} && {wv})\n#define CG_LOAD_X_VEC(i, k, dst) {vec}\n#define CG_LOAD_X_WIN(d, i, k, left, dst) {win}\n"
+                "#define CG_IL 0\n#define CG_VEC_OK ({xv} && {wv})\n#define CG_LOAD_X_VEC(i, k, dst) {vec}\n#define CG_LOAD_X_WIN(d, i, k, left, dst) {win}\n"
             )
         } else {
-            let x = &xv[..1];
-            format!("#define CG_VEC_OK {wv}\n#define CG_X_ALIGN {x}_ALIGN\n")
+            let (x, w) = (&xv[..1], &wv[..1]);
+            format!("#define CG_VEC_OK {wv}\n#define CG_X_ALIGN {x}_ALIGN\n#define CG_IL ({w}_ALIGN % CG_P == 0)\n")
         };
         format!(
             "{}#define CG_X_ROWS {}\n{loads}",
@@ -301,43 +308,48 @@ pub(super) fn x_block(load_a: &str, fake: bool, pragmas: bool) -> String {
     if fake {
         return rows;
     }
-    format!("#if CG_X_ROWS\n{rows}\n#else\n            cg_x_across(gx, CG_LDX, k, @LEFT@, CG_R, a);\n#endif")
+    format!("#if CG_X_ROWS\n{rows}\n#else\n            cg_x_across(gx, CG_LDX, k, CG_P, @FULL@, K, CG_R, a);\n#endif")
 }
 
 /// The loads of an X stored across (M-contiguous A, N-contiguous B turned around; after
-/// the roles and the chunk helpers): `cg_x_across(gx, ldx, k, left, R, a)` fills `a[d][e]`
-/// with X(d, k + e) for the `MR` rows and `CG_VEC` k's of a step (zeros from `left` on:
-/// past K), reading each k's rows as vectors of `CG_X_AV` elements. Where X's rows start
-/// on a multiple of `CG_X_AV` elements (pitch, start and batch stride: `CG_X_ALIGN`) a
-/// vector that holds an element of a row lies inside that row's pitch, so vectors past
-/// its `R` elements read the last one that holds any again (their sums are never
-/// stored). Element by element (`CG_X_AV` = 1), a lane made `MR × CG_VEC` loads a step,
-/// each of a different line across the warp: 4096x8x4096 with a row-major W took 0.54 ms
-/// in f32 on an H100, 10× cuBLAS (bench/results/h100-2026-12-06am1).
+/// the roles and the chunk helpers), both dialects:
+/// - `cg_x_across(gx, ldx, k, s, full, K, R, a)` fills `a[d][e]` with X(d, k_e) for the
+///   `MR` rows and the `CG_VEC` k's of a lane's step, `k_e = k + (e / CG_P) * s + e % CG_P`
+///   (`s = CG_P`: the k's from k on; `s = 32 * CG_P`: every 32nd word's, [`WALK_IL`]), as
+///   zeros from K on unless `full`. Each k's rows are read as vectors of `CG_X_AV`
+///   elements. Where X's rows start on a multiple of `CG_X_AV` elements (pitch, start and
+///   batch stride: `CG_X_ALIGN`) a vector that holds an element of a row lies inside that
+///   row's pitch, so vectors past its `R` elements read the last one that holds any again
+///   (their sums are never stored).
+/// - `cg_ld4` (a 4-byte word through the read-only path) and `cg_word_unpack` (a word's
+///   `CG_P` elements as floats), for W's words in the interleaved walk.
+///
+/// Element by element (`CG_X_AV` = 1, each k of a lane's chunk), a lane made `MR × CG_VEC`
+/// loads a step, each of a different line across the warp: 4096x8x4096 with a row-major W
+/// took 0.54 ms in f32 on an H100, 10× cuBLAS (bench/results/h100-2026-12-06am1); as
+/// vectors 142 µs (`-06am2`).
 pub(super) fn across_fns(ir: &GemmIr, backend: Backend) -> String {
     let esz = ir.ab_dtype.size();
     let cuda = backend != Backend::Opencl;
-    // Element `j` of the words `w` as a float (little-endian: element 0 in the low half).
-    let word_elem = |e: &str| {
-        format!("    for (int j = 0; j < CG_X_AV; ++j) f[j] = {e};")
-    };
-    let convert = match (ir.ab_dtype, cuda) {
-        (DType::F32, true) => word_elem("__uint_as_float(w[j])"),
-        (DType::F32, false) => word_elem("as_float(w[j])"),
-        (DType::F16, true) => word_elem("cg_f16_to_f32((unsigned short)(w[j >> 1] >> ((j & 1) * 16)))"),
-        // Through `vload_halfN` of the loaded vector, as `cg_unpack4` does: PoCL read a
-        // `uint` array through a `half*` (element by element) as zeros past its first word.
-        (DType::F16, false) => OPENCL_HALVES.to_string(),
-        (DType::Bf16, true) => {
-            word_elem("__uint_as_float((j & 1) ? (w[j >> 1] & 0xffff0000u) : (w[j >> 1] << 16))")
+    // A 4-byte word's elements (little-endian: the first in the low half). OpenCL's halves
+    // through `vload_half2` of the word itself, as `cg_unpack4` reads its chunks: PoCL
+    // read a `uint` array through a `half*` element by element as zeros past its first word.
+    let unpack = match (ir.ab_dtype, cuda) {
+        (DType::F32, true) => "f[0] = __uint_as_float(w);",
+        (DType::F32, false) => "f[0] = as_float(w);",
+        (DType::F16, true) => {
+            "f[0] = cg_f16_to_f32((unsigned short)(w & 0xffffu)); f[1] = cg_f16_to_f32((unsigned short)(w >> 16));"
         }
-        (DType::Bf16, false) => word_elem("as_float((j & 1) ? (w[j >> 1] & 0xffff0000u) : (w[j >> 1] << 16))"),
+        (DType::F16, false) => "vstore2(vload_half2(0, (const __private half*)&w), 0, f);",
+        (DType::Bf16, true) => "f[0] = __uint_as_float(w << 16); f[1] = __uint_as_float(w & 0xffff0000u);",
+        (DType::Bf16, false) => "f[0] = as_float(w << 16); f[1] = as_float(w & 0xffff0000u);",
     };
-    let (inl, ptr, words, elem, unroll) = if cuda {
+    let (inl, ptr, words, word, elem, unroll) = if cuda {
         (
             "static __device__ __forceinline__",
             "const cg_ab_t*".to_string(),
             CUDA_WORDS.to_string(),
+            CUDA_WORD.to_string(),
             "cg_elem(p[0])".to_string(),
             "#pragma unroll\n",
         )
@@ -347,6 +359,7 @@ pub(super) fn across_fns(ir: &GemmIr, backend: Backend) -> String {
             "static inline",
             format!("const {g}{st}*"),
             OPENCL_WORDS.replace("@G@", g),
+            format!("    return *(const {g}uint*)p;"),
             format!("cg_ld_{}(p, 0)", ir.ab_dtype.name()),
             "",
         )
@@ -359,15 +372,16 @@ pub(super) fn across_fns(ir: &GemmIr, backend: Backend) -> String {
             ("INL", inl.to_string()),
             ("PTR", ptr),
             ("WORDS", words),
-            ("CONVERT", convert),
+            ("WORD", word),
+            ("UNPACK", unpack.to_string()),
             ("ELEM", elem),
             ("UNROLL", unroll.to_string()),
         ],
     )
 }
 
-/// `cg_x_across` and its vector loads (see [`across_fns`]); `@WORDS@` loads the vector at
-/// `p` (into `v` and the words `w[CG_X_AB / 4]`), `@CONVERT@` its elements into `f`.
+/// The helpers of [`across_fns`]; `@WORDS@` loads the vector at `p` into the words
+/// `w[CG_X_AB / 4]`, `@WORD@` returns the word at `p`.
 const ACROSS: &str = r#"#if !CG_X_ROWS
 #if MR >= 8 && @VMAX@ >= 8 && CG_X_ALIGN % 8 == 0
 #define CG_X_AV 8
@@ -379,22 +393,31 @@ const ACROSS: &str = r#"#if !CG_X_ROWS
 #define CG_X_AV 1
 #endif
 #define CG_X_AB (CG_X_AV * @ESZ@)
+/* The word at p (4-byte aligned). */
+@INL@ unsigned cg_ld4(@PTR@ p) {
+@WORD@
+}
+/* The CG_P elements of a word, as floats. */
+@INL@ void cg_word_unpack(unsigned w, float* f) {
+    @UNPACK@
+}
 /* The CG_X_AV elements of the vector at p (aligned to its size), as floats. */
 @INL@ void cg_x_vec(@PTR@ p, float* f) {
 #if CG_X_AB >= 4
 @WORDS@
-@UNROLL@@CONVERT@
+@UNROLL@    for (int q = 0; q < CG_X_AB / 4; ++q) cg_word_unpack(w[q], f + q * CG_P);
 #else
     f[0] = @ELEM@;
 #endif
 }
-@INL@ void cg_x_across(@PTR@ gx, long ldx, int k, int left, int R, float a[MR][CG_VEC]) {
+@INL@ void cg_x_across(@PTR@ gx, long ldx, int k, int s, int full, int K, int R, float a[MR][CG_VEC]) {
     const int last = (R - 1) / CG_X_AV * CG_X_AV;
 @UNROLL@    for (int e = 0; e < CG_VEC; ++e) {
-        @PTR@ row = gx + (long)(k + e) * ldx;
+        const int kk = k + (e / CG_P) * s + e % CG_P;
+        @PTR@ row = gx + (long)kk * ldx;
 @UNROLL@        for (int g = 0; g < MR; g += CG_X_AV) {
             float v[CG_X_AV];
-            if (e < left) {
+            if (full || kk < K) {
                 cg_x_vec(row + (g < last ? g : last), v);
             } else {
 @UNROLL@                for (int j = 0; j < CG_X_AV; ++j) v[j] = 0.0f;
@@ -418,6 +441,11 @@ const CUDA_WORDS: &str = r#"#if CG_X_AB == 16
     asm("ld.global.nc.u32 %0, [%1];" : "=r"(w[0]) : "l"(p));
 #endif"#;
 
+/// [`ACROSS`]'s word load in CUDA.
+const CUDA_WORD: &str = r#"    unsigned w;
+    asm("ld.global.nc.u32 %0, [%1];" : "=r"(w) : "l"(p));
+    return w;"#;
+
 /// [`ACROSS`]'s vector load in OpenCL C (`@G@` the global qualifier): a whole aligned
 /// vector, as `cg_chunk` reads its chunks (`vloadN` promises element alignment only).
 const OPENCL_WORDS: &str = r#"#if CG_X_AB == 16
@@ -427,19 +455,65 @@ const OPENCL_WORDS: &str = r#"#if CG_X_AB == 16
     const uint2 v = *(const @G@uint2*)p;
     const uint w[2] = {v.x, v.y};
 #else
-    const uint v = *(const @G@uint*)p;
-    const uint w[1] = {v};
-#endif
-    (void)w;"#;
-
-/// [`ACROSS`]'s halves in OpenCL C, from the loaded vector `v`.
-const OPENCL_HALVES: &str = r#"#if CG_X_AB == 16
-    vstore8(vload_half8(0, (const __private half*)&v), 0, f);
-#elif CG_X_AB == 8
-    vstore4(vload_half4(0, (const __private half*)&v), 0, f);
-#else
-    vstore2(vload_half2(0, (const __private half*)&v), 0, f);
+    const uint w[1] = {*(const @G@uint*)p};
 #endif"#;
+
+/// The walk of a gemv step where X is stored across and W's rows start on 4-byte
+/// boundaries (`CG_IL`): the `32 × CG_VEC` k's of a warp's step as `CG_E` rows of 32
+/// words, lane `lane` taking word `lane` of each, so that W's loads are whole 128-byte
+/// lines and X's rows at a load's k's are consecutive across the warp (8 lines for 32
+/// rows of 32 bytes), where a lane's `CG_VEC` consecutive k's put each lane of a load on
+/// a line of its own. Whole steps (`kb + 32 × CG_VEC <= K`), then the step that crosses
+/// K, its words from K on not read and its elements from K on zeros.
+const WALK_IL: &str = r#"        int kb = part * (32 * CG_VEC);
+#pragma unroll 2
+        for (; kb <= K - 32 * CG_VEC; kb += KSPLIT * 32 * CG_VEC) {
+@STEP_FULL@
+        }
+        if (kb < K) {
+@STEP_TAIL@
+        }"#;
+
+/// [`WALK_IL`] in either dialect (`ptr`: W's pointer type; `pragmas`: keep CUDA's unroll
+/// pragmas), `@MATH_VEC@` left for the caller.
+pub(super) fn il_walk(ptr: &str, pragmas: bool) -> String {
+    let step = |full: bool| fill(STEP_IL, &[("FULL", (full as u32).to_string()), ("WPTR", ptr.to_string())]);
+    let walk = fill(WALK_IL, &[("STEP_FULL", step(true)), ("STEP_TAIL", step(false))]);
+    if pragmas {
+        walk
+    } else {
+        walk.lines().filter(|l| !l.starts_with("#pragma unroll")).collect::<Vec<_>>().join("\n")
+    }
+}
+
+/// One step of [`WALK_IL`] (`@FULL@`: 1 for a whole step, 0 for the one crossing K).
+const STEP_IL: &str = r#"            const int kl = kb + lane * CG_P;
+            float a[MR][CG_VEC];
+            cg_x_across(gx, CG_LDX, kl, 32 * CG_P, @FULL@, K, CG_R, a);
+            unsigned braw[COLS][CG_E];
+#pragma unroll
+            for (int c = 0; c < COLS; ++c) {
+                const int n = n0 + c < CG_C ? n0 + c : CG_C - 1;
+                @WPTR@ wr = gw + (long)n * CG_LDW + kl;
+#pragma unroll
+                for (int q = 0; q < CG_E; ++q)
+                    braw[c][q] = @FULL@ || kl + q * 32 * CG_P < K ? cg_ld4(wr + q * 32 * CG_P) : 0u;
+            }
+#pragma unroll
+            for (int c = 0; c < COLS; ++c) {
+                float b[CG_VEC];
+#pragma unroll
+                for (int q = 0; q < CG_E; ++q) cg_word_unpack(braw[c][q], b + q * CG_P);
+                if (!@FULL@) {
+#pragma unroll
+                    for (int e = 0; e < CG_VEC; ++e)
+                        if (kl + (e / CG_P) * 32 * CG_P + e % CG_P >= K) b[e] = 0.0f;
+                }
+#pragma unroll
+                for (int i = 0; i < MR; ++i)
+#pragma unroll
+                    for (int e = 0; e < CG_VEC; ++e) @MATH_VEC@
+            }"#;
 
 /// The window walk's rows, taken apart once (`cg_row_at`): W's `COLS` columns and, where
 /// X's rows are K-contiguous, its `MR` rows (past CG_C and CG_R the last, as the loads).
@@ -482,6 +556,8 @@ const KERNEL: &str = r#"
 #define CG_NB (CG_GROUPS * COLS)
 typedef @AB_T@ cg_ab_t;
 #define CG_VEC (16 / (int)sizeof(cg_ab_t))
+#define CG_P @P@
+#define CG_E (CG_VEC / CG_P)
 static_assert(MR >= 1 && MR <= 8, "MR: 1 to 8 rows");
 static_assert(WARPS % KSPLIT == 0, "KSPLIT must divide WARPS");
 static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
@@ -531,6 +607,13 @@ extern "C" __global__ void CG_BOUNDS @SYM@(int M, int N, int K, @PARAMS@) {
     /* Rows past CG_R and columns past CG_C read the last one instead (always in bounds,
        M, N >= 1 at launch): no predicate keeps the loads apart, and those sums are never
        stored. Every column's chunk is in flight before the first multiply. */
+#if @IL_IF@
+    {
+        /* X stored across, W's rows on 4-byte boundaries: a step's k's interleaved over
+           the lanes by words. */
+@WALK_IL@
+    }
+#else
     if (CG_VEC_OK) {
         /* Every row of X and W starts on a 16-byte boundary: whole chunks (the one that
            crosses K masked). */
@@ -542,6 +625,7 @@ extern "C" __global__ void CG_BOUNDS @SYM@(int M, int N, int K, @PARAMS@) {
            COLS = 4 (63 not) and spilled at MR = 4, COLS = 2, KSPLIT = 2. */
 @WALK_WIN@
     }
+#endif
 
     /* Lanes of a warp, then the KSPLIT warps of a group in part order. */
 #pragma unroll

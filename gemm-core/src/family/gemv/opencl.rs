@@ -68,6 +68,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             super::emit::x_block(load_a, variant == Variant::ComputeOnly, false)
         )
         .replace("@LEFT@", left)
+        .replace("@FULL@", if tail { "0" } else { "1" })
         .replace("@MASK_A@", mask_a)
         .replace("@MASK_B@", mask_b)
     };
@@ -103,6 +104,8 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
 #define CG_GROUPS (WARPS / KSPLIT)
 #define CG_NB (CG_GROUPS * COLS)
 #define CG_VEC {vec}
+#define CG_P {p}
+#define CG_E (CG_VEC / CG_P)
 #if WARPS % KSPLIT != 0 || CG_NB * MR > CG_THREADS
 #error "KSPLIT must divide WARPS, and the block's outputs must not outnumber its work-items"
 #endif
@@ -128,11 +131,17 @@ void {sym}(int M, int N, int K, {params})
        launch); those sums are never stored. Where every row of X and W starts on a
        16-byte boundary, whole chunks (the one that crosses K masked); elsewhere each
        work-item's CG_VEC elements of a row from the aligned chunks that hold them. */
+#if {il_if}
+    {{
+{walk_il}
+    }}
+#else
     if (CG_VEC_OK) {{
 {walk_vec}
     }} else {{
 {walk_win}
     }}
+#endif
 
     /* Every work-item's partials, then per output the 32 x KSPLIT of its column group
        in work-item order. */
@@ -152,11 +161,18 @@ void {sym}(int M, int N, int K, {params})
 }}
 "#,
         sym = ir.symbol(),
+        p = 4 / ir.ab_dtype.size(),
         params = kernel_params(ir, d),
         view = view_prologue(ir, Backend::Opencl),
         roles = super::emit::roles(ir, d),
         across = super::emit::across_fns(ir, d),
         mask_fn = MASK_FN,
+        il_if = if variant == Variant::ComputeOnly { "0" } else { "CG_IL" },
+        walk_il = if variant == Variant::ComputeOnly {
+            String::new()
+        } else {
+            super::emit::il_walk(&format!("const {g}{st}*"), false).replace("@MATH_VEC@", math_vec)
+        },
         walk_vec = walk(load_a_vec, load_b_vec, ""),
         walk_win = walk(load_a_win, load_b_win, win_rows),
         coords = crate::family::turned::STORE_COORDS,
