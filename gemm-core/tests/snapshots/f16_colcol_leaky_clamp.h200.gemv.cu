@@ -92,7 +92,7 @@ static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
 #define CG_X_ROWS 0
 #define CG_VEC_OK B_VEC
 #define CG_X_ALIGN A_ALIGN
-#define CG_IL (B_ALIGN % CG_P == 0)
+#define CG_IL (MR >= 8 && B_ALIGN % CG_P == 0)
 #endif
 
 /* By whole words through selects (no indexing, which would put the words in local

@@ -70,7 +70,7 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N, float p2)
 #define CG_X_ROWS 0
 #define CG_VEC_OK B_VEC
 #define CG_X_ALIGN A_ALIGN
-#define CG_IL (B_ALIGN % CG_P == 0)
+#define CG_IL (MR >= 8 && B_ALIGN % CG_P == 0)
 #endif
 
 /* The CG_VEC elements of a 16-byte chunk in registers, as floats. */

@@ -89,7 +89,7 @@ static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
 #define CG_X_ROWS 0
 #define CG_VEC_OK A_VEC
 #define CG_X_ALIGN B_ALIGN
-#define CG_IL (A_ALIGN % CG_P == 0)
+#define CG_IL (MR >= 8 && A_ALIGN % CG_P == 0)
 #else
 #error "this gemv form streams B, which must be column-major (K-contiguous)"
 #endif

@@ -68,7 +68,7 @@ static inline float cg_epilogue(float acc, int i, int j, int M, int N, const __g
 #define CG_X_ROWS 0
 #define CG_VEC_OK A_VEC
 #define CG_X_ALIGN B_ALIGN
-#define CG_IL (A_ALIGN % CG_P == 0)
+#define CG_IL (MR >= 8 && A_ALIGN % CG_P == 0)
 #else
 #error "this gemv form streams B, which must be column-major (K-contiguous)"
 #endif

@@ -232,7 +232,7 @@ pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
             )
         } else {
             let (x, w) = (&xv[..1], &wv[..1]);
-            format!("#define CG_VEC_OK {wv}\n#define CG_X_ALIGN {x}_ALIGN\n#define CG_IL ({w}_ALIGN % CG_P == 0)\n")
+            format!("#define CG_VEC_OK {wv}\n#define CG_X_ALIGN {x}_ALIGN\n#define CG_IL (MR >= 8 && {w}_ALIGN % CG_P == 0)\n")
         };
         format!(
             "{}#define CG_X_ROWS {}\n{loads}",

@@ -154,7 +154,7 @@ impl KernelFamily for Gemv {
             }
         }
         if modes.contains(&true) {
-            v.extend(swapped(space));
+            v.extend(swapped(space, cx.dtype));
         }
         v
     }
@@ -164,7 +164,7 @@ impl KernelFamily for Gemv {
     /// family has a kernel for N ≤ 8 (the plain form has `decode` after it on CUDA).
     fn plan_extra(&self, cx: &PlanCtx, space: &TuneSpace) -> usize {
         if modes(cx.ir).contains(&true) {
-            swapped(space).len()
+            swapped(space, cx.dtype).len()
         } else {
             0
         }
@@ -192,11 +192,11 @@ impl KernelFamily for Gemv {
         s
     }
 
-    fn resources(&self, t: &GemvTile, _dtype: DType) -> Resources {
+    fn resources(&self, t: &GemvTile, dtype: DType) -> Resources {
         Resources {
             threads: t.threads(),
             smem_bytes: 0,
-            est_regs: 2 * t.mr * t.cols + t.mr * 8 + 40,
+            est_regs: est_regs(t.mr, t.cols, dtype),
             ring_k: 32 * 16 * t.ksplit,
         }
     }
@@ -291,16 +291,27 @@ impl KernelFamily for Gemv {
     }
 }
 
+/// The registers a thread of a gemv tile takes, roughly: each output in flight, twice
+/// (the sum and its reduction), the step's `MR` rows of a 16-byte chunk of X as floats,
+/// and 40 for addresses and the loop.
+fn est_regs(mr: u32, cols: u32, dtype: DType) -> u32 {
+    2 * mr * cols + mr * (16 / dtype.size()) + 40
+}
+
 /// The turned-around configs under the user's `space`: per `MR` (of N), one block of 8
 /// warps without a K split and two of 4 warps splitting K in 2 and 4 (N alone cannot
-/// fill the chip at M = 4096: 128 blocks of 32 rows), with the most columns (rows of C) a
-/// warp group the register rule lets that `MR` have.
-fn swapped(space: &TuneSpace) -> Vec<GemvTile> {
+/// fill the chip at M = 4096: 128 blocks of 32 rows), with the most columns (rows of C),
+/// up to 4 and a power of two, that the register rule lets that `MR` have in `dtype`
+/// (at `MR` = 8, 1 for 16-bit operands and 2 for f32, whose chunks are half the floats).
+fn swapped(space: &TuneSpace, dtype: DType) -> Vec<GemvTile> {
     let (small, wide) = turned::keys(true);
     let ns = space.pick(small, &[1, 2, 4, 8]);
     let mut v = Vec::new();
     for mr in [1, 2, 4, 8].into_iter().filter(|n| ns.contains(n)) {
-        let cols = if mr == 8 { 1 } else { 4 };
+        let cols = [4, 2, 1]
+            .into_iter()
+            .find(|&c| est_regs(mr, c, dtype) <= MAX_REGS)
+            .unwrap_or(1);
         for (warps, ksplit) in [(8, 1), (4, 2), (4, 4)] {
             let t = GemvTile {
                 mr,
@@ -316,6 +327,9 @@ fn swapped(space: &TuneSpace) -> Vec<GemvTile> {
     }
     v
 }
+
+/// The registers a gemv thread may take: 2 blocks of 256 threads an SM.
+const MAX_REGS: u32 = 128;
 
 // Rationale per rule: the source's static_asserts and the register budget.
 const RULES: [Rule<GemvTile>; 6] = [
@@ -374,12 +388,12 @@ const RULES: [Rule<GemvTile>; 6] = [
             })
         },
     },
-    // Each output in flight is a register; 8 rows of 16-byte chunks of A another 32.
+    // `est_regs`: each output in flight, and the step's chunks of X.
     Rule {
         name: "registers",
         check: |x, t| {
-            let r = 2 * t.mr * t.cols + t.mr * 8 + 40;
-            (r > x.target.regs_per_thread.min(128))
+            let r = est_regs(t.mr, t.cols, x.dtype);
+            (r > x.target.regs_per_thread.min(MAX_REGS))
                 .then(|| format!("~{r} registers per thread (at most 128 keeps 2 blocks of 256 threads per SM)"))
         },
     },
@@ -469,7 +483,7 @@ mod tests {
                 &TuneSpace::default(),
             ));
             let swapped_planned: Vec<_> = both.iter().filter(|t| t.swap).copied().collect();
-            assert_eq!(swapped_planned, swapped(&TuneSpace::default()), "{name}");
+            assert_eq!(swapped_planned, swapped(&TuneSpace::default(), DType::F16), "{name}");
             for mr in [1, 2, 4, 8] {
                 assert!(swapped_planned.iter().any(|t| t.mr == mr), "{name}: N <= {mr}");
             }
@@ -501,13 +515,13 @@ mod tests {
         // The keys follow C: `block_n` picks the turned-around MR (N), `block_m` its rows.
         let mut space = TuneSpace::default();
         space.0.insert("block_n".into(), vec![2]);
-        assert!(swapped(&space).iter().all(|t| t.mr == 2));
+        assert!(swapped(&space, DType::F16).iter().all(|t| t.mr == 2));
         space.0.insert("block_m".into(), vec![32]);
-        assert_eq!(swapped(&space).len(), 1);
+        assert_eq!(swapped(&space, DType::F16).len(), 1);
         assert_eq!(
             FamilyId::Gemv
                 .family()
-                .plan_class(&TileConfig::Gemv(swapped(&space)[0])),
+                .plan_class(&TileConfig::Gemv(swapped(&space, DType::F16)[0])),
             (1, 1)
         );
     }
