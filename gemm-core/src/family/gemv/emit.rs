@@ -106,8 +106,18 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
             ("VIEW", view_prologue(ir, Backend::Cuda)),
-            ("IL_IF", if variant == Variant::ComputeOnly { "0" } else { "CG_IL" }.to_string()),
-            ("WALK_IL", if variant == Variant::ComputeOnly { String::new() } else { il }),
+            (
+                "IL_IF",
+                if variant == Variant::ComputeOnly { "0" } else { "CG_IL" }.to_string(),
+            ),
+            (
+                "WALK_IL",
+                if variant == Variant::ComputeOnly {
+                    String::new()
+                } else {
+                    il
+                },
+            ),
             ("WALK_VEC", walk(vec, 2, "")),
             (
                 "WALK_WIN",
@@ -477,12 +487,20 @@ const WALK_IL: &str = r#"        int kb = part * (32 * CG_VEC);
 /// [`WALK_IL`] in either dialect (`ptr`: W's pointer type; `pragmas`: keep CUDA's unroll
 /// pragmas), `@MATH_VEC@` left for the caller.
 pub(super) fn il_walk(ptr: &str, pragmas: bool) -> String {
-    let step = |full: bool| fill(STEP_IL, &[("FULL", (full as u32).to_string()), ("WPTR", ptr.to_string())]);
+    let step = |full: bool| {
+        fill(
+            STEP_IL,
+            &[("FULL", (full as u32).to_string()), ("WPTR", ptr.to_string())],
+        )
+    };
     let walk = fill(WALK_IL, &[("STEP_FULL", step(true)), ("STEP_TAIL", step(false))]);
     if pragmas {
         walk
     } else {
-        walk.lines().filter(|l| !l.starts_with("#pragma unroll")).collect::<Vec<_>>().join("\n")
+        walk.lines()
+            .filter(|l| !l.starts_with("#pragma unroll"))
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 }
 
