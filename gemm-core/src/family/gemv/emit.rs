@@ -5,7 +5,8 @@
 //! K; its lanes stride K in 16-byte chunks (B's columns are K-contiguous), each chunk of
 //! A's rows loaded once and reused for the `COLS` columns. Lanes then sum by shuffles,
 //! the `KSPLIT` warps of a group through shared memory in a fixed order (the same bits
-//! on every run), and one thread per output applies the fused epilogue and stores.
+//! on every run), and one thread per output applies the fused epilogue and stores. An X
+//! stored across is read by [`across_fns`]'s loads, at `MR` = 8 in [`WALK_IL`]'s walk.
 
 use crate::codegen::cuda::{ab_type, fill, preamble};
 use crate::codegen::prelude::{kernel_params, variant_store, view_prologue};
