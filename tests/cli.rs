@@ -668,7 +668,7 @@ fn tune_and_bench_take_a_row_major_w() {
     if !opencl() {
         return;
     }
-    let args = |dtype| {
+    let args = |dtype, epilogue| {
         [
             "tune",
             "--shape",
@@ -676,21 +676,24 @@ fn tune_and_bench_take_a_row_major_w() {
             "--dtype",
             dtype,
             "--epilogue",
-            "none",
+            epilogue,
             "--w-layout",
             "row",
             "--json",
         ]
     };
-    let out = run(&dir, &args("f32"), &[]);
+    // f32 and tf32 have row-major-W kernels without an epilogue only.
+    let out = run(&dir, &args("f32", "bias_relu"), &[]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("no built-in kernel for f32 none with a row-major w"),
+        err.contains("no built-in kernel for f32 bias_relu with a row-major w"),
         "{err}"
     );
-    let v: Value = serde_json::from_str(ok(run(&dir, &args("f16"), &[])).trim()).unwrap();
-    assert_eq!(v["kernel"], "gemm_f16_none_wrow", "{v}");
+    for (dtype, kernel) in [("f16", "gemm_f16_none_wrow"), ("f32", "gemm_f32_none_wrow")] {
+        let v: Value = serde_json::from_str(ok(run(&dir, &args(dtype, "none"), &[])).trim()).unwrap();
+        assert_eq!(v["kernel"], kernel, "{v}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

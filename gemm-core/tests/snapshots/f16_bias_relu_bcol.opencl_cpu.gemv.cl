@@ -178,8 +178,10 @@ static inline void cg_x_vec(const __global ushort* p, float* f) {
 static inline void cg_x_across(const __global ushort* gx, long ldx, int k, int s, int full, int K, int R, float a[MR][CG_VEC]) {
     const int last = (R - 1) / CG_X_AV * CG_X_AV;
     for (int e = 0; e < CG_VEC; ++e) {
-        const int kk = k + (e / CG_P) * s + e % CG_P;
-        const __global ushort* row = gx + (long)kk * ldx;
+        const int ke = (e / CG_P) * s + e % CG_P, kk = k + ke;
+        /* From k's row, not kk's: with kk's ptxas spilled 4 bytes of the 1-row walk
+           (f32, 4 warps, 4 columns, K in 4). */
+        const __global ushort* row = gx + (long)k * ldx + (long)ke * ldx;
         for (int g = 0; g < MR; g += CG_X_AV) {
             float v[CG_X_AV];
             if (full || kk < K) {
