@@ -73,7 +73,7 @@ typedef unsigned short cg_ab_t;
 #define CG_VEC (16 / (int)sizeof(cg_ab_t))
 #define CG_P 2
 #define CG_E (CG_VEC / CG_P)
-static_assert(MR == 1 || MR == 2 || MR == 4 || MR == 8 || (MR == 16 && sizeof(cg_ab_t) == 4), "MR: 1, 2, 4 or 8 rows (16 with 4-byte elements)");
+static_assert(MR >= 1 && MR <= 8, "MR: 1 to 8 rows");
 static_assert(WARPS % KSPLIT == 0, "KSPLIT must divide WARPS");
 static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
 #ifndef SWAP
@@ -335,11 +335,7 @@ extern "C" __global__ void CG_BOUNDS cg_f16_colcol_leaky_clamp_ef23c54c(int M, i
         /* Every row of X and W starts on a 16-byte boundary: whole chunks (the one that
            crosses K masked). */
         int k = (part * 32 + lane) * CG_VEC;
-#if MR > 8
-#pragma unroll 1
-#else
 #pragma unroll 2
-#endif
         for (; k < K - (CG_VEC - 1); k += KSPLIT * 32 * CG_VEC) {
             float a[MR][CG_VEC];
 #if CG_X_ROWS

@@ -85,7 +85,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     // X stored across beside W's words; the compute-only variant keeps the walks above,
     // whose values it makes up.
     let il = il_walk("const cg_ab_t*", true);
-    let walk = |loads: [&str; 4], unroll: &str, pre: &str| {
+    let walk = |loads: [&str; 4], unroll: u32, pre: &str| {
         fill(
             WALK,
             &[
@@ -119,11 +119,10 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
                     il
                 },
             ),
-            // 16 rows of X unrolled twice spilled (16 bytes at 1 column, f32, sm_90a).
-            ("WALK_VEC", walk(vec, "#if MR > 8\n#pragma unroll 1\n#else\n#pragma unroll 2\n#endif", "")),
+            ("WALK_VEC", walk(vec, 2, "")),
             (
                 "WALK_WIN",
-                walk(win, "#pragma unroll 1", if variant == Variant::ComputeOnly { "" } else { WIN_ROWS }),
+                walk(win, 1, if variant == Variant::ComputeOnly { "" } else { WIN_ROWS }),
             ),
             ("MATH_VEC", math_vec.to_string()),
             ("COORDS", turned::STORE_COORDS.to_string()),
@@ -300,7 +299,7 @@ pub(in crate::family) fn x_loads(ir: &GemmIr, backend: Backend, x_rows: bool) ->
 /// loads' addresses every step (204 instructions a double step at MR = 1, COLS = 4,
 /// against 178 with pointer increments).
 const WALK: &str = r#"@PRE@        int k = (part * 32 + lane) * CG_VEC;
-@UNROLL@
+#pragma unroll @UNROLL@
         for (; k < K - (CG_VEC - 1); k += KSPLIT * 32 * CG_VEC) {
 @STEP@
         }
@@ -580,7 +579,7 @@ typedef @AB_T@ cg_ab_t;
 #define CG_VEC (16 / (int)sizeof(cg_ab_t))
 #define CG_P @P@
 #define CG_E (CG_VEC / CG_P)
-static_assert(MR == 1 || MR == 2 || MR == 4 || MR == 8 || (MR == 16 && sizeof(cg_ab_t) == 4), "MR: 1, 2, 4 or 8 rows (16 with 4-byte elements)");
+static_assert(MR >= 1 && MR <= 8, "MR: 1 to 8 rows");
 static_assert(WARPS % KSPLIT == 0, "KSPLIT must divide WARPS");
 static_assert(CG_NB * MR <= CG_THREADS, "one thread per output of the block");
 @ROLES@

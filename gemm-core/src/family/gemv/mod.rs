@@ -141,8 +141,8 @@ impl KernelFamily for Gemv {
         let modes = modes(cx.ir);
         let mut v = Vec::new();
         if modes.contains(&false) {
-            let rows = space.pick("block_m", &row_counts(cx.ir, false));
-            for mr in row_counts(cx.ir, false).into_iter().filter(|r| rows.contains(r)) {
+            let rows = space.pick("block_m", &[1, 2, 4, 8]);
+            for mr in [1, 2, 4, 8].into_iter().filter(|r| rows.contains(r)) {
                 for warps in [4, 8] {
                     for cols in [1, 2, 4] {
                         for ksplit in [1, 2, 4, 8] {
@@ -162,7 +162,7 @@ impl KernelFamily for Gemv {
             }
         }
         if modes.contains(&true) {
-            v.extend(swapped(space, cx.ir));
+            v.extend(swapped(space, cx.dtype));
         }
         v
     }
@@ -172,7 +172,7 @@ impl KernelFamily for Gemv {
     /// family has a kernel for N ≤ 8 (the plain form has `decode` after it on CUDA).
     fn plan_extra(&self, cx: &PlanCtx, space: &TuneSpace) -> usize {
         if modes(cx.ir).contains(&true) {
-            swapped(space, cx.ir).len()
+            swapped(space, cx.dtype).len()
         } else {
             0
         }
@@ -299,40 +299,23 @@ impl KernelFamily for Gemv {
     }
 }
 
-/// The rows a gemv config of form `swap` may take (`MR`) for `ir`: 1, 2, 4 and 8, and 16
-/// with 4-byte elements where the small side is stored across. Its step's chunk of X is
-/// half the floats of 16-bit ones (16 rows of 16-bit chunks would be 128 registers of X
-/// alone); K-contiguous, 16 rows' windows over two chunks each spilled at 255 registers
-/// (the window walk, f32 turned around, sm_90).
-fn row_counts(ir: &GemmIr, swap: bool) -> Vec<u32> {
-    if ir.ab_dtype.size() == 4 && !turned::small_side_k_contiguous(ir, swap) {
-        vec![1, 2, 4, 8, 16]
-    } else {
-        vec![1, 2, 4, 8]
-    }
-}
-
-/// The registers a thread of a gemv tile takes, roughly: each output in flight (twice up
-/// to 8 rows: the sum and its reduction; once beyond, where the walk is not unrolled),
-/// the step's `MR` rows of a 16-byte chunk of X as floats, and 40 for addresses and the
-/// loop. (NVRTC 13, sm_90a: f32 at 16 rows, 1 column 113 registers, 2 columns 127.)
+/// The registers a thread of a gemv tile takes, roughly: each output in flight, twice
+/// (the sum and its reduction), the step's `MR` rows of a 16-byte chunk of X as floats,
+/// and 40 for addresses and the loop.
 fn est_regs(mr: u32, cols: u32, dtype: DType) -> u32 {
-    let outputs = if mr > 8 { mr * cols } else { 2 * mr * cols };
-    outputs + mr * (16 / dtype.size()) + 40
+    2 * mr * cols + mr * (16 / dtype.size()) + 40
 }
 
 /// The turned-around configs under the user's `space`: per `MR` (of N), one block of 8
 /// warps without a K split and two of 4 warps splitting K in 2 and 4 (N alone cannot
 /// fill the chip at M = 4096: 128 blocks of 32 rows), with the most columns (rows of C),
-/// up to 4 and a power of two, that the register rule lets that `MR` have in `ir`'s
-/// dtype (at `MR` = 8, 1 for 16-bit operands and 2 for f32, whose chunks are half the
-/// floats).
-fn swapped(space: &TuneSpace, ir: &GemmIr) -> Vec<GemvTile> {
-    let dtype = ir.ab_dtype;
+/// up to 4 and a power of two, that the register rule lets that `MR` have in `dtype`
+/// (at `MR` = 8, 1 for 16-bit operands and 2 for f32, whose chunks are half the floats).
+fn swapped(space: &TuneSpace, dtype: DType) -> Vec<GemvTile> {
     let (small, wide) = turned::keys(true);
-    let ns = space.pick(small, &row_counts(ir, true));
+    let ns = space.pick(small, &[1, 2, 4, 8]);
     let mut v = Vec::new();
-    for mr in row_counts(ir, true).into_iter().filter(|n| ns.contains(n)) {
+    for mr in [1, 2, 4, 8].into_iter().filter(|n| ns.contains(n)) {
         let cols = [4, 2, 1]
             .into_iter()
             .find(|&c| est_regs(mr, c, dtype) <= MAX_REGS)
@@ -373,10 +356,7 @@ const RULES: [Rule<GemvTile>; 6] = [
     },
     Rule {
         name: "rows",
-        check: |x, t| {
-            (!row_counts(x.ir, t.swap).contains(&t.mr))
-                .then(|| format!("MR = {} (1, 2, 4 or 8; 16 with 4-byte elements stored across)", t.mr))
-        },
+        check: |_, t| (!matches!(t.mr, 1 | 2 | 4 | 8)).then(|| format!("MR = {} (1, 2, 4 or 8)", t.mr)),
     },
     Rule {
         name: "threads",
@@ -511,7 +491,7 @@ mod tests {
                 &TuneSpace::default(),
             ));
             let swapped_planned: Vec<_> = both.iter().filter(|t| t.swap).copied().collect();
-            assert_eq!(swapped_planned, swapped(&TuneSpace::default(), &ir(Layout::RowMajor, Layout::ColMajor)), "{name}");
+            assert_eq!(swapped_planned, swapped(&TuneSpace::default(), DType::F16), "{name}");
             for mr in [1, 2, 4, 8] {
                 assert!(swapped_planned.iter().any(|t| t.mr == mr), "{name}: N <= {mr}");
             }
@@ -543,47 +523,29 @@ mod tests {
         // The keys follow C: `block_n` picks the turned-around MR (N), `block_m` its rows.
         let mut space = TuneSpace::default();
         space.0.insert("block_n".into(), vec![2]);
-        assert!(swapped(&space, &ir(Layout::RowMajor, Layout::ColMajor)).iter().all(|t| t.mr == 2));
+        assert!(swapped(&space, DType::F16).iter().all(|t| t.mr == 2));
         space.0.insert("block_m".into(), vec![32]);
-        assert_eq!(swapped(&space, &ir(Layout::RowMajor, Layout::ColMajor)).len(), 1);
+        assert_eq!(swapped(&space, DType::F16).len(), 1);
         assert_eq!(
             FamilyId::Gemv
                 .family()
-                .plan_class(&TileConfig::Gemv(swapped(&space, &ir(Layout::RowMajor, Layout::ColMajor))[0])),
+                .plan_class(&TileConfig::Gemv(swapped(&space, DType::F16)[0])),
             (1, 1)
         );
     }
 
-    /// 16 rows are planned with 4-byte elements stored across only (f32 or tf32: a
-    /// row-major B turned around, a column-major A plain), and f32's 8 rows take 2 columns
-    /// where 16-bit ones take 1.
+    /// f32's turned-around 8-row configs take 2 columns where 16-bit ones take 1: the
+    /// register rule counts X's 16-byte chunk by the element size.
     #[test]
-    fn sixteen_rows_only_for_4_byte_elements_stored_across() {
-        let h200 = Targets::parse(BUILTIN_TARGETS).unwrap().get("h200").unwrap().clone();
-        let f32_ir = |a, b| GemmIr::matmul("t", DType::F32, AccMode::F32, a, b);
-        let rows = |ir: &GemmIr, swap: bool| -> Vec<u32> {
-            let mut v: Vec<u32> = gemv(&plan_target(ir, &h200, &TuneSpace::default()))
+    fn eight_rows_take_two_columns_in_f32() {
+        let cols8 = |dtype| {
+            swapped(&TuneSpace::default(), dtype)
                 .iter()
-                .filter(|t| t.swap == swap)
-                .map(|t| t.mr)
-                .collect();
-            v.dedup();
-            v
+                .filter(|t| t.mr == 8)
+                .map(|t| t.cols)
+                .max()
         };
-        assert!(rows(&f32_ir(Layout::RowMajor, Layout::RowMajor), true).contains(&16));
-        assert!(!rows(&f32_ir(Layout::RowMajor, Layout::ColMajor), true).contains(&16));
-        assert!(!rows(&f32_ir(Layout::RowMajor, Layout::ColMajor), false).contains(&16));
-        assert!(!rows(&ir(Layout::RowMajor, Layout::RowMajor), true).contains(&16));
-        // The plain form's share keeps a few configs; its rows are the rule's.
-        assert!(row_counts(&f32_ir(Layout::ColMajor, Layout::ColMajor), false).contains(&16));
-        assert!(!row_counts(&ir(Layout::ColMajor, Layout::ColMajor), false).contains(&16));
-        let cols8 = |ir: &GemmIr| swapped(&TuneSpace::default(), ir).iter().find(|t| t.mr == 8).map(|t| t.cols);
-        assert_eq!(cols8(&f32_ir(Layout::RowMajor, Layout::RowMajor)), Some(2));
-        assert_eq!(cols8(&ir(Layout::RowMajor, Layout::RowMajor)), Some(1));
-        let cols16 = swapped(&TuneSpace::default(), &f32_ir(Layout::RowMajor, Layout::RowMajor))
-            .iter()
-            .find(|t| t.mr == 16)
-            .map(|t| t.cols);
-        assert_eq!(cols16, Some(1));
+        assert_eq!(cols8(DType::F32), Some(2));
+        assert_eq!(cols8(DType::F16), Some(1));
     }
 }
