@@ -28,7 +28,8 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     // when CG_VEC_OK, else windows over them; otherwise X is MR x K stored the other way
     // (M-contiguous A, N-contiguous B) and read element by element (a few cached lines).
     let math_vec = match variant {
-        Variant::LoadOnly => "acc[0][c] += b[e]; acc[i][0] += a[i][e];",
+        // Braced: the walks put it after a `for` without braces of their own.
+        Variant::LoadOnly => "{ acc[0][c] += b[e]; acc[i][0] += a[i][e]; }",
         _ => "acc[i][c] = fmaf(a[i][e], b[e], acc[i][c]);",
     };
     // Each walk's loads (`[X's rows, a column's raw type, its load, its unpacking]`):

@@ -45,7 +45,8 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         ),
     };
     let math_vec = match variant {
-        Variant::LoadOnly => "acc[0][c] += b[e]; acc[i][0] += a[i][e];",
+        // Braced: the walks put it after a `for` without braces of their own.
+        Variant::LoadOnly => "{ acc[0][c] += b[e]; acc[i][0] += a[i][e]; }",
         _ => "acc[i][c] = fma(a[i][e], b[e], acc[i][c]);",
     };
     // A step: X's rows, then each column's chunk and its multiply-adds.
