@@ -150,6 +150,9 @@ static inline void cg_win_unpack(cg_win w, float* out) {
 #define CG_X_AV 1
 #endif
 #define CG_X_AB (CG_X_AV * 2)
+/* Where element e of a lane's step lies from its first k: word e / CG_P of the step's
+   words s elements apart, element e % CG_P in it. */
+#define CG_KE(e, s) (((e) / CG_P) * (s) + (e) % CG_P)
 /* The word at p (4-byte aligned). */
 static inline unsigned cg_ld4(const __global ushort* p) {
     return *(const __global uint*)p;
@@ -168,7 +171,7 @@ static inline void cg_x_vec(const __global ushort* p, float* f) {
     const uint2 v = *(const __global uint2*)p;
     const uint w[2] = {v.x, v.y};
 #else
-    const uint w[1] = {*(const __global uint*)p};
+    const uint w[1] = {cg_ld4(p)};
 #endif
     for (int q = 0; q < CG_X_AB / 4; ++q) cg_word_unpack(w[q], f + q * CG_P);
 #else
@@ -178,7 +181,7 @@ static inline void cg_x_vec(const __global ushort* p, float* f) {
 static inline void cg_x_across(const __global ushort* gx, long ldx, int k, int s, int full, int K, int R, float a[MR][CG_VEC]) {
     const int last = (R - 1) / CG_X_AV * CG_X_AV;
     for (int e = 0; e < CG_VEC; ++e) {
-        const int ke = (e / CG_P) * s + e % CG_P, kk = k + ke;
+        const int ke = CG_KE(e, s), kk = k + ke;
         /* From k's row, not kk's: with kk's ptxas spilled 4 bytes of the 1-row walk
            (f32, 4 warps, 4 columns, K in 4). */
         const __global ushort* row = gx + (long)k * ldx + (long)ke * ldx;
@@ -240,7 +243,7 @@ void cg_f16_bt_silu_f32out_8eb01f64(int M, int N, int K, __global float* restric
                 for (int q = 0; q < CG_E; ++q) cg_word_unpack(braw[c][q], b + q * CG_P);
                 if (!1) {
                     for (int e = 0; e < CG_VEC; ++e)
-                        if (kl + (e / CG_P) * 32 * CG_P + e % CG_P >= K) b[e] = 0.0f;
+                        if (kl + CG_KE(e, 32 * CG_P) >= K) b[e] = 0.0f;
                 }
                 for (int i = 0; i < MR; ++i)
                     for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fma(a[i][e], b[e], acc[i][c]);
@@ -262,7 +265,7 @@ void cg_f16_bt_silu_f32out_8eb01f64(int M, int N, int K, __global float* restric
                 for (int q = 0; q < CG_E; ++q) cg_word_unpack(braw[c][q], b + q * CG_P);
                 if (!0) {
                     for (int e = 0; e < CG_VEC; ++e)
-                        if (kl + (e / CG_P) * 32 * CG_P + e % CG_P >= K) b[e] = 0.0f;
+                        if (kl + CG_KE(e, 32 * CG_P) >= K) b[e] = 0.0f;
                 }
                 for (int i = 0; i < MR; ++i)
                     for (int e = 0; e < CG_VEC; ++e) acc[i][c] = fma(a[i][e], b[e], acc[i][c]);

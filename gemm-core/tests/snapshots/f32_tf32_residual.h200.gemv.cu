@@ -164,6 +164,9 @@ static __device__ __forceinline__ void cg_win_unpack(const cg_win& w, float* f) 
 #define CG_X_AV 1
 #endif
 #define CG_X_AB (CG_X_AV * 4)
+/* Where element e of a lane's step lies from its first k: word e / CG_P of the step's
+   words s elements apart, element e % CG_P in it. */
+#define CG_KE(e, s) (((e) / CG_P) * (s) + (e) % CG_P)
 /* The word at p (4-byte aligned). */
 static __device__ __forceinline__ unsigned cg_ld4(const cg_ab_t* p) {
     unsigned w;
@@ -184,8 +187,7 @@ static __device__ __forceinline__ void cg_x_vec(const cg_ab_t* p, float* f) {
     unsigned w[2];
     asm("ld.global.nc.v2.u32 {%0, %1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "l"(p));
 #else
-    unsigned w[1];
-    asm("ld.global.nc.u32 %0, [%1];" : "=r"(w[0]) : "l"(p));
+    const unsigned w[1] = {cg_ld4(p)};
 #endif
 #pragma unroll
     for (int q = 0; q < CG_X_AB / 4; ++q) cg_word_unpack(w[q], f + q * CG_P);
@@ -197,7 +199,7 @@ static __device__ __forceinline__ void cg_x_across(const cg_ab_t* gx, long ldx, 
     const int last = (R - 1) / CG_X_AV * CG_X_AV;
 #pragma unroll
     for (int e = 0; e < CG_VEC; ++e) {
-        const int ke = (e / CG_P) * s + e % CG_P, kk = k + ke;
+        const int ke = CG_KE(e, s), kk = k + ke;
         /* From k's row, not kk's: with kk's ptxas spilled 4 bytes of the 1-row walk
            (f32, 4 warps, 4 columns, K in 4). */
         const cg_ab_t* row = gx + (long)k * ldx + (long)ke * ldx;
@@ -287,7 +289,7 @@ extern "C" __global__ void CG_BOUNDS cg_f32_tf32_residual_33093ad6(int M, int N,
                 if (!1) {
 #pragma unroll
                     for (int e = 0; e < CG_VEC; ++e)
-                        if (kl + (e / CG_P) * 32 * CG_P + e % CG_P >= K) b[e] = 0.0f;
+                        if (kl + CG_KE(e, 32 * CG_P) >= K) b[e] = 0.0f;
                 }
 #pragma unroll
                 for (int i = 0; i < MR; ++i)
@@ -316,7 +318,7 @@ extern "C" __global__ void CG_BOUNDS cg_f32_tf32_residual_33093ad6(int M, int N,
                 if (!0) {
 #pragma unroll
                     for (int e = 0; e < CG_VEC; ++e)
-                        if (kl + (e / CG_P) * 32 * CG_P + e % CG_P >= K) b[e] = 0.0f;
+                        if (kl + CG_KE(e, 32 * CG_P) >= K) b[e] = 0.0f;
                 }
 #pragma unroll
                 for (int i = 0; i < MR; ++i)

@@ -26,7 +26,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let (ab_t, _) = ab_type(ir.ab_dtype);
     // X(i, k): K-contiguous rows (CG_X_ROWS) are read in 16-byte chunks, whole ones
     // when CG_VEC_OK, else windows over them; otherwise X is MR x K stored the other way
-    // (M-contiguous A, N-contiguous B) and read element by element (a few cached lines).
+    // (M-contiguous A, N-contiguous B) and read by `cg_x_across` ([`across_fns`]).
     let math_vec = match variant {
         // Braced: the walks put it after a `for` without braces of their own.
         Variant::LoadOnly => "{ acc[0][c] += b[e]; acc[i][0] += a[i][e]; }",
@@ -231,7 +231,7 @@ static __device__ __forceinline__ cg_u4 cg_shift_down(const cg_u4& lo, const cg_
 pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
     let form = |swap: bool| -> String {
         let x_rows = turned::small_side_k_contiguous(ir, swap);
-        let (xv, wv) = if swap { ("B_VEC", "A_VEC") } else { ("A_VEC", "B_VEC") };
+        let (x, w) = if swap { ('B', 'A') } else { ('A', 'B') };
         if let Some(error) = turned::form_error(ir, swap, "gemv") {
             return error;
         }
@@ -240,11 +240,10 @@ pub(super) fn roles(ir: &GemmIr, backend: Backend) -> String {
         let loads = if x_rows {
             let (vec, win) = x_window_loads(ir, backend);
             format!(
-                "#define CG_IL 0\n#define CG_VEC_OK ({xv} && {wv})\n#define CG_LOAD_X_VEC(i, k, dst) {vec}\n#define CG_LOAD_X_WIN(d, i, k, left, dst) {win}\n"
+                "#define CG_IL 0\n#define CG_VEC_OK ({x}_VEC && {w}_VEC)\n#define CG_LOAD_X_VEC(i, k, dst) {vec}\n#define CG_LOAD_X_WIN(d, i, k, left, dst) {win}\n"
             )
         } else {
-            let (x, w) = (&xv[..1], &wv[..1]);
-            format!("#define CG_VEC_OK {wv}\n#define CG_X_ALIGN {x}_ALIGN\n#define CG_IL (MR >= 8 && {w}_ALIGN % CG_P == 0)\n")
+            format!("#define CG_VEC_OK {w}_VEC\n#define CG_X_ALIGN {x}_ALIGN\n#define CG_IL (MR >= 8 && {w}_ALIGN % CG_P == 0)\n")
         };
         format!(
             "{}#define CG_X_ROWS {}\n{loads}",
@@ -405,6 +404,9 @@ const ACROSS: &str = r#"#if !CG_X_ROWS
 #define CG_X_AV 1
 #endif
 #define CG_X_AB (CG_X_AV * @ESZ@)
+/* Where element e of a lane's step lies from its first k: word e / CG_P of the step's
+   words s elements apart, element e % CG_P in it. */
+#define CG_KE(e, s) (((e) / CG_P) * (s) + (e) % CG_P)
 /* The word at p (4-byte aligned). */
 @INL@ unsigned cg_ld4(@PTR@ p) {
 @WORD@
@@ -425,7 +427,7 @@ const ACROSS: &str = r#"#if !CG_X_ROWS
 @INL@ void cg_x_across(@PTR@ gx, long ldx, int k, int s, int full, int K, int R, float a[MR][CG_VEC]) {
     const int last = (R - 1) / CG_X_AV * CG_X_AV;
 @UNROLL@    for (int e = 0; e < CG_VEC; ++e) {
-        const int ke = (e / CG_P) * s + e % CG_P, kk = k + ke;
+        const int ke = CG_KE(e, s), kk = k + ke;
         /* From k's row, not kk's: with kk's ptxas spilled 4 bytes of the 1-row walk
            (f32, 4 warps, 4 columns, K in 4). */
         @PTR@ row = gx + (long)k * ldx + (long)ke * ldx;
@@ -451,8 +453,7 @@ const CUDA_WORDS: &str = r#"#if CG_X_AB == 16
     unsigned w[2];
     asm("ld.global.nc.v2.u32 {%0, %1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "l"(p));
 #else
-    unsigned w[1];
-    asm("ld.global.nc.u32 %0, [%1];" : "=r"(w[0]) : "l"(p));
+    const unsigned w[1] = {cg_ld4(p)};
 #endif"#;
 
 /// [`ACROSS`]'s word load in CUDA.
@@ -469,7 +470,7 @@ const OPENCL_WORDS: &str = r#"#if CG_X_AB == 16
     const uint2 v = *(const @G@uint2*)p;
     const uint w[2] = {v.x, v.y};
 #else
-    const uint w[1] = {*(const @G@uint*)p};
+    const uint w[1] = {cg_ld4(p)};
 #endif"#;
 
 /// The walk of a gemv step where X is stored across and W's rows start on 4-byte
@@ -529,7 +530,7 @@ const STEP_IL: &str = r#"            const int kl = kb + lane * CG_P;
                 if (!@FULL@) {
 #pragma unroll
                     for (int e = 0; e < CG_VEC; ++e)
-                        if (kl + (e / CG_P) * 32 * CG_P + e % CG_P >= K) b[e] = 0.0f;
+                        if (kl + CG_KE(e, 32 * CG_P) >= K) b[e] = 0.0f;
                 }
 #pragma unroll
                 for (int i = 0; i < MR; ++i)

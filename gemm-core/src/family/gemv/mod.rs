@@ -402,7 +402,7 @@ const RULES: [Rule<GemvTile>; 6] = [
         check: |x, t| {
             let r = est_regs(t.mr, t.cols, x.dtype);
             (r > x.target.regs_per_thread.min(MAX_REGS))
-                .then(|| format!("~{r} registers per thread (at most 128 keeps 2 blocks of 256 threads per SM)"))
+                .then(|| format!("~{r} registers per thread (at most {MAX_REGS} keeps 2 blocks of 256 threads per SM)"))
         },
     },
 ];
