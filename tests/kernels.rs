@@ -78,6 +78,16 @@ fn tf32_rc(a: Matrix<f32>, b: Matrix<f32, ColMajor>) -> Matrix<f32> {
 fn tf32_cr(a: Matrix<f32, ColMajor>, b: Matrix<f32>) -> Matrix<f32> {
     a * b
 }
+// The decode kernel's tf32 small side stored across: a row-major B turned around, a
+// column-major A plain (the N-major B and M-major A that tf32 wgmma cannot take).
+#[gemm_kernel(acc = tf32, layout_ok)]
+fn tf32_rr(a: Matrix<f32>, b: Matrix<f32>) -> Matrix<f32> {
+    a * b
+}
+#[gemm_kernel(acc = tf32, layout_ok)]
+fn tf32_cc(a: Matrix<f32, ColMajor>, b: Matrix<f32, ColMajor>) -> Matrix<f32> {
+    a * b
+}
 
 /// Runs a two-operand kernel on every device and shape and compares with its reference.
 macro_rules! check_plain {
@@ -275,7 +285,8 @@ fn every_planned_decode_n_config() {
 /// (`movmatrix` turns its pieces): a row-major B turned around (N ≤ 32; f16, and bf16
 /// with an f32 output) and a column-major A in the plain form (with a column-major
 /// output); every planned config on the every-config shapes (7 columns or rows: pairs
-/// of elements read apart; 8 and more: as one load), CUDA targets only.
+/// of elements read apart; 8 and more: as one load), CUDA targets only. tf32's (elements
+/// loaded one by one) in both forms too.
 #[test]
 fn every_planned_decode_config_across() {
     let _narrowed = narrowed_run_check();
@@ -284,6 +295,8 @@ fn every_planned_decode_config_across() {
     check_all_configs!(f16_rr, f16, RowMajor, f16, RowMajor, false, 40, family Decode, on cuda);
     check_all_configs!(bf16_rr, bf16, RowMajor, bf16, RowMajor, false, 41, family Decode, on cuda);
     check_all_configs!(f16_cc_out_col, f16, ColMajor, f16, ColMajor, false, 42, family Decode, on cuda);
+    check_all_configs!(tf32_rr, f32, RowMajor, f32, RowMajor, true, 47, family Decode, on cuda);
+    check_all_configs!(tf32_cc, f32, ColMajor, f32, ColMajor, true, 48, family Decode, on cuda);
 }
 
 /// The gemv kernels whose small side is stored across (`cg_x_across`, its few rows

@@ -73,7 +73,16 @@ static __device__ __forceinline__ bool cg_tile_of_block(int M, int N, int bm, in
 #define CG_FR (NT * MT * 4)
 #define CG_CK 32
 typedef unsigned short cg_ab_t;
-static_assert(BK == CG_CK, "a chunk is 32 k: four lanes of 8 elements");
+#define CG_EPC 8
+#define CG_XK (8 * (lane >> 3) + ((lane >> 2) & 1))
+#define CG_XR (2 * q)
+static __device__ __forceinline__ cg_u4 cg_ld_part(const cg_ab_t* p, int valid) {
+    unsigned e[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) e[i] = i < valid ? (unsigned)p[i] : 0u;
+    return cg_u4{e[0] | e[1] << 16, e[2] | e[3] << 16, e[4] | e[5] << 16, e[6] | e[7] << 16};
+}
+static_assert(BK == CG_CK, "a chunk is four lanes' 16 bytes: 32 k of 16-bit elements, 16 of f32");
 static_assert(WARPS % KW == 0, "KW must divide WARPS");
 static_assert(MT >= 1 && MT <= 8 && NT >= 1 && NT <= 4, "MT 1-8, NT 1-4");
 #ifndef SWAP
@@ -105,15 +114,17 @@ static_assert(MT >= 1 && MT <= 8 && NT >= 1 && NT <= 4, "MT 1-8, NT 1-4");
    at any alignment take half the unroll (at the whole one ptxas spilled at 128
    registers: MT = 4 with NT = 2, or with a rotated walk), and so does a small side
    stored across from 32 rows on, or from 16 where a pair is two loads (their loads
-   spilled at 128 registers). */
+   spilled at 128 registers); four loads of f32 elements count as pairs. So does tf32
+   at 32 accumulators: rounding the words spilled 4 bytes at 128 registers (MT = 4 with
+   NT = 2, whole chunks). */
 #if CG_X_KMAJ
 #define CG_X_HEAVY 0
-#elif CG_X_ALIGN >= 2
+#elif CG_X_ALIGN >= 2 || CG_EPC == 4
 #define CG_X_HEAVY (MT >= 4)
 #else
 #define CG_X_HEAVY (MT >= 2)
 #endif
-#if CG_W_VEC && CG_X_VEC && !CG_X_HEAVY
+#if CG_W_VEC && CG_X_VEC && !CG_X_HEAVY && !(CG_EPC == 4 && MT * NT >= 8)
 #define CG_UNROLL UNROLL
 #else
 #define CG_UNROLL ((UNROLL + 1) / 2)
@@ -144,23 +155,16 @@ static __device__ __forceinline__ cg_u4 cg_shift_down(const cg_u4& lo, const cg_
     const unsigned sh = (off & 3u) * 8u;
     return cg_u4{__funnelshift_r(x0, x1, sh), __funnelshift_r(x1, x2, sh), __funnelshift_r(x2, x3, sh), __funnelshift_r(x3, x4, sh)};
 }
-/* A chunk's 8 elements at p where rows may start anywhere in a 16-byte chunk (an odd K,
+/* A chunk's CG_EPC elements at p where rows may start anywhere in a 16-byte chunk (an odd K,
    a view of odd pitch): the aligned chunk holding p and, unless p is aligned, the next,
    which holds the window's last element (whole chunks only: every element is the row's),
    shifted down into place. Through the L1 (unlike B's aligned stream): a lane's second
    chunk is its neighbour's first. */
 static __device__ __forceinline__ cg_u4 cg_ld_win(const cg_ab_t* p) {
     const unsigned off = (unsigned)(unsigned long long)p & 15u;
-    const cg_ab_t* c = p - off / 2u;
+    const cg_ab_t* c = p - off / sizeof(cg_ab_t);
     const cg_u4 lo = cg_ld_cached(c);
-    return cg_shift_down(lo, off ? cg_ld_cached(c + 8) : lo, off);
-}
-/* The first `valid` of a segment's 8 elements, zeros after them (the chunk that crosses K). */
-static __device__ __forceinline__ cg_u4 cg_ld_part(const cg_ab_t* p, int valid) {
-    unsigned e[8];
-#pragma unroll
-    for (int i = 0; i < 8; ++i) e[i] = i < valid ? (unsigned)p[i] : 0u;
-    return cg_u4{e[0] | e[1] << 16, e[2] | e[3] << 16, e[4] | e[5] << 16, e[6] | e[7] << 16};
+    return cg_shift_down(lo, off ? cg_ld_cached(c + CG_EPC) : lo, off);
 }
 /* Diagnosis variant compute_only's stand-in for a load: words that depend on the chunk. */
 static __device__ __forceinline__ cg_u4 cg_fake(int c, unsigned salt) {
@@ -224,12 +228,14 @@ static __device__ __forceinline__ void cg_mma(float* c, unsigned a0, unsigned a1
         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 static __device__ __forceinline__ void cg_chunk(float (&acc)[NT][MT][4], const cg_u4 (&w)[NT][2], const cg_u4 (&x)[MT]) {
+    const cg_u4 (&wr)[NT][2] = w;
+    const cg_u4 (&xr)[MT] = x;
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
-            cg_mma(acc[nt][mt], w[nt][0].x, w[nt][1].x, w[nt][0].y, w[nt][1].y, x[mt].x, x[mt].y);
-            cg_mma(acc[nt][mt], w[nt][0].z, w[nt][1].z, w[nt][0].w, w[nt][1].w, x[mt].z, x[mt].w);
+            cg_mma(acc[nt][mt], wr[nt][0].x, wr[nt][1].x, wr[nt][0].y, wr[nt][1].y, xr[mt].x, xr[mt].y);
+            cg_mma(acc[nt][mt], wr[nt][0].z, wr[nt][1].z, wr[nt][0].w, wr[nt][1].w, xr[mt].z, xr[mt].w);
         }
 }
 
@@ -246,7 +252,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f16_colc
     const cg_ab_t* __restrict__ gb = CG_WP;
     (void)ga; (void)gb;
     /* This lane's columns (g and g + 8 of each 16-column block) and rows (g of each 8-row
-       block), at its 8 elements of a chunk. Columns past CG_C and rows past CG_R read the
+       block), at its CG_EPC elements of a chunk. Columns past CG_C and rows past CG_R read the
        last one instead (always in bounds: M, N >= 1 at launch); those sums are never
        stored. */
     const cg_ab_t* wp[NT][2];
@@ -256,14 +262,14 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f16_colc
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int n = min(n0 + nt * 16 + h * 8 + g, CG_C - 1);
-            wp[nt][h] = gb + (long)n * CG_LDW + q * 8;
+            wp[nt][h] = gb + (long)n * CG_LDW + q * CG_EPC;
         }
 #if CG_X_KMAJ
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt) xp[mt] = ga + (long)min(mt * 8 + g, CG_R - 1) * CG_LDX + q * 8;
+    for (int mt = 0; mt < MT; ++mt) xp[mt] = ga + (long)min(mt * 8 + g, CG_R - 1) * CG_LDX + q * CG_EPC;
 #else
     /* Stored across: this lane's k of word 0 in a chunk and its pair of rows in a block. */
-    [[maybe_unused]] const int xk = 8 * (lane >> 3) + ((lane >> 2) & 1), xr = 2 * q;
+    [[maybe_unused]] const int xk = CG_XK, xr = CG_XR;
     [[maybe_unused]] const cg_ab_t* xq = ga + (long)xk * CG_LDX;
     (void)xp;
 #endif
@@ -317,20 +323,20 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f16_colc
     const int chunks = (K + CG_CK - 1) / CG_CK;
 #pragma unroll 1
     for (int c = whole + part; c < chunks; c += KW) {
-        const int valid = K - c * CG_CK - q * 8;
+        const int valid = K - c * CG_CK - q * CG_EPC;
         cg_u4 w[NT][2], x[MT];
 #pragma unroll
         for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const cg_ab_t* p = wp[nt][h] + (long)c * CG_CK;
-                w[nt][h] = valid >= 8 ? CG_LOAD_B(p, c) : cg_ld_part(p, valid);
+                w[nt][h] = valid >= CG_EPC ? CG_LOAD_B(p, c) : cg_ld_part(p, valid);
             }
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
 #if CG_X_KMAJ
             const cg_ab_t* p = xp[mt] + (long)c * CG_CK;
-            x[mt] = valid >= 8 ? CG_LOAD_A(p, c) : cg_ld_part(p, valid);
+            x[mt] = valid >= CG_EPC ? CG_LOAD_A(p, c) : cg_ld_part(p, valid);
 #else
             x[mt] = CG_LOAD_ACROSS(mt, c, K - c * CG_CK);
 #endif

@@ -21,8 +21,16 @@
 //! 8×8 pieces so that every lane holds the same words a K-contiguous 16-byte load would
 //! have given it. The small side is a few KiB a chunk that every block reads (L1 and L2
 //! hits); the streamed side keeps its 16-byte loads.
+//!
+//! f32 operands rounded to tf32 (`acc = tf32`) take `m16n8k8`, whose fragments hold one
+//! 32-bit element where `m16n8k16`'s hold a pair: a lane's 16-byte load holds `k = 4q ..
+//! 4q + 3` of a 16-k chunk, and the same calls put word `j`'s k at the instruction's
+//! slot `q` (`j` even) or `q + 4` (`j` odd). Every word is rounded to tf32 (`cvt.rna`) as
+//! the mma_sync family rounds its operands. Stored across, a lane loads its four
+//! elements one by one (`movmatrix` moves 16-bit pairs only); 8 lanes of a quad position
+//! read 32 contiguous bytes of one k.
 
-use super::CHUNK_K;
+use super::chunk_k;
 use crate::codegen::cuda::{fill, preamble};
 use crate::codegen::prelude::{kernel_params, variant_store, view_prologue};
 use crate::codegen::Variant;
@@ -38,10 +46,17 @@ use crate::target::Backend;
 /// - `ComputeOnly`: no global load of A or B; the MMAs run on words derived from the chunk
 ///   index (which no compiler can fold away).
 pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
-    let mut s = preamble(ir, "decode mma.sync m16n8k16, swap-AB", variant);
+    let tf32 = ir.ab_dtype.size() == 4;
+    let what = if tf32 {
+        "decode mma.sync m16n8k8 tf32, swap-AB"
+    } else {
+        "decode mma.sync m16n8k16, swap-AB"
+    };
+    let mut s = preamble(ir, what, variant);
     let chunk = match variant {
         Variant::LoadOnly => SINK_CHUNK.to_string(),
-        _ => format!("{MMA_FN}{MMA_CHUNK}"),
+        _ if tf32 => format!("{MMA_TF32_FN}{}", fill(MMA_CHUNK, &[("PREP", ROUND_TF32.to_string())])),
+        _ => format!("{MMA_FN}{}", fill(MMA_CHUNK, &[("PREP", KEEP.to_string())])),
     };
     let loads = match variant {
         Variant::ComputeOnly => "#define CG_LOAD_B(p, c) cg_fake(c, 1u)\n#define CG_LOAD_A(p, c) cg_fake(c, 2u)",
@@ -58,13 +73,20 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         KERNEL,
         &[
             ("CHUNK_FN", fill(&chunk, &[("TY", ir.ab_dtype.name().to_string())])),
-            ("CHUNK_K", CHUNK_K.to_string()),
+            ("CHUNK_K", chunk_k(ir.ab_dtype).to_string()),
+            ("ELEM", if tf32 { ELEM_32 } else { ELEM_16 }.to_string()),
             ("SHIFT_DOWN", crate::family::gemv::SHIFT_DOWN.to_string()),
             ("SYM", ir.symbol()),
             ("PARAMS", kernel_params(ir, Backend::Cuda)),
             ("VIEW", view_prologue(ir, Backend::Cuda)),
             ("ROLES", roles(ir)),
-            ("LOADS", format!("{loads}\n#if !CG_X_KMAJ\n{ACROSS}{across}\n#endif")),
+            (
+                "LOADS",
+                format!(
+                    "{loads}\n#if !CG_X_KMAJ\n{}{across}\n#endif",
+                    if tf32 { ACROSS_32 } else { ACROSS }
+                ),
+            ),
             ("COORDS", turned::STORE_COORDS.to_string()),
             ("STORE", variant_store(ir, variant, "ci", "cj", "acc")),
         ],
@@ -108,15 +130,79 @@ pub(in crate::family) const MMA_FN: &str = r#"static __device__ __forceinline__ 
 }
 "#;
 
-/// `cg_chunk`: a chunk's two MMAs for every (16-column, 8-row) block pair.
+/// `cg_mma` for f32 operands: one `mma.sync m16n8k8` on tf32 words (rounded by the
+/// caller), the same argument places as [`MMA_FN`]'s.
+const MMA_TF32_FN: &str = r#"static __device__ __forceinline__ void cg_mma(float* c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+/* The mma reads tf32 operands as f32 bit patterns; round to nearest (away) first. */
+static __device__ __forceinline__ unsigned cg_to_tf32(unsigned x) {
+    unsigned u;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(u) : "f"(__uint_as_float(x)));
+    return u;
+}
+static __device__ __forceinline__ cg_u4 cg_to_tf32(const cg_u4& v) {
+    return cg_u4{cg_to_tf32(v.x), cg_to_tf32(v.y), cg_to_tf32(v.z), cg_to_tf32(v.w)};
+}
+"#;
+
+/// [`MMA_CHUNK`]'s operands as loaded (16-bit words go to the MMA as they are).
+const KEEP: &str = "    const cg_u4 (&wr)[NT][2] = w;\n    const cg_u4 (&xr)[MT] = x;";
+
+/// [`MMA_CHUNK`]'s operands rounded to tf32, each word once (an MMA per block pair would
+/// round the shared words again).
+const ROUND_TF32: &str = r#"    cg_u4 wr[NT][2], xr[MT];
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) {
+        wr[nt][0] = cg_to_tf32(w[nt][0]);
+        wr[nt][1] = cg_to_tf32(w[nt][1]);
+    }
+#pragma unroll
+    for (int mt = 0; mt < MT; ++mt) xr[mt] = cg_to_tf32(x[mt]);"#;
+
+/// `cg_chunk`: a chunk's two MMAs for every (16-column, 8-row) block pair, on the words
+/// `@PREP@` makes of the loaded ones ([`KEEP`] or [`ROUND_TF32`]).
 const MMA_CHUNK: &str = r#"static __device__ __forceinline__ void cg_chunk(float (&acc)[NT][MT][4], const cg_u4 (&w)[NT][2], const cg_u4 (&x)[MT]) {
+@PREP@
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
-            cg_mma(acc[nt][mt], w[nt][0].x, w[nt][1].x, w[nt][0].y, w[nt][1].y, x[mt].x, x[mt].y);
-            cg_mma(acc[nt][mt], w[nt][0].z, w[nt][1].z, w[nt][0].w, w[nt][1].w, x[mt].z, x[mt].w);
+            cg_mma(acc[nt][mt], wr[nt][0].x, wr[nt][1].x, wr[nt][0].y, wr[nt][1].y, xr[mt].x, xr[mt].y);
+            cg_mma(acc[nt][mt], wr[nt][0].z, wr[nt][1].z, wr[nt][0].w, wr[nt][1].w, xr[mt].z, xr[mt].w);
         }
+}
+"#;
+
+/// The element type and what depends on its width, 16-bit: `cg_ab_t`, `CG_EPC` (elements
+/// a 16-byte chunk), where a lane's stored-across pair lies (`CG_XK`: its k of word 0,
+/// `CG_XR`: its first row of a block; see [`ACROSS`]) and `cg_ld_part`, the first `valid`
+/// of a segment's elements and zeros after them (the chunk that crosses K).
+const ELEM_16: &str = r#"typedef unsigned short cg_ab_t;
+#define CG_EPC 8
+#define CG_XK (8 * (lane >> 3) + ((lane >> 2) & 1))
+#define CG_XR (2 * q)
+static __device__ __forceinline__ cg_u4 cg_ld_part(const cg_ab_t* p, int valid) {
+    unsigned e[8];
+#pragma unroll
+    for (int i = 0; i < 8; ++i) e[i] = i < valid ? (unsigned)p[i] : 0u;
+    return cg_u4{e[0] | e[1] << 16, e[2] | e[3] << 16, e[4] | e[5] << 16, e[6] | e[7] << 16};
+}
+"#;
+
+/// [`ELEM_16`] for f32 elements (tf32): a lane's stored-across elements are its row `g`
+/// at `k = 4q .. 4q + 3` ([`ACROSS_32`]).
+const ELEM_32: &str = r#"typedef float cg_ab_t;
+#define CG_EPC 4
+#define CG_XK (4 * q)
+#define CG_XR g
+static __device__ __forceinline__ cg_u4 cg_ld_part(const cg_ab_t* p, int valid) {
+    unsigned e[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) e[i] = i < valid ? __float_as_uint(p[i]) : 0u;
+    return cg_u4{e[0], e[1], e[2], e[3]};
 }
 "#;
 
@@ -180,6 +266,23 @@ static __device__ __forceinline__ cg_u4 cg_ld_across(const cg_ab_t* xq, int xk, 
 }
 "#;
 
+/// [`ACROSS`] for 32-bit elements: lane `(g, q)` loads its row `8mt + g` (`xr`, rows past
+/// the last reading the last) at `k = 4q + j` (`xk + j`) for `j = 0..3`, one 4-byte load
+/// each (zero from K on): the words a K-contiguous 16-byte load would have given it.
+pub(super) const ACROSS_32: &str = r#"static __device__ __forceinline__ unsigned cg_ld_u32(const cg_ab_t* p) {
+    unsigned v;
+    asm("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
+}
+static __device__ __forceinline__ cg_u4 cg_ld_across(const cg_ab_t* xq, int xk, int xr, int mt, int c, int kvalid, int rows, long ld) {
+    const cg_ab_t* p = xq + (long)c * CG_CK * ld + min(8 * mt + xr, rows - 1);
+    unsigned w[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) w[j] = xk + j < kvalid ? cg_ld_u32(p + j * ld) : 0u;
+    return cg_u4{w[0], w[1], w[2], w[3]};
+}
+"#;
+
 const KERNEL: &str = r#"
 #define CG_THREADS (WARPS * 32)
 #define CG_GROUPS (WARPS / KW)
@@ -187,8 +290,7 @@ const KERNEL: &str = r#"
 #define CG_NB (CG_GROUPS * CG_WN)
 #define CG_FR (NT * MT * 4)
 #define CG_CK @CHUNK_K@
-typedef unsigned short cg_ab_t;
-static_assert(BK == CG_CK, "a chunk is 32 k: four lanes of 8 elements");
+@ELEM@static_assert(BK == CG_CK, "a chunk is four lanes' 16 bytes: 32 k of 16-bit elements, 16 of f32");
 static_assert(WARPS % KW == 0, "KW must divide WARPS");
 static_assert(MT >= 1 && MT <= 8 && NT >= 1 && NT <= 4, "MT 1-8, NT 1-4");
 @ROLES@
@@ -196,15 +298,17 @@ static_assert(MT >= 1 && MT <= 8 && NT >= 1 && NT <= 4, "MT 1-8, NT 1-4");
    at any alignment take half the unroll (at the whole one ptxas spilled at 128
    registers: MT = 4 with NT = 2, or with a rotated walk), and so does a small side
    stored across from 32 rows on, or from 16 where a pair is two loads (their loads
-   spilled at 128 registers). */
+   spilled at 128 registers); four loads of f32 elements count as pairs. So does tf32
+   at 32 accumulators: rounding the words spilled 4 bytes at 128 registers (MT = 4 with
+   NT = 2, whole chunks). */
 #if CG_X_KMAJ
 #define CG_X_HEAVY 0
-#elif CG_X_ALIGN >= 2
+#elif CG_X_ALIGN >= 2 || CG_EPC == 4
 #define CG_X_HEAVY (MT >= 4)
 #else
 #define CG_X_HEAVY (MT >= 2)
 #endif
-#if CG_W_VEC && CG_X_VEC && !CG_X_HEAVY
+#if CG_W_VEC && CG_X_VEC && !CG_X_HEAVY && !(CG_EPC == 4 && MT * NT >= 8)
 #define CG_UNROLL UNROLL
 #else
 #define CG_UNROLL ((UNROLL + 1) / 2)
@@ -226,23 +330,16 @@ static __device__ __forceinline__ cg_u4 cg_ld_cached(const cg_ab_t* p) {
     asm("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
     return v;
 }
-@SHIFT_DOWN@/* A chunk's 8 elements at p where rows may start anywhere in a 16-byte chunk (an odd K,
+@SHIFT_DOWN@/* A chunk's CG_EPC elements at p where rows may start anywhere in a 16-byte chunk (an odd K,
    a view of odd pitch): the aligned chunk holding p and, unless p is aligned, the next,
    which holds the window's last element (whole chunks only: every element is the row's),
    shifted down into place. Through the L1 (unlike B's aligned stream): a lane's second
    chunk is its neighbour's first. */
 static __device__ __forceinline__ cg_u4 cg_ld_win(const cg_ab_t* p) {
     const unsigned off = (unsigned)(unsigned long long)p & 15u;
-    const cg_ab_t* c = p - off / 2u;
+    const cg_ab_t* c = p - off / sizeof(cg_ab_t);
     const cg_u4 lo = cg_ld_cached(c);
-    return cg_shift_down(lo, off ? cg_ld_cached(c + 8) : lo, off);
-}
-/* The first `valid` of a segment's 8 elements, zeros after them (the chunk that crosses K). */
-static __device__ __forceinline__ cg_u4 cg_ld_part(const cg_ab_t* p, int valid) {
-    unsigned e[8];
-#pragma unroll
-    for (int i = 0; i < 8; ++i) e[i] = i < valid ? (unsigned)p[i] : 0u;
-    return cg_u4{e[0] | e[1] << 16, e[2] | e[3] << 16, e[4] | e[5] << 16, e[6] | e[7] << 16};
+    return cg_shift_down(lo, off ? cg_ld_cached(c + CG_EPC) : lo, off);
 }
 /* Diagnosis variant compute_only's stand-in for a load: words that depend on the chunk. */
 static __device__ __forceinline__ cg_u4 cg_fake(int c, unsigned salt) {
@@ -265,7 +362,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
     const cg_ab_t* __restrict__ gb = CG_WP;
     (void)ga; (void)gb;
     /* This lane's columns (g and g + 8 of each 16-column block) and rows (g of each 8-row
-       block), at its 8 elements of a chunk. Columns past CG_C and rows past CG_R read the
+       block), at its CG_EPC elements of a chunk. Columns past CG_C and rows past CG_R read the
        last one instead (always in bounds: M, N >= 1 at launch); those sums are never
        stored. */
     const cg_ab_t* wp[NT][2];
@@ -275,14 +372,14 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int n = min(n0 + nt * 16 + h * 8 + g, CG_C - 1);
-            wp[nt][h] = gb + (long)n * CG_LDW + q * 8;
+            wp[nt][h] = gb + (long)n * CG_LDW + q * CG_EPC;
         }
 #if CG_X_KMAJ
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt) xp[mt] = ga + (long)min(mt * 8 + g, CG_R - 1) * CG_LDX + q * 8;
+    for (int mt = 0; mt < MT; ++mt) xp[mt] = ga + (long)min(mt * 8 + g, CG_R - 1) * CG_LDX + q * CG_EPC;
 #else
     /* Stored across: this lane's k of word 0 in a chunk and its pair of rows in a block. */
-    [[maybe_unused]] const int xk = 8 * (lane >> 3) + ((lane >> 2) & 1), xr = 2 * q;
+    [[maybe_unused]] const int xk = CG_XK, xr = CG_XR;
     [[maybe_unused]] const cg_ab_t* xq = ga + (long)xk * CG_LDX;
     (void)xp;
 #endif
@@ -336,20 +433,20 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
     const int chunks = (K + CG_CK - 1) / CG_CK;
 #pragma unroll 1
     for (int c = whole + part; c < chunks; c += KW) {
-        const int valid = K - c * CG_CK - q * 8;
+        const int valid = K - c * CG_CK - q * CG_EPC;
         cg_u4 w[NT][2], x[MT];
 #pragma unroll
         for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const cg_ab_t* p = wp[nt][h] + (long)c * CG_CK;
-                w[nt][h] = valid >= 8 ? CG_LOAD_B(p, c) : cg_ld_part(p, valid);
+                w[nt][h] = valid >= CG_EPC ? CG_LOAD_B(p, c) : cg_ld_part(p, valid);
             }
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
 #if CG_X_KMAJ
             const cg_ab_t* p = xp[mt] + (long)c * CG_CK;
-            x[mt] = valid >= 8 ? CG_LOAD_A(p, c) : cg_ld_part(p, valid);
+            x[mt] = valid >= CG_EPC ? CG_LOAD_A(p, c) : cg_ld_part(p, valid);
 #else
             x[mt] = CG_LOAD_ACROSS(mt, c, K - c * CG_CK);
 #endif

@@ -18,7 +18,9 @@
 //! their sums are added through shared memory in warp order: the same bits on every run.
 //! The fused epilogue runs on the sums before the store.
 //!
-//! It serves f16 and bf16, CUDA only, in the forms of [`turned::modes`]: the plain form
+//! It serves f16 and bf16, and f32 rounded to tf32 (`acc = tf32`: `m16n8k8`, whose
+//! fragments take the same words in the same places, each 16-byte load holding 4 k
+//! instead of 8), CUDA only, in the forms of [`turned::modes`]: the plain form
 //! streams B's K-contiguous columns (B column-major), the turned-around one A's
 //! K-contiguous rows (A row-major). The small side is read K-contiguous where it is
 //! (A row-major, B column-major turned around: the `x · Wᵀ` of a linear layer), else
@@ -40,26 +42,35 @@ use crate::space::TuneSpace;
 use crate::target::{Backend, Instr, InstrType, TargetSpec};
 use serde::{Deserialize, Serialize};
 
-/// k per chunk: the four lanes of a quad load 8 elements (16 bytes) each.
-pub(crate) const CHUNK_K: u32 = 32;
+/// k per chunk of `dtype`: the four lanes of a quad load 16 bytes each (8 elements of
+/// f16 or bf16, 4 of f32).
+pub(crate) const fn chunk_k(dtype: DType) -> u32 {
+    4 * 16 / dtype.size()
+}
 
 /// What the mma.sync shape specialists (`decode` and `decode_n`) ask of a target and a
 /// kernel besides their layouts: CUDA (else `Err` naming the `kernel` and, in brackets,
-/// `cuda_why`) and f16 or bf16 operands on mma.sync.
-pub(super) fn serves_16bit_mma_sync(
+/// `cuda_why`) and f16 or bf16 operands on mma.sync, or f32 ones rounded to tf32 where
+/// `tf32` (the kernel's source has that form).
+pub(super) fn serves_mma_sync(
     target: &TargetSpec,
     ir: &GemmIr,
     kernel: &str,
     cuda_why: &str,
+    tf32: bool,
 ) -> Result<(), String> {
     if target.backend != Backend::Cuda {
         return Err(format!("the {kernel} kernel is CUDA only ({cuda_why})"));
     }
     let ty = InstrType::of(ir.ab_dtype, ir.acc);
-    if !matches!(ty, InstrType::F16 | InstrType::Bf16) || !target.offers(Instr::MmaSync, ty) {
-        return Err(format!(
-            "the {kernel} kernel takes f16 or bf16 operands on mma.sync, not {ty:?}"
-        ));
+    let takes = matches!(ty, InstrType::F16 | InstrType::Bf16) || (tf32 && ty == InstrType::Tf32);
+    if !takes || !target.offers(Instr::MmaSync, ty) {
+        let what = if tf32 {
+            "f16 or bf16 operands, or f32 ones with `acc = tf32`,"
+        } else {
+            "f16 or bf16 operands"
+        };
+        return Err(format!("the {kernel} kernel takes {what} on mma.sync, not {ty:?}"));
     }
     Ok(())
 }
@@ -83,7 +94,7 @@ pub struct DecodeTile {
     pub warps: u32,
     /// Warps of a column group that split K (a divisor of `warps`).
     pub kw: u32,
-    /// 32-k chunks a warp loads before the first MMA of an iteration (loads in flight).
+    /// Chunks (32 k, 16 in tf32) a warp loads before the first MMA of an iteration (loads in flight).
     pub unroll: u32,
     /// Each block starts its walk over K at a chunk of its own and wraps (`ROT`), so that
     /// blocks running in step do not all read the same chunk of A at once. Tuned, not
@@ -250,7 +261,7 @@ impl KernelFamily for Decode {
     }
 
     fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String> {
-        serves_16bit_mma_sync(target, ir, "decode", "mma.sync")?;
+        serves_mma_sync(target, ir, "decode", "mma.sync", true)?;
         if turned::modes(ir).is_empty() {
             return Err(
                 "the decode kernel streams K-contiguous columns of B (B column-major) or, turned around, K-contiguous rows of A (A row-major)"
@@ -300,12 +311,12 @@ impl KernelFamily for Decode {
         s + rot * t.rot as u32 as f64
     }
 
-    fn resources(&self, t: &DecodeTile, _dtype: DType) -> Resources {
+    fn resources(&self, t: &DecodeTile, dtype: DType) -> Resources {
         Resources {
             threads: t.threads(),
             smem_bytes: t.smem_bytes(),
             est_regs: t.est_regs(),
-            ring_k: CHUNK_K * t.unroll * t.kw,
+            ring_k: chunk_k(dtype) * t.unroll * t.kw,
         }
     }
 
@@ -341,7 +352,7 @@ impl KernelFamily for Decode {
             ("UNROLL", t.unroll),
             // The k-step of the code paths (whole chunks, the chunk that crosses K): what
             // a first-use check at a cut K keeps the remainder of.
-            ("BK", CHUNK_K),
+            ("BK", chunk_k(ir.ab_dtype)),
             ("ROT", t.rot as u32),
             ("SWAP", t.swap as u32),
         ];
@@ -582,19 +593,51 @@ mod tests {
         assert!(Decode
             .emit(&cc, Backend::Cuda, Variant::Full)
             .contains("#error \"this decode form streams A"));
+        // Full f32 has no tensor-core instruction; f32 rounded to tf32 (`acc = tf32`) does.
         let why = Decode
             .serves(&h200, &ir(DType::F32, Layout::RowMajor, Layout::ColMajor))
             .unwrap_err();
-        assert!(why.contains("f16 or bf16"), "{why}");
+        assert!(why.contains("acc = tf32") && why.contains("F32"), "{why}");
         let mut tf32 = ir(DType::F32, Layout::RowMajor, Layout::ColMajor);
         tf32.acc = AccMode::Tf32;
-        assert!(Decode.serves(&h200, &tf32).is_err());
+        assert!(Decode.serves(&h200, &tf32).is_ok());
+        assert!(Decode.serves(&target("a100"), &tf32).is_ok());
+        // decode_n has no tf32 form.
+        let why = crate::family::DecodeN
+            .serves(&h200, &GemmIr { acc: AccMode::Tf32, ..ir(DType::F32, Layout::RowMajor, Layout::RowMajor) })
+            .unwrap_err();
+        assert!(why.contains("f16 or bf16 operands on mma.sync, not Tf32"), "{why}");
         assert!(Decode
             .serves(
                 &target("opencl_cpu"),
                 &ir(DType::F16, Layout::RowMajor, Layout::ColMajor)
             )
             .is_err());
+    }
+
+    /// tf32 takes every tile of the 16-bit plan in both forms (and across: a row-major B
+    /// turned around), its chunks 16 k deep: the first-use check's remainder and the
+    /// every-config test's K follow them.
+    #[test]
+    fn tf32_plans_the_same_tiles_with_16_k_chunks() {
+        let h200 = target("h200");
+        let tiles = |dt: DType, acc: AccMode, lb: Layout| {
+            let g = GemmIr::matmul("d", dt, acc, Layout::RowMajor, lb);
+            Decode.space(&PlanCtx::new(&h200, &g), &TuneSpace::default())
+        };
+        for lb in [Layout::ColMajor, Layout::RowMajor] {
+            let t = tiles(DType::F32, AccMode::Tf32, lb);
+            assert!(!t.is_empty());
+            assert_eq!(t, tiles(DType::F16, AccMode::F32, lb), "{lb:?}");
+        }
+        let g = GemmIr::matmul("d", DType::F32, AccMode::Tf32, Layout::RowMajor, Layout::ColMajor);
+        let t = TURNED_8;
+        assert_eq!(Decode.resources(&t, DType::F32).ring_k, 16 * 4 * 8);
+        assert_eq!(Decode.resources(&t, DType::F16).ring_k, 32 * 4 * 8);
+        assert!(Decode.defines(&t, &g, Backend::Cuda, Problem::new(64, 8, 64)).contains(&("BK", 16)));
+        let src = Decode.emit(&g, Backend::Cuda, Variant::Full);
+        assert!(src.contains("m16n8k8.row.col.f32.tf32.tf32.f32") && src.contains("cvt.rna.tf32.f32"));
+        assert!(src.contains("typedef float cg_ab_t;"));
     }
 
     #[test]

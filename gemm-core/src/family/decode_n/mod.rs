@@ -141,7 +141,7 @@ impl KernelFamily for DecodeN {
     }
 
     fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String> {
-        super::decode::serves_16bit_mma_sync(target, ir, "decode_n", "mma.sync, ldmatrix")?;
+        super::decode::serves_mma_sync(target, ir, "decode_n", "mma.sync, ldmatrix", false)?;
         if ir.a_layout() != Layout::RowMajor || ir.b_layout() != Layout::RowMajor {
             return Err(
                 "the decode_n kernel reads K-contiguous rows of A and N-contiguous rows of B (A and B row-major)"
