@@ -281,6 +281,72 @@ fn every_planned_decode_n_config() {
     check_all_configs!(bf16_rr, bf16, RowMajor, bf16, RowMajor, false, 27, family DecodeN, on cuda);
 }
 
+/// Every OpenCL family's diagnosis variants (the sources `crossgemm diagnose` times beside
+/// the kernel: load-only, no epilogue, compute-only, no store) compile and run on each
+/// OpenCL device: the first config of each family and form (plain, turned around) of an
+/// f16 kernel with a column-major B and an f32 one with a row-major B (simt, gemv with
+/// its small side K-contiguous and across, gemv_n), at an odd shape each takes. Nothing
+/// else builds them on OpenCL (diagnose's CLI test times simt's); the CUDA ones compile
+/// through NVRTC in tests/nvrtc.rs. gemv_n's load-only variant did not compile here.
+#[test]
+fn opencl_diagnosis_variants_compile_and_run() {
+    macro_rules! variants {
+        ($kernel:ident, $ta:ty, $la:ty, $tb:ty, $lb:ty, $to:ty, $seed:expr) => {{
+            let mut families = std::collections::BTreeSet::new();
+            for dev in devices().into_iter().filter(|d| d.info().kind == Backend::Opencl) {
+                let mut r = rng($seed);
+                let dtype = <$ta as crossgemm::Element>::DTYPE;
+                let mut seen = std::collections::BTreeSet::new();
+                for cfg in fitting_configs(&$kernel::SPEC, &dev, dtype) {
+                    if !seen.insert((cfg.family_id(), cfg.to_string().contains("swap"))) {
+                        continue;
+                    }
+                    families.insert(cfg.family_id());
+                    let (bm, bn) = cfg.block_mn();
+                    let (m, n, k) = [
+                        (67, 45, 77),
+                        ((bm as usize).min(7), 45, 77),
+                        (67, (bn as usize).min(7), 77),
+                    ]
+                    .into_iter()
+                    .find(|&(m, n, k)| {
+                        let p = crossgemm::Problem::new(m, n, k);
+                        cfg.family().accepts(&cfg, $kernel::SPEC.ir(), p).is_ok()
+                    })
+                    .unwrap_or_else(|| panic!("{cfg}: no shape it takes"));
+                    let a = mat::<$ta, $la>(&dev, &mut r, m, k);
+                    let b = mat::<$tb, $lb>(&dev, &mut r, k, n);
+                    let mut out = Matrix::<$to>::zeros(&dev, m, n).unwrap();
+                    for v in crossgemm::Variant::ALL.into_iter().filter(|v| !v.is_full()) {
+                        let what = format!(
+                            "{} {cfg} {} at {m}x{n}x{k} on {}",
+                            stringify!($kernel),
+                            v.name(),
+                            dev.info()
+                        );
+                        let args = [a.__arg(), b.__arg()];
+                        let p = crossgemm::bench::prepare_config(&$kernel::SPEC, &args, out.__out(), &cfg, v)
+                            .unwrap_or_else(|e| panic!("{what}: {e}"));
+                        crossgemm::bench::run_prepared(&$kernel::SPEC, &args, out.__out(), &p)
+                            .unwrap_or_else(|e| panic!("{what}: {e}"));
+                    }
+                }
+            }
+            families
+        }};
+    }
+    let mut families = variants!(f16_rc, f16, RowMajor, f16, ColMajor, f16, 49);
+    families.extend(variants!(f32_rr, f32, RowMajor, f32, RowMajor, f32, 50));
+    if devices().iter().any(|d| d.info().kind == Backend::Opencl) {
+        use crossgemm::FamilyId::{Gemv, GemvN, Simt};
+        assert_eq!(
+            families,
+            [Simt, Gemv, GemvN].into_iter().collect(),
+            "the OpenCL families"
+        );
+    }
+}
+
 /// The decode kernels whose small side is stored across, its few rows contiguous
 /// (`movmatrix` turns its pieces): a row-major B turned around (N ≤ 32; f16, and bf16
 /// with an f32 output) and a column-major A in the plain form (with a column-major

@@ -48,6 +48,11 @@ mod checks {
     fn nv_f32_simt(a: Matrix<f32>, b: Matrix<f32>) -> Matrix<f32> {
         a * b
     }
+    /// A row-major W in tf32: the decode kernel's f32 elements read across.
+    #[gemm_kernel(acc = tf32, layout_ok)]
+    fn nv_tf32_wrow(x: Matrix<f32>, w: Matrix<f32>, bias: Row<f32>) -> Matrix<f32> {
+        relu(x * w + bias)
+    }
     /// A and B row-major in 16 bits: the decode_n family's layouts.
     #[gemm_kernel]
     fn nv_bf16_rr_bias_gelu(x: Matrix<bf16>, w: Matrix<bf16>, bias: Row<bf16>) -> Matrix<bf16> {
@@ -394,7 +399,9 @@ mod checks {
 
     /// The decode kernels (swap-AB mma.sync, fragments straight from global memory) of an
     /// f16 kernel with a fused epilogue, in both forms, on whole 16-byte chunks and on
-    /// windows over them (K = 31 and 100: rows at any element alignment).
+    /// windows over them (K = 31 and 100: rows at any element alignment); of tf32 ones
+    /// (m16n8k8), K-contiguous in both forms and with a row-major W read across, on whole
+    /// chunks and on windows (K = 31, N = 7: across rows at any alignment).
     #[cfg(feature = "sm90")]
     #[test]
     fn every_decode_config_compiles() {
@@ -410,6 +417,65 @@ mod checks {
                 "90",
                 &[(8, 256, 256), (5, 17, 31), (24, 40, 100)],
             );
+            compile_every_config(&nv_tf32::SPEC, "h200", Decode, "90", &[(8, 256, 256), (5, 17, 31)]);
+            compile_every_config(&nv_tf32_wrow::SPEC, "h200", Decode, "90", &[(256, 8, 256), (33, 7, 31)]);
+        }
+    }
+
+    /// Every family's diagnosis variants (the sources `crossgemm diagnose` compiles beside
+    /// the kernel: load-only, no epilogue, compute-only, no store), which no other test
+    /// builds: the first config of each family and form (plain, turned around) of every
+    /// kernel here that plans it on the H200, each variant at one shape, the aligned and
+    /// the element paths taking turns. gemv's load-only variant did not compile for weeks
+    /// (79ec7db) before a device run found it.
+    #[cfg(feature = "sm90")]
+    #[test]
+    fn every_family_diagnosis_variant_compiles() {
+        if !nvrtc_or_skip(
+            "every_family_diagnosis_variant_compiles",
+            "NVRTC compiles of every family's diagnosis variants",
+        ) {
+            return;
+        }
+        use crossgemm::{check_cuda_variant_compiles, Variant};
+        let specs = [
+            &nv_f16_bias_relu::SPEC,
+            &nv_bf16_rr_bias_gelu::SPEC,
+            &nv_f16_cc_residual::SPEC,
+            &nv_tf32::SPEC,
+            &nv_tf32_wrow::SPEC,
+            &nv_f32_simt::SPEC,
+        ];
+        let mut bad = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for spec in specs {
+            let tk = spec.target("h200").expect("h200 planned");
+            let mut picked = std::collections::BTreeSet::new();
+            for cfg in &tk.plan().configs {
+                // Both forms of the families that turn around, a source's whole #if.
+                if !picked.insert((cfg.family_id(), cfg.to_string().contains("swap"))) {
+                    continue;
+                }
+                seen.insert(cfg.family_id());
+                let variants = Variant::ALL.into_iter().filter(|v| !v.is_full());
+                for (i, v) in variants.enumerate() {
+                    let shape = [ALIGNED, UNALIGNED][i % 2];
+                    if let Err(e) = check_cuda_variant_compiles(tk, spec.ir(), cfg, shape, v) {
+                        bad.push(format!("{} {cfg} {} {shape:?}: {e}", spec.name, v.name()));
+                    }
+                }
+            }
+        }
+        assert!(
+            bad.is_empty(),
+            "{} variant compiles failed:\n{}",
+            bad.len(),
+            bad.join("\n")
+        );
+        // Every CUDA family of the registry has a kernel here that plans it.
+        use crossgemm::FamilyId::*;
+        for f in [Wgmma, MmaSync, Simt, Gemv, GemvN, Decode, DecodeN] {
+            assert!(seen.contains(&f), "no kernel here plans {f}");
         }
     }
 

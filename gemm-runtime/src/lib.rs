@@ -62,7 +62,7 @@ pub use gemm_core::{
 };
 pub use half::{bf16, f16};
 #[cfg(feature = "cuda")]
-pub use nvrtc_check::{check_cuda_compiles, nvrtc_available, CompileReport};
+pub use nvrtc_check::{check_cuda_compiles, check_cuda_variant_compiles, nvrtc_available, CompileReport};
 /// The opencl3 crate crossgemm's OpenCL interop takes (its `CommandQueue` and `Buffer`),
 /// so that callers build against the same version.
 #[cfg(feature = "opencl")]

@@ -5,6 +5,7 @@
 use crate::device::cuda::{nvrtc_compile_check, nvrtc_present, Arch, PtxasInfo};
 use crate::error::{GemmError, Result};
 use crate::spec::TargetKernel;
+use gemm_core::codegen::Variant;
 use gemm_core::{Backend, GemmIr, Problem, TileConfig};
 
 /// Whether libnvrtc can be loaded, i.e. whether [`check_cuda_compiles`] can run.
@@ -60,6 +61,20 @@ pub fn check_cuda_compiles(
     config: &TileConfig,
     shape: (usize, usize, usize),
 ) -> Result<CompileReport> {
+    check_cuda_variant_compiles(kernel, ir, config, shape, Variant::Full)
+}
+
+/// [`check_cuda_compiles`] for codegen variant `variant` of the config's family: the
+/// sources `crossgemm diagnose` compiles beside the kernel (load-only, no epilogue,
+/// compute-only; see [`Variant`]), generated here as `diagnose` generates them.
+/// `Variant::Full` checks the kernel's own source.
+pub fn check_cuda_variant_compiles(
+    kernel: &TargetKernel,
+    ir: &GemmIr,
+    config: &TileConfig,
+    shape: (usize, usize, usize),
+    variant: Variant,
+) -> Result<CompileReport> {
     if kernel.backend != Backend::Cuda {
         return Err(GemmError::Unsupported(format!(
             "target `{}` is not a CUDA target",
@@ -79,7 +94,10 @@ pub fn check_cuda_compiles(
     // could pass while the real compile fails.
     let defines = config.owned_defines(ir, kernel.backend, Problem::new(m, n, k));
     let symbol = ir.symbol();
-    let log = nvrtc_compile_check(kernel.source_of(config)?, &symbol, arch, &defines)?;
+    let log = match variant {
+        Variant::Full => nvrtc_compile_check(kernel.source_of(config)?, &symbol, arch, &defines)?,
+        v => nvrtc_compile_check(&config.family_id().emit(ir, kernel.backend, v), &symbol, arch, &defines)?,
+    };
     let ptxas = PtxasInfo::parse(&log);
     Ok(CompileReport {
         symbol,

@@ -604,7 +604,13 @@ mod tests {
         assert!(Decode.serves(&target("a100"), &tf32).is_ok());
         // decode_n has no tf32 form.
         let why = crate::family::DecodeN
-            .serves(&h200, &GemmIr { acc: AccMode::Tf32, ..ir(DType::F32, Layout::RowMajor, Layout::RowMajor) })
+            .serves(
+                &h200,
+                &GemmIr {
+                    acc: AccMode::Tf32,
+                    ..ir(DType::F32, Layout::RowMajor, Layout::RowMajor)
+                },
+            )
             .unwrap_err();
         assert!(why.contains("f16 or bf16 operands on mma.sync, not Tf32"), "{why}");
         assert!(Decode
@@ -634,7 +640,9 @@ mod tests {
         let t = TURNED_8;
         assert_eq!(Decode.resources(&t, DType::F32).ring_k, 16 * 4 * 8);
         assert_eq!(Decode.resources(&t, DType::F16).ring_k, 32 * 4 * 8);
-        assert!(Decode.defines(&t, &g, Backend::Cuda, Problem::new(64, 8, 64)).contains(&("BK", 16)));
+        assert!(Decode
+            .defines(&t, &g, Backend::Cuda, Problem::new(64, 8, 64))
+            .contains(&("BK", 16)));
         let src = Decode.emit(&g, Backend::Cuda, Variant::Full);
         assert!(src.contains("m16n8k8.row.col.f32.tf32.tf32.f32") && src.contains("cvt.rna.tf32.f32"));
         assert!(src.contains("typedef float cg_ab_t;"));

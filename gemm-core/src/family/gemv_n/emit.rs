@@ -69,7 +69,8 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         )
     };
     let math = match variant {
-        Variant::LoadOnly => "acc[0][c] += b[c]; acc[i][0] += x[i][e];",
+        // Braced: the loops put it after a `for` without braces of their own.
+        Variant::LoadOnly => "{ acc[0][c] += b[c]; acc[i][0] += x[i][e]; }",
         _ => "acc[i][c] = fmaf(x[i][e], b[c], acc[i][c]);",
     };
     s.push_str(&fill(

@@ -48,7 +48,8 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         ),
     };
     let math = match variant {
-        Variant::LoadOnly => "acc[0][c] += b[c]; acc[i][0] += x[i][e];",
+        // Braced: the loops put it after a `for` without braces of their own.
+        Variant::LoadOnly => "{ acc[0][c] += b[c]; acc[i][0] += x[i][e]; }",
         _ => "acc[i][c] = fma(x[i][e], b[c], acc[i][c]);",
     };
     // A strip's walk down its rows of K, CG_VEC rows a step, then K's last rows; rows of
