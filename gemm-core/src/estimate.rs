@@ -671,6 +671,8 @@ mod tests {
         let (mut first, mut first_est, mut three, mut three_est) = (0, 0, 0, 0);
         // The winner as what a call with nothing measured runs ([`default_pick`]).
         let mut default = 0;
+        // Buckets tuned before a family now planned first (see `before_decode`).
+        let mut stale = 0;
         // A kernel's bucket may be in records of several sources (its code changed and it
         // was tuned again): the fastest is the measured winner, as in its table.
         let mut fastest: std::collections::HashMap<(&str, &str, &str), f64> = Default::default();
@@ -709,7 +711,16 @@ mod tests {
                 three += usize::from(by_plan < 3);
                 three_est += usize::from(by_est < 3);
                 let flop = 2.0 * (m * n * k * batch) as f64;
-                if (2f64.powi(23)..2f64.powi(30)).contains(&flop) {
+                // The tf32 buckets of few rows were tuned before the decode family took
+                // tf32 (session an): its tiles now lead their lists, ahead of those
+                // winners, until an H200 tunes them again (bench/README.md, "Waiting for a
+                // device").
+                let before_decode = ir.acc == AccMode::Tf32
+                    && b.config.family_id() != crate::family::FamilyId::Decode
+                    && by_estimate(&ok, ir, t, p)[0].family_id() == crate::family::FamilyId::Decode;
+                if before_decode {
+                    stale += 1;
+                } else if (2f64.powi(23)..2f64.powi(30)).contains(&flop) {
                     mid += 1;
                     assert!(
                         by_est < 16,
@@ -724,7 +735,7 @@ mod tests {
         eprintln!(
             "{buckets} buckets ({mid} mid-size): the winner among the first 16 {estimate} (planner {planner}), \
              first {first_est} (planner {first}), among the first 3 {three_est} (planner {three}), \
-             the default {default}"
+             the default {default}; {stale} tuned before the family now first"
         );
         assert!(
             default >= first,

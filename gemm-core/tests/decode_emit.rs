@@ -45,8 +45,23 @@ fn source_takes_both_types_swapped_and_streams_b() {
         assert!(!s.contains('@'), "unfilled template key");
         assert!(!s.contains("#include"));
         // B's columns are the instruction's rows: column g and g + 8 of each block.
-        assert!(s.contains("cg_mma(acc[nt][mt], w[nt][0].x, w[nt][1].x, w[nt][0].y, w[nt][1].y, x[mt].x, x[mt].y);"));
+        assert!(
+            s.contains("cg_mma(acc[nt][mt], wr[nt][0].x, wr[nt][1].x, wr[nt][0].y, wr[nt][1].y, xr[mt].x, xr[mt].y);")
+        );
+        assert!(!s.contains("cvt.rna.tf32"), "16-bit words go to the MMA as loaded");
     }
+    // f32 operands rounded to tf32: m16n8k8 on the same words, each rounded once.
+    let mut tf32 = plain(DType::F32);
+    tf32.acc = AccMode::Tf32;
+    let s = Decode.emit(&tf32, Backend::Cuda, Variant::Full);
+    assert!(s.contains("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"));
+    assert!(s.contains("cvt.rna.tf32.f32") && s.contains("wr[nt][0] = cg_to_tf32(w[nt][0]);"));
+    assert!(s.contains("typedef float cg_ab_t;\n#define CG_EPC 4"));
+    assert!(
+        !s.contains("movmatrix"),
+        "32-bit elements stored across are loaded one by one"
+    );
+    assert!(!s.contains('@'), "unfilled template key");
     let load_only = Decode.emit(&plain(DType::F16), Backend::Cuda, Variant::LoadOnly);
     assert!(!load_only.contains("mma.sync.aligned"));
     let compute_only = Decode.emit(&plain(DType::F16), Backend::Cuda, Variant::ComputeOnly);
@@ -87,6 +102,16 @@ fn across_configs_compile_without_spills() {
             [Param::row("bias", DType::Bf16)],
             vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Gelu)],
         );
+    // tf32's (f32 elements loaded one by one, no movmatrix): the plain form (the one with
+    // diagnosis variants here) on the H200's plan, K = 71 crossing a chunk at an odd
+    // pitch; its turned-around form is compiled in tests/nvrtc.rs.
+    let tf32_cc = GemmIr::matmul(
+        "dec_tf32_cc",
+        DType::F32,
+        AccMode::Tf32,
+        Layout::ColMajor,
+        Layout::ColMajor,
+    );
     for (ir, swap, shapes) in [
         (&rr, true, [Problem::new(4096, 16, 4096), Problem::new(100, 5, 72)]),
         (
@@ -94,12 +119,24 @@ fn across_configs_compile_without_spills() {
             false,
             [Problem::new(16, 4096, 4096), Problem::new(5, 100, 72)],
         ),
+        (
+            &tf32_cc,
+            false,
+            [Problem::new(16, 4096, 4096), Problem::new(7, 100, 71)],
+        ),
     ] {
+        let tf32 = ir.acc == AccMode::Tf32;
         let src = Decode.emit(ir, Backend::Cuda, Variant::Full);
-        assert!(src.contains("movmatrix.sync.aligned.m8n8.trans.b16"));
+        assert_eq!(src.contains("movmatrix.sync.aligned.m8n8.trans.b16"), !tf32);
         for (target, cc) in [("h200", 90), ("a100", 80)] {
             let mut configs = planned(ir, target, &TuneSpace::default());
             assert_eq!(configs.len(), 6, "{target}: one form, 16 rows");
+            if tf32 {
+                if target == "h200" {
+                    compile_all(&nv, cc, ir, &configs, &shapes);
+                }
+                continue;
+            }
             // The 8- and 32-row tiles a `tune(..)` of the small side asks for (at 32 fewer
             // chunks in flight: their loads spilled at the whole unroll).
             let mut rows = TuneSpace::default();
