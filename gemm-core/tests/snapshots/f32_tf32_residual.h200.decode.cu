@@ -202,10 +202,11 @@ static __device__ __forceinline__ void cg_mma(float* c, unsigned a0, unsigned a1
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
-/* The mma reads tf32 operands as f32 bit patterns; round to nearest (away) first. */
+/* The mma reads tf32 operands as f32 bit patterns; round to nearest (away) first, as
+   cuBLAS does, rather than letting the hardware truncate. */
 static __device__ __forceinline__ unsigned cg_to_tf32(unsigned x) {
     unsigned u;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(u) : "f"(__uint_as_float(x)));
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(u) : "f"(__uint_as_float(x)));
     return u;
 }
 static __device__ __forceinline__ cg_u4 cg_to_tf32(const cg_u4& v) {

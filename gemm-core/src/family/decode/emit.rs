@@ -34,6 +34,7 @@ use super::chunk_k;
 use crate::codegen::cuda::{fill, preamble};
 use crate::codegen::prelude::{kernel_params, variant_store, view_prologue};
 use crate::codegen::Variant;
+use crate::family::mma_sync::TO_TF32;
 use crate::family::turned;
 use crate::ir::GemmIr;
 use crate::target::Backend;
@@ -55,7 +56,11 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let mut s = preamble(ir, what, variant);
     let chunk = match variant {
         Variant::LoadOnly => SINK_CHUNK.to_string(),
-        _ if tf32 => format!("{MMA_TF32_FN}{}", fill(MMA_CHUNK, &[("PREP", ROUND_TF32.to_string())])),
+        _ if tf32 => format!(
+            "{}{}",
+            fill(MMA_TF32_FN, &[("TO_TF32", TO_TF32.to_string())]),
+            fill(MMA_CHUNK, &[("PREP", ROUND_TF32.to_string())])
+        ),
         _ => format!("{MMA_FN}{}", fill(MMA_CHUNK, &[("PREP", KEEP.to_string())])),
     };
     let loads = match variant {
@@ -137,13 +142,7 @@ const MMA_TF32_FN: &str = r#"static __device__ __forceinline__ void cg_mma(float
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
-/* The mma reads tf32 operands as f32 bit patterns; round to nearest (away) first. */
-static __device__ __forceinline__ unsigned cg_to_tf32(unsigned x) {
-    unsigned u;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(u) : "f"(__uint_as_float(x)));
-    return u;
-}
-static __device__ __forceinline__ cg_u4 cg_to_tf32(const cg_u4& v) {
+@TO_TF32@static __device__ __forceinline__ cg_u4 cg_to_tf32(const cg_u4& v) {
     return cg_u4{cg_to_tf32(v.x), cg_to_tf32(v.y), cg_to_tf32(v.z), cg_to_tf32(v.w)};
 }
 "#;

@@ -185,19 +185,23 @@ static __device__ __forceinline__ void cg_sink_b(const unsigned* b) {
 }
 "#;
 
-const MMATF32_FRAG: &str = r#"
-static __device__ __forceinline__ void cg_ldsm_x4(unsigned* r, unsigned addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr) : "memory");
-}
-/* The mma reads tf32 operands as f32 bit patterns; round to nearest (away) first, as
+/// `cg_to_tf32`: an f32 word rounded to tf32 for an mma's tf32 operand. Shared with
+/// `decode`.
+pub(in crate::family) const TO_TF32: &str = r#"/* The mma reads tf32 operands as f32 bit patterns; round to nearest (away) first, as
    cuBLAS does, rather than letting the hardware truncate. */
 static __device__ __forceinline__ unsigned cg_to_tf32(unsigned x) {
     unsigned u;
     asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(u) : "f"(__uint_as_float(x)));
     return u;
 }
-/* Element (row, col) of a swizzled f32 tile, rounded to tf32. */
+"#;
+
+const MMATF32_FRAG: &str = r#"
+static __device__ __forceinline__ void cg_ldsm_x4(unsigned* r, unsigned addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr) : "memory");
+}
+@TO_TF32@/* Element (row, col) of a swizzled f32 tile, rounded to tf32. */
 static __device__ __forceinline__ unsigned cg_lds_tf32(const unsigned char* s, int row, int col, int cpr) {
     return cg_to_tf32(*reinterpret_cast<const unsigned*>(s + cg_chunk_off(row, col >> 2, cpr) + (col & 3) * 4));
 }
@@ -455,7 +459,10 @@ fn mma_kernel(ir: &GemmIr, fam: Kind, variant: Variant) -> String {
         _ => (fill(MMA_FN, &[("MMA_SHAPE", shape)]), MMA_LOOP),
     };
     let (frag_helpers, frags) = match fam {
-        Kind::MmaTf32 => (fill(MMATF32_FRAG, &[("MMA_FN", mma_fn)]), frags_tf32(ir)),
+        Kind::MmaTf32 => (
+            fill(MMATF32_FRAG, &[("MMA_FN", mma_fn), ("TO_TF32", TO_TF32.to_string())]),
+            frags_tf32(ir),
+        ),
         _ => (fill(MMA16_FRAG, &[("MMA_FN", mma_fn)]), frags_mma16(ir)),
     };
     // ComputeOnly: load_stage keeps its signature (and the ring its commits) but moves

@@ -6,6 +6,8 @@
 
 mod cuda;
 
+pub(super) use cuda::TO_TF32;
+
 use super::{CompileNeeds, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule};
 use crate::codegen::Variant;
 use crate::ir::{AccMode, DType, GemmIr, Layout};
