@@ -8,7 +8,7 @@
 # (.dev/an3t: 4fa9412 with the words passed to the MMA as loaded, truncated by the
 # hardware), alternating over two rounds. On an H200, then batch an2 (tf32 records).
 # Binaries: .dev/an0c (7257b9c), .dev/an1c (ba7926c), .dev/an3t (4fa9412, no rounding;
-# not for use). Carry: [".dev/an0c", ".dev/an1c", ".dev/an3t"]. ~4 minutes (+6 on an H200).
+# not for use). Carry: [".dev/an0c", ".dev/an1c", ".dev/an3t"]. ~4 minutes (+4 on an H200).
 # Written before: (1) within 2%; (2) the row-major W at 16 rows on mma.sync 64x64 near
 # the old col-W default's 0.9x, 64 rows on wgmma 0.9-1.0x, K = 4099 within 10% of
 # K = 4096; (3) rounding costs under 2% (the kernel streams at 75% of the copy bandwidth
