@@ -278,6 +278,13 @@ static __device__ __forceinline__ cg_u4 cg_ld_across(const cg_ab_t* xq, int xk, 
 /// element by element, columns past the last reading the last (never stored); rows from
 /// `kvalid` on are zeros.
 pub(super) const W_ACROSS: &str = r#"#if !CG_W_KMAJ
+/* A row's 16 bytes, read once (no L1 line); no L2 prefetch beyond them: the 128 bytes
+   after them are another block's. */
+static __device__ __forceinline__ cg_u4 cg_ld_row(const cg_ab_t* p) {
+    cg_u4 v;
+    asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+}
 static __device__ __forceinline__ void cg_w_across(cg_u4 (&w)[NT][2], const cg_ab_t* wq, int c, int kvalid, int n0, int g, int cols, long ld) {
 #pragma unroll
     for (int P = 0; P < NT / 2; ++P) {
@@ -292,7 +299,7 @@ static __device__ __forceinline__ void cg_w_across(cg_u4 (&w)[NT][2], const cg_a
                 v = cg_fake(c * 4 + j, 1u);
 #else
                 if (n + 3 < cols) {
-                    v = cg_ld_stream(row + n);
+                    v = cg_ld_row(row + n);
                 } else {
                     v = cg_u4{__float_as_uint(row[min(n, cols - 1)]), __float_as_uint(row[min(n + 1, cols - 1)]),
                               __float_as_uint(row[min(n + 2, cols - 1)]), __float_as_uint(row[min(n + 3, cols - 1)])};
