@@ -180,7 +180,7 @@ macro_rules! launch_judged {
 /// gemv takes at most `MR` of them); and odd ones (67x45x77 and 7x45x77: element loads,
 /// ragged edges; 67x45x72 and 7x45x72 with K a multiple of 8, and 66x46x77 and 6x46x77 with
 /// M and N even, for families whose loads need 4- or 16-byte rows along K or along M/N; the
-/// second of each with at most as many rows as one block; 67x7x77 and 68x7x72 with at most
+/// second of each with at most as many rows as one block; 67x7x77 and 67x7x72 with at most
 /// as many columns; 7x40x72 with rows of 16 bytes along both K and N).
 /// Each runs where its family accepts the shape, and where it does
 /// not, a launch with it must say so; every config runs at least one aligned and one odd
@@ -227,9 +227,7 @@ macro_rules! check_all_configs {
                     // the TMA path (and B multicast) at an edge.
                     (136, 88, 77),
                     (67, bn.min(7), 77),
-                    // M on 16 bytes of f32: the turned form that streams A's columns
-                    // across (tf32 decode) needs it.
-                    (68, bn.min(7), 72),
+                    (67, bn.min(7), 72),
                     // 16-byte rows along K and N, neither a multiple of a block: the
                     // families that need both (decode_n) at an edge.
                     (few, 40, 72),

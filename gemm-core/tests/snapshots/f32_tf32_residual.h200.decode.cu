@@ -100,7 +100,6 @@ static_assert(MT >= 1 && MT <= 8 && NT >= 1 && NT <= 4, "MT 1-8, NT 1-4");
 #define CG_X_VEC 1
 #define CG_X_ALIGN B_ALIGN
 #define CG_W_VEC A_VEC
-#define CG_W_KMAJ 1
 #else
 #define CG_R M
 #define CG_C N
@@ -108,11 +107,7 @@ static_assert(MT >= 1 && MT <= 8 && NT >= 1 && NT <= 4, "MT 1-8, NT 1-4");
 #define CG_WP p1
 #define CG_LDX ld0
 #define CG_LDW ld1
-#define CG_X_KMAJ 1
-#define CG_X_VEC A_VEC
-#define CG_X_ALIGN A_ALIGN
-#define CG_W_VEC B_VEC
-#define CG_W_KMAJ 0
+#error "this decode form streams B, which must be column-major (K-contiguous)"
 #endif
 
 /* Chunks in flight a super-step: a window holds two chunks until it is shifted, so rows
@@ -136,15 +131,6 @@ static_assert(MT >= 1 && MT <= 8 && NT >= 1 && NT <= 4, "MT 1-8, NT 1-4");
 #endif
 #ifndef ROT
 #define ROT 0
-#endif
-#if !CG_W_KMAJ
-static_assert(NT % 2 == 0 && CG_EPC == 4, "a wide side streamed across: f32 elements, 16-column blocks in pairs");
-#endif
-/* Lane g's column of half h (row g + 8h of the MMA) of 16-column block nt. */
-#if CG_W_KMAJ
-#define CG_W_COL(nt, h) (n0 + (nt) * 16 + (h) * 8 + g)
-#else
-#define CG_W_COL(nt, h) (n0 + ((nt) >> 1) * 32 + 4 * g + 2 * ((nt) & 1) + (h))
 #endif
 /* B: read once by the whole grid. The L1 keeps none of it, and the L2 fetches the
    256 bytes around each miss (a column's next chunks, which this lane's quad reads next). */
@@ -186,7 +172,6 @@ static __device__ __forceinline__ cg_u4 cg_fake(int c, unsigned salt) {
     return cg_u4{h & 0x3bff3bffu, (h >> 3) & 0x3bff3bffu, (h >> 5) & 0x3bff3bffu, (h >> 7) & 0x3bff3bffu};
 }
 /* A chunk's 16 bytes at p (chunk index c). */
-#define CG_FAKE_LOADS 0
 #if CG_W_VEC
 #define CG_LOAD_B(p, c) cg_ld_stream(p)
 #else
@@ -212,39 +197,6 @@ static __device__ __forceinline__ cg_u4 cg_ld_across(const cg_ab_t* xq, int xk, 
 }
 #define CG_LOAD_ACROSS(mt, c, kvalid) cg_ld_across(xq, xk, xr, mt, c, kvalid, CG_R, CG_LDX)
 #endif
-#if !CG_W_KMAJ
-static __device__ __forceinline__ void cg_w_across(cg_u4 (&w)[NT][2], const cg_ab_t* wq, int c, int kvalid, int n0, int g, int cols, long ld) {
-#pragma unroll
-    for (int P = 0; P < NT / 2; ++P) {
-        const int n = n0 + 32 * P + 4 * g;
-        unsigned l[4][4];
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            const cg_ab_t* row = wq + ((long)c * CG_CK + j) * ld;
-            cg_u4 v = cg_u4{0u, 0u, 0u, 0u};
-            if (j < kvalid) {
-#if CG_FAKE_LOADS
-                v = cg_fake(c * 4 + j, 1u);
-#else
-                if (n + 3 < cols) {
-                    v = cg_ld_stream(row + n);
-                } else {
-                    v = cg_u4{__float_as_uint(row[min(n, cols - 1)]), __float_as_uint(row[min(n + 1, cols - 1)]),
-                              __float_as_uint(row[min(n + 2, cols - 1)]), __float_as_uint(row[min(n + 3, cols - 1)])};
-                }
-#endif
-            }
-            l[j][0] = v.x; l[j][1] = v.y; l[j][2] = v.z; l[j][3] = v.w;
-        }
-#pragma unroll
-        for (int p = 0; p < 2; ++p)
-#pragma unroll
-            for (int h = 0; h < 2; ++h)
-                w[2 * P + p][h] = cg_u4{l[0][2 * p + h], l[1][2 * p + h], l[2][2 * p + h], l[3][2 * p + h]};
-    }
-}
-#endif
-
 static __device__ __forceinline__ void cg_mma(float* c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
     asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
@@ -296,19 +248,13 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f32_tf32
        stored. */
     const cg_ab_t* wp[NT][2];
     const cg_ab_t* xp[MT];
-#if CG_W_KMAJ
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            const int n = min(CG_W_COL(nt, h), CG_C - 1);
+            const int n = min(n0 + nt * 16 + h * 8 + g, CG_C - 1);
             wp[nt][h] = gb + (long)n * CG_LDW + q * CG_EPC;
         }
-#else
-    /* Streamed across: this lane's first row of a chunk (its columns are cg_w_across's). */
-    const cg_ab_t* wq = gb + (long)(q * CG_EPC) * CG_LDW;
-    (void)wp;
-#endif
 #if CG_X_KMAJ
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) xp[mt] = ga + (long)min(mt * 8 + g, CG_R - 1) * CG_LDX + q * CG_EPC;
@@ -345,17 +291,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f32_tf32
     for (int v = part * CG_UNROLL; v < whole; v += step) {
         const int c = v + rot < whole ? v + rot : v + rot - whole;
         cg_u4 w[CG_UNROLL][NT][2], x[CG_UNROLL][MT];
-#if CG_W_KMAJ
 #pragma unroll
         for (int u = 0; u < CG_UNROLL; ++u)
 #pragma unroll
             for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
                 for (int h = 0; h < 2; ++h) w[u][nt][h] = CG_LOAD_B(wp[nt][h] + (long)(c + u) * CG_CK, c + u);
-#else
-#pragma unroll
-        for (int u = 0; u < CG_UNROLL; ++u) cg_w_across(w[u], wq, c + u, CG_EPC, n0, g, CG_C, CG_LDW);
-#endif
 #pragma unroll
         for (int u = 0; u < CG_UNROLL; ++u)
 #pragma unroll
@@ -375,7 +316,6 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f32_tf32
     for (int c = whole + part; c < chunks; c += KW) {
         const int valid = K - c * CG_CK - q * CG_EPC;
         cg_u4 w[NT][2], x[MT];
-#if CG_W_KMAJ
 #pragma unroll
         for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
@@ -383,9 +323,6 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f32_tf32
                 const cg_ab_t* p = wp[nt][h] + (long)c * CG_CK;
                 w[nt][h] = valid >= CG_EPC ? CG_LOAD_B(p, c) : cg_ld_part(p, valid);
             }
-#else
-        cg_w_across(w, wq, c, valid, n0, g, CG_C, CG_LDW);
-#endif
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
 #if CG_X_KMAJ
@@ -421,8 +358,8 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f32_tf32
         }
     }
     if (part != 0) return;
-    /* Element v of block (nt, mt): column CG_W_COL(nt, v / 2) (n0 + 16nt + g, +8 for
-       v >= 2, where the wide side is K-contiguous), row 8mt + 2q (+1 for odd v). */
+    /* Element v of block (nt, mt): column n0 + 16nt + g (+8 for v >= 2), row 8mt + 2q
+       (+1 for odd v). */
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
@@ -430,7 +367,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f32_tf32
 #pragma unroll
             for (int v = 0; v < 4; ++v) {
                 const int i = mt * 8 + q * 2 + (v & 1);
-                const int j = CG_W_COL(nt, v >> 1);
+                const int j = n0 + nt * 16 + g + (v >> 1) * 8;
                 if (i < CG_R && j < CG_C) {
                     const float acc_v = acc[nt][mt][v];
                     {

@@ -64,9 +64,9 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         _ => format!("{MMA_FN}{}", fill(MMA_CHUNK, &[("PREP", KEEP.to_string())])),
     };
     let loads = match variant {
-        Variant::ComputeOnly => "#define CG_FAKE_LOADS 1\n#define CG_LOAD_B(p, c) cg_fake(c, 1u)\n#define CG_LOAD_A(p, c) cg_fake(c, 2u)",
+        Variant::ComputeOnly => "#define CG_LOAD_B(p, c) cg_fake(c, 1u)\n#define CG_LOAD_A(p, c) cg_fake(c, 2u)",
         // Rows that do not all start on 16-byte boundaries: windows over the aligned chunks.
-        _ => "#define CG_FAKE_LOADS 0\n#if CG_W_VEC\n#define CG_LOAD_B(p, c) cg_ld_stream(p)\n#else\n#define CG_LOAD_B(p, c) cg_ld_win(p)\n#endif\n#if CG_X_VEC\n#define CG_LOAD_A(p, c) cg_ld_cached(p)\n#else\n#define CG_LOAD_A(p, c) cg_ld_win(p)\n#endif",
+        _ => "#if CG_W_VEC\n#define CG_LOAD_B(p, c) cg_ld_stream(p)\n#else\n#define CG_LOAD_B(p, c) cg_ld_win(p)\n#endif\n#if CG_X_VEC\n#define CG_LOAD_A(p, c) cg_ld_cached(p)\n#else\n#define CG_LOAD_A(p, c) cg_ld_win(p)\n#endif",
     };
     // The small side stored across: its own loads (compute-only derives its words from
     // the chunk, as for a K-contiguous side).
@@ -88,9 +88,8 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
             (
                 "LOADS",
                 format!(
-                    "{loads}\n#if !CG_X_KMAJ\n{}{across}\n#endif\n{}",
-                    if tf32 { ACROSS_32 } else { ACROSS },
-                    if tf32 { W_ACROSS } else { "" }
+                    "{loads}\n#if !CG_X_KMAJ\n{}{across}\n#endif",
+                    if tf32 { ACROSS_32 } else { ACROSS }
                 ),
             ),
             ("COORDS", turned::STORE_COORDS.to_string()),
@@ -113,15 +112,13 @@ fn roles(ir: &GemmIr) -> String {
     // operand that takes the side), and whether the small side's rows are K-contiguous.
     // A small side stored across takes no 16-byte loads: its alignment does not matter.
     let form = |swap: bool| {
-        let error = super::form_unserved(ir, swap).map(|why| format!("#error \"this decode form {why}\"\n"));
-        let flags = error.unwrap_or_else(|| {
+        let flags = turned::form_error(ir, swap, "decode").unwrap_or_else(|| {
             let (x, w) = if swap { ('B', 'A') } else { ('A', 'B') };
             let x_kmaj = turned::small_side_k_contiguous(ir, swap);
             let x_vec = if x_kmaj { format!("{x}_VEC") } else { "1".into() };
             format!(
-                "#define CG_X_KMAJ {}\n#define CG_X_VEC {x_vec}\n#define CG_X_ALIGN {x}_ALIGN\n#define CG_W_VEC {w}_VEC\n#define CG_W_KMAJ {}\n",
-                x_kmaj as u8,
-                !super::streams_across(ir, swap) as u8
+                "#define CG_X_KMAJ {}\n#define CG_X_VEC {x_vec}\n#define CG_X_ALIGN {x}_ALIGN\n#define CG_W_VEC {w}_VEC\n",
+                x_kmaj as u8
             )
         });
         turned::role_defines(ir, swap) + &flags
@@ -268,56 +265,6 @@ static __device__ __forceinline__ cg_u4 cg_ld_across(const cg_ab_t* xq, int xk, 
 }
 "#;
 
-/// `cg_w_across`: a chunk's words of the wide side streamed *across* (`CG_W_KMAJ` 0, f32
-/// elements only: W's rows along its `CG_C` columns, `ld` apart; [`super::streams_across`]).
-/// For each pair `P` of 16-column blocks lane `(g, q)` loads 16 bytes of each of its 4
-/// rows `k = 4q + j` of the chunk: columns `32P + 4g .. + 3` of the group. Word `2p + h`
-/// of those loads is row `g + 8h` of block `2P + p` (`CG_W_COL`), so the four loads
-/// regrouped by word are that block's words `w[2P + p][h]`, as a K-contiguous load of its
-/// column gives them (k `4q + j` in word `j`). Vectors that reach past `CG_C` are read
-/// element by element, columns past the last reading the last (never stored); rows from
-/// `kvalid` on are zeros.
-pub(super) const W_ACROSS: &str = r#"#if !CG_W_KMAJ
-/* A row's 16 bytes, read once (no L1 line); no L2 prefetch beyond them: the 128 bytes
-   after them are another block's. */
-static __device__ __forceinline__ cg_u4 cg_ld_row(const cg_ab_t* p) {
-    cg_u4 v;
-    asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
-    return v;
-}
-static __device__ __forceinline__ void cg_w_across(cg_u4 (&w)[NT][2], const cg_ab_t* wq, int c, int kvalid, int n0, int g, int cols, long ld) {
-#pragma unroll
-    for (int P = 0; P < NT / 2; ++P) {
-        const int n = n0 + 32 * P + 4 * g;
-        unsigned l[4][4];
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            const cg_ab_t* row = wq + ((long)c * CG_CK + j) * ld;
-            cg_u4 v = cg_u4{0u, 0u, 0u, 0u};
-            if (j < kvalid) {
-#if CG_FAKE_LOADS
-                v = cg_fake(c * 4 + j, 1u);
-#else
-                if (n + 3 < cols) {
-                    v = cg_ld_row(row + n);
-                } else {
-                    v = cg_u4{__float_as_uint(row[min(n, cols - 1)]), __float_as_uint(row[min(n + 1, cols - 1)]),
-                              __float_as_uint(row[min(n + 2, cols - 1)]), __float_as_uint(row[min(n + 3, cols - 1)])};
-                }
-#endif
-            }
-            l[j][0] = v.x; l[j][1] = v.y; l[j][2] = v.z; l[j][3] = v.w;
-        }
-#pragma unroll
-        for (int p = 0; p < 2; ++p)
-#pragma unroll
-            for (int h = 0; h < 2; ++h)
-                w[2 * P + p][h] = cg_u4{l[0][2 * p + h], l[1][2 * p + h], l[2][2 * p + h], l[3][2 * p + h]};
-    }
-}
-#endif
-"#;
-
 /// [`ACROSS`] for 32-bit elements: lane `(g, q)` loads its row `8mt + g` (`xr`, rows past
 /// the last reading the last) at `k = 4q + j` (`xk + j`) for `j = 0..3`, one 4-byte load
 /// each (zero from K on): the words a K-contiguous 16-byte load would have given it.
@@ -367,15 +314,6 @@ static_assert(MT >= 1 && MT <= 8 && NT >= 1 && NT <= 4, "MT 1-8, NT 1-4");
 #endif
 #ifndef ROT
 #define ROT 0
-#endif
-#if !CG_W_KMAJ
-static_assert(NT % 2 == 0 && CG_EPC == 4, "a wide side streamed across: f32 elements, 16-column blocks in pairs");
-#endif
-/* Lane g's column of half h (row g + 8h of the MMA) of 16-column block nt. */
-#if CG_W_KMAJ
-#define CG_W_COL(nt, h) (n0 + (nt) * 16 + (h) * 8 + g)
-#else
-#define CG_W_COL(nt, h) (n0 + ((nt) >> 1) * 32 + 4 * g + 2 * ((nt) & 1) + (h))
 #endif
 /* B: read once by the whole grid. The L1 keeps none of it, and the L2 fetches the
    256 bytes around each miss (a column's next chunks, which this lane's quad reads next). */
@@ -428,19 +366,13 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
        stored. */
     const cg_ab_t* wp[NT][2];
     const cg_ab_t* xp[MT];
-#if CG_W_KMAJ
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-            const int n = min(CG_W_COL(nt, h), CG_C - 1);
+            const int n = min(n0 + nt * 16 + h * 8 + g, CG_C - 1);
             wp[nt][h] = gb + (long)n * CG_LDW + q * CG_EPC;
         }
-#else
-    /* Streamed across: this lane's first row of a chunk (its columns are cg_w_across's). */
-    const cg_ab_t* wq = gb + (long)(q * CG_EPC) * CG_LDW;
-    (void)wp;
-#endif
 #if CG_X_KMAJ
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) xp[mt] = ga + (long)min(mt * 8 + g, CG_R - 1) * CG_LDX + q * CG_EPC;
@@ -477,17 +409,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
     for (int v = part * CG_UNROLL; v < whole; v += step) {
         const int c = v + rot < whole ? v + rot : v + rot - whole;
         cg_u4 w[CG_UNROLL][NT][2], x[CG_UNROLL][MT];
-#if CG_W_KMAJ
 #pragma unroll
         for (int u = 0; u < CG_UNROLL; ++u)
 #pragma unroll
             for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
                 for (int h = 0; h < 2; ++h) w[u][nt][h] = CG_LOAD_B(wp[nt][h] + (long)(c + u) * CG_CK, c + u);
-#else
-#pragma unroll
-        for (int u = 0; u < CG_UNROLL; ++u) cg_w_across(w[u], wq, c + u, CG_EPC, n0, g, CG_C, CG_LDW);
-#endif
 #pragma unroll
         for (int u = 0; u < CG_UNROLL; ++u)
 #pragma unroll
@@ -507,7 +434,6 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
     for (int c = whole + part; c < chunks; c += KW) {
         const int valid = K - c * CG_CK - q * CG_EPC;
         cg_u4 w[NT][2], x[MT];
-#if CG_W_KMAJ
 #pragma unroll
         for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
@@ -515,9 +441,6 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
                 const cg_ab_t* p = wp[nt][h] + (long)c * CG_CK;
                 w[nt][h] = valid >= CG_EPC ? CG_LOAD_B(p, c) : cg_ld_part(p, valid);
             }
-#else
-        cg_w_across(w, wq, c, valid, n0, g, CG_C, CG_LDW);
-#endif
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
 #if CG_X_KMAJ
@@ -553,8 +476,8 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
         }
     }
     if (part != 0) return;
-    /* Element v of block (nt, mt): column CG_W_COL(nt, v / 2) (n0 + 16nt + g, +8 for
-       v >= 2, where the wide side is K-contiguous), row 8mt + 2q (+1 for odd v). */
+    /* Element v of block (nt, mt): column n0 + 16nt + g (+8 for v >= 2), row 8mt + 2q
+       (+1 for odd v). */
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
@@ -562,7 +485,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
 #pragma unroll
             for (int v = 0; v < 4; ++v) {
                 const int i = mt * 8 + q * 2 + (v & 1);
-                const int j = CG_W_COL(nt, v >> 1);
+                const int j = n0 + nt * 16 + g + (v >> 1) * 8;
                 if (i < CG_R && j < CG_C) {
                     const float acc_v = acc[nt][mt][v];
                     {

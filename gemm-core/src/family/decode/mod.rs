@@ -187,62 +187,26 @@ fn reads_across(cx: &PlanCtx, swap: bool) -> bool {
     !turned::small_side_k_contiguous(cx.ir, swap)
 }
 
-/// Whether form `swap` of `ir` streams its wide side *across* (W's rows along the wide
-/// extent: a row-major B, or turned around a column-major A), which the kernel does for
-/// f32 (tf32) elements with a K-contiguous small side: a lane's 16-byte load of a W row
-/// holds one k of 4 columns, and four such rows (its 4 k of a chunk) are exactly the
-/// words of two 16-column blocks' fragments (`emit`'s `cg_w_across`). 16-bit elements
-/// pair k in a word, which a load along N cannot give (`decode_n` takes those).
-pub(super) fn streams_across(ir: &GemmIr, swap: bool) -> bool {
-    !turned::modes(ir).contains(&swap) && ir.ab_dtype.size() == 4 && turned::small_side_k_contiguous(ir, swap)
-}
-
-/// The forms of `ir` the kernel serves, plain (`false`) first: [`turned::modes`] (the
-/// streamed side K-contiguous) and, for f32 elements, those it streams across
-/// ([`streams_across`]).
-pub(super) fn forms(ir: &GemmIr) -> Vec<bool> {
-    [false, true]
-        .into_iter()
-        .filter(|&swap| turned::modes(ir).contains(&swap) || streams_across(ir, swap))
-        .collect()
-}
-
-/// Why form `swap` of `ir` is not served ([`forms`]), `None` where it is.
-pub(super) fn form_unserved(ir: &GemmIr, swap: bool) -> Option<String> {
-    if forms(ir).contains(&swap) {
-        return None;
-    }
-    let why = turned::form_unserved(ir, swap).unwrap_or_default();
-    Some(if ir.ab_dtype.size() == 4 {
-        format!("{why}, or across with the small side K-contiguous")
-    } else {
-        why
-    })
-}
-
 /// The tiles of a plan in the forms that serve `cx` ([`turned::modes`]): [`SHAPES`] for
 /// every row count `tune(block_m)` leaves ([`ROWS`], [`ROWS_ACROSS`] where the small side
 /// is stored across; the fourth shape not from 32 rows on), each also rotated where
 /// [`rotation_planned`].
 fn tiles(cx: &PlanCtx, space: &TuneSpace) -> Vec<DecodeTile> {
-    forms(cx.ir)
+    turned::modes(cx.ir)
         .into_iter()
-        .flat_map(|swap| form(space, swap, reads_across(cx, swap), streams_across(cx.ir, swap)))
+        .flat_map(|swap| form(space, swap, reads_across(cx, swap)))
         .collect()
 }
 
 /// One form's tiles ([`ROWS`], or [`ROWS_ACROSS`] for a small side read `across`, unless
-/// the space restricts the rows; the shapes of 32-column warps alone where the wide side
-/// is streamed across, `w_across`: a lane's loads feed two 16-column blocks); turned
-/// around, the keys follow C (`block_n` restricts its N side, `8 * mt`, and `block_m`
-/// its rows per block).
-fn form(space: &TuneSpace, swap: bool, across: bool, w_across: bool) -> Vec<DecodeTile> {
+/// the space restricts the rows); turned around, the keys follow C (`block_n` restricts
+/// its N side, `8 * mt`, and `block_m` its rows per block).
+fn form(space: &TuneSpace, swap: bool, across: bool) -> Vec<DecodeTile> {
     let (small, wide) = turned::keys(swap);
     let rows = space.pick(small, if across { &ROWS_ACROSS } else { &ROWS });
     let mut v = Vec::new();
     for mt in [1, 2, 4, 8].into_iter().filter(|mt| rows.contains(&(8 * mt))) {
-        let shapes = SHAPES.into_iter().take(if mt >= 4 { 3 } else { 4 });
-        for (nt, warps, kw, unroll) in shapes.filter(|s| !w_across || s.0 % 2 == 0) {
+        for (nt, warps, kw, unroll) in SHAPES.into_iter().take(if mt >= 4 { 3 } else { 4 }) {
             // More rows take more registers per chunk: fewer chunks in flight.
             let unroll = if mt >= 4 { unroll.min(2) } else { unroll };
             let t = DecodeTile {
@@ -298,9 +262,9 @@ impl KernelFamily for Decode {
 
     fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String> {
         serves_mma_sync(target, ir, "decode", "mma.sync", true)?;
-        if forms(ir).is_empty() {
+        if turned::modes(ir).is_empty() {
             return Err(
-                "the decode kernel streams K-contiguous columns of B (B column-major) or, turned around, K-contiguous rows of A (A row-major); in f32 also B's rows (A row-major, B row-major) or, turned around, A's columns (both column-major)"
+                "the decode kernel streams K-contiguous columns of B (B column-major) or, turned around, K-contiguous rows of A (A row-major)"
                     .into(),
             );
         }
@@ -311,22 +275,9 @@ impl KernelFamily for Decode {
         false
     }
 
-    /// Any alignment of the rows: misaligned ones are read through windows (`cg_ld_win`);
-    /// a wide side streamed across only with its rows on 16-byte boundaries (its 16-byte
-    /// loads have no windows).
-    fn accepts(&self, t: &DecodeTile, ir: &GemmIr, p: Problem) -> Result<(), String> {
-        turned::check_small_side(t.swap, p, t.rows())?;
-        if streams_across(ir, t.swap) {
-            let [(a_ext, _), (b_ext, _)] = p.extents(ir);
-            let (w, ext) = if t.swap { (p.a, a_ext) } else { (p.b, b_ext) };
-            if !w.rows_aligned(ext, 4) {
-                return Err(format!(
-                    "this decode form streams {}'s rows in 16-byte loads, and they do not all start on 16-byte boundaries",
-                    if t.swap { 'A' } else { 'B' }
-                ));
-            }
-        }
-        Ok(())
+    /// Any alignment of the rows: misaligned ones are read through windows (`cg_ld_win`).
+    fn accepts(&self, t: &DecodeTile, _ir: &GemmIr, p: Problem) -> Result<(), String> {
+        turned::check_small_side(t.swap, p, t.rows())
     }
 
     /// `tune(block_m = ..)` restricts the rows (`8 * mt`) and `tune(block_n = ..)` the
@@ -494,18 +445,7 @@ const RULES: [Rule<DecodeTile>; 7] = [
     // an `#error` there).
     Rule {
         name: "form",
-        check: |x, t| {
-            form_unserved(x.ir, t.swap)
-                .map(|why| format!("this decode form {why}"))
-                .or_else(|| {
-                    (streams_across(x.ir, t.swap) && t.nt % 2 != 0).then(|| {
-                        format!(
-                            "nt {}: a wide side streamed across takes 16-column blocks in pairs",
-                            t.nt
-                        )
-                    })
-                })
-        },
+        check: |x, t| turned::form_unserved(x.ir, t.swap).map(|why| format!("this decode form {why}")),
     },
     Rule {
         name: "ksplit",
@@ -691,21 +631,11 @@ mod tests {
             let g = GemmIr::matmul("d", dt, acc, Layout::RowMajor, lb);
             Decode.space(&PlanCtx::new(&h200, &g), &TuneSpace::default())
         };
-        assert_eq!(
-            tiles(DType::F32, AccMode::Tf32, Layout::ColMajor),
-            tiles(DType::F16, AccMode::F32, Layout::ColMajor)
-        );
-        // A row-major B: the 16-bit forms (turned around, B read across), and B's rows
-        // streamed across in the plain form, 32-column warps only (5 tiles of 8-32 rows).
-        let (t, h) = (
-            tiles(DType::F32, AccMode::Tf32, Layout::RowMajor),
-            tiles(DType::F16, AccMode::F32, Layout::RowMajor),
-        );
-        assert!(h.iter().all(|x| x.swap) && h.iter().all(|x| t.contains(x)));
-        let extra: Vec<_> = t.iter().filter(|x| !h.contains(x)).collect();
-        assert_eq!(extra.len(), 5, "{extra:?}");
-        assert!(extra.iter().all(|x| !x.swap && x.nt == 2), "{extra:?}");
-        assert_eq!(extra.iter().map(|x| x.rows()).max(), Some(32));
+        for lb in [Layout::ColMajor, Layout::RowMajor] {
+            let t = tiles(DType::F32, AccMode::Tf32, lb);
+            assert!(!t.is_empty());
+            assert_eq!(t, tiles(DType::F16, AccMode::F32, lb), "{lb:?}");
+        }
         let g = GemmIr::matmul("d", DType::F32, AccMode::Tf32, Layout::RowMajor, Layout::ColMajor);
         let t = TURNED_8;
         assert_eq!(Decode.resources(&t, DType::F32).ring_k, 16 * 4 * 8);
@@ -716,54 +646,6 @@ mod tests {
         let src = Decode.emit(&g, Backend::Cuda, Variant::Full);
         assert!(src.contains("m16n8k8.row.col.f32.tf32.tf32.f32") && src.contains("cvt.rna.tf32.f32"));
         assert!(src.contains("typedef float cg_ab_t;"));
-    }
-
-    /// B's rows streamed across (tf32, A and B row-major): 32-column warps, B's rows on
-    /// 16-byte boundaries; the 16-bit kernel has no such form (decode_n serves it).
-    #[test]
-    fn tf32_streams_a_row_major_b_across_with_aligned_rows() {
-        let h200 = target("h200");
-        let rr = GemmIr::matmul("d", DType::F32, AccMode::Tf32, Layout::RowMajor, Layout::RowMajor);
-        assert!(streams_across(&rr, false) && !streams_across(&rr, true));
-        assert_eq!(forms(&rr), [false, true]);
-        let cc = GemmIr::matmul("d", DType::F32, AccMode::Tf32, Layout::ColMajor, Layout::ColMajor);
-        assert!(streams_across(&cc, true) && forms(&cc) == [false, true]);
-        // Both sides across: no form of A column-major and B row-major.
-        let cr = GemmIr::matmul("d", DType::F32, AccMode::Tf32, Layout::ColMajor, Layout::RowMajor);
-        assert!(forms(&cr).is_empty() && Decode.serves(&h200, &cr).is_err());
-        assert!(!streams_across(
-            &ir(DType::F16, Layout::RowMajor, Layout::RowMajor),
-            false
-        ));
-        let t = DecodeTile {
-            mt: 2,
-            nt: 2,
-            warps: 8,
-            kw: 8,
-            unroll: 2,
-            rot: false,
-            swap: false,
-        };
-        assert!(Decode.accepts(&t, &rr, Problem::new(16, 4096, 4096)).is_ok());
-        assert!(
-            Decode.accepts(&t, &rr, Problem::new(5, 40, 77)).is_ok(),
-            "K at any alignment"
-        );
-        let why = Decode.accepts(&t, &rr, Problem::new(16, 4097, 4096)).unwrap_err();
-        assert!(why.contains("16-byte boundaries"), "{why}");
-        // A config from disk with one 16-column block a warp is refused by name.
-        let one = crate::family::TileConfig::Decode(DecodeTile { nt: 1, ..t });
-        let (rule, _) = crate::family::DynFamily::check(&Decode, &PlanCtx::new(&h200, &rr), &one).unwrap_err();
-        assert_eq!(rule, "form");
-        let src = Decode.emit(&rr, Backend::Cuda, Variant::Full);
-        assert!(src.contains("#define CG_W_KMAJ 0") && src.contains("cg_w_across(w[u], wq"));
-        assert!(!Decode
-            .emit(
-                &ir(DType::F16, Layout::RowMajor, Layout::ColMajor),
-                Backend::Cuda,
-                Variant::Full
-            )
-            .contains("void cg_w_across("));
     }
 
     #[test]
