@@ -296,11 +296,7 @@ fn opencl_diagnosis_variants_compile_and_run() {
             for dev in devices().into_iter().filter(|d| d.info().kind == Backend::Opencl) {
                 let mut r = rng($seed);
                 let dtype = <$ta as crossgemm::Element>::DTYPE;
-                let mut seen = std::collections::BTreeSet::new();
-                for cfg in fitting_configs(&$kernel::SPEC, &dev, dtype) {
-                    if !seen.insert((cfg.family_id(), cfg.to_string().contains("swap"))) {
-                        continue;
-                    }
+                for cfg in first_per_family_and_form(&fitting_configs(&$kernel::SPEC, &dev, dtype)) {
                     families.insert(cfg.family_id());
                     let (bm, bn) = cfg.block_mn();
                     let (m, n, k) = [

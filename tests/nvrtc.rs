@@ -26,7 +26,7 @@ fn nvrtc_checks_need_the_cuda_feature() {
 
 #[cfg(feature = "cuda")]
 mod checks {
-    use super::common::nvrtc_or_skip;
+    use super::common::{first_per_family_and_form, nvrtc_or_skip};
     use crossgemm::prelude::*;
     use crossgemm::{check_cuda_compiles, KernelSpec};
     use crossgemm::{Backend, DType, TileConfig};
@@ -450,12 +450,8 @@ mod checks {
         let mut seen = std::collections::BTreeSet::new();
         for spec in specs {
             let tk = spec.target("h200").expect("h200 planned");
-            let mut picked = std::collections::BTreeSet::new();
-            for cfg in &tk.plan().configs {
-                // Both forms of the families that turn around, a source's whole #if.
-                if !picked.insert((cfg.family_id(), cfg.to_string().contains("swap"))) {
-                    continue;
-                }
+            // Both forms of the families that turn around, a source's whole #if.
+            for cfg in &first_per_family_and_form(&tk.plan().configs) {
                 seen.insert(cfg.family_id());
                 let variants = Variant::ALL.into_iter().filter(|v| !v.is_full());
                 for (i, v) in variants.enumerate() {

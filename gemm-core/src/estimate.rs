@@ -701,7 +701,8 @@ mod tests {
                     .filter(|c| c.family().accepts(c, ir, p).is_ok())
                     .collect();
                 let at = |list: &[TileConfig]| list.iter().position(|c| *c == b.config).unwrap();
-                let (by_plan, by_est) = (at(&ok), at(&by_estimate(&ok, ir, t, p)));
+                let est_order = by_estimate(&ok, ir, t, p);
+                let (by_plan, by_est) = (at(&ok), at(&est_order));
                 buckets += 1;
                 planner += usize::from(by_plan < 16);
                 estimate += usize::from(by_est < 16);
@@ -717,7 +718,7 @@ mod tests {
                 // device").
                 let before_decode = ir.acc == AccMode::Tf32
                     && b.config.family_id() != crate::family::FamilyId::Decode
-                    && by_estimate(&ok, ir, t, p)[0].family_id() == crate::family::FamilyId::Decode;
+                    && est_order[0].family_id() == crate::family::FamilyId::Decode;
                 if before_decode {
                     stale += 1;
                 } else if (2f64.powi(23)..2f64.powi(30)).contains(&flop) {

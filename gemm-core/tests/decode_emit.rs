@@ -102,9 +102,10 @@ fn across_configs_compile_without_spills() {
             [Param::row("bias", DType::Bf16)],
             vec![EpOp::Acc, EpOp::Param(2), EpOp::Add, EpOp::Call(Func::Gelu)],
         );
-    // tf32's (f32 elements loaded one by one, no movmatrix): the plain form (the one with
-    // diagnosis variants here) on the H200's plan, K = 71 crossing a chunk at an odd
-    // pitch; its turned-around form is compiled in tests/nvrtc.rs.
+    // tf32's (f32 elements loaded one by one, no movmatrix): the plain form (its only one
+    // with both operands column-major; diagnosis variants too) on the H200's plan,
+    // K = 71 crossing a chunk at an odd pitch. A row-major B turned around is compiled
+    // in tests/nvrtc.rs.
     let tf32_cc = GemmIr::matmul(
         "dec_tf32_cc",
         DType::F32,

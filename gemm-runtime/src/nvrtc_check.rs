@@ -66,7 +66,7 @@ pub fn check_cuda_compiles(
 
 /// [`check_cuda_compiles`] for codegen variant `variant` of the config's family: the
 /// sources `crossgemm diagnose` compiles beside the kernel (load-only, no epilogue,
-/// compute-only; see [`Variant`]), generated here as `diagnose` generates them.
+/// compute-only, no store; see [`Variant`]), generated here as `diagnose` generates them.
 /// `Variant::Full` checks the kernel's own source.
 pub fn check_cuda_variant_compiles(
     kernel: &TargetKernel,
@@ -94,10 +94,16 @@ pub fn check_cuda_variant_compiles(
     // could pass while the real compile fails.
     let defines = config.owned_defines(ir, kernel.backend, Problem::new(m, n, k));
     let symbol = ir.symbol();
-    let log = match variant {
-        Variant::Full => nvrtc_compile_check(kernel.source_of(config)?, &symbol, arch, &defines)?,
-        v => nvrtc_compile_check(&config.family_id().emit(ir, kernel.backend, v), &symbol, arch, &defines)?,
+    // The kernel's own (embedded) source, or the variant generated as `diagnose` does.
+    let generated;
+    let source = match variant {
+        Variant::Full => kernel.source_of(config)?,
+        v => {
+            generated = config.family_id().emit(ir, kernel.backend, v);
+            generated.as_str()
+        }
     };
+    let log = nvrtc_compile_check(source, &symbol, arch, &defines)?;
     let ptxas = PtxasInfo::parse(&log);
     Ok(CompileReport {
         symbol,

@@ -409,6 +409,18 @@ pub fn turned_configs(spec: &'static crossgemm::KernelSpec, dev: &Device) -> Vec
     planned_configs(spec, dev, |c| matches!(c, crossgemm::TileConfig::Wgmma(t) if t.turned))
 }
 
+/// The first of `configs` of each family and form (plain, or turned around: those that
+/// describe themselves as `swap`), in their order: one per source and `SWAP` branch, what
+/// the diagnosis-variant checks build.
+pub fn first_per_family_and_form(configs: &[crossgemm::TileConfig]) -> Vec<crossgemm::TileConfig> {
+    let mut seen = std::collections::BTreeSet::new();
+    configs
+        .iter()
+        .copied()
+        .filter(|c| seen.insert((c.family_id(), c.to_string().contains("swap"))))
+        .collect()
+}
+
 /// The planned configs of `spec`'s target for `dev` that fit it (threads and shared
 /// memory per block): what the every-config tests run.
 pub fn fitting_configs(

@@ -89,7 +89,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
                 "LOADS",
                 format!(
                     "{loads}\n#if !CG_X_KMAJ\n{}{across}\n#endif",
-                    if tf32 { ACROSS_32 } else { ACROSS }
+                    fill(if tf32 { ACROSS_32 } else { ACROSS }, &[("LD_U32", LD_U32.to_string())])
                 ),
             ),
             ("COORDS", turned::STORE_COORDS.to_string()),
@@ -222,6 +222,15 @@ static __device__ __forceinline__ void cg_chunk(float (&acc)[NT][MT][4], const c
 }
 "#;
 
+/// `cg_ld_u32`: a 4-byte word of the small side stored across, read-only (both widths'
+/// across loads take it).
+const LD_U32: &str = r#"static __device__ __forceinline__ unsigned cg_ld_u32(const cg_ab_t* p) {
+    unsigned v;
+    asm("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
+}
+"#;
+
 /// `cg_ld_across`: a chunk's words of the small side's 8-row block `mt` where that side
 /// is stored across (`CG_X_KMAJ` 0: element `(r, k)` at `r + k * ld`, `rows` rows), for lane
 /// `(g, q)` the same words as a K-contiguous 16-byte load of row `8mt + g` at `k = 8q ..
@@ -231,12 +240,7 @@ pub(super) const ACROSS: &str = r#"static __device__ __forceinline__ unsigned sh
     asm("ld.global.nc.u16 %0, [%1];" : "=h"(v) : "l"(p));
     return v;
 }
-static __device__ __forceinline__ unsigned cg_ld_u32(const cg_ab_t* p) {
-    unsigned v;
-    asm("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(p));
-    return v;
-}
-/* movmatrix.trans takes lane l's pair (rows 2(l % 4), +1 of the block) at row l / 4 of an
+@LD_U32@/* movmatrix.trans takes lane l's pair (rows 2(l % 4), +1 of the block) at row l / 4 of an
    8x8 piece and gives lane (g, q) row g's entries 2q, 2q + 1 of it: with piece row
    rho = l / 4 standing for k = 8(rho / 2) + 2j + rho % 2 (xk + 2j, xk the lane's k of
    word 0), lane (g, q) gets row g's k pair 8q + 2j, 8q + 2j + 1: word j of the chunk.
@@ -268,12 +272,7 @@ static __device__ __forceinline__ cg_u4 cg_ld_across(const cg_ab_t* xq, int xk, 
 /// [`ACROSS`] for 32-bit elements: lane `(g, q)` loads its row `8mt + g` (`xr`, rows past
 /// the last reading the last) at `k = 4q + j` (`xk + j`) for `j = 0..3`, one 4-byte load
 /// each (zero from K on): the words a K-contiguous 16-byte load would have given it.
-pub(super) const ACROSS_32: &str = r#"static __device__ __forceinline__ unsigned cg_ld_u32(const cg_ab_t* p) {
-    unsigned v;
-    asm("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(p));
-    return v;
-}
-static __device__ __forceinline__ cg_u4 cg_ld_across(const cg_ab_t* xq, int xk, int xr, int mt, int c, int kvalid, int rows, long ld) {
+pub(super) const ACROSS_32: &str = r#"@LD_U32@static __device__ __forceinline__ cg_u4 cg_ld_across(const cg_ab_t* xq, int xk, int xr, int mt, int c, int kvalid, int rows, long ld) {
     const cg_ab_t* p = xq + (long)c * CG_CK * ld + min(8 * mt + xr, rows - 1);
     unsigned w[4];
 #pragma unroll
