@@ -79,7 +79,8 @@ fn tf32_cr(a: Matrix<f32, ColMajor>, b: Matrix<f32>) -> Matrix<f32> {
     a * b
 }
 // The decode kernel's tf32 small side stored across: a row-major B turned around, a
-// column-major A plain (the N-major B and M-major A that tf32 wgmma cannot take).
+// column-major A plain (the N-major B and M-major A that tf32 wgmma cannot take); the
+// first is decode_n's tf32 form too.
 #[gemm_kernel(acc = tf32, layout_ok)]
 fn tf32_rr(a: Matrix<f32>, b: Matrix<f32>) -> Matrix<f32> {
     a * b
@@ -270,8 +271,8 @@ fn every_planned_config_bf16_f32() {
     check_all_configs!(tf32_rc, f32, RowMajor, f32, ColMajor, true, 25);
 }
 
-/// The decode_n kernels (A and B row-major, 16-bit; CUDA targets plan them): every
-/// planned config, f16 and bf16 with an f32 output.
+/// The decode_n kernels (A and B row-major; CUDA targets plan them): every planned
+/// config, f16, bf16 with an f32 output, and f32 rounded to tf32.
 #[test]
 fn every_planned_decode_n_config() {
     let _narrowed = narrowed_run_check();
@@ -279,6 +280,7 @@ fn every_planned_decode_n_config() {
     use crossgemm::FamilyId::DecodeN;
     check_all_configs!(f16_rr, f16, RowMajor, f16, RowMajor, false, 26, family DecodeN, on cuda);
     check_all_configs!(bf16_rr, bf16, RowMajor, bf16, RowMajor, false, 27, family DecodeN, on cuda);
+    check_all_configs!(tf32_rr, f32, RowMajor, f32, RowMajor, true, 49, family DecodeN, on cuda);
 }
 
 /// Every OpenCL family's diagnosis variants (the sources `crossgemm diagnose` times beside

@@ -48,7 +48,8 @@ mod checks {
     fn nv_f32_simt(a: Matrix<f32>, b: Matrix<f32>) -> Matrix<f32> {
         a * b
     }
-    /// A row-major W in tf32: the decode kernel's f32 elements read across.
+    /// A row-major W in tf32: the decode kernel's f32 elements read across (turned
+    /// around), and decode_n's.
     #[gemm_kernel(acc = tf32, layout_ok)]
     fn nv_tf32_wrow(x: Matrix<f32>, w: Matrix<f32>, bias: Row<f32>) -> Matrix<f32> {
         relu(x * w + bias)
@@ -475,9 +476,9 @@ mod checks {
         }
     }
 
-    /// The decode_n kernels (A and B row-major, 16-bit) of a bf16 kernel with a fused
-    /// epilogue and an f16 one with an f32 output, at a whole and a ragged shape (K
-    /// crossing a chunk, N a partial strip).
+    /// The decode_n kernels (A and B row-major) of a bf16 kernel with a fused epilogue, an
+    /// f16 one with an f32 output and a tf32 one with a bias, at a whole and a ragged shape
+    /// (K crossing a chunk, N a partial strip).
     #[cfg(feature = "sm90")]
     #[test]
     fn every_decode_n_config_compiles() {
@@ -486,7 +487,7 @@ mod checks {
             "NVRTC compiles of every planned decode_n config",
         ) {
             use crossgemm::FamilyId::DecodeN;
-            for spec in [&nv_bf16_rr_bias_gelu::SPEC, &nv_f16_rr::SPEC] {
+            for spec in [&nv_bf16_rr_bias_gelu::SPEC, &nv_f16_rr::SPEC, &nv_tf32_wrow::SPEC] {
                 compile_every_config(spec, "h200", DecodeN, "90", &[(8, 256, 256), (5, 40, 72)]);
             }
         }

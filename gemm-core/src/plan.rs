@@ -385,7 +385,8 @@ mod tests {
             [FamilyId::GemvN, FamilyId::Wgmma, FamilyId::MmaSync]
         );
         // K-major tf32 runs on wgmma, and decode (m16n8k8) takes its few rows; an N-major
-        // B has no tf32 wgmma (no transpose), and the family is reported as skipped.
+        // B has no tf32 wgmma (no transpose), and the family is reported as skipped;
+        // decode_n (m16n8k8 too) takes its few rows.
         assert_eq!(
             families_for(&ir(DType::F32, AccMode::Tf32), h200),
             [FamilyId::Decode, FamilyId::Gemv, FamilyId::Wgmma, FamilyId::MmaSync]
@@ -393,7 +394,13 @@ mod tests {
         let tf32_rr = GemmIr::matmul("t", DType::F32, AccMode::Tf32, Layout::RowMajor, Layout::RowMajor);
         assert_eq!(
             families_for(&tf32_rr, h200),
-            [FamilyId::Decode, FamilyId::Gemv, FamilyId::GemvN, FamilyId::MmaSync]
+            [
+                FamilyId::Decode,
+                FamilyId::Gemv,
+                FamilyId::DecodeN,
+                FamilyId::GemvN,
+                FamilyId::MmaSync
+            ]
         );
         let tf32 = plan_target(&tf32_rr, h200, &TuneSpace::default());
         assert_eq!(tf32.skipped_instrs, [Instr::Wgmma]);

@@ -57,8 +57,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     let chunk = match variant {
         Variant::LoadOnly => SINK_CHUNK.to_string(),
         _ if tf32 => format!(
-            "{}{}",
-            fill(MMA_TF32_FN, &[("TO_TF32", TO_TF32.to_string())]),
+            "{MMA_TF32_FN}{TO_TF32}{ROUND_U4}{}",
             fill(MMA_CHUNK, &[("PREP", ROUND_TF32.to_string())])
         ),
         _ => format!("{MMA_FN}{}", fill(MMA_CHUNK, &[("PREP", KEEP.to_string())])),
@@ -136,13 +135,16 @@ pub(in crate::family) const MMA_FN: &str = r#"static __device__ __forceinline__ 
 "#;
 
 /// `cg_mma` for f32 operands: one `mma.sync m16n8k8` on tf32 words (rounded by the
-/// caller), the same argument places as [`MMA_FN`]'s.
-const MMA_TF32_FN: &str = r#"static __device__ __forceinline__ void cg_mma(float* c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
+/// caller), the same argument places as [`MMA_FN`]'s. Shared with `decode_n`.
+pub(in crate::family) const MMA_TF32_FN: &str = r#"static __device__ __forceinline__ void cg_mma(float* c, unsigned a0, unsigned a1, unsigned a2, unsigned a3, unsigned b0, unsigned b1) {
     asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
-@TO_TF32@static __device__ __forceinline__ cg_u4 cg_to_tf32(const cg_u4& v) {
+"#;
+
+/// `cg_to_tf32` of a 16-byte load's four words (after [`TO_TF32`]'s of one).
+const ROUND_U4: &str = r#"static __device__ __forceinline__ cg_u4 cg_to_tf32(const cg_u4& v) {
     return cg_u4{cg_to_tf32(v.x), cg_to_tf32(v.y), cg_to_tf32(v.z), cg_to_tf32(v.w)};
 }
 "#;

@@ -33,7 +33,7 @@
 
 mod emit;
 
-pub(super) use emit::MMA_FN;
+pub(super) use emit::{MMA_FN, MMA_TF32_FN};
 
 use super::{turned, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule};
 use crate::codegen::Variant;
@@ -602,17 +602,19 @@ mod tests {
         tf32.acc = AccMode::Tf32;
         assert!(Decode.serves(&h200, &tf32).is_ok());
         assert!(Decode.serves(&target("a100"), &tf32).is_ok());
-        // decode_n has no tf32 form.
-        let why = crate::family::DecodeN
+        // decode_n has a tf32 form too, and no full-f32 one.
+        let rr = ir(DType::F32, Layout::RowMajor, Layout::RowMajor);
+        let why = crate::family::DecodeN.serves(&h200, &rr).unwrap_err();
+        assert!(why.contains("acc = tf32") && why.contains("F32"), "{why}");
+        assert!(crate::family::DecodeN
             .serves(
                 &h200,
                 &GemmIr {
                     acc: AccMode::Tf32,
-                    ..ir(DType::F32, Layout::RowMajor, Layout::RowMajor)
+                    ..rr
                 },
             )
-            .unwrap_err();
-        assert!(why.contains("f16 or bf16 operands on mma.sync, not Tf32"), "{why}");
+            .is_ok());
         assert!(Decode
             .serves(
                 &target("opencl_cpu"),

@@ -15,7 +15,9 @@
 //! most 8 rows of X pad nothing. The block's warps take interleaved 32-k chunks of its
 //! share of K; the grid's `y` may split K over `KSPLIT` blocks a strip (for narrow N:
 //! at N = 4096 the 64 blocks over all of K were faster, z3); sums meet in a fixed order
-//! (the same bits on every run). CUDA only (`emit.rs`), f16 and bf16.
+//! (the same bits on every run). CUDA only (`emit.rs`), f16 and bf16, and f32 rounded to
+//! tf32 (`acc = tf32`: `m16n8k8`, its fragments read with 8-byte shared loads where
+//! `ldmatrix` moves 16-bit pieces only; a chunk is 64 bytes of k in either: 32 k or 16).
 //!
 //! Measured on the H200 (bench/results/h200-2026-12-04z4, tuned, × cuBLAS reading the
 //! same row-major W): 2-16 rows of 4096x4096 1.07-1.16x (8 rows 15.8 µs, where wgmma's
@@ -32,8 +34,9 @@ use crate::space::TuneSpace;
 use crate::target::{Backend, Instr, TargetSpec};
 use serde::{Deserialize, Serialize};
 
-/// Rows of k per chunk: a warp's unit of the ring (two k16 MMA steps).
-const CHUNK_K: u32 = 32;
+/// Bytes of k per row of a chunk, a warp's unit of the ring (two MMA k-steps: 32 k of
+/// 16-bit elements, 16 of f32, [`super::decode::chunk_k`]).
+const CHUNK_BYTES: u32 = 64;
 
 /// A decode_n configuration: the values of its `-D` constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -68,9 +71,10 @@ impl DecodeNTile {
     pub const fn acc_regs(&self) -> u32 {
         4 * self.nt * self.mt
     }
-    /// Bytes of one slot of a ring: 32 rows of W's tile and X's rows for those k.
+    /// Bytes of one slot of a ring: a chunk's rows of W's tile and X's rows for those k
+    /// (the same bytes in either element size).
     const fn slot_bytes(&self) -> u32 {
-        2 * CHUNK_K * (self.block_n() + self.rows())
+        CHUNK_BYTES * (self.block_n() + self.rows())
     }
     /// Dynamic shared memory: every warp's ring, which the warps' sums reuse after the
     /// walk (rows padded by 4 floats).
@@ -141,7 +145,7 @@ impl KernelFamily for DecodeN {
     }
 
     fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String> {
-        super::decode::serves_mma_sync(target, ir, "decode_n", "mma.sync, ldmatrix", false)?;
+        super::decode::serves_mma_sync(target, ir, "decode_n", "mma.sync, ldmatrix", true)?;
         if ir.a_layout() != Layout::RowMajor || ir.b_layout() != Layout::RowMajor {
             return Err(
                 "the decode_n kernel reads K-contiguous rows of A and N-contiguous rows of B (A and B row-major)"
@@ -203,12 +207,12 @@ impl KernelFamily for DecodeN {
         100.0 - 10.0 * t.mt as f64 - 0.1 * shape as f64
     }
 
-    fn resources(&self, t: &DecodeNTile, _dtype: DType) -> Resources {
+    fn resources(&self, t: &DecodeNTile, dtype: DType) -> Resources {
         Resources {
             threads: t.threads(),
             smem_bytes: t.smem_bytes(),
             est_regs: t.est_regs(),
-            ring_k: CHUNK_K * t.warps * t.ksplit,
+            ring_k: super::decode::chunk_k(dtype) * t.warps * t.ksplit,
         }
     }
 
@@ -247,7 +251,7 @@ impl KernelFamily for DecodeN {
             ("KSPLIT", t.ksplit),
             // The k-step of the code paths: what a first-use check at a cut K keeps the
             // remainder of.
-            ("BK", CHUNK_K),
+            ("BK", super::decode::chunk_k(ir.ab_dtype)),
         ];
         d.extend(crate::family::shape_flags::shape_defines(ir, p));
         d
@@ -391,7 +395,7 @@ mod tests {
     }
 
     #[test]
-    fn serves_row_major_a_and_b_in_16_bits_on_cuda() {
+    fn serves_row_major_a_and_b_in_16_bits_and_tf32_on_cuda() {
         let t = Targets::parse(BUILTIN_TARGETS).unwrap();
         let (h200, ocl) = (t.get("h200").unwrap(), t.get("opencl_cpu").unwrap());
         use Layout::{ColMajor as C, RowMajor as R};
@@ -403,6 +407,25 @@ mod tests {
             .contains("row-major"));
         assert!(DecodeN.serves(h200, &ir(DType::F16, C, R)).is_err());
         assert!(DecodeN.serves(h200, &ir(DType::F32, R, R)).is_err());
+        let tf32 = GemmIr {
+            acc: AccMode::Tf32,
+            ..ir(DType::F32, R, R)
+        };
+        assert!(DecodeN.serves(h200, &tf32).is_ok());
+        // A chunk is 64 bytes of k: 16 k of f32, and so are the slots' bytes.
+        let t = DecodeNTile {
+            mt: 2,
+            nt: 4,
+            warps: 8,
+            stages: 4,
+            ksplit: 1,
+        };
+        assert_eq!(DecodeN.resources(&t, DType::F32).ring_k, 16 * 8);
+        assert_eq!(DecodeN.resources(&t, DType::F16).ring_k, 32 * 8);
+        assert!(DecodeN
+            .defines(&t, &tf32, Backend::Cuda, Problem::new(16, 4096, 4096))
+            .contains(&("BK", 16)));
+        assert_eq!(t.smem_bytes(), 8 * 4 * 64 * (64 + 16));
         assert!(DecodeN
             .serves(ocl, &ir(DType::F16, R, R))
             .unwrap_err()
