@@ -340,7 +340,7 @@ mod checks {
                     .configs
                     .iter()
                     .copied()
-                    .filter(|c| matches!(c, TileConfig::Wgmma(t) if t.turned))
+                    .filter(|c| matches!(c, TileConfig::Wgmma(_)) && c.turned())
                     .collect();
                 assert_eq!(turned.len(), 4, "{}: {turned:?}", spec.name);
                 let n = compile_clean(spec, tk, &turned, "90a", &[ALIGNED, (64, 256, 100)], "turned wgmma");

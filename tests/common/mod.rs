@@ -406,18 +406,19 @@ pub fn family_configs(
 /// The planned wgmma configs of `spec`'s target for `dev` in the turned-around form
 /// (`tune(turned = 1)` plans them; none on targets without wgmma).
 pub fn turned_configs(spec: &'static crossgemm::KernelSpec, dev: &Device) -> Vec<crossgemm::TileConfig> {
-    planned_configs(spec, dev, |c| matches!(c, crossgemm::TileConfig::Wgmma(t) if t.turned))
+    planned_configs(spec, dev, |c| {
+        matches!(c, crossgemm::TileConfig::Wgmma(_)) && c.turned()
+    })
 }
 
-/// The first of `configs` of each family and form (plain, or turned around: those that
-/// describe themselves as `swap`), in their order: one per source and `SWAP` branch, what
-/// the diagnosis-variant checks build.
+/// The first of `configs` of each family and form (plain, or turned around), in their
+/// order: one per source and `SWAP` branch, what the diagnosis-variant checks build.
 pub fn first_per_family_and_form(configs: &[crossgemm::TileConfig]) -> Vec<crossgemm::TileConfig> {
     let mut seen = std::collections::BTreeSet::new();
     configs
         .iter()
         .copied()
-        .filter(|c| seen.insert((c.family_id(), c.to_string().contains("swap"))))
+        .filter(|c| seen.insert((c.family_id(), c.turned())))
         .collect()
 }
 

@@ -179,6 +179,14 @@ pub trait KernelFamily: Sync + 'static {
         false
     }
 
+    /// Whether `tile` computes `Cᵀ = Bᵀ · Aᵀ` on the call's buffers (the turned-around
+    /// form, [`turned`]): what a diagnosis or a test tells a config's form by. No by
+    /// default.
+    fn turned(&self, tile: &Self::Tile) -> bool {
+        let _ = tile;
+        false
+    }
+
     /// What [`crate::estimate`] multiplies its roofline time of `tile` for `ir` at `p` by:
     /// what the roofline does not see and a measurement showed (1 by default).
     fn estimate_factor(&self, tile: &Self::Tile, ir: &GemmIr, p: Problem) -> f64 {
@@ -309,6 +317,8 @@ pub trait DynFamily: Sync {
     fn cluster_blocks(&self, c: &TileConfig) -> u32;
     /// See [`KernelFamily::balances_waves`].
     fn balances_waves(&self, c: &TileConfig) -> bool;
+    /// See [`KernelFamily::turned`].
+    fn turned(&self, c: &TileConfig) -> bool;
     /// See [`KernelFamily::estimate_factor`].
     fn estimate_factor(&self, c: &TileConfig, ir: &GemmIr, p: Problem) -> f64;
     /// See [`KernelFamily::serial_loads`].
@@ -452,6 +462,9 @@ impl<F: KernelFamily> DynFamily for F {
     fn balances_waves(&self, c: &TileConfig) -> bool {
         KernelFamily::balances_waves(self, tile_of::<F>(c))
     }
+    fn turned(&self, c: &TileConfig) -> bool {
+        KernelFamily::turned(self, tile_of::<F>(c))
+    }
     fn plan_class(&self, c: &TileConfig) -> (u32, u32) {
         KernelFamily::plan_class(self, tile_of::<F>(c))
     }
@@ -517,6 +530,11 @@ impl TileConfig {
     /// (rows, columns) of C per block.
     pub fn block_mn(&self) -> (u32, u32) {
         self.family().block_mn(self)
+    }
+    /// Whether it computes `Cᵀ = Bᵀ · Aᵀ` on the call's buffers (the turned-around form of
+    /// `decode`, `gemv`, `gemv_n` and `wgmma`).
+    pub fn turned(&self) -> bool {
+        self.family().turned(self)
     }
     /// Blocks per output tile along K (1 without split-K).
     pub fn k_split(&self) -> u32 {

@@ -321,6 +321,10 @@ impl KernelFamily for Decode {
     }
 
     /// Of C: turned around, `(rows per block, N)`.
+    fn turned(&self, t: &DecodeTile) -> bool {
+        t.swap
+    }
+
     fn block_mn(&self, t: &DecodeTile) -> (u32, u32) {
         turned::block_mn(t.swap, t.rows(), t.block_n())
     }
@@ -758,6 +762,8 @@ mod tests {
             .defines(&t, &g, Backend::Cuda, Problem::new(64, 8, 64))
             .contains(&("SWAP", 1)));
         assert!(Decode.describe(&t).starts_with("decode swap"));
+        assert!(crate::family::TileConfig::Decode(t).turned());
+        assert!(!crate::family::TileConfig::Decode(DecodeTile { swap: false, ..t }).turned());
         let plain = DecodeTile { swap: false, ..t };
         assert!(
             !serde_json::to_string(&plain).unwrap().contains("swap"),

@@ -210,6 +210,10 @@ impl KernelFamily for GemvN {
 
     /// `(MR, columns per block)` of C (turned around, `(rows per block, MR)`), counted for
     /// 16-bit operands.
+    fn turned(&self, t: &GemvNTile) -> bool {
+        t.swap
+    }
+
     fn block_mn(&self, t: &GemvNTile) -> (u32, u32) {
         turned::block_mn(t.swap, t.mr, t.block_n16())
     }
