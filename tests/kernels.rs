@@ -19,6 +19,16 @@ fn f16_rc(a: Matrix<f16>, b: Matrix<f16, ColMajor>) -> Matrix<f16> {
 fn f16_rr(a: Matrix<f16>, b: Matrix<f16>) -> Matrix<f16> {
     a * b
 }
+/// With the wgmma family's operand-reuse variants in its plan (opt-in: `tune(reuse = 1)`),
+/// K-major and MN-major.
+#[gemm_kernel(tune(reuse = 1))]
+fn f16_rc_reuse(a: Matrix<f16>, b: Matrix<f16, ColMajor>) -> Matrix<f16> {
+    a * b
+}
+#[gemm_kernel(tune(reuse = 1))]
+fn f16_cr_reuse(a: Matrix<f16, ColMajor>, b: Matrix<f16>) -> Matrix<f16> {
+    a * b
+}
 /// With the wgmma family's stream-K variants in its plan (opt-in: `tune(streamk = ..)`).
 #[gemm_kernel(tune(streamk = 1))]
 fn f16_rc_sk(a: Matrix<f16>, b: Matrix<f16, ColMajor>) -> Matrix<f16> {
@@ -401,17 +411,21 @@ fn every_turned_wgmma_config() {
 /// one per block. Every planned wgmma config of three kernels against one host reference
 /// each (CUDA targets with wgmma only; elsewhere nothing is persistent).
 macro_rules! check_persistent_loops {
-    ($kernel:ident, $ta:ty, $la:ty, $tb:ty, $lb:ty, $seed:expr) => {{
+    ($kernel:ident, $ta:ty, $la:ty, $tb:ty, $lb:ty, $seed:expr) => {
+        check_persistent_loops!($kernel, $ta, $la, $tb, $lb, $seed, 136, |_: &TileConfig| true)
+    };
+    // The configs `keep` takes, at depth `k`.
+    ($kernel:ident, $ta:ty, $la:ty, $tb:ty, $lb:ty, $seed:expr, $k:expr, $keep:expr) => {{
         for dev in devices() {
             let dtype = <$ta as crossgemm::Element>::DTYPE;
             let configs: Vec<TileConfig> = fitting_configs(&$kernel::SPEC, &dev, dtype)
                 .into_iter()
-                .filter(|c| matches!(c, TileConfig::Wgmma(_)))
+                .filter(|c| matches!(c, TileConfig::Wgmma(_)) && $keep(c))
                 .collect();
             if configs.is_empty() {
                 continue;
             }
-            let (m, n, k) = (3304, 3304, 136);
+            let (m, n, k) = (3304, 3304, $k);
             let mut r = rng($seed);
             let a = mat::<$ta, $la>(&dev, &mut r, m, k);
             let b = mat::<$tb, $lb>(&dev, &mut r, k, n);
@@ -439,6 +453,48 @@ fn persistent_grids_loop_over_tiles() {
     check_persistent_loops!(f16_rc, f16, RowMajor, f16, ColMajor, 26);
     check_persistent_loops!(f16_cr, f16, ColMajor, f16, RowMajor, 27);
     check_persistent_loops!(f16_rc_sk, f16, RowMajor, f16, ColMajor, 28);
+}
+
+/// The wgmma configs that keep operand tiles in their ring across a block's run of work
+/// items (`tune(reuse = 1)`), K-major and MN-major, at K = 136 and 128 (3 and 2 k-tiles:
+/// rings of 6 stages keep tiles from 2 and 3 items before, rings of 4 from 2 items at K =
+/// 128 only) and K = 72 (2 k-tiles, the second ragged); the persistent grid walks 5 items
+/// a block and more, so most items keep A or B. Against the host reference, and the same
+/// bits as the strided walk of the same tile (which adds the same products in the same
+/// order). CUDA targets with wgmma only.
+#[test]
+fn reuse_configs_keep_operand_tiles_across_items() {
+    let _narrowed = narrowed_run_check();
+    let reuse = |c: &TileConfig| matches!(c, TileConfig::Wgmma(w) if w.reuse);
+    for k in [136, 128, 72] {
+        check_persistent_loops!(f16_rc_reuse, f16, RowMajor, f16, ColMajor, 29, k, reuse);
+        check_persistent_loops!(f16_cr_reuse, f16, ColMajor, f16, RowMajor, 30, k, reuse);
+    }
+    for dev in devices() {
+        let configs: Vec<TileConfig> = fitting_configs(&f16_rc_reuse::SPEC, &dev, crossgemm::DType::F16)
+            .into_iter()
+            .filter(|c| reuse(c))
+            .collect();
+        let (m, n, k) = (2056, 3000, 128);
+        let mut r = rng(31);
+        let a = mat::<f16, RowMajor>(&dev, &mut r, m, k);
+        let b = mat::<f16, ColMajor>(&dev, &mut r, k, n);
+        for cfg in configs {
+            let TileConfig::Wgmma(t) = cfg else { continue };
+            let strided = TileConfig::Wgmma(crossgemm::WgmmaTile { reuse: false, ..t });
+            let run = |c: &TileConfig| {
+                let mut out = Matrix::<f16>::zeros(&dev, m, n).unwrap();
+                f16_rc_reuse::run_with(c, &a, &b, &mut out).unwrap();
+                out.to_host().unwrap()
+            };
+            let (kept, plain) = (run(&cfg), run(&strided));
+            assert!(
+                kept.iter().zip(&plain).all(|(x, y)| x.to_bits() == y.to_bits()),
+                "{cfg} at {m}x{n}x{k} on {}: not the strided walk's bits",
+                dev.info()
+            );
+        }
+    }
 }
 
 /// Blocks of a cluster share a tile by multicast (the first block of each cluster column
@@ -532,6 +588,25 @@ fn streamk_is_planned_only_when_asked() {
     if let Some(n) = streamk(&f16_rc_sk::SPEC) {
         assert!(n > 0, "no stream-K config planned for f16_rc_sk");
         assert_eq!(streamk(&f16_rc::SPEC), Some(0));
+    }
+}
+
+#[test]
+fn reuse_is_planned_only_when_asked() {
+    let reuse = |spec: &crossgemm::KernelSpec| {
+        spec.target("h200").map(|t| {
+            t.plan()
+                .configs
+                .iter()
+                .filter(|c| matches!(c, TileConfig::Wgmma(w) if w.reuse))
+                .count()
+        })
+    };
+    // Builds without the `sm90` feature plan no h200 target.
+    if let Some(n) = reuse(&f16_rc_reuse::SPEC) {
+        assert!(n > 0, "no reuse config planned for f16_rc_reuse");
+        assert!(reuse(&f16_cr_reuse::SPEC).unwrap() > 0);
+        assert_eq!(reuse(&f16_rc::SPEC), Some(0));
     }
 }
 

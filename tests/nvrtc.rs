@@ -68,6 +68,16 @@ mod checks {
         x * w + res
     }
 
+    /// The wgmma family's operand-reuse tiles (`tune(reuse = 1)`), K-major and MN-major.
+    #[gemm_kernel(tune(reuse = 1))]
+    fn nv_f16_reuse(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
+        relu(x * w + bias)
+    }
+    #[gemm_kernel(tune(reuse = 1))]
+    fn nv_bf16_cr_reuse(a: Matrix<bf16, ColMajor>, b: Matrix<bf16>) -> Matrix<f32> {
+        a * b
+    }
+
     /// The wgmma family's turned-around tiles (`tune(turned = 1)`): a row-major weight
     /// (the turned form's A M-major, its B K-major), a column-major one with a column
     /// scale (both K-major, the scale a `Row` of the transposed product) and tf32.
@@ -345,6 +355,33 @@ mod checks {
                 assert_eq!(turned.len(), 4, "{}: {turned:?}", spec.name);
                 let n = compile_clean(spec, tk, &turned, "90a", &[ALIGNED, (64, 256, 100)], "turned wgmma");
                 assert_eq!(n, 8, "{}", spec.name);
+            }
+        }
+    }
+
+    /// The wgmma configs that keep operand tiles across work items (`tune(reuse = 1)`), of
+    /// a K-major f16 kernel with a fused epilogue and an MN-major bf16 one, at an aligned
+    /// shape and one whose rows TMA cannot map (the cp.async producer, which skips its
+    /// copies of a kept tile as TMA skips its boxes).
+    #[cfg(feature = "sm90")]
+    #[test]
+    fn every_reuse_wgmma_config_compiles() {
+        if nvrtc_or_skip(
+            "every_reuse_wgmma_config_compiles",
+            "NVRTC compiles of every planned operand-reuse wgmma config (sm_90a)",
+        ) {
+            for spec in [&nv_f16_reuse::SPEC, &nv_bf16_cr_reuse::SPEC] {
+                let tk = spec.target("h200").expect("h200 planned");
+                let reuse: Vec<TileConfig> = tk
+                    .plan()
+                    .configs
+                    .iter()
+                    .copied()
+                    .filter(|c| matches!(c, TileConfig::Wgmma(w) if w.reuse))
+                    .collect();
+                assert!(!reuse.is_empty(), "{}", spec.name);
+                let n = compile_clean(spec, tk, &reuse, "90a", &[ALIGNED, (64, 256, 100)], "reuse wgmma");
+                assert!(n >= reuse.len(), "{}: {n}", spec.name);
             }
         }
     }

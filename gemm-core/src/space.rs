@@ -13,7 +13,7 @@ pub const SMEM_SOFT_SHARE: f64 = 0.70;
 pub struct TuneSpace(pub BTreeMap<String, Vec<u32>>);
 
 /// Parameter names `tune(..)` accepts (every family reads the ones it has).
-pub const TUNE_KEYS: [&str; 13] = [
+pub const TUNE_KEYS: [&str; 14] = [
     "block_m",
     "block_n",
     "block_k",
@@ -27,6 +27,7 @@ pub const TUNE_KEYS: [&str; 13] = [
     "cluster_n",
     "tma_store",
     "turned",
+    "reuse",
 ];
 
 /// The largest split of K across blocks a kernel source takes (`tune(ksplit = ..)`).
@@ -34,7 +35,7 @@ pub const MAX_KSPLIT: u32 = 16;
 
 /// `Err(why)` when `value` means nothing for `key`: most keys take any positive integer
 /// (a value no family can build is pruned by its rules, which the pruning report
-/// names), but `streamk`, `tma_store`, `turned` and `cluster_n` are switches that ignore other values, and no
+/// names), but `streamk`, `tma_store`, `turned`, `reuse` and `cluster_n` are switches that ignore other values, and no
 /// source splits K more than [`MAX_KSPLIT`] ways. Without this check `cluster_n = 3`
 /// would plan nothing extra and say nothing.
 pub fn check_tune_value(key: &str, value: u32) -> Result<(), String> {
@@ -44,6 +45,9 @@ pub fn check_tune_value(key: &str, value: u32) -> Result<(), String> {
         )),
         "turned" if value != 1 => Err(format!(
             "`turned` is a switch: `turned = 1` adds the wgmma family's turned-around tiles (`Cᵀ = Bᵀ·Aᵀ`, for products with few rows) (not {value})"
+        )),
+        "reuse" if value != 1 => Err(format!(
+            "`reuse` is a switch: `reuse = 1` adds the wgmma family's tiles that keep operand tiles in their ring across work items (not {value})"
         )),
         "tma_store" if value != 1 => Err(format!(
             "`tma_store` is a switch: `tma_store = 1` adds the wgmma family's TMA-store epilogue variants (not {value})"
@@ -86,6 +90,8 @@ mod tests {
         assert!(check_tune_value("tma_store", 0).unwrap_err().contains("switch"));
         assert!(check_tune_value("turned", 1).is_ok());
         assert!(check_tune_value("turned", 0).unwrap_err().contains("switch"));
+        assert!(check_tune_value("reuse", 1).is_ok());
+        assert!(check_tune_value("reuse", 2).unwrap_err().contains("switch"));
         assert!(check_tune_value("cluster_n", 2).is_ok());
         assert!(check_tune_value("cluster_n", 3).unwrap_err().contains("not 3"));
         assert!(check_tune_value("ksplit", MAX_KSPLIT).is_ok());

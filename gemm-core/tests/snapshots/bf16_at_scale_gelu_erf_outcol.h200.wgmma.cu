@@ -146,6 +146,9 @@ typedef unsigned short cg_ab_t;
 #ifndef CG_PINGPONG
 #define CG_PINGPONG 0
 #endif
+#ifndef CG_REUSE
+#define CG_REUSE 0
+#endif
 #define CG_THREADS (128 * (CONSUMERS + 1))
 /* Rows of a tile one consumer computes: its share of the tile (cooperative), or the
    whole tile (ping-pong: the two consumers take alternate tiles). */
@@ -698,6 +701,7 @@ static __device__ __forceinline__ bool cg_splitk_fold(float (&acc)[CG_MI][BN / 2
 #if SWAP
 
 static_assert(!CG_PINGPONG || (CONSUMERS >= 2 && KSPLIT == 1), "ping-pong takes two or three consumers and no split-K");
+static_assert(!CG_REUSE || (KSPLIT == 1 && !CG_STREAMK && CG_CLUSTER == 1), "operand reuse takes no split-K, no stream-K and no cluster");
 #if CG_CLUSTER > 1
 #define CG_CLUSTER_DIMS __cluster_dims__(CG_CLUSTER, 1, 1)
 #else
@@ -750,6 +754,16 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
     const int grid_m = (M + BM * CLUSTER_M - 1) / (BM * CLUSTER_M), grid_n = (N + BN * CLUSTER_N - 1) / (BN * CLUSTER_N);
     const int tiles = grid_m * grid_n;
     const int ktiles = (K + BK - 1) / BK;
+#if CG_REUSE
+    /* The work item the walk's `item` stands for: the block's items are a consecutive run
+       (as many as the strided walk cluster, cluster + clusters, ... gives it, from
+       cg_run0), so that the items STAGES / ktiles apart, which fill the same stages with
+       the same k-tiles, are mostly neighbours in the grouped raster (see cg_keep). */
+    const int cg_run0 = cluster * (tiles * nbatch / clusters) + min(cluster, tiles * nbatch % clusters);
+#define CG_ITEM(item) (cg_run0 + ((item) - cluster) / clusters)
+#else
+#define CG_ITEM(item) (item)
+#endif
 
     if (wg == 0) {
         /* Producer warpgroup: one thread issues every TMA load; with CG_CPASYNC all 128
@@ -767,13 +781,35 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
 #else
             for (int item = cluster; item < tiles * KSPLIT * nbatch; item += clusters) {
 #endif
-                cg_bz = item / (tiles * KSPLIT);
+                const int witem = CG_ITEM(item);
+                cg_bz = witem / (tiles * KSPLIT);
                 out = cg_out0 + cg_bz * bso; p0 = cg_p00 + cg_bz * bs0; p1 = cg_p10 + cg_bz * bs1; p2 = cg_p20 + cg_bz * bs2;
-                const int tile = (item - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = item - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
+                const int tile = (witem - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = witem - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
                 int tm, tn;
                 cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
                 const int m0 = (tm * CLUSTER_M + (int)rank_m) * BM, n0 = (tn * CLUSTER_N + (int)rank_n) * BN;
                 (void)m0; (void)n0; (void)split;
+#if CG_REUSE
+                /* Every item fills ktiles stages in turn, so the item `back` before this one
+                   filled the same stages with the same k-tiles where STAGES is a multiple of
+                   ktiles; an operand tile it shares with this one (A in the same row of
+                   tiles, B in the same column, of the same product) is still in place: its
+                   consumers only read it, and this producer alone writes the ring. */
+                bool cg_keep_a = false, cg_keep_b = false;
+                {
+                    const int back = ktiles <= STAGES && STAGES % ktiles == 0 ? STAGES / ktiles : 0;
+                    if (back > 0 && witem - back >= cg_run0) {
+                        const int pz = (witem - back) / tiles;
+                        int ptm, ptn;
+                        cg_tile_coords(witem - back - pz * tiles, grid_m, grid_n, &ptm, &ptn);
+                        cg_keep_a = pz == (int)cg_bz && ptm == tm;
+                        cg_keep_b = pz == (int)cg_bz && ptn == tn;
+                    }
+                }
+#else
+                const bool cg_keep_a = false, cg_keep_b = false;
+#endif
+                (void)cg_keep_a; (void)cg_keep_b;
 #if CG_STREAMK
                 for (int kt = kt_lo; kt < kt_hi; ++kt) {
 #else
@@ -787,21 +823,27 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
                     cg_mbar_wait_cluster(bars + (STAGES + stage) * 8, phase ^ 1);
 #if CG_CPASYNC
                 /* Every producer thread copies its chunks; its arrival counts once they have landed. */
+                if (!cg_keep_a) {
 #if CG_A_KMAJOR
 #pragma unroll
-                for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BM, 1, CG_CPA_A>(a_s + j * (BM * 128), CG_A_PTR, CG_A_LD, M, K, m0, k0 + j * CG_KROW, tid);
+                    for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BM, 1, CG_CPA_A>(a_s + j * (BM * 128), CG_A_PTR, CG_A_LD, M, K, m0, k0 + j * CG_KROW, tid);
 #else
-                cg_cpa_tile<BM, 0, CG_CPA_A>(a_s, CG_A_PTR, CG_A_LD, M, K, m0, k0, tid);
+                    cg_cpa_tile<BM, 0, CG_CPA_A>(a_s, CG_A_PTR, CG_A_LD, M, K, m0, k0, tid);
 #endif
+                }
+                if (!cg_keep_b) {
 #if CG_B_KMAJOR
 #pragma unroll
-                for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BN, 1, CG_CPA_B>(b_s + j * (BN * 128), CG_B_PTR, CG_B_LD, N, K, n0, k0 + j * CG_KROW, tid);
+                    for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BN, 1, CG_CPA_B>(b_s + j * (BN * 128), CG_B_PTR, CG_B_LD, N, K, n0, k0 + j * CG_KROW, tid);
 #else
-                cg_cpa_tile<BN, 0, CG_CPA_B>(b_s, CG_B_PTR, CG_B_LD, N, K, n0, k0, tid);
+                    cg_cpa_tile<BN, 0, CG_CPA_B>(b_s, CG_B_PTR, CG_B_LD, N, K, n0, k0, tid);
 #endif
+                }
                 asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" :: "r"(full) : "memory");
 #else
-                cg_mbar_expect_tx(full, CG_STAGE_BYTES);
+                /* The bytes this stage waits for: an operand tile kept from an earlier item
+                   (CG_REUSE) is not loaded again. */
+                cg_mbar_expect_tx(full, (cg_keep_a ? 0 : A_STAGE_BYTES) + (cg_keep_b ? 0 : B_STAGE_BYTES));
 #if CLUSTER_N > 1
                 /* The first block of each row of the cluster fetches the row's shared A tile
                    for the blocks of that row (ranks rank_m + CLUSTER_M * j). */
@@ -816,13 +858,15 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
 #endif
                 }
 #else
+                if (!cg_keep_a) {
 #if CG_A_KMAJOR
 #pragma unroll
-                for (int j = 0; j < CG_KSUB; ++j) CG_TMA_A(a_s + j * (BM * 128), k0 + j * CG_KROW, m0);
+                    for (int j = 0; j < CG_KSUB; ++j) CG_TMA_A(a_s + j * (BM * 128), k0 + j * CG_KROW, m0);
 #else
 #pragma unroll
-                for (int c = 0; c < BM / 64; ++c) CG_TMA_A(a_s + c * 8192, m0 + c * 64, k0);
+                    for (int c = 0; c < BM / 64; ++c) CG_TMA_A(a_s + c * 8192, m0 + c * 64, k0);
 #endif
+                }
 #endif
 #if CLUSTER_M > 1
                 /* The first block of each column of the cluster fetches the column's shared B
@@ -840,13 +884,15 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
 #endif
                 }
 #else
+                if (!cg_keep_b) {
 #if CG_B_KMAJOR
 #pragma unroll
-                for (int j = 0; j < CG_KSUB; ++j) CG_TMA_B(b_s + j * (BN * 128), k0 + j * CG_KROW, n0);
+                    for (int j = 0; j < CG_KSUB; ++j) CG_TMA_B(b_s + j * (BN * 128), k0 + j * CG_KROW, n0);
 #else
 #pragma unroll
-                for (int c = 0; c < BN / 64; ++c) CG_TMA_B(b_s + c * 8192, n0 + c * 64, k0);
+                    for (int c = 0; c < BN / 64; ++c) CG_TMA_B(b_s + c * 8192, n0 + c * 64, k0);
 #endif
+                }
 #endif
 #endif
                     if (++stage == STAGES) { stage = 0; phase ^= 1; }
@@ -911,9 +957,10 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
            tiles of every product of the batch, product after product). */
         for (int item = cluster; item < tiles * KSPLIT * nbatch; item += clusters) {
 #endif
-            cg_bz = item / (tiles * KSPLIT);
+            const int witem = CG_ITEM(item);
+            cg_bz = witem / (tiles * KSPLIT);
             out = cg_out0 + cg_bz * bso; p0 = cg_p00 + cg_bz * bs0; p1 = cg_p10 + cg_bz * bs1; p2 = cg_p20 + cg_bz * bs2;
-            const int tile = (item - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = item - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
+            const int tile = (witem - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = witem - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
 #if CG_STREAMK
             const int kt_begin = kt_lo, kt_end = kt_hi;
 #else
@@ -1266,6 +1313,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
 #else
 
 static_assert(!CG_PINGPONG || (CONSUMERS >= 2 && KSPLIT == 1), "ping-pong takes two or three consumers and no split-K");
+static_assert(!CG_REUSE || (KSPLIT == 1 && !CG_STREAMK && CG_CLUSTER == 1), "operand reuse takes no split-K, no stream-K and no cluster");
 #if CG_CLUSTER > 1
 #define CG_CLUSTER_DIMS __cluster_dims__(CG_CLUSTER, 1, 1)
 #else
@@ -1318,6 +1366,16 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
     const int grid_m = (M + BM * CLUSTER_M - 1) / (BM * CLUSTER_M), grid_n = (N + BN * CLUSTER_N - 1) / (BN * CLUSTER_N);
     const int tiles = grid_m * grid_n;
     const int ktiles = (K + BK - 1) / BK;
+#if CG_REUSE
+    /* The work item the walk's `item` stands for: the block's items are a consecutive run
+       (as many as the strided walk cluster, cluster + clusters, ... gives it, from
+       cg_run0), so that the items STAGES / ktiles apart, which fill the same stages with
+       the same k-tiles, are mostly neighbours in the grouped raster (see cg_keep). */
+    const int cg_run0 = cluster * (tiles * nbatch / clusters) + min(cluster, tiles * nbatch % clusters);
+#define CG_ITEM(item) (cg_run0 + ((item) - cluster) / clusters)
+#else
+#define CG_ITEM(item) (item)
+#endif
 
     if (wg == 0) {
         /* Producer warpgroup: one thread issues every TMA load; with CG_CPASYNC all 128
@@ -1335,13 +1393,35 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
 #else
             for (int item = cluster; item < tiles * KSPLIT * nbatch; item += clusters) {
 #endif
-                cg_bz = item / (tiles * KSPLIT);
+                const int witem = CG_ITEM(item);
+                cg_bz = witem / (tiles * KSPLIT);
                 out = cg_out0 + cg_bz * bso; p0 = cg_p00 + cg_bz * bs0; p1 = cg_p10 + cg_bz * bs1; p2 = cg_p20 + cg_bz * bs2;
-                const int tile = (item - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = item - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
+                const int tile = (witem - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = witem - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
                 int tm, tn;
                 cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
                 const int m0 = (tm * CLUSTER_M + (int)rank_m) * BM, n0 = (tn * CLUSTER_N + (int)rank_n) * BN;
                 (void)m0; (void)n0; (void)split;
+#if CG_REUSE
+                /* Every item fills ktiles stages in turn, so the item `back` before this one
+                   filled the same stages with the same k-tiles where STAGES is a multiple of
+                   ktiles; an operand tile it shares with this one (A in the same row of
+                   tiles, B in the same column, of the same product) is still in place: its
+                   consumers only read it, and this producer alone writes the ring. */
+                bool cg_keep_a = false, cg_keep_b = false;
+                {
+                    const int back = ktiles <= STAGES && STAGES % ktiles == 0 ? STAGES / ktiles : 0;
+                    if (back > 0 && witem - back >= cg_run0) {
+                        const int pz = (witem - back) / tiles;
+                        int ptm, ptn;
+                        cg_tile_coords(witem - back - pz * tiles, grid_m, grid_n, &ptm, &ptn);
+                        cg_keep_a = pz == (int)cg_bz && ptm == tm;
+                        cg_keep_b = pz == (int)cg_bz && ptn == tn;
+                    }
+                }
+#else
+                const bool cg_keep_a = false, cg_keep_b = false;
+#endif
+                (void)cg_keep_a; (void)cg_keep_b;
 #if CG_STREAMK
                 for (int kt = kt_lo; kt < kt_hi; ++kt) {
 #else
@@ -1355,21 +1435,27 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
                     cg_mbar_wait_cluster(bars + (STAGES + stage) * 8, phase ^ 1);
 #if CG_CPASYNC
                 /* Every producer thread copies its chunks; its arrival counts once they have landed. */
+                if (!cg_keep_a) {
 #if CG_A_KMAJOR
 #pragma unroll
-                for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BM, 1, CG_CPA_A>(a_s + j * (BM * 128), CG_A_PTR, CG_A_LD, M, K, m0, k0 + j * CG_KROW, tid);
+                    for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BM, 1, CG_CPA_A>(a_s + j * (BM * 128), CG_A_PTR, CG_A_LD, M, K, m0, k0 + j * CG_KROW, tid);
 #else
-                cg_cpa_tile<BM, 0, CG_CPA_A>(a_s, CG_A_PTR, CG_A_LD, M, K, m0, k0, tid);
+                    cg_cpa_tile<BM, 0, CG_CPA_A>(a_s, CG_A_PTR, CG_A_LD, M, K, m0, k0, tid);
 #endif
+                }
+                if (!cg_keep_b) {
 #if CG_B_KMAJOR
 #pragma unroll
-                for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BN, 1, CG_CPA_B>(b_s + j * (BN * 128), CG_B_PTR, CG_B_LD, N, K, n0, k0 + j * CG_KROW, tid);
+                    for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BN, 1, CG_CPA_B>(b_s + j * (BN * 128), CG_B_PTR, CG_B_LD, N, K, n0, k0 + j * CG_KROW, tid);
 #else
-                cg_cpa_tile<BN, 0, CG_CPA_B>(b_s, CG_B_PTR, CG_B_LD, N, K, n0, k0, tid);
+                    cg_cpa_tile<BN, 0, CG_CPA_B>(b_s, CG_B_PTR, CG_B_LD, N, K, n0, k0, tid);
 #endif
+                }
                 asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" :: "r"(full) : "memory");
 #else
-                cg_mbar_expect_tx(full, CG_STAGE_BYTES);
+                /* The bytes this stage waits for: an operand tile kept from an earlier item
+                   (CG_REUSE) is not loaded again. */
+                cg_mbar_expect_tx(full, (cg_keep_a ? 0 : A_STAGE_BYTES) + (cg_keep_b ? 0 : B_STAGE_BYTES));
 #if CLUSTER_N > 1
                 /* The first block of each row of the cluster fetches the row's shared A tile
                    for the blocks of that row (ranks rank_m + CLUSTER_M * j). */
@@ -1384,13 +1470,15 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
 #endif
                 }
 #else
+                if (!cg_keep_a) {
 #if CG_A_KMAJOR
 #pragma unroll
-                for (int j = 0; j < CG_KSUB; ++j) CG_TMA_A(a_s + j * (BM * 128), k0 + j * CG_KROW, m0);
+                    for (int j = 0; j < CG_KSUB; ++j) CG_TMA_A(a_s + j * (BM * 128), k0 + j * CG_KROW, m0);
 #else
 #pragma unroll
-                for (int c = 0; c < BM / 64; ++c) CG_TMA_A(a_s + c * 8192, m0 + c * 64, k0);
+                    for (int c = 0; c < BM / 64; ++c) CG_TMA_A(a_s + c * 8192, m0 + c * 64, k0);
 #endif
+                }
 #endif
 #if CLUSTER_M > 1
                 /* The first block of each column of the cluster fetches the column's shared B
@@ -1408,13 +1496,15 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
 #endif
                 }
 #else
+                if (!cg_keep_b) {
 #if CG_B_KMAJOR
 #pragma unroll
-                for (int j = 0; j < CG_KSUB; ++j) CG_TMA_B(b_s + j * (BN * 128), k0 + j * CG_KROW, n0);
+                    for (int j = 0; j < CG_KSUB; ++j) CG_TMA_B(b_s + j * (BN * 128), k0 + j * CG_KROW, n0);
 #else
 #pragma unroll
-                for (int c = 0; c < BN / 64; ++c) CG_TMA_B(b_s + c * 8192, n0 + c * 64, k0);
+                    for (int c = 0; c < BN / 64; ++c) CG_TMA_B(b_s + c * 8192, n0 + c * 64, k0);
 #endif
+                }
 #endif
 #endif
                     if (++stage == STAGES) { stage = 0; phase ^= 1; }
@@ -1479,9 +1569,10 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
            tiles of every product of the batch, product after product). */
         for (int item = cluster; item < tiles * KSPLIT * nbatch; item += clusters) {
 #endif
-            cg_bz = item / (tiles * KSPLIT);
+            const int witem = CG_ITEM(item);
+            cg_bz = witem / (tiles * KSPLIT);
             out = cg_out0 + cg_bz * bso; p0 = cg_p00 + cg_bz * bs0; p1 = cg_p10 + cg_bz * bs1; p2 = cg_p20 + cg_bz * bs2;
-            const int tile = (item - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = item - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
+            const int tile = (witem - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = witem - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
 #if CG_STREAMK
             const int kt_begin = kt_lo, kt_end = kt_hi;
 #else

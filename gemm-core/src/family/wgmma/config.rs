@@ -82,6 +82,19 @@ pub struct WgmmaTile {
     /// GPU: `bench/h200-2026-12-05ac1-turned.sh` is written to).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub turned: bool,
+    /// `CG_REUSE`: each block walks a consecutive run of the work items (as many as the
+    /// strided walk gives it), and its producer leaves out an operand's loads into a stage
+    /// that still holds that operand's k-tile from `STAGES / ktiles` items before: A for a
+    /// tile in the same row of tiles, B in the same column (the grouped raster's columns
+    /// keep B for most tiles). Possible where `STAGES` is a multiple of the k-tiles (K up
+    /// to `STAGES * BK`); elsewhere only the walk changes. Why: at short K every tile
+    /// loads both operands whole from L2 for little work (4096x4096x128 in 128x128 tiles:
+    /// 64 MB of loads for a 33.5 MB output; `diagnose`'s no-store variant took 12.3 µs of
+    /// the kernel's 16.7 on the H200, bench/results/h200-2026-12-03q1). False (left out
+    /// on disk) for the strided walk. Needs KSPLIT 1, no stream-K and no cluster; planned
+    /// only where the kernel's `tune(reuse = 1)` asks (not yet measured on a GPU).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reuse: bool,
 }
 
 impl Default for WgmmaTile {
@@ -109,6 +122,8 @@ pub const DEEP_RING_CLASS: u32 = 1 << 21;
 
 /// What [`Wgmma`](super::Wgmma)'s plan class adds for the turned-around form.
 pub const TURNED_CLASS: u32 = 1 << 22;
+/// What [`Wgmma`](super::Wgmma)'s plan class adds for operand reuse (`CG_REUSE`).
+pub const REUSE_CLASS: u32 = 1 << 23;
 
 /// The opt-in shared memory limit of one block on sm_90 (H100, H200).
 pub const SM90_SMEM_LIMIT: u32 = 232_448;
@@ -134,6 +149,7 @@ impl WgmmaTile {
             streamk: false,
             tma_store: false,
             turned: false,
+            reuse: false,
         }
     }
 
@@ -174,6 +190,9 @@ impl WgmmaTile {
         }
         if self.turned {
             d.push(("SWAP", 1));
+        }
+        if self.reuse {
+            d.push(("CG_REUSE", 1));
         }
         d
     }

@@ -74,6 +74,10 @@ pub const DEFINES: &[(&str, &str)] = &[
         "1: stream-K: of the U work units, the last G + U % G (G blocks; none when U <= G or G divides U) are shared out by k-tiles, each block taking an equal run of them after its whole units g, g + G, ...; the two blocks that meet in a unit fold their partial tiles through the workspace (two slots per block, cg_ws; counters per unit, cg_flags) in k order, the second to arrive running the epilogue (splitk.rs, cg_walk); default 0. Needs KSPLIT 1, CLUSTER_M 1 and no ping-pong; takes the workspace arguments.",
     ),
     (
+        "CG_REUSE",
+        "1: operand reuse: each block walks a consecutive run of the work items (as many as the strided walk gives it, from cg_run0), and the producer leaves out A's (B's) loads into a stage that still holds the same A (B) k-tile of the same product from the item STAGES / ktiles before (only where STAGES is a multiple of ktiles), expecting only the bytes it loads; default 0. Needs KSPLIT 1, no stream-K and no cluster.",
+    ),
+    (
         "CG_STCG",
         "with CG_LDCG, CG_ARRIVE and CG_RESET: a split's workspace traffic and arrival (KSPLIT > 1 or CG_STREAMK); default the PTX of strip_sum::CUDA_ARRIVE (.cg stores and loads, an acq_rel.gpu add, a relaxed.gpu reset), which every CUDA split of K shares. A host shim defines all four to run a kernel on host atomics (gemm-core/tests/simt_cuda_on_host.rs does for simt).",
     ),

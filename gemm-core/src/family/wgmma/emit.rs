@@ -199,6 +199,9 @@ const CONFIG: &str = r#"
 #ifndef CG_PINGPONG
 #define CG_PINGPONG 0
 #endif
+#ifndef CG_REUSE
+#define CG_REUSE 0
+#endif
 #define CG_THREADS (128 * (CONSUMERS + 1))
 /* Rows of a tile one consumer computes: its share of the tile (cooperative), or the
    whole tile (ping-pong: the two consumers take alternate tiles). */
@@ -294,6 +297,7 @@ fn mma(variant: Variant) -> String {
 
 const KERNEL: &str = r#"
 static_assert(!CG_PINGPONG || (CONSUMERS >= 2 && KSPLIT == 1), "ping-pong takes two or three consumers and no split-K");
+static_assert(!CG_REUSE || (KSPLIT == 1 && !CG_STREAMK && CG_CLUSTER == 1), "operand reuse takes no split-K, no stream-K and no cluster");
 #if CG_CLUSTER > 1
 #define CG_CLUSTER_DIMS __cluster_dims__(CG_CLUSTER, 1, 1)
 #else
@@ -346,6 +350,16 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
     const int grid_m = (M + BM * CLUSTER_M - 1) / (BM * CLUSTER_M), grid_n = (N + BN * CLUSTER_N - 1) / (BN * CLUSTER_N);
     const int tiles = grid_m * grid_n;
     const int ktiles = (K + BK - 1) / BK;
+#if CG_REUSE
+    /* The work item the walk's `item` stands for: the block's items are a consecutive run
+       (as many as the strided walk cluster, cluster + clusters, ... gives it, from
+       cg_run0), so that the items STAGES / ktiles apart, which fill the same stages with
+       the same k-tiles, are mostly neighbours in the grouped raster (see cg_keep). */
+    const int cg_run0 = cluster * (tiles * nbatch / clusters) + min(cluster, tiles * nbatch % clusters);
+#define CG_ITEM(item) (cg_run0 + ((item) - cluster) / clusters)
+#else
+#define CG_ITEM(item) (item)
+#endif
 
     if (wg == 0) {
         /* Producer warpgroup: one thread issues every TMA load; with CG_CPASYNC all 128
@@ -363,13 +377,35 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
 #else
             for (int item = cluster; item < tiles * KSPLIT * nbatch; item += clusters) {
 #endif
-                cg_bz = item / (tiles * KSPLIT);
+                const int witem = CG_ITEM(item);
+                cg_bz = witem / (tiles * KSPLIT);
                 @REBASE@
-                const int tile = (item - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = item - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
+                const int tile = (witem - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = witem - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
                 int tm, tn;
                 cg_tile_coords(tile, grid_m, grid_n, &tm, &tn);
                 const int m0 = (tm * CLUSTER_M + (int)rank_m) * BM, n0 = (tn * CLUSTER_N + (int)rank_n) * BN;
                 (void)m0; (void)n0; (void)split;
+#if CG_REUSE
+                /* Every item fills ktiles stages in turn, so the item `back` before this one
+                   filled the same stages with the same k-tiles where STAGES is a multiple of
+                   ktiles; an operand tile it shares with this one (A in the same row of
+                   tiles, B in the same column, of the same product) is still in place: its
+                   consumers only read it, and this producer alone writes the ring. */
+                bool cg_keep_a = false, cg_keep_b = false;
+                {
+                    const int back = ktiles <= STAGES && STAGES % ktiles == 0 ? STAGES / ktiles : 0;
+                    if (back > 0 && witem - back >= cg_run0) {
+                        const int pz = (witem - back) / tiles;
+                        int ptm, ptn;
+                        cg_tile_coords(witem - back - pz * tiles, grid_m, grid_n, &ptm, &ptn);
+                        cg_keep_a = pz == (int)cg_bz && ptm == tm;
+                        cg_keep_b = pz == (int)cg_bz && ptn == tn;
+                    }
+                }
+#else
+                const bool cg_keep_a = false, cg_keep_b = false;
+#endif
+                (void)cg_keep_a; (void)cg_keep_b;
 #if CG_STREAMK
                 for (int kt = kt_lo; kt < kt_hi; ++kt) {
 #else
@@ -444,9 +480,10 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
            tiles of every product of the batch, product after product). */
         for (int item = cluster; item < tiles * KSPLIT * nbatch; item += clusters) {
 #endif
-            cg_bz = item / (tiles * KSPLIT);
+            const int witem = CG_ITEM(item);
+            cg_bz = witem / (tiles * KSPLIT);
             @REBASE@
-            const int tile = (item - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = item - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
+            const int tile = (witem - (int)cg_bz * tiles * KSPLIT) / KSPLIT, split = witem - (int)cg_bz * tiles * KSPLIT - tile * KSPLIT;
 #if CG_STREAMK
             const int kt_begin = kt_lo, kt_end = kt_hi;
 #else

@@ -229,7 +229,7 @@ mod tiles;
 
 pub use config::{
     bk_for, smem_bytes, WgmmaTile, CLUSTER2D_CLASS, DEEP_RING_CLASS, EPI_PARAM_BYTES, EPI_STAGING_BYTES,
-    PINGPONG_CLASS, SM90_SMEM_LIMIT, STREAMK_CLASS, THREE_CONSUMERS_CLASS, TMA_STORE_CLASS, TURNED_CLASS,
+    PINGPONG_CLASS, REUSE_CLASS, SM90_SMEM_LIMIT, STREAMK_CLASS, THREE_CONSUMERS_CLASS, TMA_STORE_CLASS, TURNED_CLASS,
 };
 pub use defines::DEFINES;
 
@@ -382,13 +382,15 @@ impl KernelFamily for Wgmma {
     fn plan_extra(&self, cx: &PlanCtx, space: &TuneSpace) -> usize {
         let streamk_asked = space.pick("streamk", &[0]).contains(&1);
         let turned_asked = space.pick("turned", &[0]).contains(&1);
+        let reuse_asked = space.pick("reuse", &[0]).contains(&1);
         let extra: std::collections::HashSet<_> = self
             .space(cx, space)
             .into_iter()
             .filter(|t| {
                 (t.streamk && streamk_asked)
                     || (t.turned && turned_asked)
-                    || (!t.streamk && !t.turned && (tiles::apart(t) || t.cluster_n > 1 || t.tma_store))
+                    || (t.reuse && reuse_asked)
+                    || (!t.streamk && !t.turned && !t.reuse && (tiles::apart(t) || t.cluster_n > 1 || t.tma_store))
             })
             .filter(|t| super::first_broken_rule(self, cx, t).is_none())
             .map(|t| (self.block_mn(&t), self.plan_class(&t)))
@@ -467,6 +469,10 @@ impl KernelFamily for Wgmma {
         // block tiles keeps its config (a plan class of its own, with room made for it)
         // after every plain config.
         if t.turned {
+            s *= 0.25;
+        }
+        // Operand reuse is asked for (`tune(reuse = 1)`) and unmeasured: likewise.
+        if t.reuse {
             s *= 0.25;
         }
         s
@@ -555,7 +561,8 @@ impl KernelFamily for Wgmma {
             + if t.tma_store { TMA_STORE_CLASS } else { 0 }
             + if t.consumers == 3 { THREE_CONSUMERS_CLASS } else { 0 }
             + if tiles::deep_ring(t) { DEEP_RING_CLASS } else { 0 }
-            + if t.turned { TURNED_CLASS } else { 0 };
+            + if t.turned { TURNED_CLASS } else { 0 }
+            + if t.reuse { REUSE_CLASS } else { 0 };
         (t.ksplit.max(1), t.bk + schedule)
     }
 
@@ -688,7 +695,7 @@ impl KernelFamily for Wgmma {
 
     fn describe(&self, t: &WgmmaTile) -> String {
         format!(
-            "wgmma {}x{}x{} stages {} consumers {} cluster {} inflight {} group {}{}{}{}{}{}{}",
+            "wgmma {}x{}x{} stages {} consumers {} cluster {} inflight {} group {}{}{}{}{}{}{}{}",
             t.bm,
             t.bn,
             t.bk,
@@ -706,6 +713,7 @@ impl KernelFamily for Wgmma {
             if t.streamk { " streamk" } else { "" },
             if t.tma_store { " tmastore" } else { "" },
             if t.turned { " turned" } else { "" },
+            if t.reuse { " reuse" } else { "" },
             if t.ksplit > 1 {
                 format!(" ksplit {}", t.ksplit)
             } else {

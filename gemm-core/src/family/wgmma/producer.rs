@@ -14,21 +14,27 @@ pub(super) fn produce(variant: Variant) -> String {
     }
     "#if CG_CPASYNC
                 /* Every producer thread copies its chunks; its arrival counts once they have landed. */
+                if (!cg_keep_a) {
 #if CG_A_KMAJOR
 #pragma unroll
-                for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BM, 1, CG_CPA_A>(a_s + j * (BM * 128), CG_A_PTR, CG_A_LD, M, K, m0, k0 + j * CG_KROW, tid);
+                    for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BM, 1, CG_CPA_A>(a_s + j * (BM * 128), CG_A_PTR, CG_A_LD, M, K, m0, k0 + j * CG_KROW, tid);
 #else
-                cg_cpa_tile<BM, 0, CG_CPA_A>(a_s, CG_A_PTR, CG_A_LD, M, K, m0, k0, tid);
+                    cg_cpa_tile<BM, 0, CG_CPA_A>(a_s, CG_A_PTR, CG_A_LD, M, K, m0, k0, tid);
 #endif
+                }
+                if (!cg_keep_b) {
 #if CG_B_KMAJOR
 #pragma unroll
-                for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BN, 1, CG_CPA_B>(b_s + j * (BN * 128), CG_B_PTR, CG_B_LD, N, K, n0, k0 + j * CG_KROW, tid);
+                    for (int j = 0; j < CG_KSUB; ++j) cg_cpa_tile<BN, 1, CG_CPA_B>(b_s + j * (BN * 128), CG_B_PTR, CG_B_LD, N, K, n0, k0 + j * CG_KROW, tid);
 #else
-                cg_cpa_tile<BN, 0, CG_CPA_B>(b_s, CG_B_PTR, CG_B_LD, N, K, n0, k0, tid);
+                    cg_cpa_tile<BN, 0, CG_CPA_B>(b_s, CG_B_PTR, CG_B_LD, N, K, n0, k0, tid);
 #endif
+                }
                 asm volatile(\"cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\\n\" :: \"r\"(full) : \"memory\");
 #else
-                cg_mbar_expect_tx(full, CG_STAGE_BYTES);
+                /* The bytes this stage waits for: an operand tile kept from an earlier item
+                   (CG_REUSE) is not loaded again. */
+                cg_mbar_expect_tx(full, (cg_keep_a ? 0 : A_STAGE_BYTES) + (cg_keep_b ? 0 : B_STAGE_BYTES));
 #if CLUSTER_N > 1
                 /* The first block of each row of the cluster fetches the row's shared A tile
                    for the blocks of that row (ranks rank_m + CLUSTER_M * j). */
@@ -43,13 +49,15 @@ pub(super) fn produce(variant: Variant) -> String {
 #endif
                 }
 #else
+                if (!cg_keep_a) {
 #if CG_A_KMAJOR
 #pragma unroll
-                for (int j = 0; j < CG_KSUB; ++j) CG_TMA_A(a_s + j * (BM * 128), k0 + j * CG_KROW, m0);
+                    for (int j = 0; j < CG_KSUB; ++j) CG_TMA_A(a_s + j * (BM * 128), k0 + j * CG_KROW, m0);
 #else
 #pragma unroll
-                for (int c = 0; c < BM / 64; ++c) CG_TMA_A(a_s + c * 8192, m0 + c * 64, k0);
+                    for (int c = 0; c < BM / 64; ++c) CG_TMA_A(a_s + c * 8192, m0 + c * 64, k0);
 #endif
+                }
 #endif
 #if CLUSTER_M > 1
                 /* The first block of each column of the cluster fetches the column's shared B
@@ -67,13 +75,15 @@ pub(super) fn produce(variant: Variant) -> String {
 #endif
                 }
 #else
+                if (!cg_keep_b) {
 #if CG_B_KMAJOR
 #pragma unroll
-                for (int j = 0; j < CG_KSUB; ++j) CG_TMA_B(b_s + j * (BN * 128), k0 + j * CG_KROW, n0);
+                    for (int j = 0; j < CG_KSUB; ++j) CG_TMA_B(b_s + j * (BN * 128), k0 + j * CG_KROW, n0);
 #else
 #pragma unroll
-                for (int c = 0; c < BN / 64; ++c) CG_TMA_B(b_s + c * 8192, n0 + c * 64, k0);
+                    for (int c = 0; c < BN / 64; ++c) CG_TMA_B(b_s + c * 8192, n0 + c * 64, k0);
 #endif
+                }
 #endif
 #endif"
         .into()

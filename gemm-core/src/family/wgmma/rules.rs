@@ -8,7 +8,7 @@ use crate::ir::Layout;
 
 // Rationale per rule: each is one of the source's static_asserts (a config that breaks
 // it would not compile) or a limit of the chip.
-pub(super) const RULES: [Rule<WgmmaTile>; 13] = [
+pub(super) const RULES: [Rule<WgmmaTile>; 14] = [
     // A k-tile is one to four 128-byte swizzle rows; more than one only with K-major A and
     // B (their tiles then arrive as one box per row; MN-major boxes hold one row).
     Rule {
@@ -85,6 +85,21 @@ pub(super) const RULES: [Rule<WgmmaTile>; 13] = [
             } else {
                 None
             }
+        },
+    },
+    // Operand reuse compares a block's own earlier items, which a split of K, a
+    // stream-K share or a cluster's multicast (a peer's loads) would not match.
+    Rule {
+        name: "reuse",
+        check: |_, c| {
+            (c.reuse && (c.ksplit != 1 || c.streamk || c.cluster() != 1)).then(|| {
+                format!(
+                    "operand reuse with KSPLIT = {}{}, a cluster of {} (it takes no split of K, no stream-K and no cluster)",
+                    c.ksplit,
+                    if c.streamk { ", stream-K" } else { "" },
+                    c.cluster()
+                )
+            })
         },
     },
     // Each consumer owns whole 64-row wgmma slabs (of its share of the tile, or with

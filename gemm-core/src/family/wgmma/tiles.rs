@@ -105,6 +105,7 @@ fn k_tiles(cx: &PlanCtx, bm: u32, bn: u32) -> Vec<u32> {
 pub(super) fn space(cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
     let quads = space.pick("cluster_n", &[1, 2]).contains(&2);
     let tma_store = space.pick("tma_store", &[0]).contains(&1);
+    let reuse = space.pick("reuse", &[0]).contains(&1);
     let mut v = Vec::new();
     for bm in space.pick("block_m", &[64, 128, 192, 256]) {
         for bn in space.pick("block_n", &BLOCK_N) {
@@ -127,6 +128,12 @@ pub(super) fn space(cx: &PlanCtx, space: &TuneSpace) -> Vec<WgmmaTile> {
                                 // block tile keeps its best one.
                                 if tma_store && cluster_m == 1 {
                                     v.push(WgmmaTile { tma_store: true, ..t });
+                                }
+                                // Where `tune(reuse = 1)` asks, the same tile walking a run
+                                // of items and keeping operand tiles in its ring: a plan
+                                // class of its own.
+                                if reuse && cluster_m == 1 {
+                                    v.push(WgmmaTile { reuse: true, ..t });
                                 }
                             }
                             // A 2x2 cluster sharing both operands, for the cooperative
