@@ -11,18 +11,18 @@
 # rounds (f16 too: its source moved into per-width blocks, the SASS differs by a few
 # integer ops), a tune of 16x4096x4096 tf32 with a row-major W (which config wins).
 # Binaries: .dev/an1c (ba7926c: the defaults before), .dev/an5c (0a33f62: decode
-# streaming W across), .dev/ao1c (the tf32 decode_n), .dev/ao1k (tests/kernels.rs at ao1).
-# Carry: [".dev/an1c", ".dev/an5c", ".dev/ao1c", ".dev/ao1k"]. ~7 minutes.
+# streaming W across), .dev/ao2c (the tf32 decode_n, and operand reuse for batch ao2), .dev/ao2k (tests/kernels.rs at ao2).
+# Carry: [".dev/an1c", ".dev/an5c", ".dev/ao2c", ".dev/ao2k"]. ~7 minutes.
 # Written before: decode_n streams W's rows at the 16-bit rows' rate per byte (f16 8 and
 # 16 rows of 4096x4096 19-20 µs on an H100), so tf32's 64 MB in ~32-36 µs against cuBLAS
 # tf32's ~39-40 (mma.sync 64x64: 89-106): ~1.1x; 32 rows (64 accumulators) a little
 # slower; at one row 1x12288x4096 near gemv_n's 78.5 µs (within 5%); f16 unchanged
 # (within 1%).
 BATCH=${BATCH:-ao1}
-B=.dev/ao1c
+B=.dev/ao2c
 source bench/lib.sh $BATCH
 nvidia-smi --query-gpu=name --format=csv,noheader | tee $R/gpu.txt
-K=.dev/ao1k/kernels
+K=.dev/ao2k/kernels
 timeout 200 $K every_planned_decode_n_config --test-threads 1 > $R/kernels-decode-n.log 2>&1; echo "kernels decode_n rc=$?"
 timeout 100 $K decode_n_configs_give_the_same_bits_twice --test-threads 1 > $R/kernels-bits.log 2>&1; echo "kernels bits rc=$?"
 grep -hE "^test |test result" $R/kernels-decode-n.log $R/kernels-bits.log
