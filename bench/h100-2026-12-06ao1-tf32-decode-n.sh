@@ -6,13 +6,14 @@
 # gemv_n at one row, and the decode form streaming W across (0a33f62, .dev/an5c, never
 # timed without its L2 prefetch; with it 0.52-0.59x at 16-32 rows, an4).
 # Correct on CUDA first (every planned tf32 decode_n config, with f16 and bf16 again
-# after the source's restructure; the same bits twice; memcheck), then first calls
+# after the source's restructure; memcheck on the 16-row configs), then first calls
 # without the shipped tables (the planner's defaults), old and new alternating over two
 # rounds (f16 too: its source moved into per-width blocks, the SASS differs by a few
-# integer ops), a tune of 16x4096x4096 tf32 with a row-major W (which config wins).
+# integer ops). Cut to fit about 5 minutes beside batch ao2 (device starts failed for
+# an hour).
 # Binaries: .dev/an1c (ba7926c: the defaults before), .dev/an5c (0a33f62: decode
 # streaming W across), .dev/ao2c (the tf32 decode_n, and operand reuse for batch ao2), .dev/ao2k (tests/kernels.rs at ao2).
-# Carry: [".dev/an1c", ".dev/an5c", ".dev/ao2c", ".dev/ao2k"]. ~7 minutes.
+# Carry: [".dev/an1c", ".dev/an5c", ".dev/ao2c", ".dev/ao2k"]. ~5 minutes.
 # Written before: decode_n streams W's rows at the 16-bit rows' rate per byte (f16 8 and
 # 16 rows of 4096x4096 19-20 µs on an H100), so tf32's 64 MB in ~32-36 µs against cuBLAS
 # tf32's ~39-40 (mma.sync 64x64: 89-106): ~1.1x; 32 rows (64 accumulators) a little
@@ -23,23 +24,17 @@ B=.dev/ao2c
 source bench/lib.sh $BATCH
 nvidia-smi --query-gpu=name --format=csv,noheader | tee $R/gpu.txt
 K=.dev/ao2k/kernels
-timeout 200 $K every_planned_decode_n_config --test-threads 1 > $R/kernels-decode-n.log 2>&1; echo "kernels decode_n rc=$?"
-timeout 100 $K decode_n_configs_give_the_same_bits_twice --test-threads 1 > $R/kernels-bits.log 2>&1; echo "kernels bits rc=$?"
-grep -hE "^test |test result" $R/kernels-decode-n.log $R/kernels-bits.log
+timeout 150 $K every_planned_decode_n_config --test-threads 1 > $R/kernels-decode-n.log 2>&1; echo "kernels decode_n rc=$?"
+grep -hE "^test |test result|panicked" $R/kernels-decode-n.log | head -5
 NO_TABLES=1 DTYPES=tf32 ROWS=2 first_calls ".dev/an1c $B" \
   "w16|--shape 16x4096x4096 --w-layout row --epilogues none,bias_relu" \
   "w8|--shape 8x4096x4096 --w-layout row --epilogues none" \
   "w32|--shape 32x4096x4096 --w-layout row --epilogues none" \
-  "w16l|--shape 16x12288x4096 --w-layout row --epilogues none" \
   "w1|--shape 1x12288x4096 --w-layout row --epilogues none"
 NO_TABLES=1 DTYPES=tf32 ROWS=1 first_calls ".dev/an5c" \
   "w16|--shape 16x4096x4096 --w-layout row --epilogues none"
 NO_TABLES=1 DTYPES=f16 ROWS=1 first_calls ".dev/an1c $B" \
-  "f8|--shape 8x4096x4096 --w-layout row --epilogues none" \
   "f16|--shape 16x4096x4096 --w-layout row --epilogues none"
-export CROSSGEMM_IGNORE_TABLES=1
-timeout 120 $B/crossgemm tune --shape 16x4096x4096 --dtype tf32 --w-layout row --epilogue none --json --cache-dir /tmp/cg-$BATCH-tune > $R/tune-16x4096x4096.json 2> $R/tune-16x4096x4096.err
-python3 bench/tune_summary.py "tf32 row-W 16x4096x4096 tuned" $R/tune-16x4096x4096.json
-CROSSGEMM_TEST_CONFIGS="decode_n rows 16 cols 64 warps 8 stages 4" timeout 150 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --print-limit 5 $K every_planned_decode_n_config --test-threads 1 > $R/memcheck.log 2>&1; echo "memcheck rc=$?"
+CROSSGEMM_TEST_CONFIGS="decode_n rows 16 cols 64 warps 8 stages 4" timeout 80 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --print-limit 5 $K every_planned_decode_n_config --test-threads 1 > $R/memcheck.log 2>&1; echo "memcheck rc=$?"
 grep -E "ERROR SUMMARY|test result" $R/memcheck.log | tail -3
 finish
