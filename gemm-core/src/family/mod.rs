@@ -180,7 +180,7 @@ pub trait KernelFamily: Sync + 'static {
     }
 
     /// Whether `tile` computes `Cᵀ = Bᵀ · Aᵀ` on the call's buffers (the turned-around
-    /// form, [`turned`]): what a diagnosis or a test tells a config's form by. No by
+    /// form, as the `turned` module generates it): what a diagnosis or a test tells a config's form by. No by
     /// default.
     fn turned(&self, tile: &Self::Tile) -> bool {
         let _ = tile;
