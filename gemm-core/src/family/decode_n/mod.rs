@@ -127,9 +127,10 @@ impl KernelFamily for DecodeN {
         true
     }
 
-    /// A shape specialist, before `gemv_n`: calls with up to 32 rows of these layouts get
+    /// A shape specialist, before `gemv_n`: calls with 2 to 32 rows of these layouts get
     /// it by default. Measured on the H200 (z2, z3): 2 and 4 rows 3% and 16% faster than
-    /// gemv_n's tuned configs, one row 1-5% slower (the tuner takes gemv_n there).
+    /// gemv_n's tuned configs, one row 1-5% slower (it leaves one row to gemv_n, see
+    /// `accepts`).
     fn preference(&self, _target: &TargetSpec) -> (u8, usize) {
         (0, 2)
     }
@@ -159,9 +160,17 @@ impl KernelFamily for DecodeN {
         false
     }
 
+    /// Two to `rows` rows: one row is `gemv_n`'s, which streams W as fast with no MMA
+    /// padding (decode_n's default there was 1-5% slower than gemv_n's tuned configs in
+    /// f16 on the H200, bench/results/h200-2026-12-04z3, and 4% slower than gemv_n's
+    /// default in tf32 on an H100, 80.6-80.9 against 77.6-77.9 µs at 1x12288x4096,
+    /// h100-2026-12-06ao1).
     fn accepts(&self, t: &DecodeNTile, ir: &GemmIr, p: Problem) -> Result<(), String> {
         if p.m as u64 > t.rows() as u64 {
             return Err(format!("M = {} is more than the {} rows of this config", p.m, t.rows()));
+        }
+        if p.m == 1 {
+            return Err("M = 1: a single row is gemv_n's (measured faster than decode_n there)".into());
         }
         if !super::decode::rows_on_16_bytes(ir, p) {
             return Err("rows of A or B do not all start on 16-byte boundaries".into());
@@ -443,8 +452,13 @@ mod tests {
             ksplit: 2,
         };
         assert!(DecodeN.accepts(&t, &g, Problem::new(16, 4096, 4096)).is_ok());
-        assert!(DecodeN.accepts(&t, &g, Problem::new(1, 8, 8)).is_ok());
-        assert!(DecodeN.accepts(&t, &g, Problem::new(1, 7, 8)).is_err());
+        assert!(DecodeN.accepts(&t, &g, Problem::new(2, 8, 8)).is_ok());
+        assert!(DecodeN.accepts(&t, &g, Problem::new(2, 7, 8)).is_err());
+        // One row is gemv_n's.
+        assert!(DecodeN
+            .accepts(&t, &g, Problem::new(1, 4096, 4096))
+            .unwrap_err()
+            .contains("gemv_n"));
         assert!(DecodeN.accepts(&t, &g, Problem::new(17, 4096, 4096)).is_err());
         // K = 4097: A's rows start 8194 bytes apart; N = 4095: B's 8190.
         assert!(DecodeN.accepts(&t, &g, Problem::new(8, 4096, 4097)).is_err());
@@ -458,8 +472,9 @@ mod tests {
         assert_eq!((w.bytes, w.flags), (65 * 2 * 16 * 64 * 4, 65));
     }
 
-    /// Every config comes beside the general families' budget, and a call with 1-32 rows
-    /// of a row-major A and B gets the smallest row block by default, over all of K.
+    /// Every config comes beside the general families' budget, and a call with 2-32 rows
+    /// of a row-major A and B gets the smallest row block by default, over all of K (one
+    /// row gets gemv_n).
     #[test]
     fn the_plan_keeps_every_config_beside_the_general_families() {
         let targets = Targets::parse(BUILTIN_TARGETS).unwrap();
@@ -490,7 +505,7 @@ mod tests {
                 .find(|c| c.family().accepts(c, &rr, Problem::new(m, 4096, 4096)).is_ok())
                 .unwrap()
         };
-        for (m, rows) in [(1, 8), (5, 8), (16, 16), (17, 32), (32, 32)] {
+        for (m, rows) in [(2, 8), (5, 8), (16, 16), (17, 32), (32, 32)] {
             assert!(
                 matches!(first(m), TileConfig::DecodeN(t) if t.rows() == rows && (t.nt, t.warps, t.stages, t.ksplit) == (4, 8, 4, 1)),
                 "{m}: {}",
@@ -498,6 +513,7 @@ mod tests {
             );
         }
         assert_ne!(first(33).family_id(), FamilyId::DecodeN);
+        assert_eq!(first(1).family_id(), FamilyId::GemvN);
         // Every planned config fits the H200 (the rules prune the rest).
         for t in &ours {
             assert!(
