@@ -574,42 +574,31 @@ fn cluster_blocks_share_their_tiles() {
     check_clusters!(tf32_rc, f32, RowMajor, f32, ColMajor, true, 44);
 }
 
-/// The stream-K kernel's plan holds stream-K configs (so the persistent test above runs
-/// them on a GPU), and the default kernels' plans hold none.
+/// The opt-in wgmma variants are planned where a kernel asks (so the persistent tests
+/// above run them on a GPU) and nowhere else: stream-K (`tune(streamk = 1)`) and operand
+/// reuse (`tune(reuse = 1)`, K-major and MN-major).
 #[test]
-fn streamk_is_planned_only_when_asked() {
-    let streamk = |spec: &crossgemm::KernelSpec| {
+fn opt_in_wgmma_variants_are_planned_only_when_asked() {
+    // Planned wgmma configs of `spec` on the h200 that `is` takes; None in builds without
+    // the `sm90` feature, which plan no h200 target.
+    fn planned(spec: &crossgemm::KernelSpec, is: fn(&crossgemm::WgmmaTile) -> bool) -> Option<usize> {
         spec.target("h200").map(|t| {
             t.plan()
                 .configs
                 .iter()
-                .filter(|c| matches!(c, TileConfig::Wgmma(w) if w.streamk))
+                .filter(|c| matches!(c, TileConfig::Wgmma(w) if is(w)))
                 .count()
         })
-    };
-    // Builds without the `sm90` feature plan no h200 target.
-    if let Some(n) = streamk(&f16_rc_sk::SPEC) {
-        assert!(n > 0, "no stream-K config planned for f16_rc_sk");
-        assert_eq!(streamk(&f16_rc::SPEC), Some(0));
     }
-}
-
-#[test]
-fn reuse_is_planned_only_when_asked() {
-    let reuse = |spec: &crossgemm::KernelSpec| {
-        spec.target("h200").map(|t| {
-            t.plan()
-                .configs
-                .iter()
-                .filter(|c| matches!(c, TileConfig::Wgmma(w) if w.reuse))
-                .count()
-        })
-    };
-    // Builds without the `sm90` feature plan no h200 target.
-    if let Some(n) = reuse(&f16_rc_reuse::SPEC) {
-        assert!(n > 0, "no reuse config planned for f16_rc_reuse");
-        assert!(reuse(&f16_cr_reuse::SPEC).unwrap() > 0);
-        assert_eq!(reuse(&f16_rc::SPEC), Some(0));
+    let streamk: fn(&crossgemm::WgmmaTile) -> bool = |w| w.streamk;
+    let reuse: fn(&crossgemm::WgmmaTile) -> bool = |w| w.reuse;
+    if let Some(n) = planned(&f16_rc_sk::SPEC, streamk) {
+        assert!(n > 0, "no stream-K config planned for f16_rc_sk");
+        assert_eq!(planned(&f16_rc::SPEC, streamk), Some(0));
+        assert!(planned(&f16_rc_reuse::SPEC, reuse).unwrap() > 0);
+        assert!(planned(&f16_cr_reuse::SPEC, reuse).unwrap() > 0);
+        assert_eq!(planned(&f16_rc::SPEC, reuse), Some(0));
+        assert_eq!(planned(&f16_rc_sk::SPEC, reuse), Some(0));
     }
 }
 
