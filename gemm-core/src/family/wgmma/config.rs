@@ -92,7 +92,11 @@ pub struct WgmmaTile {
     /// 64 MB of loads for a 33.5 MB output; `diagnose`'s no-store variant took 12.3 µs of
     /// the kernel's 16.7 on the H200, bench/results/h200-2026-12-03q1). False (left out
     /// on disk) for the strided walk. Needs KSPLIT 1, no stream-K and no cluster; planned
-    /// only where the kernel's `tune(reuse = 1)` asks (not yet measured on a GPU).
+    /// only where the kernel's `tune(reuse = 1)` asks. Measured on an H100
+    /// (bench/results/h100-2026-12-06ao2 to -ao5): 6% faster than its strided twin at
+    /// 4096x4096x128 plain (128x128 ping-pong, whole columns: 1-3% ahead of the best
+    /// strided tile), but 2-6% slower fused and 6-7% at 8192x8192x128, where the
+    /// consecutive walk alone costs 2-3%: the operand loads are not what binds there.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reuse: bool,
 }
