@@ -50,27 +50,18 @@ pub(crate) const fn chunk_k(dtype: DType) -> u32 {
 
 /// What the mma.sync shape specialists (`decode` and `decode_n`) ask of a target and a
 /// kernel besides their layouts: CUDA (else `Err` naming the `kernel` and, in brackets,
-/// `cuda_why`) and f16 or bf16 operands on mma.sync, or f32 ones rounded to tf32 where
-/// `tf32` (the kernel's source has that form).
-pub(super) fn serves_mma_sync(
-    target: &TargetSpec,
-    ir: &GemmIr,
-    kernel: &str,
-    cuda_why: &str,
-    tf32: bool,
-) -> Result<(), String> {
+/// `cuda_why`) and f16 or bf16 operands on mma.sync, or f32 ones rounded to tf32 (both
+/// sources have that form).
+pub(super) fn serves_mma_sync(target: &TargetSpec, ir: &GemmIr, kernel: &str, cuda_why: &str) -> Result<(), String> {
     if target.backend != Backend::Cuda {
         return Err(format!("the {kernel} kernel is CUDA only ({cuda_why})"));
     }
     let ty = InstrType::of(ir.ab_dtype, ir.acc);
-    let takes = matches!(ty, InstrType::F16 | InstrType::Bf16) || (tf32 && ty == InstrType::Tf32);
+    let takes = matches!(ty, InstrType::F16 | InstrType::Bf16 | InstrType::Tf32);
     if !takes || !target.offers(Instr::MmaSync, ty) {
-        let what = if tf32 {
-            "f16 or bf16 operands, or f32 ones with `acc = tf32`,"
-        } else {
-            "f16 or bf16 operands"
-        };
-        return Err(format!("the {kernel} kernel takes {what} on mma.sync, not {ty:?}"));
+        return Err(format!(
+            "the {kernel} kernel takes f16 or bf16 operands, or f32 ones with `acc = tf32`, on mma.sync, not {ty:?}"
+        ));
     }
     Ok(())
 }
@@ -261,7 +252,7 @@ impl KernelFamily for Decode {
     }
 
     fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String> {
-        serves_mma_sync(target, ir, "decode", "mma.sync", true)?;
+        serves_mma_sync(target, ir, "decode", "mma.sync")?;
         if turned::modes(ir).is_empty() {
             return Err(
                 "the decode kernel streams K-contiguous columns of B (B column-major) or, turned around, K-contiguous rows of A (A row-major)"
@@ -320,11 +311,11 @@ impl KernelFamily for Decode {
         }
     }
 
-    /// Of C: turned around, `(rows per block, N)`.
     fn turned(&self, t: &DecodeTile) -> bool {
         t.swap
     }
 
+    /// Of C: turned around, `(rows per block, N)`.
     fn block_mn(&self, t: &DecodeTile) -> (u32, u32) {
         turned::block_mn(t.swap, t.rows(), t.block_n())
     }

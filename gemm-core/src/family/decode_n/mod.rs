@@ -12,8 +12,8 @@
 //! block's tile of W (128 or 256 bytes: 64 or 128 columns) and X's rows beside them into
 //! its own cp.async ring in shared memory, and `ldmatrix.trans` hands them to `mma.sync
 //! m16n8k16` with the columns as the instruction's 16 rows (swap-AB, as `decode`): at
-//! most 8 rows of X pad nothing. The block's warps take interleaved 32-k chunks of its
-//! share of K; the grid's `y` may split K over `KSPLIT` blocks a strip (for narrow N:
+//! most 8 rows of X pad nothing. The block's warps take interleaved chunks of its share
+//! of K (64 bytes of k: 32 k in 16 bits, 16 in f32); the grid's `y` may split K over `KSPLIT` blocks a strip (for narrow N:
 //! at N = 4096 the 64 blocks over all of K were faster, z3); sums meet in a fixed order
 //! (the same bits on every run). CUDA only (`emit.rs`), f16 and bf16, and f32 rounded to
 //! tf32 (`acc = tf32`: `m16n8k8`, its fragments read with 8-byte shared loads where
@@ -146,7 +146,7 @@ impl KernelFamily for DecodeN {
     }
 
     fn serves(&self, target: &TargetSpec, ir: &GemmIr) -> Result<(), String> {
-        super::decode::serves_mma_sync(target, ir, "decode_n", "mma.sync, ldmatrix", true)?;
+        super::decode::serves_mma_sync(target, ir, "decode_n", "mma.sync, ldmatrix")?;
         if ir.a_layout() != Layout::RowMajor || ir.b_layout() != Layout::RowMajor {
             return Err(
                 "the decode_n kernel reads K-contiguous rows of A and N-contiguous rows of B (A and B row-major)"

@@ -209,12 +209,12 @@ impl KernelFamily for Gemv {
         }
     }
 
-    /// `(MR, columns per block)`: what one block computes (of C: turned around,
-    /// `(rows per block, MR)`).
     fn turned(&self, t: &GemvTile) -> bool {
         t.swap
     }
 
+    /// `(MR, columns per block)`: what one block computes (of C: turned around,
+    /// `(rows per block, MR)`).
     fn block_mn(&self, t: &GemvTile) -> (u32, u32) {
         turned::block_mn(t.swap, t.mr, t.block_n())
     }

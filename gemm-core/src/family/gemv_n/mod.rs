@@ -208,12 +208,12 @@ impl KernelFamily for GemvN {
         }
     }
 
-    /// `(MR, columns per block)` of C (turned around, `(rows per block, MR)`), counted for
-    /// 16-bit operands.
     fn turned(&self, t: &GemvNTile) -> bool {
         t.swap
     }
 
+    /// `(MR, columns per block)` of C (turned around, `(rows per block, MR)`), counted for
+    /// 16-bit operands.
     fn block_mn(&self, t: &GemvNTile) -> (u32, u32) {
         turned::block_mn(t.swap, t.mr, t.block_n16())
     }

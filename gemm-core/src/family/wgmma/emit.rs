@@ -357,6 +357,9 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
        the same k-tiles, are mostly neighbours in the grouped raster (see cg_keep). */
     const int cg_run0 = cluster * (tiles * nbatch / clusters) + min(cluster, tiles * nbatch % clusters);
 #define CG_ITEM(item) (cg_run0 + ((item) - cluster) / clusters)
+    /* Every item fills ktiles stages in turn, so the item cg_back before one filled the
+       same stages with the same k-tiles where STAGES is a multiple of ktiles (else 0). */
+    const int cg_back = ktiles <= STAGES && STAGES % ktiles == 0 ? STAGES / ktiles : 0;
 #else
 #define CG_ITEM(item) (item)
 #endif
@@ -386,21 +389,17 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
                 const int m0 = (tm * CLUSTER_M + (int)rank_m) * BM, n0 = (tn * CLUSTER_N + (int)rank_n) * BN;
                 (void)m0; (void)n0; (void)split;
 #if CG_REUSE
-                /* Every item fills ktiles stages in turn, so the item `back` before this one
-                   filled the same stages with the same k-tiles where STAGES is a multiple of
-                   ktiles; an operand tile it shares with this one (A in the same row of
-                   tiles, B in the same column, of the same product) is still in place: its
-                   consumers only read it, and this producer alone writes the ring. */
+                /* An operand tile this item shares with the item cg_back before it (A in the
+                   same row of tiles, B in the same column, of the same product) is still in
+                   place in the stages: their consumers only read it, and this producer alone
+                   writes the ring. */
                 bool cg_keep_a = false, cg_keep_b = false;
-                {
-                    const int back = ktiles <= STAGES && STAGES % ktiles == 0 ? STAGES / ktiles : 0;
-                    if (back > 0 && witem - back >= cg_run0) {
-                        const int pz = (witem - back) / tiles;
-                        int ptm, ptn;
-                        cg_tile_coords(witem - back - pz * tiles, grid_m, grid_n, &ptm, &ptn);
-                        cg_keep_a = pz == (int)cg_bz && ptm == tm;
-                        cg_keep_b = pz == (int)cg_bz && ptn == tn;
-                    }
+                if (cg_back > 0 && witem - cg_back >= cg_run0) {
+                    const int pz = (witem - cg_back) / tiles;
+                    int ptm, ptn;
+                    cg_tile_coords(witem - cg_back - pz * tiles, grid_m, grid_n, &ptm, &ptn);
+                    cg_keep_a = pz == (int)cg_bz && ptm == tm;
+                    cg_keep_b = pz == (int)cg_bz && ptn == tn;
                 }
 #else
                 const bool cg_keep_a = false, cg_keep_b = false;

@@ -489,11 +489,11 @@ impl KernelFamily for Wgmma {
         }
     }
 
-    /// In C's terms: a turned tile's `bm` rows of `Cᵀ` are columns of C.
     fn turned(&self, t: &WgmmaTile) -> bool {
         t.turned
     }
 
+    /// In C's terms: a turned tile's `bm` rows of `Cᵀ` are columns of C.
     fn block_mn(&self, t: &WgmmaTile) -> (u32, u32) {
         if t.turned {
             (t.bn, t.bm)
