@@ -155,17 +155,39 @@ fn gemm_tf32_bias_gelu(x: Matrix<f32>, w: Matrix<f32, ColMajor>, bias: Row<f32>)
     gelu(x * w + bias)
 }
 
-// The f32 paths with a row-major W (plain products only): `bench --w-layout row --dtypes
-// f32,tf32`. tf32's wgmma takes K-major operands only, so on h200 this one runs on
-// mma.sync, as its note would say.
+// The f32 paths with a row-major W: `bench --w-layout row --dtypes f32,tf32`. tf32's
+// wgmma takes K-major operands only, so on h200 these run on the decode_n, gemv_n or
+// mma.sync families, as their notes say.
 #[gemm_kernel(fma_ok)]
 fn gemm_f32_none_wrow(x: Matrix<f32>, w: Matrix<f32>) -> Matrix<f32> {
     x * w
 }
 
+// Exact f32 is what these are for: scalar FMA on the CUDA targets is accepted.
+#[gemm_kernel(fma_ok)]
+fn gemm_f32_bias_relu_wrow(x: Matrix<f32>, w: Matrix<f32>, bias: Row<f32>) -> Matrix<f32> {
+    relu(x * w + bias)
+}
+
+// Exact f32 is what these are for: scalar FMA on the CUDA targets is accepted.
+#[gemm_kernel(fma_ok)]
+fn gemm_f32_bias_gelu_wrow(x: Matrix<f32>, w: Matrix<f32>, bias: Row<f32>) -> Matrix<f32> {
+    gelu(x * w + bias)
+}
+
 #[gemm_kernel(acc = tf32, layout_ok)]
 fn gemm_tf32_none_wrow(x: Matrix<f32>, w: Matrix<f32>) -> Matrix<f32> {
     x * w
+}
+
+#[gemm_kernel(acc = tf32, layout_ok)]
+fn gemm_tf32_bias_relu_wrow(x: Matrix<f32>, w: Matrix<f32>, bias: Row<f32>) -> Matrix<f32> {
+    relu(x * w + bias)
+}
+
+#[gemm_kernel(acc = tf32, layout_ok)]
+fn gemm_tf32_bias_gelu_wrow(x: Matrix<f32>, w: Matrix<f32>, bias: Row<f32>) -> Matrix<f32> {
+    gelu(x * w + bias)
 }
 
 /// Every kernel the CLI can tune and benchmark.
@@ -189,7 +211,11 @@ static KERNELS: &[KernelEntry] = &[
     KernelEntry::new(Dtype::Bf16, Epilogue::BiasRelu, &gemm_bf16_bias_relu_wrow::SPEC),
     KernelEntry::new(Dtype::Bf16, Epilogue::BiasGelu, &gemm_bf16_bias_gelu_wrow::SPEC),
     KernelEntry::new(Dtype::F32, Epilogue::None, &gemm_f32_none_wrow::SPEC),
+    KernelEntry::new(Dtype::F32, Epilogue::BiasRelu, &gemm_f32_bias_relu_wrow::SPEC),
+    KernelEntry::new(Dtype::F32, Epilogue::BiasGelu, &gemm_f32_bias_gelu_wrow::SPEC),
     KernelEntry::new(Dtype::Tf32, Epilogue::None, &gemm_tf32_none_wrow::SPEC),
+    KernelEntry::new(Dtype::Tf32, Epilogue::BiasRelu, &gemm_tf32_bias_relu_wrow::SPEC),
+    KernelEntry::new(Dtype::Tf32, Epilogue::BiasGelu, &gemm_tf32_bias_gelu_wrow::SPEC),
 ];
 
 fn main() -> std::process::ExitCode {

@@ -652,8 +652,8 @@ fn bench_under_tune_off_times_the_config_it_reports() {
     let _ = std::fs::remove_dir_all(&empty);
 }
 
-/// `--w-layout row` runs the built-in kernels whose `w: Matrix<T>` (K×N row-major);
-/// there are none for f32, and `bench` refuses it beside `--pad` and `--batch`.
+/// `--w-layout row` runs the built-in kernels whose `w: Matrix<T>` (K×N row-major), of
+/// every dtype and epilogue, and `bench` refuses it beside `--pad` and `--batch`.
 #[test]
 fn tune_and_bench_take_a_row_major_w() {
     let dir = temp_dir("wrow");
@@ -682,16 +682,12 @@ fn tune_and_bench_take_a_row_major_w() {
             "--json",
         ]
     };
-    // f32 and tf32 have row-major-W kernels without an epilogue only.
-    let out = run(&dir, &args("f32", "bias_relu"), &[]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("no built-in kernel for f32 bias_relu with a row-major w"),
-        "{err}"
-    );
-    for (dtype, kernel) in [("f16", "gemm_f16_none_wrow"), ("f32", "gemm_f32_none_wrow")] {
-        let v: Value = serde_json::from_str(ok(run(&dir, &args(dtype, "none"), &[])).trim()).unwrap();
+    for (dtype, epilogue, kernel) in [
+        ("f16", "none", "gemm_f16_none_wrow"),
+        ("f32", "none", "gemm_f32_none_wrow"),
+        ("f32", "bias_relu", "gemm_f32_bias_relu_wrow"),
+    ] {
+        let v: Value = serde_json::from_str(ok(run(&dir, &args(dtype, epilogue), &[])).trim()).unwrap();
         assert_eq!(v["kernel"], kernel, "{v}");
     }
     let _ = std::fs::remove_dir_all(&dir);
