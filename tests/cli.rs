@@ -32,7 +32,12 @@ fn temp_dir(name: &str) -> PathBuf {
 
 /// The binary on the first OpenCL device with `dir` as its cache, 3 candidates a tune.
 fn command(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
-    let mut c = Command::new(BIN);
+    command_of(Path::new(BIN), dir, args, env)
+}
+
+/// [`command`] with the executable at `bin` (a copy of the binary).
+fn command_of(bin: &Path, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
+    let mut c = Command::new(bin);
     c.args(args)
         .env("CROSSGEMM_CACHE_DIR", dir)
         .env("CROSSGEMM_DEVICE", "opencl")
@@ -40,7 +45,8 @@ fn command(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
         .env_remove("CROSSGEMM_TUNE")
         .env_remove("NV_SANITIZER_INJECTION_TRANSPORT_TYPE")
         .env_remove("CROSSGEMM_TUNE_EXACT")
-        .env_remove("CROSSGEMM_TUNE_BUDGET_MS");
+        .env_remove("CROSSGEMM_TUNE_BUDGET_MS")
+        .env_remove("CROSSGEMM_COMMIT");
     for (k, v) in env {
         c.env(k, v);
     }
@@ -690,6 +696,51 @@ fn tune_and_bench_take_a_row_major_w() {
         let v: Value = serde_json::from_str(ok(run(&dir, &args(dtype, epilogue), &[])).trim()).unwrap();
         assert_eq!(v["kernel"], kernel, "{v}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A report names the revision in a COMMIT file beside the executable (as the GPU
+/// machine's copied binaries have it) before the working directory's git HEAD, and
+/// CROSSGEMM_COMMIT before both.
+#[test]
+fn bench_names_the_commit_beside_its_binary() {
+    if !opencl() {
+        return;
+    }
+    let dir = temp_dir("commit");
+    let bin_dir = dir.join("bin");
+    std::fs::create_dir_all(&bin_dir).unwrap();
+    let bin = bin_dir.join("crossgemm");
+    std::fs::copy(BIN, &bin).unwrap();
+    std::fs::write(bin_dir.join("COMMIT"), "abc1234\ndirty\n").unwrap();
+    let res = dir.join("res");
+    let commit_of = |name: &str, env: &[(&str, &str)]| {
+        let args = [
+            "bench",
+            "--shape",
+            "8x8x8",
+            "--dtypes",
+            "f32",
+            "--epilogues",
+            "none",
+            "--runs",
+            "2",
+            "--warmup",
+            "1",
+            "--max",
+            "1",
+            "--out",
+            res.to_str().unwrap(),
+            "--name",
+            name,
+        ];
+        ok(command_of(&bin, &dir, &args, env).output().unwrap());
+        let rep: Value =
+            serde_json::from_str(&std::fs::read_to_string(res.join(format!("{name}.json"))).unwrap()).unwrap();
+        rep["commit"].as_str().unwrap().to_string()
+    };
+    assert_eq!(commit_of("beside", &[]), "abc1234");
+    assert_eq!(commit_of("env", &[("CROSSGEMM_COMMIT", "fromenv")]), "fromenv");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

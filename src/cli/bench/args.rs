@@ -59,8 +59,9 @@ pub struct BenchArgs {
     /// A report JSON to combine (with --report-only; repeatable).
     #[arg(long, value_name = "FILE")]
     pub(super) input: Vec<PathBuf>,
-    /// Source revision recorded in the report (default CROSSGEMM_COMMIT, else `git
-    /// rev-parse --short HEAD`, else "unknown").
+    /// Source revision recorded in the report (default CROSSGEMM_COMMIT, else the first
+    /// line of a COMMIT file beside the executable, else `git rev-parse --short HEAD`,
+    /// else "unknown").
     #[arg(long)]
     pub(super) commit: Option<String>,
     /// Tune nothing: launch each case as a user's first call does under

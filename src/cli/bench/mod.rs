@@ -97,10 +97,15 @@ fn wrong_outputs_fail(rep: &Report) -> CliResult {
     ))
 }
 
+/// The revision the report names: `--commit`, else CROSSGEMM_COMMIT, else the first line
+/// of a `COMMIT` file beside the executable (what `scripts/dev-build.sh` writes beside the
+/// binaries it copies, whose working directory on the GPU machine is a checkout of another
+/// revision), else the working directory's git HEAD.
 fn commit(arg: Option<&str>) -> String {
     if let Some(c) = arg
         .map(str::to_string)
         .or_else(|| std::env::var("CROSSGEMM_COMMIT").ok())
+        .or_else(commit_beside_binary)
     {
         return c;
     }
@@ -112,6 +117,13 @@ fn commit(arg: Option<&str>) -> String {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "unknown".into())
+}
+
+fn commit_beside_binary() -> Option<String> {
+    let exe = std::env::current_exe().ok()?;
+    let text = std::fs::read_to_string(exe.parent()?.join("COMMIT")).ok()?;
+    let first = text.lines().next()?.trim();
+    (!first.is_empty()).then(|| first.to_string())
 }
 
 fn measure_all(

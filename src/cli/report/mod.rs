@@ -55,7 +55,9 @@ pub struct Report {
     pub device_id: String,
     /// Driver version.
     pub driver: String,
-    /// `git rev-parse --short HEAD` of the tree that was built, or "unknown".
+    /// The revision that was built: `bench --commit`, CROSSGEMM_COMMIT, the COMMIT file
+    /// beside the executable, the working directory's `git rev-parse --short HEAD`, or
+    /// "unknown".
     pub commit: String,
     /// UTC date of the run, YYYY-MM-DD.
     pub date: String,
