@@ -467,6 +467,7 @@ fn bad_environment_values_are_warnings_naming_the_variable() {
         ("CROSSGEMM_TUNE_MAX", "abc", "a whole number >= 1"),
         ("CROSSGEMM_TUNE_MAX", "0", "a whole number >= 1"),
         ("CROSSGEMM_BINARY_CACHE_MB", "-1", "a whole number of MiB >= 0"),
+        ("CROSSGEMM_POOL_KEEP_MB", "lots", "a whole number of MiB >= 0, or all"),
         ("CROSSGEMM_TUNE_EXACT", "maybe", "1, true, yes or on"),
         ("CROSSGEMM_ALWAYS_COMPILE", "sometimes", "1, true, yes or on"),
         ("CROSSGEMM_LOG", "loud", "1, true, yes or on"),

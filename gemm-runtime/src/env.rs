@@ -90,6 +90,15 @@ pub const VARS: &[Var] = &[
         },
     },
     Var {
+        name: "CROSSGEMM_POOL_KEEP_MB",
+        accepts: "a whole number of MiB >= 0, or all (no freed memory goes back)",
+        check: |v| {
+            pool_keep_bytes_of(v)
+                .map(|_| ())
+                .ok_or_else(|| format!("{DEFAULT_POOL_KEEP_MB}"))
+        },
+    },
+    Var {
         name: "CROSSGEMM_ALWAYS_COMPILE",
         accepts: FLAG,
         check: check_flag,
@@ -155,6 +164,28 @@ pub const VARS: &[Var] = &[
 
 /// The size limit of the compiled-kernel cache when `CROSSGEMM_BINARY_CACHE_MB` is unset.
 pub(crate) const DEFAULT_BINARY_CACHE_MB: u64 = 1024;
+
+/// The release threshold crossgemm gives a CUDA device's default memory pool when
+/// `CROSSGEMM_POOL_KEEP_MB` is unset, MiB.
+pub(crate) const DEFAULT_POOL_KEEP_MB: u64 = 256;
+
+/// `CROSSGEMM_POOL_KEEP_MB`'s value in bytes (`all`: `u64::MAX`).
+fn pool_keep_bytes_of(v: &str) -> Option<u64> {
+    let v = v.trim();
+    if v.eq_ignore_ascii_case("all") {
+        return Some(u64::MAX);
+    }
+    v.parse::<u64>().ok().map(|mb| mb.saturating_mul(1 << 20))
+}
+
+/// `CROSSGEMM_POOL_KEEP_MB`: the bytes of freed stream-ordered memory the default memory
+/// pool of a CUDA device crossgemm opens itself keeps for reuse (its release threshold; a
+/// higher one already set is left as it is).
+pub fn pool_keep_bytes() -> u64 {
+    checked("CROSSGEMM_POOL_KEEP_MB")
+        .and_then(|v| pool_keep_bytes_of(&v))
+        .unwrap_or(DEFAULT_POOL_KEEP_MB << 20)
+}
 
 /// The variable's value, `None` when unset or not Unicode (the latter reported).
 fn raw(name: &str) -> Option<String> {
@@ -492,6 +523,10 @@ mod tests {
         assert!(check("CROSSGEMM_BINARY_CACHE_MB", "-1").is_err());
         assert!(check("CROSSGEMM_BINARY_CACHE_MB", "0").is_ok());
         assert!(check("CROSSGEMM_TUNE_MAX", "0").is_err());
+        assert_eq!(pool_keep_bytes_of(" 64 "), Some(64 << 20));
+        assert_eq!(pool_keep_bytes_of("ALL"), Some(u64::MAX));
+        assert!(check("CROSSGEMM_POOL_KEEP_MB", "-1").is_err());
+        assert!(check("CROSSGEMM_POOL_KEEP_MB", "0").is_ok());
         assert_eq!(parse_ms(" 250.5 "), Some(250.5));
         for bad in ["0", "-3", "inf", "NaN", "soon"] {
             assert!(check("CROSSGEMM_TUNE_BUDGET_MS", bad).is_err(), "{bad}");

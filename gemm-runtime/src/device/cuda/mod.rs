@@ -686,16 +686,16 @@ impl DeviceBackend for CudaBackend {
     }
 }
 
-/// Bytes of freed stream-ordered memory the device's default pool keeps for reuse on the
-/// devices crossgemm opens itself ([`keep_pool_memory`]).
-const POOL_KEEP_BYTES: u64 = 256 << 20;
-
-/// Raises the release threshold of `dev`'s default memory pool to [`POOL_KEEP_BYTES`] (a
-/// higher one is left as it is). Why: staged operands take scratch from that pool on
-/// every call and free it in stream order; at the default threshold of 0 the pool hands
-/// the pages back to the driver at each synchronisation, so the next call maps them
-/// again. A device made from a caller's stream (interop) keeps its pool as the caller
-/// set it. Failures are ignored: the threshold changes speed only.
+/// Raises the release threshold of `dev`'s default memory pool to
+/// `CROSSGEMM_POOL_KEEP_MB` (256 MiB by default; a higher one is left as it is). Why:
+/// staged operands take scratch from that pool on every call and free it in stream
+/// order; at the default threshold of 0 the pool hands the pages back to the driver at
+/// each synchronisation, so the next call maps them again. The threshold counts the
+/// pool's memory in use as well, so a process holding more than it in live buffers (the
+/// bench's flush, operands and vendor outputs) still gives freed scratch back: the
+/// variable lets a run keep more, to tell whether that is what a staged call's time
+/// swings with. A device made from a caller's stream (interop) keeps its pool as the
+/// caller set it. Failures are ignored: the threshold changes speed only.
 fn keep_pool_memory(dev: dsys::CUdevice) {
     let attr = dsys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD;
     let mut pool: dsys::CUmemoryPool = std::ptr::null_mut();
@@ -709,9 +709,9 @@ fn keep_pool_memory(dev: dsys::CUdevice) {
         if dsys::cuMemPoolGetAttribute(pool, attr, &mut now as *mut u64 as *mut std::ffi::c_void)
             .result()
             .is_ok()
-            && now < POOL_KEEP_BYTES
+            && now < crate::env::pool_keep_bytes()
         {
-            let mut keep = POOL_KEEP_BYTES;
+            let mut keep = crate::env::pool_keep_bytes();
             let _ = dsys::cuMemPoolSetAttribute(pool, attr, &mut keep as *mut u64 as *mut std::ffi::c_void);
         }
     }
