@@ -11,13 +11,8 @@ BATCH=${BATCH:-ap5}
 B=${B:-.dev/ap5}
 source bench/lib.sh $BATCH
 nvidia-smi --query-gpu=name --format=csv,noheader | tee $R/gpu.txt
-t() { # name timeout binary args...
-  local n=$1 s=$2 bin=$3; shift 3
-  timeout $s $B/$bin --test-threads 8 "$@" > $R/$n.log 2>&1; echo "$n rc=$?"
-  grep -E "test result|panicked|FAILED" $R/$n.log | head -4
-}
-t kernels 240 kernels
-t epilogue 60 epilogue_values
+suite kernels 240 kernels
+suite epilogue 60 epilogue_values
 finish
 cd - > /dev/null
 B=$B bash bench/h100-2026-12-06ap1-row-w-f32-epilogues.sh

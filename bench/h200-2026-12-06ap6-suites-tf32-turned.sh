@@ -12,13 +12,8 @@ B=${B:-.dev/ap5}
 source bench/lib.sh $BATCH
 export CROSSGEMM_COMMIT="$(head -1 $B/COMMIT)"
 nvidia-smi --query-gpu=name --format=csv,noheader | tee $R/gpu.txt
-t() { # name timeout binary args...
-  local n=$1 s=$2 bin=$3; shift 3
-  timeout $s $B/$bin --test-threads 8 "$@" > $R/$n.log 2>&1; echo "$n rc=$?"
-  grep -E "test result|panicked|FAILED" $R/$n.log | head -4
-}
-t kernels 200 kernels
-t epilogue 50 epilogue_values
+suite kernels 200 kernels
+suite epilogue 50 epilogue_values
 timeout 120 $B/crossgemm bench --shape 12288x1x4096 --shape 4096x8x4096 --dtypes tf32 --epilogues none,bias_relu,bias_gelu --max 12 \
   --cache-dir /tmp/cg-$BATCH --out $R --name tf32-turned > $R/tf32-turned.log 2>&1; echo "bench tf32 rc=$?"
 python3 bench/rows.py $R/tf32-turned.json | tail -9

@@ -1,8 +1,8 @@
 # Sourced by the bench/h200-*.sh scripts (from session t on) after setting B, the folder
 # of binaries they run: `B=.dev/x; source bench/lib.sh NAME`. It sets the environment
 # every device call needs, makes R=$OUT/NAME with the binaries' commit in it, and defines
-# `cfg` (a wgmma config's JSON), `alternate`, `first_calls` and `finish` (the archive the
-# call brings back).
+# `cfg` (a wgmma config's JSON), `alternate`, `first_calls`, `suite` (a test binary's
+# run) and `finish` (the archive the call brings back).
 set -u
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
 # Fail instead of skipping where CUDA or NVRTC is missing; time exactly the configs given
@@ -60,6 +60,14 @@ first_calls() {
     timeout 90 $bin/crossgemm bench --first-call $args --dtypes ${DTYPES:-f16} --cache-dir /tmp/cg-$NAME-$(basename $bin)-${c%%|*} --out $R --name $tag > $R/$tag.log 2>&1; echo "$tag rc=$?"
     grep -E "^\| [0-9]+x[0-9]+x[0-9]+ \| [a-z_]+ \| [a-z_]+ \|" $R/$tag.md | head -${ROWS:-2} | cut -d"|" -f2-9
   done; done; done
+}
+
+# Runs a test binary of $B: `suite NAME TIMEOUT BINARY [TEST FILTERS..]` writes
+# $R/NAME.log (8 test threads) and prints its exit status and result lines.
+suite() {
+  local n=$1 s=$2 bin=$3; shift 3
+  timeout $s $B/$bin --test-threads 8 "$@" > $R/$n.log 2>&1; echo "$n rc=$?"
+  grep -E "test result|panicked|FAILED" $R/$n.log | head -4
 }
 
 # The archive of R for the call to bring back.

@@ -718,7 +718,7 @@ mod tests {
                 let flop = 2.0 * (m * n * k * batch) as f64;
                 // tf32 buckets of few rows where a wgmma tile timed before the decode family
                 // took tf32 (session an) is still the fastest on record: the H200's tune
-                // of the decode tiles (batch ap0) came within 0-5% of it at 16 rows and
+                // of the decode tiles (batch ap0) came within 0-2% of it at 16 rows and
                 // K = 11008 or N = 12288, while the estimate puts decode first.
                 let before_decode = ir.acc == AccMode::Tf32
                     && b.config.family_id() != crate::family::FamilyId::Decode

@@ -706,12 +706,12 @@ fn keep_pool_memory(dev: dsys::CUdevice) {
             return;
         }
         let mut now: u64 = 0;
+        let mut keep = crate::env::pool_keep_bytes();
         if dsys::cuMemPoolGetAttribute(pool, attr, &mut now as *mut u64 as *mut std::ffi::c_void)
             .result()
             .is_ok()
-            && now < crate::env::pool_keep_bytes()
+            && now < keep
         {
-            let mut keep = crate::env::pool_keep_bytes();
             let _ = dsys::cuMemPoolSetAttribute(pool, attr, &mut keep as *mut u64 as *mut std::ffi::c_void);
         }
     }
