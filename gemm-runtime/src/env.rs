@@ -372,6 +372,14 @@ pub fn ignore_tables() -> bool {
     flag("CROSSGEMM_IGNORE_TABLES")
 }
 
+/// `CROSSGEMM_COMMIT`: the source revision a benchmark report names (any text; `None`
+/// when unset, or set to nothing but whitespace).
+pub fn commit() -> Option<String> {
+    checked("CROSSGEMM_COMMIT")
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+}
+
 /// `CROSSGEMM_TUNE`, as `full`, `cached` or `off` (unset or bad: `full`).
 pub fn tune_mode() -> &'static str {
     checked("CROSSGEMM_TUNE")

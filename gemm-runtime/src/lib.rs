@@ -46,7 +46,7 @@ pub use cudarc;
 pub use device::binary_cache::{compile_stats, CompileStats};
 pub use device::{Device, DeviceInfo};
 pub use element::{ColMajor, Element, LayoutType, RowMajor};
-pub use env::{cache_dir, cache_dir_checked, check_cache_dir, set_cache_dir};
+pub use env::{cache_dir, cache_dir_checked, check_cache_dir, commit, set_cache_dir};
 pub use error::{GemmError, Result};
 pub use gemm_core::codegen::Variant;
 pub use gemm_core::plan::{Plan, Pruned};

@@ -104,7 +104,7 @@ fn wrong_outputs_fail(rep: &Report) -> CliResult {
 fn commit(arg: Option<&str>) -> String {
     if let Some(c) = arg
         .map(str::to_string)
-        .or_else(|| std::env::var("CROSSGEMM_COMMIT").ok())
+        .or_else(crossgemm::commit)
         .or_else(commit_beside_binary)
     {
         return c;
