@@ -228,8 +228,8 @@ pub struct ProblemArgs {
     /// The fused epilogue.
     #[arg(long, value_parser = epilogue_arg(), default_value = "bias_relu")]
     pub epilogue: Epilogue,
-    /// How w is stored: `col` (K-contiguous) or `row` (K×N, N-contiguous; f16 and bf16,
-    /// and f32 and tf32 with no epilogue).
+    /// How w is stored: `col` (K-contiguous) or `row` (K×N, N-contiguous); every dtype and
+    /// epilogue has both.
     #[arg(long, value_enum, default_value = "col")]
     pub w_layout: WLayout,
     /// Device id (`cuda:0`, `opencl:0:0`, `opencl-cpu`, ..); default CROSSGEMM_DEVICE,

@@ -90,9 +90,9 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1, value_name = "B", conflicts_with_all = ["first_call", "pad"])]
     pub(super) batch: usize,
     /// How w is stored: `col` (K-contiguous, `nn.Linear`'s weight) or `row` (K×N,
-    /// N-contiguous: `x @ w` as NumPy and JAX store it; f16 and bf16, and f32 and tf32
-    /// with no epilogue). Ours run the built-in kernels whose `w: Matrix<T>`, cuBLAS and
-    /// cuBLASLt read w as stored ("NN").
+    /// N-contiguous: `x @ w` as NumPy and JAX store it; every dtype and epilogue). Ours run
+    /// the built-in kernels whose `w: Matrix<T>`, cuBLAS and cuBLASLt read w as stored
+    /// ("NN").
     #[arg(long, value_enum, default_value = "col", conflicts_with_all = ["pad", "batch"])]
     pub(super) w_layout: WLayout,
     #[command(flatten)]
