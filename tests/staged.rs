@@ -99,6 +99,23 @@ fn misaligned_operands_run_from_aligned_copies() {
         }
         assert!(ran > 0, "no config ran staged operands on {on}");
 
+        // The scratch of a staged call is the device's again once the call is queued: the
+        // same call again allocates none (crossgemm::device::spares).
+        let allocated = crossgemm::__private::scratch_allocations();
+        let again = s_f16(&a, &b, &bias).unwrap().to_host().unwrap();
+        assert_eq!(
+            crossgemm::__private::scratch_allocations(),
+            allocated,
+            "a repeated staged call allocated scratch on {on}"
+        );
+        assert_close(
+            &again,
+            &s_f16::reference(&a, &b, &bias).unwrap(),
+            k,
+            false,
+            &format!("the repeated staged call on {on}"),
+        );
+
         // A view of odd pitch and offset; B packed with 16-byte rows (K = 40) is left.
         let (m, n, k) = (33, 21, 40);
         let ab = mat::<f16, RowMajor>(&dev, &mut r, 5 + m * (k + 3), 1);

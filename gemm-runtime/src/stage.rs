@@ -4,10 +4,10 @@
 //! or the driver's 2-D copy), into scratch rows of the next 16-byte multiple, and the kernel runs on that aligned copy, so that it takes its
 //! vector, cp.async or TMA path instead of element loads.
 //!
-//! The copies are queued on the device's stream (queue) ahead of the kernel, and the
-//! scratch is freed in stream order when the launch's [`Staged`] is dropped (cudarc frees
-//! asynchronously on the stream; OpenCL keeps a released buffer until the commands using
-//! it are done), so nothing waits. `CROSSGEMM_STAGE` (`auto`, `always`, `never`) overrides
+//! The copies are queued on the device's stream (queue) ahead of the kernel, into scratch
+//! the device keeps between calls ([`crate::device::spares`]): a call takes it when it
+//! stages and hands it back when its [`Staged`] is dropped, after the launches that read
+//! it are queued, so nothing waits and nothing is allocated again. `CROSSGEMM_STAGE` (`auto`, `always`, `never`) overrides
 //! the policy.
 
 use crate::call::{Arg, Call};
@@ -19,9 +19,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{OnceLock, RwLock};
 
 /// A call's staged operands: the scratch holding each, and the argument that replaces it.
+/// Dropped once the launches that read the scratch are queued, it hands the scratch back
+/// to the device for the next staged call ([`crate::device::spares`]).
 pub(crate) struct Staged {
-    /// (parameter index, scratch, the operand as it lies there).
-    ops: Vec<(usize, RawBuffer, gemm_core::Stored)>,
+    /// (parameter index, scratch and its size, the operand as it lies there).
+    ops: Vec<(usize, (RawBuffer, usize), gemm_core::Stored)>,
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        for (_, (scratch, size), _) in self.ops.drain(..) {
+            scratch.recycle(size);
+        }
+    }
 }
 
 static STAGED: AtomicU64 = AtomicU64::new(0);
@@ -129,7 +139,7 @@ fn copies(call: &Call<'_, '_>, which: [bool; 2]) -> Result<Staged> {
         // One matrix per product where the kernel reads one per product, else one; a
         // batch stored back to back is one copy of all its rows.
         let count = if kernel_at.bstride != 0 { p.batch } else { 1 };
-        let scratch = RawBuffer::uninit(dev, to.pitch(extent) * rows * count * esz)?;
+        let scratch = RawBuffer::scratch(dev, to.pitch(extent) * rows * count * esz)?;
         let calls = staging::copies(p, kernel_at, (extent, rows));
         let rows_each = rows * count / calls;
         for z in 0..calls {
@@ -141,7 +151,7 @@ fn copies(call: &Call<'_, '_>, which: [bool; 2]) -> Result<Staged> {
                 row_bytes: extent * esz,
                 rows: rows_each,
             };
-            crate::row_copy::copy_rows(dev, buf, &scratch, copy)?;
+            crate::row_copy::copy_rows(dev, buf, &scratch.0, copy)?;
         }
         ops.push((param, scratch, to));
     }
@@ -153,7 +163,7 @@ impl Staged {
     /// `args` with each staged operand replaced by its scratch copy.
     pub(crate) fn args<'s>(&'s self, args: &[Arg<'s>]) -> Vec<Arg<'s>> {
         let mut out = args.to_vec();
-        for (param, scratch, to) in &self.ops {
+        for (param, (scratch, _), to) in &self.ops {
             if let Arg::Matrix { rows, cols, batch, .. } = args[*param] {
                 out[*param] = Arg::Matrix {
                     buf: scratch,

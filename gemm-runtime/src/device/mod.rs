@@ -20,6 +20,7 @@ pub(crate) mod cuda;
 pub(crate) mod host;
 #[cfg(feature = "opencl")]
 pub(crate) mod opencl;
+pub(crate) mod spares;
 #[cfg(test)]
 pub(crate) mod test_switches;
 #[cfg(any(feature = "cuda", feature = "opencl"))]
@@ -201,6 +202,9 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 struct DeviceInner {
     serial: u64,
+    /// Staging scratch finished calls handed back ([`RawBuffer::scratch`]); before
+    /// `backend`, so that it is released first.
+    spares: spares::Spares<Box<dyn Any + Send + Sync>>,
     backend: Box<dyn DeviceBackend>,
     kernels: Mutex<HashMap<(usize, String), Arc<dyn Any + Send + Sync>>>,
 }
@@ -234,6 +238,7 @@ impl Device {
         Device {
             inner: Arc::new(DeviceInner {
                 serial: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+                spares: Default::default(),
                 backend,
                 kernels: Mutex::new(HashMap::new()),
             }),
@@ -388,6 +393,14 @@ impl Device {
     }
 }
 
+static SCRATCH_ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+/// Scratch buffers [`RawBuffer::scratch`] has allocated in this process so far, rather
+/// than reused (tests check that a repeated staged call reuses its scratch).
+pub fn scratch_allocations() -> u64 {
+    SCRATCH_ALLOCATIONS.load(Ordering::Relaxed)
+}
+
 /// Untyped device memory, tagged with its device: crossgemm's own allocation, or a view
 /// of a caller's memory (an OpenCL buffer or sub-buffer, CUDA memory), which dropping the
 /// buffer never frees.
@@ -414,14 +427,33 @@ impl RawBuffer {
             inner,
         })
     }
-    /// Device memory whose contents are undefined until written.
-    pub(crate) fn uninit(device: &Device, bytes: usize) -> Result<RawBuffer> {
-        let inner = device.backend().alloc_uninit(allocated(bytes))?;
-        Ok(RawBuffer {
+    /// Scratch of at least `bytes` whose contents are undefined until written, for work
+    /// queued on the device's stream: a buffer an earlier call handed back
+    /// ([`RawBuffer::recycle`]) where one is large enough, else a new one rounded up to
+    /// [`spares::STEP`]. With its size in bytes, which `recycle` takes back.
+    pub(crate) fn scratch(device: &Device, bytes: usize) -> Result<(RawBuffer, usize)> {
+        let want = allocated(bytes);
+        let (size, inner) = match device.inner.spares.take(want) {
+            Some(spare) => spare,
+            None => {
+                let size = want.next_multiple_of(spares::STEP);
+                let inner = device.backend().alloc_uninit(size)?;
+                SCRATCH_ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+                (size, inner)
+            }
+        };
+        let buf = RawBuffer {
             device: device.clone(),
             bytes,
             inner,
-        })
+        };
+        Ok((buf, size))
+    }
+    /// Hands scratch from [`RawBuffer::scratch`] (of `size` bytes) back to its device for
+    /// a later call, once every launch that reads it is queued (see [`spares`]).
+    pub(crate) fn recycle(self, size: usize) {
+        let RawBuffer { device, inner, .. } = self;
+        device.inner.spares.give(size, inner);
     }
     pub(crate) fn upload(&self, src: &[u8]) -> Result<()> {
         debug_assert_eq!(src.len(), self.bytes);
