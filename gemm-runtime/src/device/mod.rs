@@ -395,7 +395,7 @@ impl Device {
 
 static SCRATCH_ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 
-/// Scratch buffers [`RawBuffer::scratch`] has allocated in this process so far, rather
+/// Scratch buffers staging has allocated in this process so far (`RawBuffer::scratch`), rather
 /// than reused (tests check that a repeated staged call reuses its scratch).
 pub fn scratch_allocations() -> u64 {
     SCRATCH_ALLOCATIONS.load(Ordering::Relaxed)

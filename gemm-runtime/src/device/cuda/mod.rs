@@ -688,14 +688,15 @@ impl DeviceBackend for CudaBackend {
 
 /// Raises the release threshold of `dev`'s default memory pool to
 /// `CROSSGEMM_POOL_KEEP_MB` (256 MiB by default; a higher one is left as it is). Why:
-/// staged operands take scratch from that pool on every call and free it in stream
-/// order; at the default threshold of 0 the pool hands the pages back to the driver at
-/// each synchronisation, so the next call maps them again. The threshold counts the
-/// pool's memory in use as well, so a process holding more than it in live buffers (the
-/// bench's flush, operands and vendor outputs) still gives freed scratch back: the
-/// variable lets a run keep more, to tell whether that is what a staged call's time
-/// swings with. A device made from a caller's stream (interop) keeps its pool as the
-/// caller set it. Failures are ignored: the threshold changes speed only.
+/// the buffers crossgemm allocates (a generated call's output, every call) come from that
+/// pool and are freed in stream order; at the default threshold of 0 the pool hands the
+/// pages back to the driver at each synchronisation, so the next call maps them again.
+/// The threshold counts the pool's memory in use as well, so a process holding more than
+/// it in live buffers still gives freed memory back; staging's scratch, which that made
+/// swing (bench/results/h100-2026-12-06aq2), the device keeps itself (`spares`), and the
+/// variable lets a program keep more of the rest. A device made from a caller's stream
+/// (interop) keeps its pool as the caller set it. Failures are ignored: the threshold
+/// changes speed only.
 fn keep_pool_memory(dev: dsys::CUdevice) {
     let attr = dsys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD;
     let mut pool: dsys::CUmemoryPool = std::ptr::null_mut();
