@@ -181,6 +181,7 @@ fn pool_keep_bytes_of(v: &str) -> Option<u64> {
 /// `CROSSGEMM_POOL_KEEP_MB`: the bytes of freed stream-ordered memory the default memory
 /// pool of a CUDA device crossgemm opens itself keeps for reuse (its release threshold; a
 /// higher one already set is left as it is).
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 pub fn pool_keep_bytes() -> u64 {
     checked("CROSSGEMM_POOL_KEEP_MB")
         .and_then(|v| pool_keep_bytes_of(&v))
