@@ -11,7 +11,7 @@
 //! the policy.
 
 use crate::call::{Arg, Call};
-use crate::device::{RawBuffer, RowCopy};
+use crate::device::{RowCopy, Scratch};
 use crate::error::Result;
 use gemm_core::staging;
 use std::collections::HashMap;
@@ -22,14 +22,14 @@ use std::sync::{OnceLock, RwLock};
 /// Dropped once the launches that read the scratch are queued, it hands the scratch back
 /// to the device for the next staged call ([`crate::device::spares`]).
 pub(crate) struct Staged {
-    /// (parameter index, scratch and its size, the operand as it lies there).
-    ops: Vec<(usize, (RawBuffer, usize), gemm_core::Stored)>,
+    /// (parameter index, scratch, the operand as it lies there).
+    ops: Vec<(usize, Scratch, gemm_core::Stored)>,
 }
 
 impl Drop for Staged {
     fn drop(&mut self) {
-        for (_, (scratch, size), _) in self.ops.drain(..) {
-            scratch.recycle(size);
+        for (_, scratch, _) in self.ops.drain(..) {
+            scratch.recycle();
         }
     }
 }
@@ -139,7 +139,7 @@ fn copies(call: &Call<'_, '_>, which: [bool; 2]) -> Result<Staged> {
         // One matrix per product where the kernel reads one per product, else one; a
         // batch stored back to back is one copy of all its rows.
         let count = if kernel_at.bstride != 0 { p.batch } else { 1 };
-        let scratch = RawBuffer::scratch(dev, to.pitch(extent) * rows * count * esz)?;
+        let scratch = Scratch::take(dev, to.pitch(extent) * rows * count * esz)?;
         let calls = staging::copies(p, kernel_at, (extent, rows));
         let rows_each = rows * count / calls;
         for z in 0..calls {
@@ -151,7 +151,7 @@ fn copies(call: &Call<'_, '_>, which: [bool; 2]) -> Result<Staged> {
                 row_bytes: extent * esz,
                 rows: rows_each,
             };
-            crate::row_copy::copy_rows(dev, buf, &scratch.0, copy)?;
+            crate::row_copy::copy_rows(dev, buf, &scratch.buf, copy)?;
         }
         ops.push((param, scratch, to));
     }
@@ -163,10 +163,10 @@ impl Staged {
     /// `args` with each staged operand replaced by its scratch copy.
     pub(crate) fn args<'s>(&'s self, args: &[Arg<'s>]) -> Vec<Arg<'s>> {
         let mut out = args.to_vec();
-        for (param, (scratch, _), to) in &self.ops {
+        for (param, scratch, to) in &self.ops {
             if let Arg::Matrix { rows, cols, batch, .. } = args[*param] {
                 out[*param] = Arg::Matrix {
-                    buf: scratch,
+                    buf: &scratch.buf,
                     rows,
                     cols,
                     at: *to,

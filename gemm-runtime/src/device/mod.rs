@@ -202,7 +202,7 @@ static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 struct DeviceInner {
     serial: u64,
-    /// Staging scratch finished calls handed back ([`RawBuffer::scratch`]); before
+    /// Staging scratch finished calls handed back ([`Scratch`]); before
     /// `backend`, so that it is released first.
     spares: spares::Spares<Box<dyn Any + Send + Sync>>,
     backend: Box<dyn DeviceBackend>,
@@ -395,7 +395,7 @@ impl Device {
 
 static SCRATCH_ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 
-/// Scratch buffers staging has allocated in this process so far (`RawBuffer::scratch`), rather
+/// Scratch buffers staging has allocated in this process so far (`Scratch::take`), rather
 /// than reused (tests check that a repeated staged call reuses its scratch).
 pub fn scratch_allocations() -> u64 {
     SCRATCH_ALLOCATIONS.load(Ordering::Relaxed)
@@ -427,11 +427,31 @@ impl RawBuffer {
             inner,
         })
     }
-    /// Scratch of at least `bytes` whose contents are undefined until written, for work
-    /// queued on the device's stream: a buffer an earlier call handed back
-    /// ([`RawBuffer::recycle`]) where one is large enough, else a new one rounded up to
-    /// [`spares::STEP`]. With its size in bytes, which `recycle` takes back.
-    pub(crate) fn scratch(device: &Device, bytes: usize) -> Result<(RawBuffer, usize)> {
+    pub(crate) fn upload(&self, src: &[u8]) -> Result<()> {
+        debug_assert_eq!(src.len(), self.bytes);
+        self.device.backend().upload(self, src)
+    }
+    pub(crate) fn download(&self, dst: &mut [u8]) -> Result<()> {
+        debug_assert_eq!(dst.len(), self.bytes);
+        self.device.backend().download(self, dst)
+    }
+    pub(crate) fn fill(&self, byte: u8) -> Result<()> {
+        self.device.backend().fill(self, byte)
+    }
+}
+
+/// Staging scratch ([`crate::stage`]): a buffer of the device's spares or a new one, with
+/// the size it was allocated at, which its device keeps again once [`Scratch::recycle`]d.
+pub(crate) struct Scratch {
+    pub(crate) buf: RawBuffer,
+    size: usize,
+}
+
+impl Scratch {
+    /// At least `bytes` whose contents are undefined until written, for work queued on the
+    /// device's stream: a buffer an earlier call handed back where one is large enough,
+    /// else a new one rounded up to [`spares::STEP`].
+    pub(crate) fn take(device: &Device, bytes: usize) -> Result<Scratch> {
         let want = allocated(bytes);
         let (size, inner) = match device.inner.spares.take(want) {
             Some(spare) => spare,
@@ -447,24 +467,14 @@ impl RawBuffer {
             bytes,
             inner,
         };
-        Ok((buf, size))
+        Ok(Scratch { buf, size })
     }
-    /// Hands scratch from [`RawBuffer::scratch`] (of `size` bytes) back to its device for
-    /// a later call, once every launch that reads it is queued (see [`spares`]).
-    pub(crate) fn recycle(self, size: usize) {
-        let RawBuffer { device, inner, .. } = self;
-        device.inner.spares.give(size, inner);
-    }
-    pub(crate) fn upload(&self, src: &[u8]) -> Result<()> {
-        debug_assert_eq!(src.len(), self.bytes);
-        self.device.backend().upload(self, src)
-    }
-    pub(crate) fn download(&self, dst: &mut [u8]) -> Result<()> {
-        debug_assert_eq!(dst.len(), self.bytes);
-        self.device.backend().download(self, dst)
-    }
-    pub(crate) fn fill(&self, byte: u8) -> Result<()> {
-        self.device.backend().fill(self, byte)
+
+    /// Hands the buffer back to its device for a later call: only once every launch that
+    /// reads it is queued (see [`spares`]).
+    pub(crate) fn recycle(self) {
+        let RawBuffer { device, inner, .. } = self.buf;
+        device.inner.spares.give(self.size, inner);
     }
 }
 
