@@ -115,6 +115,16 @@ fn misaligned_operands_run_from_aligned_copies() {
             false,
             &format!("the repeated staged call on {on}"),
         );
+        // Freed, the scratch is allocated again by the next staged call.
+        assert!(dev.free_staging_scratch() > 0, "no scratch kept on {on}");
+        assert_eq!(dev.free_staging_scratch(), 0, "freed twice on {on}");
+        let allocated = crossgemm::__private::scratch_allocations();
+        s_f16(&a, &b, &bias).unwrap();
+        assert_eq!(
+            crossgemm::__private::scratch_allocations() - allocated,
+            2,
+            "a staged call after free_staging_scratch on {on}"
+        );
 
         // A view of odd pitch and offset; B packed with 16-byte rows (K = 40) is left.
         let (m, n, k) = (33, 21, 40);

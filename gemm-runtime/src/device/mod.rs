@@ -279,6 +279,15 @@ impl Device {
         self.inner.backend.synchronize()
     }
 
+    /// Frees the scratch the device keeps between calls for staging misaligned operands
+    /// (at most two buffers, the largest a staged call has needed; see the README's
+    /// "Staged operands"), returning the bytes released. The next staged call allocates
+    /// again. Freeing is ordered after the work already queued on the device, as
+    /// everything it does is; nothing waits.
+    pub fn free_staging_scratch(&self) -> usize {
+        self.inner.spares.clear()
+    }
+
     /// Identifies this handle (and its clones) within the process.
     pub(crate) fn serial(&self) -> u64 {
         self.inner.serial

@@ -62,6 +62,12 @@ impl<B> Spares<B> {
         drop(evicted);
     }
 
+    /// Releases every spare (after the lock is let go), returning their bytes.
+    pub(crate) fn clear(&self) -> usize {
+        let all = std::mem::take(&mut *self.held.lock().unwrap_or_else(|e| e.into_inner()));
+        all.iter().map(|s| s.0).sum()
+    }
+
     /// The sizes of the spares held, smallest first (tests).
     #[cfg(test)]
     fn sizes(&self) -> Vec<usize> {
@@ -92,5 +98,9 @@ mod tests {
         assert_eq!(s.take(4 * STEP), Some((4 * STEP, "a")));
         assert_eq!(s.take(4 * STEP), Some((8 * STEP, "c")));
         assert!(s.sizes().is_empty());
+        s.give(STEP, "a");
+        s.give(3 * STEP, "b");
+        assert_eq!(s.clear(), 4 * STEP);
+        assert!(s.take(1).is_none());
     }
 }
