@@ -7,8 +7,8 @@
 //! The copies are queued on the device's stream (queue) ahead of the kernel, into scratch
 //! the device keeps between calls ([`crate::device::spares`]): a call takes it when it
 //! stages and hands it back when its [`Staged`] is dropped, after the launches that read
-//! it are queued, so nothing waits and nothing is allocated again. `CROSSGEMM_STAGE` (`auto`, `always`, `never`) overrides
-//! the policy.
+//! it are queued, so nothing waits and nothing is allocated again. `CROSSGEMM_STAGE`
+//! (`auto`, `always`, `never`) overrides the policy.
 
 use crate::call::{Arg, Call};
 use crate::device::{RowCopy, Scratch};

@@ -20,7 +20,7 @@ use std::sync::Mutex;
 pub(crate) const KEEP: usize = 2;
 
 /// New scratch is allocated in steps of this many bytes, so that calls of nearby shapes
-/// fit each other's.
+/// fit each other's (the split-K workspaces grow by the same step).
 pub(crate) const STEP: usize = 1 << 20;
 
 /// A device's spare buffers of type `B`, each with its size in bytes.

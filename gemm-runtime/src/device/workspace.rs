@@ -16,8 +16,8 @@ use gemm_core::Workspace;
 use std::sync::{Mutex, MutexGuard};
 
 /// Allocations grow in steps of this many bytes at least, so that a tune over a few
-/// shapes does not reallocate at each.
-const STEP: usize = 1 << 20;
+/// shapes does not reallocate at each (the step staging's scratch grows by too).
+use super::spares::STEP;
 
 /// A device's workspace buffers of type `B` (see the module doc).
 pub(crate) struct Workspaces<B> {
