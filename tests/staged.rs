@@ -126,6 +126,30 @@ fn misaligned_operands_run_from_aligned_copies() {
             "a staged call after free_staging_scratch on {on}"
         );
 
+        // Kept scratch gives way to a call's own memory: an allocation that fails while
+        // the device keeps scratch frees it and is tried again; with nothing kept, the
+        // failure is the caller's.
+        crossgemm::__private::fail_next_allocations(1);
+        let out = Matrix::<f16>::zeros(&dev, m, n);
+        assert!(out.is_ok(), "an allocation with scratch kept on {on}: {:?}", out.err());
+        assert_eq!(
+            dev.free_staging_scratch(),
+            0,
+            "the failed allocation left scratch on {on}"
+        );
+        crossgemm::__private::fail_next_allocations(1);
+        let err = Matrix::<f16>::zeros(&dev, m, n).expect_err("nothing kept to free");
+        assert!(err.to_string().contains("out of memory"), "{err} on {on}");
+        crossgemm::__private::fail_next_allocations(0);
+        let again = s_f16(&a, &b, &bias).unwrap().to_host().unwrap();
+        assert_close(
+            &again,
+            &s_f16::reference(&a, &b, &bias).unwrap(),
+            k,
+            false,
+            &format!("a staged call after a failed allocation on {on}"),
+        );
+
         // A view of odd pitch and offset; B packed with 16-byte rows (K = 40) is left.
         let (m, n, k) = (33, 21, 40);
         let ab = mat::<f16, RowMajor>(&dev, &mut r, 5 + m * (k + 3), 1);

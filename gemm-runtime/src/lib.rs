@@ -87,7 +87,7 @@ pub mod untyped {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::call::{dims, Arg, OutArg};
-    pub use crate::device::scratch_allocations;
+    pub use crate::device::{fail_next_allocations, scratch_allocations};
     pub use crate::launch::{launch, launch_with, reference};
     pub use crate::prebuilt::Prebuilt;
     pub use crate::spec::{KernelSpec, TargetKernel};

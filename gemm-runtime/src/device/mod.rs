@@ -283,9 +283,27 @@ impl Device {
     /// (at most two buffers, the largest a staged call has needed; see the README's
     /// "Staged operands"), returning the bytes released. The next staged call allocates
     /// again. Freeing is ordered after the work already queued on the device, as
-    /// everything it does is; nothing waits.
+    /// everything it does is; nothing waits. A device allocation that fails while
+    /// scratch is kept frees it too, and is tried once more.
     pub fn free_staging_scratch(&self) -> usize {
         self.inner.spares.clear()
+    }
+
+    /// Runs `alloc` (a device allocation); where it fails while the device keeps staging
+    /// scratch, frees that and tries once more, so that memory kept only to save the next
+    /// staged call an allocation never makes a call fail for want of memory. The first
+    /// error is returned where nothing was kept. On CUDA the freed scratch goes back to
+    /// the stream's pool in stream order, where the retry, on the same stream, finds it.
+    fn alloc_or_free_spares<T>(&self, alloc: impl Fn() -> Result<T>) -> Result<T> {
+        let first = match injected_allocation_failure() {
+            Some(e) => Err(e),
+            None => alloc(),
+        };
+        match first {
+            Err(e) if self.inner.spares.clear() == 0 => Err(e),
+            Err(_) => alloc(),
+            ok => ok,
+        }
     }
 
     /// Identifies this handle (and its clones) within the process.
@@ -404,6 +422,32 @@ impl Device {
 
 static SCRATCH_ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 
+thread_local! {
+    static FAIL_ALLOCATIONS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Makes the next `n` device allocations of buffers or staging scratch made on the calling
+/// thread fail as a device out of memory would, before the driver is asked (tests of what
+/// is freed then). Per thread, so that tests running beside each other are not touched.
+pub fn fail_next_allocations(n: u32) {
+    FAIL_ALLOCATIONS.with(|f| f.set(n));
+}
+
+/// The failure [`fail_next_allocations`] asked for, if one is left on this thread.
+fn injected_allocation_failure() -> Option<GemmError> {
+    let left = FAIL_ALLOCATIONS.with(|f| {
+        let n = f.get();
+        f.set(n.saturating_sub(1));
+        n
+    });
+    (left > 0).then(|| GemmError::Driver {
+        backend: "test",
+        op: "allocating".into(),
+        message: "out of memory (injected by fail_next_allocations)".into(),
+        source: None,
+    })
+}
+
 /// Scratch buffers staging has allocated in this process so far (`Scratch::take`), rather
 /// than reused (tests check that a repeated staged call reuses its scratch).
 pub fn scratch_allocations() -> u64 {
@@ -429,7 +473,7 @@ fn allocated(bytes: usize) -> usize {
 
 impl RawBuffer {
     pub(crate) fn new(device: &Device, bytes: usize) -> Result<RawBuffer> {
-        let inner = device.backend().alloc(allocated(bytes))?;
+        let inner = device.alloc_or_free_spares(|| device.backend().alloc(allocated(bytes)))?;
         Ok(RawBuffer {
             device: device.clone(),
             bytes,
@@ -466,7 +510,7 @@ impl Scratch {
             Some(spare) => spare,
             None => {
                 let size = want.next_multiple_of(spares::STEP);
-                let inner = device.backend().alloc_uninit(size)?;
+                let inner = device.alloc_or_free_spares(|| device.backend().alloc_uninit(size))?;
                 SCRATCH_ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
                 (size, inner)
             }
