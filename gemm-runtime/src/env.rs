@@ -413,6 +413,7 @@ pub(crate) fn device() -> Option<String> {
 }
 
 /// `CROSSGEMM_DUMP`: the folder every generated source and build log goes to.
+#[cfg_attr(not(any(feature = "cuda", feature = "opencl")), allow(dead_code))]
 pub(crate) fn dump_dir() -> Option<PathBuf> {
     checked("CROSSGEMM_DUMP").filter(|v| !v.is_empty()).map(PathBuf::from)
 }

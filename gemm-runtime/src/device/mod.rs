@@ -14,6 +14,8 @@
 //! assert!(!dev.info().name.is_empty());
 //! ```
 
+// Without a backend only the host reference runs: nothing is compiled or cached.
+#[cfg_attr(not(any(feature = "cuda", feature = "opencl")), allow(dead_code))]
 pub(crate) mod binary_cache;
 #[cfg(feature = "cuda")]
 pub(crate) mod cuda;
@@ -68,8 +70,10 @@ impl fmt::Display for DeviceInfo {
     }
 }
 
-/// A value passed to a kernel.
+/// A value passed to a kernel (only a backend's launch reads one: a build without
+/// either backend makes them for the host, which does not).
 #[derive(Clone, Copy)]
+#[cfg_attr(not(any(feature = "cuda", feature = "opencl")), allow(dead_code))]
 pub(crate) enum KernelArg<'a> {
     Int(i32),
     /// A C `long` (64 bits in CUDA on 64-bit hosts and in OpenCL): a view's offset.
@@ -353,6 +357,8 @@ impl Device {
     }
 
     /// Every device found, in the order [`Device::best`] prefers them; the host last.
+    // With no backend the pushes below are the host's alone.
+    #[cfg_attr(not(any(feature = "cuda", feature = "opencl")), allow(clippy::vec_init_then_push))]
     pub fn list() -> Vec<Device> {
         crate::env::validate_all();
         let mut v = Vec::new();
