@@ -34,8 +34,12 @@ struct LaunchPlan {
 /// `CROSSGEMM_TUNE` gets what that mode chooses.
 type PlanKey = (usize, u64, gemm_core::Problem, TuneMode);
 
-fn plans() -> &'static RwLock<HashMap<PlanKey, LaunchPlan>> {
-    static PLANS: OnceLock<RwLock<HashMap<PlanKey, LaunchPlan>>> = OnceLock::new();
+/// Hashed with rustc-hash's Fx rather than SipHash: a warm call hashes the key once, and
+/// SipHash over the problem's fields was a tenth of a warm call's own instructions.
+type Plans = RwLock<HashMap<PlanKey, LaunchPlan, rustc_hash::FxBuildHasher>>;
+
+fn plans() -> &'static Plans {
+    static PLANS: OnceLock<Plans> = OnceLock::new();
     PLANS.get_or_init(Default::default)
 }
 

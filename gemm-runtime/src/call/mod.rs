@@ -217,31 +217,32 @@ impl<'c, 'a> Call<'c, 'a> {
     where
         'a: 'b,
     {
-        let mut kargs: Vec<KernelArg<'b>> = cfg
-            .tensor_maps(self.ir(), self.problem)
-            .into_iter()
-            .map(|map| {
-                if map.param == OUT_PARAM {
-                    return KernelArg::TensorMap(out, map);
-                }
-                match self.args[map.param as usize] {
-                    Arg::Matrix { buf, .. } => KernelArg::TensorMap(buf, map),
-                    _ => unreachable!("families map matrix operands and the output only"),
-                }
-            })
-            .collect();
+        let maps = cfg.tensor_maps(self.ir(), self.problem);
+        // One allocation on a warm call's path: the maps, a workspace and the ABI's
+        // arguments (at most 3 + 1 + 2 + 5 a parameter + 2).
+        let mut kargs = Vec::with_capacity(maps.len() + 1 + 8 + 5 * self.args.len());
+        kargs.extend(maps.into_iter().map(|map| {
+            if map.param == OUT_PARAM {
+                return KernelArg::TensorMap(out, map);
+            }
+            match self.args[map.param as usize] {
+                Arg::Matrix { buf, .. } => KernelArg::TensorMap(buf, map),
+                _ => unreachable!("families map matrix operands and the output only"),
+            }
+        }));
         // Sized for the device: a check's smaller grid needs no more (KernelFamily::workspace).
         kargs.extend(
             cfg.workspace(self.ir(), self.problem, self.machine())
                 .map(KernelArg::Workspace),
         );
-        kargs.extend(kernel_args(
+        push_kernel_args(
+            &mut kargs,
             self.ir(),
             self.args,
             out,
             (self.out.at, self.out.batch),
             self.mnk(),
-        ));
+        );
         kargs
     }
 }
@@ -471,20 +472,22 @@ fn warn_invalid(spec: &KernelSpec, tk: &TargetKernel, c: &TileConfig, e: &GemmEr
 /// The kernel ABI (`gemm_core::codegen::prelude::kernel_params`): M, N, K, out, the
 /// params in signature order, then the views' geometry: the output's leading dimension
 /// and offset, each matrix's, each vector's offset; then the batch strides of the output
-/// and of each buffer (0 for one that holds a single matrix: broadcast), and the batch.
-pub(crate) fn kernel_args<'a>(
+/// and of each buffer (0 for one that holds a single matrix: broadcast), and the batch;
+/// appended to `kargs`.
+pub(crate) fn push_kernel_args<'a>(
+    kargs: &mut Vec<KernelArg<'a>>,
     ir: &GemmIr,
     args: &[Arg<'a>],
     out: &'a RawBuffer,
     (out_at, out_batch): (Stored, usize),
     (m, n, k): (usize, usize, usize),
-) -> Vec<KernelArg<'a>> {
-    let mut kargs = vec![
+) {
+    kargs.extend([
         KernelArg::Int(m as i32),
         KernelArg::Int(n as i32),
         KernelArg::Int(k as i32),
         KernelArg::Buffer(out),
-    ];
+    ]);
     for a in args {
         kargs.push(match *a {
             Arg::Matrix { buf, .. } | Arg::Vector { buf, .. } => KernelArg::Buffer(buf),
@@ -512,7 +515,6 @@ pub(crate) fn kernel_args<'a>(
         }
     }
     kargs.push(KernelArg::Int(out_batch as i32));
-    kargs
 }
 
 /// The contiguous extent of a packed `rows × cols` matrix in `layout`: its leading
