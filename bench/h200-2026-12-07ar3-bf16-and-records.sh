@@ -18,10 +18,11 @@ B=${B:?name the binaries folder}
 source bench/lib.sh $BATCH
 export CROSSGEMM_COMMIT="$(head -1 $B/COMMIT)"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee $R/gpu.txt
+# PART=records runs (2) alone (~4 min).
 unset CROSSGEMM_IGNORE_TABLES
-timeout 260 $B/crossgemm bench --first-call --dtypes bf16 --cache-dir /tmp/cg-$BATCH-bf16 --out $R --name first-bf16 \
+[ "${PART:-all}" = records ] || timeout 260 $B/crossgemm bench --first-call --dtypes bf16 --cache-dir /tmp/cg-$BATCH-bf16 --out $R --name first-bf16 \
   > $R/bf16.log 2>&1; echo "bench bf16 rc=$?"
-python3 bench/rows.py $R/first-bf16.json | tail -8
+[ "${PART:-all}" = records ] || python3 bench/rows.py $R/first-bf16.json | tail -8
 export CROSSGEMM_IGNORE_TABLES=1
 timeout 150 $B/crossgemm bench --w-layout row --shape 32x4096x4096 --dtypes f32 --epilogues none --max 24 \
   --cache-dir /tmp/cg-$BATCH --out $R --name f32-row32 > $R/f32-row32.log 2>&1; echo "f32 row32 rc=$?"
