@@ -219,8 +219,9 @@ impl<'c, 'a> Call<'c, 'a> {
     {
         let maps = cfg.tensor_maps(self.ir(), self.problem);
         // One allocation on a warm call's path: the maps, a workspace and the ABI's
-        // arguments (at most 3 + 1 + 2 + 5 a parameter + 2).
-        let mut kargs = Vec::with_capacity(maps.len() + 1 + 8 + 5 * self.args.len());
+        // arguments (8 for M, N, K and the output, at most 4 a parameter).
+        let cap = maps.len() + 1 + 8 + 4 * self.args.len();
+        let mut kargs = Vec::with_capacity(cap);
         kargs.extend(maps.into_iter().map(|map| {
             if map.param == OUT_PARAM {
                 return KernelArg::TensorMap(out, map);
@@ -243,6 +244,7 @@ impl<'c, 'a> Call<'c, 'a> {
             (self.out.at, self.out.batch),
             self.mnk(),
         );
+        debug_assert!(kargs.len() <= cap, "{} kernel arguments, room for {cap}", kargs.len());
         kargs
     }
 }
