@@ -113,5 +113,77 @@ pub enum GemmError {
     View(String),
 }
 
+impl GemmError {
+    /// Whether the device ran out of memory: a driver error that CUDA reports as
+    /// `CUDA_ERROR_OUT_OF_MEMORY`, or OpenCL as `CL_MEM_OBJECT_ALLOCATION_FAILURE`,
+    /// `CL_OUT_OF_RESOURCES` or `CL_OUT_OF_HOST_MEMORY`. A program may free memory of its
+    /// own and call again; crossgemm has already given up what it keeps only for speed
+    /// (staging scratch, [`Device::free_staging_scratch`](crate::Device::free_staging_scratch)).
+    pub fn is_out_of_memory(&self) -> bool {
+        let GemmError::Driver {
+            source: Some(source), ..
+        } = self
+        else {
+            return false;
+        };
+        #[cfg(feature = "cuda")]
+        if let Some(e) = source.downcast_ref::<cudarc::driver::DriverError>() {
+            return e.0 == cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        #[cfg(feature = "opencl")]
+        if let Some(e) = source.downcast_ref::<opencl3::error_codes::ClError>() {
+            use opencl3::error_codes::{CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_OUT_OF_HOST_MEMORY, CL_OUT_OF_RESOURCES};
+            return matches!(
+                e.0,
+                CL_MEM_OBJECT_ALLOCATION_FAILURE | CL_OUT_OF_RESOURCES | CL_OUT_OF_HOST_MEMORY
+            );
+        }
+        source.is::<InjectedOutOfMemory>()
+    }
+}
+
+/// The source of an out-of-memory failure a test injected
+/// (`crate::device::fail_next_allocations`).
+#[derive(Debug, Error)]
+#[error("out of memory (injected by fail_next_allocations)")]
+pub(crate) struct InjectedOutOfMemory;
+
 /// Shorthand for results of this crate.
 pub type Result<T, E = GemmError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn driver(source: Option<Box<dyn std::error::Error + Send + Sync>>) -> GemmError {
+        GemmError::Driver {
+            backend: "test",
+            op: "allocating".into(),
+            message: "m".into(),
+            source,
+        }
+    }
+
+    /// Out of memory is told by the driver's own code, not by the message.
+    #[test]
+    fn out_of_memory_by_code() {
+        assert!(driver(Some(Box::new(InjectedOutOfMemory))).is_out_of_memory());
+        assert!(!driver(None).is_out_of_memory());
+        assert!(!GemmError::Unsupported("out of memory".into()).is_out_of_memory());
+        #[cfg(feature = "cuda")]
+        {
+            use cudarc::driver::{sys::CUresult, DriverError};
+            assert!(driver(Some(Box::new(DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY)))).is_out_of_memory());
+            assert!(!driver(Some(Box::new(DriverError(CUresult::CUDA_ERROR_INVALID_VALUE)))).is_out_of_memory());
+        }
+        #[cfg(feature = "opencl")]
+        {
+            use opencl3::error_codes::{
+                ClError, CL_INVALID_VALUE, CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_OUT_OF_RESOURCES,
+            };
+            assert!(driver(Some(Box::new(ClError(CL_MEM_OBJECT_ALLOCATION_FAILURE)))).is_out_of_memory());
+            assert!(driver(Some(Box::new(ClError(CL_OUT_OF_RESOURCES)))).is_out_of_memory());
+            assert!(!driver(Some(Box::new(ClError(CL_INVALID_VALUE)))).is_out_of_memory());
+        }
+    }
+}

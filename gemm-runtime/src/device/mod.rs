@@ -293,18 +293,19 @@ impl Device {
         self.inner.spares.clear()
     }
 
-    /// Runs `alloc` (a device allocation); where it fails while the device keeps staging
-    /// scratch, frees that and tries once more, so that memory kept only to save the next
-    /// staged call an allocation never makes a call fail for want of memory. The first
-    /// error is returned where nothing was kept. On CUDA the freed scratch goes back to
-    /// the stream's pool in stream order, where the retry, on the same stream, finds it.
+    /// Runs `alloc` (a device allocation); where it runs out of memory while the device
+    /// keeps staging scratch, frees that and tries once more, so that memory kept only to
+    /// save the next staged call an allocation never makes a call fail for want of
+    /// memory. The first error is returned where nothing was kept or it was another
+    /// failure. On CUDA the freed scratch goes back to the stream's pool in stream order,
+    /// where the retry, on the same stream, finds it.
     fn alloc_or_free_spares<T>(&self, alloc: impl Fn() -> Result<T>) -> Result<T> {
         let first = match injected_allocation_failure() {
             Some(e) => Err(e),
             None => alloc(),
         };
         match first {
-            Err(e) if self.inner.spares.clear() == 0 => Err(e),
+            Err(e) if !e.is_out_of_memory() || self.inner.spares.clear() == 0 => Err(e),
             Err(_) => alloc(),
             ok => ok,
         }
@@ -450,7 +451,7 @@ fn injected_allocation_failure() -> Option<GemmError> {
         backend: "test",
         op: "allocating".into(),
         message: "out of memory (injected by fail_next_allocations)".into(),
-        source: None,
+        source: Some(Box::new(crate::error::InjectedOutOfMemory)),
     })
 }
 
