@@ -130,12 +130,15 @@ fn launch_call(call: &Call<'_, '_>, config: Option<&TileConfig>) -> Result<()> {
 }
 
 /// Whether a failure to build or launch a config is the config's own (a rejected source,
-/// a module or launch the driver refuses) rather than the call's (a shape, a device).
+/// a module or launch the driver refuses) rather than the call's (a shape, a device). A
+/// device out of memory (a split-K workspace it could not grow) is the moment's, not the
+/// config's: recording the winner as failed would retune, or drop it for good, over a
+/// transient shortage.
 fn is_config_fault(e: &GemmError) -> bool {
     matches!(
         e,
         GemmError::Compile { .. } | GemmError::Driver { .. } | GemmError::ConfigDoesNotFit { .. }
-    )
+    ) && !e.is_out_of_memory()
 }
 
 /// Compiles (cached per device) and launches `cfg` for `call`; with a plan key, remembers
@@ -175,4 +178,25 @@ pub fn reference<T: Element>(spec: &'static KernelSpec, args: &[Arg<'_>]) -> Res
     let ir = spec.ir();
     let vals = crate::host_data::reference_values(ir, args, (m, n, k), call::batch_of(args))?;
     Ok(vals.into_iter().map(T::from_f32).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A driver's refusal blames the config; running out of memory does not.
+    #[test]
+    fn out_of_memory_is_not_the_configs_fault() {
+        let driver = |source: Option<Box<dyn std::error::Error + Send + Sync>>| GemmError::Driver {
+            backend: "test",
+            op: "launch".into(),
+            message: "m".into(),
+            source,
+        };
+        assert!(is_config_fault(&driver(None)));
+        assert!(!is_config_fault(&driver(Some(Box::new(
+            crate::error::InjectedOutOfMemory
+        )))));
+        assert!(!is_config_fault(&GemmError::Unsupported("x".into())));
+    }
 }
