@@ -149,6 +149,32 @@ fn misaligned_operands_run_from_aligned_copies() {
             false,
             &format!("a staged call after a failed allocation on {on}"),
         );
+        // So does a launch out of memory (a split-K workspace it must grow): a warm call
+        // of aligned operands, which stages nothing, frees the scratch that staged call
+        // left and launches once more.
+        let (m2, n2, k2) = (24, 16, 40);
+        let a2 = mat::<f16, RowMajor>(&dev, &mut r, m2, k2);
+        let b2 = mat::<f16, ColMajor>(&dev, &mut r, k2, n2);
+        let bias2 = row::<f16>(&dev, &mut r, n2);
+        let mut out2 = Matrix::<f16>::zeros(&dev, m2, n2).unwrap();
+        s_f16_into(&a2, &b2, &bias2, &mut out2).unwrap();
+        out2.to_host().unwrap();
+        crossgemm::__private::fail_next_allocations(1);
+        let launched = s_f16_into(&a2, &b2, &bias2, &mut out2);
+        crossgemm::__private::fail_next_allocations(0);
+        assert!(launched.is_ok(), "a launch with scratch kept on {on}: {launched:?}");
+        assert_eq!(
+            dev.free_staging_scratch(),
+            0,
+            "the launch out of memory left scratch on {on}"
+        );
+        assert_close(
+            &out2.to_host().unwrap(),
+            &s_f16::reference(&a2, &b2, &bias2).unwrap(),
+            k2,
+            false,
+            &format!("the launch tried again on {on}"),
+        );
 
         // A view of odd pitch and offset; B packed with 16-byte rows (K = 40) is left.
         let (m, n, k) = (33, 21, 40);

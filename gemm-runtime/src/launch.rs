@@ -105,9 +105,7 @@ fn launch_call(call: &Call<'_, '_>, config: Option<&TileConfig>) -> Result<()> {
     if let Some(key) = &key {
         let plan = plans().read().unwrap_or_else(|e| e.into_inner()).get(key).cloned();
         if let Some(p) = plan.filter(|p| p.generation == generation) {
-            return dev
-                .backend()
-                .launch(&*p.kernel, p.dims, &call.kernel_args(&p.config, out.buf));
+            return dev.launch(&*p.kernel, p.dims, &call.kernel_args(&p.config, out.buf));
         }
     }
     let tk = call.target()?;
@@ -157,7 +155,7 @@ fn run(call: &Call<'_, '_>, tk: &TargetKernel, cfg: TileConfig, plan: Option<(Pl
             source: None,
         });
     }
-    dev.backend().launch(&*kernel, dims, &call.kernel_args(&cfg, out.buf))?;
+    dev.launch(&*kernel, dims, &call.kernel_args(&cfg, out.buf))?;
     if let Some((key, generation)) = plan {
         let plan = LaunchPlan {
             config: cfg,

@@ -293,10 +293,10 @@ impl Device {
         self.inner.spares.clear()
     }
 
-    /// Runs `alloc` (a device allocation); where it runs out of memory while the device
-    /// keeps staging scratch, frees that and tries once more, so that memory kept only to
-    /// save the next staged call an allocation never makes a call fail for want of
-    /// memory. The first error is returned where nothing was kept or it was another
+    /// Runs `alloc` (anything that allocates device memory); where it runs out of memory
+    /// while the device keeps staging scratch, frees that and tries once more, so that
+    /// memory kept only to save the next staged call an allocation never makes a call
+    /// fail for want of memory. The first error is returned where nothing was kept or it was another
     /// failure. On CUDA the freed scratch goes back to the stream's pool in stream order,
     /// where the retry, on the same stream, finds it.
     fn alloc_or_free_spares<T>(&self, alloc: impl Fn() -> Result<T>) -> Result<T> {
@@ -309,6 +309,18 @@ impl Device {
             Err(_) => alloc(),
             ok => ok,
         }
+    }
+
+    /// Launches a compiled kernel as a call does, through [`Device::alloc_or_free_spares`]:
+    /// a launch may grow a split-K workspace. A launch that fails queues nothing, so the
+    /// retry runs the kernel once.
+    pub(crate) fn launch(
+        &self,
+        kernel: &(dyn Any + Send + Sync),
+        dims: LaunchDims,
+        args: &[KernelArg<'_>],
+    ) -> Result<()> {
+        self.alloc_or_free_spares(|| self.backend().launch(kernel, dims, args))
     }
 
     /// Identifies this handle (and its clones) within the process.
@@ -433,9 +445,10 @@ thread_local! {
     static FAIL_ALLOCATIONS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
-/// Makes the next `n` device allocations of buffers or staging scratch made on the calling
-/// thread fail as a device out of memory would, before the driver is asked (tests of what
-/// is freed then). Per thread, so that tests running beside each other are not touched.
+/// Makes the next `n` device allocations made on the calling thread (of a buffer, of
+/// staging scratch, or a call's launch, which may grow a split-K workspace) fail as a
+/// device out of memory would, before the driver is asked (tests of what is freed then).
+/// Per thread, so that tests running beside each other are not touched.
 pub fn fail_next_allocations(n: u32) {
     FAIL_ALLOCATIONS.with(|f| f.set(n));
 }
