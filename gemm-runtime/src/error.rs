@@ -148,6 +148,29 @@ impl GemmError {
 #[error("out of memory (injected by fail_next_allocations)")]
 pub(crate) struct InjectedOutOfMemory;
 
+impl InjectedOutOfMemory {
+    /// The driver error an injected allocation failure stands for.
+    pub(crate) fn driver_error() -> GemmError {
+        GemmError::Driver {
+            backend: "test",
+            op: "allocating".into(),
+            message: InjectedOutOfMemory.to_string(),
+            source: Some(Box::new(InjectedOutOfMemory)),
+        }
+    }
+}
+
+/// A driver error with `source` (unit tests of what the source decides).
+#[cfg(test)]
+pub(crate) fn test_driver_error(source: Option<Box<dyn std::error::Error + Send + Sync>>) -> GemmError {
+    GemmError::Driver {
+        backend: "test",
+        op: "launch".into(),
+        message: "m".into(),
+        source,
+    }
+}
+
 /// Shorthand for results of this crate.
 pub type Result<T, E = GemmError> = std::result::Result<T, E>;
 
@@ -155,19 +178,12 @@ pub type Result<T, E = GemmError> = std::result::Result<T, E>;
 mod tests {
     use super::*;
 
-    fn driver(source: Option<Box<dyn std::error::Error + Send + Sync>>) -> GemmError {
-        GemmError::Driver {
-            backend: "test",
-            op: "allocating".into(),
-            message: "m".into(),
-            source,
-        }
-    }
+    use test_driver_error as driver;
 
     /// Out of memory is told by the driver's own code, not by the message.
     #[test]
     fn out_of_memory_by_code() {
-        assert!(driver(Some(Box::new(InjectedOutOfMemory))).is_out_of_memory());
+        assert!(InjectedOutOfMemory::driver_error().is_out_of_memory());
         assert!(!driver(None).is_out_of_memory());
         assert!(!GemmError::Unsupported("out of memory".into()).is_out_of_memory());
         #[cfg(feature = "cuda")]

@@ -185,16 +185,9 @@ mod tests {
     /// A driver's refusal blames the config; running out of memory does not.
     #[test]
     fn out_of_memory_is_not_the_configs_fault() {
-        let driver = |source: Option<Box<dyn std::error::Error + Send + Sync>>| GemmError::Driver {
-            backend: "test",
-            op: "launch".into(),
-            message: "m".into(),
-            source,
-        };
-        assert!(is_config_fault(&driver(None)));
-        assert!(!is_config_fault(&driver(Some(Box::new(
-            crate::error::InjectedOutOfMemory
-        )))));
+        use crate::error::{test_driver_error, InjectedOutOfMemory};
+        assert!(is_config_fault(&test_driver_error(None)));
+        assert!(!is_config_fault(&InjectedOutOfMemory::driver_error()));
         assert!(!is_config_fault(&GemmError::Unsupported("x".into())));
     }
 }

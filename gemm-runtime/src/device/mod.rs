@@ -296,8 +296,8 @@ impl Device {
     /// Runs `alloc` (anything that allocates device memory); where it runs out of memory
     /// while the device keeps staging scratch, frees that and tries once more, so that
     /// memory kept only to save the next staged call an allocation never makes a call
-    /// fail for want of memory. The first error is returned where nothing was kept or it was another
-    /// failure. On CUDA the freed scratch goes back to the stream's pool in stream order,
+    /// fail for want of memory. The first error is returned where nothing was kept or it
+    /// was another failure. On CUDA the freed scratch goes back to the stream's pool in stream order,
     /// where the retry, on the same stream, finds it.
     fn alloc_or_free_spares<T>(&self, alloc: impl Fn() -> Result<T>) -> Result<T> {
         let first = match injected_allocation_failure() {
@@ -460,12 +460,7 @@ fn injected_allocation_failure() -> Option<GemmError> {
         f.set(n.saturating_sub(1));
         n
     });
-    (left > 0).then(|| GemmError::Driver {
-        backend: "test",
-        op: "allocating".into(),
-        message: "out of memory (injected by fail_next_allocations)".into(),
-        source: Some(Box::new(crate::error::InjectedOutOfMemory)),
-    })
+    (left > 0).then(crate::error::InjectedOutOfMemory::driver_error)
 }
 
 /// Scratch buffers staging has allocated in this process so far (`Scratch::take`), rather
