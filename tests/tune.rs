@@ -104,6 +104,14 @@ fn tune(o: &mut Ops, opts: &TuneOptions) -> TuneReport {
     .unwrap()
 }
 
+/// What the tune of `r` reported for its candidate `i` (which must have failed).
+fn failure_of(r: &TuneReport, i: usize) -> &crossgemm::tune::Failure {
+    r.failed
+        .iter()
+        .find(|f| f.config == r.candidates[i])
+        .unwrap_or_else(|| panic!("candidate {i} did not fail: {r:#?}"))
+}
+
 /// The tuning cache's files in `dir` (the compiled-binary cache's `bin/` folder aside).
 /// The medians a tune picked its winner by: the final round's when there was one (the
 /// first pass's `timings` were taken at other clocks), else the first pass's.
@@ -460,11 +468,7 @@ fn wrong_candidate_is_rejected_and_remembered() {
     bad.inject.wrong_result = vec![0];
     let r = tune(&mut o, &bad);
     assert!(r.candidates.len() >= 2, "{r:#?}");
-    let f = r
-        .failed
-        .iter()
-        .find(|f| f.config == r.candidates[0])
-        .unwrap_or_else(|| panic!("{r:#?}"));
+    let f = failure_of(&r, 0);
     assert_eq!(f.stage, FailStage::WrongResult);
     assert!(f.reason.contains("wrong result") && !f.from_cache, "{}", f.reason);
     assert_ne!(r.best, r.candidates[0]);
@@ -505,11 +509,7 @@ fn compile_failure_is_recorded_and_skipped() {
     let mut bad = opts(&dir);
     bad.inject.compile_error = vec![1];
     let r = tune(&mut o, &bad);
-    let f = r
-        .failed
-        .iter()
-        .find(|f| f.config == r.candidates[1])
-        .unwrap_or_else(|| panic!("{r:#?}"));
+    let f = failure_of(&r, 1);
     assert_eq!(f.stage, FailStage::Compile);
     assert!(f.reason.contains("injected compile failure"), "{}", f.reason);
     assert_ne!(r.best, r.candidates[1]);
@@ -588,11 +588,7 @@ fn too_slow_candidate_is_reported_not_cached() {
     slow.inject.slow = vec![1];
     let r = tune(&mut o, &slow);
     assert!(r.candidates.len() >= 2, "{r:#?}");
-    let f = r
-        .failed
-        .iter()
-        .find(|f| f.config == r.candidates[1])
-        .unwrap_or_else(|| panic!("{r:#?}"));
+    let f = failure_of(&r, 1);
     assert_eq!(f.stage, FailStage::TooSlow);
     assert!(f.reason.contains("best so far"), "{}", f.reason);
     assert_ne!(r.best, r.candidates[1]);
@@ -601,6 +597,42 @@ fn too_slow_candidate_is_reported_not_cached() {
         !json.contains("too_slow"),
         "too-slow candidates stay out of the cache: {json}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A candidate whose launch runs out of device memory (a split-K workspace that does not
+/// fit beside the caller's buffers) is not at fault: reported, not cached, and the search
+/// goes on. Cached, it would be barred from every shape of the kernel for good.
+#[test]
+fn an_out_of_memory_launch_is_reported_not_cached() {
+    let Some(dev) = device() else { return };
+    let dir = temp_dir("oom");
+    let mut o = ops(&dev, SHAPE);
+    let mut oom = opts(&dir);
+    oom.inject.out_of_memory = vec![1];
+    let r = tune(&mut o, &oom);
+    assert!(r.candidates.len() >= 2, "{r:#?}");
+    let f = failure_of(&r, 1);
+    assert_eq!(f.stage, FailStage::OutOfMemory);
+    assert!(f.reason.contains("out of memory") && !f.from_cache, "{}", f.reason);
+    assert_ne!(r.best, r.candidates[1]);
+    check_config(&mut o, &r.best);
+    let json = std::fs::read_to_string(r.cache_file.unwrap()).unwrap();
+    assert!(
+        !json.contains("out_of_memory") && !json.contains("out of memory"),
+        "an out-of-memory launch stays out of the cache: {json}"
+    );
+
+    // The next tune tries it again, and it passes.
+    let again = tune(
+        &mut o,
+        &TuneOptions {
+            force: true,
+            ..opts(&dir)
+        },
+    );
+    assert!(again.failed.iter().all(|f| f.config != r.candidates[1]), "{again:#?}");
+    assert!(again.timings.iter().any(|t| t.config == r.candidates[1]), "{again:#?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

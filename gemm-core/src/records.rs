@@ -134,6 +134,10 @@ pub enum FailStage {
     /// times the best time so far. Kept in the report, not in the cache: at another
     /// shape the same config may be the fastest.
     TooSlow,
+    /// Its launch ran out of device memory (a split-K workspace the device could not
+    /// grow, even after freeing the staging scratch). Kept in the report, not in the
+    /// cache: it is the device's state at the time, not the config's.
+    OutOfMemory,
 }
 
 /// TFLOP/s of a GEMM of `shape` taking `ms`.

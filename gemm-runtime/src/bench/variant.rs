@@ -92,8 +92,7 @@ pub fn prepare_config(
 pub fn run_prepared(spec: &'static KernelSpec, args: &[Arg<'_>], out: OutArg<'_>, p: &Prepared) -> Result<()> {
     let call = Call::new(spec, args, out)?;
     let dev = call.device();
-    dev.backend()
-        .launch(&*p.kernel, p.dims, &call.kernel_args(&p.config, out.buf))?;
+    dev.launch(&*p.kernel, p.dims, &call.kernel_args(&p.config, out.buf))?;
     dev.synchronize()
 }
 

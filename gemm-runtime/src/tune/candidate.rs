@@ -31,10 +31,14 @@ use crate::reference;
 use gemm_core::{Machine, TileConfig};
 use std::any::Any;
 
-/// A fault a test injects into a candidate's output after it runs.
+/// A fault a test injects into a candidate: into its output after it runs, or into its
+/// launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Fault {
     None,
+    /// Its launch runs out of device memory ([`crate::device::fail_next_allocations`]), as
+    /// one whose split-K workspace the device cannot grow would.
+    OutOfMemory,
     /// Every byte set to this.
     Fill(u8),
     /// One block tile of the config in the middle of product `.0` of the output, each
@@ -51,7 +55,9 @@ pub(crate) enum Verdict {
     Pass { demoted: Option<(usize, String)> },
     /// Its output is wrong, and why.
     Wrong(String),
-    /// It could not run.
+    /// It could not run: the config's fault, unless the device was out of memory
+    /// ([`GemmError::is_out_of_memory`]: after the staging scratch was freed), which is
+    /// the device's state at the time.
     LaunchFailed(GemmError),
 }
 
@@ -146,9 +152,12 @@ impl Checker {
         let ran = self.with_call(|call, out| {
             let dims = cfg.launch(call.ir(), call.problem, machine.unwrap_or_else(|| call.machine()));
             let dev = call.device();
-            // Errors surface at the launch or at the first wait after it.
-            dev.backend()
-                .launch(kern, dims, &call.kernel_args(cfg, out))
+            if fault == Fault::OutOfMemory {
+                crate::device::fail_next_allocations(1);
+            }
+            // As a call launches (a split-K workspace that does not fit frees the staging
+            // scratch first). Errors surface at the launch or at the first wait after it.
+            dev.launch(kern, dims, &call.kernel_args(cfg, out))
                 .and_then(|_| dev.synchronize())
         })?;
         if let Err(e) = ran {
@@ -316,7 +325,7 @@ impl Checker {
         let buf = &self.bufs[0];
         let p = &self.plan;
         let cells: Vec<(usize, usize)> = match fault {
-            Fault::None => return Ok(()),
+            Fault::None | Fault::OutOfMemory => return Ok(()),
             Fault::Fill(b) => return buf.fill(b),
             Fault::Element => vec![(p.m / 2, p.n / 2)],
             Fault::Tile(_) => {

@@ -100,6 +100,9 @@ pub struct Inject {
     /// `(candidate, product)`: in that candidate's output one block tile in the middle of
     /// that product of the batch is off by one after it runs.
     pub wrong_product: Vec<(usize, usize)>,
+    /// These candidates' launches run out of device memory (as a split-K workspace the
+    /// device cannot grow would): reported, not cached.
+    pub out_of_memory: Vec<usize>,
     /// These candidates' measured times are multiplied by 1000, so they count as too slow.
     pub slow: Vec<usize>,
     /// The largest M·N·K verified against the full host reference, instead of
@@ -134,6 +137,8 @@ impl Inject {
             Fault::Tile(b)
         } else if self.wrong_element.contains(&i) {
             Fault::Element
+        } else if self.out_of_memory.contains(&i) {
+            Fault::OutOfMemory
         } else {
             Fault::None
         }

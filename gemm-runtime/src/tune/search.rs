@@ -531,11 +531,7 @@ impl<'s> Search<'s> {
                 return;
             }
             Verdict::LaunchFailed(e) => {
-                record(
-                    report,
-                    &mut self.new_failures,
-                    fail(FailStage::Launch, short_reason(&e)),
-                );
+                record_launch_failure(report, &mut self.new_failures, fail, &e);
                 return;
             }
             Verdict::Pass {
@@ -587,11 +583,7 @@ impl<'s> Search<'s> {
                 from_cache: false,
             }),
             Err(e) => {
-                record(
-                    report,
-                    &mut self.new_failures,
-                    fail(FailStage::Launch, short_reason(&e)),
-                );
+                record_launch_failure(report, &mut self.new_failures, fail, &e);
                 return;
             }
         }
@@ -739,6 +731,29 @@ fn is_build_error(e: &GemmError) -> bool {
         GemmError::Compile { .. } => true,
         GemmError::Driver { op, .. } => op.contains("module"),
         _ => false,
+    }
+}
+
+/// A candidate whose launch (or a timed run) failed: in the report, and in the cache
+/// unless the device was out of memory (after the staging scratch was freed). That is
+/// the device's state at the time, not the config's: a split-K workspace that did not
+/// fit beside the caller's buffers would bar the config from every shape for good.
+fn record_launch_failure(
+    report: &mut TuneReport,
+    new: &mut Vec<FailedConfig>,
+    fail: impl FnOnce(FailStage, String) -> FailedConfig,
+    e: &GemmError,
+) {
+    if e.is_out_of_memory() {
+        let f = fail(FailStage::OutOfMemory, short_reason(e));
+        report.failed.push(Failure {
+            config: f.config,
+            stage: f.stage,
+            reason: f.reason,
+            from_cache: false,
+        });
+    } else {
+        record(report, new, fail(FailStage::Launch, short_reason(e)));
     }
 }
 
