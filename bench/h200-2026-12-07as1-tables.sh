@@ -4,6 +4,8 @@
 # `bench --first-call` on the shipped tables (records/h200.json), an empty cache, nothing
 # tuned. f16 `--against` ap2 (0f95c40, the last whole f16 table: 1.138x cuBLAS, 1.072x
 # cuBLASLt over 72 rows); bf16 `--against` 01b's first calls (the last whole bf16 table).
+# On an H100 (none of the H200's earlier reports apply) f16 goes `--against` the H100's
+# last whole table, ai2 (12-05), and bf16 against none.
 # Binaries: the CLI of `cargo build --release --features baseline,aot --bin crossgemm` at
 # the head, gzipped with its COMMIT, B=.dev/NAME. Carry: [B]. ~8 min.
 # Written before: f16 within 3% of ap2 row by row but for 3000x5000x700, whose staged
@@ -16,10 +18,13 @@ source bench/lib.sh $BATCH
 unset CROSSGEMM_IGNORE_TABLES
 export CROSSGEMM_COMMIT="$(head -1 $B/COMMIT)"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee $R/gpu.txt
-# The reports named with --against are the H200's: on another card (H100) leave them out.
-vs() { nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 && echo "--against $1"; }
+# `vs H200_REPORT [H100_REPORT]`: the earlier report of the card this runs on, if any.
+vs() {
+  if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then echo "--against $1";
+  elif [ -n "${2:-}" ]; then echo "--against $2"; fi
+}
 timeout 250 $B/crossgemm bench --first-call --dtypes f16 --cache-dir /tmp/cg-$BATCH-f16 --out $R --name first-f16 \
-  $(vs bench/results/h200-2026-12-06ap2/first-f16.json) > $R/f16.log 2>&1; echo "bench f16 rc=$?"
+  $(vs bench/results/h200-2026-12-06ap2/first-f16.json bench/results/h100-2026-12-05ai2/first-f16.json) > $R/f16.log 2>&1; echo "bench f16 rc=$?"
 python3 bench/rows.py $R/first-f16.json | tail -8
 timeout 250 $B/crossgemm bench --first-call --dtypes bf16 --cache-dir /tmp/cg-$BATCH-bf16 --out $R --name first-bf16 \
   $(vs bench/results/h200-2026-12-01b/first-call.json) > $R/bf16.log 2>&1; echo "bench bf16 rc=$?"
