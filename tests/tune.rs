@@ -843,7 +843,8 @@ fn child_variants(out: &Output) -> std::collections::HashMap<String, (u64, u64)>
 /// Child: tunes at [`ALIGNED`] (the planner's first candidate made slow, so that the
 /// winner is not the planner's default), then launches at `ALIGNED`, [`ODD`] and
 /// [`ODD2`], each checked, printing the variant counters after each. With
-/// `CROSSGEMM_TUNE_CHILD_FAULT` set, the first variant check gets a wrong tile.
+/// `CROSSGEMM_TUNE_CHILD_FAULT` set, the first variant check gets a wrong tile; with
+/// `CROSSGEMM_TUNE_CHILD_OOM`, the first variant check's launch runs out of memory.
 #[test]
 fn child_variant_launches() {
     if !is_child() {
@@ -862,6 +863,12 @@ fn child_variant_launches() {
             ..Default::default()
         });
     }
+    if std::env::var_os("CROSSGEMM_TUNE_CHILD_OOM").is_some() {
+        crossgemm::tune::set_launch_inject(crossgemm::tune::Inject {
+            variant_out_of_memory: 1,
+            ..Default::default()
+        });
+    }
     for (name, shape) in [("aligned", ALIGNED), ("odd", ODD), ("odd2", ODD2)] {
         let mut o = ops(&dev, shape);
         tuned_bias_into(&o.a, &o.b, &o.bias, &mut o.out).unwrap();
@@ -872,6 +879,35 @@ fn child_variant_launches() {
     }
     let s = crossgemm::tune_stats();
     println!("CHILD-STATS {} {} {}", s.tunes, s.disk_hits, s.compiled);
+}
+
+/// A build-variant check whose launch runs out of device memory is not the winner's
+/// fault: the launch runs it unverified (with a warning), nothing is recorded as failed,
+/// nothing is tuned again, and the next launch at that variant checks it.
+#[test]
+fn a_variant_check_out_of_memory_runs_unverified() {
+    let Some(_dev) = device() else { return };
+    let dir = temp_dir("variants-oom");
+    let out = child(
+        "child_variant_launches",
+        &[
+            ("CROSSGEMM_CACHE_DIR", dir.display().to_string()),
+            ("CROSSGEMM_TUNE_CHILD_OOM", "1".to_string()),
+        ],
+    );
+    let v = child_variants(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(v["aligned"], (0, 0), "{err}");
+    assert_eq!(v["odd"], (0, 0), "the check did not run to its end: {err}");
+    assert_eq!(v["odd2"], (1, 0), "the same variant, checked this time: {err}");
+    assert!(
+        err.contains("not verified at this shape's build variant") && err.contains("out of memory"),
+        "{err}"
+    );
+    assert_eq!(child_stats(&out).0, 1, "only the child's explicit tune");
+    let json = std::fs::read_to_string(dir.join(&files(&dir)[0])).unwrap();
+    assert!(!json.contains("out of memory"), "{json}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A winner verified at one shape is verified again before its first launch at a build

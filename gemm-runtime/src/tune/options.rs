@@ -114,6 +114,9 @@ pub struct Inject {
     pub sample_count: Option<usize>,
     /// The first this many build-variant checks of launches (`choose`) get a wrong tile.
     pub variant_wrong_tile: usize,
+    /// The first this many build-variant checks of launches (`choose`) run out of device
+    /// memory at their launch.
+    pub variant_out_of_memory: usize,
     /// The first this many launches of a chosen winner fail after it is built, as a
     /// launch the driver refuses would (a record from another driver, a device that
     /// lost a resource): what no config that passes every check does on PoCL.
@@ -167,6 +170,12 @@ pub fn set_launch_inject(inject: Inject) {
 /// variant check gets a wrong tile.
 pub(crate) fn take_variant_fault() -> bool {
     take(|i| &mut i.variant_wrong_tile)
+}
+
+/// Takes one from [`Inject::variant_out_of_memory`] of the process-wide faults: whether
+/// this variant check's launch runs out of memory.
+pub(crate) fn take_variant_out_of_memory() -> bool {
+    take(|i| &mut i.variant_out_of_memory)
 }
 
 /// Takes one from [`Inject::launch_failure`] of the process-wide faults: whether this

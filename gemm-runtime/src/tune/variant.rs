@@ -18,11 +18,11 @@
 //! tuner verified while tuning are remembered too.
 
 use super::candidate::{Checker, Fault, Verdict};
-use super::options::take_variant_fault;
+use super::options::{take_variant_fault, take_variant_out_of_memory};
 use super::report::{VARIANT_CHECKS, VARIANT_FAILURES};
 use crate::cache::FailStage;
 use crate::call::Call;
-use crate::error::Result;
+use crate::error::{GemmError, Result};
 use crate::spec::{KernelSpec, TargetKernel};
 use gemm_core::{Problem, TileConfig};
 use std::collections::HashMap;
@@ -266,30 +266,37 @@ fn check(call: &Call<'_, '_>, tk: &TargetKernel, cfg: &TileConfig) -> Result<Opt
     };
     let mut checker = match checker {
         Ok(c) => c,
-        Err(e) => {
-            static SAID: std::sync::Once = std::sync::Once::new();
-            SAID.call_once(|| {
-                eprintln!(
-                    "crossgemm: warning: `{}` {cfg} is not verified at this shape's build variant: {}",
-                    call.spec.name,
-                    super::first_line(&e.to_string())
-                )
-            });
-            return Ok(None);
-        }
+        Err(e) => return Ok(unverified(call, cfg, &e)),
     };
     let fault = if take_variant_fault() {
         Fault::Tile(0)
+    } else if take_variant_out_of_memory() {
+        Fault::OutOfMemory
     } else {
         Fault::None
     };
     Ok(match checker.run(cfg, &*kern, fault)? {
         Verdict::Pass { .. } => Some(Ok(())),
         Verdict::Wrong(why) => Some(Err((FailStage::WrongResult, why))),
-        // The check does not fit in memory now: the call's own launch decides.
-        Verdict::LaunchFailed(e) if e.is_out_of_memory() => None,
+        // The check's launch does not fit in memory now (after the staging scratch was
+        // freed): not the config's fault; the call's own launch decides.
+        Verdict::LaunchFailed(e) if e.is_out_of_memory() => unverified(call, cfg, &e),
         Verdict::LaunchFailed(e) => Some(Err((FailStage::Launch, super::first_line(&e.to_string()).to_string()))),
     })
+}
+
+/// A check that could not run (its operands or its launch did not fit in memory): `cfg`
+/// runs unverified at this variant, said once a process, and is checked again next time.
+fn unverified(call: &Call<'_, '_>, cfg: &TileConfig, e: &GemmError) -> Option<Outcome> {
+    static SAID: std::sync::Once = std::sync::Once::new();
+    SAID.call_once(|| {
+        eprintln!(
+            "crossgemm: warning: `{}` {cfg} is not verified at this shape's build variant: {}",
+            call.spec.name,
+            super::first_line(&e.to_string())
+        )
+    });
+    None
 }
 
 #[cfg(test)]
