@@ -745,26 +745,26 @@ fn record_launch_failure(
     e: &GemmError,
 ) {
     if e.is_out_of_memory() {
-        let f = fail(FailStage::OutOfMemory, short_reason(e));
-        report.failed.push(Failure {
-            config: f.config,
-            stage: f.stage,
-            reason: f.reason,
-            from_cache: false,
-        });
+        report_failure(report, &fail(FailStage::OutOfMemory, short_reason(e)));
     } else {
         record(report, new, fail(FailStage::Launch, short_reason(e)));
     }
 }
 
+/// A failure of this run: in the report, and among the new failures the cache keeps.
 fn record(report: &mut TuneReport, new: &mut Vec<FailedConfig>, f: FailedConfig) {
+    report_failure(report, &f);
+    new.push(f);
+}
+
+/// A failure of this run in the report alone.
+fn report_failure(report: &mut TuneReport, f: &FailedConfig) {
     report.failed.push(Failure {
         config: f.config,
         stage: f.stage,
         reason: f.reason.clone(),
         from_cache: false,
     });
-    new.push(f);
 }
 
 /// The first lines of a compiler log that say `error`, else its first lines; at most
