@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 /// kernel's table reads them.
 pub const BUILTIN_RECORDS: &[(&str, &str)] = &[
     ("records/h200.json", include_str!("../../records/h200.json")),
+    ("records/h100.json", include_str!("../../records/h100.json")),
     ("records/pocl-cpu.json", include_str!("../../records/pocl-cpu.json")),
 ];
 
