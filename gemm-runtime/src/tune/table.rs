@@ -54,16 +54,20 @@ fn winner_in<'t>(
 
 /// Entries measured on a device of this name first, then the nearest bucket (log
 /// distance, as [`super::choose::nearest_winner`] measures it: a tile that suits the
-/// shape matters more than the epilogue it was tuned with), then winners before
-/// starting points. Never this device's winner of `bucket` itself, which is
-/// [`winner_in`]'s.
+/// shape matters more than the epilogue it was tuned with), then those of the device
+/// whose name shares the longest prefix with this one's (an "NVIDIA H200 NVL" starts
+/// from the H200 SXM's records, not the H100's, which the table's order would give it),
+/// then winners before starting points. Never this device's winner of `bucket` itself,
+/// which is [`winner_in`]'s.
 fn nearest_in<'t>(
     table: &'t [Seed],
     device: &str,
     bucket: &str,
     usable: impl Fn(&TileConfig) -> bool,
 ) -> Option<&'t Seed> {
-    let mut best: Option<((u8, f64, u8), &Seed)> = None;
+    // (another device, bucket distance, name unlikeness, not a winner): lowest first.
+    type Rank = (u8, f64, std::cmp::Reverse<usize>, u8);
+    let mut best: Option<(Rank, &Seed)> = None;
     for s in table {
         let here = s.device_name == device;
         if here && s.winner && s.bucket == bucket {
@@ -72,13 +76,19 @@ fn nearest_in<'t>(
         let Some(dist) = cache::bucket_distance(bucket, &s.bucket) else {
             continue;
         };
-        let rank = (u8::from(!here), dist, u8::from(!s.winner));
+        let kin = std::cmp::Reverse(common_prefix(device, &s.device_name));
+        let rank = (u8::from(!here), dist, kin, u8::from(!s.winner));
         if best.as_ref().is_some_and(|(r, _)| *r <= rank) || !usable(&s.config) {
             continue;
         }
         best = Some((rank, s));
     }
     best.map(|(_, s)| s)
+}
+
+/// Characters `a` and `b` share from their start.
+fn common_prefix(a: &str, b: &str) -> usize {
+    a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count()
 }
 
 /// How a table entry is named in reports and logs: `table <bucket> (<file>: <kernel>)`.
@@ -158,5 +168,32 @@ mod tests {
         assert_eq!(nearest_in(&t, "gpu", "pow2:64x64x64", any).unwrap().config, config(8));
         assert!(nearest_in(&t, "cpu", "not a bucket", any).is_none());
         assert!(nearest_in(&t, "cpu", "pow2:64x64x64", |_| false).is_none());
+    }
+
+    #[test]
+    fn another_device_starts_from_the_most_alike_name() {
+        // The same bucket measured on an H100 and an H200, the H100's listed first (the
+        // table sorts by device name): an H200 NVL starts from the H200's, an H100 PCIe
+        // from the H100's, whatever the order.
+        let h100 = seed("pow2:64x64x64", "NVIDIA H100 80GB HBM3", true, 16);
+        let h200 = seed("pow2:64x64x64", "NVIDIA H200", true, 32);
+        let any = |_: &TileConfig| true;
+        for t in [vec![h100.clone(), h200.clone()], vec![h200.clone(), h100.clone()]] {
+            assert_eq!(
+                nearest_in(&t, "NVIDIA H200 NVL", "pow2:64x64x64", any).unwrap().config,
+                config(32)
+            );
+            assert_eq!(
+                nearest_in(&t, "NVIDIA H100 PCIe", "pow2:64x64x64", any).unwrap().config,
+                config(16)
+            );
+        }
+        // A nearer bucket still comes first.
+        let t = vec![seed("pow2:64x64x128", "NVIDIA H200", true, 32), h100];
+        assert_eq!(
+            nearest_in(&t, "NVIDIA H200 NVL", "pow2:64x64x64", any).unwrap().config,
+            config(16)
+        );
+        assert_eq!(common_prefix("NVIDIA H200 NVL", "NVIDIA H200"), 11);
     }
 }
