@@ -910,6 +910,87 @@ fn a_variant_check_out_of_memory_runs_unverified() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A launch whose tune fails outright (here every candidate's compile, injected) runs
+/// what a `cached` launch would: the cache's winner of the nearest bucket, not the
+/// planner's default, with a warning naming it (checked at the launch's build variant
+/// where its tune did not verify it), and not tuned again in the process.
+#[test]
+fn a_failed_tune_launches_the_nearest_winner() {
+    let Some(_dev) = device() else { return };
+    let dir = temp_dir("failed-tune");
+    let out = child(
+        "child_failed_tune",
+        &[("CROSSGEMM_CACHE_DIR", dir.display().to_string())],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = |tag: &str| -> String {
+        text.lines()
+            .find_map(|l| l.split_once(tag).map(|(_, s)| s.trim().to_string()))
+            .unwrap_or_else(|| panic!("no {tag} line in:\n{text}\n{err}"))
+    };
+    let nearest = line("CHILD-NEAREST ");
+    let (config, source) = nearest.rsplit_once(' ').unwrap();
+    assert_eq!(
+        source, "nearest",
+        "a `cached` launch would start from the nearest winner: {text}"
+    );
+    assert_ne!(
+        config,
+        line("CHILD-DEFAULT "),
+        "the nearest winner is not the default: {text}"
+    );
+    assert!(
+        err.contains("failed, using the nearest winner, of the cache's ") && err.contains(config),
+        "{err}"
+    );
+    // The child's own tune, then the one that failed; the second launch tunes nothing.
+    assert_eq!(child_stats(&out).0, 2, "{text}\n{err}");
+    let v = child_variants(&out);
+    assert_eq!(v["second"], v["first"], "nothing checked or tuned again: {text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Child: tunes [`SHAPE`]'s bucket (its winner not the default), then launches at [`SHAPE2`] with every candidate of
+/// its tune failing to compile, twice, each checked; prints the config a `cached` lookup
+/// names for `SHAPE2` and where it comes from (`CHILD-NEAREST`), the planner's default
+/// there, and the counters.
+#[test]
+fn child_failed_tune() {
+    if !is_child() {
+        return;
+    }
+    let dev = device().unwrap();
+    let mut o = ops(&dev, SHAPE);
+    let mut opts = TuneOptions::from_env();
+    opts.progress = false;
+    // The planner's first candidate made slow, so that the winner is not the default.
+    opts.inject.slow = vec![0];
+    tune(&mut o, &opts);
+    opts.inject.slow.clear();
+    let mut o = ops(&dev, SHAPE2);
+    let args = [o.a.__arg(), o.b.__arg(), o.bias.__arg()];
+    let l = crossgemm::tune::lookup(&tuned_bias::SPEC, &args, o.out.__out(), &opts).unwrap();
+    println!("CHILD-NEAREST {} {}", l.config, l.source.name());
+    // `lookup` follows CROSSGEMM_TUNE: under `off`, the planner's default.
+    std::env::set_var("CROSSGEMM_TUNE", "off");
+    let d = crossgemm::tune::lookup(&tuned_bias::SPEC, &args, o.out.__out(), &opts).unwrap();
+    std::env::remove_var("CROSSGEMM_TUNE");
+    println!("CHILD-DEFAULT {}", d.config);
+    crossgemm::tune::set_launch_inject(crossgemm::tune::Inject {
+        compile_error: (0..64).collect(),
+        ..Default::default()
+    });
+    for name in ["first", "second"] {
+        tuned_bias_into(&o.a, &o.b, &o.bias, &mut o.out).unwrap();
+        assert_matches_reference(&o, &o.out.to_host().unwrap(), name);
+        let s = crossgemm::tune_stats();
+        println!("CHILD-VARIANTS {name} {} {}", s.variant_checks, s.variant_failures);
+    }
+    let s = crossgemm::tune_stats();
+    println!("CHILD-STATS {} {} {}", s.tunes, s.disk_hits, s.compiled);
+}
+
 /// A winner verified at one shape is verified again before its first launch at a build
 /// variant it was not verified at (here: an odd shape in the same bucket, whose ragged
 /// edges take other paths), once per variant; an injected fault there is caught and the

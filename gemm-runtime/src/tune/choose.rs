@@ -25,8 +25,13 @@ pub(super) enum Origin {
     Nearest,
     /// `cached` mode found nothing (the planner's default); `full` mode tunes over it.
     NoEntry,
-    /// Tuning failed (the planner's default); not retried in this process.
-    TuneFailed,
+    /// Tuning failed: the nearest winner (as a `cached` launch would run it) or, with
+    /// none, the planner's default; not retried in this process.
+    TuneFailed {
+        /// The config is the nearest winner (checked at each build variant, but never
+        /// tuned again there: the tune just failed).
+        nearest: bool,
+    },
 }
 
 impl Origin {
@@ -34,7 +39,10 @@ impl Origin {
     /// verified at each build variant it runs as ([`super::variant`]); the planner's
     /// default is not, as under `CROSSGEMM_TUNE=off`.
     fn is_winner(self) -> bool {
-        matches!(self, Origin::Tuned | Origin::Nearest)
+        matches!(
+            self,
+            Origin::Tuned | Origin::Nearest | Origin::TuneFailed { nearest: true }
+        )
     }
 }
 
@@ -52,13 +60,13 @@ pub(crate) fn choose(call: &Call<'_, '_>, tk: &TargetKernel) -> Result<TileConfi
     if !origin.is_winner() || !call.usable(tk, &c) {
         return Ok(c);
     }
-    checked(call, tk, c)
+    checked(call, tk, c, !matches!(origin, Origin::TuneFailed { .. }))
 }
 
-/// `c` if it passes at `call`'s build variant; else, under `full`, the winner of a
-/// retune at this shape ([`retune`]); else the planner's default (checked too); each
-/// with a warning. An error when none passes.
-fn checked(call: &Call<'_, '_>, tk: &TargetKernel, c: TileConfig) -> Result<TileConfig> {
+/// `c` if it passes at `call`'s build variant; else, under `full` and if `may_retune`,
+/// the winner of a retune at this shape ([`retune`]); else the planner's default
+/// (checked too); each with a warning. An error when none passes.
+fn checked(call: &Call<'_, '_>, tk: &TargetKernel, c: TileConfig, may_retune: bool) -> Result<TileConfig> {
     let (stage, why) = match variant::ensure(call, tk, &c)? {
         Ok(()) => return Ok(c),
         Err(f) => f,
@@ -70,7 +78,7 @@ fn checked(call: &Call<'_, '_>, tk: &TargetKernel, c: TileConfig) -> Result<Tile
         "`{name}` winner {c} failed its check at {m}x{n}x{k} [{v}]: {}",
         first_line(&why)
     );
-    if TuneMode::from_env() == TuneMode::Full {
+    if may_retune && TuneMode::from_env() == TuneMode::Full {
         if let Some(r) = retune(call, tk, &c, stage, &why, &what)? {
             return Ok(r);
         }
@@ -237,13 +245,27 @@ fn pick(call: &Call<'_, '_>, tk: &TargetKernel) -> Result<(TileConfig, Origin)> 
     match tune_locked(call, tk, &opts) {
         Ok(r) => Ok(remember(r.best, Origin::Tuned)),
         Err(e) => {
-            let fallback = call.default_config(tk)?;
+            // What a `cached` launch would run: a winner measured at a nearby shape knows
+            // this kernel's kind of problem better than the planner's default does.
+            let (fallback, what, nearest) = match &found_start(call, tk, &bucket, &opts) {
+                Some(Found {
+                    config,
+                    source: LookupSource::Nearest(b),
+                    ..
+                }) => (*config, format!("the nearest winner, of the cache's {b},"), true),
+                Some(Found {
+                    config,
+                    source: LookupSource::Table { entry, .. },
+                    ..
+                }) => (*config, format!("the nearest winner, {entry},"), true),
+                _ => (call.default_config(tk)?, "the planner's default".to_string(), false),
+            };
             eprintln!(
-                "crossgemm: warning: tuning `{}` at {m}x{n}x{k} failed, using {fallback}: {}",
+                "crossgemm: warning: tuning `{}` at {m}x{n}x{k} failed, using {what} {fallback}: {}",
                 spec.name,
                 first_line(&e.to_string())
             );
-            Ok(remember(fallback, Origin::TuneFailed))
+            Ok(remember(fallback, Origin::TuneFailed { nearest }))
         }
     }
 }
