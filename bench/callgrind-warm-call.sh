@@ -6,6 +6,12 @@
 # 23.3k -> 20.6k instructions a warm call at 54d8c3f (the kernel arguments in one
 # allocation, the plan map on an Fx hash), ~12.4k of them PoCL's own
 # (`callgrind_annotate --inclusive=yes` on the two outputs shows where); at ea60d1f 20.2k.
+# Session at, against e7e903b: `Call::new` 1.90k -> 1.25k instructions a warm
+# call (the operand views' vector allocated once at its size, not grown) and
+# `TuneMode::from_env` 0.85k -> 0.55k (the mode's name parsed once, without allocating);
+# the total stayed 19.4k -> 19.5k, as glibc malloc's cost on PoCL's heap moved the other
+# way (the kernel arguments' one allocation 1.4k -> 2.2k): compare the functions, not the
+# total, when PoCL's threads share the heap.
 # Usage: bench/callgrind-warm-call.sh [TARGET_DIR] (needs valgrind; ~5 min).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -271,11 +271,16 @@ fn parse_ms(v: &str) -> Option<f64> {
 /// `CROSSGEMM_TUNE`'s canonical name (`full`, `cached`, `off`) for `v`, if it is one of
 /// the accepted spellings.
 pub fn tune_mode_name(v: &str) -> Option<&'static str> {
-    match v.trim().to_ascii_lowercase().as_str() {
-        "" | "full" | "1" => Some("full"),
-        "off" | "0" => Some("off"),
-        "cached" => Some("cached"),
-        _ => None,
+    // Without allocating: every launch reads the variable.
+    let is = |s: &str| v.trim().eq_ignore_ascii_case(s);
+    if is("") || is("full") || is("1") {
+        Some("full")
+    } else if is("off") || is("0") {
+        Some("off")
+    } else if is("cached") {
+        Some("cached")
+    } else {
+        None
     }
 }
 

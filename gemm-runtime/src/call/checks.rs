@@ -139,7 +139,9 @@ struct Placed<'a> {
 }
 
 fn placed<'a>(ir: &'a GemmIr, args: &[Arg<'a>], out: &OutArg<'a>) -> Vec<Placed<'a>> {
-    let mut each = vec![Placed {
+    // Sized for the output and every operand at once: this runs on every launch.
+    let mut each = Vec::with_capacity(1 + args.len());
+    each.push(Placed {
         what: "the output",
         param: None,
         buf: out.buf,
@@ -149,7 +151,7 @@ fn placed<'a>(ir: &'a GemmIr, args: &[Arg<'a>], out: &OutArg<'a>) -> Vec<Placed<
         at: out.at,
         batch: out.batch,
         size: ir.out_dtype.size(),
-    }];
+    });
     for (i, (p, a)) in ir.params.iter().zip(args).enumerate() {
         match (p.kind, *a) {
             (

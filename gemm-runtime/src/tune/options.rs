@@ -24,7 +24,12 @@ impl TuneMode {
     /// `CROSSGEMM_TUNE` = `off` | `cached` | `full` (unset: `full`; anything else is
     /// reported once on stderr, by the environment's one reader, and read as `full`).
     pub fn from_env() -> TuneMode {
-        TuneMode::parse(crate::env::tune_mode()).unwrap_or(TuneMode::Full)
+        // `tune_mode` gives the canonical name: no second parse (every launch reads it).
+        match crate::env::tune_mode() {
+            "off" => TuneMode::Off,
+            "cached" => TuneMode::Cached,
+            _ => TuneMode::Full,
+        }
     }
 
     /// `off`, `cached` or `full` (case-insensitive; empty is `full`, `0` is `off`).
