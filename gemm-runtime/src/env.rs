@@ -520,8 +520,20 @@ mod tests {
         assert_eq!(parse_positive(" 12 "), Some(12));
         assert_eq!(parse_positive("0"), None);
         assert_eq!(parse_positive("abc"), None);
-        assert_eq!(tune_mode_name(" Cached "), Some("cached"));
-        assert_eq!(tune_mode_name("bogus"), None);
+        for (v, want) in [
+            (" Cached ", "cached"),
+            ("", "full"),
+            (" ", "full"),
+            ("1", "full"),
+            ("FULL", "full"),
+            ("0", "off"),
+            ("Off", "off"),
+        ] {
+            assert_eq!(tune_mode_name(v), Some(want), "{v:?}");
+        }
+        for bad in ["bogus", "fulll", "10", "cache"] {
+            assert_eq!(tune_mode_name(bad), None, "{bad:?}");
+        }
         assert_eq!(one_of(" Kernel ", &ROW_COPY_MODES), Some("kernel"));
         assert_eq!(one_of("", &ROW_COPY_MODES), Some("kernel"));
         assert_eq!(one_of("never", &STAGE_MODES), Some("never"));
