@@ -951,10 +951,10 @@ fn a_failed_tune_launches_the_nearest_winner() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Child: tunes [`SHAPE`]'s bucket (its winner not the default), then launches at [`SHAPE2`] with every candidate of
-/// its tune failing to compile, twice, each checked; prints the config a `cached` lookup
-/// names for `SHAPE2` and where it comes from (`CHILD-NEAREST`), the planner's default
-/// there, and the counters.
+/// Child: tunes [`SHAPE`]'s bucket (its winner not the default), then launches at
+/// [`SHAPE2`] with every candidate of its tune failing to compile, twice, each checked;
+/// prints the config a `cached` lookup names for `SHAPE2` and where it comes from
+/// (`CHILD-NEAREST`), the planner's default there, and the counters.
 #[test]
 fn child_failed_tune() {
     if !is_child() {

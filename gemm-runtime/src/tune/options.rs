@@ -25,20 +25,21 @@ impl TuneMode {
     /// reported once on stderr, by the environment's one reader, and read as `full`).
     pub fn from_env() -> TuneMode {
         // `tune_mode` gives the canonical name: no second parse (every launch reads it).
-        match crate::env::tune_mode() {
+        TuneMode::of_name(crate::env::tune_mode())
+    }
+
+    /// `off`, `cached` or `full` (case-insensitive; empty is `full`, `0` is `off`):
+    /// the spellings `CROSSGEMM_TUNE` accepts (one table, in the environment reader).
+    pub fn parse(s: &str) -> Option<TuneMode> {
+        crate::env::tune_mode_name(s).map(TuneMode::of_name)
+    }
+
+    /// The mode of a canonical name (`full`, `cached`, `off`).
+    fn of_name(name: &str) -> TuneMode {
+        match name {
             "off" => TuneMode::Off,
             "cached" => TuneMode::Cached,
             _ => TuneMode::Full,
-        }
-    }
-
-    /// `off`, `cached` or `full` (case-insensitive; empty is `full`, `0` is `off`).
-    pub fn parse(s: &str) -> Option<TuneMode> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "" | "full" | "1" => Some(TuneMode::Full),
-            "off" | "0" => Some(TuneMode::Off),
-            "cached" => Some(TuneMode::Cached),
-            _ => None,
         }
     }
 }
