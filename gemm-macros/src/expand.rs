@@ -332,8 +332,9 @@ fn generate(
                 #krate::__private::tune(&SPEC, &[#(#args),*], out.__out())
             }
             /// Compiles the configs this kernel's build-time config table gives `device`
-            /// (its winners there, else every entry), in parallel, so that first calls
-            /// skip the JIT: for programs that know at start-up what they will call.
+            /// (its winners there, else what its first calls would start from), in
+            /// parallel, so that first calls skip the JIT: for programs that know at
+            /// start-up what they will call.
             /// Also the row copies a call with misaligned operands stages them by.
             /// Tunes nothing. See `crossgemm::tune::prepare`.
             pub fn prepare(device: &#krate::Device) -> ::core::result::Result<#krate::PrepareReport, #krate::GemmError> {

@@ -43,8 +43,9 @@ pub struct PrepareReport {
 }
 
 /// Compiles, on the tuner's compile pool, the configs `spec`'s build-time table gives `dev`:
-/// its winners for this device's name, or, when the table has none for it, every entry
-/// (`cached` launches start from the nearest). Each is compiled for the build variant of
+/// its winners for this device's name, or, when the table has none for it, at each of the
+/// table's buckets the entry a `cached` launch there starts from (the nearest: the most
+/// alike device name's winner where several devices measured the bucket). Each is compiled for the build variant of
 /// the shape it was measured at, as a launch of it runs (`gemm_core::table::builds`:
 /// misaligned operands staged unless a shape specialist reads them in place), which is the variant of every shape of its class on
 /// families whose defines do not depend on the shape (wgmma) and of aligned shapes on the

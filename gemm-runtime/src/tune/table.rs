@@ -22,15 +22,27 @@ pub(super) fn nearest<'t>(call: &Call<'_, '_>, tk: &'t TargetKernel, bucket: &st
 }
 
 /// The entries a device of this name may run: its winners, or, when the table has none
-/// for it, every entry (a `cached` launch starts from the nearest one).
+/// for it, the entry a `cached` launch at each of the table's buckets starts from.
 pub(super) fn for_device<'t>(tk: &'t TargetKernel, device: &str) -> Vec<&'t Seed> {
-    let all = entries(tk);
-    let mine: Vec<&Seed> = all.iter().filter(|s| s.winner && s.device_name == device).collect();
-    if mine.is_empty() {
-        all.iter().collect()
-    } else {
-        mine
+    for_device_in(entries(tk), device)
+}
+
+fn for_device_in<'t>(table: &'t [Seed], device: &str) -> Vec<&'t Seed> {
+    let mine: Vec<&Seed> = table.iter().filter(|s| s.winner && s.device_name == device).collect();
+    if !mine.is_empty() {
+        return mine;
     }
+    // Every entry would compile the records of every device measured (H100 and H200
+    // alike) for a device that runs only the most alike one's wherever both have a bucket.
+    let mut out: Vec<&Seed> = Vec::new();
+    for s in table {
+        if let Some(start) = nearest_in(table, device, &s.bucket, |_| true) {
+            if !out.iter().any(|o| std::ptr::eq(*o, start)) {
+                out.push(start);
+            }
+        }
+    }
+    out
 }
 
 fn entries(tk: &TargetKernel) -> &[Seed] {
@@ -195,5 +207,24 @@ mod tests {
             config(16)
         );
         assert_eq!(common_prefix("NVIDIA H200 NVL", "NVIDIA H200"), 11);
+    }
+
+    #[test]
+    fn a_device_without_winners_prepares_what_its_launches_start_from() {
+        let t = vec![
+            seed("pow2:64x64x64", "NVIDIA H100 80GB HBM3", true, 8),
+            seed("pow2:64x64x128", "NVIDIA H100 80GB HBM3", true, 16),
+            seed("pow2:64x64x64", "NVIDIA H200", true, 32),
+            seed("pow2:64x64x64", "NVIDIA H200", false, 64),
+            seed("pow2:64x64x1024", "NVIDIA H200", true, 128),
+        ];
+        let configs = |device| for_device_in(&t, device).iter().map(|s| s.config).collect::<Vec<_>>();
+        // Its own winners where it has any.
+        assert_eq!(configs("NVIDIA H200"), vec![config(32), config(128)]);
+        // Else per bucket the most alike device's winner: the H200's at the bucket both
+        // measured, the H100's where only it did; no starting point behind a winner.
+        assert_eq!(configs("NVIDIA H200 NVL"), vec![config(32), config(16), config(128)]);
+        assert_eq!(configs("NVIDIA H100 PCIe"), vec![config(8), config(16), config(128)]);
+        assert!(for_device_in(&[], "NVIDIA H200 NVL").is_empty());
     }
 }
