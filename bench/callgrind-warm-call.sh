@@ -11,7 +11,10 @@
 # `TuneMode::from_env` 0.85k -> 0.55k (the mode's name parsed once, without allocating);
 # the total stayed 19.4k -> 19.5k, as glibc malloc's cost on PoCL's heap moved the other
 # way (the kernel arguments' one allocation 1.4k -> 2.2k): compare the functions, not the
-# total, when PoCL's threads share the heap.
+# total, when PoCL's threads share the heap. Session au, against d6bd6ba: the kernel
+# arguments on the stack (`device::KernelArgs`, a SmallVec of 24) instead of that one
+# allocation: 19.35k -> 18.25k instructions a warm call (`Call::kernel_args` had been
+# 2.07k inclusive, malloc's share most of it).
 # Usage: bench/callgrind-warm-call.sh [TARGET_DIR] (needs valgrind; ~5 min).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -2,7 +2,7 @@
 //! region: TLX #1679 shows a flush inside it picking the wrong winner), device-side
 //! timing of the kernel alone, and the median of at least [`MIN_REPS`] runs.
 
-use crate::device::{Device, KernelArg, RawBuffer};
+use crate::device::{Device, KernelArg, KernelArgs, RawBuffer};
 use crate::error::Result;
 use gemm_core::target::DeviceType;
 use gemm_core::LaunchDims;
@@ -203,7 +203,7 @@ pub(crate) fn median_noise(iqr: f64, n: usize) -> f64 {
 /// ([`paired`]): the tuner's final round.
 pub(crate) fn interleaved(
     dev: &Device,
-    kernels: &[(&(dyn Any + Send + Sync), LaunchDims, Vec<KernelArg<'_>>)],
+    kernels: &[(&(dyn Any + Send + Sync), LaunchDims, KernelArgs<'_>)],
     flush: Option<&RawBuffer>,
     rounds: usize,
 ) -> Result<Vec<Timed>> {

@@ -4,7 +4,7 @@
 //! the host reference reads them). Launches, the tuner and the measuring API all start
 //! here, so the checks are written once.
 
-use crate::device::{Device, KernelArg, RawBuffer};
+use crate::device::{Device, KernelArg, KernelArgs, RawBuffer};
 use crate::error::{GemmError, Result};
 use crate::spec::{KernelSpec, TargetKernel};
 use gemm_core::family::{PlanCtx, OUT_PARAM};
@@ -213,15 +213,15 @@ impl<'c, 'a> Call<'c, 'a> {
     /// The arguments of `cfg`'s kernel with `out` as the output: its family's tensor maps
     /// (if any), its workspace (if it takes one: two pointers), then the ABI (M, N, K,
     /// out, params...).
-    pub(crate) fn kernel_args<'b>(&self, cfg: &TileConfig, out: &'b RawBuffer) -> Vec<KernelArg<'b>>
+    pub(crate) fn kernel_args<'b>(&self, cfg: &TileConfig, out: &'b RawBuffer) -> KernelArgs<'b>
     where
         'a: 'b,
     {
         let maps = cfg.tensor_maps(self.ir(), self.problem);
-        // One allocation on a warm call's path: the maps, a workspace and the ABI's
-        // arguments (8 for M, N, K and the output, at most 4 a parameter).
+        // The maps, a workspace and the ABI's arguments (8 for M, N, K and the output, at
+        // most 4 a parameter): inline for the built-in kernels, else one allocation.
         let cap = maps.len() + 1 + 8 + 4 * self.args.len();
-        let mut kargs = Vec::with_capacity(cap);
+        let mut kargs = KernelArgs::with_capacity(cap);
         kargs.extend(maps.into_iter().map(|map| {
             if map.param == OUT_PARAM {
                 return KernelArg::TensorMap(out, map);
@@ -477,7 +477,7 @@ fn warn_invalid(spec: &KernelSpec, tk: &TargetKernel, c: &TileConfig, e: &GemmEr
 /// and of each buffer (0 for one that holds a single matrix: broadcast), and the batch;
 /// appended to `kargs`.
 pub(crate) fn push_kernel_args<'a>(
-    kargs: &mut Vec<KernelArg<'a>>,
+    kargs: &mut KernelArgs<'a>,
     ir: &GemmIr,
     args: &[Arg<'a>],
     out: &'a RawBuffer,

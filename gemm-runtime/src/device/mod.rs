@@ -70,6 +70,11 @@ impl fmt::Display for DeviceInfo {
     }
 }
 
+/// A launch's kernel arguments: inline up to 24, which holds every built-in kernel's
+/// (maps, workspace, 8 for M, N, K and the output, at most 4 a parameter) without a heap
+/// allocation on the warm call's path.
+pub(crate) type KernelArgs<'a> = smallvec::SmallVec<[KernelArg<'a>; 24]>;
+
 /// A value passed to a kernel (only a backend's launch reads one: a build without
 /// either backend makes them for the host, which does not).
 #[derive(Clone, Copy)]

@@ -499,7 +499,8 @@ impl DeviceBackend for CudaBackend {
             P(dsys::CUdeviceptr),
             M(tma::TmaMap),
         }
-        let mut vals = Vec::with_capacity(args.len() + 1);
+        // On the stack as the arguments are (device::KernelArgs): no allocation a launch.
+        let mut vals: smallvec::SmallVec<[Val; 24]> = smallvec::SmallVec::with_capacity(args.len() + 1);
         // Held until the launch is queued (device/workspace.rs).
         let mut workspace = None;
         for a in args {
