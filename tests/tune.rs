@@ -105,6 +105,15 @@ fn tune(o: &mut Ops, opts: &TuneOptions) -> TuneReport {
 }
 
 /// What the tune of `r` reported for its candidate `i` (which must have failed).
+/// A child's starting point: `shape` tuned (the process's options, no progress) with the
+/// planner's first candidate made slow, so that the winner is not the planner's default.
+fn tune_past_the_default(dev: &Device, shape: (usize, usize, usize)) -> TuneReport {
+    let mut opts = TuneOptions::from_env();
+    opts.inject.slow = vec![0];
+    opts.progress = false;
+    tune(&mut ops(dev, shape), &opts)
+}
+
 fn failure_of(r: &TuneReport, i: usize) -> &crossgemm::tune::Failure {
     r.failed
         .iter()
@@ -851,11 +860,7 @@ fn child_variant_launches() {
         return;
     }
     let dev = device().unwrap();
-    let mut o = ops(&dev, ALIGNED);
-    let mut opts = TuneOptions::from_env();
-    opts.inject.slow = vec![0];
-    opts.progress = false;
-    let r = tune(&mut o, &opts);
+    let r = tune_past_the_default(&dev, ALIGNED);
     println!("CHILD-BEST {} {}", r.best, r.candidates[0]);
     if std::env::var_os("CROSSGEMM_TUNE_CHILD_FAULT").is_some() {
         crossgemm::tune::set_launch_inject(crossgemm::tune::Inject {
@@ -961,13 +966,11 @@ fn child_failed_tune() {
         return;
     }
     let dev = device().unwrap();
-    let mut o = ops(&dev, SHAPE);
-    let mut opts = TuneOptions::from_env();
-    opts.progress = false;
-    // The planner's first candidate made slow, so that the winner is not the default.
-    opts.inject.slow = vec![0];
-    tune(&mut o, &opts);
-    opts.inject.slow.clear();
+    tune_past_the_default(&dev, SHAPE);
+    let opts = TuneOptions {
+        progress: false,
+        ..TuneOptions::from_env()
+    };
     let mut o = ops(&dev, SHAPE2);
     let args = [o.a.__arg(), o.b.__arg(), o.bias.__arg()];
     let l = crossgemm::tune::lookup(&tuned_bias::SPEC, &args, o.out.__out(), &opts).unwrap();
