@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds what an H200 call runs (there is no cargo on the GPU machine) into a git-ignored
 # folder to `carry`: the CLI with the cuBLAS baseline and prebuilt CUBINs, the CUDA test binaries gzipped (kernels,
-# epilogue values, CUDA interop, views, batches, staged operands, in place), the runtime's unit tests and the CUDA interop example,
+# epilogue values, CUDA interop, views, batches, staged operands, in place, tf32x3), the runtime's unit tests and the CUDA interop example,
 # stripped, with the commit they were built at. Usage: scripts/dev-build.sh [.dev/DIR
 # [FEATURES]] (default .dev/next; FEATURES, comma-separated, are added to the CLI's, e.g.
 # `turned-candidates`). The bench/h200-*.sh scripts name the folder they expect.
@@ -21,7 +21,7 @@ cargo build --release --features "baseline,aot$extra" --bin crossgemm
 cp "$tgt/release/crossgemm" "$out/"
 cargo build --release --features baseline --example interop_cuda
 # The CUDA test binaries, by their tests/*.rs name.
-tests=(kernels epilogue_values interop_cuda views batched staged empty in_place)
+tests=(kernels epilogue_values interop_cuda views batched staged empty in_place tf32x3)
 cargo test --release --features baseline --no-run $(printf -- '--test %s ' "${tests[@]}") 2>&1 | tee "$log"
 cargo test --release -p gemm-runtime --features cuda,opencl --lib --no-run 2>&1 | tee -a "$log"
 # The test executables, by the source they were built from.

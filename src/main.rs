@@ -190,6 +190,38 @@ fn gemm_tf32_bias_gelu_wrow(x: Matrix<f32>, w: Matrix<f32>, bias: Row<f32>) -> M
     gelu(x * w + bias)
 }
 
+// f32 at close to f32 accuracy on the tensor cores: each operand split into two tf32
+// parts, three tf32 products (`bench --dtypes tf32x3`, against cuBLAS's exact f32).
+#[gemm_kernel(acc = tf32x3)]
+fn gemm_tf32x3_none(x: Matrix<f32>, w: Matrix<f32, ColMajor>) -> Matrix<f32> {
+    x * w
+}
+
+#[gemm_kernel(acc = tf32x3)]
+fn gemm_tf32x3_bias_relu(x: Matrix<f32>, w: Matrix<f32, ColMajor>, bias: Row<f32>) -> Matrix<f32> {
+    relu(x * w + bias)
+}
+
+#[gemm_kernel(acc = tf32x3)]
+fn gemm_tf32x3_bias_gelu(x: Matrix<f32>, w: Matrix<f32, ColMajor>, bias: Row<f32>) -> Matrix<f32> {
+    gelu(x * w + bias)
+}
+
+#[gemm_kernel(acc = tf32x3, layout_ok)]
+fn gemm_tf32x3_none_wrow(x: Matrix<f32>, w: Matrix<f32>) -> Matrix<f32> {
+    x * w
+}
+
+#[gemm_kernel(acc = tf32x3, layout_ok)]
+fn gemm_tf32x3_bias_relu_wrow(x: Matrix<f32>, w: Matrix<f32>, bias: Row<f32>) -> Matrix<f32> {
+    relu(x * w + bias)
+}
+
+#[gemm_kernel(acc = tf32x3, layout_ok)]
+fn gemm_tf32x3_bias_gelu_wrow(x: Matrix<f32>, w: Matrix<f32>, bias: Row<f32>) -> Matrix<f32> {
+    gelu(x * w + bias)
+}
+
 /// Every kernel the CLI can tune and benchmark.
 static KERNELS: &[KernelEntry] = &[
     KernelEntry::new(Dtype::F16, Epilogue::None, &gemm_f16_none::SPEC),
@@ -216,6 +248,12 @@ static KERNELS: &[KernelEntry] = &[
     KernelEntry::new(Dtype::Tf32, Epilogue::None, &gemm_tf32_none_wrow::SPEC),
     KernelEntry::new(Dtype::Tf32, Epilogue::BiasRelu, &gemm_tf32_bias_relu_wrow::SPEC),
     KernelEntry::new(Dtype::Tf32, Epilogue::BiasGelu, &gemm_tf32_bias_gelu_wrow::SPEC),
+    KernelEntry::new(Dtype::Tf32x3, Epilogue::None, &gemm_tf32x3_none::SPEC),
+    KernelEntry::new(Dtype::Tf32x3, Epilogue::BiasRelu, &gemm_tf32x3_bias_relu::SPEC),
+    KernelEntry::new(Dtype::Tf32x3, Epilogue::BiasGelu, &gemm_tf32x3_bias_gelu::SPEC),
+    KernelEntry::new(Dtype::Tf32x3, Epilogue::None, &gemm_tf32x3_none_wrow::SPEC),
+    KernelEntry::new(Dtype::Tf32x3, Epilogue::BiasRelu, &gemm_tf32x3_bias_relu_wrow::SPEC),
+    KernelEntry::new(Dtype::Tf32x3, Epilogue::BiasGelu, &gemm_tf32x3_bias_gelu_wrow::SPEC),
 ];
 
 fn main() -> std::process::ExitCode {

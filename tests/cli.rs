@@ -692,6 +692,7 @@ fn tune_and_bench_take_a_row_major_w() {
         ("f16", "none", "gemm_f16_none_wrow"),
         ("f32", "none", "gemm_f32_none_wrow"),
         ("f32", "bias_relu", "gemm_f32_bias_relu_wrow"),
+        ("tf32x3", "bias_gelu", "gemm_tf32x3_bias_gelu_wrow"),
     ] {
         let v: Value = serde_json::from_str(ok(run(&dir, &args(dtype, epilogue), &[])).trim()).unwrap();
         assert_eq!(v["kernel"], kernel, "{v}");
@@ -741,6 +742,65 @@ fn bench_names_the_commit_beside_its_binary() {
     };
     assert_eq!(commit_of("beside", &[]), "abc1234");
     assert_eq!(commit_of("env", &[("CROSSGEMM_COMMIT", "fromenv")]), "fromenv");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--dtypes tf32x3`: f32 operands as three tf32 products of their split parts, held to
+/// f32's error limit (on PoCL against the host reference), the fused epilogue too; and
+/// `diagnose` refuses it with the reason rather than timing unsplit operands.
+#[test]
+fn bench_runs_tf32x3_at_f32_error() {
+    if !opencl() {
+        return;
+    }
+    let dir = temp_dir("tf32x3");
+    let res = dir.join("res");
+    let args = [
+        "bench",
+        "--shape",
+        "37x19x70",
+        "--dtypes",
+        "tf32x3",
+        "--epilogues",
+        "none,bias_gelu",
+        "--runs",
+        "3",
+        "--warmup",
+        "1",
+        "--out",
+        res.to_str().unwrap(),
+        "--name",
+        "t",
+    ];
+    ok(run(&dir, &args, &[]));
+    let rep: Value = serde_json::from_str(&std::fs::read_to_string(res.join("t.json")).unwrap()).unwrap();
+    let rows = rep["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{rep}");
+    for r in rows {
+        assert_eq!(
+            (r["dtype"].as_str(), r["wrong"].as_bool()),
+            (Some("tf32x3"), Some(false)),
+            "{r}"
+        );
+        assert_eq!(r["err_limit"].as_f64(), Some(1e-4), "{r}");
+        assert!(r["max_rel_err"].as_f64().unwrap() < 1e-5, "{r}");
+    }
+    let out = run(
+        &dir,
+        &[
+            "diagnose",
+            "--shape",
+            "37x19x70",
+            "--dtype",
+            "tf32x3",
+            "--epilogue",
+            "none",
+        ],
+        &[],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("acc = tf32x3"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

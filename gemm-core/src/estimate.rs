@@ -48,7 +48,7 @@ fn instr_share(instr: Instr, target: &TargetSpec) -> f64 {
 fn peak_key(ir: &GemmIr, instr: Instr) -> &'static str {
     match (instr, ir.ab_dtype, ir.acc) {
         (Instr::Fma, _, _) => "f32",
-        (_, DType::F32, AccMode::Tf32) => "tf32",
+        (_, DType::F32, AccMode::Tf32 | AccMode::Tf32x3) => "tf32",
         (_, DType::F16, _) => "f16",
         (_, DType::Bf16, _) => "bf16",
         (_, DType::F32, _) => "f32",
@@ -720,7 +720,7 @@ mod tests {
                 // took tf32 (session an) is still the fastest on record: the H200's tune
                 // of the decode tiles (batch ap0) came within 0-2% of it at 16 rows and
                 // K = 11008 or N = 12288, while the estimate puts decode first.
-                let before_decode = ir.acc == AccMode::Tf32
+                let before_decode = ir.acc.tf32_products()
                     && b.config.family_id() != crate::family::FamilyId::Decode
                     && est_order[0].family_id() == crate::family::FamilyId::Decode;
                 if before_decode {

@@ -84,6 +84,31 @@ pub enum AccMode {
     /// f32 operands rounded to tf32 (10-bit mantissa) before the product, f32 accumulation.
     /// Only meaningful for f32 operands; opt-in because it loses precision.
     Tf32,
+    /// f32 operands, each split into a tf32 part and the tf32 of what that leaves
+    /// (`a = hi + lo`), and the product taken as three tf32 products, `lo·hi + hi·lo +
+    /// hi·hi` (the `lo·lo` term, about 2^-22 of the product, dropped): close to f32
+    /// accuracy at tensor-core rates (CUTLASS's 3xTF32). The runtime writes the split
+    /// operands side by side along K into scratch and runs the kernel, a tf32 kernel, on
+    /// a product of 3K (`crate::split3`). Only for f32 operands.
+    Tf32x3,
+}
+
+impl AccMode {
+    /// Whether the kernel's products are tf32 products (its operands rounded to tf32 on
+    /// the way into the tensor cores): [`AccMode::Tf32`], and [`AccMode::Tf32x3`], whose
+    /// kernel is a tf32 kernel over split operands.
+    pub fn tf32_products(self) -> bool {
+        matches!(self, AccMode::Tf32 | AccMode::Tf32x3)
+    }
+
+    /// The name `#[gemm_kernel(acc = ..)]` gives this mode.
+    pub fn name(self) -> &'static str {
+        match self {
+            AccMode::F32 => "f32",
+            AccMode::Tf32 => "tf32",
+            AccMode::Tf32x3 => "tf32x3",
+        }
+    }
 }
 
 /// What kind of value a kernel parameter is.

@@ -19,6 +19,7 @@ pub mod merge;
 pub mod plan;
 pub mod records;
 pub mod space;
+pub mod split3;
 pub mod staging;
 pub mod swizzle;
 pub mod table;

@@ -94,7 +94,7 @@ impl InstrType {
         match (dtype, acc) {
             (DType::F16, _) => InstrType::F16,
             (DType::Bf16, _) => InstrType::Bf16,
-            (DType::F32, AccMode::Tf32) => InstrType::Tf32,
+            (DType::F32, AccMode::Tf32 | AccMode::Tf32x3) => InstrType::Tf32,
             (DType::F32, AccMode::F32) => InstrType::F32,
         }
     }

@@ -151,9 +151,10 @@ pub fn parse(cx: &Ctxt, args: proc_macro2::TokenStream) -> Attr {
                 match &value {
                     Expr::Path(p) if p.path.is_ident("f32") => attr.acc = AccMode::F32,
                     Expr::Path(p) if p.path.is_ident("tf32") => attr.acc = AccMode::Tf32,
+                    Expr::Path(p) if p.path.is_ident("tf32x3") => attr.acc = AccMode::Tf32x3,
                     _ => cx.error_spanned_by(
                         &value,
-                        "`acc` must be `f32` or `tf32` (f32 accumulation; tf32 rounds f32 operands for tensor cores)",
+                        "`acc` must be `f32`, `tf32` or `tf32x3` (f32 accumulation; tf32 rounds f32 operands for tensor cores; tf32x3 takes three tf32 products of split operands, close to f32 accuracy)",
                     ),
                 }
             }

@@ -113,11 +113,12 @@ pub fn lower(cx: &Ctxt, f: &syn::ItemFn, sig: &Signature, attr: &Attr) -> Option
             ),
         );
     }
-    if attr.acc == AccMode::Tf32 && da != DType::F32 {
-        cx.error_at(attr.acc_span.expect("acc was given"), format!("`acc = tf32` applies to f32 operands; this product is {}, which always accumulates in f32: remove `acc = tf32`", da.name()));
+    if attr.acc != AccMode::F32 && da != DType::F32 {
+        let acc = attr.acc.name();
+        cx.error_at(attr.acc_span.expect("acc was given"), format!("`acc = {acc}` applies to f32 operands; this product is {}, which always accumulates in f32: remove `acc = {acc}`", da.name()));
     }
     let (out_dtype, out_layout) = sig.out?;
-    Some(GemmIr {
+    let ir = GemmIr {
         name: f.sig.ident.to_string(),
         params: sig
             .params
@@ -136,7 +137,31 @@ pub fn lower(cx: &Ctxt, f: &syn::ItemFn, sig: &Signature, attr: &Attr) -> Option
         out_dtype,
         out_layout,
         epilogue: l.ops,
-    })
+    };
+    if ir.acc == AccMode::Tf32x3 {
+        // The kernel reads split copies of A and B (gemm_core::split3), one per factor:
+        // a parameter that is also the other factor, or that the epilogue reads, would
+        // need its own values and a split copy under one argument.
+        let epilogue = ir.epilogue_params();
+        let twice = if ir.a == ir.b {
+            Some((ir.a, "the other factor"))
+        } else {
+            epilogue
+                .iter()
+                .find(|&&i| i == ir.a || i == ir.b)
+                .map(|&i| (i, "read by the epilogue"))
+        };
+        if let Some((i, role)) = twice {
+            cx.error_at(
+                attr.acc_span.expect("acc was given"),
+                format!(
+                    "`acc = tf32x3` runs the product on split copies of its two factors, so `{}` cannot also be {role}: use `acc = tf32`, or pass the values again as a parameter of their own",
+                    sig.params[i as usize].ident
+                ),
+            );
+        }
+    }
+    Some(ir)
 }
 
 impl Lowerer<'_> {

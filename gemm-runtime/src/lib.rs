@@ -34,6 +34,7 @@ pub mod records;
 pub mod reference;
 mod row_copy;
 mod spec;
+mod split3;
 mod stage;
 pub mod tune;
 mod view;

@@ -89,8 +89,9 @@ pub fn epilogue(ir: &GemmIr, args: &[HostOperand<'_>], acc: f32, i: usize, j: us
 }
 
 /// The reference result, `m × n` in the IR's output layout, before rounding to the
-/// output dtype. Products are summed in f64 (tf32 operands rounded first, as the tensor
-/// cores do); the epilogue runs in f32, as in the kernels.
+/// output dtype. Products are summed in f64 (under `acc = tf32` the operands rounded to
+/// tf32 first, as the tensor cores do; under `acc = tf32x3` not, as its split products
+/// approach the exact ones); the epilogue runs in f32, as in the kernels.
 pub fn gemm(ir: &GemmIr, args: &[HostOperand<'_>], m: usize, n: usize, k: usize) -> Vec<f32> {
     let tf32 = ir.acc == AccMode::Tf32;
     let conv = |x: f32| if tf32 { round_tf32(x) } else { x } as f64;
@@ -143,8 +144,11 @@ pub struct SampledRef {
 
 /// [`gemm`] at the points `(i, j)` only: `points.len()` dot products of length K, so a
 /// tuner can check every candidate of a large problem without an O(MNK) host product.
+/// What the kernel computes, which for `acc = tf32x3` is a tf32 product (of the split
+/// copies at a launch; of the tuner's own operands when the tuner checks it): its
+/// operands rounded to tf32.
 pub fn gemm_sampled(ir: &GemmIr, args: &[HostOperand<'_>], k: usize, points: &[(usize, usize)]) -> Vec<SampledRef> {
-    let tf32 = ir.acc == AccMode::Tf32;
+    let tf32 = ir.acc.tf32_products();
     let conv = |x: f32| if tf32 { round_tf32(x) } else { x } as f64;
     let a_op = args[ir.a as usize];
     let b_op = args[ir.b as usize];
@@ -212,6 +216,18 @@ impl Sampled {
         count: usize,
     ) -> Sampled {
         let points = sample_points(m, n, seed, count);
+        // The call's reference, not its kernel's: under `acc = tf32x3` the exact product
+        // (see [`gemm`]), where [`gemm_sampled`] gives the tf32 kernel's.
+        let exact;
+        let ir = if ir.acc == AccMode::Tf32x3 {
+            exact = GemmIr {
+                acc: AccMode::F32,
+                ..ir.clone()
+            };
+            &exact
+        } else {
+            ir
+        };
         let refs = gemm_sampled(ir, args, k, &points);
         let rounded = refs
             .iter()
@@ -238,7 +254,7 @@ pub fn gemm_full(
     n: usize,
     k: usize,
 ) -> crate::error::Result<Vec<SampledRef>> {
-    let tf32 = ir.acc == AccMode::Tf32;
+    let tf32 = ir.acc.tf32_products();
     let conv = |x: f32| if tf32 { round_tf32(x) } else { x };
     let a_op = args[ir.a as usize];
     let b_op = args[ir.b as usize];

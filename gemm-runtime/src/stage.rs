@@ -180,7 +180,12 @@ impl Staged {
 
 /// Runs `f` on `call`, or on the call of its staged copies where [`stage`] stages any
 /// (the scratch lives until `f` returns; the work `f` queues is ordered after the copies).
+/// An `acc = tf32x3` call runs on its split copies instead ([`crate::split3`]), which lie
+/// aligned whatever the operands' alignment.
 pub(crate) fn with_staged<R>(call: Call<'_, '_>, f: impl FnOnce(&Call<'_, '_>) -> Result<R>) -> Result<R> {
+    if gemm_core::split3::splits(call.ir()) {
+        return crate::split3::with_split(call, f);
+    }
     match stage(&call)? {
         Some(s) => {
             let args = s.args(call.args);

@@ -26,6 +26,10 @@ pub enum Dtype {
     F32,
     /// f32 operands and output on tf32 tensor cores (`#[gemm_kernel(acc = tf32)]`).
     Tf32,
+    /// f32 operands and output, each operand split into two tf32 parts and the product
+    /// taken as three tf32 products, close to f32 accuracy (`#[gemm_kernel(acc = tf32x3)]`);
+    /// compared with cuBLAS's exact f32.
+    Tf32x3,
 }
 
 /// How a built-in kernel's `w` (K×N) is stored.
@@ -54,6 +58,7 @@ impl Dtype {
             Dtype::Bf16 => "bf16",
             Dtype::F32 => "f32",
             Dtype::Tf32 => "tf32",
+            Dtype::Tf32x3 => "tf32x3",
         }
     }
 }

@@ -150,7 +150,7 @@ pub fn run(kernels: &'static [KernelEntry], a: &TuneArgs, cache_dir: Option<Path
     let r = match a.p.dtype {
         Dtype::F16 => run_kernel::<crossgemm::f16>(entry, &dev, shape, &opts, cached_only),
         Dtype::Bf16 => run_kernel::<crossgemm::bf16>(entry, &dev, shape, &opts, cached_only),
-        Dtype::F32 | Dtype::Tf32 => run_kernel::<f32>(entry, &dev, shape, &opts, cached_only),
+        Dtype::F32 | Dtype::Tf32 | Dtype::Tf32x3 => run_kernel::<f32>(entry, &dev, shape, &opts, cached_only),
     }
     .map_err(|e| e.to_string())?;
     let (m, n, k) = shape;

@@ -7,7 +7,7 @@
 
 use super::{Sample, Timer};
 use crate::call::{Arg, Call, OutArg};
-use crate::error::Result;
+use crate::error::{GemmError, Result};
 use crate::spec::KernelSpec;
 use gemm_core::codegen::Variant;
 use gemm_core::{LaunchDims, TileConfig};
@@ -63,9 +63,17 @@ pub fn prepare_config(
     config: &TileConfig,
     variant: Variant,
 ) -> Result<Prepared> {
+    let ir = spec.ir();
+    if gemm_core::split3::splits(ir) {
+        // Variants run on the call's own operands, and this kernel's launches run on split
+        // copies (split3.rs) that nothing here makes: its numbers would be another call's.
+        return Err(GemmError::Unsupported(format!(
+            "`{}` is an `acc = tf32x3` kernel, whose launches run a tf32 product of split copies at 3K; diagnose a tf32 kernel at that shape instead",
+            spec.name
+        )));
+    }
     let call = Call::new(spec, args, out)?;
     let dev = call.device();
-    let ir = spec.ir();
     let tk = call.target()?;
     call.check_config(tk, config)?;
     let source = tk.source_of(config)?;

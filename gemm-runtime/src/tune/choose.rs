@@ -447,7 +447,12 @@ pub fn lookup(spec: &'static KernelSpec, args: &[Arg<'_>], out: OutArg<'_>, opts
     // which other configs may take (the decode family and TMA want 16-byte rows): the
     // same problem here, or this reports a config the launch does not run.
     let staged = crate::stage::which(&call);
-    call.problem = gemm_core::staging::staged(call.ir(), call.problem, staged);
+    call.problem = if gemm_core::split3::splits(call.ir()) {
+        // An `acc = tf32x3` launch looks its config up for its split copies (split3.rs).
+        gemm_core::split3::split_problem(call.ir(), call.problem)
+    } else {
+        gemm_core::staging::staged(call.ir(), call.problem, staged)
+    };
     let tk = call.target()?;
     let bucket = cache::problem_key(call.ir(), call.problem, opts.exact_shape);
     let mut l = Lookup {

@@ -22,7 +22,7 @@ use crate::call::Call;
 use crate::element::decode;
 use crate::error::Result;
 use crate::reference::{self, sample_points, HostOperand, SampledRef};
-use gemm_core::{AccMode, DType, GemmIr, Layout};
+use gemm_core::{DType, GemmIr, Layout};
 
 /// Largest M·N·K whose full host reference a tuning run computes: 2^27 multiply-adds,
 /// 0.26-0.41 s on the two cores of the CI machine (measured at 512³, 724²×256,
@@ -414,7 +414,9 @@ fn eps(d: DType) -> f32 {
 }
 
 fn acc_eps(ir: &GemmIr) -> f64 {
-    if ir.acc == AccMode::Tf32 {
+    // A tf32x3 kernel is a tf32 kernel: it is checked on the tuner's own operands, which
+    // are not split ones.
+    if ir.acc.tf32_products() {
         TF32_ACC_EPS
     } else {
         F32_ACC_EPS
@@ -526,7 +528,7 @@ fn filter_for(
 mod tests {
     use super::*;
     use crate::element::encode;
-    use gemm_core::{EpOp, Func, Param};
+    use gemm_core::{AccMode, EpOp, Func, Param};
 
     /// Row-major `a` (m × k) and `b` (k × n) and the scalar `alpha`: the operands of
     /// the test kernels here, whose third parameter is a scalar.

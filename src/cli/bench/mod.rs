@@ -391,7 +391,7 @@ impl Bench<'_> {
         let r = match entry.dtype {
             Dtype::F16 => self.measure::<crossgemm::f16>(entry, &mut row),
             Dtype::Bf16 => self.measure::<crossgemm::bf16>(entry, &mut row),
-            Dtype::F32 | Dtype::Tf32 => self.measure::<f32>(entry, &mut row),
+            Dtype::F32 | Dtype::Tf32 | Dtype::Tf32x3 => self.measure::<f32>(entry, &mut row),
         };
         if let Err(e) = r {
             row.note_also(e.to_string().lines().next().unwrap_or(""));

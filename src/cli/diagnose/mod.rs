@@ -128,7 +128,7 @@ pub fn run(kernels: &'static [KernelEntry], a: &DiagnoseArgs, cache_dir: Option<
     let d = match a.p.dtype {
         Dtype::F16 => diagnose::<crossgemm::f16>(entry, &dev, a, &opts),
         Dtype::Bf16 => diagnose::<crossgemm::bf16>(entry, &dev, a, &opts),
-        Dtype::F32 | Dtype::Tf32 => diagnose::<f32>(entry, &dev, a, &opts),
+        Dtype::F32 | Dtype::Tf32 | Dtype::Tf32x3 => diagnose::<f32>(entry, &dev, a, &opts),
     }
     .map_err(|e| e.to_string())?;
     print(&d, a);

@@ -277,7 +277,7 @@ impl Report {
 }
 
 /// The largest `max_rel_err` (|got - ref| / max(|ref|, mean |ref|)) a side's output may
-/// have for `dtype` ("f16", "bf16", "f32", "tf32"); `None` for an unknown dtype.
+/// have for `dtype` ("f16", "bf16", "f32", "tf32", "tf32x3"); `None` for an unknown dtype.
 ///
 /// From what the kernels achieve on the H200 over the whole shape table (264 rows, K up
 /// to 11008, bench/results/nvidia-h200-2026-11-29.json), with a margin of 3-4x:
@@ -291,6 +291,8 @@ impl Report {
 /// - tf32: 2.3e-3 seen (M = 1 rows, where cuBLAS runs exact f32 while ours rounds the
 ///   operands to tf32: 2^-11 relative per operand, ~4.7 * 2^-11 over a whole output).
 ///   Limit 1e-2 (~20 * 2^-11).
+/// - tf32x3: f32's limit, which is the point of it: its three tf32 products of the split
+///   operands come within a few f32 rounding steps of each exact product.
 ///
 /// A real fault (a tile left unwritten, a swapped operand, a dropped k-tile, a wrong
 /// epilogue) is off by O(1) or at least several per cent, far above every limit.
@@ -300,6 +302,7 @@ pub fn error_limit(dtype: &str) -> Option<f64> {
         "bf16" => Some(4e-2),
         "f32" => Some(1e-4),
         "tf32" => Some(1e-2),
+        "tf32x3" => Some(1e-4),
         _ => None,
     }
 }

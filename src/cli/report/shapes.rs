@@ -12,8 +12,8 @@ use std::fmt;
 use std::path::Path;
 
 /// The dtypes a case may name: "f32" is exact f32 math, "tf32" f32 operands on tf32
-/// tensor cores.
-pub const DTYPES: &[&str] = &["f16", "bf16", "f32", "tf32"];
+/// tensor cores, "tf32x3" f32 operands as three tf32 products of their split parts.
+pub const DTYPES: &[&str] = &["f16", "bf16", "f32", "tf32", "tf32x3"];
 /// The epilogues a case may name ([`crossgemm::bench::Epilogue`]'s names).
 pub const EPILOGUES: &[&str] = &crossgemm::bench::Epilogue::NAMES;
 /// The group of a command-line shape that the table does not list.

@@ -10,7 +10,7 @@ pub(super) use cuda::TO_TF32;
 
 use super::{CompileNeeds, KernelFamily, LaunchDims, Machine, PlanCtx, Problem, Resources, Rule};
 use crate::codegen::Variant;
-use crate::ir::{AccMode, DType, GemmIr, Layout};
+use crate::ir::{DType, GemmIr, Layout};
 use crate::space::{TuneSpace, SMEM_SOFT_SHARE};
 use crate::swizzle::ldmatrix_conflict_ways;
 use crate::target::{Backend, Instr, InstrType, TargetSpec};
@@ -92,7 +92,7 @@ impl KernelFamily for MmaSync {
     }
 
     fn space(&self, _cx: &PlanCtx, space: &TuneSpace) -> Vec<MmaTile> {
-        candidates(space, _cx.ir.acc == AccMode::Tf32)
+        candidates(space, _cx.ir.acc.tf32_products())
     }
 
     fn rules(&self) -> &'static [Rule<MmaTile>] {

@@ -248,7 +248,7 @@ use crate::target::{Backend, Instr, InstrType, TargetSpec};
 pub fn supports(ir: &GemmIr) -> Result<(), String> {
     match (ir.ab_dtype, ir.acc) {
         (DType::F16 | DType::Bf16, _) => Ok(()),
-        (DType::F32, AccMode::Tf32) => {
+        (DType::F32, AccMode::Tf32 | AccMode::Tf32x3) => {
             if ir.a_layout() == Layout::RowMajor && ir.b_layout() == Layout::ColMajor {
                 Ok(())
             } else {
@@ -355,7 +355,7 @@ impl KernelFamily for Wgmma {
         if tma_ok(ir, p) {
             return Ok(());
         }
-        if ir.acc == AccMode::Tf32 {
+        if ir.acc.tf32_products() {
             return Err(format!(
                 "tf32 rows that TMA cannot map (K = {}, a view whose rows do not start on 16-byte boundaries, or a batch) would reach the tensor cores unrounded through the cp.async producer",
                 p.k

@@ -4,7 +4,7 @@
 
 use super::{bk_for, WgmmaTile};
 use crate::family::{Problem, Stored, TensorMap, OUT_PARAM};
-use crate::ir::{AccMode, DType, GemmIr, Layout};
+use crate::ir::{DType, GemmIr, Layout};
 
 /// The TMA box (`boxDim`, dimension 0 first) of an operand tile: `{row, rows}` for a
 /// K-major operand (`row` = one 128-byte swizzle row of k, `rows` = BM for A, BN for B; a
@@ -168,7 +168,7 @@ fn operand_maps(t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Vec<TensorMap> {
         TensorMap {
             param,
             dtype: ir.ab_dtype,
-            tf32: ir.ab_dtype == DType::F32 && ir.acc == AccMode::Tf32,
+            tf32: ir.ab_dtype == DType::F32 && ir.acc.tf32_products(),
             dims,
             pitch_bytes: at.pitch(dims[0] as usize) as u64 * esz,
             offset_bytes: at.offset as u64 * esz,

@@ -856,6 +856,19 @@ extern "C" __global__ void __cluster_dims__(4, 1, 1) resident(unsigned* count, u
         }
     }
 
+    /// The tf32x3 split kernel (`split3.rs`) builds for sm_80 and sm_90 without spills.
+    #[test]
+    fn split_kernel_compiles_without_a_gpu() {
+        if !nvrtc_or_skip("split_kernel_compiles_without_a_gpu") {
+            return;
+        }
+        for cc in [80, 90] {
+            let log = nvrtc_compile_check(&crate::split3::cuda_source(), crate::split3::SYMBOL, cc.into(), &[])
+                .unwrap_or_else(|e| panic!("sm_{cc}: {e}"));
+            assert_eq!(PtxasInfo::parse(&log).spill_stores, Some(0), "sm_{cc}: {log}");
+        }
+    }
+
     /// The generator's three CUDA families, with a bias+GELU epilogue, under the options
     /// a device would use. (The crate's own suite covers every source; this pins the
     /// options to real generated code.)
