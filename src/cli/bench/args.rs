@@ -16,7 +16,7 @@ pub struct BenchArgs {
     /// Only these groups of the table (comma-separated: square, skinny, short_k, odd, llm).
     #[arg(long, value_delimiter = ',')]
     pub(super) groups: Option<Vec<String>>,
-    /// Only these dtypes (comma-separated: f16, bf16, f32, tf32); default: the table's.
+    /// Only these dtypes (comma-separated: f16, bf16, f32, tf32, tf32x3); default: the table's.
     #[arg(long, value_delimiter = ',')]
     pub(super) dtypes: Option<Vec<String>>,
     /// Only these epilogues (comma-separated: none, bias_relu, bias_gelu); default: the table's.
