@@ -45,11 +45,17 @@ pub struct Signature {
 }
 
 impl Signature {
-    /// The signature of `ir`.
+    /// The signature of `ir`. An `acc = tf32x3` kernel's main loop is a tf32 one (over
+    /// split copies at 3K, [`crate::split3`]): tf32 records serve it, at the problem it
+    /// launches, and its records serve tf32 kernels.
     pub fn of(ir: &GemmIr) -> Signature {
         Signature {
             dtype: ir.ab_dtype,
-            acc: ir.acc,
+            acc: if ir.acc == AccMode::Tf32x3 {
+                AccMode::Tf32
+            } else {
+                ir.acc
+            },
             a: ir.a_layout(),
             b: ir.b_layout(),
         }
@@ -347,6 +353,15 @@ mod tests {
             Signature::of(&plain),
             Signature::of(&kernel(vec![EpOp::Acc], Layout::RowMajor))
         );
+        let x3 = GemmIr {
+            acc: AccMode::Tf32x3,
+            ..plain.clone()
+        };
+        let t1 = GemmIr {
+            acc: AccMode::Tf32,
+            ..plain.clone()
+        };
+        assert_eq!(Signature::of(&x3), Signature::of(&t1), "tf32x3 runs a tf32 main loop");
         assert_eq!(EpilogueClass::of(&plain), EpilogueClass::None);
         assert_eq!(EpilogueClass::of(&relu), EpilogueClass::Cheap);
         assert_eq!(EpilogueClass::of(&gelu), EpilogueClass::Transcendental);
