@@ -150,3 +150,17 @@ fn on_tensor_cores_the_split_is_what_meets_f32() {
         );
     }
 }
+
+/// K = 0: nothing to split, every sum zero, the output the epilogue of zero.
+#[test]
+fn k_zero_is_the_epilogue_of_zero() {
+    for dev in devices() {
+        let mut r = rng(308);
+        let a = Matrix::<f32>::zeros(&dev, 4, 0).unwrap();
+        let b = Matrix::<f32, ColMajor>::zeros(&dev, 0, 5).unwrap();
+        let bias = row::<f32>(&dev, &mut r, 5);
+        let got = x3_bias_gelu(&a, &b, &bias).unwrap().to_host().unwrap();
+        let want = x3_bias_gelu::reference(&a, &b, &bias).unwrap();
+        assert_close(&got, &want, 0, false, &format!("4x5x0 on {}", dev.info()));
+    }
+}
