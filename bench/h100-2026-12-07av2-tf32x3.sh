@@ -5,7 +5,8 @@
 #    config, the fused epilogue on a batch of views, and tf32 against tf32x3 at
 #    64x64x4096: the split meets f32's tolerance, plain tf32 misses it), the runtime's
 #    split-kernel tests (bit-exact against the host twin), compute-sanitizer memcheck on a
-#    first call of an odd shape with the fused epilogue.
+#    first call of an odd shape with the fused epilogue; every planned config last (its
+#    NVRTC builds take minutes).
 # 2. Speed: tf32x3, exact f32 (simt) and plain tf32 tuned (`--max 16`) beside cuBLAS in
 #    one process (cuBLAS: exact f32 SGEMM for f32 and tf32x3, FAST_TF32 for tf32).
 # Binaries: scripts-style folder B=.dev/NAME with crossgemm, tf32x3 and runtime_tests
@@ -19,7 +20,7 @@ B=${B:?name the binaries folder}
 source bench/lib.sh $BATCH
 export CROSSGEMM_COMMIT="$(head -1 $B/COMMIT)"
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee $R/gpu.txt
-suite tf32x3 240 tf32x3
+suite tf32x3 120 tf32x3 --skip every_planned_config
 suite runtime-split 120 runtime_tests split
 timeout 120 compute-sanitizer --tool memcheck --print-limit 5 $B/crossgemm bench --first-call --shape 67x45x77 \
   --dtypes tf32x3 --epilogues bias_relu --runs 10 --warmup 1 --no-vendor --cache-dir /tmp/cg-$BATCH-san \
@@ -32,4 +33,6 @@ python3 bench/rows.py $R/speed.json
 timeout 100 $B/crossgemm bench --shape 2048x11008x4096 --dtypes tf32x3 --epilogues bias_gelu --max 16 \
   --cache-dir /tmp/cg-$BATCH --out $R --name fused > $R/fused.log 2>&1; echo "fused rc=$?"
 python3 bench/rows.py $R/fused.json
+# Every planned config last: NVRTC builds each (minutes at the wgmma tiles' count).
+suite tf32x3-configs ${CONFIGS_S:-150} tf32x3 every_planned_config
 finish
