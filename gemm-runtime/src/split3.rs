@@ -11,6 +11,7 @@
 use crate::call::{Arg, Call};
 use crate::device::{Device, KernelArg, RawBuffer, Scratch};
 use crate::error::{GemmError, Result};
+use crate::stage::{Copied, Staged};
 use gemm_core::split3::{self, Part, Split};
 use gemm_core::{Backend, LaunchDims, Stored};
 use std::sync::OnceLock;
@@ -161,48 +162,32 @@ fn launch(dev: &Device, src: &RawBuffer, at: Stored, dst: &RawBuffer, s: &Split)
 /// until `f` returns, the work `f` queued ordered after the copies.
 pub(crate) fn with_split<R>(call: Call<'_, '_>, f: impl FnOnce(&Call<'_, '_>) -> Result<R>) -> Result<R> {
     let (ir, p, dev) = (call.ir(), call.problem, call.device());
-    let mut copies: Vec<(usize, Scratch, Split)> = Vec::with_capacity(2);
-    let recycle = |copies: Vec<(usize, Scratch, Split)>| copies.into_iter().for_each(|(_, s, _)| s.recycle());
+    let mut split = Staged::default();
     for side in 0..2 {
         let param = [ir.a, ir.b][side] as usize;
-        let Arg::Matrix { buf, at, .. } = call.args[param] else {
+        let Arg::Matrix {
+            buf, at, rows, cols, ..
+        } = call.args[param]
+        else {
             unreachable!("A and B are matrices (checked by Call::new)")
         };
         let s = split3::split(ir, p, side);
-        let scratch = match Scratch::take(dev, s.elems().max(1) * 4) {
-            Ok(sc) => sc,
-            Err(e) => {
-                recycle(copies);
-                return Err(e);
-            }
-        };
-        if let Err(e) = launch(dev, buf, at, &scratch.buf, &s) {
-            scratch.recycle();
-            recycle(copies);
-            return Err(e);
-        }
-        copies.push((param, scratch, s));
+        let scratch = Scratch::take(dev, s.elems().max(1) * 4)?;
+        // K is A's columns and B's rows, or the other way round for a factor used
+        // transposed (`x.t()`).
+        let k_is_cols = if side == 0 { !ir.a_t } else { ir.b_t };
+        let dims = if k_is_cols { (rows, 3 * cols) } else { (3 * rows, cols) };
+        let queued = launch(dev, buf, at, &scratch.buf, &s);
+        split.push(Copied {
+            param,
+            scratch,
+            at: s.to,
+            dims: Some(dims),
+        });
+        queued?;
     }
-    let mut args = call.args.to_vec();
-    for (param, scratch, s) in &copies {
-        if let Arg::Matrix { rows, cols, batch, .. } = call.args[*param] {
-            // K is A's columns and B's rows, or the other way round for a factor used
-            // transposed (`x.t()`).
-            let k_is_cols = if *param == ir.a as usize { !ir.a_t } else { ir.b_t };
-            let (rows, cols) = if k_is_cols { (rows, 3 * cols) } else { (3 * rows, cols) };
-            args[*param] = Arg::Matrix {
-                buf: &scratch.buf,
-                rows,
-                cols,
-                at: s.to,
-                batch,
-            };
-        }
-    }
-    let r = Call::new(call.spec, &args, call.out).and_then(|c| f(&c));
-    drop(args);
-    recycle(copies);
-    r
+    let args = split.args(call.args);
+    f(&Call::new(call.spec, &args, call.out)?)
 }
 
 #[cfg(test)]

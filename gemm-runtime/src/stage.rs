@@ -18,18 +18,32 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{OnceLock, RwLock};
 
-/// A call's staged operands: the scratch holding each, and the argument that replaces it.
-/// Dropped once the launches that read the scratch are queued, it hands the scratch back
-/// to the device for the next staged call ([`crate::device::spares`]).
+/// A call's operands copied into scratch (staged here, split by [`crate::split3`]): the
+/// scratch holding each, and the argument that replaces it. Dropped once the launches that
+/// read the scratch are queued, it hands the scratch back to the device for the next call
+/// ([`crate::device::spares`]).
+#[derive(Default)]
 pub(crate) struct Staged {
-    /// (parameter index, scratch, the operand as it lies there).
-    ops: Vec<(usize, Scratch, gemm_core::Stored)>,
+    ops: Vec<Copied>,
+}
+
+/// One operand's copy.
+pub(crate) struct Copied {
+    /// The parameter it replaces.
+    pub(crate) param: usize,
+    /// Where it lies.
+    pub(crate) scratch: Scratch,
+    /// How it lies there.
+    pub(crate) at: gemm_core::Stored,
+    /// Its rows and columns (as [`Arg::Matrix`] counts them) where they differ from the
+    /// operand's (a split operand's K is three times over).
+    pub(crate) dims: Option<(usize, usize)>,
 }
 
 impl Drop for Staged {
     fn drop(&mut self) {
-        for (_, scratch, _) in self.ops.drain(..) {
-            scratch.recycle();
+        for c in self.ops.drain(..) {
+            c.scratch.recycle();
         }
     }
 }
@@ -127,7 +141,7 @@ fn copies(call: &Call<'_, '_>, which: [bool; 2]) -> Result<Staged> {
     }
     let (ir, p, dev) = (call.ir(), call.problem, call.device());
     let esz = ir.ab_dtype.size() as usize;
-    let mut ops = Vec::new();
+    let mut staged = Staged::default();
     for (side, &param) in [ir.a, ir.b].iter().enumerate().filter(|(s, _)| which[*s]) {
         let param = param as usize;
         let Arg::Matrix { buf, at, .. } = call.args[param] else {
@@ -153,23 +167,34 @@ fn copies(call: &Call<'_, '_>, which: [bool; 2]) -> Result<Staged> {
             };
             crate::row_copy::copy_rows(dev, buf, &scratch.buf, copy)?;
         }
-        ops.push((param, scratch, to));
+        staged.push(Copied {
+            param,
+            scratch,
+            at: to,
+            dims: None,
+        });
     }
-    STAGED.fetch_add(ops.len() as u64, Ordering::Relaxed);
-    Ok(Staged { ops })
+    STAGED.fetch_add(staged.ops.len() as u64, Ordering::Relaxed);
+    Ok(staged)
 }
 
 impl Staged {
-    /// `args` with each staged operand replaced by its scratch copy.
+    /// Adds a copy (kept, and handed back on drop, even if a later copy fails).
+    pub(crate) fn push(&mut self, c: Copied) {
+        self.ops.push(c);
+    }
+
+    /// `args` with each copied operand replaced by its scratch copy.
     pub(crate) fn args<'s>(&'s self, args: &[Arg<'s>]) -> Vec<Arg<'s>> {
         let mut out = args.to_vec();
-        for (param, scratch, to) in &self.ops {
-            if let Arg::Matrix { rows, cols, batch, .. } = args[*param] {
-                out[*param] = Arg::Matrix {
-                    buf: &scratch.buf,
+        for c in &self.ops {
+            if let Arg::Matrix { rows, cols, batch, .. } = args[c.param] {
+                let (rows, cols) = c.dims.unwrap_or((rows, cols));
+                out[c.param] = Arg::Matrix {
+                    buf: &c.scratch.buf,
                     rows,
                     cols,
-                    at: *to,
+                    at: c.at,
                     batch,
                 };
             }
