@@ -164,3 +164,14 @@ fn k_zero_is_the_epilogue_of_zero() {
         assert_close(&got, &want, 0, false, &format!("4x5x0 on {}", dev.info()));
     }
 }
+
+/// `prepare` builds the split kernel every launch of a tf32x3 kernel runs (and no row
+/// copies: its calls never stage).
+#[test]
+fn prepare_builds_the_split_kernel() {
+    for dev in devices() {
+        let r = x3_rc::prepare(&dev).unwrap();
+        assert_eq!(r.helpers, ["cg_split_tf32x3"], "{r:?} on {}", dev.info());
+        assert!(r.failed_helpers.is_empty(), "{r:?}");
+    }
+}

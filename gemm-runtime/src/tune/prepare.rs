@@ -18,7 +18,8 @@ use std::time::Instant;
 /// One compile of [`prepare`].
 enum Job<'a> {
     Config(&'a gemm_core::table::Build),
-    RowCopy(&'a str),
+    /// One of the runtime's own kernels, by symbol.
+    Helper(&'a str),
 }
 
 /// What [`prepare`] compiled.
@@ -34,9 +35,11 @@ pub struct PrepareReport {
     /// are staged launches (`cg_row_copy_8`: 8-byte words; see the README's "Staged
     /// operands"), those its element size allows; none where staging is off
     /// (`CROSSGEMM_STAGE=never`), rows are copied by the driver
-    /// (`CROSSGEMM_ROW_COPY=driver`) or the device is the host.
+    /// (`CROSSGEMM_ROW_COPY=driver`) or the device is the host. For an `acc = tf32x3`
+    /// kernel, which never stages, the split kernel its every launch runs instead.
     pub helpers: Vec<String>,
-    /// Helpers whose compile failed, with why (staging then copies rows by the driver).
+    /// Helpers whose compile failed, with why (staging then copies rows by the driver; a
+    /// tf32x3 call then fails to launch as the compile did).
     pub failed_helpers: Vec<(String, String)>,
     /// Wall time of the whole preparation, ms.
     pub ms: f64,
@@ -49,31 +52,36 @@ pub struct PrepareReport {
 /// the shape it was measured at, as a launch of it runs (`gemm_core::table::builds`:
 /// misaligned operands staged unless a shape specialist reads them in place), which is the variant of every shape of its class on
 /// families whose defines do not depend on the shape (wgmma) and of aligned shapes on the
-/// others. Also the row-copy kernels a staged call launches ([`PrepareReport::helpers`]).
-/// Tunes and checks nothing; without a table (or with `CROSSGEMM_IGNORE_TABLES`) only
-/// the row copies are built.
+/// others. Also the runtime's kernels its launches run ([`PrepareReport::helpers`]: the
+/// row copies of a staged call, or a tf32x3 kernel's split). Tunes and checks nothing;
+/// without a table (or with `CROSSGEMM_IGNORE_TABLES`) only those are built.
 pub fn prepare(spec: &'static KernelSpec, dev: &Device) -> Result<PrepareReport> {
     let start = Instant::now();
     let tk = spec.target_for(dev)?;
     let ir = spec.ir();
     let builds = gemm_core::table::builds(ir, tk.spec(), tk.plan(), table::for_device(tk, &dev.info().name));
     let symbol = ir.symbol();
-    // The row copies a staged call of this kernel may launch (the first staged call of a
-    // process would compile them), in the same pool as the configs.
-    let helpers = if crate::env::stage_mode() != "never" && crate::row_copy::copies_by_kernel(dev) {
+    // The helpers a launch of this kernel may run (its first would compile them), in the
+    // same pool as the configs: the split of a tf32x3 kernel, else the row copies of a
+    // staged call.
+    let splits = gemm_core::split3::splits(ir);
+    let helpers = if splits && dev.info().kind != gemm_core::Backend::Host {
+        vec![crate::split3::SYMBOL.to_string()]
+    } else if !splits && crate::env::stage_mode() != "never" && crate::row_copy::copies_by_kernel(dev) {
         crate::row_copy::symbols_for(ir.ab_dtype.size() as usize)
     } else {
         Vec::new()
     };
     let jobs: Vec<Job> = (builds.iter().map(Job::Config))
-        .chain(helpers.iter().map(|h| Job::RowCopy(h)))
+        .chain(helpers.iter().map(|h| Job::Helper(h)))
         .collect();
     let compiled = super::pool::map(&jobs, |job| match job {
         Job::Config(b) => tk
             .source_of(&b.config)
             .and_then(|source| dev.kernel(source, &symbol, &b.defines, &b.config.compile_needs()))
             .map(|_| ()),
-        Job::RowCopy(h) => crate::row_copy::kernel(dev, h).map(|_| ()),
+        Job::Helper(h) if *h == crate::split3::SYMBOL => crate::split3::kernel(dev).map(|_| ()),
+        Job::Helper(h) => crate::row_copy::kernel(dev, h).map(|_| ()),
     });
     let mut report = PrepareReport {
         target: tk.target.to_string(),
@@ -85,14 +93,14 @@ pub fn prepare(spec: &'static KernelSpec, dev: &Device) -> Result<PrepareReport>
         match (job, r) {
             (Job::Config(b), Ok(())) => report.prepared.push((b.config, b.shape)),
             (Job::Config(b), Err(e)) => report.failed.push((b.config, why(e))),
-            (Job::RowCopy(h), Ok(())) => report.helpers.push(h.to_string()),
-            (Job::RowCopy(h), Err(e)) => report.failed_helpers.push((h.to_string(), why(e))),
+            (Job::Helper(h), Ok(())) => report.helpers.push(h.to_string()),
+            (Job::Helper(h), Err(e)) => report.failed_helpers.push((h.to_string(), why(e))),
         }
     }
     report.ms = start.elapsed().as_secs_f64() * 1e3;
     if crate::env::log() {
         eprintln!(
-            "crossgemm: prepared `{}` on {}: {} config(s) and {} row copies compiled, {} failed, {:.0} ms",
+            "crossgemm: prepared `{}` on {}: {} config(s) and {} helper kernel(s) compiled, {} failed, {:.0} ms",
             spec.name,
             dev.info().id,
             report.prepared.len(),
