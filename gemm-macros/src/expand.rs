@@ -335,7 +335,8 @@ fn generate(
             /// (its winners there, else what its first calls would start from), in
             /// parallel, so that first calls skip the JIT: for programs that know at
             /// start-up what they will call.
-            /// Also the row copies a call with misaligned operands stages them by.
+            /// Also the runtime kernels its launches run: the row copies a call with misaligned
+            /// operands stages them by, or an `acc = tf32x3` kernel's split.
             /// Tunes nothing. See `crossgemm::tune::prepare`.
             pub fn prepare(device: &#krate::Device) -> ::core::result::Result<#krate::PrepareReport, #krate::GemmError> {
                 #krate::__private::prepare(&SPEC, device)
