@@ -25,8 +25,9 @@ suite runtime-split 120 runtime_tests split
 timeout 120 compute-sanitizer --tool memcheck --print-limit 5 $B/crossgemm bench --first-call --shape 67x45x77 \
   --dtypes tf32x3 --epilogues bias_relu --runs 10 --warmup 1 --no-vendor --cache-dir /tmp/cg-$BATCH-san \
   --out $R --name sanitizer > $R/sanitizer.log 2>&1; echo "sanitizer rc=$?"; tail -2 $R/sanitizer.log
-S="--shape 1024x1024x1024 --shape 2048x2048x2048 --shape 4096x4096x4096 --shape 8192x8192x8192 \
-   --shape 2048x11008x4096 --shape 128x8192x8192 --shape 16x4096x4096 --shape 1000x1000x1000 --shape 3000x5000x700"
+S=""
+for s in ${SPEED_SHAPES:-1024x1024x1024 2048x2048x2048 4096x4096x4096 8192x8192x8192 2048x11008x4096 \
+    128x8192x8192 16x4096x4096 1000x1000x1000 3000x5000x700}; do S="$S --shape $s"; done
 timeout ${SPEED_S:-330} $B/crossgemm bench $S --dtypes tf32x3,f32,tf32 --epilogues none --max 16 \
   --cache-dir /tmp/cg-$BATCH --out $R --name speed > $R/speed.log 2>&1; echo "speed rc=$?"
 python3 bench/rows.py $R/speed.json
