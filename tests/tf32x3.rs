@@ -175,3 +175,25 @@ fn prepare_builds_the_split_kernel() {
         assert!(r.failed_helpers.is_empty(), "{r:?}");
     }
 }
+
+/// A tune of a tf32x3 call stores its winner under its split problem's bucket (K three
+/// times over), which is the bucket a `cached` launch looks up; nothing is staged.
+#[test]
+fn tune_and_lookup_agree_on_the_split_problems_bucket() {
+    for dev in devices() {
+        let mut r = rng(309);
+        let (m, n, k) = (9, 7, 5);
+        let a = mat::<f32, RowMajor>(&dev, &mut r, m, k);
+        let b = mat::<f32, ColMajor>(&dev, &mut r, k, n);
+        let mut out = Matrix::<f32>::zeros(&dev, m, n).unwrap();
+        let tuned = x3_rc::tune(&a, &b, &mut out).unwrap();
+        let opts = crossgemm::TuneOptions::default();
+        let args = [a.__arg(), b.__arg()];
+        let l = crossgemm::tune::lookup(&x3_rc::SPEC, &args, out.__out(), &opts).unwrap();
+        let on = dev.info().to_string();
+        assert_eq!(l.shape_key, tuned.shape_key, "{on}");
+        // Buckets are powers of two: 3 x 5 = 15 goes to 16, where K = 5 alone would be 8.
+        assert!(l.shape_key.ends_with("x16"), "K = 3 x 5 in {} on {on}", l.shape_key);
+        assert_eq!(l.staged, [false, false], "{on}");
+    }
+}
