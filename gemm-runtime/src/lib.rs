@@ -20,6 +20,7 @@ pub mod bench;
 mod buffer;
 mod cache;
 mod call;
+mod copies;
 pub mod device;
 mod element;
 mod env;

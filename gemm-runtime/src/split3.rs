@@ -9,9 +9,9 @@
 //! handed back once the launches that read it are queued), so nothing waits.
 
 use crate::call::{Arg, Call};
+use crate::copies::{Copied, Copies};
 use crate::device::{Device, KernelArg, RawBuffer, Scratch};
 use crate::error::{GemmError, Result};
-use crate::stage::{Copied, Staged};
 use gemm_core::split3::{self, Part, Split};
 use gemm_core::{Backend, LaunchDims, Stored};
 use std::sync::OnceLock;
@@ -162,7 +162,7 @@ fn launch(dev: &Device, src: &RawBuffer, at: Stored, dst: &RawBuffer, s: &Split)
 /// until `f` returns, the work `f` queued ordered after the copies.
 pub(crate) fn with_split<R>(call: Call<'_, '_>, f: impl FnOnce(&Call<'_, '_>) -> Result<R>) -> Result<R> {
     let (ir, p, dev) = (call.ir(), call.problem, call.device());
-    let mut split = Staged::default();
+    let mut split = Copies::default();
     for side in 0..2 {
         let param = [ir.a, ir.b][side] as usize;
         let Arg::Matrix {

@@ -6,47 +6,18 @@
 //!
 //! The copies are queued on the device's stream (queue) ahead of the kernel, into scratch
 //! the device keeps between calls ([`crate::device::spares`]): a call takes it when it
-//! stages and hands it back when its [`Staged`] is dropped, after the launches that read
+//! stages and hands it back when its [`Copies`] is dropped, after the launches that read
 //! it are queued, so nothing waits and nothing is allocated again. `CROSSGEMM_STAGE`
 //! (`auto`, `always`, `never`) overrides the policy.
 
 use crate::call::{Arg, Call};
+use crate::copies::{Copied, Copies};
 use crate::device::{RowCopy, Scratch};
 use crate::error::Result;
 use gemm_core::staging;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{OnceLock, RwLock};
-
-/// A call's operands copied into scratch (staged here, split by [`crate::split3`]): the
-/// scratch holding each, and the argument that replaces it. Dropped once the launches that
-/// read the scratch are queued, it hands the scratch back to the device for the next call
-/// ([`crate::device::spares`]).
-#[derive(Default)]
-pub(crate) struct Staged {
-    ops: Vec<Copied>,
-}
-
-/// One operand's copy.
-pub(crate) struct Copied {
-    /// The parameter it replaces.
-    pub(crate) param: usize,
-    /// Where it lies.
-    pub(crate) scratch: Scratch,
-    /// How it lies there.
-    pub(crate) at: gemm_core::Stored,
-    /// Its rows and columns (as [`Arg::Matrix`] counts them) where they differ from the
-    /// operand's (a split operand's K is three times over).
-    pub(crate) dims: Option<(usize, usize)>,
-}
-
-impl Drop for Staged {
-    fn drop(&mut self) {
-        for c in self.ops.drain(..) {
-            c.scratch.recycle();
-        }
-    }
-}
 
 static STAGED: AtomicU64 = AtomicU64::new(0);
 
@@ -101,7 +72,7 @@ fn by_default(call: &Call<'_, '_>) -> [bool; 2] {
 /// device-to-device 2-D copy may fail for pitches `cuMemAllocPitch` did not choose) or
 /// scratch it cannot allocate leaves the operands where they lie, with a warning once:
 /// the kernels' misaligned paths are slower, not wrong.
-pub(crate) fn stage(call: &Call<'_, '_>) -> Result<Option<Staged>> {
+pub(crate) fn stage(call: &Call<'_, '_>) -> Result<Option<Copies>> {
     let which = which(call);
     if !which.contains(&true) {
         return Ok(None);
@@ -130,7 +101,7 @@ pub fn fail_next_stagings(n: u64) {
 }
 
 /// The copies of [`stage`].
-fn copies(call: &Call<'_, '_>, which: [bool; 2]) -> Result<Staged> {
+fn copies(call: &Call<'_, '_>, which: [bool; 2]) -> Result<Copies> {
     if FAIL_NEXT
         .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
         .is_ok()
@@ -141,7 +112,7 @@ fn copies(call: &Call<'_, '_>, which: [bool; 2]) -> Result<Staged> {
     }
     let (ir, p, dev) = (call.ir(), call.problem, call.device());
     let esz = ir.ab_dtype.size() as usize;
-    let mut staged = Staged::default();
+    let mut staged = Copies::default();
     for (side, &param) in [ir.a, ir.b].iter().enumerate().filter(|(s, _)| which[*s]) {
         let param = param as usize;
         let Arg::Matrix { buf, at, .. } = call.args[param] else {
@@ -174,33 +145,8 @@ fn copies(call: &Call<'_, '_>, which: [bool; 2]) -> Result<Staged> {
             dims: None,
         });
     }
-    STAGED.fetch_add(staged.ops.len() as u64, Ordering::Relaxed);
+    STAGED.fetch_add(staged.count() as u64, Ordering::Relaxed);
     Ok(staged)
-}
-
-impl Staged {
-    /// Adds a copy (kept, and handed back on drop, even if a later copy fails).
-    pub(crate) fn push(&mut self, c: Copied) {
-        self.ops.push(c);
-    }
-
-    /// `args` with each copied operand replaced by its scratch copy.
-    pub(crate) fn args<'s>(&'s self, args: &[Arg<'s>]) -> Vec<Arg<'s>> {
-        let mut out = args.to_vec();
-        for c in &self.ops {
-            if let Arg::Matrix { rows, cols, batch, .. } = args[c.param] {
-                let (rows, cols) = c.dims.unwrap_or((rows, cols));
-                out[c.param] = Arg::Matrix {
-                    buf: &c.scratch.buf,
-                    rows,
-                    cols,
-                    at: c.at,
-                    batch,
-                };
-            }
-        }
-        out
-    }
 }
 
 /// Runs `f` on `call`, or on the call of its staged copies where [`stage`] stages any
