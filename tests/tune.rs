@@ -104,7 +104,6 @@ fn tune(o: &mut Ops, opts: &TuneOptions) -> TuneReport {
     .unwrap()
 }
 
-/// What the tune of `r` reported for its candidate `i` (which must have failed).
 /// A child's starting point: `shape` tuned (the process's options, no progress) with the
 /// planner's first candidate made slow, so that the winner is not the planner's default.
 fn tune_past_the_default(dev: &Device, shape: (usize, usize, usize)) -> TuneReport {
@@ -114,6 +113,7 @@ fn tune_past_the_default(dev: &Device, shape: (usize, usize, usize)) -> TuneRepo
     tune(&mut ops(dev, shape), &opts)
 }
 
+/// What the tune of `r` reported for its candidate `i` (which must have failed).
 fn failure_of(r: &TuneReport, i: usize) -> &crossgemm::tune::Failure {
     r.failed
         .iter()
