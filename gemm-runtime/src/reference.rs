@@ -148,7 +148,17 @@ pub struct SampledRef {
 /// copies at a launch; of the tuner's own operands when the tuner checks it): its
 /// operands rounded to tf32.
 pub fn gemm_sampled(ir: &GemmIr, args: &[HostOperand<'_>], k: usize, points: &[(usize, usize)]) -> Vec<SampledRef> {
-    let tf32 = ir.acc.tf32_products();
+    sampled_products(ir, args, k, points, ir.acc.tf32_products())
+}
+
+/// [`gemm_sampled`] with the operands rounded to tf32 where `tf32` says.
+fn sampled_products(
+    ir: &GemmIr,
+    args: &[HostOperand<'_>],
+    k: usize,
+    points: &[(usize, usize)],
+    tf32: bool,
+) -> Vec<SampledRef> {
     let conv = |x: f32| if tf32 { round_tf32(x) } else { x } as f64;
     let a_op = args[ir.a as usize];
     let b_op = args[ir.b as usize];
@@ -216,19 +226,9 @@ impl Sampled {
         count: usize,
     ) -> Sampled {
         let points = sample_points(m, n, seed, count);
-        // The call's reference, not its kernel's: under `acc = tf32x3` the exact product
-        // (see [`gemm`]), where [`gemm_sampled`] gives the tf32 kernel's.
-        let exact;
-        let ir = if ir.acc == AccMode::Tf32x3 {
-            exact = GemmIr {
-                acc: AccMode::F32,
-                ..ir.clone()
-            };
-            &exact
-        } else {
-            ir
-        };
-        let refs = gemm_sampled(ir, args, k, &points);
+        // The call's reference, rounded as [`gemm`] rounds (under `acc = tf32x3` the exact
+        // product), where [`gemm_sampled`] gives the kernel's.
+        let refs = sampled_products(ir, args, k, &points, ir.acc == AccMode::Tf32);
         let rounded = refs
             .iter()
             .map(|r| crate::element::decode(ir.out_dtype, &crate::element::encode(ir.out_dtype, &[r.value]))[0])
