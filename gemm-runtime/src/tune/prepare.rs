@@ -18,8 +18,10 @@ use std::time::Instant;
 /// One compile of [`prepare`].
 enum Job<'a> {
     Config(&'a gemm_core::table::Build),
-    /// One of the runtime's own kernels, by symbol.
-    Helper(&'a str),
+    /// A row-copy kernel, by symbol.
+    RowCopy(&'a str),
+    /// The tf32x3 split kernel.
+    Split,
 }
 
 /// What [`prepare`] compiled.
@@ -65,23 +67,23 @@ pub fn prepare(spec: &'static KernelSpec, dev: &Device) -> Result<PrepareReport>
     // same pool as the configs: the split of a tf32x3 kernel, else the row copies of a
     // staged call.
     let splits = gemm_core::split3::splits(ir);
-    let helpers = if splits && dev.info().kind != gemm_core::Backend::Host {
-        vec![crate::split3::SYMBOL.to_string()]
-    } else if !splits && crate::env::stage_mode() != "never" && crate::row_copy::copies_by_kernel(dev) {
+    let row_copies = if !splits && crate::env::stage_mode() != "never" && crate::row_copy::copies_by_kernel(dev) {
         crate::row_copy::symbols_for(ir.ab_dtype.size() as usize)
     } else {
         Vec::new()
     };
+    let split = splits && dev.info().kind != gemm_core::Backend::Host;
     let jobs: Vec<Job> = (builds.iter().map(Job::Config))
-        .chain(helpers.iter().map(|h| Job::Helper(h)))
+        .chain(row_copies.iter().map(|h| Job::RowCopy(h)))
+        .chain(split.then_some(Job::Split))
         .collect();
     let compiled = super::pool::map(&jobs, |job| match job {
         Job::Config(b) => tk
             .source_of(&b.config)
             .and_then(|source| dev.kernel(source, &symbol, &b.defines, &b.config.compile_needs()))
             .map(|_| ()),
-        Job::Helper(h) if *h == crate::split3::SYMBOL => crate::split3::kernel(dev).map(|_| ()),
-        Job::Helper(h) => crate::row_copy::kernel(dev, h).map(|_| ()),
+        Job::RowCopy(h) => crate::row_copy::kernel(dev, h).map(|_| ()),
+        Job::Split => crate::split3::kernel(dev).map(|_| ()),
     });
     let mut report = PrepareReport {
         target: tk.target.to_string(),
@@ -93,8 +95,10 @@ pub fn prepare(spec: &'static KernelSpec, dev: &Device) -> Result<PrepareReport>
         match (job, r) {
             (Job::Config(b), Ok(())) => report.prepared.push((b.config, b.shape)),
             (Job::Config(b), Err(e)) => report.failed.push((b.config, why(e))),
-            (Job::Helper(h), Ok(())) => report.helpers.push(h.to_string()),
-            (Job::Helper(h), Err(e)) => report.failed_helpers.push((h.to_string(), why(e))),
+            (Job::RowCopy(h), Ok(())) => report.helpers.push(h.to_string()),
+            (Job::RowCopy(h), Err(e)) => report.failed_helpers.push((h.to_string(), why(e))),
+            (Job::Split, Ok(())) => report.helpers.push(crate::split3::SYMBOL.to_string()),
+            (Job::Split, Err(e)) => report.failed_helpers.push((crate::split3::SYMBOL.to_string(), why(e))),
         }
     }
     report.ms = start.elapsed().as_secs_f64() * 1e3;
