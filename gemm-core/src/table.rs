@@ -47,7 +47,9 @@ pub struct Signature {
 impl Signature {
     /// The signature of `ir`. An `acc = tf32x3` kernel's main loop is a tf32 one (over
     /// split copies at 3K, [`crate::split3`]): tf32 records serve it, at the problem it
-    /// launches, and its records serve tf32 kernels.
+    /// launches, and its records serve tf32 kernels. (Its kernels keep promoted sums
+    /// beside the accumulators, so the family rules drop the widest tf32 tiles from its
+    /// seeds.)
     pub fn of(ir: &GemmIr) -> Signature {
         Signature {
             dtype: ir.ab_dtype,

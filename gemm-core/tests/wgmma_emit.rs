@@ -184,6 +184,17 @@ fn tf32(a: Layout, b: Layout) -> GemmIr {
     GemmIr::matmul("wg_tf32", DType::F32, AccMode::Tf32, a, b)
 }
 
+/// An `acc = tf32x3` kernel (its operands are the split copies: K-major both).
+fn tf32x3() -> GemmIr {
+    GemmIr::matmul(
+        "wg_tf32x3",
+        DType::F32,
+        AccMode::Tf32x3,
+        Layout::RowMajor,
+        Layout::ColMajor,
+    )
+}
+
 #[test]
 fn supports_16_bit_operands_and_k_major_tf32() {
     for d in [DType::F16, DType::Bf16] {
@@ -711,6 +722,38 @@ fn configs_compile_for_sm90a_without_spills() {
         (
             tf32(Layout::RowMajor, Layout::ColMajor),
             split(4, WgmmaTile::for_dtype(64, 128, 8, 1, DType::F32)),
+            Variant::Full,
+            tma,
+        ),
+        // acc = tf32x3: the promoted sums beside the accumulators (CG_PROMOTE), with two
+        // consumers, one (a wgmma group in flight), three, split-K and deeper k-tiles.
+        (
+            tf32x3(),
+            WgmmaTile::for_dtype(128, 128, 6, 2, DType::F32),
+            Variant::Full,
+            tma,
+        ),
+        (
+            tf32x3(),
+            WgmmaTile::for_dtype(64, 128, 8, 1, DType::F32),
+            Variant::Full,
+            Problem::new(77, 45, 68),
+        ),
+        (
+            tf32x3(),
+            WgmmaTile::for_dtype(192, 96, 5, 3, DType::F32),
+            Variant::Full,
+            tma,
+        ),
+        (
+            tf32x3(),
+            split(2, WgmmaTile::for_dtype(128, 128, 6, 2, DType::F32)),
+            Variant::Full,
+            tma,
+        ),
+        (
+            tf32x3(),
+            deep(64, WgmmaTile::for_dtype(128, 128, 3, 2, DType::F32)),
             Variant::Full,
             tma,
         ),

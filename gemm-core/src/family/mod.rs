@@ -347,6 +347,29 @@ pub trait DynFamily: Sync {
 
 /// The first of `family`'s rules that `tile` breaks, with why: what the planner prunes
 /// a candidate for, and what a config read from disk is refused for.
+/// Whether `ir`'s tensor-core kernels promote their accumulators: add them into f32
+/// sums every k-tile and start them afresh (`CG_PROMOTE` in the `wgmma` and `mma_sync`
+/// sources), so that a chain of tensor-core additions spans one k-tile, not all of K.
+///
+/// The tensor cores add each product into the accumulator with truncation, so over one
+/// chain the error grows linearly with K: on an H100, `acc = tf32x3` on wgmma tiles went
+/// from 1.2e-5 at K = 1000 to 1.0e-4 at 8192 (f32's limit), where the same split on the
+/// decode family's short chains was as accurate as SGEMM
+/// (bench/results/h100-2026-12-07av2). The sums are rounded FADDs. 16-bit outputs round
+/// far coarser than a chain drifts, and plain tf32's operands already lose 2^-11 each, so
+/// only tf32x3, whose point is f32's accuracy, pays the second set of registers.
+pub(crate) fn promotes(ir: &GemmIr) -> bool {
+    ir.acc == crate::ir::AccMode::Tf32x3
+}
+
+/// `CG_PROMOTE`'s default for `ir`'s source: 1 (every k-tile, [`promotes`]) or 0.
+pub(crate) fn promote_define(ir: &GemmIr) -> String {
+    format!(
+        "#ifndef CG_PROMOTE\n#define CG_PROMOTE {}\n#endif\n",
+        promotes(ir) as u32
+    )
+}
+
 fn first_broken_rule<F: KernelFamily>(family: &F, cx: &PlanCtx, tile: &F::Tile) -> Option<(&'static str, String)> {
     family
         .rules()

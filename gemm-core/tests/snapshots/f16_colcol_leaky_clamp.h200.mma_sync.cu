@@ -65,6 +65,9 @@ static __device__ __forceinline__ bool cg_tile_of_block(int M, int N, int bm, in
     *tn = (pid % width) / rows;
     return *tn < grid_n;
 }
+#ifndef CG_PROMOTE
+#define CG_PROMOTE 0
+#endif
 
 #define CG_THREADS (WARPS_M * WARPS_N * 32)
 #define CG_WM (BM / WARPS_M)
@@ -203,6 +206,16 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_colcol_leaky_cla
         for (int ni = 0; ni < CG_NI; ++ni)
 #pragma unroll
             for (int q = 0; q < 4; ++q) c[mi][ni][q] = 0.0f;
+#if CG_PROMOTE
+    /* The sums of the accumulators of each run of CG_PROMOTE k-tiles (family::promotes). */
+    float cg_sum[CG_MI][CG_NI][4];
+#pragma unroll
+    for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < CG_NI; ++ni)
+#pragma unroll
+            for (int q = 0; q < 4; ++q) cg_sum[mi][ni][q] = 0.0f;
+#endif
 
     auto load_stage = [&](int st, int k0) {
         cg_load_tile<A_ROWS, A_CPR, A_VEC>(sa + st * A_STAGE_BYTES, ga, k0, K, m0, M, ld0, tid);
@@ -257,8 +270,29 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) cg_f16_colcol_leaky_cla
 #pragma unroll
                 for (int ni = 0; ni < CG_NI; ++ni) cg_mma(c[mi][ni], af[mi], bf[ni]);
         }
+#if CG_PROMOTE
+        if ((kt + 1) % CG_PROMOTE == 0 || kt + 1 == ktiles) {
+#pragma unroll
+            for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+                for (int ni = 0; ni < CG_NI; ++ni)
+#pragma unroll
+                    for (int q = 0; q < 4; ++q) {
+                        cg_sum[mi][ni][q] += c[mi][ni][q];
+                        c[mi][ni][q] = 0.0f;
+                    }
+        }
+#endif
     }
     cg_cp_wait<0>();
+#if CG_PROMOTE
+#pragma unroll
+    for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < CG_NI; ++ni)
+#pragma unroll
+            for (int q = 0; q < 4; ++q) c[mi][ni][q] = cg_sum[mi][ni][q];
+#endif
 
     /* Accumulator fragment: c0,c1 at (groupID, 2*tig + {0,1}), c2,c3 eight rows lower. */
 #pragma unroll

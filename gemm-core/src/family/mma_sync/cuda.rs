@@ -229,6 +229,16 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int
         for (int ni = 0; ni < CG_NI; ++ni)
 #pragma unroll
             for (int q = 0; q < 4; ++q) c[mi][ni][q] = 0.0f;
+#if CG_PROMOTE
+    /* The sums of the accumulators of each run of CG_PROMOTE k-tiles (family::promotes). */
+    float cg_sum[CG_MI][CG_NI][4];
+#pragma unroll
+    for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < CG_NI; ++ni)
+#pragma unroll
+            for (int q = 0; q < 4; ++q) cg_sum[mi][ni][q] = 0.0f;
+#endif
 
     auto load_stage = [&](int st, int k0) {
         @LOAD_A@;
@@ -264,8 +274,29 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS) @SYM@(int M, int N, int
             unsigned af[CG_MI][4], bf[CG_NI][2];
 @FRAGS@
 @MMA@        }
+#if CG_PROMOTE
+        if ((kt + 1) % CG_PROMOTE == 0 || kt + 1 == ktiles) {
+#pragma unroll
+            for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+                for (int ni = 0; ni < CG_NI; ++ni)
+#pragma unroll
+                    for (int q = 0; q < 4; ++q) {
+                        cg_sum[mi][ni][q] += c[mi][ni][q];
+                        c[mi][ni][q] = 0.0f;
+                    }
+        }
+#endif
     }
     cg_cp_wait<0>();
+#if CG_PROMOTE
+#pragma unroll
+    for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < CG_NI; ++ni)
+#pragma unroll
+            for (int q = 0; q < 4; ++q) c[mi][ni][q] = cg_sum[mi][ni][q];
+#endif
 
     /* Accumulator fragment: c0,c1 at (groupID, 2*tig + {0,1}), c2,c3 eight rows lower. */
 #pragma unroll
@@ -473,7 +504,8 @@ fn mma_kernel(ir: &GemmIr, fam: Kind, variant: Variant) -> String {
     };
     let ld = |p: u32| format!("ld{p}");
     let (load_a, load_b) = (load_a.replace("@LDA@", &ld(ir.a)), load_b.replace("@LDB@", &ld(ir.b)));
-    let mut s = fill(
+    let mut s = crate::family::promote_define(ir);
+    s.push_str(&fill(
         MMA_COMMON,
         &[
             ("ESZ", esz.into()),
@@ -484,7 +516,7 @@ fn mma_kernel(ir: &GemmIr, fam: Kind, variant: Variant) -> String {
             ("B_CPR", b_cpr.into()),
             ("AB_T", ab_t.into()),
         ],
-    );
+    ));
     s.push_str(&frag_helpers);
     s.push_str(&fill(
         MMA_KERNEL,

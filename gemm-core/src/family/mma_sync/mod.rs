@@ -197,6 +197,16 @@ impl KernelFamily for MmaSync {
     }
 }
 
+/// The f32 sums a thread keeps beside its accumulators where the kernel promotes them
+/// ([`crate::family::promotes`]): one per accumulator, else none.
+fn sums(x: &PlanCtx, c: &MmaTile) -> u32 {
+    if crate::family::promotes(x.ir) {
+        c.warp_m() * c.warp_n() / 32
+    } else {
+        0
+    }
+}
+
 fn candidates(space: &TuneSpace, tf32: bool) -> Vec<MmaTile> {
     let bk_default: &[u32] = if tf32 { &[16, 32] } else { &[32, 64] };
     let mut v = Vec::new();
@@ -316,7 +326,7 @@ const RULES: [Rule<MmaTile>; 10] =
         Rule {
             name: "registers",
             check: |x, c| {
-                let r = c.est_regs(x.dtype);
+                let r = c.est_regs(x.dtype) + sums(x, c);
                 let per_sm = r as u64 * c.threads() as u64;
                 (r > x.target.regs_per_thread || per_sm > x.target.regs_per_sm as u64).then(|| {
                     format!(
@@ -332,9 +342,18 @@ const RULES: [Rule<MmaTile>; 10] =
         // addresses: ptxas spills.
         Rule {
             name: "accumulators",
-            check: |_, c| {
-                let acc = c.warp_m() * c.warp_n() / 32;
-                (acc > 128).then(|| format!("{acc} f32 accumulators per thread (> 128 spills)"))
+            check: |x, c| {
+                let acc = c.warp_m() * c.warp_n() / 32 + sums(x, c);
+                (acc > 128).then(|| {
+                    format!(
+                        "{acc} f32 accumulators per thread (> 128 spills){}",
+                        if sums(x, c) > 0 {
+                            ", with tf32x3's promoted sums"
+                        } else {
+                            ""
+                        }
+                    )
+                })
             },
         },
         // Each 16-byte chunk a thread copies per stage keeps an address live across the

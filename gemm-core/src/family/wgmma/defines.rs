@@ -102,6 +102,10 @@ pub const DEFINES: &[(&str, &str)] = &[
         "bytes per cp.async of B with CG_CPASYNC, as CG_CPA_A; default 16.",
     ),
     (
+        "CG_PROMOTE",
+        "k-tiles per run whose accumulator is then added into an f32 sum (cg_sum) and started afresh, so that the tensor cores' truncating additions chain over at most that many k-tiles; 0: one chain over the whole work item; default 1 for acc = tf32x3 kernels (family::promotes says why), else 0. Doubles the accumulator registers (the `accumulators` rule).",
+    ),
+    (
         "CG_STSM",
         "with CG_EPI_SMEM and a 16-bit output, 1: a warp writes each 16 x 16 block of its staged chunk with one stmatrix (m8n8.x4); 0: four 4-byte shared stores; default 1 but for three consumers with BN over 128 (whose registers it spilled); always 0 for f32 outputs.",
     ),

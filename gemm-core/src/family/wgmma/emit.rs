@@ -45,6 +45,7 @@ pub fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
     s.push_str("#ifndef SWAP\n#define SWAP 0\n#endif\n");
     s.push_str(&helpers(Backend::Cuda));
     s.push_str(&fast_math(ir));
+    s.push_str(&crate::family::promote_define(ir));
     // Operand element bytes: a swizzle row (a sub-tile's row) is 128 bytes of them.
     let _ = writeln!(
         s,
@@ -202,6 +203,14 @@ const CONFIG: &str = r#"
 #ifndef CG_REUSE
 #define CG_REUSE 0
 #endif
+/* Whether k-step kk of k-tile kt adds into the accumulator (else it starts it afresh):
+   all but the first of a work item's, or with CG_PROMOTE of each run of CG_PROMOTE
+   k-tiles, whose accumulator is then added into the f32 sum (`cg_sum`). */
+#if CG_PROMOTE
+#define CG_SCALE_D(kt, kk) (((kt) - kt_begin) % CG_PROMOTE != 0 || (kk) > 0)
+#else
+#define CG_SCALE_D(kt, kk) ((kt) > kt_begin || (kk) > 0)
+#endif
 #define CG_THREADS (128 * (CONSUMERS + 1))
 /* Rows of a tile one consumer computes: its share of the tile (cooperative), or the
    whole tile (ping-pong: the two consumers take alternate tiles). */
@@ -245,7 +254,8 @@ static_assert(CONSUMERS >= 1 && CONSUMERS <= 3, "CONSUMERS must be 1, 2 or 3");
 static_assert(BM <= 256 && CG_WG_M % 64 == 0 && CG_WG_M >= 64, "BM / CONSUMERS (ping-pong: BM) must be a multiple of 64, BM <= 256");
 static_assert(BN >= 16 && BN <= 256 && BN % 16 == 0, "BN must be a multiple of 16 in [16, 256]");
 static_assert(CG_B_KMAJOR || BN % 64 == 0, "an N-major B tile arrives in 64-column boxes: BN must be a multiple of 64");
-static_assert(CG_MI * BN / 2 <= (CONSUMERS == 3 ? 96 : 128), "at most 128 accumulator registers per consumer thread, 96 with three consumers (ping-pong: BM / 64 * BN / 2)");
+static_assert(CG_MI * BN / 2 * (CG_PROMOTE ? 2 : 1) <= (CONSUMERS == 3 ? 96 : 128), "at most 128 accumulator registers per consumer thread, 96 with three consumers (ping-pong: BM / 64 * BN / 2; twice that with CG_PROMOTE's sums)");
+static_assert(CG_PROMOTE >= 0, "CG_PROMOTE counts k-tiles (0: off)");
 static_assert(STAGES >= 2, "the TMA ring needs at least two stages");
 static_assert(GROUP_M >= 1, "GROUP_M must be at least 1");
 static_assert(CLUSTER_M == 1 || CLUSTER_M == 2 || CLUSTER_M == 4, "CLUSTER_M must be 1, 2 or 4");
@@ -288,7 +298,7 @@ fn mma(variant: Variant) -> String {
                         /* N-major: 64-column boxes 8 KiB apart (LBO), 8-row k groups 1024 apart (SBO). */
                         const unsigned long long db = cg_desc(b_s + kk * 2048, 8192, 1024);
 #endif
-                        cg_wgmma(acc[mi], da, db, (kt > kt_begin || kk > 0) ? 1 : 0);
+                        cg_wgmma(acc[mi], da, db, CG_SCALE_D(kt, kk) ? 1 : 0);
                     }
                 }
                 cg_wgmma_commit();"
@@ -451,6 +461,10 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
         for (int mi = 0; mi < CG_MI; ++mi)
 #pragma unroll
             for (int r = 0; r < BN / 2; ++r) acc[mi][r] = 0.0f;
+#if CG_PROMOTE
+        /* The work item's f32 sum of its runs of CG_PROMOTE k-tiles (CG_SCALE_D). */
+        float cg_sum[CG_MI][BN / 2];
+#endif
         int stage = 0;
         unsigned phase = 0;
 #if CG_PINGPONG
@@ -495,6 +509,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
 @PREFETCH@#if CG_INFLIGHT
             int prev = 0;
 #endif
+#if CG_PROMOTE
+#pragma unroll
+            for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+                for (int r = 0; r < BN / 2; ++r) cg_sum[mi][r] = 0.0f;
+#endif
             for (int kt = kt_begin; kt < kt_end; ++kt) {
                 cg_mbar_wait(bars + stage * 8, phase);
 #if CG_CPASYNC
@@ -517,6 +537,20 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
 #if CG_INFLIGHT
                 prev = stage;
 #endif
+#if CG_PROMOTE
+                if ((kt - kt_begin + 1) % CG_PROMOTE == 0 || kt + 1 == kt_end) {
+                    /* The run's last group must be done before its accumulator is read;
+                       the fences keep the adds after the wait. */
+                    cg_wgmma_wait<0>();
+#pragma unroll
+                    for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+                        for (int r = 0; r < BN / 2; ++r) {
+                            cg_fence_acc(acc[mi][r]);
+                            cg_sum[mi][r] += acc[mi][r];
+                        }
+                }
+#endif
                 if (++stage == STAGES) { stage = 0; phase ^= 1; }
             }
             cg_wgmma_wait<0>();
@@ -524,6 +558,12 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
             for (int mi = 0; mi < CG_MI; ++mi)
 #pragma unroll
                 for (int r = 0; r < BN / 2; ++r) cg_fence_acc(acc[mi][r]);
+#if CG_PROMOTE
+#pragma unroll
+            for (int mi = 0; mi < CG_MI; ++mi)
+#pragma unroll
+                for (int r = 0; r < BN / 2; ++r) acc[mi][r] = cg_sum[mi][r];
+#endif
 #if CG_INFLIGHT
             if (lane == 0 && kt_end > kt_begin) cg_release(bars + (STAGES + prev) * 8);
 #endif

@@ -3,7 +3,7 @@
 
 use super::splitk::MAX_KSPLIT;
 use super::{bk_for, form_ir, WgmmaTile};
-use crate::family::Rule;
+use crate::family::{PlanCtx, Rule};
 use crate::ir::Layout;
 
 // Rationale per rule: each is one of the source's static_asserts (a config that breaks
@@ -43,19 +43,19 @@ pub(super) const RULES: [Rule<WgmmaTile>; 14] = [
     // is per consumer share of a tile, which ping-pong does not have.
     Rule {
         name: "pingpong",
-        check: |_, c| {
+        check: |x, c| {
             if c.pingpong && (!(2..=3).contains(&c.consumers) || c.ksplit != 1) {
                 Some(format!(
                     "ping-pong with CONSUMERS = {} and KSPLIT = {} (it takes 2 or 3 consumers and no split-K)",
                     c.consumers, c.ksplit
                 ))
-            } else if c.pingpong && c.consumers == 3 && (c.bm / 64) * c.bn / 2 > 64 {
+            } else if c.pingpong && c.consumers == 3 && accumulator_regs(x, c) > 64 {
                 // ptxas: 64x192 (96 accumulators) spills 8 bytes in 160 registers.
                 Some(format!(
                     "ping-pong of three consumers with {}x{} ({} accumulators a thread; at most 64 fit their 160 registers)",
                     c.bm,
                     c.bn,
-                    (c.bm / 64) * c.bn / 2
+                    accumulator_regs(x, c)
                 ))
             } else {
                 None
@@ -77,7 +77,7 @@ pub(super) const RULES: [Rule<WgmmaTile>; 14] = [
                     c.cluster(),
                     if c.pingpong { " and ping-pong" } else { "" }
                 ))
-            } else if x.dtype == crate::ir::DType::F32 && (c.bm / c.sharers() / 64) * c.bn / 2 > 96 {
+            } else if x.dtype == crate::ir::DType::F32 && accumulator_regs(x, c) > 96 {
                 Some(format!(
                     "stream-K on tf32 with {}x{} (more than 96 accumulator registers a thread spill)",
                     c.bm, c.bn
@@ -141,11 +141,14 @@ pub(super) const RULES: [Rule<WgmmaTile>; 14] = [
     // fit the 168 registers of a 384-thread block, past 96 the 128 of a 512-thread one.
     Rule {
         name: "accumulators",
-        check: |_, c| {
-            let acc = (c.bm / c.sharers() / 64) * c.bn / 2;
+        check: |x, c| {
+            let acc = accumulator_regs(x, c);
             let most = max_accumulators(c);
             (acc > most).then(|| {
-                format!("{acc} accumulator registers per thread (at most {most}: BM / CONSUMERS / 64 * BN / 2, ping-pong BM / 64 * BN / 2)")
+                format!(
+                    "{acc} accumulator registers per thread (at most {most}: BM / CONSUMERS / 64 * BN / 2, ping-pong BM / 64 * BN / 2{})",
+                    if crate::family::promotes(x.ir) { ", twice that for tf32x3's sums" } else { "" }
+                )
             })
         },
     },
@@ -245,6 +248,17 @@ pub(super) const RULES: [Rule<WgmmaTile>; 14] = [
         },
     },
 ];
+
+/// The f32 registers a consumer thread of `c` holds for its accumulators: BN / 2 per
+/// 64-row slab of its share, twice that where the kernel keeps promoted sums beside them.
+pub(super) fn accumulator_regs(x: &PlanCtx, c: &WgmmaTile) -> u32 {
+    let acc = (c.bm / c.sharers() / 64) * c.bn / 2;
+    if crate::family::promotes(x.ir) {
+        2 * acc
+    } else {
+        acc
+    }
+}
 
 /// The most f32 accumulators a consumer thread may hold. ptxas compiles the whole kernel
 /// within the launch bound's registers (65536 / threads), whatever `setmaxnreg` grants
