@@ -91,6 +91,18 @@ fn k_along_rows(ir: &GemmIr, side: usize) -> bool {
     }
 }
 
+/// The (rows, cols) of `side`'s split parameter (0: A, 1: B) whose own matrix, as its
+/// `Matrix` declares it, is `rows` x `cols`: K three times over. K is A's columns and B's
+/// rows, or the other way round for a factor used transposed (`x.t()`).
+pub fn split_dims(ir: &GemmIr, side: usize, rows: usize, cols: usize) -> (usize, usize) {
+    let k_is_cols = if side == 0 { !ir.a_t } else { ir.b_t };
+    if k_is_cols {
+        (rows, 3 * cols)
+    } else {
+        (3 * rows, cols)
+    }
+}
+
 /// How `side` (0: A, 1: B) of a call at `p` is split.
 pub fn split(ir: &GemmIr, p: Problem, side: usize) -> Split {
     let (extent, rows) = p.extents(ir)[side];
@@ -165,6 +177,19 @@ mod tests {
         assert_eq!((b.elems(), b.parts), (8 * 9, B_PARTS));
         // Part 2 of B's element (k 1, column 6): row 2·3 + 1.
         assert_eq!(split_index(&b, 0, 2, 1, 6), 7 * 8 + 6);
+    }
+
+    /// K of a parameter as declared: A (M×K) and B (K×N), or transposed factors, whose
+    /// declared matrices are K×M and N×K.
+    #[test]
+    fn split_dims_triple_the_declared_k() {
+        let mut g = ir(Layout::RowMajor, Layout::ColMajor);
+        assert_eq!(split_dims(&g, 0, 5, 3), (5, 9));
+        assert_eq!(split_dims(&g, 1, 3, 7), (9, 7));
+        g.a_t = true;
+        g.b_t = true;
+        assert_eq!(split_dims(&g, 0, 3, 5), (9, 5));
+        assert_eq!(split_dims(&g, 1, 7, 3), (7, 9));
     }
 
     #[test]

@@ -173,10 +173,7 @@ pub(crate) fn with_split<R>(call: Call<'_, '_>, f: impl FnOnce(&Call<'_, '_>) ->
         };
         let s = split3::split(ir, p, side);
         let scratch = Scratch::take(dev, s.elems().max(1) * 4)?;
-        // K is A's columns and B's rows, or the other way round for a factor used
-        // transposed (`x.t()`).
-        let k_is_cols = if side == 0 { !ir.a_t } else { ir.b_t };
-        let dims = if k_is_cols { (rows, 3 * cols) } else { (3 * rows, cols) };
+        let dims = split3::split_dims(ir, side, rows, cols);
         let queued = launch(dev, buf, at, &scratch.buf, &s);
         split.push(Copied {
             param,
