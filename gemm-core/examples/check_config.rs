@@ -88,7 +88,9 @@ fn builtin_ir(dtype: &str, epilogue: &str, w_layout: Layout) -> Result<GemmIr, S
         "bf16" => (DType::Bf16, AccMode::F32),
         "f32" => (DType::F32, AccMode::F32),
         "tf32" => (DType::F32, AccMode::Tf32),
-        _ => return Err(format!("unknown dtype `{dtype}` (f16, bf16, f32, tf32)")),
+        // The kernel that runs the split copies (K-major both: w column-major).
+        "tf32x3" => (DType::F32, AccMode::Tf32x3),
+        _ => return Err(format!("unknown dtype `{dtype}` (f16, bf16, f32, tf32, tf32x3)")),
     };
     let mut ir = GemmIr::matmul(&format!("{dtype}_{epilogue}"), dt, acc, Layout::RowMajor, w_layout);
     let act = match epilogue {
