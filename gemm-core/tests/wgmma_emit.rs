@@ -221,6 +221,25 @@ fn supports_16_bit_operands_and_k_major_tf32() {
 }
 
 /// tf32: k8 steps without transpose operands, 32-element (128-byte) k-tiles, f32 storage.
+/// acc = tf32x3 keeps an f32 sum beside every accumulator (CG_PROMOTE 1): its tiles
+/// take half the accumulators of tf32's, and its source promotes every k-tile.
+#[test]
+fn tf32x3_tiles_leave_room_for_the_promoted_sums() {
+    let wide = WgmmaTile::for_dtype(128, 256, 4, 2, DType::F32);
+    let square = WgmmaTile::for_dtype(128, 128, 6, 2, DType::F32);
+    wide.validate(&tf32(Layout::RowMajor, Layout::ColMajor)).unwrap();
+    let why = wide.validate(&tf32x3()).unwrap_err();
+    assert!(
+        why.contains("256 accumulator registers per thread") && why.contains("tf32x3's sums"),
+        "{why}"
+    );
+    square.validate(&tf32x3()).unwrap();
+    let src = wgmma::emit(&tf32x3());
+    assert!(src.contains("#ifndef CG_PROMOTE\n#define CG_PROMOTE 1\n#endif"));
+    assert!(src.contains("cg_sum[mi][r] += acc[mi][r];"));
+    assert!(wgmma::emit(&tf32(Layout::RowMajor, Layout::ColMajor)).contains("#define CG_PROMOTE 0\n"));
+}
+
 #[test]
 fn tf32_takes_k8_steps_on_128_byte_k_tiles() {
     let ir = tf32(Layout::RowMajor, Layout::ColMajor);

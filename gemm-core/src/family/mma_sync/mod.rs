@@ -435,3 +435,38 @@ fn score(x: &PlanCtx, c: &MmaTile) -> f64 {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::AccMode;
+    use crate::target::{Targets, BUILTIN_TARGETS};
+
+    /// acc = tf32x3 keeps an f32 sum beside each accumulator (family::promotes): its
+    /// source adds them every k-tile, and the rules count them.
+    #[test]
+    fn tf32x3_counts_and_adds_its_promoted_sums() {
+        let targets = Targets::parse(BUILTIN_TARGETS).unwrap();
+        let h200 = targets.get("h200").unwrap();
+        let ir = |acc| GemmIr::matmul("m", DType::F32, acc, Layout::RowMajor, Layout::ColMajor);
+        let (tf32, x3) = (ir(AccMode::Tf32), ir(AccMode::Tf32x3));
+        // 64x64 a warp: 128 accumulators a thread, 256 with the sums.
+        let t = MmaTile {
+            block_m: 128,
+            block_n: 128,
+            block_k: 16,
+            warps_m: 2,
+            warps_n: 2,
+            stages: 3,
+            group_m: 8,
+        };
+        let tf32_rule = RULES.iter().find(|r| r.name == "accumulators").unwrap();
+        assert_eq!((tf32_rule.check)(&PlanCtx::new(h200, &tf32), &t), None);
+        let why = (tf32_rule.check)(&PlanCtx::new(h200, &x3), &t).unwrap();
+        assert!(why.contains("256 f32 accumulators") && why.contains("tf32x3"), "{why}");
+        let src = cuda::emit_variant(&x3, Variant::Full);
+        assert!(src.contains("#ifndef CG_PROMOTE\n#define CG_PROMOTE 1\n#endif\n"));
+        assert!(src.contains("cg_sum[mi][ni][q] += c[mi][ni][q];"));
+        assert!(cuda::emit_variant(&tf32, Variant::Full).contains("#define CG_PROMOTE 0\n"));
+    }
+}
