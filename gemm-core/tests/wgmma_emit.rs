@@ -745,7 +745,8 @@ fn configs_compile_for_sm90a_without_spills() {
             tma,
         ),
         // acc = tf32x3: the promoted sums beside the accumulators (CG_PROMOTE), with two
-        // consumers, one (a wgmma group in flight), three, split-K and deeper k-tiles.
+        // consumers, one (a wgmma group in flight), three, split-K, deeper k-tiles, ping-pong
+        // and stream-K.
         (
             tf32x3(),
             WgmmaTile::for_dtype(128, 128, 6, 2, DType::F32),
@@ -773,6 +774,18 @@ fn configs_compile_for_sm90a_without_spills() {
         (
             tf32x3(),
             deep(64, WgmmaTile::for_dtype(128, 128, 3, 2, DType::F32)),
+            Variant::Full,
+            tma,
+        ),
+        (
+            tf32x3(),
+            pingpong(WgmmaTile::for_dtype(64, 128, 8, 2, DType::F32)),
+            Variant::Full,
+            tma,
+        ),
+        (
+            tf32x3(),
+            streamk(WgmmaTile::for_dtype(64, 64, 8, 1, DType::F32)),
             Variant::Full,
             tma,
         ),
