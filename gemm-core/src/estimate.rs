@@ -335,7 +335,16 @@ pub fn start_over_default(start: &TileConfig, default: &TileConfig, target: &Tar
 pub fn default_pick(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p: Problem) -> Option<TileConfig> {
     let pick = pick_before_twins(configs, ir, target, p)?;
     let pick = whole_where_full(configs, pick, target, p);
-    Some(split_where_serial(configs, pick, ir, target, p))
+    let pick = split_where_serial(configs, pick, ir, target, p);
+    Some(for_rows(configs, pick, ir, p))
+}
+
+/// `pick`, or its variant for the rows of a call of `ir` at `p`
+/// ([`TileConfig::for_rows`]) where `configs` holds it: for a start chosen without
+/// regard to the rows, the planner's first or a winner measured on rows of another class
+/// (the wgmma tiles take a 2-block cluster on rows that start mid-sector).
+pub fn for_rows(configs: &[TileConfig], pick: TileConfig, ir: &GemmIr, p: Problem) -> TileConfig {
+    pick.for_rows(ir, p).filter(|t| configs.contains(t)).unwrap_or(pick)
 }
 
 /// [`default_pick`] before [`whole_where_full`].
@@ -753,6 +762,38 @@ mod tests {
     /// roughly agrees (large squares, 2048x11008x4096, the turned decode at 4096x8x4096 with a row-major W), and
     /// takes the estimate's first where the planner's is estimated badly wrong: the
     /// 128x256 wgmma tile for 64 rows of a row-major W (measured 0.37x cuBLAS, batch z1).
+    /// On K + 8 views (rows of 8208 bytes: every other one starts mid-sector) the default
+    /// is the planner's first in a 2-block cluster, as the H200 measured it
+    /// (bench/results/h200-2026-12-07aw8: 191.5 µs against 282.4 alone at 4096³); on
+    /// packed rows, and for a tile the plan has no twin of, the pick stands.
+    #[test]
+    fn on_mid_sector_rows_the_default_takes_its_cluster_twin() {
+        use crate::family::Stored;
+        let (t, ir) = (h200(), f16());
+        let plan = plan_target(&ir, &t, &TuneSpace::default()).configs;
+        let packed = Problem::new(4096, 4096, 4096);
+        let view = Problem {
+            a: Stored::new(4104, 0),
+            b: Stored::new(4104, 0),
+            ..packed
+        };
+        let first = default_pick(&accepting(&plan, &ir, packed), &ir, &t, packed).unwrap();
+        let TileConfig::Wgmma(w) = first else { panic!("{first}") };
+        assert_eq!(w.cluster(), 1, "{first}");
+        let twin = TileConfig::Wgmma(crate::family::WgmmaTile { cluster_m: 2, ..w });
+        assert_eq!(default_pick(&accepting(&plan, &ir, view), &ir, &t, view), Some(twin));
+        assert_eq!(for_rows(&[first], first, &ir, view), first, "no twin among the configs");
+        assert_eq!(first.for_rows(&ir, packed), None);
+        // Rows TMA cannot map (K + 4: 8200 bytes) take the cp.async producer, which has no
+        // multicast.
+        let odd = Problem {
+            a: Stored::new(4100, 0),
+            b: Stored::new(4100, 0),
+            ..packed
+        };
+        assert_eq!(first.for_rows(&ir, odd), None);
+    }
+
     #[test]
     fn the_default_leaves_the_planners_first_only_when_it_is_far_behind() {
         use crate::family::FamilyId;

@@ -88,6 +88,31 @@ fn planned_configs_compile_without_spills() {
     }
 }
 
+/// acc = tf32x3 (the split copies, K-major both): its sums beside the accumulators
+/// (CG_PROMOTE) in every planned config, on both CUDA targets, with no spills.
+#[test]
+fn tf32x3_configs_compile_without_spills() {
+    let ir = GemmIr::matmul(
+        "dec_x3",
+        DType::F32,
+        AccMode::Tf32x3,
+        Layout::RowMajor,
+        Layout::ColMajor,
+    );
+    let src = Decode.emit(&ir, Backend::Cuda, Variant::Full);
+    assert!(src.contains("#define CG_PROMOTE 1") && src.contains("cg_promote();"));
+    let Some(nv) = common::nvrtc_or_skip("tf32x3_configs_compile_without_spills") else {
+        return;
+    };
+    // K' = 3K of the split problem, whole super-steps and a tail.
+    let shapes = [Problem::new(16, 4096, 3 * 4096), Problem::new(5, 100, 3 * 24)];
+    for (target, cc) in [("h200", 90), ("a100", 80)] {
+        let configs = planned(&ir, target, &TuneSpace::default());
+        assert!(!configs.is_empty(), "{target}");
+        compile_all(&nv, cc, &ir, &configs, &shapes);
+    }
+}
+
 /// The small side stored across (a row-major B turned around, a column-major A plain):
 /// one form each, every planned config with no spills, at whole super-steps and at a
 /// chunk that crosses K.

@@ -194,6 +194,15 @@ pub trait KernelFamily: Sync + 'static {
         1.0
     }
 
+    /// The variant of `tile` for the rows of a call of `ir` at `p`, where `tile` was
+    /// chosen without regard to them (a winner measured at another row class, or the
+    /// planner's first): `None` (the default) where `tile` suits them as it is. See
+    /// [`crate::estimate::for_rows`].
+    fn for_rows(&self, tile: &Self::Tile, ir: &GemmIr, p: Problem) -> Option<Self::Tile> {
+        let _ = (tile, ir, p);
+        None
+    }
+
     /// Global-memory round trips one block of `tile` makes one after another at `p`: the
     /// steps over K whose loads its pipeline cannot have in flight together. A family with
     /// a ring of several stages overlaps them (0, the default); one that fetches a single
@@ -323,6 +332,8 @@ pub trait DynFamily: Sync {
     fn estimate_factor(&self, c: &TileConfig, ir: &GemmIr, p: Problem) -> f64;
     /// See [`KernelFamily::serial_loads`].
     fn serial_loads(&self, c: &TileConfig, p: Problem) -> f64;
+    /// See [`KernelFamily::for_rows`].
+    fn for_rows(&self, c: &TileConfig, ir: &GemmIr, p: Problem) -> Option<TileConfig>;
     /// See [`KernelFamily::plan_class`].
     fn plan_class(&self, c: &TileConfig) -> (u32, u32);
     /// See [`KernelFamily::workspace`].
@@ -349,7 +360,8 @@ pub trait DynFamily: Sync {
 /// a candidate for, and what a config read from disk is refused for.
 /// Whether `ir`'s tensor-core kernels promote their accumulators: add them into f32
 /// sums every k-tile and start them afresh (`CG_PROMOTE` in the `wgmma` and `mma_sync`
-/// sources), so that a chain of tensor-core additions spans one k-tile, not all of K.
+/// sources; in `decode`'s, every super-step of its unrolled chunks), so that a chain of
+/// tensor-core additions spans one k-tile, not all of K.
 ///
 /// The tensor cores add each product into the accumulator with truncation, so over one
 /// chain the error grows linearly with K: on an H100, `acc = tf32x3` on wgmma tiles went
@@ -482,6 +494,9 @@ impl<F: KernelFamily> DynFamily for F {
     fn serial_loads(&self, c: &TileConfig, p: Problem) -> f64 {
         KernelFamily::serial_loads(self, tile_of::<F>(c), p)
     }
+    fn for_rows(&self, c: &TileConfig, ir: &GemmIr, p: Problem) -> Option<TileConfig> {
+        KernelFamily::for_rows(self, tile_of::<F>(c), ir, p).map(Tile::into_config)
+    }
     fn balances_waves(&self, c: &TileConfig) -> bool {
         KernelFamily::balances_waves(self, tile_of::<F>(c))
     }
@@ -558,6 +573,10 @@ impl TileConfig {
     /// `decode`, `gemv`, `gemv_n` and `wgmma`).
     pub fn turned(&self) -> bool {
         self.family().turned(self)
+    }
+    /// Its variant for the rows of a call of `ir` at `p` ([`KernelFamily::for_rows`]).
+    pub fn for_rows(&self, ir: &GemmIr, p: Problem) -> Option<TileConfig> {
+        self.family().for_rows(self, ir, p)
     }
     /// Blocks per output tile along K (1 without split-K).
     pub fn k_split(&self) -> u32 {

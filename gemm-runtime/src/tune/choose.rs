@@ -310,6 +310,10 @@ fn found_winner(call: &Call<'_, '_>, tk: &TargetKernel, bucket: &str, opts: &Tun
 /// is a shape specialist, only a specialist's start counts
 /// ([`gemm_core::estimate::start_over_default`]: the nearest bucket by log-distance may be
 /// another kind of shape).
+///
+/// A start measured on rows of another class than the call's (a `/a16` mark against
+/// none) is adapted to the call's rows ([`gemm_core::estimate::for_rows`]), as the
+/// planner's default is.
 fn found_start(call: &Call<'_, '_>, tk: &TargetKernel, bucket: &str, opts: &TuneOptions) -> Option<Found> {
     let default = call.default_config(tk).ok();
     let suits = |c: &TileConfig| default.is_none_or(|d| gemm_core::estimate::start_over_default(c, &d, tk.spec()));
@@ -320,14 +324,41 @@ fn found_start(call: &Call<'_, '_>, tk: &TargetKernel, bucket: &str, opts: &Tune
         .filter(|(_, w)| suits(&w.config))
     {
         return Some(Found {
-            config: w.config,
+            config: for_call_rows(call, tk, bucket, &b, w.config),
             source: LookupSource::Nearest(b),
             ms: Some(w.ms),
         });
     }
     table::nearest(call, tk, bucket)
         .filter(|s| suits(&s.config))
-        .map(|s| Found::from_table(s, false))
+        .map(|s| Found {
+            config: for_call_rows(call, tk, bucket, &s.bucket, s.config),
+            ..Found::from_table(s, false)
+        })
+}
+
+/// `config`, a winner of bucket `measured`, or where that bucket's rows are of another
+/// class than the call's (`bucket`), its variant for the call's rows among the configs
+/// the call can run.
+fn for_call_rows(
+    call: &Call<'_, '_>,
+    tk: &TargetKernel,
+    bucket: &str,
+    measured: &str,
+    config: TileConfig,
+) -> TileConfig {
+    use gemm_core::records::key_align;
+    if key_align(measured) == key_align(bucket) {
+        return config;
+    }
+    let usable: Vec<TileConfig> = tk
+        .plan()
+        .configs
+        .iter()
+        .copied()
+        .filter(|c| call.usable(tk, c))
+        .collect();
+    gemm_core::estimate::for_rows(&usable, config, call.ir(), call.problem)
 }
 
 /// The cache's winner of `bucket`, when it can run `problem` on `dev`.

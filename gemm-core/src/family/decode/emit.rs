@@ -54,6 +54,7 @@ pub(super) fn emit_variant(ir: &GemmIr, variant: Variant) -> String {
         "decode mma.sync m16n8k16, swap-AB"
     };
     let mut s = preamble(ir, what, variant);
+    s.push_str(&crate::family::promote_define(ir));
     let chunk = match variant {
         Variant::LoadOnly => SINK_CHUNK.to_string(),
         _ if tf32 => format!(
@@ -391,6 +392,27 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
         for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
             for (int v = 0; v < 4; ++v) acc[nt][mt][v] = 0.0f;
+#if CG_PROMOTE
+    /* The sums of the accumulators of every super-step (family::promotes). */
+    float cg_sum[NT][MT][4];
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int v = 0; v < 4; ++v) cg_sum[nt][mt][v] = 0.0f;
+    auto cg_promote = [&]() {
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                for (int v = 0; v < 4; ++v) {
+                    cg_sum[nt][mt][v] += acc[nt][mt][v];
+                    acc[nt][mt][v] = 0.0f;
+                }
+    };
+#endif
 
     /* Whole super-steps: part p of a group takes chunks p*CG_UNROLL .. p*CG_UNROLL+CG_UNROLL-1 of
        every KW*CG_UNROLL, so the group reads each column front to back. Not unrolled
@@ -427,6 +449,9 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
 #endif
 #pragma unroll
         for (int u = 0; u < CG_UNROLL; ++u) cg_chunk(acc, w[u], x[u]);
+#if CG_PROMOTE
+        cg_promote();
+#endif
     }
     /* The rest, a chunk at a time over the parts: whole chunks, then the one that
        crosses K (element loads, zeros past K in A and B alike). */
@@ -453,6 +478,16 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) @SYM@(int M
         }
         cg_chunk(acc, w, x);
     }
+#if CG_PROMOTE
+    /* The tail's few chunks (fewer than a super-step a part) are one run. */
+    cg_promote();
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int v = 0; v < 4; ++v) acc[nt][mt][v] = cg_sum[nt][mt][v];
+#endif
 
     /* The KW parts of a group: parts 1.. park their sums, part 0 adds them in part order
        (the same bits on every run). Lane-minor, so a store of the warp hits 32 banks. */

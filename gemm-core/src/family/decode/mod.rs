@@ -418,6 +418,16 @@ impl KernelFamily for Decode {
 
 // Rationale per rule: the source's static_asserts, the chip's limits and the register
 // budget.
+/// The f32 sums a thread keeps beside its accumulators where the kernel promotes them
+/// ([`crate::family::promotes`]): one per accumulator, else none.
+fn sums(x: &PlanCtx, t: &DecodeTile) -> u32 {
+    if crate::family::promotes(x.ir) {
+        t.acc_regs()
+    } else {
+        0
+    }
+}
+
 const RULES: [Rule<DecodeTile>; 7] = [
     // Bounds first, so that the rules after them compute with small numbers (a config
     // read from disk may hold anything).
@@ -471,7 +481,7 @@ const RULES: [Rule<DecodeTile>; 7] = [
     Rule {
         name: "registers",
         check: |x, t| {
-            let r = t.est_regs();
+            let r = t.est_regs() + sums(x, t);
             (r > x.target.regs_per_thread)
                 .then(|| format!("~{r} registers per thread (at most {})", x.target.regs_per_thread))
         },
@@ -481,11 +491,16 @@ const RULES: [Rule<DecodeTile>; 7] = [
     // spilled 64 rows x 32 columns (64 accumulators).
     Rule {
         name: "accumulators",
-        check: |_, t| {
-            (t.acc_regs() > 32).then(|| {
+        check: |x, t| {
+            let acc = t.acc_regs() + sums(x, t);
+            (acc > 32).then(|| {
                 format!(
-                    "{} accumulators per thread (at most 32 fit 128 registers)",
-                    t.acc_regs()
+                    "{acc} accumulators per thread (at most 32 fit 128 registers){}",
+                    if sums(x, t) > 0 {
+                        ", with tf32x3's promoted sums"
+                    } else {
+                        ""
+                    }
                 )
             })
         },

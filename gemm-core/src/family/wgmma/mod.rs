@@ -551,6 +551,19 @@ impl KernelFamily for Wgmma {
         schedule * cluster
     }
 
+    /// On rows that start mid-sector, a tile of one block takes its 2-block cluster twin
+    /// (B multicast to the two blocks of a column), whose L2 reads of B are half: on the
+    /// H200 at K + 8 views (8208-byte rows) the 128x256 tile ran 4096³ in 191.5 µs as
+    /// twins against 282.4 alone (packed 181.1), 2048x11008x4096 in 283 against 391, 8192³
+    /// in 1682 against 2383 (bench/results/h200-2026-12-07aw8). The table's and the
+    /// planner's first picks are sector-aligned rows' (their winners take one block), and
+    /// a first call on such views ran at 0.63-0.75x cuBLAS.
+    fn for_rows(&self, t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Option<WgmmaTile> {
+        let (fir, fp) = form(t, ir, p);
+        let mid_sector = row_class(row_align(&fir, fp)) == 16 && tma_ok(&fir, fp);
+        (mid_sector && t.cluster() == 1).then_some(WgmmaTile { cluster_m: 2, ..*t })
+    }
+
     fn cluster_blocks(&self, t: &WgmmaTile) -> u32 {
         t.cluster()
     }
