@@ -65,6 +65,9 @@ static __device__ __forceinline__ bool cg_tile_of_block(int M, int N, int bm, in
     *tn = (pid % width) / rows;
     return *tn < grid_n;
 }
+#ifndef CG_PROMOTE
+#define CG_PROMOTE 0
+#endif
 
 #define CG_THREADS (WARPS * 32)
 #define CG_GROUPS (WARPS / KW)
@@ -284,6 +287,27 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f16_bias
         for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
             for (int v = 0; v < 4; ++v) acc[nt][mt][v] = 0.0f;
+#if CG_PROMOTE
+    /* The sums of the accumulators of every super-step (family::promotes). */
+    float cg_sum[NT][MT][4];
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int v = 0; v < 4; ++v) cg_sum[nt][mt][v] = 0.0f;
+    auto cg_promote = [&]() {
+#pragma unroll
+        for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+            for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+                for (int v = 0; v < 4; ++v) {
+                    cg_sum[nt][mt][v] += acc[nt][mt][v];
+                    acc[nt][mt][v] = 0.0f;
+                }
+    };
+#endif
 
     /* Whole super-steps: part p of a group takes chunks p*CG_UNROLL .. p*CG_UNROLL+CG_UNROLL-1 of
        every KW*CG_UNROLL, so the group reads each column front to back. Not unrolled
@@ -320,6 +344,9 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f16_bias
 #endif
 #pragma unroll
         for (int u = 0; u < CG_UNROLL; ++u) cg_chunk(acc, w[u], x[u]);
+#if CG_PROMOTE
+        cg_promote();
+#endif
     }
     /* The rest, a chunk at a time over the parts: whole chunks, then the one that
        crosses K (element loads, zeros past K in A and B alike). */
@@ -346,6 +373,16 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 16 / WARPS) cg_f16_bias
         }
         cg_chunk(acc, w, x);
     }
+#if CG_PROMOTE
+    /* The tail's few chunks (fewer than a super-step a part) are one run. */
+    cg_promote();
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+        for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+            for (int v = 0; v < 4; ++v) acc[nt][mt][v] = cg_sum[nt][mt][v];
+#endif
 
     /* The KW parts of a group: parts 1.. park their sums, part 0 adds them in part order
        (the same bits on every run). Lane-minor, so a store of the warp hits 32 banks. */
