@@ -336,14 +336,20 @@ pub fn default_pick(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p:
     let pick = pick_before_twins(configs, ir, target, p)?;
     let pick = whole_where_full(configs, pick, target, p);
     let pick = split_where_serial(configs, pick, ir, target, p);
-    Some(for_rows(configs, pick, ir, p))
+    Some(for_rows(configs, pick, ir, target, p))
 }
 
 /// `pick`, or its variant for the rows of a call of `ir` at `p`
-/// ([`TileConfig::for_rows`]) where `configs` holds it: for a start chosen without
-/// regard to the rows, the planner's first or a winner measured on rows of another class
-/// (the wgmma tiles take a 2-block cluster on rows that start mid-sector).
-pub fn for_rows(configs: &[TileConfig], pick: TileConfig, ir: &GemmIr, p: Problem) -> TileConfig {
+/// ([`TileConfig::for_rows`]) where `configs` holds it and `pick`'s blocks make a
+/// [`full_wave`]: for a start chosen without regard to the rows, the planner's first or a
+/// winner measured on rows of another class (the wgmma tiles take a 2-block cluster on
+/// rows that start mid-sector). Only a full wave: at 1024³ on K + 8 views (32 to 64
+/// blocks) the 128-row tiles ran 5-6% slower in clusters, where from 4096³ up they gain
+/// a third (bench/results/h200-2026-12-07aw7).
+pub fn for_rows(configs: &[TileConfig], pick: TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem) -> TileConfig {
+    if !full_wave(&pick, target, p) {
+        return pick;
+    }
     pick.for_rows(ir, p).filter(|t| configs.contains(t)).unwrap_or(pick)
 }
 
@@ -782,7 +788,20 @@ mod tests {
         assert_eq!(w.cluster(), 1, "{first}");
         let twin = TileConfig::Wgmma(crate::family::WgmmaTile { cluster_m: 2, ..w });
         assert_eq!(default_pick(&accepting(&plan, &ir, view), &ir, &t, view), Some(twin));
-        assert_eq!(for_rows(&[first], first, &ir, view), first, "no twin among the configs");
+        assert_eq!(
+            for_rows(&[first], first, &ir, &t, view),
+            first,
+            "no twin among the configs"
+        );
+        // 1024³'s tiles make less than a wave: the pick stands.
+        let small = Problem {
+            a: Stored::new(1032, 0),
+            b: Stored::new(1032, 0),
+            ..Problem::new(1024, 1024, 1024)
+        };
+        let first_small = default_pick(&accepting(&plan, &ir, small), &ir, &t, small).unwrap();
+        assert_eq!(first_small.family().cluster_blocks(&first_small), 1, "{first_small}");
+        assert!(first_small.for_rows(&ir, small).is_some(), "{first_small} has a twin");
         assert_eq!(first.for_rows(&ir, packed), None);
         // Rows TMA cannot map (K + 4: 8200 bytes) take the cp.async producer, which has no
         // multicast.

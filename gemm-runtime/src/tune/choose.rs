@@ -358,7 +358,7 @@ fn for_call_rows(
         .copied()
         .filter(|c| call.usable(tk, c))
         .collect();
-    gemm_core::estimate::for_rows(&usable, config, call.ir(), call.problem)
+    gemm_core::estimate::for_rows(&usable, config, call.ir(), tk.spec(), call.problem)
 }
 
 /// The cache's winner of `bucket`, when it can run `problem` on `dev`.

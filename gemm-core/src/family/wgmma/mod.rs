@@ -557,7 +557,8 @@ impl KernelFamily for Wgmma {
     /// twins against 282.4 alone (packed 181.1), 2048x11008x4096 in 283 against 391, 8192³
     /// in 1682 against 2383 (bench/results/h200-2026-12-07aw8). The table's and the
     /// planner's first picks are sector-aligned rows' (their winners take one block), and
-    /// a first call on such views ran at 0.63-0.75x cuBLAS.
+    /// a first call on such views ran at 0.63-0.75x cuBLAS (aw7: below a full wave the
+    /// twins lost, which [`crate::estimate::for_rows`] leaves to the one block).
     fn for_rows(&self, t: &WgmmaTile, ir: &GemmIr, p: Problem) -> Option<WgmmaTile> {
         let (fir, fp) = form(t, ir, p);
         let mid_sector = row_class(row_align(&fir, fp)) == 16 && tma_ok(&fir, fp);
