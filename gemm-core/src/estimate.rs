@@ -340,8 +340,8 @@ pub fn default_pick(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p:
 }
 
 /// `pick`, or its variant for the rows of a call of `ir` at `p`
-/// ([`TileConfig::for_rows`]) where `configs` holds it and `pick`'s blocks make a
-/// [`full_wave`]: for a start chosen without regard to the rows, the planner's first or a
+/// ([`TileConfig::for_rows`]) where `configs` holds it and `pick`'s blocks make a full
+/// wave that occupies the GPU (at least one block an SM): for a start chosen without regard to the rows, the planner's first or a
 /// winner measured on rows of another class (the wgmma tiles take a 2-block cluster on
 /// rows that start mid-sector). Only a full wave: at 1024³ on K + 8 views (32 to 64
 /// blocks) the 128-row tiles ran 5-6% slower in clusters, where from 4096³ up they gain
