@@ -555,7 +555,7 @@ impl KernelFamily for Wgmma {
     /// (B multicast to the two blocks of a column), whose L2 reads of B are half: on the
     /// H200 at K + 8 views (8208-byte rows) the 128x256 tile ran 4096³ in 191.5 µs as
     /// twins against 282.4 alone (packed 181.1), 2048x11008x4096 in 283 against 391, 8192³
-    /// in 1682 against 2383 (bench/results/h200-2026-12-07aw8). The table's and the
+    /// in 1682 against 2383 (bench/results/h200-2026-12-07aw7, aw10). The table's and the
     /// planner's first picks are sector-aligned rows' (their winners take one block), and
     /// a first call on such views ran at 0.63-0.75x cuBLAS (aw7: below a full wave the
     /// twins lost, which [`crate::estimate::for_rows`] leaves to the one block).
