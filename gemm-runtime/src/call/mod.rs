@@ -397,6 +397,17 @@ impl Call<'_, '_> {
         })
     }
 
+    /// The planned configs of `tk` that can run this call ([`Call::usable`]), in the
+    /// planner's order.
+    pub(crate) fn usable_configs(&self, tk: &TargetKernel) -> Vec<TileConfig> {
+        tk.plan()
+            .configs
+            .iter()
+            .copied()
+            .filter(|c| self.usable(tk, c))
+            .collect()
+    }
+
     /// The config this call runs with nothing measured for it (no record, no cached
     /// winner, `CROSSGEMM_TUNE=off`): of the planned configs that can run it,
     /// [`gemm_core::estimate::default_pick`]'s (the planner's first, unless it leaves
@@ -420,13 +431,7 @@ impl Call<'_, '_> {
         {
             return Ok(*c);
         }
-        let usable: Vec<TileConfig> = tk
-            .plan()
-            .configs
-            .iter()
-            .copied()
-            .filter(|c| self.usable(tk, c))
-            .collect();
+        let usable = self.usable_configs(tk);
         let c = gemm_core::estimate::default_pick(&usable, self.ir(), tk.spec(), self.problem).ok_or_else(|| {
             let info = self.device().info();
             GemmError::Unsupported(format!(

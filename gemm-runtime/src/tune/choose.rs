@@ -351,14 +351,7 @@ fn for_call_rows(
     if key_align(measured) == key_align(bucket) {
         return config;
     }
-    let usable: Vec<TileConfig> = tk
-        .plan()
-        .configs
-        .iter()
-        .copied()
-        .filter(|c| call.usable(tk, c))
-        .collect();
-    gemm_core::estimate::for_rows(&usable, config, call.ir(), tk.spec(), call.problem)
+    gemm_core::estimate::for_rows(&call.usable_configs(tk), config, call.ir(), tk.spec(), call.problem)
 }
 
 /// The cache's winner of `bucket`, when it can run `problem` on `dev`.
