@@ -770,7 +770,7 @@ mod tests {
     /// 128x256 wgmma tile for 64 rows of a row-major W (measured 0.37x cuBLAS, batch z1).
     /// On K + 8 views (rows of 8208 bytes: every other one starts mid-sector) the default
     /// is the planner's first in a 2-block cluster, as the H200 measured it
-    /// (bench/results/h200-2026-12-07aw8: 191.5 µs against 282.4 alone at 4096³); on
+    /// (bench/results/h200-2026-12-07aw7, aw10: 191.5 µs against 282.4 alone at 4096³); on
     /// packed rows, and for a tile the plan has no twin of, the pick stands.
     #[test]
     fn on_mid_sector_rows_the_default_takes_its_cluster_twin() {

@@ -356,8 +356,6 @@ pub trait DynFamily: Sync {
     fn describe(&self, c: &TileConfig) -> String;
 }
 
-/// The first of `family`'s rules that `tile` breaks, with why: what the planner prunes
-/// a candidate for, and what a config read from disk is refused for.
 /// Whether `ir`'s tensor-core kernels promote their accumulators: add them into f32
 /// sums every k-tile and start them afresh (`CG_PROMOTE` in the `wgmma` and `mma_sync`
 /// sources; in `decode`'s, every super-step of its unrolled chunks), so that a chain of
@@ -381,6 +379,28 @@ pub(crate) fn promote_define(ir: &GemmIr) -> String {
         promotes(ir) as u32
     )
 }
+
+/// The f32 sums a thread of `ir`'s kernel keeps beside its `acc` accumulators: one each
+/// where it [`promotes`] them, else none. What the families' register rules add.
+pub(crate) fn promoted_sums(ir: &GemmIr, acc: u32) -> u32 {
+    if promotes(ir) {
+        acc
+    } else {
+        0
+    }
+}
+
+/// What a register rule's reason adds where [`promoted_sums`] counted.
+pub(crate) fn sums_note(ir: &GemmIr) -> &'static str {
+    if promotes(ir) {
+        ", with tf32x3's promoted sums"
+    } else {
+        ""
+    }
+}
+
+/// The first of `family`'s rules that `tile` breaks, with why: what the planner prunes
+/// a candidate for, and what a config read from disk is refused for.
 
 fn first_broken_rule<F: KernelFamily>(family: &F, cx: &PlanCtx, tile: &F::Tile) -> Option<(&'static str, String)> {
     family

@@ -418,14 +418,9 @@ impl KernelFamily for Decode {
 
 // Rationale per rule: the source's static_asserts, the chip's limits and the register
 // budget.
-/// The f32 sums a thread keeps beside its accumulators where the kernel promotes them
-/// ([`crate::family::promotes`]): one per accumulator, else none.
+/// The f32 sums a thread keeps beside its accumulators ([`crate::family::promoted_sums`]).
 fn sums(x: &PlanCtx, t: &DecodeTile) -> u32 {
-    if crate::family::promotes(x.ir) {
-        t.acc_regs()
-    } else {
-        0
-    }
+    crate::family::promoted_sums(x.ir, t.acc_regs())
 }
 
 const RULES: [Rule<DecodeTile>; 7] = [
@@ -496,11 +491,7 @@ const RULES: [Rule<DecodeTile>; 7] = [
             (acc > 32).then(|| {
                 format!(
                     "{acc} accumulators per thread (at most 32 fit 128 registers){}",
-                    if sums(x, t) > 0 {
-                        ", with tf32x3's promoted sums"
-                    } else {
-                        ""
-                    }
+                    crate::family::sums_note(x.ir)
                 )
             })
         },

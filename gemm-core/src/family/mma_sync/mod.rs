@@ -197,14 +197,9 @@ impl KernelFamily for MmaSync {
     }
 }
 
-/// The f32 sums a thread keeps beside its accumulators where the kernel promotes them
-/// ([`crate::family::promotes`]): one per accumulator, else none.
+/// The f32 sums a thread keeps beside its accumulators ([`crate::family::promoted_sums`]).
 fn sums(x: &PlanCtx, c: &MmaTile) -> u32 {
-    if crate::family::promotes(x.ir) {
-        c.warp_m() * c.warp_n() / 32
-    } else {
-        0
-    }
+    crate::family::promoted_sums(x.ir, c.warp_m() * c.warp_n() / 32)
 }
 
 fn candidates(space: &TuneSpace, tf32: bool) -> Vec<MmaTile> {
@@ -347,11 +342,7 @@ const RULES: [Rule<MmaTile>; 10] =
                 (acc > 128).then(|| {
                     format!(
                         "{acc} f32 accumulators per thread (> 128 spills){}",
-                        if sums(x, c) > 0 {
-                            ", with tf32x3's promoted sums"
-                        } else {
-                            ""
-                        }
+                        crate::family::sums_note(x.ir)
                     )
                 })
             },
@@ -460,9 +451,9 @@ mod tests {
             stages: 3,
             group_m: 8,
         };
-        let tf32_rule = RULES.iter().find(|r| r.name == "accumulators").unwrap();
-        assert_eq!((tf32_rule.check)(&PlanCtx::new(h200, &tf32), &t), None);
-        let why = (tf32_rule.check)(&PlanCtx::new(h200, &x3), &t).unwrap();
+        let rule = RULES.iter().find(|r| r.name == "accumulators").unwrap();
+        assert_eq!((rule.check)(&PlanCtx::new(h200, &tf32), &t), None);
+        let why = (rule.check)(&PlanCtx::new(h200, &x3), &t).unwrap();
         assert!(why.contains("256 f32 accumulators") && why.contains("tf32x3"), "{why}");
         let src = cuda::emit_variant(&x3, Variant::Full);
         assert!(src.contains("#ifndef CG_PROMOTE\n#define CG_PROMOTE 1\n#endif\n"));

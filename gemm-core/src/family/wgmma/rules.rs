@@ -253,11 +253,7 @@ pub(super) const RULES: [Rule<WgmmaTile>; 14] = [
 /// 64-row slab of its share, twice that where the kernel keeps promoted sums beside them.
 pub(super) fn accumulator_regs(x: &PlanCtx, c: &WgmmaTile) -> u32 {
     let acc = (c.bm / c.sharers() / 64) * c.bn / 2;
-    if crate::family::promotes(x.ir) {
-        2 * acc
-    } else {
-        acc
-    }
+    acc + crate::family::promoted_sums(x.ir, acc)
 }
 
 /// The most f32 accumulators a consumer thread may hold. ptxas compiles the whole kernel
