@@ -401,7 +401,6 @@ pub(crate) fn sums_note(ir: &GemmIr) -> &'static str {
 
 /// The first of `family`'s rules that `tile` breaks, with why: what the planner prunes
 /// a candidate for, and what a config read from disk is refused for.
-
 fn first_broken_rule<F: KernelFamily>(family: &F, cx: &PlanCtx, tile: &F::Tile) -> Option<(&'static str, String)> {
     family
         .rules()
