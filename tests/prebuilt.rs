@@ -3,6 +3,8 @@
 //! replaces. Runs without a GPU (NVRTC at build time is all it needs):
 //! `cargo test --features aot --test prebuilt` with libnvrtc on `LD_LIBRARY_PATH`.
 
+mod common;
+
 use crossgemm::prelude::*;
 use crossgemm::{Backend, Problem, Stored};
 
@@ -10,6 +12,18 @@ use crossgemm::{Backend, Problem, Stored};
 #[gemm_kernel]
 fn linear_relu(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
     relu(x * w + bias)
+}
+
+// The H200 tables of two more classes of the bench's kernels (bf16 with no epilogue, f16
+// with a transcendental one), whose CUBINs the check of every prebuilt build reads too.
+#[gemm_kernel]
+fn plain_bf16(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>) -> Matrix<bf16> {
+    x * w
+}
+
+#[gemm_kernel]
+fn linear_gelu(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
+    gelu(x * w + bias)
 }
 
 // No record matches a column-major output of a bf16 kernel with a column-major A:
@@ -91,5 +105,143 @@ fn other_compiles_find_nothing() {
     }
     for t in untabled::spec().targets() {
         assert!(t.table().is_empty() && t.prebuilt().is_empty(), "{}", t.target);
+    }
+}
+
+/// Issue 9's check of the winners' builds, for every CUBIN the H200 tables of three
+/// kernels prebuild (f16 and bf16; no epilogue, a cheap one, a transcendental one): ptxas
+/// reports no stack frame, no spills and no serialised wgmma (its "Potential Performance
+/// Loss" advisory); and in their SASS (nvdisasm: `CROSSGEMM_NVDISASM`, else the one on
+/// the `PATH`; CI installs it from PyPI) each holds its family's tensor-core instruction
+/// (HGMMA for wgmma, HMMA for the mma.sync families) and no local-memory access (LDL,
+/// STL). Without nvdisasm the SASS half is a reported skip, a failure under
+/// `CROSSGEMM_REQUIRE_NVDISASM=1` (CI sets it where the install worked).
+#[test]
+fn prebuilt_cubins_keep_to_registers_and_tensor_cores() {
+    let nvdisasm = sass::nvdisasm();
+    let mut checked = 0;
+    for spec in [linear_relu::spec(), plain_bf16::spec(), linear_gelu::spec()] {
+        let h200 = spec.target("h200").expect("the sm90 feature plans h200");
+        assert!(
+            !h200.prebuilt().is_empty(),
+            "{}: the shipped records give it an h200 table",
+            spec.name
+        );
+        for p in h200.prebuilt() {
+            let defines: Vec<_> = p.options().iter().filter(|o| o.starts_with("-D")).collect();
+            let what = format!("{} {} {defines:?}", spec.name, p.family());
+            let (stack, spill_stores, spill_loads) =
+                ptxas_frame(p.log()).unwrap_or_else(|| panic!("{what}: no frame report in ptxas's log:\n{}", p.log()));
+            assert_eq!(
+                (stack, spill_stores, spill_loads),
+                (0, 0, 0),
+                "{what}: stack frame, spill stores, spill loads"
+            );
+            assert!(!p.log().contains("Potential Performance Loss"), "{what}:\n{}", p.log());
+            if let Some(tool) = &nvdisasm {
+                let ops = sass::opcodes(tool, p.cubin());
+                let tensor = match p.family() {
+                    "wgmma" => Some("HGMMA"),
+                    "decode" | "decode_n" | "mma_sync" => Some("HMMA"),
+                    _ => None,
+                };
+                if let Some(t) = tensor {
+                    assert!(ops.iter().any(|o| o == t), "{what}: no {t} in its SASS");
+                }
+                let local: Vec<_> = ops.iter().filter(|o| *o == "LDL" || *o == "STL").collect();
+                assert!(local.is_empty(), "{what}: local memory in its SASS: {local:?}");
+            }
+            println!("{what}: {}", ptxas_registers(p.log()));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 3, "{checked} CUBINs checked");
+    if nvdisasm.is_none() {
+        common::skip(
+            "prebuilt_cubins_keep_to_registers_and_tensor_cores",
+            "the SASS of the prebuilt CUBINs",
+            "no nvdisasm (CROSSGEMM_NVDISASM unset, none on the PATH)",
+            "CROSSGEMM_REQUIRE_NVDISASM",
+        );
+    }
+}
+
+/// `(stack frame, spill stores, spill loads)` bytes of ptxas's `-v` report.
+fn ptxas_frame(log: &str) -> Option<(u64, u64, u64)> {
+    let line = log.lines().find(|l| l.contains("bytes stack frame"))?;
+    let mut n = line
+        .split(',')
+        .map(|part| part.split_whitespace().find_map(|w| w.parse::<u64>().ok()));
+    Some((n.next()??, n.next()??, n.next()??))
+}
+
+#[test]
+fn ptxas_frame_reads_the_report() {
+    let log = "ptxas info    : Function properties for k\nptxas         .     16 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads\nptxas info    : Used 255 registers";
+    assert_eq!(ptxas_frame(log), Some((16, 8, 4)));
+    assert_eq!(ptxas_registers(log), "Used 255 registers");
+    assert_eq!(ptxas_frame("ptxas info    : Used 90 registers"), None);
+}
+
+/// ptxas's "Used N registers" line, for the test's report.
+fn ptxas_registers(log: &str) -> &str {
+    log.lines()
+        .find(|l| l.contains("registers"))
+        .map_or("no register report", |l| {
+            l.trim_start_matches("ptxas info    : ").trim()
+        })
+}
+
+mod sass {
+    use std::path::PathBuf;
+    use std::process::Command;
+
+    /// `CROSSGEMM_NVDISASM` (which must run), else `nvdisasm` on the `PATH` if it runs.
+    pub fn nvdisasm() -> Option<PathBuf> {
+        let runs = |p: &PathBuf| {
+            Command::new(p)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        match std::env::var_os("CROSSGEMM_NVDISASM") {
+            Some(p) if !p.is_empty() => {
+                let p = PathBuf::from(p);
+                assert!(runs(&p), "CROSSGEMM_NVDISASM={} does not run", p.display());
+                Some(p)
+            }
+            _ => Some(PathBuf::from("nvdisasm")).filter(runs),
+        }
+    }
+
+    /// The opcodes of `cubin`'s SASS, without their modifiers (`HGMMA.64x256x16.F32` is
+    /// `HGMMA`) or predicates.
+    pub fn opcodes(nvdisasm: &PathBuf, cubin: &[u8]) -> Vec<String> {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "crossgemm-prebuilt-{}-{}.cubin",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::write(&path, cubin).unwrap();
+        let out = Command::new(nvdisasm).arg("-c").arg(&path).output().unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert!(
+            out.status.success(),
+            "nvdisasm: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            // `/*0a80*/  @P0 LDL.64 R2, [R1+0x8] ;`: the first word after the address
+            // and any predicate.
+            .filter_map(|l| {
+                let code = l.trim_start().strip_prefix("/*")?.split_once("*/")?.1;
+                code.split_whitespace()
+                    .find(|w| !w.starts_with('@'))
+                    .map(|w| w.split('.').next().unwrap_or(w).trim_end_matches(';').to_string())
+            })
+            .collect()
     }
 }

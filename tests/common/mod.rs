@@ -8,7 +8,9 @@
 //! - `CROSSGEMM_REQUIRE_CUDA`: no CUDA device is a failure (the GPU machine, where a
 //!   CUDA that fails to load would otherwise leave only the OpenCL runs);
 //! - `CROSSGEMM_REQUIRE_NVRTC`: no libnvrtc is a failure for the NVRTC compile checks
-//!   (CI installs it from PyPI).
+//!   (CI installs it from PyPI);
+//! - `CROSSGEMM_REQUIRE_NVDISASM`: no nvdisasm is a failure for tests/prebuilt.rs's check
+//!   of the prebuilt CUBINs' SASS (CI installs it from PyPI).
 #![allow(dead_code)]
 
 use crossgemm::prelude::*;
