@@ -14,8 +14,14 @@ fn linear_relu(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matr
     relu(x * w + bias)
 }
 
-// The H200 tables of two more classes of the bench's kernels (bf16 with no epilogue, f16
-// with a transcendental one), whose CUBINs the check of every prebuilt build reads too.
+// The H200 tables of the other classes of issue 9's table (f16 and bf16; no epilogue,
+// bias+ReLU, bias+GELU) and of tf32, whose CUBINs the check of every prebuilt build
+// reads too.
+#[gemm_kernel]
+fn plain_f16(x: Matrix<f16>, w: Matrix<f16, ColMajor>) -> Matrix<f16> {
+    x * w
+}
+
 #[gemm_kernel]
 fn plain_bf16(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>) -> Matrix<bf16> {
     x * w
@@ -24,6 +30,21 @@ fn plain_bf16(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>) -> Matrix<bf16> {
 #[gemm_kernel]
 fn linear_gelu(x: Matrix<f16>, w: Matrix<f16, ColMajor>, bias: Row<f16>) -> Matrix<f16> {
     gelu(x * w + bias)
+}
+
+#[gemm_kernel]
+fn linear_relu_bf16(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>, bias: Row<bf16>) -> Matrix<bf16> {
+    relu(x * w + bias)
+}
+
+#[gemm_kernel]
+fn linear_gelu_bf16(x: Matrix<bf16>, w: Matrix<bf16, ColMajor>, bias: Row<bf16>) -> Matrix<bf16> {
+    gelu(x * w + bias)
+}
+
+#[gemm_kernel(acc = tf32)]
+fn plain_tf32(x: Matrix<f32>, w: Matrix<f32, ColMajor>) -> Matrix<f32> {
+    x * w
 }
 
 // No record matches a column-major output of a bf16 kernel with a column-major A:
@@ -108,8 +129,8 @@ fn other_compiles_find_nothing() {
     }
 }
 
-/// Issue 9's check of the winners' builds, for every CUBIN the H200 tables of three
-/// kernels prebuild (f16 and bf16; no epilogue, a cheap one, a transcendental one): ptxas
+/// Issue 9's check of the winners' builds, for every CUBIN the H200 tables of seven
+/// kernels prebuild (f16 and bf16 with no epilogue, bias+ReLU and bias+GELU; tf32): ptxas
 /// reports no stack frame, no spills and no serialised wgmma (its "Potential Performance
 /// Loss" advisory); and in their SASS (nvdisasm: `CROSSGEMM_NVDISASM`, else the one on
 /// the `PATH`; CI installs it from PyPI) each holds its family's tensor-core instruction
@@ -120,7 +141,16 @@ fn other_compiles_find_nothing() {
 fn prebuilt_cubins_keep_to_registers_and_tensor_cores() {
     let nvdisasm = sass::nvdisasm();
     let mut checked = 0;
-    for spec in [linear_relu::spec(), plain_bf16::spec(), linear_gelu::spec()] {
+    let specs = [
+        linear_relu::spec(),
+        plain_f16::spec(),
+        linear_gelu::spec(),
+        plain_bf16::spec(),
+        linear_relu_bf16::spec(),
+        linear_gelu_bf16::spec(),
+        plain_tf32::spec(),
+    ];
+    for spec in specs {
         let h200 = spec.target("h200").expect("the sm90 feature plans h200");
         assert!(
             !h200.prebuilt().is_empty(),
@@ -155,7 +185,7 @@ fn prebuilt_cubins_keep_to_registers_and_tensor_cores() {
             checked += 1;
         }
     }
-    assert!(checked >= 3, "{checked} CUBINs checked");
+    assert!(checked >= specs.len(), "{checked} CUBINs checked");
     if nvdisasm.is_none() {
         common::skip(
             "prebuilt_cubins_keep_to_registers_and_tensor_cores",
