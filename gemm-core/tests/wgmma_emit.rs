@@ -894,3 +894,34 @@ fn configs_compile_for_sm90a_without_spills() {
         assert!(ok && cubin > 0, "a compile with only {defines:?} failed:\n{log}");
     }
 }
+
+/// The check [`configs_compile_for_sm90a_without_spills`] makes of every build can fail: a
+/// kernel that reads a wgmma's accumulators (here, hands them to a call) before waiting for
+/// it is serialised by ptxas, which says so only in `info` lines (an injected
+/// `warpgroup.wait` and `warpgroup.arrive`), and `common::wgmma_serialised` sees them.
+#[test]
+fn a_serialised_wgmma_is_caught() {
+    let Some(nv) = common::nvrtc_or_skip("a_serialised_wgmma_is_caught") else {
+        return;
+    };
+    let src = r#"
+extern "C" __device__ __noinline__ void touch(float* p) { p[0] += 1.0f; }
+extern "C" __global__ void k(float* out, unsigned long long da, unsigned long long db) {
+    float d[8];
+    for (int i = 0; i < 8; ++i) d[i] = 0.0f;
+    asm volatile("wgmma.fence.sync.aligned;\n");
+    asm volatile("wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, 1, 1, 1, 0, 0;\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+                 : "l"(da), "l"(db));
+    touch(d);
+    asm volatile("wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+    for (int i = 0; i < 8; ++i) out[threadIdx.x * 8 + i] = d[i];
+}
+"#;
+    let (ok, log, _) = nv.compile(src, "serialised.cu", &common::compile_options("90a", Vec::new()));
+    assert!(ok, "{log}");
+    assert!(
+        common::wgmma_serialised(&log),
+        "ptxas said nothing of the serialised wgmma:\n{log}"
+    );
+}

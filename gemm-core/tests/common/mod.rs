@@ -140,9 +140,19 @@ pub fn nvrtc_or_skip(test: &str) -> Option<nvrtc::Nvrtc> {
     nv
 }
 
-/// Asserts that ptxas's report in `log` has no warning, no spill and no stack frame.
+/// Whether ptxas's report in `log` says it serialised wgmma: it reports that as `info`
+/// lines, not warnings: a wait or an arrive it injected around wgmma whose registers the
+/// code between them touches (C7517, C7519: "warpgroup.wait is injected ..."), or a
+/// "Potential Performance Loss" (C7510-C7515).
+pub fn wgmma_serialised(log: &str) -> bool {
+    log.contains("is injected") || log.contains("Potential Performance Loss")
+}
+
+/// Asserts that ptxas's report in `log` has no warning, no spill and no stack frame, and
+/// no serialised wgmma ([`wgmma_serialised`]).
 pub fn assert_no_spills(what: &str, log: &str) {
     assert!(!log.contains("warning"), "{what}: ptxas warned:\n{log}");
+    assert!(!wgmma_serialised(log), "{what}: ptxas serialised wgmma:\n{log}");
     for (suffix, name) in [
         (" bytes spill stores", "spill stores"),
         (" bytes spill loads", "spill loads"),
