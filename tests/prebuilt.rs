@@ -160,17 +160,14 @@ fn prebuilt_cubins_keep_to_registers_and_tensor_cores() {
         for p in h200.prebuilt() {
             let defines: Vec<_> = p.options().iter().filter(|o| o.starts_with("-D")).collect();
             let what = format!("{} {} {defines:?}", spec.name, p.family());
-            let (stack, spill_stores, spill_loads) =
-                ptxas_frame(p.log()).unwrap_or_else(|| panic!("{what}: no frame report in ptxas's log:\n{}", p.log()));
+            let ptxas = p.ptxas();
             assert_eq!(
-                (stack, spill_stores, spill_loads),
-                (0, 0, 0),
-                "{what}: stack frame, spill stores, spill loads"
+                (ptxas.stack_frame, ptxas.spill_stores, ptxas.spill_loads),
+                (Some(0), Some(0), Some(0)),
+                "{what}: stack frame, spill stores, spill loads:\n{}",
+                p.log()
             );
-            // ptxas reports serialised wgmma as info lines: a wait or arrive it injected
-            // (C7517, C7519) or a "Potential Performance Loss" (C7510-C7515).
-            let serialised = p.log().contains("is injected") || p.log().contains("Potential Performance Loss");
-            assert!(!serialised, "{what}: ptxas serialised wgmma:\n{}", p.log());
+            assert!(!ptxas.serialised_wgmma, "{what}: ptxas serialised wgmma:\n{}", p.log());
             if let Some(tool) = &nvdisasm {
                 let ops = sass::opcodes(tool, p.cubin());
                 let tensor = match p.family() {
@@ -184,7 +181,8 @@ fn prebuilt_cubins_keep_to_registers_and_tensor_cores() {
                 let local: Vec<_> = ops.iter().filter(|o| *o == "LDL" || *o == "STL").collect();
                 assert!(local.is_empty(), "{what}: local memory in its SASS: {local:?}");
             }
-            println!("{what}: {}", ptxas_registers(p.log()));
+            let registers = ptxas.registers.map_or("no count of".to_string(), |r| r.to_string());
+            println!("{what}: {registers} registers");
             checked += 1;
         }
     }
@@ -197,32 +195,6 @@ fn prebuilt_cubins_keep_to_registers_and_tensor_cores() {
             "CROSSGEMM_REQUIRE_NVDISASM",
         );
     }
-}
-
-/// `(stack frame, spill stores, spill loads)` bytes of ptxas's `-v` report.
-fn ptxas_frame(log: &str) -> Option<(u64, u64, u64)> {
-    let line = log.lines().find(|l| l.contains("bytes stack frame"))?;
-    let mut n = line
-        .split(',')
-        .map(|part| part.split_whitespace().find_map(|w| w.parse::<u64>().ok()));
-    Some((n.next()??, n.next()??, n.next()??))
-}
-
-#[test]
-fn ptxas_frame_reads_the_report() {
-    let log = "ptxas info    : Function properties for k\nptxas         .     16 bytes stack frame, 8 bytes spill stores, 4 bytes spill loads\nptxas info    : Used 255 registers";
-    assert_eq!(ptxas_frame(log), Some((16, 8, 4)));
-    assert_eq!(ptxas_registers(log), "Used 255 registers");
-    assert_eq!(ptxas_frame("ptxas info    : Used 90 registers"), None);
-}
-
-/// ptxas's "Used N registers" line, for the test's report.
-fn ptxas_registers(log: &str) -> &str {
-    log.lines()
-        .find(|l| l.contains("registers"))
-        .map_or("no register report", |l| {
-            l.trim_start_matches("ptxas info    : ").trim()
-        })
 }
 
 mod sass {

@@ -46,6 +46,8 @@ pub use buffer::{Col, Matrix, Row};
 #[cfg(feature = "cuda")]
 pub use cudarc;
 pub use device::binary_cache::{compile_stats, CompileStats};
+#[cfg(feature = "cuda")]
+pub use device::cuda::PtxasInfo;
 pub use device::{Device, DeviceInfo};
 pub use element::{ColMajor, Element, LayoutType, RowMajor};
 pub use env::{cache_dir, cache_dir_checked, check_cache_dir, commit, set_cache_dir};

@@ -65,6 +65,12 @@ impl Prebuilt {
     pub fn log(&self) -> &'static str {
         self.log
     }
+
+    /// ptxas's report in [`Prebuilt::log`], read.
+    #[cfg(feature = "cuda")]
+    pub fn ptxas(&self) -> crate::PtxasInfo {
+        crate::PtxasInfo::parse(self.log)
+    }
 }
 
 /// Where a source lives (its address and length: the macro's string, never a copy), the

@@ -24,8 +24,9 @@ use cudarc::driver::{
 use gemm_core::target::DeviceType;
 use gemm_core::{CompileNeeds, LaunchDims};
 use interop::CudaBorrowed;
+pub use nvrtc::PtxasInfo;
 use nvrtc::{compile_logged, dump, nvrtc_options};
-pub(crate) use nvrtc::{nvrtc_compile_check, nvrtc_present, nvrtc_version, Arch, PtxasInfo};
+pub(crate) use nvrtc::{nvrtc_compile_check, nvrtc_present, nvrtc_version, Arch};
 use std::any::Any;
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -817,10 +818,26 @@ extern "C" __global__ void __cluster_dims__(4, 1, 1) resident(unsigned* count, u
         assert_eq!(p.registers, Some(168));
         assert_eq!(p.spill_stores, Some(4));
         assert_eq!(p.spill_loads, Some(12));
+        assert_eq!(p.stack_frame, Some(8));
+        assert!(!p.serialised_wgmma);
         assert_eq!(
             p.summary,
             "Used 168 registers, used 1 barriers, 380 bytes cmem[0]; 8 bytes stack frame, 4 bytes spill stores, 12 bytes spill loads"
         );
+    }
+
+    /// ptxas reports serialised wgmma as `info` lines: the injected wait and arrive as
+    /// NVRTC 13.0 printed them for a kernel handing a wgmma's accumulators to a call
+    /// before its wait (gemm-core's `a_serialised_wgmma_is_caught`), and an advisory of
+    /// the "Potential Performance Loss" form.
+    #[test]
+    fn serialised_wgmma_is_read() {
+        let injected = "ptxas info    : (C7519) warpgroup.arrive is injected in around line 84 by compiler to allow use of registers in GMMA in function 'k'\n\
+                        ptxas info    : (C7517) warpgroup.wait is injected in around line 71 by compiler to allow use of registers defined by GMMA in function 'k'\n";
+        assert!(PtxasInfo::parse(injected).serialised_wgmma);
+        let loss = "ptxas info    : (C7515) Potential Performance Loss: wgmma.mma_async instructions are serialized due to the presence of Extern calls in the function 'k'\n";
+        assert!(PtxasInfo::parse(loss).serialised_wgmma);
+        assert!(!PtxasInfo::parse("ptxas info    : Used 90 registers\n").serialised_wgmma);
     }
 
     #[test]

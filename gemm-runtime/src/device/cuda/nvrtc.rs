@@ -10,18 +10,30 @@ pub(crate) fn nvrtc_present() -> bool {
     gemm_nvrtc::present()
 }
 
-/// What ptxas `-v` said about a kernel. Fields are `None` where the log lacked them.
+/// What ptxas `-v` said about a kernel (`None` where the log lacked the line): its
+/// resources, and whether it had to serialise wgmma.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct PtxasInfo {
-    pub(crate) registers: Option<u32>,
-    pub(crate) spill_stores: Option<u32>,
-    pub(crate) spill_loads: Option<u32>,
+pub struct PtxasInfo {
+    /// Registers per thread.
+    pub registers: Option<u32>,
+    /// Bytes of stack frame.
+    pub stack_frame: Option<u32>,
+    /// Bytes of spill stores.
+    pub spill_stores: Option<u32>,
+    /// Bytes of spill loads.
+    pub spill_loads: Option<u32>,
+    /// ptxas serialised wgmma, which it reports as `info` lines, not warnings: a wait or
+    /// an arrive it injected around wgmma whose registers the code between them touches
+    /// (C7517, C7519: "warpgroup.wait is injected ..."), or a "Potential Performance
+    /// Loss" (C7510-C7515).
+    pub serialised_wgmma: bool,
     /// The register and spill lines, joined with `; `.
     pub(crate) summary: String,
 }
 
 impl PtxasInfo {
-    pub(crate) fn parse(log: &str) -> PtxasInfo {
+    /// Reads NVRTC's program log of a compile with `--ptxas-options=-v`.
+    pub fn parse(log: &str) -> PtxasInfo {
         let mut info = PtxasInfo::default();
         let (mut regs, mut spills) = (Vec::new(), Vec::new());
         for line in log.lines() {
@@ -36,6 +48,7 @@ impl PtxasInfo {
                     .trim(),
                 None => l,
             };
+            info.serialised_wgmma |= l.contains("is injected") || l.contains("Potential Performance Loss");
             let is_regs = l.starts_with("Used ") && l.contains("registers");
             let is_spill = l.contains("spill stores") || l.contains("spill loads");
             if !(is_regs || is_spill) {
@@ -45,6 +58,7 @@ impl PtxasInfo {
                 info.registers = number_before(l, " registers");
             }
             if is_spill {
+                info.stack_frame = number_before(l, " bytes stack frame");
                 info.spill_stores = number_before(l, " bytes spill stores");
                 info.spill_loads = number_before(l, " bytes spill loads");
             }
