@@ -784,25 +784,8 @@ static __device__ __forceinline__ bool cg_splitk_fold(float (&acc)[CG_MI][BN / 2
                  : "=r"(last) : "r"(last), "r"(c + 1) : "memory");
     if (!last) return false;
     __threadfence();
-    /* Two splits (every stream-K unit; KSPLIT 2): the other's slot added to this one's
-       registers, the same bits as slot 0 + slot 1 (f32 addition commutes) for half the
-       reads. */
-    if (nsplit == 2) {
-        if (rows) {
-            const cg_f4* const other = slots + (1 - split) * S;
-#pragma unroll
-            for (int mi = 0; mi < CG_MI; ++mi)
-#pragma unroll
-                for (int q = 0; q < BN / 8; ++q) {
-                    const cg_f4 v = cg_ld_f4(other + (mi * (BN / 8) + q) * 128 + tid);
-                    acc[mi][4 * q] += v.x; acc[mi][4 * q + 1] += v.y; acc[mi][4 * q + 2] += v.z; acc[mi][4 * q + 3] += v.w;
-                }
-        }
-        return true;
-    }
-    /* More: slot 0, then + slot 1, + slot 2 ... (this split's own slot read back like
-       the others, as the order of the sum fixes its bits): one round of 16-byte loads per
-       slot, in flight together. */
+    /* Slot 0, then + slot 1, + slot 2 ... (this split's own slot read back like the
+       others): one round of 16-byte loads per slot, in flight together. */
     if (rows) {
 #pragma unroll
         for (int mi = 0; mi < CG_MI; ++mi)
