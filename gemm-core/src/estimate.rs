@@ -339,18 +339,62 @@ pub fn default_pick(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p:
     Some(for_rows(configs, pick, ir, target, p))
 }
 
-/// `pick`, or its variant for the rows of a call of `ir` at `p`
-/// ([`TileConfig::for_rows`]) where `configs` holds it and `pick`'s blocks make a full
-/// wave that occupies the GPU (at least one block an SM): for a start chosen without regard to the rows, the planner's first or a
-/// winner measured on rows of another class (the wgmma tiles take a 2-block cluster on
-/// rows that start mid-sector). Only a full wave: at 1024³ on K + 8 views (32 to 64
-/// blocks) the 128-row tiles ran 5-6% slower in clusters, where from 4096³ up they gain
-/// a third (bench/results/h200-2026-12-07aw7).
+/// `pick`, or a clustered config for the rows of a call of `ir` at `p` where `pick`'s
+/// family has a variant for them ([`TileConfig::for_rows`]: the wgmma tiles of one block
+/// on rows that start mid-sector) and `pick`'s blocks make a full wave that occupies the
+/// GPU (at least one block an SM). For a start chosen without regard to the rows: the
+/// planner's first, or a winner measured on rows of another class.
+///
+/// Which cluster: of `configs`, those of `pick`'s family in clusters of the same block
+/// tile (its own 2-block twin, the 2x2 cluster), else of the block tiles nearest its area,
+/// the one with the least estimate (the first of them on a tie). On K + 8 views on an H100
+/// (bench/results/h100-2026-12-07ay) the estimate orders them as measured: the 128x256
+/// pair at 4096³ (211.5 µs against 222.3 for the 2x2) and 8192³ (1708 against 1808), the
+/// 2x2 at 2048x11008x4096 (269.3 against 304.1); and it reaches tiles with no twin
+/// planned, which stayed alone before: that row's table picks, 128x128 (572 µs alone;
+/// its 2x2 289.4) and 192x192 with three consumers (403 alone; the 2x2 of 128x256 269.3).
+/// Only a full wave: at 1024³ on K + 8 views (32 to 64 blocks) the 128-row tiles ran
+/// 5-6% slower in clusters, where from 4096³ up they gain a third
+/// (bench/results/h200-2026-12-07aw7).
 pub fn for_rows(configs: &[TileConfig], pick: TileConfig, ir: &GemmIr, target: &TargetSpec, p: Problem) -> TileConfig {
     if !full_wave(&pick, target, p) {
         return pick;
     }
-    pick.for_rows(ir, p).filter(|t| configs.contains(t)).unwrap_or(pick)
+    let Some(twin) = pick.for_rows(ir, p) else {
+        return pick;
+    };
+    let clustered: Vec<&TileConfig> = configs
+        .iter()
+        .filter(|c| c.family_id() == pick.family_id() && c.family().cluster_blocks(c) > 1)
+        .collect();
+    let area = |c: &TileConfig| {
+        let (bm, bn) = c.block_mn();
+        f64::from(bm) * f64::from(bn)
+    };
+    // How far a block tile is from the pick's: the same tile 0, then by the log of the
+    // ratio of their areas.
+    let distance = |c: &TileConfig| {
+        if c.block_mn() == pick.block_mn() {
+            0.0
+        } else {
+            (area(c) / area(&pick)).ln().abs() + f64::EPSILON
+        }
+    };
+    let nearest = clustered.iter().map(|c| distance(c)).fold(f64::INFINITY, f64::min);
+    let pool: Vec<TileConfig> = clustered
+        .into_iter()
+        .filter(|c| distance(c) == nearest)
+        .copied()
+        .collect();
+    let Some(est) = estimates(&pool, ir, target, p) else {
+        // Without estimates only the twin itself, where planned.
+        return if configs.contains(&twin) { twin } else { pick };
+    };
+    let best = est.iter().copied().fold(f64::INFINITY, f64::min);
+    pool.iter()
+        .zip(&est)
+        .find(|(_, e)| **e == best)
+        .map_or(pick, |(c, _)| *c)
 }
 
 /// [`default_pick`] before [`whole_where_full`].
@@ -811,6 +855,47 @@ mod tests {
             ..packed
         };
         assert_eq!(first.for_rows(&ir, odd), None);
+    }
+
+    /// A start on mid-sector rows (K + 8 views) takes the cluster the H100 measured fastest
+    /// among those of its block tile (bench/results/h100-2026-12-07ay, ax2): the 128x256
+    /// pair at 4096³ and 8192³, the 2x2 at 2048x11008x4096; a tile with no clustered config
+    /// planned (192x192 with three consumers, a table's pick there) takes the nearest
+    /// tile's, where before it stayed alone (403 µs against 269 for the 2x2 of 128x256).
+    #[test]
+    fn on_mid_sector_rows_a_start_takes_the_cluster_its_tile_runs_best_in() {
+        use crate::family::{Stored, WgmmaTile};
+        let (t, ir) = (h200(), f16());
+        let plan = plan_target(&ir, &t, &TuneSpace::default()).configs;
+        let view = |m, n, k| Problem::new(m, n, k).stored(Stored::new(k + 8, 0), Stored::new(k + 8, 0));
+        let wgmma = |w: WgmmaTile| TileConfig::Wgmma(w);
+        let alone = |bm, bn, stages, consumers| WgmmaTile::new(bm, bn, stages, consumers);
+        let pair = |w: WgmmaTile| wgmma(WgmmaTile { cluster_m: 2, ..w });
+        let quad = |w: WgmmaTile| {
+            wgmma(WgmmaTile {
+                cluster_m: 2,
+                cluster_n: 2,
+                ..w
+            })
+        };
+        let start = |w: WgmmaTile, p: Problem| {
+            let configs = accepting(&plan, &ir, p);
+            assert!(configs.contains(&wgmma(w)), "{} is planned", wgmma(w));
+            for_rows(&configs, wgmma(w), &ir, &t, p)
+        };
+        let wide = alone(128, 256, 4, 2);
+        assert_eq!(start(wide, view(4096, 4096, 4096)), pair(wide));
+        assert_eq!(start(wide, view(8192, 8192, 8192)), pair(wide));
+        assert_eq!(start(wide, view(2048, 11008, 4096)), quad(wide));
+        let square = alone(128, 128, 6, 2);
+        assert_eq!(start(square, view(2048, 11008, 4096)), quad(square));
+        let three = alone(192, 192, 4, 3);
+        assert_eq!(start(three, view(2048, 11008, 4096)), quad(wide));
+        // Packed rows keep every start.
+        for w in [wide, square, three] {
+            let p = Problem::new(2048, 11008, 4096);
+            assert_eq!(for_rows(&accepting(&plan, &ir, p), wgmma(w), &ir, &t, p), wgmma(w));
+        }
     }
 
     #[test]
