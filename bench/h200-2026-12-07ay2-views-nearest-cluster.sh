@@ -14,7 +14,7 @@ source bench/lib.sh $BATCH
 unset CROSSGEMM_IGNORE_TABLES
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee $R/gpu.txt
 S="--shape 2048x11008x4096 --shape 4096x4096x4096 --shape 8192x8192x8192"
-for round in 1 2; do for bin in $B $OLD; do
+for round in $(seq ${ROUNDS:-2}); do for bin in $B $OLD; do
   tag=$(basename $bin)-$round
   CROSSGEMM_COMMIT="$(head -1 $bin/COMMIT)" timeout 100 $bin/crossgemm bench --first-call $S --pad 8 --dtypes f16,bf16 --epilogues none \
     --cache-dir /tmp/cg-$BATCH-$tag --out $R --name $tag > $R/$tag.log 2>&1; echo "$tag rc=$?"
