@@ -590,48 +590,48 @@ static_assert(!CG_STREAMK || (KSPLIT == 1 && CG_CLUSTER == 1 && !CG_PINGPONG), "
 /* The k-tiles of split s: [CG_KT(s), CG_KT(s + 1)). */
 #define CG_KT(s) ((int)(((long long)(s) * ktiles) / KSPLIT))
 #if CG_STREAMK
-/* Stream-K (data-parallel tiles, then one stream-K wave): of the U work units (tiles of
-   every product), the last G + U % G (G blocks; none when U <= G or G divides U) are
-   shared out by k-tiles, L = that many units times KT k-tiles, block g taking
-   [g L / G, (g + 1) L / G); before them each block takes whole units g, g + G, ... A
-   block's share is at least KT k-tiles, so at most two blocks meet in a unit: the one
-   with its first k-tiles folds as split 0, the other as split 1 (cg_walk_sharers). The
-   producer and the consumers walk the same segments. */
-/* Block g of G over U units of KT k-tiles; the stream-K k-tiles number L = sk KT < 2^31
-   (the host refuses larger: Wgmma::accepts). Four registers of state: the mainloop's
-   accumulators leave few. */
-struct CgWalk { int u_dp, next_dp, it, it_end; };
+/* Stream-K in its tail form (data-parallel waves, then the last partial wave split by
+   K): of the U work units on G blocks, the first D G (D = U / G) run whole, block g
+   taking units g, g + G, ...; the T = U - D G of the partial wave are split S ways,
+   S = min(G / T, KT, CG_TAIL_MAX), block g < T S taking split g % S of unit D G + g / S,
+   k-tiles [s KT / S, (s + 1) KT / S). With S < 2 the tail runs whole like the rest. The
+   S blocks of a unit fold their partial tiles through the workspace in split order, the
+   last to arrive running the epilogue (cg_splitk_fold). Blocks of the same split read
+   the same k-slices at once, as whole tiles in grouped order do (the contiguous shares
+   of classic stream-K put every block at its own k offset: 9-27% slower on an H100,
+   bench/results/h100-2026-12-07ay). The producer and the consumers walk the same
+   segments. */
+#ifndef CG_TAIL_MAX
+#define CG_TAIL_MAX 8
+#endif
+/* Three registers of state: the mainloop's accumulators leave few. `next` is -1 once
+   the block's tail segment has been given. */
+struct CgWalk { int next, u_dp, splits; };
 static __device__ __forceinline__ CgWalk cg_walk(int g, int G, int U, int KT) {
     CgWalk w;
-    const int sk = (U > G && U % G != 0) ? G + U % G : 0;
-    const long long L = (long long)sk * KT;
-    w.u_dp = U - sk; w.next_dp = g;
-    w.it = (int)((long long)g * L / G);
-    w.it_end = (int)((long long)(g + 1) * L / G);
+    const int tail = U % G, d = U - tail;
+    int s = tail > 0 ? G / tail : 1;
+    s = s < KT ? s : KT;
+    s = s < CG_TAIL_MAX ? s : CG_TAIL_MAX;
+    w.next = g;
+    w.splits = s;
+    w.u_dp = s >= 2 ? d : U;
     return w;
 }
 /* The next segment: k-tiles [kb, ke) of unit `unit`; false when the block is done. */
-static __device__ __forceinline__ bool cg_walk_next(CgWalk& w, int G, int KT, int& unit, int& kb, int& ke) {
-    if (w.next_dp < w.u_dp) {
-        unit = w.next_dp; kb = 0; ke = KT; w.next_dp += G;
+static __device__ __forceinline__ bool cg_walk_next(CgWalk& w, int g, int G, int U, int KT, int& unit, int& kb, int& ke) {
+    if (w.next < 0) return false;
+    if (w.next < w.u_dp) {
+        unit = w.next; kb = 0; ke = KT; w.next += G;
         return true;
     }
-    if (w.it >= w.it_end) return false;
-    const int s = w.it / KT;
-    unit = w.u_dp + s;
-    kb = w.it - s * KT;
-    ke = KT - kb <= w.it_end - w.it ? KT : kb + (w.it_end - w.it);
-    w.it += ke - kb;
+    w.next = -1;
+    if (w.u_dp == U || g >= (U - w.u_dp) * w.splits) return false;
+    const int s = g % w.splits;
+    unit = w.u_dp + g / w.splits;
+    kb = (int)(((long long)s * KT) / w.splits);
+    ke = (int)(((long long)(s + 1) * KT) / w.splits);
     return true;
-}
-/* Block g's split index in stream-K unit s (0 for the block with its first k-tiles) and
-   how many blocks share it: blocks gf..gl with gf = ceil((x + 1) G / L) - 1, gl =
-   ceil((x + KT) G / L) - 1, x = s KT (the first and last block whose share meets it). */
-static __device__ __forceinline__ void cg_walk_sharers(int g, int G, int U, int KT, int s, int* split, int* n) {
-    const long long L = (long long)(G + U % G) * KT, x = (long long)s * KT;
-    const long long gf = ((x + 1) * G + L - 1) / L - 1, gl = ((x + KT) * G + L - 1) / L - 1;
-    *split = g - (int)gf;
-    *n = (int)(gl - gf) + 1;
 }
 #endif
 #if KSPLIT > 1 || CG_STREAMK
@@ -792,7 +792,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
 #if CG_STREAMK
             CgWalk walk = cg_walk(cluster, clusters, tiles * nbatch, ktiles);
             int item, kt_lo, kt_hi;
-            while (cg_walk_next(walk, clusters, ktiles, item, kt_lo, kt_hi)) {
+            while (cg_walk_next(walk, cluster, clusters, tiles * nbatch, ktiles, item, kt_lo, kt_hi)) {
 #else
             for (int item = cluster; item < tiles * KSPLIT * nbatch; item += clusters) {
 #endif
@@ -962,11 +962,11 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
         for (int item = cluster + c * clusters; item < cg_total; item += CONSUMERS * clusters) {
             if (item != cluster) asm volatile("bar.sync %0, 256;\n" :: "r"(cg_my_turn) : "memory");
 #elif CG_STREAMK
-        /* Stream-K: the segments of cg_walk (whole units, then shares of the stream-K
-           wave's units by k-tiles), as the producer walks them. */
+        /* Stream-K: the segments of cg_walk (whole units, then a split of a unit of the
+           partial last wave), as the producer walks them. */
         CgWalk walk = cg_walk(cluster, clusters, tiles * nbatch, ktiles);
         int item, kt_lo, kt_hi;
-        while (cg_walk_next(walk, clusters, ktiles, item, kt_lo, kt_hi)) {
+        while (cg_walk_next(walk, cluster, clusters, tiles * nbatch, ktiles, item, kt_lo, kt_hi)) {
 #else
         /* Work items: split `split` of tile `tile` of product `cg_bz` (KSPLIT = 1: the
            tiles of every product of the batch, product after product). */
@@ -1117,20 +1117,18 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
             }
 #endif
 #if CG_STREAMK
-            /* A share of a stream-K unit: folded with the other block's (two at most). */
+            /* A split of a unit of the partial last wave: folded with the other splits'. */
             if (kt_begin != 0 || kt_end != ktiles) {
-                const int s = item - walk.u_dp;
-                int part, parts;
-                cg_walk_sharers(cluster, clusters, tiles * nbatch, ktiles, s, &part, &parts);
-                /* Slots by block: block g's side 0 holds the unit its share ends in (it is
-                   split 0 there), side 1 the unit it starts in (split 1); consumer c's slot
-                   of (g, side) is ((2 g + side) CONSUMERS + c) CG_WG_M BN floats in. Split 0
-                   of this unit is (gf, 0), split 1 (gf + 1, 1): 3 CONSUMERS slots apart. */
-                const long gf = cluster - part, tile_f = (long)CG_WG_M * BN;
-                /* A counter per consumer of each stream-K unit (fewer than 2 G of them). */
-                const long flag = (long)s * CONSUMERS + c;
+                const int t = item - walk.u_dp;
+                /* Slots by block of the tail (block t S + s holds split s of tail unit t),
+                   a slot per consumer: consumer c's slot of split s of unit t is
+                   ((t S + s) CONSUMERS + c) CG_WG_M BN floats in; a counter per consumer
+                   of each tail unit (fewer than G of them). */
+                const long tile_f = (long)CG_WG_M * BN;
+                const long flag = (long)t * CONSUMERS + c;
                 const bool rows = m0 + CG_WG_ROW0 + warp * 16 < M;
-                if (!cg_splitk_fold(acc, cg_ws + (2 * gf * CONSUMERS + c) * tile_f, 3L * CONSUMERS * tile_f, cg_flags + flag, part, parts, tid, c, rows)) {
+                if (!cg_splitk_fold(acc, cg_ws + ((long)t * walk.splits * CONSUMERS + c) * tile_f, CONSUMERS * tile_f, cg_flags + flag,
+                                    cluster % walk.splits, walk.splits, tid, c, rows)) {
 #if CGW_PF_ANY
                     asm volatile("cp.async.wait_group 0;\n" ::: "memory");
 #endif
@@ -1433,7 +1431,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
 #if CG_STREAMK
             CgWalk walk = cg_walk(cluster, clusters, tiles * nbatch, ktiles);
             int item, kt_lo, kt_hi;
-            while (cg_walk_next(walk, clusters, ktiles, item, kt_lo, kt_hi)) {
+            while (cg_walk_next(walk, cluster, clusters, tiles * nbatch, ktiles, item, kt_lo, kt_hi)) {
 #else
             for (int item = cluster; item < tiles * KSPLIT * nbatch; item += clusters) {
 #endif
@@ -1603,11 +1601,11 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
         for (int item = cluster + c * clusters; item < cg_total; item += CONSUMERS * clusters) {
             if (item != cluster) asm volatile("bar.sync %0, 256;\n" :: "r"(cg_my_turn) : "memory");
 #elif CG_STREAMK
-        /* Stream-K: the segments of cg_walk (whole units, then shares of the stream-K
-           wave's units by k-tiles), as the producer walks them. */
+        /* Stream-K: the segments of cg_walk (whole units, then a split of a unit of the
+           partial last wave), as the producer walks them. */
         CgWalk walk = cg_walk(cluster, clusters, tiles * nbatch, ktiles);
         int item, kt_lo, kt_hi;
-        while (cg_walk_next(walk, clusters, ktiles, item, kt_lo, kt_hi)) {
+        while (cg_walk_next(walk, cluster, clusters, tiles * nbatch, ktiles, item, kt_lo, kt_hi)) {
 #else
         /* Work items: split `split` of tile `tile` of product `cg_bz` (KSPLIT = 1: the
            tiles of every product of the batch, product after product). */
@@ -1758,20 +1756,18 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS cg_b
             }
 #endif
 #if CG_STREAMK
-            /* A share of a stream-K unit: folded with the other block's (two at most). */
+            /* A split of a unit of the partial last wave: folded with the other splits'. */
             if (kt_begin != 0 || kt_end != ktiles) {
-                const int s = item - walk.u_dp;
-                int part, parts;
-                cg_walk_sharers(cluster, clusters, tiles * nbatch, ktiles, s, &part, &parts);
-                /* Slots by block: block g's side 0 holds the unit its share ends in (it is
-                   split 0 there), side 1 the unit it starts in (split 1); consumer c's slot
-                   of (g, side) is ((2 g + side) CONSUMERS + c) CG_WG_M BN floats in. Split 0
-                   of this unit is (gf, 0), split 1 (gf + 1, 1): 3 CONSUMERS slots apart. */
-                const long gf = cluster - part, tile_f = (long)CG_WG_M * BN;
-                /* A counter per consumer of each stream-K unit (fewer than 2 G of them). */
-                const long flag = (long)s * CONSUMERS + c;
+                const int t = item - walk.u_dp;
+                /* Slots by block of the tail (block t S + s holds split s of tail unit t),
+                   a slot per consumer: consumer c's slot of split s of unit t is
+                   ((t S + s) CONSUMERS + c) CG_WG_M BN floats in; a counter per consumer
+                   of each tail unit (fewer than G of them). */
+                const long tile_f = (long)CG_WG_M * BN;
+                const long flag = (long)t * CONSUMERS + c;
                 const bool rows = m0 + CG_WG_ROW0 + warp * 16 < M;
-                if (!cg_splitk_fold(acc, cg_ws + (2 * gf * CONSUMERS + c) * tile_f, 3L * CONSUMERS * tile_f, cg_flags + flag, part, parts, tid, c, rows)) {
+                if (!cg_splitk_fold(acc, cg_ws + ((long)t * walk.splits * CONSUMERS + c) * tile_f, CONSUMERS * tile_f, cg_flags + flag,
+                                    cluster % walk.splits, walk.splits, tid, c, rows)) {
 #if CGW_PF_ANY
                     asm volatile("cp.async.wait_group 0;\n" ::: "memory");
 #endif

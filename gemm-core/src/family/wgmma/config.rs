@@ -47,11 +47,12 @@ pub struct WgmmaTile {
     /// split-K and `BM / 64 * BN / 2` accumulators of at most 128 (64 with three).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pingpong: bool,
-    /// `CG_STREAMK`: the last wave's work is shared out by k-tiles (data-parallel tiles,
-    /// then one stream-K wave: [`splitk::streamk_units`]), so that no block idles while
-    /// others finish a partial last wave; false (left out on disk) for whole tiles. Needs
-    /// the cooperative schedule, no split-K and no cluster. Planned only where the
-    /// kernel's `tune(streamk = 1)` asks, beside the whole-tile configs (not yet measured on a GPU).
+    /// `CG_STREAMK`: stream-K in its tail form, the units of a partial last wave split by K
+    /// over the blocks that would idle ([`splitk::streamk_tail`]), so that no block idles
+    /// while others finish a partial last wave; false (left out on disk) for whole tiles.
+    /// Needs the cooperative schedule, no split-K and no cluster. Planned only where the
+    /// kernel's `tune(streamk = 1)` asks, beside the whole-tile configs (not yet measured
+    /// on a GPU in this form).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub streamk: bool,
     /// `CG_EPI_TMA`: each consumer writes its share of the tile, through the epilogue, into

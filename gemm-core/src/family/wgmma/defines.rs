@@ -71,7 +71,11 @@ pub const DEFINES: &[(&str, &str)] = &[
     ),
     (
         "CG_STREAMK",
-        "1: stream-K: of the U work units, the last G + U % G (G blocks; none when U <= G or G divides U) are shared out by k-tiles, each block taking an equal run of them after its whole units g, g + G, ...; the two blocks that meet in a unit fold their partial tiles through the workspace (two slots per block, cg_ws; counters per unit, cg_flags) in k order, the second to arrive running the epilogue (splitk.rs, cg_walk); default 0. Needs KSPLIT 1, CLUSTER_M 1 and no ping-pong; takes the workspace arguments.",
+        "1: stream-K in its tail form: of the U work units on G blocks, the full waves run whole (block g takes units g, g + G, ...) and each of the T = U % G units of the partial last wave is split S = min(G / T, the k-tiles, CG_TAIL_MAX) ways by K (none when S < 2), block g < T S taking split g % S of tail unit g / S; the S blocks of a unit fold their partial tiles through the workspace (a slot per block, cg_ws; a counter per tail unit and consumer, cg_flags) in split order, the last to arrive running the epilogue (splitk.rs, cg_walk); default 0. Needs KSPLIT 1, CLUSTER_M 1 and no ping-pong; takes the workspace arguments.",
+    ),
+    (
+        "CG_TAIL_MAX",
+        "with CG_STREAMK, the most ways a unit of the partial last wave is split (its last split to arrive reads every split's partial back); default splitk::TAIL_MAX, 8.",
     ),
     (
         "CG_REUSE",

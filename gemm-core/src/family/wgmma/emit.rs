@@ -386,7 +386,7 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
 #if CG_STREAMK
             CgWalk walk = cg_walk(cluster, clusters, tiles * nbatch, ktiles);
             int item, kt_lo, kt_hi;
-            while (cg_walk_next(walk, clusters, ktiles, item, kt_lo, kt_hi)) {
+            while (cg_walk_next(walk, cluster, clusters, tiles * nbatch, ktiles, item, kt_lo, kt_hi)) {
 #else
             for (int item = cluster; item < tiles * KSPLIT * nbatch; item += clusters) {
 #endif
@@ -483,11 +483,11 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
         for (int item = cluster + c * clusters; item < cg_total; item += CONSUMERS * clusters) {
             if (item != cluster) asm volatile("bar.sync %0, 256;\n" :: "r"(cg_my_turn) : "memory");
 #elif CG_STREAMK
-        /* Stream-K: the segments of cg_walk (whole units, then shares of the stream-K
-           wave's units by k-tiles), as the producer walks them. */
+        /* Stream-K: the segments of cg_walk (whole units, then a split of a unit of the
+           partial last wave), as the producer walks them. */
         CgWalk walk = cg_walk(cluster, clusters, tiles * nbatch, ktiles);
         int item, kt_lo, kt_hi;
-        while (cg_walk_next(walk, clusters, ktiles, item, kt_lo, kt_hi)) {
+        while (cg_walk_next(walk, cluster, clusters, tiles * nbatch, ktiles, item, kt_lo, kt_hi)) {
 #else
         /* Work items: split `split` of tile `tile` of product `cg_bz` (KSPLIT = 1: the
            tiles of every product of the batch, product after product). */
@@ -594,20 +594,18 @@ extern "C" __global__ void __launch_bounds__(CG_THREADS, 1) CG_CLUSTER_DIMS @SYM
             }
 #endif
 #if CG_STREAMK
-            /* A share of a stream-K unit: folded with the other block's (two at most). */
+            /* A split of a unit of the partial last wave: folded with the other splits'. */
             if (kt_begin != 0 || kt_end != ktiles) {
-                const int s = item - walk.u_dp;
-                int part, parts;
-                cg_walk_sharers(cluster, clusters, tiles * nbatch, ktiles, s, &part, &parts);
-                /* Slots by block: block g's side 0 holds the unit its share ends in (it is
-                   split 0 there), side 1 the unit it starts in (split 1); consumer c's slot
-                   of (g, side) is ((2 g + side) CONSUMERS + c) CG_WG_M BN floats in. Split 0
-                   of this unit is (gf, 0), split 1 (gf + 1, 1): 3 CONSUMERS slots apart. */
-                const long gf = cluster - part, tile_f = (long)CG_WG_M * BN;
-                /* A counter per consumer of each stream-K unit (fewer than 2 G of them). */
-                const long flag = (long)s * CONSUMERS + c;
+                const int t = item - walk.u_dp;
+                /* Slots by block of the tail (block t S + s holds split s of tail unit t),
+                   a slot per consumer: consumer c's slot of split s of unit t is
+                   ((t S + s) CONSUMERS + c) CG_WG_M BN floats in; a counter per consumer
+                   of each tail unit (fewer than G of them). */
+                const long tile_f = (long)CG_WG_M * BN;
+                const long flag = (long)t * CONSUMERS + c;
                 const bool rows = m0 + CG_WG_ROW0 + warp * 16 < M;
-                if (!cg_splitk_fold(acc, cg_ws + (2 * gf * CONSUMERS + c) * tile_f, 3L * CONSUMERS * tile_f, cg_flags + flag, part, parts, tid, c, rows)) {
+                if (!cg_splitk_fold(acc, cg_ws + ((long)t * walk.splits * CONSUMERS + c) * tile_f, CONSUMERS * tile_f, cg_flags + flag,
+                                    cluster % walk.splits, walk.splits, tid, c, rows)) {
 #if CGW_PF_ANY
                     asm volatile("cp.async.wait_group 0;\n" ::: "memory");
 #endif

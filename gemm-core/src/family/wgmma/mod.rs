@@ -167,15 +167,18 @@
 //! 16.8 µs, 1.04× cuBLAS), 1024³ with bias+ReLU and the 32×(512×512×128) batch, and lost
 //! to the cooperative 128×256 tile on the large squares and LLM shapes.
 //!
-//! **Stream-K** (`CG_STREAMK`, cooperative, no split-K, no cluster, one product; opt-in
-//! through `tune(streamk = 1)`, not yet measured on a GPU): with `U` work units on `G`
-//! blocks and `G` not dividing `U > G`, each block first takes whole units `g, g + G, ...`
-//! up to the last `G + U % G`, whose k-tiles are then shared out evenly, block `g` taking
-//! `[g L / G, (g + 1) L / G)` of their `L`. Every share is at least one unit's k-tiles, so
-//! two blocks at most meet in a unit; they fold their partial tiles through the workspace
-//! in k order as split-K does (two slots per block, [`splitk::workspace`]), and the
-//! second to arrive runs the epilogue. The aim is the partial last wave: 2048×11008×4096
-//! in 128×256 tiles is 5.2 waves on 132 SMs (0.92× cuBLAS in session h).
+//! **Stream-K** in its tail form (`CG_STREAMK`, cooperative, no split-K, no cluster, one
+//! product; opt-in through `tune(streamk = 1)`): with `U` work units on `G` blocks, the
+//! full waves run whole (block `g` takes units `g, g + G, ...`) and each of the `T = U % G`
+//! units of the partial last wave is split `S = min(G / T, k-tiles, 8)` ways by K over
+//! the blocks that would idle ([`splitk::streamk_tail`]); the `S` blocks of a unit fold
+//! their partial tiles through the workspace in split order as split-K does (a slot per
+//! block, [`splitk::workspace`]) and the last to arrive runs the epilogue. The aim is the
+//! partial last wave: 2048×11008×4096 in 128×256 tiles is 5.2 waves on 132 SMs, whose
+//! sixth runs 28 tiles, here 112 quarter-tiles. Classic stream-K (contiguous equal shares
+//! of the last `G + T` units' k-tiles, each block at its own k offset) was correct and
+//! 9-27% slower than the whole tiles on an H100 (bench/results/h100-2026-12-07ay); this
+//! form keeps the blocks that run together on a few k offsets and is not yet measured.
 //!
 //! **Turned around** (`SWAP`, [`WgmmaTile::turned`]; opt-in through `tune(turned = 1)`,
 //! not yet measured on a GPU): the kernel computes `Cᵀ = Bᵀ · Aᵀ` on the same buffers.
@@ -446,7 +449,7 @@ impl KernelFamily for Wgmma {
         if tiles::apart(t) {
             s *= 0.25;
         }
-        // Stream-K is opt-in and unproven (the tuner has not picked it on the H200): each
+        // Stream-K is opt-in and unproven (its classic form lost on an H100): each
         // of its block tiles keeps its best config (a plan class of its own, with room
         // made for it), and the rest rank after every data-parallel config, so that asking
         // for it takes none of those away.
@@ -510,7 +513,7 @@ impl KernelFamily for Wgmma {
     /// entry in the plan (the second value is the k-tile, plus [`PINGPONG_CLASS`] for
     /// ping-pong), so that the best ping-pong config of a block tile is kept beside the
     /// best cooperative one.
-    /// Stream-K shares the last wave's units out by k-tiles over every block.
+    /// Stream-K splits the partial last wave's units by K over the blocks that would idle.
     fn balances_waves(&self, t: &WgmmaTile) -> bool {
         t.streamk
     }

@@ -62,7 +62,7 @@ pub(super) const RULES: [Rule<WgmmaTile>; 14] = [
             }
         },
     },
-    // Stream-K shares the last wave by k-tiles between cooperative blocks, through slots
+    // Stream-K splits the last wave's units by K between cooperative blocks, through slots
     // of its own (not split-K's), one block at a time (no cluster). With tf32 its walk
     // spills on a full 128-register accumulator (ptxas: 24 bytes at 128x256).
     Rule {

@@ -67,7 +67,7 @@ pub(super) fn with_splits(t: WgmmaTile, space: &TuneSpace) -> Vec<WgmmaTile> {
 }
 
 /// `t`'s stream-K variant, beside `t` itself, where the kernel asks for it (`tune(streamk
-/// = 1)`; by default none: the variant is new and not yet measured on a GPU), for
+/// = 1)`; by default none: the variant is not yet measured on a GPU in its tail form), for
 /// cooperative configs of one or two consumers without split-K or a cluster.
 pub(super) fn with_streamk(t: WgmmaTile, space: &TuneSpace) -> Vec<WgmmaTile> {
     let fits = t.ksplit == 1 && t.cluster() == 1 && !t.pingpong && t.consumers <= 2;
@@ -78,27 +78,36 @@ pub(super) fn with_streamk(t: WgmmaTile, space: &TuneSpace) -> Vec<WgmmaTile> {
     }
 }
 
-/// The stream-K wave of `units` work units on `blocks` blocks: how many units are shared
-/// out by k-tiles (the last `blocks + units % blocks`, none when `units <= blocks` or
-/// `blocks` divides `units`), as the kernel's `cg_walk` counts them.
-pub fn streamk_units(units: usize, blocks: usize) -> usize {
-    if blocks == 0 || units <= blocks || units.is_multiple_of(blocks) {
-        0
+/// The largest split of a unit of the partial last wave (the kernel's `CG_TAIL_MAX`):
+/// the unit's last split to arrive reads every split's partial tile back, so a tail of
+/// one unit on 132 blocks is split 8 ways, not 132.
+pub const TAIL_MAX: usize = 8;
+
+/// Stream-K's walk of `units` work units of `kt` k-tiles on `blocks` blocks, as the
+/// kernel's `cg_walk` counts it: `(whole, splits)`, the units that run whole (the full
+/// waves, or all of them) and how many ways each of the rest (the partial last wave) is
+/// split by K, `min(blocks / tail, kt, TAIL_MAX)`, or 1 where that is less than 2.
+pub fn streamk_tail(units: usize, blocks: usize, kt: usize) -> (usize, usize) {
+    let tail = units.checked_rem(blocks).unwrap_or(0);
+    let splits = blocks.checked_div(tail).map_or(1, |s| s.min(kt).min(TAIL_MAX));
+    if splits >= 2 {
+        (units - tail, splits)
     } else {
-        blocks + units % blocks
+        (units, 1)
     }
 }
 
 /// The workspace of `t` at `p` on `machine`: with split-K, `KSPLIT` f32 slots of the
 /// block tile per output tile and one counter per consumer warpgroup of each; with
-/// stream-K, two slots per block (the partial tiles its share starts and ends in) and a
-/// counter per consumer of each of at most two units a block; `None` for neither.
+/// stream-K, a slot per block (the split of a tail unit it takes: the tail's units times
+/// their splits are at most the grid) and a counter per consumer of each tail unit;
+/// `None` for neither.
 pub fn workspace(t: &WgmmaTile, p: Problem, machine: Machine) -> Option<Workspace> {
     if t.streamk {
         let blocks = t.grid(p.m, p.n, p.batch, machine.units) as u64;
         return Some(Workspace {
-            bytes: blocks * 2 * (t.bm * t.bn) as u64 * 4,
-            flags: blocks * 2 * t.consumers as u64,
+            bytes: blocks * (t.bm * t.bn) as u64 * 4,
+            flags: blocks * t.consumers as u64,
         });
     }
     split_workspace(t, p)
@@ -117,21 +126,14 @@ fn split_workspace(t: &WgmmaTile, p: Problem) -> Option<Workspace> {
 }
 
 /// `Err(why)` when `t` splits K and its workspace at `p` would exceed [`Workspace::MAX_BYTES`],
-/// and for a stream-K call that it cannot serve (a batch, more k-tiles than 32 bits
-/// count). Stream-K's workspace is two tiles per block, bounded by the grid, not the
-/// problem. (A split outside 1..=[`MAX_KSPLIT`] is a broken rule, `ksplit`, not a refused
-/// call.)
+/// and for a stream-K call of a batch. Stream-K's workspace is a tile per block, bounded
+/// by the grid, not the problem. (A split outside 1..=[`MAX_KSPLIT`] is a broken rule,
+/// `ksplit`, not a refused call.)
 pub(super) fn accepts(t: &WgmmaTile, p: Problem) -> Result<(), String> {
     if t.streamk && p.batch > 1 {
         // Its walk beside the batch's per-product addressing spills (ptxas: 8 bytes at
         // 128x128 with a fused bias).
         return Err(format!("stream-K serves one product, not a batch of {}", p.batch));
-    }
-    if t.streamk && (t.tiles(p.m, p.n) as u64) * 2 * (p.k as u64).div_ceil(t.bk.max(1) as u64) > i32::MAX as u64 {
-        return Err(format!(
-            "stream-K counts k-tiles in 32 bits: {}x{}x{} has too many",
-            p.m, p.n, p.k
-        ));
     }
     if t.ksplit > 1 && p.batch > 1 {
         return Err(format!(
@@ -158,6 +160,7 @@ pub(super) fn accepts(t: &WgmmaTile, p: Problem) -> Result<(), String> {
 pub(super) fn source() -> String {
     SOURCE
         .replace("@MAX_KSPLIT@", &MAX_KSPLIT.to_string())
+        .replace("@TAIL_MAX@", &TAIL_MAX.to_string())
         .replace("@ARRIVE@", crate::family::strip_sum::CUDA_ARRIVE)
 }
 
@@ -173,48 +176,48 @@ static_assert(!CG_STREAMK || (KSPLIT == 1 && CG_CLUSTER == 1 && !CG_PINGPONG), "
 /* The k-tiles of split s: [CG_KT(s), CG_KT(s + 1)). */
 #define CG_KT(s) ((int)(((long long)(s) * ktiles) / KSPLIT))
 #if CG_STREAMK
-/* Stream-K (data-parallel tiles, then one stream-K wave): of the U work units (tiles of
-   every product), the last G + U % G (G blocks; none when U <= G or G divides U) are
-   shared out by k-tiles, L = that many units times KT k-tiles, block g taking
-   [g L / G, (g + 1) L / G); before them each block takes whole units g, g + G, ... A
-   block's share is at least KT k-tiles, so at most two blocks meet in a unit: the one
-   with its first k-tiles folds as split 0, the other as split 1 (cg_walk_sharers). The
-   producer and the consumers walk the same segments. */
-/* Block g of G over U units of KT k-tiles; the stream-K k-tiles number L = sk KT < 2^31
-   (the host refuses larger: Wgmma::accepts). Four registers of state: the mainloop's
-   accumulators leave few. */
-struct CgWalk { int u_dp, next_dp, it, it_end; };
+/* Stream-K in its tail form (data-parallel waves, then the last partial wave split by
+   K): of the U work units on G blocks, the first D G (D = U / G) run whole, block g
+   taking units g, g + G, ...; the T = U - D G of the partial wave are split S ways,
+   S = min(G / T, KT, CG_TAIL_MAX), block g < T S taking split g % S of unit D G + g / S,
+   k-tiles [s KT / S, (s + 1) KT / S). With S < 2 the tail runs whole like the rest. The
+   S blocks of a unit fold their partial tiles through the workspace in split order, the
+   last to arrive running the epilogue (cg_splitk_fold). Blocks of the same split read
+   the same k-slices at once, as whole tiles in grouped order do (the contiguous shares
+   of classic stream-K put every block at its own k offset: 9-27% slower on an H100,
+   bench/results/h100-2026-12-07ay). The producer and the consumers walk the same
+   segments. */
+#ifndef CG_TAIL_MAX
+#define CG_TAIL_MAX @TAIL_MAX@
+#endif
+/* Three registers of state: the mainloop's accumulators leave few. `next` is -1 once
+   the block's tail segment has been given. */
+struct CgWalk { int next, u_dp, splits; };
 static __device__ __forceinline__ CgWalk cg_walk(int g, int G, int U, int KT) {
     CgWalk w;
-    const int sk = (U > G && U % G != 0) ? G + U % G : 0;
-    const long long L = (long long)sk * KT;
-    w.u_dp = U - sk; w.next_dp = g;
-    w.it = (int)((long long)g * L / G);
-    w.it_end = (int)((long long)(g + 1) * L / G);
+    const int tail = U % G, d = U - tail;
+    int s = tail > 0 ? G / tail : 1;
+    s = s < KT ? s : KT;
+    s = s < CG_TAIL_MAX ? s : CG_TAIL_MAX;
+    w.next = g;
+    w.splits = s;
+    w.u_dp = s >= 2 ? d : U;
     return w;
 }
 /* The next segment: k-tiles [kb, ke) of unit `unit`; false when the block is done. */
-static __device__ __forceinline__ bool cg_walk_next(CgWalk& w, int G, int KT, int& unit, int& kb, int& ke) {
-    if (w.next_dp < w.u_dp) {
-        unit = w.next_dp; kb = 0; ke = KT; w.next_dp += G;
+static __device__ __forceinline__ bool cg_walk_next(CgWalk& w, int g, int G, int U, int KT, int& unit, int& kb, int& ke) {
+    if (w.next < 0) return false;
+    if (w.next < w.u_dp) {
+        unit = w.next; kb = 0; ke = KT; w.next += G;
         return true;
     }
-    if (w.it >= w.it_end) return false;
-    const int s = w.it / KT;
-    unit = w.u_dp + s;
-    kb = w.it - s * KT;
-    ke = KT - kb <= w.it_end - w.it ? KT : kb + (w.it_end - w.it);
-    w.it += ke - kb;
+    w.next = -1;
+    if (w.u_dp == U || g >= (U - w.u_dp) * w.splits) return false;
+    const int s = g % w.splits;
+    unit = w.u_dp + g / w.splits;
+    kb = (int)(((long long)s * KT) / w.splits);
+    ke = (int)(((long long)(s + 1) * KT) / w.splits);
     return true;
-}
-/* Block g's split index in stream-K unit s (0 for the block with its first k-tiles) and
-   how many blocks share it: blocks gf..gl with gf = ceil((x + 1) G / L) - 1, gl =
-   ceil((x + KT) G / L) - 1, x = s KT (the first and last block whose share meets it). */
-static __device__ __forceinline__ void cg_walk_sharers(int g, int G, int U, int KT, int s, int* split, int* n) {
-    const long long L = (long long)(G + U % G) * KT, x = (long long)s * KT;
-    const long long gf = ((x + 1) * G + L - 1) / L - 1, gl = ((x + KT) * G + L - 1) / L - 1;
-    *split = g - (int)gf;
-    *n = (int)(gl - gf) + 1;
 }
 #endif
 #if KSPLIT > 1 || CG_STREAMK
@@ -287,7 +290,7 @@ mod tests {
     const H200: Machine = Machine { units: 132 };
 
     /// Stream-K refuses batches, takes one product, and its workspace follows the grid
-    /// (two block tiles of f32 per block), not the problem.
+    /// (a block tile of f32 per block), not the problem.
     #[test]
     fn streamk_serves_one_product_with_a_workspace_per_block() {
         let t = WgmmaTile {
@@ -299,62 +302,65 @@ mod tests {
         let why = accepts(&t, Problem::new(512, 512, 128).batched(4)).unwrap_err();
         assert!(why.contains("batch of 4"), "{why}");
         let w = workspace(&t, one, H200).unwrap();
-        assert_eq!(w.bytes, 132 * 2 * 128 * 256 * 4);
-        assert_eq!(w.flags, 132 * 2 * 2);
+        assert_eq!(w.bytes, 132 * 128 * 256 * 4);
+        assert_eq!(w.flags, 132 * 2);
         assert_eq!(
             workspace(&t, one, Machine { units: 2 }).unwrap().bytes,
-            2 * 2 * 128 * 256 * 4
+            2 * 128 * 256 * 4
         );
     }
 
-    /// The kernel's `cg_walk` / `cg_walk_next` / `cg_walk_sharers`, line for line: block
-    /// `g`'s segments (unit, first k-tile, end).
+    /// The kernel's `cg_walk` / `cg_walk_next`, line for line: block `g`'s segments (unit,
+    /// first k-tile, end).
     fn walk(g: usize, blocks: usize, units: usize, kt: usize) -> Vec<(usize, usize, usize)> {
-        let sk = streamk_units(units, blocks);
-        let l = sk * kt;
-        let u_dp = units - sk;
-        let mut out: Vec<(usize, usize, usize)> = (g..u_dp).step_by(blocks).map(|u| (u, 0, kt)).collect();
-        let (mut it, end) = (g * l / blocks, (g + 1) * l / blocks);
-        while it < end {
-            let s = it / kt;
-            let kb = it - s * kt;
-            let ke = if kt - kb <= end - it { kt } else { kb + (end - it) };
-            out.push((u_dp + s, kb, ke));
-            it += ke - kb;
+        let (whole, splits) = streamk_tail(units, blocks, kt);
+        let mut out: Vec<(usize, usize, usize)> = (g..whole).step_by(blocks).map(|u| (u, 0, kt)).collect();
+        if whole < units && g < (units - whole) * splits {
+            let s = g % splits;
+            out.push((whole + g / splits, s * kt / splits, (s + 1) * kt / splits));
         }
         out
     }
 
-    fn sharers(g: usize, blocks: usize, units: usize, kt: usize, s: usize) -> (usize, usize) {
-        let l = (blocks + units % blocks) * kt;
-        let x = s * kt;
-        let gf = ((x + 1) * blocks).div_ceil(l) - 1;
-        let gl = ((x + kt) * blocks).div_ceil(l) - 1;
-        (g - gf, gl - gf + 1)
+    /// The tail of 2048x11008x4096 in 128x256 tiles on the H200 (688 units, 5 full waves
+    /// and 28) is split 4 ways; 4096³'s (512: 116 past 3 waves) runs whole, as does a
+    /// problem of whole waves; a tail of one unit is split at most `TAIL_MAX` ways, and
+    /// never into more parts than it has k-tiles.
+    #[test]
+    fn the_partial_wave_is_split_as_the_idle_blocks_allow() {
+        assert_eq!(streamk_tail(688, 132, 64), (660, 4));
+        assert_eq!(streamk_tail(512, 132, 64), (512, 1));
+        assert_eq!(streamk_tail(264, 132, 64), (264, 1));
+        assert_eq!(streamk_tail(133, 132, 64), (132, TAIL_MAX));
+        assert_eq!(streamk_tail(133, 132, 3), (132, 3));
+        assert_eq!(streamk_tail(133, 132, 1), (133, 1));
     }
 
-    /// Every k-tile of every unit is walked by exactly one block; a unit walked in parts
-    /// has two, split 0 holding its first k-tiles, each as the sharers formula says; a
-    /// block writes each of its two slots at most once; counters stay below 2 G per
-    /// consumer. Over grids and shapes around the H200's (the 2048x11008 tile count, one
-    /// more and one fewer than the grid, short K).
+    /// Every k-tile of every unit is walked by exactly one block; a split unit's parts are
+    /// contiguous and in split order, part `s` walked by a block with `g % splits == s`
+    /// (the split the consumer folds as); the slot of each such block (`t splits + s`,
+    /// `t` the tail unit) and each tail unit's counter are below the grid (the workspace
+    /// holds one of each a block). Over grids and shapes around the H200's.
     #[test]
     fn the_streamk_walk_covers_every_k_tile_once() {
         for (blocks, units, kt) in [
             (132, 688, 64),
             (132, 133, 1),
+            (132, 133, 5),
             (132, 264, 3),
             (132, 265, 7),
+            (132, 512, 64),
             (4, 9, 4),
             (2, 4, 6),
             (2, 5, 6),
-            (132, 100, 16),
             (7, 50, 2),
+            (132, 132, 16),
         ] {
+            let (whole, splits) = streamk_tail(units, blocks, kt);
             let mut seen = vec![vec![0u32; kt]; units];
             let mut parts: Vec<Vec<(usize, usize, usize)>> = vec![Vec::new(); units];
+            let mut slots = vec![false; blocks];
             for g in 0..blocks {
-                let mut sides = [false; 2];
                 for (u, kb, ke) in walk(g, blocks, units, kt) {
                     assert!(
                         kb < ke && ke <= kt,
@@ -362,15 +368,14 @@ mod tests {
                     );
                     seen[u][kb..ke].iter_mut().for_each(|n| *n += 1);
                     if kb != 0 || ke != kt {
-                        let s = u - (units - streamk_units(units, blocks));
-                        let (split, n) = sharers(g, blocks, units, kt, s);
-                        assert_eq!(n, 2, "{blocks} {units} {kt}: unit {u}");
+                        let t = u - whole;
+                        let slot = t * splits + g % splits;
                         assert!(
-                            !std::mem::replace(&mut sides[1 - split], true),
-                            "block {g} writes a slot twice"
+                            slot < blocks && t < blocks,
+                            "{blocks} {units} {kt}: slot {slot}, counter {t}"
                         );
-                        assert!(s < 2 * blocks, "counter {s} past 2 G");
-                        parts[u].push((split, kb, ke));
+                        assert!(!std::mem::replace(&mut slots[slot], true), "slot {slot} written twice");
+                        parts[u].push((g % splits, kb, ke));
                     }
                 }
             }
@@ -380,8 +385,10 @@ mod tests {
             );
             for (u, p) in parts.iter_mut().enumerate() {
                 p.sort();
+                let in_order = p.windows(2).all(|w| w[0].0 + 1 == w[1].0 && w[0].2 == w[1].1);
                 assert!(
-                    p.is_empty() || (p.len() == 2 && p[0].0 == 0 && p[0].1 == 0 && p[1].0 == 1 && p[1].2 == kt),
+                    p.is_empty()
+                        || (p.len() == splits && p[0].0 == 0 && p[0].1 == 0 && in_order && p[splits - 1].2 == kt),
                     "{blocks} {units} {kt}: unit {u} parts {p:?}"
                 );
             }
