@@ -16,6 +16,16 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Instant;
 
+/// Whether ptxas's report in a compile's log (`--ptxas-options=-v`) says it serialised
+/// wgmma. It reports that as `info` lines, not warnings: a wait or an arrive it injected
+/// around wgmma whose registers the code between them touches (C7517, C7519:
+/// "warpgroup.wait is injected ..."), or a "Potential Performance Loss" (C7510-C7515).
+/// The one reading of those lines for the runtime's report of a build and gemm-core's
+/// compile checks.
+pub fn wgmma_serialised(log: &str) -> bool {
+    log.contains("is injected") || log.contains("Potential Performance Loss")
+}
+
 /// The architecture a CUBIN is built for: `sm_<cc><suffix>`, e.g. `sm_90` or `sm_90a`
 /// (code for that exact chip: wgmma, setmaxnreg).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -140,12 +140,10 @@ pub fn nvrtc_or_skip(test: &str) -> Option<nvrtc::Nvrtc> {
     nv
 }
 
-/// Whether ptxas's report in `log` says it serialised wgmma: it reports that as `info`
-/// lines, not warnings: a wait or an arrive it injected around wgmma whose registers the
-/// code between them touches (C7517, C7519: "warpgroup.wait is injected ..."), or a
-/// "Potential Performance Loss" (C7510-C7515).
+/// Whether ptxas's report in `log` says it serialised wgmma (`info` lines, not warnings),
+/// read as the runtime reads it: [`gemm_nvrtc::wgmma_serialised`].
 pub fn wgmma_serialised(log: &str) -> bool {
-    log.contains("is injected") || log.contains("Potential Performance Loss")
+    gemm_nvrtc::wgmma_serialised(log)
 }
 
 /// Asserts that ptxas's report in `log` has no warning, no spill and no stack frame, and

@@ -22,10 +22,8 @@ pub struct PtxasInfo {
     pub spill_stores: Option<u32>,
     /// Bytes of spill loads.
     pub spill_loads: Option<u32>,
-    /// ptxas serialised wgmma, which it reports as `info` lines, not warnings: a wait or
-    /// an arrive it injected around wgmma whose registers the code between them touches
-    /// (C7517, C7519: "warpgroup.wait is injected ..."), or a "Potential Performance
-    /// Loss" (C7510-C7515).
+    /// ptxas serialised wgmma, which it reports as `info` lines, not warnings
+    /// ([`gemm_nvrtc::wgmma_serialised`]).
     pub serialised_wgmma: bool,
     /// The register and spill lines, joined with `; `.
     pub(crate) summary: String,
@@ -34,7 +32,10 @@ pub struct PtxasInfo {
 impl PtxasInfo {
     /// Reads NVRTC's program log of a compile with `--ptxas-options=-v`.
     pub fn parse(log: &str) -> PtxasInfo {
-        let mut info = PtxasInfo::default();
+        let mut info = PtxasInfo {
+            serialised_wgmma: gemm_nvrtc::wgmma_serialised(log),
+            ..PtxasInfo::default()
+        };
         let (mut regs, mut spills) = (Vec::new(), Vec::new());
         for line in log.lines() {
             // NVRTC prefixes ptxas lines with "ptxas info    : " or, for continuation
@@ -48,7 +49,6 @@ impl PtxasInfo {
                     .trim(),
                 None => l,
             };
-            info.serialised_wgmma |= l.contains("is injected") || l.contains("Potential Performance Loss");
             let is_regs = l.starts_with("Used ") && l.contains("registers");
             let is_spill = l.contains("spill stores") || l.contains("spill loads");
             if !(is_regs || is_spill) {
