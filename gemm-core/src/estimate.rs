@@ -363,37 +363,34 @@ pub fn for_rows(configs: &[TileConfig], pick: TileConfig, ir: &GemmIr, target: &
     let Some(twin) = pick.for_rows(ir, p) else {
         return pick;
     };
-    let clustered: Vec<&TileConfig> = configs
-        .iter()
-        .filter(|c| c.family_id() == pick.family_id() && c.family().cluster_blocks(c) > 1)
-        .collect();
+    // How far a block tile is from the pick's: the same tile first, then by the log of
+    // the ratio of their areas.
     let area = |c: &TileConfig| {
         let (bm, bn) = c.block_mn();
         f64::from(bm) * f64::from(bn)
     };
-    // How far a block tile is from the pick's: the same tile 0, then by the log of the
-    // ratio of their areas.
-    let distance = |c: &TileConfig| {
-        if c.block_mn() == pick.block_mn() {
-            0.0
-        } else {
-            (area(c) / area(&pick)).ln().abs() + f64::EPSILON
-        }
-    };
-    let nearest = clustered.iter().map(|c| distance(c)).fold(f64::INFINITY, f64::min);
-    let pool: Vec<TileConfig> = clustered
-        .into_iter()
-        .filter(|c| distance(c) == nearest)
+    let distance = |c: &TileConfig| (c.block_mn() != pick.block_mn(), (area(c) / area(&pick)).ln().abs());
+    let clustered: Vec<TileConfig> = configs
+        .iter()
         .copied()
+        .filter(|c| c.family_id() == pick.family_id() && c.family().cluster_blocks(c) > 1)
         .collect();
+    let Some(nearest) = clustered
+        .iter()
+        .map(distance)
+        .min_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)))
+    else {
+        return pick;
+    };
+    let pool: Vec<TileConfig> = clustered.into_iter().filter(|c| distance(c) == nearest).collect();
     let Some(est) = estimates(&pool, ir, target, p) else {
         // Without estimates only the twin itself, where planned.
         return if configs.contains(&twin) { twin } else { pick };
     };
-    let best = est.iter().copied().fold(f64::INFINITY, f64::min);
+    // The least estimate, the first of the pool on a tie.
     pool.iter()
         .zip(&est)
-        .find(|(_, e)| **e == best)
+        .min_by(|a, b| a.1.total_cmp(b.1))
         .map_or(pick, |(c, _)| *c)
 }
 
