@@ -352,7 +352,8 @@ pub fn default_pick(configs: &[TileConfig], ir: &GemmIr, target: &TargetSpec, p:
 /// pair at 4096³ (211.5 µs against 222.3 for the 2x2) and 8192³ (1708 against 1808), the
 /// 2x2 at 2048x11008x4096 (269.3 against 304.1); and it reaches tiles with no twin
 /// planned, which stayed alone before: that row's table picks, 128x128 (572 µs alone;
-/// its 2x2 289.4) and 192x192 with three consumers (403 alone; the 2x2 of 128x256 269.3).
+/// its 2x2 289.4; f16) and 192x192 with three consumers (403 alone as a bf16 first call;
+/// the 2x2 of 128x256 ran f16 in 269.3).
 /// Only a full wave: at 1024³ on K + 8 views (32 to 64 blocks) the 128-row tiles ran
 /// 5-6% slower in clusters, where from 4096³ up they gain a third
 /// (bench/results/h200-2026-12-07aw7).
@@ -858,7 +859,8 @@ mod tests {
     /// among those of its block tile (bench/results/h100-2026-12-07ay, ax2): the 128x256
     /// pair at 4096³ and 8192³, the 2x2 at 2048x11008x4096; a tile with no clustered config
     /// planned (192x192 with three consumers, a table's pick there) takes the nearest
-    /// tile's, where before it stayed alone (403 µs against 269 for the 2x2 of 128x256).
+    /// tile's, where before it stayed alone (a bf16 first call 403 µs; the 2x2 of 128x256
+    /// ran f16 in 269).
     #[test]
     fn on_mid_sector_rows_a_start_takes_the_cluster_its_tile_runs_best_in() {
         use crate::family::{Stored, WgmmaTile};
